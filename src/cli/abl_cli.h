@@ -1,0 +1,65 @@
+/* alibi-blind CLI: shared option parsing, number parsing and output (files share the abl_cli_ prefix). */
+#ifndef ABL_CLI_H
+#define ABL_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "alibi_blind.h"
+
+/* Exit statuses (documented in docs/alibi-blind.1). */
+enum {
+    ABL_EXIT_OK = 0,
+    ABL_EXIT_DIFFERS = 1,   /* reproduce/verify found an unexplained difference */
+    ABL_EXIT_USAGE = 2,     /* bad option, bad number, bad file: nothing written */
+    ABL_EXIT_INTERNAL = 3   /* out of memory, I/O error while writing */
+};
+
+/* One option of a subcommand; tables are kept sorted by name. */
+typedef struct abl_cli_opt {
+    const char *name;      /* without the leading "--" */
+    const char *metavar;   /* NULL: a flag without value */
+    const char *help;
+} abl_cli_opt;
+
+typedef struct abl_cli_cmd {
+    const char *name;
+    const char *summary;
+    const char *usage;                 /* argument synopsis after "alibi-blind NAME" */
+    const char *description;           /* paragraph(s) for --help */
+    const abl_cli_opt *opts;
+    size_t nopts;
+    int (*run)(const struct abl_cli_cmd *cmd, const char **values, int npos, char **pos);
+} abl_cli_cmd;
+
+/* Print "alibi-blind: <message>" as one line on stderr; returns ABL_EXIT_USAGE. */
+int abl_cli_usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* The same for failures that are not the user's (returns ABL_EXIT_INTERNAL). */
+int abl_cli_internal_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Value of option `name` (NULL when absent, "" for a flag that is present). */
+const char *abl_cli_value(const abl_cli_cmd *cmd, const char **values, const char *name);
+
+/* Strict parsers: each prints its one-line error and returns non-zero on bad input. */
+int abl_cli_int(const char *opt, const char *text, long lo, long hi, long *out);
+int abl_cli_count(const char *opt, const char *text, uint64_t lo, uint64_t hi, uint64_t *out); /* integer, "1e12" allowed */
+int abl_cli_decimal(const char *opt, const char *text, int positive); /* validates an exact decimal */
+int abl_cli_dtype(const char *opt, const char *text, abl_format *out);
+int abl_cli_convention(const char *text, abl_convention *out);
+int abl_cli_output(const char *text, abl_output *out);
+
+/* Render the report and write it to stdout, or atomically to `path` (temp file + rename). */
+int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path);
+
+/* Subcommands. */
+extern const abl_cli_cmd abl_cli_analyze_cmd;
+extern const abl_cli_cmd abl_cli_thresholds_cmd;
+
+#endif

@@ -1,0 +1,287 @@
+/* alibi-blind CLI: entry point, subcommand dispatch, option parsing and output. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <gmp.h>
+#include "abl_cli.h"
+
+static const abl_cli_cmd *const commands[] = {
+    &abl_cli_analyze_cmd,
+    &abl_cli_thresholds_cmd,
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+int abl_cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("alibi-blind: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return ABL_EXIT_USAGE;
+}
+
+int abl_cli_internal_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("alibi-blind: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return ABL_EXIT_INTERNAL;
+}
+
+const char *abl_cli_value(const abl_cli_cmd *cmd, const char **values, const char *name)
+{
+    for (size_t i = 0; i < cmd->nopts; i++)
+        if (strcmp(cmd->opts[i].name, name) == 0)
+            return values[i];
+    return NULL;
+}
+
+int abl_cli_int(const char *opt, const char *text, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (text[0] == '\0' || *end != '\0' || errno != 0 || text[0] == ' ' || text[0] == '+')
+        return abl_cli_usage_error("--%s: '%s' is not an integer", opt, text);
+    if (v < lo || v > hi)
+        return abl_cli_usage_error("--%s: %ld is out of range (%ld to %ld)", opt, v, lo, hi);
+    *out = v;
+    return 0;
+}
+
+int abl_cli_count(const char *opt, const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    /* Exact decimal, so "1e12" and "2048" work and "2048.5" or "nan" do not. */
+    mpq_t q;
+    mpq_init(q);
+    int rc = 0;
+    if (abl_decimal_to_mpq(text, q) != ABL_OK) {
+        rc = abl_cli_usage_error("--%s: '%s' is not a number", opt, text);
+    } else if (mpz_cmp_ui(mpq_denref(q), 1) != 0) {
+        rc = abl_cli_usage_error("--%s: '%s' is not a whole number", opt, text);
+    } else {
+        mpz_t z;
+        mpz_init(z);
+        mpz_set(z, mpq_numref(q));
+        uint64_t v = 0;
+        if (mpz_sgn(z) < 0 || mpz_sizeinbase(z, 2) > 63) {
+            rc = abl_cli_usage_error("--%s: %s is out of range (%llu to %llu)", opt, text, (unsigned long long)lo,
+                                     (unsigned long long)hi);
+        } else {
+            mpz_export(&v, NULL, 1, sizeof v, 0, 0, z);
+            if (v < lo || v > hi)
+                rc = abl_cli_usage_error("--%s: %s is out of range (%llu to %llu)", opt, text, (unsigned long long)lo,
+                                         (unsigned long long)hi);
+            else
+                *out = v;
+        }
+        mpz_clear(z);
+    }
+    mpq_clear(q);
+    return rc;
+}
+
+int abl_cli_decimal(const char *opt, const char *text, int positive)
+{
+    mpq_t q;
+    mpq_init(q);
+    int rc = 0;
+    if (abl_decimal_to_mpq(text, q) != ABL_OK)
+        rc = abl_cli_usage_error("--%s: '%s' is not a finite decimal number", opt, text);
+    else if (positive && mpq_sgn(q) <= 0)
+        rc = abl_cli_usage_error("--%s: %s must be positive", opt, text);
+    mpq_clear(q);
+    return rc;
+}
+
+int abl_cli_dtype(const char *opt, const char *text, abl_format *out)
+{
+    if (abl_format_lookup(text, out) != ABL_OK)
+        return abl_cli_usage_error("--%s: unknown floating-point format '%s' (known: %s, or eXmY)", opt, text,
+                                   abl_format_names());
+    return 0;
+}
+
+int abl_cli_convention(const char *text, abl_convention *out)
+{
+    if (abl_convention_parse(text, out) != ABL_OK)
+        return abl_cli_usage_error("--convention: unknown convention '%s' (known: paper, ftz, ieee, subnormal)", text);
+    return 0;
+}
+
+int abl_cli_output(const char *text, abl_output *out)
+{
+    if (abl_output_parse(text, out) != ABL_OK)
+        return abl_cli_usage_error("--format: unknown output format '%s' (known: text, markdown, csv, json, latex)",
+                                   text);
+    return 0;
+}
+
+int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (mem == NULL)
+        return abl_cli_internal_error("out of memory");
+    abl_status st = abl_report_write(r, fmt, mem);
+    if (fclose(mem) != 0 && st == ABL_OK)
+        st = ABL_ERR_IO;
+    if (st != ABL_OK) {
+        free(buf);
+        return abl_cli_internal_error("cannot render the report: %s", abl_status_message(st));
+    }
+    int rc = ABL_EXIT_OK;
+    if (path == NULL) {
+        if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0)
+            rc = abl_cli_internal_error("cannot write to standard output");
+    } else {
+        /* Never leave a partial file: write beside it, then rename over it. */
+        size_t plen = strlen(path) + 16;
+        char *tmp = malloc(plen);
+        if (tmp == NULL) {
+            free(buf);
+            return abl_cli_internal_error("out of memory");
+        }
+        snprintf(tmp, plen, "%s.tmpXXXXXX", path);
+        int fd = mkstemp(tmp);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (f == NULL) {
+            if (fd >= 0)
+                close(fd);
+            rc = abl_cli_usage_error("--output: cannot create '%s': %s", path, strerror(errno));
+        } else {
+            int bad = fwrite(buf, 1, len, f) != len;
+            bad |= fclose(f) != 0;
+            if (bad || rename(tmp, path) != 0) {
+                unlink(tmp);
+                rc = abl_cli_usage_error("--output: cannot write '%s': %s", path, strerror(errno));
+            }
+        }
+        free(tmp);
+    }
+    free(buf);
+    return rc;
+}
+
+static void print_help(const abl_cli_cmd *cmd)
+{
+    printf("Usage: alibi-blind %s %s\n\n%s\n\n%s\n\nOptions:\n", cmd->name, cmd->usage, cmd->summary,
+           cmd->description);
+    size_t w = 0;
+    for (size_t i = 0; i < cmd->nopts; i++) {
+        size_t l = strlen(cmd->opts[i].name) + (cmd->opts[i].metavar ? strlen(cmd->opts[i].metavar) + 1 : 0);
+        if (l > w)
+            w = l;
+    }
+    for (size_t i = 0; i < cmd->nopts; i++) {
+        char left[128];
+        snprintf(left, sizeof left, "%s%s%s", cmd->opts[i].name, cmd->opts[i].metavar ? " " : "",
+                 cmd->opts[i].metavar ? cmd->opts[i].metavar : "");
+        printf("  --%-*s  %s\n", (int)w, left, cmd->opts[i].help);
+    }
+}
+
+static void print_main_help(void)
+{
+    printf("Usage: alibi-blind COMMAND [options]\n\n"
+           "Where, in finite precision, the heads of an ALiBi attention layer go blind.\n\nCommands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        printf("  %-11s %s\n", commands[i]->name, commands[i]->summary);
+    printf("\n'alibi-blind COMMAND --help' describes a command's options. --version prints the version.\n"
+           "Exit status: 0 success, 1 a check found an unexplained difference, 2 bad usage or input,\n"
+           "3 internal or I/O error.\n");
+}
+
+/* Parse --name value / --name=value against the command's table. */
+static int parse_options(const abl_cli_cmd *cmd, int argc, char **argv, const char **values, int *npos, char **pos,
+                         int *help)
+{
+    *npos = 0;
+    *help = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            *help = 1;
+            continue;
+        }
+        if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
+            if (a[0] == '-' && a[1] != '\0' && !(a[1] >= '0' && a[1] <= '9'))
+                return abl_cli_usage_error("%s: unknown option '%s' (see alibi-blind %s --help)", cmd->name, a,
+                                           cmd->name);
+            pos[(*npos)++] = argv[i];
+            continue;
+        }
+        const char *name = a + 2, *eq = strchr(name, '=');
+        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+        size_t k;
+        for (k = 0; k < cmd->nopts; k++)
+            if (strlen(cmd->opts[k].name) == nlen && strncmp(cmd->opts[k].name, name, nlen) == 0)
+                break;
+        if (k == cmd->nopts)
+            return abl_cli_usage_error("%s: unknown option '--%.*s' (see alibi-blind %s --help)", cmd->name,
+                                       (int)nlen, name, cmd->name);
+        if (cmd->opts[k].metavar == NULL) {
+            if (eq)
+                return abl_cli_usage_error("--%s takes no value", cmd->opts[k].name);
+            values[k] = "";
+        } else if (eq) {
+            values[k] = eq + 1;
+        } else if (i + 1 < argc) {
+            values[k] = argv[++i];
+        } else {
+            return abl_cli_usage_error("--%s needs a value (%s)", cmd->opts[k].name, cmd->opts[k].metavar);
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_main_help();
+        return ABL_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        print_main_help();
+        return ABL_EXIT_OK;
+    }
+    if (strcmp(name, "--version") == 0) {
+        printf("alibi-blind %s (MPFR %s, GMP %s)\n", ABL_VERSION_STRING, mpfr_get_version(), gmp_version);
+        return ABL_EXIT_OK;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        const abl_cli_cmd *cmd = commands[i];
+        if (strcmp(cmd->name, name) != 0)
+            continue;
+        const char **values = calloc(cmd->nopts + 1, sizeof *values);
+        char **pos = calloc((size_t)argc + 1, sizeof *pos);
+        if (values == NULL || pos == NULL) {
+            free(values);
+            free(pos);
+            return abl_cli_internal_error("out of memory");
+        }
+        int npos, help, rc = parse_options(cmd, argc - 2, argv + 2, values, &npos, pos, &help);
+        if (rc == 0) {
+            if (help) {
+                print_help(cmd);
+            } else {
+                rc = cmd->run(cmd, values, npos, pos);
+            }
+        }
+        free(values);
+        free(pos);
+        mpfr_free_cache();
+        return rc;
+    }
+    return abl_cli_usage_error("unknown command '%s' (see alibi-blind --help)", name);
+}

@@ -1,0 +1,68 @@
+/* alibi-blind thresholds: the five thresholds of each format, MPFR-exact, beside the paper's Table 4. */
+#include <stdlib.h>
+#include <string.h>
+#include "abl_cli.h"
+
+static const abl_cli_opt thresholds_opts[] = {
+    {"digits", "N", "decimals after the point, correctly rounded (default 10, up to 1000)"},
+    {"dtype", "LIST", "comma-separated formats, or 'all' (default bf16,fp32)"},
+    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
+    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+};
+
+static int run_thresholds(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+{
+    if (npos > 0)
+        return abl_cli_usage_error("thresholds: unexpected argument '%s'", pos[0]);
+    const char *s;
+    abl_output out = ABL_OUT_TEXT;
+    if ((s = abl_cli_value(cmd, v, "format")) && abl_cli_output(s, &out))
+        return ABL_EXIT_USAGE;
+    long digits = 10;
+    if ((s = abl_cli_value(cmd, v, "digits")) && abl_cli_int("digits", s, 0, 1000, &digits))
+        return ABL_EXIT_USAGE;
+    const char *list = (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16,fp32";
+    abl_format fmts[64];
+    size_t n = 0;
+    if (strcmp(list, "all") == 0) {
+        for (size_t i = 0; i < abl_format_count(); i++)
+            fmts[n++] = *abl_format_at(i);
+    } else {
+        char *copy = strdup(list);
+        if (copy == NULL)
+            return abl_cli_internal_error("out of memory");
+        int rc = 0;
+        char *save = NULL;
+        if (copy[0] == '\0' || copy[strlen(copy) - 1] == ',' || strstr(copy, ",,") != NULL)
+            rc = abl_cli_usage_error("--dtype: '%s' is not a comma-separated list of formats", list);
+        for (char *tok = strtok_r(copy, ",", &save); rc == 0 && tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+            if (n == sizeof fmts / sizeof fmts[0])
+                rc = abl_cli_usage_error("--dtype: at most %zu formats", sizeof fmts / sizeof fmts[0]);
+            else
+                rc = abl_cli_dtype("dtype", tok, &fmts[n++]);
+        }
+        free(copy);
+        if (rc != 0)
+            return ABL_EXIT_USAGE;
+    }
+    abl_report *r = NULL;
+    abl_status st = abl_thresholds_report(fmts, n, (int)digits, &r);
+    if (st != ABL_OK)
+        return abl_cli_internal_error("%s", abl_status_message(st));
+    int rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+    abl_report_free(r);
+    return rc;
+}
+
+const abl_cli_cmd abl_cli_thresholds_cmd = {
+    "thresholds",
+    "the thresholds of exp in each floating-point format, beside the paper's Table 4",
+    "[--dtype LIST|all] [--digits N] [options]",
+    "Five thresholds per format, in natural-log units, computed with MPFR and correctly rounded:\n"
+    "subnormal (ln of the smallest subnormal; the paper's 'underflow'), rn-zero (exp rounds to 0\n"
+    "under round-to-nearest), ftz (ln of the smallest normal; the paper's 'denorm'), max (ln of the\n"
+    "largest finite; the paper's 'overflow') and rn-overflow.",
+    thresholds_opts,
+    sizeof thresholds_opts / sizeof thresholds_opts[0],
+    run_thresholds,
+};

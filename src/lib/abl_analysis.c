@@ -1,0 +1,392 @@
+/* alibi-blind: one layer analysed end to end, and its report. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "abl/analysis.h"
+#include "abl/fraction.h"
+#include "abl/threshold.h"
+#include "abl_internal.h"
+
+abl_status abl_mitigations_parse(const char *text, unsigned *out)
+{
+    if (text == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    *out = 0;
+    if (strcmp(text, "none") == 0)
+        return ABL_OK;
+    const char *p = text;
+    if (*p == '\0')
+        return ABL_ERR_INVALID_ARGUMENT;
+    while (*p != '\0') {
+        unsigned bit;
+        switch (*p) {
+        case 'C': case 'c': bit = ABL_MITIGATE_CLAMP; break;
+        case 'E': case 'e': bit = ABL_MITIGATE_EXPLICIT; break;
+        case 'L': case 'l': bit = ABL_MITIGATE_LOG; break;
+        case 'S': case 's': bit = ABL_MITIGATE_SOFTCAP; break;
+        default: return ABL_ERR_INVALID_ARGUMENT;
+        }
+        *out |= bit;
+        p++;
+        if (*p == ',' || *p == '+') {
+            p++;
+            if (*p == '\0')
+                return ABL_ERR_INVALID_ARGUMENT;
+        } else if (*p != '\0') {
+            return ABL_ERR_INVALID_ARGUMENT;
+        }
+    }
+    return ABL_OK;
+}
+
+void abl_mitigations_name(unsigned m, char *buf, size_t buflen)
+{
+    static const char letters[] = "CELS";
+    size_t n = 0;
+    if (buflen == 0)
+        return;
+    buf[0] = '\0';
+    for (int i = 0; i < 4; i++) {
+        if (!(m & (1u << i)))
+            continue;
+        if (n > 0 && n + 1 < buflen)
+            buf[n++] = '+';
+        if (n + 1 < buflen)
+            buf[n++] = letters[i];
+        buf[n] = '\0';
+    }
+    if (n == 0)
+        snprintf(buf, buflen, "none");
+}
+
+static void head_init(abl_head_result *h)
+{
+    memset(h, 0, sizeof *h);
+    abl_delta_init(&h->delta);
+    abl_delta_init(&h->delta_ieee);
+    abl_delta_init(&h->delta_lo);
+    abl_delta_init(&h->delta_hi);
+    mpz_init(h->row_blind);
+    mpz_init(h->matrix_blind);
+}
+
+static void head_clear(abl_head_result *h)
+{
+    abl_delta_clear(&h->delta);
+    abl_delta_clear(&h->delta_ieee);
+    abl_delta_clear(&h->delta_lo);
+    abl_delta_clear(&h->delta_hi);
+    mpz_clear(h->row_blind);
+    mpz_clear(h->matrix_blind);
+}
+
+void abl_analysis_free(abl_analysis *a)
+{
+    if (a == NULL)
+        return;
+    if (a->results != NULL) {
+        for (int i = 0; i < a->heads; i++)
+            head_clear(&a->results[i]);
+        free(a->results);
+        a->results = NULL;
+    }
+    abl_schedule_free(&a->schedule);
+    mpq_clear(a->row_fraction);
+    mpq_clear(a->matrix_fraction);
+}
+
+abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
+{
+    if (cfg == NULL || a == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(a, 0, sizeof *a);
+    mpq_init(a->row_fraction);
+    mpq_init(a->matrix_fraction);
+    a->config = *cfg;
+    abl_analysis_config *c = &a->config;
+    if (c->context < 1 || c->context > ABL_MAX_CONTEXT)
+        return ABL_ERR_CONTEXT_RANGE;
+    if ((unsigned)c->convention >= ABL_CONV_COUNT)
+        return ABL_ERR_UNKNOWN_CONVENTION;
+
+    /* Mitigations resolve into plain settings, so the rest sees one configuration. */
+    if (c->mitigations & ABL_MITIGATE_LOG)
+        c->distance = ABL_DISTANCE_LOG;
+    if ((c->mitigations & ABL_MITIGATE_CLAMP) && c->clamp == NULL)
+        c->clamp = ABL_PAPER_CLAMP;
+    if ((c->mitigations & ABL_MITIGATE_SOFTCAP) && c->softcap == NULL)
+        c->softcap = ABL_PAPER_SOFTCAP;
+    if (c->mitigations & ABL_MITIGATE_EXPLICIT) {
+        if (c->slopes != NULL)
+            return ABL_ERR_BAD_SLOPE_SPEC; /* E chooses the slopes itself */
+        snprintf(a->slopes_spec, sizeof a->slopes_spec, "%s:%s",
+                 c->distance == ABL_DISTANCE_LOG ? "robust-log" : "robust", ABL_PAPER_ROBUST_DELTA1);
+    } else {
+        snprintf(a->slopes_spec, sizeof a->slopes_spec, "%s", c->slopes ? c->slopes : "press");
+    }
+    c->slopes = a->slopes_spec;
+    if (c->clamp != NULL) {
+        snprintf(a->clamp_text, sizeof a->clamp_text, "%s", c->clamp);
+        c->clamp = a->clamp_text;
+    }
+    if (c->softcap != NULL) {
+        mpq_t z;
+        mpq_init(z);
+        abl_status zs = abl_decimal_to_mpq(c->softcap, z);
+        int pos = mpq_sgn(z) > 0;
+        mpq_clear(z);
+        if (zs != ABL_OK)
+            return zs;
+        if (!pos)
+            return ABL_ERR_BAD_NUMBER;
+        snprintf(a->softcap_text, sizeof a->softcap_text, "%s", c->softcap);
+        c->softcap = a->softcap_text;
+    }
+
+    long k;
+    abl_status st = abl_threshold_log2_multiple(&c->format, abl_convention_tau_kind(c->convention), &k);
+    if (st != ABL_OK)
+        return st;
+    st = abl_schedule_parse(c->slopes, c->heads, k, &a->schedule);
+    if (st != ABL_OK)
+        return st;
+    abl_slope *sorted = NULL;
+    if ((st = abl_schedule_sorted(&a->schedule, &sorted)) != ABL_OK)
+        return st;
+    a->heads = a->schedule.count;
+    a->results = calloc((size_t)a->heads, sizeof *a->results);
+    if (a->results == NULL) {
+        free(sorted);
+        return ABL_ERR_NO_MEMORY;
+    }
+    for (int i = 0; i < a->heads; i++)
+        head_init(&a->results[i]);
+
+    abl_blind_query q = {c->format, c->convention, c->distance, c->logit, c->clamp};
+    abl_blind_query qi = q;
+    qi.convention = ABL_CONV_IEEE;
+    char neg_z[80];
+    if (c->softcap != NULL)
+        snprintf(neg_z, sizeof neg_z, "-%s", c->softcap);
+    abl_delta *deltas = malloc((size_t)a->heads * sizeof *deltas);
+    if (deltas == NULL) {
+        free(sorted);
+        return ABL_ERR_NO_MEMORY;
+    }
+    for (int i = 0; i < a->heads && st == ABL_OK; i++) {
+        abl_head_result *h = &a->results[i];
+        h->slope = sorted[i];
+        h->rank = i + 1;
+        st = abl_blindness(&h->slope, &q, &h->delta);
+        if (st == ABL_OK)
+            st = abl_blindness(&h->slope, &qi, &h->delta_ieee);
+        if (st == ABL_OK && c->softcap != NULL) {
+            abl_blind_query qs = q;
+            qs.logit = neg_z;
+            st = abl_blindness(&h->slope, &qs, &h->delta_lo);
+            qs.logit = c->softcap;
+            if (st == ABL_OK)
+                st = abl_blindness(&h->slope, &qs, &h->delta_hi);
+        }
+        if (st != ABL_OK)
+            break;
+        h->blind_in_context = abl_delta_lt_u64(&h->delta, c->context);
+        h->window_masks = c->window > 0 && !abl_delta_lt_u64(&h->delta, c->window);
+        a->blind_heads += h->blind_in_context;
+        abl_fraction_head_counts(&h->delta, c->context, c->window, h->row_blind, h->matrix_blind);
+        deltas[i] = h->delta; /* shallow: only read by the fraction functions below */
+    }
+    if (st == ABL_OK)
+        st = abl_fraction_row(deltas, a->heads, c->context, c->window, a->row_fraction);
+    if (st == ABL_OK)
+        st = abl_fraction_matrix(deltas, a->heads, c->context, c->window, a->matrix_fraction);
+    free(deltas);
+    free(sorted);
+    return st;
+}
+
+/* --- report ------------------------------------------------------------------------------ */
+
+static void u64_text(uint64_t v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+/* A delta for JSON: integer when it fits int64, "never", or a string like "4.37e53". */
+static void delta_json(const abl_delta *d, char *buf, size_t len)
+{
+    int64_t v;
+    char t[64];
+    if (abl_delta_get_i64(d, &v)) {
+        snprintf(buf, len, "%lld", (long long)v);
+        return;
+    }
+    abl_delta_text(d, 0, t, sizeof t);
+    snprintf(buf, len, "\"%s\"", t);
+}
+
+/* An exact decimal as a JSON number (".5" is not JSON; "0.5" is). */
+static void json_decimal(const char *text, char *buf, size_t len)
+{
+    mpq_t q;
+    mpq_init(q);
+    if (abl_decimal_to_mpq(text, q) == ABL_OK) {
+        int neg = mpq_sgn(q) < 0;
+        mpq_abs(q, q);
+        buf[0] = '-';
+        abl_fraction_decimal_text(q, 17, buf + neg, len - (size_t)neg);
+    } else {
+        snprintf(buf, len, "null");
+    }
+    mpq_clear(q);
+}
+
+static void percent_of(const mpz_t num, const mpz_t den, char *buf, size_t len, char *json, size_t jlen)
+{
+    mpq_t q;
+    mpq_init(q);
+    if (mpz_sgn(den) > 0) {
+        mpq_set_num(q, num);
+        mpq_set_den(q, den);
+        mpq_canonicalize(q);
+    }
+    abl_fraction_percent_text(q, 2, buf, len);
+    abl_fraction_decimal_text(q, 17, json, jlen);
+    mpq_clear(q);
+}
+
+abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
+{
+    if (a == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    const abl_analysis_config *c = &a->config;
+    abl_report *r = abl_report_new("ALiBi blindness analysis", "heads");
+    if (r == NULL)
+        return ABL_ERR_NO_MEMORY;
+    char t[256], j[256];
+    abl_tau_kind kind = abl_convention_tau_kind(c->convention);
+
+    snprintf(t, sizeof t, "%s (p = %d, emin = %ld, emax = %ld)", c->format.name, c->format.precision, c->format.emin,
+             c->format.emax);
+    snprintf(j, sizeof j, "\"%s\"", c->format.name);
+    abl_report_meta(r, "dtype", "dtype", t, j);
+    snprintf(t, sizeof t, "%s (τ = %s kind; blind when the exponent is %s τ; δ %s)", abl_convention_name(c->convention),
+             abl_tau_kind_name(kind), abl_convention_strict(c->convention) ? "<" : "≤",
+             abl_convention_nearest(c->convention) ? "rounded to the nearest integer, as in the paper"
+                                                    : "exact (the first blind distance)");
+    snprintf(j, sizeof j, "\"%s\"", abl_convention_name(c->convention));
+    abl_report_meta(r, "convention", "convention", t, j);
+    abl_threshold_string(&c->format, kind, 10, t, sizeof t);
+    abl_threshold_string(&c->format, kind, 17, j, sizeof j);
+    abl_report_meta(r, "tau", "τ", t, j);
+    u64_text(c->context, t, sizeof t);
+    abl_report_meta(r, "context", "context", t, t);
+    if (c->window > 0) {
+        u64_text(c->window, t, sizeof t);
+        abl_report_meta(r, "window", "window", t, t);
+    }
+    snprintf(t, sizeof t, "%s (%d heads)", a->schedule.spec, a->heads);
+    snprintf(j, sizeof j, "\"%s\"", a->schedule.spec);
+    abl_report_meta(r, "slopes", "slopes", t, j);
+    abl_report_meta(r, "distance", "distance", c->distance == ABL_DISTANCE_LOG ? "log: g(d) = ln(d + 1)" : "linear: g(d) = d",
+                    c->distance == ABL_DISTANCE_LOG ? "\"log\"" : "\"linear\"");
+    json_decimal(c->logit ? c->logit : "0", j, sizeof j);
+    abl_report_meta(r, "logit", "logit ε", c->logit ? c->logit : "0", j);
+    abl_mitigations_name(c->mitigations, t, sizeof t);
+    abl_report_meta(r, "mitigations", "mitigations", t, NULL);
+    if (c->clamp != NULL) {
+        abl_blind_query q = {c->format, c->convention, c->distance, c->logit, c->clamp};
+        char margin[64];
+        abl_clamp_margin_text(&q, 4, margin, sizeof margin);
+        snprintf(t, sizeof t, "%s (margin c − τ = %s nats)", c->clamp, margin);
+        json_decimal(c->clamp, j, sizeof j);
+        abl_report_meta(r, "clamp", "clamp c", t, j);
+    }
+    if (c->softcap != NULL) {
+        json_decimal(c->softcap, j, sizeof j);
+        abl_report_meta(r, "softcap", "soft cap z", c->softcap, j);
+    }
+
+    abl_report_column(r, "rank", "rank", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "index", "head", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "slope_exact", "slope", ABL_ALIGN_LEFT);
+    abl_report_column(r, "slope", "m", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "delta", "δ", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "delta_ieee", "δ ieee", ABL_ALIGN_RIGHT);
+    if (c->softcap != NULL) {
+        abl_report_column(r, "delta_softcap_min", "δ(−z)", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "delta_softcap_max", "δ(+z)", ABL_ALIGN_RIGHT);
+    }
+    abl_report_column(r, "blind_in_context", "blind", ABL_ALIGN_LEFT);
+    if (c->window > 0)
+        abl_report_column(r, "window_masks", "W ≤ δ", ABL_ALIGN_LEFT);
+    abl_report_column(r, "row_blind", "row zeros", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "row_fraction", "row %", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "matrix_fraction", "matrix %", ABL_ALIGN_RIGHT);
+
+    mpz_t row_total, mat_total;
+    mpz_inits(row_total, mat_total, (mpz_ptr)0);
+    {
+        /* A head blind from distance 0 loses every attended entry: the per-head denominators. */
+        abl_delta zero;
+        abl_delta_init(&zero);
+        zero.exact = 1;
+        abl_fraction_head_counts(&zero, c->context, c->window, row_total, mat_total);
+        abl_delta_clear(&zero);
+    }
+    for (int i = 0; i < a->heads; i++) {
+        const abl_head_result *h = &a->results[i];
+        abl_report_row(r);
+        snprintf(t, sizeof t, "%d", h->rank);
+        abl_report_cell(r, t, t, NULL);
+        snprintf(t, sizeof t, "%d", h->slope.index);
+        abl_report_cell(r, t, t, NULL);
+        abl_slope_exact_text(&h->slope, t, sizeof t);
+        abl_report_cell(r, t, NULL, NULL);
+        abl_slope_decimal_text(&h->slope, 5, t, sizeof t);
+        abl_slope_decimal_text(&h->slope, 17, j, sizeof j);
+        abl_report_cell(r, t, j, NULL);
+        const abl_delta *ds[4] = {&h->delta, &h->delta_ieee, &h->delta_lo, &h->delta_hi};
+        for (int d = 0; d < (c->softcap != NULL ? 4 : 2); d++) {
+            abl_delta_text(ds[d], 12, t, sizeof t);
+            delta_json(ds[d], j, sizeof j);
+            abl_report_cell(r, t, j, NULL);
+        }
+        abl_report_cell(r, h->blind_in_context ? "yes" : "no", h->blind_in_context ? "true" : "false", NULL);
+        if (c->window > 0)
+            abl_report_cell(r, h->window_masks ? "yes" : "no", h->window_masks ? "true" : "false", NULL);
+        mpz_get_str(t, 10, h->row_blind);
+        abl_report_cell(r, t, t, NULL);
+        percent_of(h->row_blind, row_total, t, sizeof t, j, sizeof j);
+        abl_report_cell(r, t, j, NULL);
+        percent_of(h->matrix_blind, mat_total, t, sizeof t, j, sizeof j);
+        abl_report_cell(r, t, j, NULL);
+    }
+    mpz_clears(row_total, mat_total, (mpz_ptr)0);
+
+    snprintf(t, sizeof t, "%d of %d", a->blind_heads, a->heads);
+    snprintf(j, sizeof j, "%d", a->blind_heads);
+    abl_report_summary(r, "blind_heads", "heads blind inside the context", t, j);
+    abl_fraction_percent_text(a->row_fraction, 2, t, sizeof t);
+    strcat(t, " %");
+    abl_fraction_decimal_text(a->row_fraction, 17, j, sizeof j);
+    abl_report_summary(r, "row_fraction", "row fraction (last query row)", t, j);
+    abl_fraction_percent_text(a->matrix_fraction, 2, t, sizeof t);
+    strcat(t, " %");
+    abl_fraction_decimal_text(a->matrix_fraction, 17, j, sizeof j);
+    abl_report_summary(r, "matrix_fraction", "matrix fraction (causal entries)", t, j);
+
+    abl_report_note(r, "δ: smallest distance d at which exp(ε − m·g(d)) underflows (ε = logit); heads sorted "
+                       "steepest first, 'head' is the model's own index.");
+    abl_report_note(r, "δ ieee: the exact δ under round-to-nearest with gradual underflow (τ = ln of half "
+                       "the smallest subnormal).");
+    if (c->clamp != NULL)
+        abl_report_note(r, "clamp: 'never' when ε + c stays above τ; otherwise the head goes blind at the "
+                           "unclamped δ, before the clamp engages.");
+    if (c->softcap != NULL)
+        abl_report_note(r, "soft cap: logits lie in (−z, z), so the real δ lies between δ(−z) and δ(+z).");
+    if (c->window > 0)
+        abl_report_note(r, "window: keys beyond W are masked; fractions count blind keys among the attended ones.");
+    *out = r;
+    return ABL_OK;
+}

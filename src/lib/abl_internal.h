@@ -1,0 +1,33 @@
+/* alibi-blind: helpers shared by the library's modules (not part of the public API). */
+#ifndef ABL_INTERNAL_H
+#define ABL_INTERNAL_H
+
+#include <stddef.h>
+#include <gmp.h>
+#include <mpfr.h>
+#include "abl/status.h"
+#include "abl/decimal.h"
+
+
+/*
+ * An interval evaluator: set lo <= x <= hi for the real x it stands for, computing at precision
+ * prec (lo/hi already have that precision). Non-zero return means failure.
+ */
+typedef int (*abl_interval_fn)(mpfr_t lo, mpfr_t hi, void *ctx);
+
+/*
+ * x as fixed-point text with `decimals` digits after the point, correctly rounded to nearest:
+ * Ziv's loop widens the precision until both bounds print the same. x must not be an exact
+ * decimal midpoint (true of every logarithm and transcendental value this project prints);
+ * after the precision cap the lower bound's text is used. "-0.000" is printed as "0.000".
+ */
+abl_status abl_ziv_fixed(abl_interval_fn fn, void *ctx, int decimals, char *buf, size_t buflen);
+
+/* The same with `digits` significant digits in %g style (no exponent for 1e-5 <= |x| < 1e15). */
+abl_status abl_ziv_general(abl_interval_fn fn, void *ctx, int digits, char *buf, size_t buflen);
+
+/* Working precision for the first try of a Ziv loop, and the cap past which it stops widening. */
+#define ABL_ZIV_START_PREC 128
+#define ABL_ZIV_MAX_PREC (1L << 17)
+
+#endif

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Golden CLI test: run_golden.sh BINARY CASE
+#   CASE.cmd  arguments, one per line (@DATA@ expands to tests/cli/data)
+#   CASE.out  exact expected stdout          CASE.rc   expected exit status (default 0)
+#   CASE.err  exact expected stderr (optional; without it, a non-zero status must come with
+#             exactly one line on stderr, and a zero status with an empty stderr)
+# Set ABL_GOLDEN_UPDATE=1 to rewrite CASE.out/.rc/.err from the binary (review the diff!).
+set -u
+bin=$1; case_=$2
+dir=$(dirname "$case_"); data="$dir/data"
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+set --
+while IFS= read -r line || [ -n "$line" ]; do
+  set -- "$@" "$(printf '%s' "$line" | sed "s|@DATA@|$data|g")"
+done < "$case_.cmd"
+"$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+rc=$?
+if [ "${ABL_GOLDEN_UPDATE:-0}" = 1 ]; then
+  cp "$tmp/out" "$case_.out"
+  if [ "$rc" -ne 0 ]; then echo "$rc" > "$case_.rc"; else rm -f "$case_.rc"; fi
+  if [ -s "$tmp/err" ]; then cp "$tmp/err" "$case_.err"; else rm -f "$case_.err"; fi
+  exit 0
+fi
+want_rc=0; [ -f "$case_.rc" ] && want_rc=$(cat "$case_.rc")
+fail=0
+if [ "$rc" != "$want_rc" ]; then echo "exit status $rc, expected $want_rc"; fail=1; fi
+if ! cmp -s "$tmp/out" "$case_.out"; then echo "stdout differs:"; diff -u "$case_.out" "$tmp/out" | head -40; fail=1; fi
+if [ -f "$case_.err" ]; then
+  if ! cmp -s "$tmp/err" "$case_.err"; then echo "stderr differs:"; diff -u "$case_.err" "$tmp/err" | head -20; fail=1; fi
+elif [ "$rc" -ne 0 ]; then
+  n=$(wc -l < "$tmp/err")
+  if [ "$n" -ne 1 ]; then echo "expected exactly one line on stderr, got $n:"; cat "$tmp/err"; fail=1; fi
+elif [ -s "$tmp/err" ]; then
+  echo "unexpected stderr:"; cat "$tmp/err"; fail=1
+fi
+exit $fail

@@ -1,0 +1,304 @@
+/* Unit tests of the blindness engine. Expected values: the paper (Tables 1 and 8, §3.4), SPEC §6,
+ * and mpmath at 80 digits (commands quoted beside each literal); never the code under test. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "alibi_blind.h"
+
+static abl_slope pow2(long num, long den)
+{
+    abl_slope s;
+    memset(&s, 0, sizeof s);
+    s.form = ABL_SLOPE_POW2;
+    s.index = 1;
+    s.pow2_num = num;
+    s.pow2_den = den;
+    s.value = exp2((double)num / (double)den);
+    return s;
+}
+
+static abl_slope target(const char *t, long tau_log2, int log_form)
+{
+    abl_slope s;
+    memset(&s, 0, sizeof s);
+    s.form = log_form ? ABL_SLOPE_LOG_TARGET : ABL_SLOPE_TARGET;
+    s.index = 1;
+    snprintf(s.target_lo, sizeof s.target_lo, "%s", t);
+    s.geo_den = 1;
+    s.tau_log2 = tau_log2;
+    s.value = log_form ? -tau_log2 * log(2.0) / log(atof(t) + 1) : -tau_log2 * log(2.0) / atof(t);
+    return s;
+}
+
+static abl_blind_query query(abl_convention conv, abl_distance dist)
+{
+    abl_blind_query q;
+    memset(&q, 0, sizeof q);
+    assert_int_equal(abl_format_lookup("bf16", &q.format), ABL_OK);
+    q.convention = conv;
+    q.distance = dist;
+    return q;
+}
+
+/* delta as decimal text (exact integers only). */
+static void expect_delta(const abl_slope *s, const abl_blind_query *q, const char *want)
+{
+    abl_delta d;
+    abl_delta_init(&d);
+    assert_int_equal(abl_blindness(s, q, &d), ABL_OK);
+    assert_false(d.never);
+    assert_true(d.exact);
+    char *got = mpz_get_str(NULL, 10, d.value);
+    if (strcmp(got, want) != 0)
+        fail_msg("delta %s, expected %s (slope 2^(%ld/%ld))", got, want, s->pow2_num, s->pow2_den);
+    void (*freefunc)(void *, size_t);
+    mp_get_memory_functions(NULL, NULL, &freefunc);
+    freefunc(got, strlen(got) + 1);
+    abl_delta_clear(&d);
+}
+
+/* 16 press heads, m_h = 2^(-h/2). mpmath: nint(126*log(2)/m), ceil(134*log(2)/m), floor(126*log(2)/m)+1. */
+static const char *paper16[16] = {"124", "175", "247", "349", "494", "699", "988", "1397",
+                                  "1976", "2795", "3952", "5590", "7905", "11179", "15810", "22358"};
+static const char *ieee16[16] = {"132", "186", "263", "372", "526", "744", "1051", "1487",
+                                 "2102", "2973", "4204", "5945", "8407", "11889", "16814", "23778"};
+static const char *ftz16[16] = {"124", "175", "248", "350", "495", "699", "989", "1398",
+                                "1977", "2795", "3953", "5590", "7905", "11180", "15810", "22359"};
+
+static void test_press16_three_conventions(void **state)
+{
+    (void)state;
+    abl_blind_query qp = query(ABL_CONV_PAPER, ABL_DISTANCE_LINEAR);
+    abl_blind_query qi = query(ABL_CONV_IEEE, ABL_DISTANCE_LINEAR);
+    abl_blind_query qf = query(ABL_CONV_FTZ, ABL_DISTANCE_LINEAR);
+    for (int h = 1; h <= 16; h++) {
+        abl_slope s = pow2(-h, 2);
+        if (h % 2 == 0)
+            s = pow2(-h / 2, 1);
+        expect_delta(&s, &qp, paper16[h - 1]);
+        expect_delta(&s, &qi, ieee16[h - 1]);
+        expect_delta(&s, &qf, ftz16[h - 1]);
+    }
+}
+
+/* Paper Table 1 (BLOOM 124 / 22358) and Falcon-RW-7B delta_1 = 95 (2^-0.125). */
+static void test_paper_table1(void **state)
+{
+    (void)state;
+    abl_blind_query q = query(ABL_CONV_PAPER, ABL_DISTANCE_LINEAR);
+    abl_slope s = pow2(-1, 2);
+    expect_delta(&s, &q, "124");
+    s = pow2(-8, 1);
+    expect_delta(&s, &q, "22358");
+    s = pow2(-1, 8);
+    expect_delta(&s, &q, "95");
+}
+
+/* Subnormal convention (tau = -133 ln 2, <=): mpmath ceil(133*log(2)*sqrt(2)) = 131. */
+static void test_subnormal_convention(void **state)
+{
+    (void)state;
+    abl_blind_query q = query(ABL_CONV_SUBNORMAL, ABL_DISTANCE_LINEAR);
+    abl_slope s = pow2(-1, 2);
+    expect_delta(&s, &q, "131");
+    s = pow2(-8, 1); /* ceil(133 ln2 * 256) = ceil(23600.27...) */
+    expect_delta(&s, &q, "23601");
+}
+
+/* Slopes fitted to tau: the logarithms cancel exactly; the strict (ftz) comparison moves one token. */
+static void test_targets_exact(void **state)
+{
+    (void)state;
+    abl_slope s = target("32", -126, 0);
+    abl_blind_query q = query(ABL_CONV_PAPER, ABL_DISTANCE_LINEAR);
+    expect_delta(&s, &q, "32");
+    q.convention = ABL_CONV_FTZ; /* exp(tau_ftz) is the smallest normal: not flushed at d = 32 */
+    expect_delta(&s, &q, "33");
+    q.convention = ABL_CONV_IEEE; /* ceil(32 * 134/126) = ceil(34.03) */
+    expect_delta(&s, &q, "35");
+    abl_slope t = target("8192", -126, 0);
+    q.convention = ABL_CONV_PAPER;
+    expect_delta(&t, &q, "8192");
+}
+
+/* E+L: slopes -tau/ln(t+1) with log distances land exactly on the targets (paper §4.3). */
+static void test_log_targets_exact(void **state)
+{
+    (void)state;
+    abl_blind_query q = query(ABL_CONV_PAPER, ABL_DISTANCE_LOG);
+    const char *targets[] = {"32", "64", "128", "256", "512", "1024", "2048", "4096", "8192"};
+    for (int i = 0; i < 9; i++) {
+        abl_slope s = target(targets[i], -126, 1);
+        expect_delta(&s, &q, targets[i]);
+    }
+}
+
+/* Log distances (paper §3.4): delta_1 = 4.37e53 for m = 2^-0.5.
+ * mpmath: nint(exp(126*log(2)*sqrt(2)) - 1) with mp.dps = 80. */
+static void test_log_distance(void **state)
+{
+    (void)state;
+    abl_blind_query q = query(ABL_CONV_PAPER, ABL_DISTANCE_LOG);
+    abl_slope s = pow2(-1, 2);
+    expect_delta(&s, &q, "437329245818487130341580886098229473052520611859048707");
+    abl_delta d;
+    abl_delta_init(&d);
+    assert_int_equal(abl_blindness(&s, &q, &d), ABL_OK);
+    char buf[64];
+    abl_delta_text(&d, 12, buf, sizeof buf);
+    assert_string_equal(buf, "4.37e53");
+    /* m = 2^-1: Q = 2^252 - 1 exactly, an integer: nearest and ceil give it, strict gives 2^252. */
+    s = pow2(-1, 1);
+    assert_int_equal(abl_blindness(&s, &q, &d), ABL_OK);
+    assert_true(d.exact);
+    mpz_t want;
+    mpz_init(want);
+    mpz_ui_pow_ui(want, 2, 252);
+    mpz_sub_ui(want, want, 1);
+    assert_int_equal(mpz_cmp(d.value, want), 0);
+    q.convention = ABL_CONV_FTZ;
+    assert_int_equal(abl_blindness(&s, &q, &d), ABL_OK);
+    mpz_add_ui(want, want, 1);
+    assert_int_equal(mpz_cmp(d.value, want), 0);
+    /* m = 2^-8: 2^32256 - 1, about 1.06e9710 (SPEC §6: delta_9 ~ 10^9710). */
+    q.convention = ABL_CONV_PAPER;
+    s = pow2(-8, 1);
+    assert_int_equal(abl_blindness(&s, &q, &d), ABL_OK);
+    abl_delta_text(&d, 12, buf, sizeof buf);
+    assert_string_equal(buf, "1.06e9710");
+    abl_delta_table8_cell(&d, buf, sizeof buf);
+    assert_string_equal(buf, "**");
+    mpz_clear(want);
+    abl_delta_clear(&d);
+}
+
+/* Table 8 cell rule at its boundaries: 10^9 prints, 10^9 + 1 is '*', 2^1024 - 1 is '*', 2^1024 is '**'. */
+static void test_table8_rule(void **state)
+{
+    (void)state;
+    abl_delta d;
+    abl_delta_init(&d);
+    d.exact = 1;
+    char buf[32];
+    mpz_set_ui(d.value, 1000000000UL);
+    abl_delta_table8_cell(&d, buf, sizeof buf);
+    assert_string_equal(buf, "1000000000");
+    mpz_add_ui(d.value, d.value, 1);
+    abl_delta_table8_cell(&d, buf, sizeof buf);
+    assert_string_equal(buf, "*");
+    mpz_ui_pow_ui(d.value, 2, 1024);
+    mpz_sub_ui(d.value, d.value, 1);
+    abl_delta_table8_cell(&d, buf, sizeof buf);
+    assert_string_equal(buf, "*");
+    mpz_add_ui(d.value, d.value, 1);
+    abl_delta_table8_cell(&d, buf, sizeof buf);
+    assert_string_equal(buf, "**");
+    d.never = 1;
+    abl_delta_table8_cell(&d, buf, sizeof buf);
+    assert_string_equal(buf, "never");
+    abl_delta_clear(&d);
+}
+
+/* Non-zero logits: mpmath nint((5 + 126*log(2))*sqrt(2)) = 131 (130.58), ceil((5 + 134 log 2) sqrt 2) = 139. */
+static void test_logit(void **state)
+{
+    (void)state;
+    abl_blind_query q = query(ABL_CONV_PAPER, ABL_DISTANCE_LINEAR);
+    q.logit = "5";
+    abl_slope s = pow2(-1, 2);
+    expect_delta(&s, &q, "131");
+    q.convention = ABL_CONV_IEEE;
+    expect_delta(&s, &q, "139");
+    /* eps below tau: blind at distance 0. */
+    q.logit = "-100";
+    expect_delta(&s, &q, "0");
+}
+
+/* Clamp: c = -87 sits 0.3365 nats above tau_ftz, so the head never goes blind; c = -88 cannot save it. */
+static void test_clamp(void **state)
+{
+    (void)state;
+    abl_blind_query q = query(ABL_CONV_PAPER, ABL_DISTANCE_LINEAR);
+    q.clamp = "-87";
+    abl_slope s = pow2(-1, 2);
+    abl_delta d;
+    abl_delta_init(&d);
+    assert_int_equal(abl_blindness(&s, &q, &d), ABL_OK);
+    assert_true(d.never);
+    char buf[32];
+    abl_delta_text(&d, 12, buf, sizeof buf);
+    assert_string_equal(buf, "never");
+    assert_false(abl_delta_lt_u64(&d, UINT64_MAX));
+    assert_int_equal(abl_clamp_margin_text(&q, 4, buf, sizeof buf), ABL_OK);
+    assert_string_equal(buf, "0.3365"); /* SPEC §6: only 0.34 nats */
+    /* A logit of -1 pushes eps + c below tau: blind again, at the unclamped distance
+     * nint((126 ln2 - 1) sqrt 2) = nint(122.10) = 122. */
+    q.logit = "-1";
+    expect_delta(&s, &q, "122");
+    q.logit = NULL;
+    q.clamp = "-88";
+    expect_delta(&s, &q, "124");
+    abl_delta_clear(&d);
+}
+
+static void test_text_and_int64(void **state)
+{
+    (void)state;
+    abl_delta d;
+    abl_delta_init(&d);
+    d.exact = 1;
+    mpz_set_ui(d.value, 22358);
+    char buf[32];
+    abl_delta_text(&d, 12, buf, sizeof buf);
+    assert_string_equal(buf, "22358");
+    int64_t v = 0;
+    assert_true(abl_delta_get_i64(&d, &v));
+    assert_int_equal(v, 22358);
+    assert_true(abl_delta_lt_u64(&d, 22359));
+    assert_false(abl_delta_lt_u64(&d, 22358));
+    mpz_ui_pow_ui(d.value, 2, 63);
+    assert_false(abl_delta_get_i64(&d, &v));
+    abl_delta_text(&d, 12, buf, sizeof buf);
+    assert_string_equal(buf, "9.22e18"); /* 2^63 = 9223372036854775808 */
+    abl_delta_clear(&d);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    abl_blind_query q = query(ABL_CONV_PAPER, ABL_DISTANCE_LINEAR);
+    abl_slope s = pow2(-1, 2);
+    abl_delta d;
+    abl_delta_init(&d);
+    assert_int_equal(abl_blindness(NULL, &q, &d), ABL_ERR_INVALID_ARGUMENT);
+    q.logit = "nan";
+    assert_int_equal(abl_blindness(&s, &q, &d), ABL_ERR_BAD_NUMBER);
+    q.logit = NULL;
+    s.value = -1.0;
+    assert_int_equal(abl_blindness(&s, &q, &d), ABL_ERR_BAD_SLOPE);
+    abl_delta_clear(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_press16_three_conventions),
+        cmocka_unit_test(test_paper_table1),
+        cmocka_unit_test(test_subnormal_convention),
+        cmocka_unit_test(test_targets_exact),
+        cmocka_unit_test(test_log_targets_exact),
+        cmocka_unit_test(test_log_distance),
+        cmocka_unit_test(test_table8_rule),
+        cmocka_unit_test(test_logit),
+        cmocka_unit_test(test_clamp),
+        cmocka_unit_test(test_text_and_int64),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
