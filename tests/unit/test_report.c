@@ -1,0 +1,476 @@
+/* Unit tests for the report writer: every output format against literal expected text. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abl/report.h"
+
+/* Render into a heap string (open_memstream) so outputs compare as plain C strings. */
+static char *render(const abl_report *r, abl_output fmt)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(abl_report_write(r, fmt, f), ABL_OK);
+    assert_int_equal(fclose(f), 0);
+    assert_non_null(buf);
+    return buf;
+}
+
+static void assert_renders(const abl_report *r, abl_output fmt, const char *want)
+{
+    char *got = render(r, fmt);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+/* The shared fixture: UTF-8 cells, right-aligned numbers, JSON overrides, a short row, a note. */
+static abl_report *sample(void)
+{
+    abl_report *r = abl_report_new("Blindness per head", "heads");
+    assert_non_null(r);
+    assert_int_equal(abl_report_meta(r, "format", "format", "bf16", NULL), ABL_OK);
+    assert_int_equal(abl_report_meta(r, "tau", "τ", "2^-133 ≈ 9.18e-41", "9.18e-41"), ABL_OK);
+    assert_int_equal(abl_report_column(r, "head", "head", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "slope", "slope m", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "delta", "δ", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "blind", "blind", ABL_ALIGN_LEFT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "comment", "comment", ABL_ALIGN_LEFT), ABL_OK);
+
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "1", "1", NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "0.5", "0.5", NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "−3.25", "-3.25", NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "yes", "true", NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "plain", NULL, NULL), ABL_OK);
+
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "2", "2", NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "0.25", "0.25", NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "—", "null", NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "no", "false", NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "a, b \"c\" | d", NULL, NULL), ABL_OK);
+
+    /* A short row: the last two cells are missing. */
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "10", "10", NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "2^-8", "0.00390625", "$2^{-8}$"), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "≈ 12", "12", NULL), ABL_OK);
+
+    assert_int_equal(abl_report_summary(r, "blind_heads", "blind heads", "1 of 3", "1"), ABL_OK);
+    assert_int_equal(abl_report_note(r, "δ is the distance in bits; — means never blind."), ABL_OK);
+    return r;
+}
+
+static void test_sample_text(void **state)
+{
+    (void)state;
+    abl_report *r = sample();
+    assert_renders(r, ABL_OUT_TEXT,
+                   "Blindness per head\n"
+                   "format: bf16\n"
+                   "τ: 2^-133 ≈ 9.18e-41\n"
+                   "\n"
+                   "head  slope m      δ  blind  comment\n"
+                   "----  -------  -----  -----  ------------\n"
+                   "   1      0.5  −3.25  yes    plain\n"
+                   "   2     0.25      —  no     a, b \"c\" | d\n"
+                   "  10     2^-8   ≈ 12\n"
+                   "\n"
+                   "blind heads: 1 of 3\n"
+                   "\n"
+                   "δ is the distance in bits; — means never blind.\n");
+    abl_report_free(r);
+}
+
+static void test_sample_markdown(void **state)
+{
+    (void)state;
+    abl_report *r = sample();
+    assert_renders(r, ABL_OUT_MARKDOWN,
+                   "## Blindness per head\n"
+                   "\n"
+                   "- **format**: bf16\n"
+                   "- **τ**: 2^-133 ≈ 9.18e-41\n"
+                   "\n"
+                   "| head | slope m | δ | blind | comment |\n"
+                   "|---:|---:|---:|:---|:---|\n"
+                   "| 1 | 0.5 | −3.25 | yes | plain |\n"
+                   "| 2 | 0.25 | — | no | a, b \"c\" \\| d |\n"
+                   "| 10 | 2^-8 | ≈ 12 |  |  |\n"
+                   "\n"
+                   "- **blind heads**: 1 of 3\n"
+                   "\n"
+                   "δ is the distance in bits; — means never blind.\n");
+    abl_report_free(r);
+}
+
+static void test_sample_csv(void **state)
+{
+    (void)state;
+    abl_report *r = sample();
+    assert_renders(r, ABL_OUT_CSV,
+                   "head,slope,delta,blind,comment\n"
+                   "1,0.5,−3.25,yes,plain\n"
+                   "2,0.25,—,no,\"a, b \"\"c\"\" | d\"\n"
+                   "10,2^-8,≈ 12,,\n");
+    abl_report_free(r);
+}
+
+static void test_sample_json(void **state)
+{
+    (void)state;
+    abl_report *r = sample();
+    assert_renders(r, ABL_OUT_JSON,
+                   "{\n"
+                   "  \"format\": \"bf16\",\n"
+                   "  \"tau\": 9.18e-41,\n"
+                   "  \"heads\": [\n"
+                   "    {\"head\": 1, \"slope\": 0.5, \"delta\": -3.25, \"blind\": true, \"comment\": \"plain\"},\n"
+                   "    {\"head\": 2, \"slope\": 0.25, \"delta\": null, \"blind\": false, "
+                   "\"comment\": \"a, b \\\"c\\\" | d\"},\n"
+                   "    {\"head\": 10, \"slope\": 0.00390625, \"delta\": 12, \"blind\": null, \"comment\": null}\n"
+                   "  ],\n"
+                   "  \"blind_heads\": 1,\n"
+                   "  \"notes\": [\n"
+                   "    \"δ is the distance in bits; — means never blind.\"\n"
+                   "  ]\n"
+                   "}\n");
+    abl_report_free(r);
+}
+
+static void test_sample_latex(void **state)
+{
+    (void)state;
+    abl_report *r = sample();
+    assert_renders(r, ABL_OUT_LATEX,
+                   "% format: bf16\n"
+                   "% τ: 2^-133 ≈ 9.18e-41\n"
+                   "\\begin{table}[t]\n"
+                   "  \\centering\n"
+                   "  \\caption{Blindness per head}\n"
+                   "  \\begin{tabular}{r r r l l}\n"
+                   "    \\toprule\n"
+                   "    head & slope m & $\\delta$ & blind & comment \\\\\n"
+                   "    \\midrule\n"
+                   "    1 & 0.5 & $-$3.25 & yes & plain \\\\\n"
+                   "    2 & 0.25 & --- & no & a, b \"c\" \\textbar{} d \\\\\n"
+                   "    10 & $2^{-8}$ & $\\approx$ 12 &  &  \\\\\n"
+                   "    \\bottomrule\n"
+                   "  \\end{tabular}\n"
+                   "  \\par\\smallskip\\footnotesize $\\delta$ is the distance in bits; --- means never blind.\n"
+                   "\\end{table}\n"
+                   "% blind heads: 1 of 3\n");
+    abl_report_free(r);
+}
+
+/* A report with a title only: every format still produces well-formed output. */
+static void test_title_only(void **state)
+{
+    (void)state;
+    abl_report *r = abl_report_new("Nothing", "rows");
+    assert_non_null(r);
+    assert_renders(r, ABL_OUT_TEXT, "Nothing\n");
+    assert_renders(r, ABL_OUT_MARKDOWN, "## Nothing\n");
+    assert_renders(r, ABL_OUT_CSV, "");
+    assert_renders(r, ABL_OUT_JSON, "{\n  \"rows\": []\n}\n");
+    assert_renders(r, ABL_OUT_LATEX, "\\begin{table}[t]\n  \\centering\n  \\caption{Nothing}\n\\end{table}\n");
+    abl_report_free(r);
+}
+
+/* Columns but no rows; summary without notes (JSON must not leave a trailing comma). */
+static void test_no_rows(void **state)
+{
+    (void)state;
+    abl_report *r = abl_report_new("", "rows");
+    assert_non_null(r);
+    assert_int_equal(abl_report_column(r, "a", "A", ABL_ALIGN_LEFT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "b", "Bee", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_summary(r, "n", "count", "0", "0"), ABL_OK);
+    assert_int_equal(abl_report_summary(r, "s", "status", "ok", NULL), ABL_OK);
+    assert_renders(r, ABL_OUT_TEXT, "A  Bee\n-  ---\n\ncount: 0\nstatus: ok\n");
+    assert_renders(r, ABL_OUT_MARKDOWN, "| A | Bee |\n|:---|---:|\n\n- **count**: 0\n- **status**: ok\n");
+    assert_renders(r, ABL_OUT_CSV, "a,b\n");
+    assert_renders(r, ABL_OUT_JSON, "{\n  \"rows\": [],\n  \"n\": 0,\n  \"s\": \"ok\"\n}\n");
+    assert_renders(r, ABL_OUT_LATEX,
+                   "\\begin{table}[t]\n  \\centering\n  \\begin{tabular}{l r}\n    \\toprule\n    A & Bee \\\\\n"
+                   "    \\midrule\n    \\bottomrule\n  \\end{tabular}\n\\end{table}\n"
+                   "% count: 0\n% status: ok\n");
+    abl_report_free(r);
+}
+
+/* Widths count code points; padding of a left-aligned last column and empty trailing cells never
+ * leaves trailing spaces; control characters in cells cannot break a table line. */
+static void test_text_layout(void **state)
+{
+    (void)state;
+    abl_report *r = abl_report_new("T", "rows");
+    assert_non_null(r);
+    assert_int_equal(abl_report_column(r, "x", "ττττ", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "y", "y", ABL_ALIGN_LEFT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "z", "z", ABL_ALIGN_LEFT), ABL_OK);
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "δ", NULL, NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "long—text", NULL, NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "", NULL, NULL), ABL_OK);
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "≈≈≈≈≈", NULL, NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "a\nb", NULL, NULL), ABL_OK);
+    assert_renders(r, ABL_OUT_TEXT,
+                   "T\n"
+                   "\n"
+                   " ττττ  y          z\n"
+                   "-----  ---------  -\n"
+                   "    δ  long—text\n"
+                   "≈≈≈≈≈  a b\n");
+    assert_renders(r, ABL_OUT_MARKDOWN,
+                   "## T\n\n| ττττ | y | z |\n|---:|:---|:---|\n| δ | long—text |  |\n| ≈≈≈≈≈ | a b |  |\n");
+    abl_report_free(r);
+}
+
+static void test_markdown_escaping(void **state)
+{
+    (void)state;
+    abl_report *r = abl_report_new("a | b", "rows");
+    assert_non_null(r);
+    assert_int_equal(abl_report_column(r, "k", "x|y", ABL_ALIGN_LEFT), ABL_OK);
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "|a||b|", NULL, NULL), ABL_OK);
+    assert_int_equal(abl_report_note(r, "first"), ABL_OK);
+    assert_int_equal(abl_report_note(r, "second  "), ABL_OK);
+    /* The title is not a table line, so its '|' stays; each note is its own paragraph. */
+    assert_renders(r, ABL_OUT_MARKDOWN,
+                   "## a | b\n\n| x\\|y |\n|:---|\n| \\|a\\|\\|b\\| |\n\nfirst\n\nsecond\n");
+    abl_report_free(r);
+}
+
+static void test_csv_quoting(void **state)
+{
+    (void)state;
+    abl_report *r = abl_report_new("csv", "rows");
+    assert_non_null(r);
+    assert_int_equal(abl_report_column(r, "plain", "P", ABL_ALIGN_LEFT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "with,comma", "C", ABL_ALIGN_LEFT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "q", "Q", ABL_ALIGN_LEFT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "nl", "N", ABL_ALIGN_LEFT), ABL_OK);
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "a b;c\tτ", NULL, NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "x,y", NULL, NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "say \"hi\"", NULL, NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "l1\r\nl2", NULL, NULL), ABL_OK);
+    assert_renders(r, ABL_OUT_CSV,
+                   "plain,\"with,comma\",q,nl\n"
+                   "a b;c\tτ,\"x,y\",\"say \"\"hi\"\"\",\"l1\r\nl2\"\n");
+    abl_report_free(r);
+}
+
+static void test_json_escaping(void **state)
+{
+    (void)state;
+    abl_report *r = abl_report_new("json", "ro\"ws");
+    assert_non_null(r);
+    assert_int_equal(abl_report_meta(r, "k\\ey", "label", "tab\there\nnl \x01\x1f end", NULL), ABL_OK);
+    assert_int_equal(abl_report_column(r, "c\x02", "C", ABL_ALIGN_LEFT), ABL_OK);
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "q\"b\\s/δ\x7f", NULL, NULL), ABL_OK);
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "verbatim", "\"already quoted\"", NULL), ABL_OK);
+    assert_renders(r, ABL_OUT_JSON,
+                   "{\n"
+                   "  \"k\\\\ey\": \"tab\\u0009here\\u000anl \\u0001\\u001f end\",\n"
+                   "  \"ro\\\"ws\": [\n"
+                   "    {\"c\\u0002\": \"q\\\"b\\\\s/δ\x7f\"},\n"
+                   "    {\"c\\u0002\": \"already quoted\"}\n"
+                   "  ]\n"
+                   "}\n");
+    abl_report_free(r);
+}
+
+static void test_latex_escaping(void **state)
+{
+    (void)state;
+    abl_report *r = abl_report_new("50% of #1 & $x_1$", "rows");
+    assert_non_null(r);
+    assert_int_equal(abl_report_meta(r, "m", "raw", "100% {kept} as is", NULL), ABL_OK);
+    assert_int_equal(abl_report_column(r, "a", "a_b", ABL_ALIGN_LEFT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "b", "{b}", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "~^\\", NULL, NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "x", NULL, "\\textbf{x}_{raw} & %"), ABL_OK);
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "δτε∞≤≥×−≈—", NULL, NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "a<b>c|d ü", NULL, NULL), ABL_OK);
+    assert_int_equal(abl_report_note(r, "use --format=latex, a-b, -—"), ABL_OK);
+    assert_int_equal(abl_report_note(r, "line\nbreak"), ABL_OK);
+    assert_renders(r, ABL_OUT_LATEX,
+                   "% raw: 100% {kept} as is\n"
+                   "\\begin{table}[t]\n"
+                   "  \\centering\n"
+                   "  \\caption{50\\% of \\#1 \\& \\$x\\_1\\$}\n"
+                   "  \\begin{tabular}{l r}\n"
+                   "    \\toprule\n"
+                   "    a\\_b & \\{b\\} \\\\\n"
+                   "    \\midrule\n"
+                   "    \\textasciitilde{}\\textasciicircum{}\\textbackslash{} & \\textbf{x}_{raw} & % \\\\\n"
+                   "    $\\delta$$\\tau$$\\varepsilon$$\\infty$$\\le$$\\ge$$\\times$$-$$\\approx$--- & "
+                   "a\\textless{}b\\textgreater{}c\\textbar{}d ü \\\\\n"
+                   "    \\bottomrule\n"
+                   "  \\end{tabular}\n"
+                   "  \\par\\smallskip\\footnotesize use -{}-format=latex, a-b, -{}---\n"
+                   "  \\par\\smallskip\\footnotesize line break\n"
+                   "\\end{table}\n");
+    abl_report_free(r);
+}
+
+/* Enough rows, columns, cells and notes to exercise every array growth path. */
+static void test_growth(void **state)
+{
+    (void)state;
+    abl_report *r = abl_report_new("big", "rows");
+    assert_non_null(r);
+    char key[32];
+    for (int c = 0; c < 20; c++) {
+        snprintf(key, sizeof key, "c%d", c);
+        assert_int_equal(abl_report_column(r, key, key, c % 2 ? ABL_ALIGN_RIGHT : ABL_ALIGN_LEFT), ABL_OK);
+        assert_int_equal(abl_report_meta(r, key, key, key, NULL), ABL_OK);
+        assert_int_equal(abl_report_summary(r, key, key, key, NULL), ABL_OK);
+        assert_int_equal(abl_report_note(r, key), ABL_OK);
+    }
+    for (int i = 0; i < 100; i++) {
+        assert_int_equal(abl_report_row(r), ABL_OK);
+        for (int c = 0; c < 20; c++) {
+            snprintf(key, sizeof key, "%d", i * c);
+            assert_int_equal(abl_report_cell(r, key, key, NULL), ABL_OK);
+        }
+    }
+    for (int f = ABL_OUT_TEXT; f <= ABL_OUT_LATEX; f++) {
+        char *out = render(r, (abl_output)f);
+        assert_true(strlen(out) > 1000);
+        assert_int_equal(out[strlen(out) - 1], '\n');
+        free(out);
+    }
+    abl_report_free(r);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    assert_null(abl_report_new(NULL, "rows"));
+    assert_null(abl_report_new("t", NULL));
+    abl_report_free(NULL); /* a no-op, like free() */
+
+    abl_report *r = abl_report_new("t", "rows");
+    assert_non_null(r);
+    assert_int_equal(abl_report_meta(NULL, "k", "l", "t", NULL), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_meta(r, NULL, "l", "t", NULL), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_meta(r, "k", NULL, "t", NULL), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_meta(r, "k", "l", NULL, NULL), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_meta(r, "k", "l", "t", ""), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_summary(NULL, "k", "l", "t", NULL), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_summary(r, "k", "l", NULL, NULL), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_column(NULL, "k", "h", ABL_ALIGN_LEFT), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_column(r, NULL, "h", ABL_ALIGN_LEFT), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_column(r, "k", NULL, ABL_ALIGN_LEFT), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_column(r, "k", "h", (abl_align)7), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_row(NULL), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_note(NULL, "n"), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_note(r, NULL), ABL_ERR_INVALID_ARGUMENT);
+
+    assert_int_equal(abl_report_column(r, "a", "A", ABL_ALIGN_LEFT), ABL_OK);
+    /* A cell before any row has nowhere to go. */
+    assert_int_equal(abl_report_cell(r, "x", NULL, NULL), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(NULL, "x", NULL, NULL), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_cell(r, NULL, NULL, NULL), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_cell(r, "x", "", NULL), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_cell(r, "x", NULL, NULL), ABL_OK);
+    /* More cells than columns. */
+    assert_int_equal(abl_report_cell(r, "y", NULL, NULL), ABL_ERR_INVALID_ARGUMENT);
+
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(abl_report_write(NULL, ABL_OUT_TEXT, f), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_write(r, ABL_OUT_TEXT, NULL), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_report_write(r, (abl_output)42, f), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(fclose(f), 0);
+
+    /* Failed calls left no trace: the report is exactly one column and one cell. */
+    assert_renders(r, ABL_OUT_CSV, "a\nx\n");
+    abl_report_free(r);
+}
+
+static void test_write_failure(void **state)
+{
+    (void)state;
+    abl_report *r = abl_report_new("t", "rows");
+    assert_non_null(r);
+    /* Writing to a stream opened for reading fails and sets its error indicator. */
+    FILE *f = fopen("/dev/null", "r");
+    assert_non_null(f);
+    assert_int_equal(abl_report_write(r, ABL_OUT_TEXT, f), ABL_ERR_IO);
+    fclose(f);
+    /* /dev/full fails only when the buffered data is flushed. */
+    f = fopen("/dev/full", "w");
+    if (f != NULL) {
+        assert_int_equal(abl_report_write(r, ABL_OUT_JSON, f), ABL_ERR_IO);
+        fclose(f);
+    }
+    abl_report_free(r);
+}
+
+static void test_output_names(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        abl_output out;
+    } ok[] = {{"text", ABL_OUT_TEXT}, {"markdown", ABL_OUT_MARKDOWN}, {"md", ABL_OUT_MARKDOWN},
+              {"csv", ABL_OUT_CSV},   {"json", ABL_OUT_JSON},         {"latex", ABL_OUT_LATEX},
+              {"tex", ABL_OUT_LATEX}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        abl_output o = (abl_output)-1;
+        assert_int_equal(abl_output_parse(ok[i].name, &o), ABL_OK);
+        assert_int_equal(o, ok[i].out);
+    }
+    abl_output o = ABL_OUT_CSV;
+    assert_int_equal(abl_output_parse("html", &o), ABL_ERR_UNKNOWN_OUTPUT);
+    assert_int_equal(abl_output_parse("", &o), ABL_ERR_UNKNOWN_OUTPUT);
+    assert_int_equal(abl_output_parse("JSON", &o), ABL_ERR_UNKNOWN_OUTPUT);
+    assert_int_equal(abl_output_parse("json ", &o), ABL_ERR_UNKNOWN_OUTPUT);
+    assert_int_equal(o, ABL_OUT_CSV); /* untouched on failure */
+    assert_int_equal(abl_output_parse(NULL, &o), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_output_parse("text", NULL), ABL_ERR_INVALID_ARGUMENT);
+
+    /* Every format's name parses back to it. */
+    for (int f = ABL_OUT_TEXT; f <= ABL_OUT_LATEX; f++) {
+        const char *name = abl_output_name((abl_output)f);
+        assert_non_null(name);
+        assert_int_equal(abl_output_parse(name, &o), ABL_OK);
+        assert_int_equal(o, f);
+    }
+    assert_string_equal(abl_output_name(ABL_OUT_MARKDOWN), "markdown");
+    assert_string_equal(abl_output_name(ABL_OUT_LATEX), "latex");
+    assert_null(abl_output_name((abl_output)99));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sample_text),     cmocka_unit_test(test_sample_markdown),
+        cmocka_unit_test(test_sample_csv),      cmocka_unit_test(test_sample_json),
+        cmocka_unit_test(test_sample_latex),    cmocka_unit_test(test_title_only),
+        cmocka_unit_test(test_no_rows),         cmocka_unit_test(test_text_layout),
+        cmocka_unit_test(test_markdown_escaping), cmocka_unit_test(test_csv_quoting),
+        cmocka_unit_test(test_json_escaping),   cmocka_unit_test(test_latex_escaping),
+        cmocka_unit_test(test_growth),          cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_write_failure),   cmocka_unit_test(test_output_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
