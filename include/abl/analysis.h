@@ -33,6 +33,11 @@ abl_status abl_mitigations_parse(const char *text, unsigned *out);
 /* "C+E+L" style name ("none" for 0). */
 void abl_mitigations_name(unsigned mitigations, char *buf, size_t buflen);
 
+typedef enum abl_level {
+    ABL_LEVEL_EXPONENT = 0, /* the paper: exp(x) itself underflows (x <= tau) */
+    ABL_LEVEL_WEIGHT = 1    /* the normalised weight exp(x)/S underflows (x <= tau + ln S, SPEC §4) */
+} abl_level;
+
 typedef struct abl_analysis_config {
     abl_format format;
     abl_convention convention;
@@ -45,6 +50,7 @@ typedef struct abl_analysis_config {
     const char *clamp;         /* c, NULL = none (C sets -87 when NULL) */
     const char *softcap;       /* z, NULL = none (S sets 50 when NULL) */
     unsigned mitigations;
+    abl_level level;           /* weight: zero logits, linear, unclamped (ABL_ERR_UNSUPPORTED otherwise) */
 } abl_analysis_config;
 
 typedef struct abl_head_result {
@@ -53,6 +59,7 @@ typedef struct abl_head_result {
     abl_delta delta;           /* under the configured convention */
     abl_delta delta_ieee;      /* under the ieee convention, for the spread */
     abl_delta delta_lo, delta_hi; /* soft-cap range: delta(-z), delta(+z) (only with a soft cap) */
+    abl_delta delta_exponent;  /* weight level only: the exponent-level delta, for the shift */
     int blind_in_context;
     int window_masks;          /* W <= delta: the window hides the keys before they underflow */
     mpz_t row_blind, matrix_blind;

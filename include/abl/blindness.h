@@ -27,6 +27,13 @@ typedef struct abl_blind_query {
     abl_distance distance;        /* g(d) = d or ln(d + 1) */
     const char *logit;            /* epsilon; NULL means 0 */
     const char *clamp;            /* c of mitigation C (bias* = max(-m g(d), c)); NULL = no clamp */
+    /*
+     * 0: exponent level (the paper: exp(x) itself underflows). k > 0: weight level for a query row of k
+     * keys with zero logits (SPEC §4): the normalised weight exp(x)/S_k underflows, i.e. the threshold is
+     * tau + ln S_k, S_k = (1 - e^(-mk))/(1 - e^(-m)). Linear distance, no logit and no clamp only
+     * (ABL_ERR_UNSUPPORTED otherwise).
+     */
+    uint64_t weight_keys;
 } abl_blind_query;
 
 /* A blindness distance: an exact integer, an astronomically large integer, or never. */

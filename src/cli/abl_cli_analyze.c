@@ -11,6 +11,7 @@ static const abl_cli_opt analyze_opts[] = {
     {"dtype", "TYPE", "floating-point format of the exponential (default bf16; eXmY for custom)"},
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
+    {"level", "LEVEL", "exponent (default: exp(x) underflows, the paper) or weight (exp(x)/S underflows, SPEC §4)"},
     {"logit", "EPS", "attention logit epsilon added to the bias (default 0)"},
     {"mitigate", "LIST", "paper mitigations, e.g. C,E,L,S: clamp -87, robust slopes 32*2^(h-1), log distance, soft cap 50"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output"},
@@ -59,6 +60,14 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
         return ABL_EXIT_USAGE;
     if ((s = abl_cli_value(cmd, v, "mitigate")) && abl_mitigations_parse(s, &cfg.mitigations) != ABL_OK)
         return abl_cli_usage_error("--mitigate: '%s' is not a list of C, E, L, S (e.g. C,E or none)", s);
+    if ((s = abl_cli_value(cmd, v, "level")) != NULL) {
+        if (strcmp(s, "exponent") == 0)
+            cfg.level = ABL_LEVEL_EXPONENT;
+        else if (strcmp(s, "weight") == 0)
+            cfg.level = ABL_LEVEL_WEIGHT;
+        else
+            return abl_cli_usage_error("--level: unknown level '%s' (known: exponent, weight)", s);
+    }
     cfg.slopes = abl_cli_value(cmd, v, "slopes");
     if (cfg.slopes != NULL && (cfg.mitigations & ABL_MITIGATE_EXPLICIT))
         return abl_cli_usage_error("--slopes: mitigation E chooses the slopes itself; drop one of the two");
@@ -72,6 +81,9 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
     if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
         st == ABL_ERR_DEGENERATE) {
         rc = abl_cli_usage_error("--slopes: '%s': %s", cfg.slopes ? cfg.slopes : "press", abl_status_message(st));
+    } else if (st == ABL_ERR_UNSUPPORTED && cfg.level == ABL_LEVEL_WEIGHT) {
+        rc = abl_cli_usage_error("--level weight: models zero logits with linear, unclamped distances only "
+                                 "(drop --logit/--distance log/--clamp/--softcap/--mitigate C,L,S)");
     } else if (st == ABL_ERR_NO_MEMORY) {
         rc = abl_cli_internal_error("%s", abl_status_message(st));
     } else if (st != ABL_OK) {

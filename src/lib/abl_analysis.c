@@ -66,6 +66,7 @@ static void head_init(abl_head_result *h)
     abl_delta_init(&h->delta_ieee);
     abl_delta_init(&h->delta_lo);
     abl_delta_init(&h->delta_hi);
+    abl_delta_init(&h->delta_exponent);
     mpz_init(h->row_blind);
     mpz_init(h->matrix_blind);
 }
@@ -76,6 +77,7 @@ static void head_clear(abl_head_result *h)
     abl_delta_clear(&h->delta_ieee);
     abl_delta_clear(&h->delta_lo);
     abl_delta_clear(&h->delta_hi);
+    abl_delta_clear(&h->delta_exponent);
     mpz_clear(h->row_blind);
     mpz_clear(h->matrix_blind);
 }
@@ -93,6 +95,99 @@ void abl_analysis_free(abl_analysis *a)
     abl_schedule_free(&a->schedule);
     mpq_clear(a->row_fraction);
     mpq_clear(a->matrix_fraction);
+}
+
+static void set_u64(mpz_t z, uint64_t v)
+{
+    mpz_import(z, 1, 1, sizeof v, 0, 0, &v);
+}
+
+/* T(k) = k(k+1)/2 for k > 0, else 0. */
+static void tri(mpz_t out, const mpz_t k)
+{
+    if (mpz_sgn(k) <= 0) {
+        mpz_set_ui(out, 0);
+        return;
+    }
+    mpz_add_ui(out, k, 1);
+    mpz_mul(out, out, k);
+    mpz_fdiv_q_2exp(out, out, 1);
+}
+
+/* out += sum over rows r in [a, b] of max(0, min(r, W) - d + 1) (W = 0: no window). */
+static void add_blind_rows(mpz_t out, uint64_t a, uint64_t b, const mpz_t d, uint64_t window)
+{
+    mpz_t lo, hi, t, u;
+    mpz_inits(lo, hi, t, u, (mpz_ptr)0);
+    uint64_t last_unwindowed = (window == 0 || window >= b) ? b : window;
+    if (a <= last_unwindowed) {
+        /* rows a..last: r - d + 1 where positive: T(last - d + 1) - T(max(a, d) - d) */
+        set_u64(hi, last_unwindowed);
+        mpz_sub(hi, hi, d);
+        mpz_add_ui(hi, hi, 1);
+        tri(t, hi);
+        set_u64(lo, a);
+        if (mpz_cmp(lo, d) < 0)
+            mpz_set(lo, d);
+        mpz_sub(lo, lo, d);
+        tri(u, lo);
+        if (mpz_sgn(hi) > 0) {
+            mpz_add(out, out, t);
+            mpz_sub(out, out, u);
+        }
+    }
+    if (window > 0 && b > window) {
+        /* rows past the window each lose W - d + 1 keys */
+        uint64_t first = a > window + 1 ? a : window + 1;
+        set_u64(t, window);
+        mpz_sub(t, t, d);
+        mpz_add_ui(t, t, 1);
+        if (mpz_sgn(t) > 0 && first <= b) {
+            set_u64(u, b - first + 1);
+            mpz_mul(t, t, u);
+            mpz_add(out, out, t);
+        }
+    }
+    mpz_clears(lo, hi, t, u, (mpz_ptr)0);
+}
+
+/*
+ * Blind entries of the whole matrix at weight level. Row r has r + 1 keys and its own S_{r+1}, so its
+ * delta_r is non-increasing in r; walk the runs of equal delta_r with a binary search (S saturates long
+ * before any row can be blind, so there are only a handful of runs).
+ */
+static abl_status weight_matrix_blind(const abl_slope *s, abl_blind_query q, uint64_t n, uint64_t window,
+                                      const abl_delta *last, mpz_t out)
+{
+    mpz_set_ui(out, 0);
+    if (last->never || !last->exact || mpz_sizeinbase(last->value, 2) > 63)
+        return ABL_OK;
+    uint64_t r = 0;
+    mpz_export(&r, NULL, 1, sizeof r, 0, 0, last->value); /* rows below min delta cannot be blind */
+    abl_delta d, probe;
+    abl_delta_init(&d);
+    abl_delta_init(&probe);
+    abl_status st = ABL_OK;
+    while (r < n && st == ABL_OK) {
+        q.weight_keys = r + 1;
+        if ((st = abl_blindness(s, &q, &d)) != ABL_OK)
+            break;
+        uint64_t lo = r, hi = n - 1;
+        while (lo < hi && st == ABL_OK) {
+            uint64_t mid = lo + (hi - lo + 1) / 2;
+            q.weight_keys = mid + 1;
+            st = abl_blindness(s, &q, &probe);
+            if (mpz_cmp(probe.value, d.value) == 0)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        add_blind_rows(out, r, lo, d.value, window);
+        r = lo + 1;
+    }
+    abl_delta_clear(&d);
+    abl_delta_clear(&probe);
+    return st;
 }
 
 abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
@@ -162,7 +257,24 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
     for (int i = 0; i < a->heads; i++)
         head_init(&a->results[i]);
 
-    abl_blind_query q = {c->format, c->convention, c->distance, c->logit, c->clamp};
+    abl_blind_query q = {.format = c->format, .convention = c->convention, .distance = c->distance,
+                         .logit = c->logit, .clamp = c->clamp};
+    if (c->level == ABL_LEVEL_WEIGHT) {
+        if (c->distance != ABL_DISTANCE_LINEAR || c->clamp != NULL || c->softcap != NULL)
+            st = ABL_ERR_UNSUPPORTED;
+        if (c->logit != NULL) {
+            mpq_t e;
+            mpq_init(e);
+            if (abl_decimal_to_mpq(c->logit, e) != ABL_OK || mpq_sgn(e) != 0)
+                st = ABL_ERR_UNSUPPORTED;
+            mpq_clear(e);
+        }
+        if (st != ABL_OK) {
+            free(sorted);
+            return st;
+        }
+        q.weight_keys = c->context; /* the last row sees all n keys */
+    }
     abl_blind_query qi = q;
     qi.convention = ABL_CONV_IEEE;
     char neg_z[80];
@@ -188,18 +300,42 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
             if (st == ABL_OK)
                 st = abl_blindness(&h->slope, &qs, &h->delta_hi);
         }
+        if (st == ABL_OK && c->level == ABL_LEVEL_WEIGHT) {
+            abl_blind_query qe = q;
+            qe.weight_keys = 0;
+            st = abl_blindness(&h->slope, &qe, &h->delta_exponent);
+        }
         if (st != ABL_OK)
             break;
         h->blind_in_context = abl_delta_lt_u64(&h->delta, c->context);
         h->window_masks = c->window > 0 && !abl_delta_lt_u64(&h->delta, c->window);
         a->blind_heads += h->blind_in_context;
         abl_fraction_head_counts(&h->delta, c->context, c->window, h->row_blind, h->matrix_blind);
+        if (c->level == ABL_LEVEL_WEIGHT)
+            st = weight_matrix_blind(&h->slope, q, c->context, c->window, &h->delta, h->matrix_blind);
         deltas[i] = h->delta; /* shallow: only read by the fraction functions below */
     }
     if (st == ABL_OK)
         st = abl_fraction_row(deltas, a->heads, c->context, c->window, a->row_fraction);
-    if (st == ABL_OK)
+    if (st == ABL_OK && c->level == ABL_LEVEL_EXPONENT)
         st = abl_fraction_matrix(deltas, a->heads, c->context, c->window, a->matrix_fraction);
+    if (st == ABL_OK && c->level == ABL_LEVEL_WEIGHT) {
+        /* Each row has its own S: sum the per-head counts over the attended entries. */
+        mpz_t sum, rows, total;
+        mpz_inits(sum, rows, total, (mpz_ptr)0);
+        for (int i = 0; i < a->heads; i++)
+            mpz_add(sum, sum, a->results[i].matrix_blind);
+        abl_delta zero;
+        abl_delta_init(&zero);
+        zero.exact = 1;
+        abl_fraction_head_counts(&zero, c->context, c->window, rows, total);
+        abl_delta_clear(&zero);
+        mpz_mul_ui(total, total, (unsigned long)a->heads);
+        mpq_set_num(a->matrix_fraction, sum);
+        mpq_set_den(a->matrix_fraction, total);
+        mpq_canonicalize(a->matrix_fraction);
+        mpz_clears(sum, rows, total, (mpz_ptr)0);
+    }
     free(deltas);
     free(sorted);
     return st;
@@ -266,8 +402,8 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     char t[256], j[256];
     abl_tau_kind kind = abl_convention_tau_kind(c->convention);
 
-    snprintf(t, sizeof t, "%s (p = %d, emin = %ld, emax = %ld)", c->format.name, c->format.precision, c->format.emin,
-             c->format.emax);
+    snprintf(t, sizeof t, "%s (p = %d, emin = %s%ld, emax = %ld)", c->format.name, c->format.precision,
+             c->format.emin < 0 ? "−" : "", c->format.emin < 0 ? -c->format.emin : c->format.emin, c->format.emax);
     snprintf(j, sizeof j, "\"%s\"", c->format.name);
     abl_report_meta(r, "dtype", "dtype", t, j);
     snprintf(t, sizeof t, "%s (τ = %s kind; blind when the exponent is %s τ; δ %s)", abl_convention_name(c->convention),
@@ -276,7 +412,8 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
                                                     : "exact (the first blind distance)");
     snprintf(j, sizeof j, "\"%s\"", abl_convention_name(c->convention));
     abl_report_meta(r, "convention", "convention", t, j);
-    abl_threshold_string(&c->format, kind, 10, t, sizeof t);
+    abl_threshold_string(&c->format, kind, 10, j, sizeof j);
+    abl_pretty_minus(j, t, sizeof t);
     abl_threshold_string(&c->format, kind, 17, j, sizeof j);
     abl_report_meta(r, "tau", "τ", t, j);
     u64_text(c->context, t, sizeof t);
@@ -294,8 +431,13 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     abl_report_meta(r, "logit", "logit ε", c->logit ? c->logit : "0", j);
     abl_mitigations_name(c->mitigations, t, sizeof t);
     abl_report_meta(r, "mitigations", "mitigations", t, NULL);
+    abl_report_meta(r, "level", "level",
+                    c->level == ABL_LEVEL_WEIGHT ? "weight: exp(x)/S underflows, threshold τ + ln S (zero logits)"
+                                                 : "exponent: exp(x) underflows, threshold τ (the paper)",
+                    c->level == ABL_LEVEL_WEIGHT ? "\"weight\"" : "\"exponent\"");
     if (c->clamp != NULL) {
-        abl_blind_query q = {c->format, c->convention, c->distance, c->logit, c->clamp};
+        abl_blind_query q = {.format = c->format, .convention = c->convention, .distance = c->distance,
+                             .logit = c->logit, .clamp = c->clamp};
         char margin[64];
         abl_clamp_margin_text(&q, 4, margin, sizeof margin);
         snprintf(t, sizeof t, "%s (margin c − τ = %s nats)", c->clamp, margin);
@@ -313,6 +455,10 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     abl_report_column(r, "slope", "m", ABL_ALIGN_RIGHT);
     abl_report_column(r, "delta", "δ", ABL_ALIGN_RIGHT);
     abl_report_column(r, "delta_ieee", "δ ieee", ABL_ALIGN_RIGHT);
+    if (c->level == ABL_LEVEL_WEIGHT) {
+        abl_report_column(r, "delta_exponent", "δ exponent", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "shift", "shift", ABL_ALIGN_RIGHT);
+    }
     if (c->softcap != NULL) {
         abl_report_column(r, "delta_softcap_min", "δ(−z)", ABL_ALIGN_RIGHT);
         abl_report_column(r, "delta_softcap_max", "δ(+z)", ABL_ALIGN_RIGHT);
@@ -347,7 +493,28 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
         abl_slope_decimal_text(&h->slope, 17, j, sizeof j);
         abl_report_cell(r, t, j, NULL);
         const abl_delta *ds[4] = {&h->delta, &h->delta_ieee, &h->delta_lo, &h->delta_hi};
-        for (int d = 0; d < (c->softcap != NULL ? 4 : 2); d++) {
+        for (int d = 0; d < 2; d++) {
+            abl_delta_text(ds[d], 12, t, sizeof t);
+            delta_json(ds[d], j, sizeof j);
+            abl_report_cell(r, t, j, NULL);
+        }
+        if (c->level == ABL_LEVEL_WEIGHT) {
+            abl_delta_text(&h->delta_exponent, 12, t, sizeof t);
+            delta_json(&h->delta_exponent, j, sizeof j);
+            abl_report_cell(r, t, j, NULL);
+            /* tokens earlier than the exponent level says */
+            if (h->delta.exact && h->delta_exponent.exact) {
+                mpz_t sh;
+                mpz_init(sh);
+                mpz_sub(sh, h->delta_exponent.value, h->delta.value);
+                mpz_get_str(t, 10, sh);
+                abl_report_cell(r, t, t, NULL);
+                mpz_clear(sh);
+            } else {
+                abl_report_cell(r, "—", "null", NULL);
+            }
+        }
+        for (int d = 2; d < (c->softcap != NULL ? 4 : 2); d++) {
             abl_delta_text(ds[d], 12, t, sizeof t);
             delta_json(ds[d], j, sizeof j);
             abl_report_cell(r, t, j, NULL);
@@ -385,6 +552,9 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
                            "unclamped δ, before the clamp engages.");
     if (c->softcap != NULL)
         abl_report_note(r, "soft cap: logits lie in (−z, z), so the real δ lies between δ(−z) and δ(+z).");
+    if (c->level == ABL_LEVEL_WEIGHT)
+        abl_report_note(r, "weight level: the last row's S over all n keys gives δ; every row r uses its own "
+                           "S_(r+1) for the matrix fraction; shift = δ exponent − δ.");
     if (c->window > 0)
         abl_report_note(r, "window: keys beyond W are masked; fractions count blind keys among the attended ones.");
     *out = r;

@@ -151,7 +151,39 @@ typedef struct {
     const mpq_t *eps;
     unsigned long absk;       /* tau = -absk ln 2 */
     abl_distance distance;
+    uint64_t weight_keys;     /* 0: exponent level */
 } q_ctx;
+
+/* Enclose ln S_k, S_k = sum_{d<k} e^(-m d) = expm1(-m k)/expm1(-m), decreasing in m. */
+static void log_sum_interval(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_hi, uint64_t k)
+{
+    mpfr_prec_t prec = mpfr_get_prec(lo);
+    mpfr_t t, num, den, kk;
+    mpfr_inits2(prec, t, num, den, (mpfr_ptr)0);
+    mpfr_init2(kk, 64);
+    mpfr_set_uj(kk, k, MPFR_RNDN); /* exact: 64 bits hold any uint64 */
+    /* Upper bound at m_lo: numerator -expm1(-m k) rounded up, denominator -expm1(-m) rounded down. */
+    mpfr_mul(t, m_lo, kk, MPFR_RNDU);
+    mpfr_neg(t, t, MPFR_RNDN);
+    mpfr_expm1(num, t, MPFR_RNDD);
+    mpfr_neg(num, num, MPFR_RNDN);
+    mpfr_neg(t, m_lo, MPFR_RNDN);
+    mpfr_expm1(den, t, MPFR_RNDU);
+    mpfr_neg(den, den, MPFR_RNDN);
+    mpfr_div(hi, num, den, MPFR_RNDU);
+    mpfr_log(hi, hi, MPFR_RNDU);
+    /* Lower bound at m_hi, every rounding the other way. */
+    mpfr_mul(t, m_hi, kk, MPFR_RNDD);
+    mpfr_neg(t, t, MPFR_RNDN);
+    mpfr_expm1(num, t, MPFR_RNDU);
+    mpfr_neg(num, num, MPFR_RNDN);
+    mpfr_neg(t, m_hi, MPFR_RNDN);
+    mpfr_expm1(den, t, MPFR_RNDD);
+    mpfr_neg(den, den, MPFR_RNDN);
+    mpfr_div(lo, num, den, MPFR_RNDD);
+    mpfr_log(lo, lo, MPFR_RNDD);
+    mpfr_clears(t, num, den, kk, (mpfr_ptr)0);
+}
 
 /* Certified enclosure of Q at the precision of lo/hi. */
 static int q_interval(mpfr_t lo, mpfr_t hi, void *vctx)
@@ -172,6 +204,15 @@ static int q_interval(mpfr_t lo, mpfr_t hi, void *vctx)
     if (abl_slope_mpfr(m_lo, c->slope, MPFR_RNDD) != ABL_OK || abl_slope_mpfr(m_hi, c->slope, MPFR_RNDU) != ABL_OK ||
         mpfr_sgn(m_lo) <= 0)
         bad = 1;
+    if (!bad && c->weight_keys > 0) {
+        /* Weight level: the threshold rises by ln S_k. */
+        mpfr_t l_lo, l_hi;
+        mpfr_inits2(prec, l_lo, l_hi, (mpfr_ptr)0);
+        log_sum_interval(l_lo, l_hi, m_lo, m_hi, c->weight_keys);
+        mpfr_sub(n_lo, n_lo, l_hi, MPFR_RNDD);
+        mpfr_sub(n_hi, n_hi, l_lo, MPFR_RNDU);
+        mpfr_clears(l_lo, l_hi, (mpfr_ptr)0);
+    }
     if (!bad) {
         /* m > 0: the quotient's lower bound divides by the larger m when the numerator is >= 0. */
         mpfr_div(lo, n_lo, mpfr_sgn(n_lo) >= 0 ? m_hi : m_lo, MPFR_RNDD);
@@ -261,6 +302,10 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
 
     if (q->logit != NULL && (st = abl_decimal_to_mpq(q->logit, eps)) != ABL_OK)
         goto done;
+    if (q->weight_keys > 0 && (q->distance != ABL_DISTANCE_LINEAR || mpq_sgn(eps) != 0 || q->clamp != NULL)) {
+        st = ABL_ERR_UNSUPPORTED; /* S_k has this closed form only for zero logits, linear and unclamped */
+        goto done;
+    }
     if (q->clamp != NULL) {
         int allows;
         if ((st = abl_decimal_to_mpq(q->clamp, clamp)) != ABL_OK)
@@ -277,7 +322,9 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
 
     int eps_zero = mpq_sgn(eps) == 0;
     int have_q = 0;
-    if (q->distance == ABL_DISTANCE_LINEAR) {
+    if (q->weight_keys > 0) {
+        /* ln S_k keeps Q transcendental: no symbolic shortcut. */
+    } else if (q->distance == ABL_DISTANCE_LINEAR) {
         if (absk == 0 && eps_zero) {
             mpq_set_ui(qv, 0, 1);
             have_q = 1;
@@ -330,7 +377,7 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
         mpfr_exp_t saved_emax = mpfr_get_emax(), saved_emin = mpfr_get_emin();
         mpfr_set_emax(mpfr_get_emax_max());
         mpfr_set_emin(mpfr_get_emin_min());
-        q_ctx ctx = {slope, (const mpq_t *)&eps, absk, q->distance};
+        q_ctx ctx = {slope, (const mpq_t *)&eps, absk, q->distance, q->weight_keys};
         mpfr_prec_t prec = ABL_ZIV_START_PREC;
         mpfr_t lo, hi;
         mpz_t zl, zh;

@@ -26,6 +26,9 @@ abl_status abl_ziv_fixed(abl_interval_fn fn, void *ctx, int decimals, char *buf,
 /* The same with `digits` significant digits in %g style (no exponent for 1e-5 <= |x| < 1e15). */
 abl_status abl_ziv_general(abl_interval_fn fn, void *ctx, int digits, char *buf, size_t buflen);
 
+/* Copy `in` to `out`, writing a leading '-' as U+2212 (text and markdown cells read like the paper). */
+void abl_pretty_minus(const char *in, char *out, size_t len);
+
 /* Working precision for the first try of a Ziv loop, and the cap past which it stops widening. */
 #define ABL_ZIV_START_PREC 128
 #define ABL_ZIV_MAX_PREC (1L << 17)

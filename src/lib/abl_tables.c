@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "abl/tables.h"
+#include "abl_internal.h"
 
 /* Table 4 of the paper (Appendix A), as printed: data to compare against, never output as computed. */
 static const struct {
@@ -22,15 +23,6 @@ const char *abl_paper_table4_value(const abl_format *fmt, abl_tau_kind kind)
         if (paper_table4[i].kind == kind && strcmp(paper_table4[i].format, fmt->name) == 0)
             return paper_table4[i].value;
     return NULL;
-}
-
-/* U+2212 minus for text cells, so columns of negative numbers read like the paper. */
-static void pretty_minus(const char *in, char *out, size_t len)
-{
-    if (in[0] == '-')
-        snprintf(out, len, "−%s", in + 1);
-    else
-        snprintf(out, len, "%s", in);
 }
 
 static void meaning(const abl_format *f, abl_tau_kind kind, char *buf, size_t len)
@@ -88,7 +80,7 @@ abl_status abl_thresholds_report(const abl_format *formats, size_t nformats, int
             st = abl_threshold_string(&formats[i], kind, decimals, j, sizeof j);
             if (st != ABL_OK)
                 break;
-            pretty_minus(j, t, sizeof t);
+            abl_pretty_minus(j, t, sizeof t);
             abl_report_cell(r, t, j, NULL);
             const char *pname = abl_tau_kind_paper_name(kind), *pval = abl_paper_table4_value(&formats[i], kind);
             if (pname != NULL) {
@@ -98,7 +90,7 @@ abl_status abl_thresholds_report(const abl_format *formats, size_t nformats, int
                 abl_report_cell(r, "—", "null", NULL);
             }
             if (pval != NULL) {
-                pretty_minus(pval, p, sizeof p);
+                abl_pretty_minus(pval, p, sizeof p);
                 abl_report_cell(r, p, pval, NULL);
             } else {
                 abl_report_cell(r, "—", "null", NULL);

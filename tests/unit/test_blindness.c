@@ -269,6 +269,37 @@ static void test_text_and_int64(void **state)
     abl_delta_clear(&d);
 }
 
+/* Weight level (SPEC §4): m = 2^-8, N = 2048, ln S ~ 5.55 nats, 1420 tokens earlier than 22358.
+ * mpmath: S = (1-exp(-m*N))/(1-exp(-m)); nint((126*log(2) - log(S))/m) = 20938; ceil((134 log2 - log S)/m) = 22358;
+ * m = 2^-0.5: 123 (paper) and 131 (ieee). */
+static void test_weight_level(void **state)
+{
+    (void)state;
+    abl_blind_query q = query(ABL_CONV_PAPER, ABL_DISTANCE_LINEAR);
+    q.weight_keys = 2048;
+    abl_slope s = pow2(-8, 1);
+    expect_delta(&s, &q, "20938");
+    q.convention = ABL_CONV_IEEE;
+    expect_delta(&s, &q, "22358");
+    s = pow2(-1, 2);
+    expect_delta(&s, &q, "131");
+    q.convention = ABL_CONV_PAPER;
+    expect_delta(&s, &q, "123");
+    /* One key: S_1 = 1, ln S = 0: the exponent-level delta. */
+    q.weight_keys = 1;
+    expect_delta(&s, &q, "124");
+    /* Unsupported combinations are refused, not approximated. */
+    abl_delta d;
+    abl_delta_init(&d);
+    q.weight_keys = 2048;
+    q.distance = ABL_DISTANCE_LOG;
+    assert_int_equal(abl_blindness(&s, &q, &d), ABL_ERR_UNSUPPORTED);
+    q.distance = ABL_DISTANCE_LINEAR;
+    q.logit = "1";
+    assert_int_equal(abl_blindness(&s, &q, &d), ABL_ERR_UNSUPPORTED);
+    abl_delta_clear(&d);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -298,6 +329,7 @@ int main(void)
         cmocka_unit_test(test_logit),
         cmocka_unit_test(test_clamp),
         cmocka_unit_test(test_text_and_int64),
+        cmocka_unit_test(test_weight_level),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,174 @@
+/* Unit tests of a whole-layer analysis. Expected values: the paper (Table 1, §3.3, §3.4), SPEC §4/§7,
+ * hand-computed rationals and mpmath brute force (quoted), never the code under test. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "alibi_blind.h"
+
+static abl_analysis_config base(int heads, uint64_t n)
+{
+    abl_analysis_config c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(abl_format_lookup("bf16", &c.format), ABL_OK);
+    c.convention = ABL_CONV_PAPER;
+    c.heads = heads;
+    c.context = n;
+    return c;
+}
+
+static void expect_q(const mpq_t q, const char *want)
+{
+    char buf[128];
+    gmp_snprintf(buf, sizeof buf, "%Qd", q);
+    assert_string_equal(buf, want);
+}
+
+static void expect_text(const abl_delta *d, const char *want)
+{
+    char buf[64];
+    abl_delta_text(d, 12, buf, sizeof buf);
+    assert_string_equal(buf, want);
+}
+
+/* The paper's headline: 16 heads, 2048 tokens: delta_1 = 124, delta_16 = 22358 (Table 1), 36.6 % (§3.3). */
+static void test_paper_layer(void **state)
+{
+    (void)state;
+    abl_analysis_config c = base(16, 2048);
+    abl_analysis a;
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    assert_int_equal(a.heads, 16);
+    expect_text(&a.results[0].delta, "124");
+    expect_text(&a.results[15].delta, "22358");
+    assert_int_equal(a.results[0].slope.index, 1);
+    assert_int_equal(a.blind_heads, 9);
+    expect_q(a.row_fraction, "11983/32768");
+    expect_q(a.matrix_fraction, "299053/1049088");
+    abl_analysis_free(&a);
+}
+
+/* Unsorted schedules are reported steepest first with the model's own index: press(9) puts 2^-0.5 last. */
+static void test_sorting_keeps_model_index(void **state)
+{
+    (void)state;
+    abl_analysis_config c = base(9, 2048);
+    abl_analysis a;
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    assert_int_equal(a.results[0].slope.index, 9);
+    expect_text(&a.results[0].delta, "124");
+    assert_int_equal(a.results[1].slope.index, 1);
+    expect_text(&a.results[1].delta, "175");
+    abl_analysis_free(&a);
+}
+
+/* Log distances (§3.4): delta_1 moves from 124 to 4.37e53. */
+static void test_log(void **state)
+{
+    (void)state;
+    abl_analysis_config c = base(16, 2048);
+    c.mitigations = ABL_MITIGATE_LOG;
+    abl_analysis a;
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    expect_text(&a.results[0].delta, "4.37e53");
+    assert_int_equal(a.blind_heads, 0);
+    expect_q(a.row_fraction, "0");
+    abl_analysis_free(&a);
+}
+
+/* C: c = -87 keeps every head 0.3365 nats above tau_ftz: never blind. E: targets 32 * 2^(h-1). */
+static void test_mitigations(void **state)
+{
+    (void)state;
+    abl_analysis_config c = base(9, 2048);
+    c.mitigations = ABL_MITIGATE_CLAMP;
+    abl_analysis a;
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    for (int h = 0; h < 9; h++)
+        assert_true(a.results[h].delta.never);
+    expect_q(a.matrix_fraction, "0");
+    abl_analysis_free(&a);
+
+    c.mitigations = ABL_MITIGATE_EXPLICIT;
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    const char *want[9] = {"32", "64", "128", "256", "512", "1024", "2048", "4096", "8192"};
+    for (int h = 0; h < 9; h++)
+        expect_text(&a.results[h].delta, want[h]);
+    /* blind in context: 32..1024 (delta < 2048), 6 heads */
+    assert_int_equal(a.blind_heads, 6);
+    abl_analysis_free(&a);
+
+    c.mitigations = ABL_MITIGATE_EXPLICIT | ABL_MITIGATE_LOG;
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    for (int h = 0; h < 9; h++)
+        expect_text(&a.results[h].delta, want[h]);
+    abl_analysis_free(&a);
+
+    /* S: z = 50 brackets delta_1 between nint((126 ln2 - 50) sqrt2) = 53 and nint((126 ln2 + 50) sqrt2) = 194. */
+    c.mitigations = ABL_MITIGATE_SOFTCAP;
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    expect_text(&a.results[0].delta_lo, "53");
+    expect_text(&a.results[0].delta_hi, "194");
+    abl_analysis_free(&a);
+
+    c.mitigations = ABL_MITIGATE_EXPLICIT;
+    c.slopes = "press";
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_ERR_BAD_SLOPE_SPEC);
+    abl_analysis_free(&a);
+}
+
+/* Weight level, one head m = 1/2, n = 300. mpmath brute force over rows r = 0..299 with
+ * S_(r+1) = (1 - e^(-m(r+1)))/(1 - e^(-m)), delta_r = nint((126 ln2 - ln S)/m):
+ * sum max(0, r - delta_r + 1) = 8128; last row delta = 173. */
+static void test_weight_matrix(void **state)
+{
+    (void)state;
+    abl_analysis_config c = base(0, 300);
+    c.slopes = "slopes:0.5";
+    c.level = ABL_LEVEL_WEIGHT;
+    abl_analysis a;
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    expect_text(&a.results[0].delta, "173");
+    expect_text(&a.results[0].delta_exponent, "175");
+    assert_int_equal(mpz_get_ui(a.results[0].matrix_blind), 8128);
+    assert_int_equal(mpz_get_ui(a.results[0].row_blind), 127); /* 300 - 173 */
+    abl_analysis_free(&a);
+    c.mitigations = ABL_MITIGATE_LOG;
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_ERR_UNSUPPORTED);
+    abl_analysis_free(&a);
+}
+
+static void test_mitigation_names(void **state)
+{
+    (void)state;
+    unsigned m;
+    char buf[16];
+    assert_int_equal(abl_mitigations_parse("C,E,L,S", &m), ABL_OK);
+    assert_int_equal(m, 15u);
+    abl_mitigations_name(m, buf, sizeof buf);
+    assert_string_equal(buf, "C+E+L+S");
+    assert_int_equal(abl_mitigations_parse("L,C", &m), ABL_OK);
+    abl_mitigations_name(m, buf, sizeof buf);
+    assert_string_equal(buf, "C+L");
+    assert_int_equal(abl_mitigations_parse("none", &m), ABL_OK);
+    assert_int_equal(m, 0u);
+    assert_int_equal(abl_mitigations_parse("X", &m), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_mitigations_parse("C,", &m), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_mitigations_parse("", &m), ABL_ERR_INVALID_ARGUMENT);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_paper_layer),
+        cmocka_unit_test(test_sorting_keeps_model_index),
+        cmocka_unit_test(test_log),
+        cmocka_unit_test(test_mitigations),
+        cmocka_unit_test(test_weight_matrix),
+        cmocka_unit_test(test_mitigation_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
