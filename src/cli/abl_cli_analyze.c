@@ -78,8 +78,10 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
     abl_analysis a;
     abl_status st = abl_analysis_run(&cfg, &a);
     int rc = ABL_EXIT_OK;
-    if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
-        st == ABL_ERR_DEGENERATE) {
+    if (st == ABL_ERR_HEADS_RANGE && cfg.heads > 0 && cfg.slopes != NULL) {
+        rc = abl_cli_usage_error("--slopes: the list '%s' does not have --heads %d entries", cfg.slopes, cfg.heads);
+    } else if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
+               st == ABL_ERR_DEGENERATE) {
         rc = abl_cli_usage_error("--slopes: '%s': %s", cfg.slopes ? cfg.slopes : "press", abl_status_message(st));
     } else if (st == ABL_ERR_UNSUPPORTED && cfg.level == ABL_LEVEL_WEIGHT) {
         rc = abl_cli_usage_error("--level weight: models zero logits with linear, unclamped distances only "
