@@ -23,7 +23,7 @@ typedef int (*abl_interval_fn)(mpfr_t lo, mpfr_t hi, void *ctx);
  */
 abl_status abl_ziv_fixed(abl_interval_fn fn, void *ctx, int decimals, char *buf, size_t buflen);
 
-/* The same with `digits` significant digits in %g style (no exponent for 1e-5 <= |x| < 1e15). */
+/* The same with `digits` significant digits, printf %g style (exponent below 1e-4 and from 10^digits). */
 abl_status abl_ziv_general(abl_interval_fn fn, void *ctx, int digits, char *buf, size_t buflen);
 
 /* Copy `in` to `out`, writing a leading '-' as U+2212 (text and markdown cells read like the paper). */
