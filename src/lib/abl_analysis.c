@@ -488,7 +488,13 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
         snprintf(t, sizeof t, "%d", h->slope.index);
         abl_report_cell(r, t, t, NULL);
         abl_slope_exact_text(&h->slope, t, sizeof t);
-        abl_report_cell(r, t, NULL, NULL);
+        if (strncmp(t, "2^", 2) == 0) {
+            char tex[160];
+            snprintf(tex, sizeof tex, "$2^{%s}$", t + 2); /* 2^-0.5 would typeset as 2 with a caret */
+            abl_report_cell(r, t, NULL, tex);
+        } else {
+            abl_report_cell(r, t, NULL, NULL);
+        }
         abl_slope_decimal_text(&h->slope, 5, t, sizeof t);
         abl_slope_decimal_text(&h->slope, 17, j, sizeof j);
         abl_report_cell(r, t, j, NULL);

@@ -1,0 +1,9 @@
+analyze
+--heads
+9
+--ctx
+2048
+--clamp
+-87
+--format
+json

@@ -1,0 +1,5 @@
+analyze
+--heads
+16
+--ctx
+2048

@@ -1,0 +1,9 @@
+analyze
+--heads
+9
+--ctx
+2048
+--slopes
+geometric:128:512
+--format
+csv

@@ -1,0 +1,9 @@
+analyze
+--heads
+8
+--ctx
+1024
+--dtype
+fp16
+--convention
+ieee

@@ -1,0 +1,7 @@
+analyze
+--heads
+9
+--ctx
+2048
+--mitigate
+C,E,L,S

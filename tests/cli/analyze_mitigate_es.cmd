@@ -1,0 +1,9 @@
+analyze
+--heads
+9
+--ctx
+4096
+--mitigate
+E,S
+--format
+csv

@@ -1,0 +1,2 @@
+analyze
+--help

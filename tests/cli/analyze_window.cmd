@@ -1,0 +1,9 @@
+analyze
+--heads
+8
+--ctx
+4096
+--window
+512
+--format
+markdown

@@ -1,0 +1,3 @@
+thresholds
+--digits
+-1

@@ -1,0 +1,7 @@
+analyze
+--heads
+16
+--ctx
+2048
+--dtype
+fp7

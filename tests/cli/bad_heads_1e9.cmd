@@ -1,0 +1,5 @@
+analyze
+--heads
+1e9
+--ctx
+2048

@@ -1,0 +1,5 @@
+analyze
+--heads
+abc
+--ctx
+2048

@@ -1,0 +1,5 @@
+analyze
+--heads
+0
+--ctx
+2048

@@ -1,0 +1,3 @@
+analyze
+--heads
+16

@@ -1,0 +1,2 @@
+analyze
+--heads

@@ -1,0 +1,6 @@
+analyze
+--heads
+16
+--ctx
+2048
+--frobnicate

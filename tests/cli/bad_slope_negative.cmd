@@ -1,0 +1,7 @@
+analyze
+--heads
+1
+--ctx
+2048
+--slopes
+slopes:-1

@@ -1,0 +1,3 @@
+thresholds
+--dtype
+bf16,fp7

@@ -1,0 +1,5 @@
+thresholds
+--dtype
+all
+--digits
+4

@@ -1,0 +1,3 @@
+thresholds
+--format
+csv
