@@ -489,7 +489,7 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
         abl_report_cell(r, t, t, NULL);
         abl_slope_exact_text(&h->slope, t, sizeof t);
         if (strncmp(t, "2^", 2) == 0) {
-            char tex[160];
+            char tex[sizeof t + 8];
             snprintf(tex, sizeof tex, "$2^{%s}$", t + 2); /* 2^-0.5 would typeset as 2 with a caret */
             abl_report_cell(r, t, NULL, tex);
         } else {
