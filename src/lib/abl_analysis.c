@@ -97,60 +97,6 @@ void abl_analysis_free(abl_analysis *a)
     mpq_clear(a->matrix_fraction);
 }
 
-static void set_u64(mpz_t z, uint64_t v)
-{
-    mpz_import(z, 1, 1, sizeof v, 0, 0, &v);
-}
-
-/* T(k) = k(k+1)/2 for k > 0, else 0. */
-static void tri(mpz_t out, const mpz_t k)
-{
-    if (mpz_sgn(k) <= 0) {
-        mpz_set_ui(out, 0);
-        return;
-    }
-    mpz_add_ui(out, k, 1);
-    mpz_mul(out, out, k);
-    mpz_fdiv_q_2exp(out, out, 1);
-}
-
-/* out += sum over rows r in [a, b] of max(0, min(r, W) - d + 1) (W = 0: no window). */
-static void add_blind_rows(mpz_t out, uint64_t a, uint64_t b, const mpz_t d, uint64_t window)
-{
-    mpz_t lo, hi, t, u;
-    mpz_inits(lo, hi, t, u, (mpz_ptr)0);
-    uint64_t last_unwindowed = (window == 0 || window >= b) ? b : window;
-    if (a <= last_unwindowed) {
-        /* rows a..last: r - d + 1 where positive: T(last - d + 1) - T(max(a, d) - d) */
-        set_u64(hi, last_unwindowed);
-        mpz_sub(hi, hi, d);
-        mpz_add_ui(hi, hi, 1);
-        tri(t, hi);
-        set_u64(lo, a);
-        if (mpz_cmp(lo, d) < 0)
-            mpz_set(lo, d);
-        mpz_sub(lo, lo, d);
-        tri(u, lo);
-        if (mpz_sgn(hi) > 0) {
-            mpz_add(out, out, t);
-            mpz_sub(out, out, u);
-        }
-    }
-    if (window > 0 && b > window) {
-        /* rows past the window each lose W - d + 1 keys */
-        uint64_t first = a > window + 1 ? a : window + 1;
-        set_u64(t, window);
-        mpz_sub(t, t, d);
-        mpz_add_ui(t, t, 1);
-        if (mpz_sgn(t) > 0 && first <= b) {
-            set_u64(u, b - first + 1);
-            mpz_mul(t, t, u);
-            mpz_add(out, out, t);
-        }
-    }
-    mpz_clears(lo, hi, t, u, (mpz_ptr)0);
-}
-
 /*
  * Blind entries of the whole matrix at weight level. Row r has r + 1 keys and its own S_{r+1}, so its
  * delta_r is non-increasing in r; walk the runs of equal delta_r with a binary search (S saturates long
@@ -182,7 +128,7 @@ static abl_status weight_matrix_blind(const abl_slope *s, abl_blind_query q, uin
             else
                 hi = mid - 1;
         }
-        add_blind_rows(out, r, lo, d.value, window);
+        abl_blind_rows_add(out, r, lo, d.value, window);
         r = lo + 1;
     }
     abl_delta_clear(&d);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "abl/fraction.h"
+#include "abl_internal.h"
 
 static void set_u64(mpz_t z, uint64_t v)
 {
@@ -28,6 +29,43 @@ static void attended_last(mpz_t L, uint64_t n, uint64_t window)
         set_u64(L, window);
 }
 
+/* out += sum over rows r in [a, b] of max(0, min(r, W) - d + 1) (W = 0: no window). */
+void abl_blind_rows_add(mpz_t out, uint64_t a, uint64_t b, const mpz_t d, uint64_t window)
+{
+    mpz_t lo, hi, t, u;
+    mpz_inits(lo, hi, t, u, (mpz_ptr)0);
+    uint64_t last_unwindowed = (window == 0 || window >= b) ? b : window;
+    if (a <= last_unwindowed) {
+        /* rows a..last: r - d + 1 where positive: T(last - d + 1) - T(max(a, d) - d) */
+        set_u64(hi, last_unwindowed);
+        mpz_sub(hi, hi, d);
+        mpz_add_ui(hi, hi, 1);
+        tri(t, hi);
+        set_u64(lo, a);
+        if (mpz_cmp(lo, d) < 0)
+            mpz_set(lo, d);
+        mpz_sub(lo, lo, d);
+        tri(u, lo);
+        if (mpz_sgn(hi) > 0) {
+            mpz_add(out, out, t);
+            mpz_sub(out, out, u);
+        }
+    }
+    if (window > 0 && b > window) {
+        /* rows past the window each lose W - d + 1 keys */
+        uint64_t first = a > window + 1 ? a : window + 1;
+        set_u64(t, window);
+        mpz_sub(t, t, d);
+        mpz_add_ui(t, t, 1);
+        if (mpz_sgn(t) > 0 && first <= b) {
+            set_u64(u, b - first + 1);
+            mpz_mul(t, t, u);
+            mpz_add(out, out, t);
+        }
+    }
+    mpz_clears(lo, hi, t, u, (mpz_ptr)0);
+}
+
 static abl_status check(const abl_delta *deltas, int heads, uint64_t n)
 {
     if (deltas == NULL || heads < 1)
@@ -46,24 +84,16 @@ abl_status abl_fraction_head_counts(const abl_delta *delta, uint64_t n, uint64_t
     mpz_set_ui(matrix, 0);
     if (delta->never || !delta->exact)
         return ABL_OK; /* never, or astronomically beyond any context */
-    mpz_t L, k, t;
-    mpz_inits(L, k, t, (mpz_ptr)0);
+    mpz_t L;
+    mpz_init(L);
     attended_last(L, n, window);
     /* Last row: distances delta..L are blind. */
-    mpz_sub(k, L, delta->value);
-    mpz_add_ui(k, k, 1);
-    if (mpz_sgn(k) > 0)
-        mpz_set(row, k);
-    /* Rows i = delta..L contribute i - delta + 1 = T(L - delta + 1) in all; rows past L (only with a
-     * window shorter than the context) each contribute the full L - delta + 1. */
-    tri(matrix, k);
-    if (mpz_sgn(k) > 0) {
-        set_u64(t, n - 1);
-        mpz_sub(t, t, L); /* rows beyond the window */
-        mpz_mul(t, t, k);
-        mpz_add(matrix, matrix, t);
-    }
-    mpz_clears(L, k, t, (mpz_ptr)0);
+    mpz_sub(row, L, delta->value);
+    mpz_add_ui(row, row, 1);
+    if (mpz_sgn(row) < 0)
+        mpz_set_ui(row, 0);
+    abl_blind_rows_add(matrix, 0, n - 1, delta->value, window);
+    mpz_clear(L);
     return ABL_OK;
 }
 

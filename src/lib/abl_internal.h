@@ -3,6 +3,7 @@
 #define ABL_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <gmp.h>
 #include <mpfr.h>
 #include "abl/status.h"
@@ -28,6 +29,12 @@ abl_status abl_ziv_general(abl_interval_fn fn, void *ctx, int digits, char *buf,
 
 /* Copy `in` to `out`, writing a leading '-' as U+2212 (text and markdown cells read like the paper). */
 void abl_pretty_minus(const char *in, char *out, size_t len);
+
+/*
+ * out += the blind entries of rows a..b of a causal matrix for a head blind from distance d: each row r
+ * loses max(0, min(r, W) - d + 1) keys (window W; 0 = none). Closed form, no loop over rows.
+ */
+void abl_blind_rows_add(mpz_t out, uint64_t a, uint64_t b, const mpz_t d, uint64_t window);
 
 /* Working precision for the first try of a Ziv loop, and the cap past which it stops widening. */
 #define ABL_ZIV_START_PREC 128
