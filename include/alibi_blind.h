@@ -16,5 +16,6 @@
 #include "abl/report.h"
 #include "abl/analysis.h"
 #include "abl/tables.h"
+#include "abl/verify.h"
 
 #endif

@@ -61,5 +61,6 @@ int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path);
 /* Subcommands. */
 extern const abl_cli_cmd abl_cli_analyze_cmd;
 extern const abl_cli_cmd abl_cli_thresholds_cmd;
+extern const abl_cli_cmd abl_cli_verify_cmd;
 
 #endif

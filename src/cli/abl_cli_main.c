@@ -11,16 +11,22 @@
 static const abl_cli_cmd *const commands[] = {
     &abl_cli_analyze_cmd,
     &abl_cli_thresholds_cmd,
+    &abl_cli_verify_cmd,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void print_error(const char *fmt, va_list ap)
+{
+    fputs("alibi-blind: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
 
 int abl_cli_usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("alibi-blind: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    print_error(fmt, ap);
     va_end(ap);
     return ABL_EXIT_USAGE;
 }
@@ -29,9 +35,7 @@ int abl_cli_internal_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("alibi-blind: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    print_error(fmt, ap);
     va_end(ap);
     return ABL_EXIT_INTERNAL;
 }

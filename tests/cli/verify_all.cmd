@@ -1,0 +1,3 @@
+verify
+--dtype
+all

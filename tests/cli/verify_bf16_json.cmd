@@ -1,0 +1,5 @@
+verify
+--dtype
+bf16
+--format
+json

@@ -1,0 +1,2 @@
+verify
+--libm=yes

@@ -1,0 +1,2 @@
+verify
+bf16
