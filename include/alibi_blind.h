@@ -16,6 +16,9 @@
 #include "abl/report.h"
 #include "abl/analysis.h"
 #include "abl/tables.h"
+#include "abl/published.h"
+#include "abl/paper.h"
+#include "abl/reproduce.h"
 #include "abl/verify.h"
 
 #endif

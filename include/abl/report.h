@@ -46,6 +46,9 @@ abl_status abl_report_cell(abl_report *r, const char *text, const char *json, co
 /* A footnote / remark line printed after the table (JSON: "notes" array). */
 abl_status abl_report_note(abl_report *r, const char *text);
 
+/* Make the JSON rendering the bare array of row objects (meta, summary and notes are left out). */
+abl_status abl_report_json_rows_only(abl_report *r);
+
 /*
  * Render. CSV is the table alone (header row + rows, RFC 4180 quoting). JSON is one object:
  * meta members, then json_key: [ {column key: value, ...}, ... ], then summary members, then

@@ -61,6 +61,9 @@ int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path);
 /* Subcommands. */
 extern const abl_cli_cmd abl_cli_analyze_cmd;
 extern const abl_cli_cmd abl_cli_thresholds_cmd;
+extern const abl_cli_cmd abl_cli_table_cmd;
+extern const abl_cli_cmd abl_cli_figure_cmd;
+extern const abl_cli_cmd abl_cli_reproduce_cmd;
 extern const abl_cli_cmd abl_cli_verify_cmd;
 
 #endif

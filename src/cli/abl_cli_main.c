@@ -5,11 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <gmp.h>
 #include "abl_cli.h"
 
 static const abl_cli_cmd *const commands[] = {
     &abl_cli_analyze_cmd,
+    &abl_cli_figure_cmd,
+    &abl_cli_reproduce_cmd,
+    &abl_cli_table_cmd,
     &abl_cli_thresholds_cmd,
     &abl_cli_verify_cmd,
 };
@@ -157,6 +161,12 @@ int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path)
         }
         snprintf(tmp, plen, "%s.tmpXXXXXX", path);
         int fd = mkstemp(tmp);
+        if (fd >= 0) {
+            /* mkstemp creates 0600; give the file the mode a plain fopen would. */
+            mode_t mask = umask(0);
+            umask(mask);
+            fchmod(fd, 0666 & ~mask);
+        }
         FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
         if (f == NULL) {
             if (fd >= 0)

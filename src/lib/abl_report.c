@@ -67,6 +67,7 @@ typedef struct row {
 
 struct abl_report {
     char *title, *json_key;
+    bool json_rows_only; /* JSON is the bare array of row objects */
     kv_line *meta;
     size_t nmeta, capmeta;
     kv_line *summary;
@@ -553,8 +554,34 @@ static void json_members(sbuf *b, bool *first, const kv_line *items, size_t n)
     }
 }
 
+/* The row objects, one per line (compact, yet diffs stay row by row), each prefixed by indent. */
+static void json_rows(const abl_report *r, sbuf *b, const char *indent)
+{
+    for (size_t i = 0; i < r->nrows; i++) {
+        const row *w = &r->rows[i];
+        sb_puts(b, indent);
+        sb_puts(b, "{");
+        for (size_t c = 0; c < r->ncols; c++) {
+            if (c > 0) sb_puts(b, ", ");
+            json_string(b, r->cols[c].key);
+            sb_puts(b, ": ");
+            if (c < w->n)
+                json_value(b, w->cells[c].text, w->cells[c].json);
+            else
+                sb_puts(b, "null");
+        }
+        sb_puts(b, i + 1 < r->nrows ? "},\n" : "}\n");
+    }
+}
+
 static void render_json(const abl_report *r, sbuf *b)
 {
+    if (r->json_rows_only) {
+        sb_puts(b, r->nrows == 0 ? "[" : "[\n");
+        json_rows(r, b, "  ");
+        sb_puts(b, "]\n");
+        return;
+    }
     bool first = true;
     sb_puts(b, "{\n");
     json_members(b, &first, r->meta, r->nmeta);
@@ -562,22 +589,8 @@ static void render_json(const abl_report *r, sbuf *b)
     if (r->nrows == 0) {
         sb_puts(b, "[]");
     } else {
-        /* One row object per line: compact, yet diffs stay row by row. */
         sb_puts(b, "[\n");
-        for (size_t i = 0; i < r->nrows; i++) {
-            const row *w = &r->rows[i];
-            sb_puts(b, "    {");
-            for (size_t c = 0; c < r->ncols; c++) {
-                if (c > 0) sb_puts(b, ", ");
-                json_string(b, r->cols[c].key);
-                sb_puts(b, ": ");
-                if (c < w->n)
-                    json_value(b, w->cells[c].text, w->cells[c].json);
-                else
-                    sb_puts(b, "null");
-            }
-            sb_puts(b, i + 1 < r->nrows ? "},\n" : "}\n");
-        }
+        json_rows(r, b, "    ");
         sb_puts(b, "  ]");
     }
     json_members(b, &first, r->summary, r->nsummary);
@@ -592,6 +605,13 @@ static void render_json(const abl_report *r, sbuf *b)
         sb_puts(b, "  ]");
     }
     sb_puts(b, "\n}\n");
+}
+
+abl_status abl_report_json_rows_only(abl_report *r)
+{
+    if (r == NULL) return ABL_ERR_INVALID_ARGUMENT;
+    r->json_rows_only = true;
+    return ABL_OK;
 }
 
 /* ---------------------------------------------------------------- latex */

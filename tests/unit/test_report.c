@@ -271,6 +271,27 @@ static void test_csv_quoting(void **state)
     abl_report_free(r);
 }
 
+/* reproduce's JSON is a bare array of the row objects (issue 3). */
+static void test_json_rows_only(void **state)
+{
+    (void)state;
+    abl_report *r = abl_report_new("t", "rows");
+    assert_non_null(r);
+    assert_int_equal(abl_report_meta(r, "m", "m", "x", NULL), ABL_OK);
+    assert_int_equal(abl_report_column(r, "id", "id", ABL_ALIGN_LEFT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "n", "n", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_json_rows_only(r), ABL_OK);
+    assert_renders(r, ABL_OUT_JSON, "[]\n");
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "a", NULL, NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "1", "1", NULL), ABL_OK);
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "b", NULL, NULL), ABL_OK);
+    assert_renders(r, ABL_OUT_JSON, "[\n  {\"id\": \"a\", \"n\": 1},\n  {\"id\": \"b\", \"n\": null}\n]\n");
+    assert_int_equal(abl_report_json_rows_only(NULL), ABL_ERR_INVALID_ARGUMENT);
+    abl_report_free(r);
+}
+
 static void test_json_escaping(void **state)
 {
     (void)state;
@@ -463,6 +484,7 @@ static void test_output_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_rows_only),
         cmocka_unit_test(test_sample_text),     cmocka_unit_test(test_sample_markdown),
         cmocka_unit_test(test_sample_csv),      cmocka_unit_test(test_sample_json),
         cmocka_unit_test(test_sample_latex),    cmocka_unit_test(test_title_only),

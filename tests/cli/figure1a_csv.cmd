@@ -1,0 +1,4 @@
+figure
+1a
+--format
+csv

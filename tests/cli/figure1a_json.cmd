@@ -1,0 +1,6 @@
+figure
+1a
+--format
+json
+--ctx
+256

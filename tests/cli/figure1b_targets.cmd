@@ -1,0 +1,10 @@
+figure
+1b
+--slopes
+targets:124
+--ctx
+2048
+--step
+1024
+--format
+csv

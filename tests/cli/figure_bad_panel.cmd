@@ -1,0 +1,2 @@
+figure
+1c

@@ -1,0 +1,6 @@
+figure
+1b
+--ctx
+1e12
+--step
+1

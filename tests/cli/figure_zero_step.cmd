@@ -1,0 +1,4 @@
+figure
+1b
+--step
+0

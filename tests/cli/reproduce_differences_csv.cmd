@@ -1,0 +1,4 @@
+reproduce
+--differences
+--format
+csv

@@ -1,0 +1,2 @@
+reproduce
+--help

@@ -1,0 +1,3 @@
+reproduce
+--format
+json

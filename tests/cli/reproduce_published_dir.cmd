@@ -1,0 +1,5 @@
+reproduce
+--format
+csv
+--published
+@DATA@/../../../tables/published

@@ -1,0 +1,6 @@
+reproduce
+--differences
+--format
+csv
+--published
+@DATA@/published-stale

@@ -1,0 +1,4 @@
+table
+1
+--format
+csv

@@ -1,0 +1,3 @@
+table
+1
+--ieee

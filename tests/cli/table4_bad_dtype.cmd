@@ -1,0 +1,4 @@
+table
+4
+--dtype
+bf16,,fp32

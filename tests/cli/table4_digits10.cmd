@@ -1,0 +1,5 @@
+table
+4
+--digits
+10
+--rn

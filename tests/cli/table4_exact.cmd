@@ -1,0 +1,3 @@
+table
+4
+--exact

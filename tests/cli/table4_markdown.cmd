@@ -1,0 +1,4 @@
+table
+4
+--format
+markdown

@@ -1,0 +1,7 @@
+table
+4
+--rn
+--dtype
+all
+--format
+csv

@@ -1,0 +1,7 @@
+table
+5
+--ieee
+--convention
+ieee
+--format
+csv

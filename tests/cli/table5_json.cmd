@@ -1,0 +1,4 @@
+table
+5
+--format
+json

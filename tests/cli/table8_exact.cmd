@@ -1,0 +1,3 @@
+table
+8
+--exact

@@ -1,0 +1,5 @@
+table
+8
+--dtype
+fp16
+--exact

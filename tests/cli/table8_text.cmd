@@ -1,0 +1,4 @@
+table
+8
+--format
+text
