@@ -52,6 +52,8 @@ int abl_cli_int(const char *opt, const char *text, long lo, long hi, long *out);
 int abl_cli_count(const char *opt, const char *text, uint64_t lo, uint64_t hi, uint64_t *out); /* integer, "1e12" allowed */
 int abl_cli_decimal(const char *opt, const char *text, int positive); /* validates an exact decimal */
 int abl_cli_dtype(const char *opt, const char *text, abl_format *out);
+/* A comma-separated list of formats, or "all" (every built-in format); at most cap entries. */
+int abl_cli_dtype_list(const char *opt, const char *list, abl_format *out, size_t cap, size_t *n);
 int abl_cli_convention(const char *text, abl_convention *out);
 int abl_cli_output(const char *text, abl_output *out);
 

@@ -118,6 +118,31 @@ int abl_cli_dtype(const char *opt, const char *text, abl_format *out)
     return 0;
 }
 
+int abl_cli_dtype_list(const char *opt, const char *list, abl_format *out, size_t cap, size_t *n)
+{
+    *n = 0;
+    if (strcmp(list, "all") == 0) {
+        for (size_t i = 0; i < abl_format_count() && *n < cap; i++)
+            out[(*n)++] = *abl_format_at(i);
+        return 0;
+    }
+    if (list[0] == '\0' || list[0] == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,") != NULL)
+        return abl_cli_usage_error("--%s: '%s' is not a comma-separated list of formats", opt, list);
+    char *copy = strdup(list);
+    if (copy == NULL)
+        return abl_cli_internal_error("out of memory");
+    int rc = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); rc == 0 && tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        if (*n == cap)
+            rc = abl_cli_usage_error("--%s: at most %zu formats", opt, cap);
+        else
+            rc = abl_cli_dtype(opt, tok, &out[(*n)++]);
+    }
+    free(copy);
+    return rc;
+}
+
 int abl_cli_convention(const char *text, abl_convention *out)
 {
     if (abl_convention_parse(text, out) != ABL_OK)

@@ -26,31 +26,6 @@ static int only_for(const abl_cli_cmd *cmd, const char **v, const char *opt, lon
     return abl_cli_usage_error("--%s applies to table %s only, not table %ld", opt, tables, n) != 0;
 }
 
-static int parse_format_list(const char *list, abl_format *fmts, size_t cap, size_t *n)
-{
-    *n = 0;
-    if (strcmp(list, "all") == 0) {
-        for (size_t i = 0; i < abl_format_count() && *n < cap; i++)
-            fmts[(*n)++] = *abl_format_at(i);
-        return 0;
-    }
-    if (list[0] == '\0' || list[strlen(list) - 1] == ',' || strstr(list, ",,") != NULL || list[0] == ',')
-        return abl_cli_usage_error("--dtype: '%s' is not a comma-separated list of formats", list);
-    char *copy = strdup(list);
-    if (copy == NULL)
-        return abl_cli_internal_error("out of memory");
-    int rc = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(copy, ",", &save); rc == 0 && tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-        if (*n == cap)
-            rc = abl_cli_usage_error("--dtype: at most %zu formats", cap);
-        else
-            rc = abl_cli_dtype("dtype", tok, &fmts[(*n)++]);
-    }
-    free(copy);
-    return rc;
-}
-
 static int run_table(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos == 0)
@@ -80,7 +55,7 @@ static int run_table(const abl_cli_cmd *cmd, const char **v, int npos, char **po
             return ABL_EXIT_USAGE;
         abl_format fmts[64];
         size_t nf = 0;
-        if (parse_format_list((s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16,fp32", fmts,
+        if (abl_cli_dtype_list("dtype", (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16,fp32", fmts,
                               sizeof fmts / sizeof fmts[0], &nf))
             return ABL_EXIT_USAGE;
         st = abl_table4_report(fmts, nf, (int)digits, abl_cli_value(cmd, v, "rn") != NULL, &r);

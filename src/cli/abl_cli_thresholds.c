@@ -24,27 +24,8 @@ static int run_thresholds(const abl_cli_cmd *cmd, const char **v, int npos, char
     const char *list = (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16,fp32";
     abl_format fmts[64];
     size_t n = 0;
-    if (strcmp(list, "all") == 0) {
-        for (size_t i = 0; i < abl_format_count(); i++)
-            fmts[n++] = *abl_format_at(i);
-    } else {
-        char *copy = strdup(list);
-        if (copy == NULL)
-            return abl_cli_internal_error("out of memory");
-        int rc = 0;
-        char *save = NULL;
-        if (copy[0] == '\0' || copy[strlen(copy) - 1] == ',' || strstr(copy, ",,") != NULL)
-            rc = abl_cli_usage_error("--dtype: '%s' is not a comma-separated list of formats", list);
-        for (char *tok = strtok_r(copy, ",", &save); rc == 0 && tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-            if (n == sizeof fmts / sizeof fmts[0])
-                rc = abl_cli_usage_error("--dtype: at most %zu formats", sizeof fmts / sizeof fmts[0]);
-            else
-                rc = abl_cli_dtype("dtype", tok, &fmts[n++]);
-        }
-        free(copy);
-        if (rc != 0)
-            return ABL_EXIT_USAGE;
-    }
+    if (abl_cli_dtype_list("dtype", list, fmts, sizeof fmts / sizeof fmts[0], &n))
+        return ABL_EXIT_USAGE;
     abl_report *r = NULL;
     abl_status st = abl_thresholds_report(fmts, n, (int)digits, &r);
     if (st != ABL_OK)

@@ -374,9 +374,7 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
 
     {
         /* Certified interval + Ziv loop. Huge values need the exponent range MPFR allows. */
-        mpfr_exp_t saved_emax = mpfr_get_emax(), saved_emin = mpfr_get_emin();
-        mpfr_set_emax(mpfr_get_emax_max());
-        mpfr_set_emin(mpfr_get_emin_min());
+        abl_mpfr_range saved = abl_mpfr_range_widen();
         q_ctx ctx = {slope, (const mpq_t *)&eps, absk, q->distance, q->weight_keys};
         mpfr_prec_t prec = ABL_ZIV_START_PREC;
         mpfr_t lo, hi;
@@ -412,8 +410,7 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
         }
         mpz_clears(zl, zh, (mpz_ptr)0);
         mpfr_clears(lo, hi, (mpfr_ptr)0);
-        mpfr_set_emax(saved_emax);
-        mpfr_set_emin(saved_emin);
+        abl_mpfr_range_restore(saved);
     }
 done:
     mpq_clears(eps, clamp, m, t, qv, (mpq_ptr)0);

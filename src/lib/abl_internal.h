@@ -36,6 +36,16 @@ void abl_pretty_minus(const char *in, char *out, size_t len);
  */
 void abl_blind_rows_add(mpz_t out, uint64_t a, uint64_t b, const mpz_t d, uint64_t window);
 
+/*
+ * MPFR's exponent range is global (thread-local) state that format emulation narrows; exact work runs
+ * in the widest range and gives the caller's back afterwards.
+ */
+typedef struct abl_mpfr_range {
+    mpfr_exp_t emin, emax;
+} abl_mpfr_range;
+abl_mpfr_range abl_mpfr_range_widen(void);
+void abl_mpfr_range_restore(abl_mpfr_range saved);
+
 /* Working precision for the first try of a Ziv loop, and the cap past which it stops widening. */
 #define ABL_ZIV_START_PREC 128
 #define ABL_ZIV_MAX_PREC (1L << 17)

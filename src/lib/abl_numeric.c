@@ -163,3 +163,17 @@ void abl_pretty_minus(const char *in, char *out, size_t len)
     else
         snprintf(out, len, "%s", in);
 }
+
+abl_mpfr_range abl_mpfr_range_widen(void)
+{
+    abl_mpfr_range saved = {mpfr_get_emin(), mpfr_get_emax()};
+    mpfr_set_emin(mpfr_get_emin_min());
+    mpfr_set_emax(mpfr_get_emax_max());
+    return saved;
+}
+
+void abl_mpfr_range_restore(abl_mpfr_range saved)
+{
+    mpfr_set_emin(saved.emin);
+    mpfr_set_emax(saved.emax);
+}

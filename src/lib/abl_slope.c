@@ -72,24 +72,6 @@ static void put_text(char *buf, size_t buflen, const char *src)
     set_text(buf, buflen, src);
 }
 
-/* MPFR's exponent range is global (per thread) and the format emulation narrows it; slope maths
- * always runs in the widest range and restores the caller's afterwards. */
-typedef struct { mpfr_exp_t emin, emax; } exp_range;
-
-static exp_range range_widen(void)
-{
-    exp_range r = {mpfr_get_emin(), mpfr_get_emax()};
-    mpfr_set_emin(mpfr_get_emin_min());
-    mpfr_set_emax(mpfr_get_emax_max());
-    return r;
-}
-
-static void range_restore(exp_range r)
-{
-    mpfr_set_emin(r.emin);
-    mpfr_set_emax(r.emax);
-}
-
 /* Decimal text -> rational, classifying failures the way the schedule grammar reports them. */
 static abl_status decimal_positive(const char *text, mpq_t out)
 {
@@ -466,7 +448,7 @@ abl_status abl_slope_mpfr(mpfr_t rop, const abl_slope *slope, mpfr_rnd_t rnd)
         return ABL_ERR_INVALID_ARGUMENT;
     if (rnd == MPFR_RNDF)
         rnd = MPFR_RNDN;
-    exp_range saved = range_widen();
+    abl_mpfr_range saved = abl_mpfr_range_widen();
     mpfr_prec_t p = mpfr_get_prec(rop);
     mpfr_prec_t w = p + 32 > SLOPE_PREC_START ? p + 32 : SLOPE_PREC_START;
     mpfr_prec_t cap = 4 * p > SLOPE_PREC_CAP ? 4 * p : SLOPE_PREC_CAP;
@@ -494,7 +476,7 @@ abl_status abl_slope_mpfr(mpfr_t rop, const abl_slope *slope, mpfr_rnd_t rnd)
         w *= 2;
     }
     mpfr_clears(lo, hi, a, b, (mpfr_ptr)0);
-    range_restore(saved);
+    abl_mpfr_range_restore(saved);
     if (st == ABL_OK)
         mpfr_check_range(rop, inex, rnd);
     return st;
@@ -504,7 +486,7 @@ abl_status abl_slope_mpfr(mpfr_t rop, const abl_slope *slope, mpfr_rnd_t rnd)
  * dig gets exactly `digits` characters, value = 0.DIG x 10^e. Returns 0 on a malformed slope. */
 static int ziv_digits(const abl_slope *s, quantity which, int digits, char *dig, long *e)
 {
-    exp_range saved = range_widen();
+    abl_mpfr_range saved = abl_mpfr_range_widen();
     mpfr_prec_t w = (mpfr_prec_t)(digits * 3.33) + SLOPE_PREC_START;
     mpfr_t lo, hi;
     mpfr_inits2(w, lo, hi, (mpfr_ptr)0);
@@ -536,7 +518,7 @@ static int ziv_digits(const abl_slope *s, quantity which, int digits, char *dig,
         w *= 2;
     }
     mpfr_clears(lo, hi, (mpfr_ptr)0);
-    range_restore(saved);
+    abl_mpfr_range_restore(saved);
     return ok;
 }
 
@@ -872,7 +854,7 @@ int abl_slope_compare(const abl_slope *a, const abl_slope *b)
         return r;
     /* Disjoint certified intervals decide; distinct values separate long before the cap, which
      * only values equal in some form not recognised above can reach (reported as equal). */
-    exp_range saved = range_widen();
+    abl_mpfr_range saved = abl_mpfr_range_widen();
     mpfr_t al, ah, bl, bh;
     mpfr_inits2(SLOPE_PREC_START, al, ah, bl, bh, (mpfr_ptr)0);
     r = 0;
@@ -893,7 +875,7 @@ int abl_slope_compare(const abl_slope *a, const abl_slope *b)
         }
     }
     mpfr_clears(al, ah, bl, bh, (mpfr_ptr)0);
-    range_restore(saved);
+    abl_mpfr_range_restore(saved);
     return r;
 }
 

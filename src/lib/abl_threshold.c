@@ -1,5 +1,6 @@
 /* alibi-blind: the threshold engine (SPEC §3). */
 #include "abl/threshold.h"
+#include "abl_internal.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -128,24 +129,6 @@ static void exact_argument(mpfr_t x, const abl_format *fmt, abl_tau_kind kind)
     }
 }
 
-/* Saved MPFR exponent range; tau needs the full range whatever the caller narrowed it to. */
-typedef struct wide_range {
-    mpfr_exp_t emin, emax;
-} wide_range;
-
-static wide_range widen(void)
-{
-    wide_range w = {mpfr_get_emin(), mpfr_get_emax()};
-    mpfr_set_emin(mpfr_get_emin_min());
-    mpfr_set_emax(mpfr_get_emax_max());
-    return w;
-}
-
-static void restore(wide_range w)
-{
-    mpfr_set_emin(w.emin);
-    mpfr_set_emax(w.emax);
-}
 
 /* tau in the widened range; returns the ternary value of the single rounding. */
 static int tau_wide(mpfr_t rop, const abl_format *fmt, abl_tau_kind kind, mpfr_rnd_t rnd)
@@ -161,14 +144,14 @@ static int tau_wide(mpfr_t rop, const abl_format *fmt, abl_tau_kind kind, mpfr_r
 
 abl_status abl_threshold_mpfr(mpfr_t rop, const abl_format *fmt, abl_tau_kind kind, mpfr_rnd_t rnd)
 {
-    wide_range w;
+    abl_mpfr_range w;
     int t;
 
     if (!rop || !format_ok(fmt) || !kind_ok(kind))
         return ABL_ERR_INVALID_ARGUMENT;
-    w = widen();
+    w = abl_mpfr_range_widen();
     t = tau_wide(rop, fmt, kind, rnd);
-    restore(w);
+    abl_mpfr_range_restore(w);
     /* Like any MPFR function, the result obeys the caller's exponent range. */
     mpfr_check_range(rop, t, rnd);
     return ABL_OK;
@@ -178,18 +161,18 @@ double abl_threshold_double(const abl_format *fmt, abl_tau_kind kind)
 {
     mpfr_t r;
     mpfr_flags_t flags;
-    wide_range w;
+    abl_mpfr_range w;
     double d;
 
     if (!format_ok(fmt) || !kind_ok(kind))
         return NAN;
     flags = mpfr_flags_save();
-    w = widen();
+    w = abl_mpfr_range_widen();
     mpfr_init2(r, 53);
     tau_wide(r, fmt, kind, MPFR_RNDN);
     d = mpfr_get_d(r, MPFR_RNDN);
     mpfr_clear(r);
-    restore(w);
+    abl_mpfr_range_restore(w);
     mpfr_flags_restore(flags, MPFR_FLAGS_ALL);
     return d;
 }
@@ -200,7 +183,7 @@ abl_status abl_threshold_string(const abl_format *fmt, abl_tau_kind kind, int de
     mpfr_t lo, hi;
     mpfr_prec_t prec;
     mpfr_flags_t flags;
-    wide_range w;
+    abl_mpfr_range w;
     abl_status st = ABL_ERR_UNSUPPORTED;
 
     if (!buf || buflen == 0 || decimals < 0 || decimals > 1000 || !format_ok(fmt) ||
@@ -212,7 +195,7 @@ abl_status abl_threshold_string(const abl_format *fmt, abl_tau_kind kind, int de
      */
     prec = (mpfr_prec_t)decimals * 333 / 100 + 16;
     flags = mpfr_flags_save();
-    w = widen();
+    w = abl_mpfr_range_widen();
     mpfr_init2(lo, prec);
     mpfr_init2(hi, prec);
     for (; prec <= MAX_ZIV_PREC; prec *= 2) {
@@ -248,7 +231,7 @@ abl_status abl_threshold_string(const abl_format *fmt, abl_tau_kind kind, int de
     }
     mpfr_clear(lo);
     mpfr_clear(hi);
-    restore(w);
+    abl_mpfr_range_restore(w);
     mpfr_flags_restore(flags, MPFR_FLAGS_ALL);
     return st;
 }

@@ -162,23 +162,6 @@ abl_status abl_verify_decode(const abl_format *fmt, uint64_t bits, mpfr_t x, int
 
 /* ------------------------------------------------------------------ the emulated exponential */
 
-typedef struct wide_range {
-    mpfr_exp_t emin, emax;
-} wide_range;
-
-static wide_range widen(void)
-{
-    wide_range w = {mpfr_get_emin(), mpfr_get_emax()};
-    mpfr_set_emin(mpfr_get_emin_min());
-    mpfr_set_emax(mpfr_get_emax_max());
-    return w;
-}
-
-static void restore(wide_range w)
-{
-    mpfr_set_emin(w.emin);
-    mpfr_set_emax(w.emax);
-}
 
 /*
  * SPEC §2 recipe; the widest range must be active. Rounding in the wide range first, then
@@ -227,9 +210,9 @@ abl_status abl_verify_exp(mpfr_t rop, const abl_format *fmt, const mpfr_t x, mpf
         return ABL_ERR_INVALID_ARGUMENT;
     }
     mpfr_flags_t flags = mpfr_flags_save();
-    wide_range w = widen();
+    abl_mpfr_range w = abl_mpfr_range_widen();
     *cls = emulate(rop, &fi, x, rnd);
-    restore(w);
+    abl_mpfr_range_restore(w);
     mpfr_flags_restore(flags, MPFR_FLAGS_ALL);
     info_clear(&fi);
     return ABL_OK;
@@ -458,9 +441,9 @@ int abl_verify_bound_holds(const abl_format *fmt, const abl_verify_bound *b, con
     fmt_info fi;
     if (b == NULL || tau == NULL || mpfr_nan_p(tau) || info_init(&fi, fmt) != ABL_OK)
         return 0;
-    wide_range w = widen();
+    abl_mpfr_range w = abl_mpfr_range_widen();
     int r = check_interval(&fi, b, tau, tau) == 1;
-    restore(w);
+    abl_mpfr_range_restore(w);
     info_clear(&fi);
     return r;
 }
@@ -512,7 +495,7 @@ abl_status abl_verify_format(const abl_format *fmt, abl_verify_result *out)
     out->method = fi.bits <= ABL_VERIFY_EXHAUSTIVE_BITS ? ABL_VERIFY_EXHAUSTIVE : ABL_VERIFY_BISECTION;
 
     mpfr_flags_t flags = mpfr_flags_save();
-    wide_range w = widen();
+    abl_mpfr_range w = abl_mpfr_range_widen();
     bracket br[N_EXPERIMENTS];
     if (out->method == ABL_VERIFY_EXHAUSTIVE)
         exhaustive(&fi, out, br);
@@ -535,7 +518,7 @@ abl_status abl_verify_format(const abl_format *fmt, abl_verify_result *out)
     out->ftz_after_rounding_same =
         br[FTZ_AFTER].has_below == br[ABL_TAU_FTZ].has_below && br[FTZ_AFTER].has_above == br[ABL_TAU_FTZ].has_above &&
         br[FTZ_AFTER].below_pos == br[ABL_TAU_FTZ].below_pos && br[FTZ_AFTER].above_pos == br[ABL_TAU_FTZ].above_pos;
-    restore(w);
+    abl_mpfr_range_restore(w);
     mpfr_flags_restore(flags, MPFR_FLAGS_ALL);
     info_clear(&fi);
     return ABL_OK;
@@ -645,7 +628,7 @@ abl_status abl_verify_libm_scan(float lo, float hi, abl_verify_libm *out)
     if (st != ABL_OK)
         return st;
     mpfr_flags_t flags = mpfr_flags_save();
-    wide_range w = widen();
+    abl_mpfr_range w = abl_mpfr_range_widen();
     mpfr_t x, y;
     mpfr_init2(x, 24);
     mpfr_init2(y, 24);
@@ -676,7 +659,7 @@ abl_status abl_verify_libm_scan(float lo, float hi, abl_verify_libm *out)
     }
     mpfr_clear(x);
     mpfr_clear(y);
-    restore(w);
+    abl_mpfr_range_restore(w);
     mpfr_flags_restore(flags, MPFR_FLAGS_ALL);
     info_clear(&fi);
     return ABL_OK;
@@ -852,11 +835,11 @@ static void libm_impl_line(const abl_verify_libm *l, int i, text_buf *t, text_bu
         mpfr_init2(mx, 24);
         mpfr_init2(my, 24);
         mpfr_flags_t flags = mpfr_flags_save();
-        wide_range w = widen();
+        abl_mpfr_range w = abl_mpfr_range_widen();
         mpfr_set_flt(mx, x, MPFR_RNDN);
         emulate(my, &fi, mx, MPFR_RNDN);
         float ref = mpfr_get_flt(my, MPFR_RNDN);
-        restore(w);
+        abl_mpfr_range_restore(w);
         mpfr_flags_restore(flags, MPFR_FLAGS_ALL);
         mpfr_clear(mx);
         mpfr_clear(my);
@@ -988,10 +971,10 @@ abl_status abl_verify_report(const abl_format *formats, size_t nformats, int wit
             mpfr_init2(a, 128);
             mpfr_init2(b, 128);
             mpfr_flags_t flags = mpfr_flags_save();
-            wide_range w = widen();
+            abl_mpfr_range w = abl_mpfr_range_widen();
             ftz_after_tau(a, b, &v->format);
             mpfr_snprintf(tau, sizeof tau, "%.4RNf", a);
-            restore(w);
+            abl_mpfr_range_restore(w);
             mpfr_flags_restore(flags, MPFR_FLAGS_ALL);
             mpfr_clear(a);
             mpfr_clear(b);
