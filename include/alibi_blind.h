@@ -20,5 +20,7 @@
 #include "abl/paper.h"
 #include "abl/reproduce.h"
 #include "abl/verify.h"
+#include "abl/pipeline.h"
+#include "abl/simulate.h"
 
 #endif

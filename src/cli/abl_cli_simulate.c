@@ -1,0 +1,213 @@
+/* alibi-blind simulate: emulate a whole causal attention layer through a real pipeline, or predict
+ * its zero weights exactly without the N x N work. */
+#include <errno.h>
+#include <gmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "abl_cli.h"
+
+static const abl_cli_opt simulate_opts[] = {
+    {"compare", NULL, "run the simulation and the zero-logit predictor; exit 1 if they disagree"},
+    {"ctx", "N", "context length N: queries 0..N-1 (1 to 16777216) [required]"},
+    {"dtype", "TYPE", "the model dtype the pipeline's 'model' fields follow (default bf16)"},
+    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
+    {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
+    {"logit-std", "S", "Gaussian logits N(0, S^2) instead of zero logits (0 to 1000)"},
+    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+    {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...]: eager (default), flash2, bloom-hf, falcon-rw-hf, mpt"},
+    {"predict", NULL, "zero logits: the exact predictor alone, O(N log N) per head"},
+    {"seed", "K", "seed of the Gaussian logits (default 0)"},
+    {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:d1,..., slopes:m1,..."},
+    {"threads", "T", "threads (default: every online core)"},
+    {"weights", "FILE", "also write every logit and weight (binary32 bits, hex) to FILE (N <= 4096)"},
+};
+
+/* --weights: one line of logits and one of weights per row, as binary32 bit patterns. */
+typedef struct dump_ctx {
+    FILE *f;
+    int bad;
+} dump_ctx;
+
+static void dump_values(FILE *f, const float *v, uint64_t count)
+{
+    for (uint64_t j = 0; j < count; j++) {
+        uint32_t u;
+        memcpy(&u, &v[j], sizeof u);
+        fprintf(f, "%s%08x", j ? " " : "", (unsigned)u);
+    }
+    fputc('\n', f);
+}
+
+static void dump_row(void *ctx, int head, uint64_t row, const float *logits, const float *weights)
+{
+    dump_ctx *d = ctx;
+    fprintf(d->f, "%d,%llu,L,", head, (unsigned long long)row);
+    dump_values(d->f, logits, row + 1);
+    fprintf(d->f, "%d,%llu,W,", head, (unsigned long long)row);
+    dump_values(d->f, weights, row + 1);
+    if (ferror(d->f))
+        d->bad = 1;
+}
+
+static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+{
+    if (npos > 0)
+        return abl_cli_usage_error("simulate: unexpected argument '%s'", pos[0]);
+    abl_simulate_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    const char *s;
+    abl_output out = ABL_OUT_TEXT;
+    if ((s = abl_cli_value(cmd, v, "format")) && abl_cli_output(s, &out))
+        return ABL_EXIT_USAGE;
+    abl_format model;
+    if (abl_cli_dtype("dtype", (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16", &model))
+        return ABL_EXIT_USAGE;
+    char err[512];
+    const char *spec = abl_cli_value(cmd, v, "pipeline");
+    if (abl_pipeline_parse(spec, &model, &cfg.pipeline, err, sizeof err) != ABL_OK)
+        return abl_cli_usage_error("--pipeline: %s", err);
+    if (abl_pipeline_check(&cfg.pipeline, err, sizeof err) != ABL_OK)
+        return abl_cli_usage_error("--pipeline: %s", err);
+    long heads = 0;
+    if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
+        return ABL_EXIT_USAGE;
+    cfg.heads = (int)heads;
+    if ((s = abl_cli_value(cmd, v, "ctx")) == NULL)
+        return abl_cli_usage_error("simulate: --ctx N is required");
+    if (abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &cfg.context))
+        return ABL_EXIT_USAGE;
+    int gaussian = 0;
+    if ((cfg.logit_std = abl_cli_value(cmd, v, "logit-std")) != NULL) {
+        if (abl_cli_decimal("logit-std", cfg.logit_std, 0))
+            return ABL_EXIT_USAGE;
+        mpq_t q;
+        mpq_init(q);
+        abl_decimal_to_mpq(cfg.logit_std, q);
+        int sgn = mpq_sgn(q), big = mpq_cmp_ui(q, ABL_SIMULATE_MAX_LOGIT_STD, 1) > 0;
+        mpq_clear(q);
+        if (sgn < 0 || big)
+            return abl_cli_usage_error("--logit-std: %s is out of range (0 to %d)", cfg.logit_std,
+                                       ABL_SIMULATE_MAX_LOGIT_STD);
+        gaussian = sgn > 0;
+    }
+    if ((s = abl_cli_value(cmd, v, "seed")) && abl_cli_count("seed", s, 0, UINT64_C(9223372036854775807), &cfg.seed))
+        return ABL_EXIT_USAGE;
+    long threads = 0;
+    if ((s = abl_cli_value(cmd, v, "threads")) && abl_cli_int("threads", s, 1, 256, &threads))
+        return ABL_EXIT_USAGE;
+    cfg.threads = (int)threads;
+    cfg.slopes = abl_cli_value(cmd, v, "slopes");
+    if (cfg.heads == 0 && (cfg.slopes == NULL || (strncmp(cfg.slopes, "slopes:", 7) != 0 &&
+                                                  strncmp(cfg.slopes, "targets:", 8) != 0)))
+        return abl_cli_usage_error("simulate: --heads H is required (except with slopes:/targets: lists)");
+    int predict = abl_cli_value(cmd, v, "predict") != NULL, compare = abl_cli_value(cmd, v, "compare") != NULL;
+    if (predict && compare)
+        return abl_cli_usage_error("simulate: --predict and --compare exclude each other");
+    if (predict || compare) {
+        if (gaussian)
+            return abl_cli_usage_error("--%s: the predictor answers for zero logits (drop --logit-std)",
+                                       predict ? "predict" : "compare");
+        if (cfg.pipeline.softmax == ABL_SOFTMAX_EAGER &&
+            (cfg.pipeline.sum != ABL_SUM_EXACT || cfg.pipeline.exp != ABL_EXP_CORRECT))
+            return abl_cli_usage_error("--%s: the predictor models an eager pipeline with sum=exact and exp=correct "
+                                       "(got sum=%s, exp=%s)", predict ? "predict" : "compare",
+                                       abl_sum_order_name(cfg.pipeline.sum), abl_exp_model_name(cfg.pipeline.exp));
+    }
+
+    const char *wpath = abl_cli_value(cmd, v, "weights");
+    dump_ctx dump = {NULL, 0};
+    char wtmp[4096];
+    if (wpath != NULL) {
+        if (predict)
+            return abl_cli_usage_error("--weights: --predict computes no weights");
+        if (cfg.context > 4096)
+            return abl_cli_usage_error("--weights: N = %llu is too large to dump (at most 4096)",
+                                       (unsigned long long)cfg.context);
+        /* beside the target, renamed over it only when everything succeeded */
+        snprintf(wtmp, sizeof wtmp, "%s.tmpXXXXXX", wpath);
+        int fd = strlen(wpath) + 12 < sizeof wtmp ? mkstemp(wtmp) : -1;
+        if (fd < 0 || (dump.f = fdopen(fd, "w")) == NULL) {
+            if (fd >= 0) {
+                close(fd);
+                unlink(wtmp);
+            }
+            return abl_cli_usage_error("--weights: cannot create '%s': %s", wpath, strerror(errno));
+        }
+        fprintf(dump.f, "# alibi-blind simulate: head,row,L|W,values of keys 0..row as binary32 bits (hex)\n");
+        cfg.row_hook = dump_row;
+        cfg.row_hook_ctx = &dump;
+    }
+    abl_simulation sim;
+    abl_prediction pred;
+    memset(&sim, 0, sizeof sim);
+    memset(&pred, 0, sizeof pred);
+    abl_status st = ABL_OK;
+    if (!predict)
+        st = abl_simulate_run(&cfg, &sim);
+    if (st == ABL_OK && (predict || compare))
+        st = abl_predict_run(&cfg, &pred);
+    int rc = ABL_EXIT_OK;
+    if (dump.f != NULL) {
+        dump.bad |= fclose(dump.f) != 0;
+        if (st != ABL_OK || dump.bad || rename(wtmp, wpath) != 0) {
+            unlink(wtmp);
+            if (st == ABL_OK) {
+                abl_simulation_free(&sim);
+                abl_prediction_free(&pred);
+                return abl_cli_usage_error("--weights: cannot write '%s': %s", wpath, strerror(errno));
+            }
+        }
+    }
+    if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE) {
+        rc = abl_cli_usage_error("--slopes: '%s': %s", cfg.slopes ? cfg.slopes : "press", abl_status_message(st));
+    } else if (st == ABL_ERR_DEGENERATE) {
+        rc = abl_cli_usage_error("--slopes: '%s': a slope rounds to zero in slope-dtype=%s, or a target needs a "
+                                 "non-zero tau of %s", cfg.slopes ? cfg.slopes : "press",
+                                 cfg.pipeline.slope_dtype.name, cfg.pipeline.output_dtype.name);
+    } else if (st == ABL_ERR_UNSUPPORTED) {
+        rc = abl_cli_usage_error("simulate: the bias or the logits overflow to Inf/NaN in this pipeline at N = %llu",
+                                 (unsigned long long)cfg.context);
+    } else if (st == ABL_ERR_NO_MEMORY) {
+        rc = abl_cli_internal_error("%s", abl_status_message(st));
+    } else if (st != ABL_OK) {
+        rc = abl_cli_usage_error("simulate: %s", abl_status_message(st));
+    } else {
+        abl_report *r = NULL;
+        st = abl_simulation_report(&cfg, predict ? NULL : &sim, (predict || compare) ? &pred : NULL, &r);
+        if (st != ABL_OK)
+            rc = abl_cli_internal_error("%s", abl_status_message(st));
+        else
+            rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+        abl_report_free(r);
+        if (rc == ABL_EXIT_OK && compare && !abl_prediction_agrees(&sim, &pred))
+            rc = ABL_EXIT_DIFFERS;
+    }
+    abl_simulation_free(&sim);
+    abl_prediction_free(&pred);
+    return rc;
+}
+
+const abl_cli_cmd abl_cli_simulate_cmd = {
+    "simulate",
+    "emulate a causal attention layer through a real kernel's roundings",
+    "--heads H --ctx N [--pipeline PRESET[,FIELD=VALUE...]] [options]",
+    "Emulates every weight of the N x N causal attention matrix of every head, rounding exactly as the\n"
+    "pipeline does: the bias form and the dtypes it is built, stored and added in, the softmax (eager:\n"
+    "fp32 exp, fp32 reciprocal of the sum, fp32 product, one rounding into the output dtype; flash:\n"
+    "exp2 with flush-to-zero against the running max), and the output dtype. Per head: the first blind\n"
+    "distance and the zeros of the last row, the zeros of the matrix, the distinct logits, ties and the\n"
+    "total-variation distance of the last row from an exact softmax. Streams rows (O(N) memory per\n"
+    "thread) on every core.\n\n"
+    "Pipeline fields (override after the preset, e.g. bloom-hf,output-dtype=fp16): bias-form\n"
+    "(relative, absolute, symmetric, trailing), slope-dtype, product-dtype, bias-dtype, bias-scale,\n"
+    "logit-dtype, softmax (eager, flash), sum (exact, sequential, vec8, vec16), exp (correct, sleef),\n"
+    "normalise (reciprocal, divide), output-dtype, head-dim, block; a dtype field takes a format name or\n"
+    "'model' (--dtype). exp=sleef,sum=vec8 is PyTorch's CPU softmax on AVX2 bit for bit.\n"
+    "docs/pipelines.md gives each preset's source.\n\n"
+    "Example: alibi-blind simulate --heads 16 --ctx 2048 --pipeline bloom-hf",
+    simulate_opts,
+    sizeof simulate_opts / sizeof simulate_opts[0],
+    run_simulate,
+};

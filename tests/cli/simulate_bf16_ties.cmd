@@ -1,0 +1,9 @@
+simulate
+--pipeline
+bloom-hf
+--slopes
+slopes:0.70710678118654752440
+--ctx
+2048
+--format
+csv

@@ -1,0 +1,10 @@
+simulate
+--pipeline
+bloom-hf
+--heads
+16
+--ctx
+256
+--compare
+--format
+csv

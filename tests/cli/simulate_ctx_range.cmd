@@ -1,0 +1,5 @@
+simulate
+--heads
+4
+--ctx
+16777217

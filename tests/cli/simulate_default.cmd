@@ -1,0 +1,5 @@
+simulate
+--heads
+8
+--ctx
+300

@@ -1,0 +1,9 @@
+simulate
+--pipeline
+flash2
+--heads
+8
+--ctx
+400
+--format
+json

@@ -1,0 +1,11 @@
+simulate
+--pipeline
+flash2,output-dtype=fp16,block=0
+--dtype
+fp16
+--slopes
+slopes:0.0625
+--ctx
+512
+--format
+csv

@@ -1,0 +1,11 @@
+simulate
+--heads
+16
+--ctx
+200
+--logit-std
+3
+--seed
+5
+--format
+csv

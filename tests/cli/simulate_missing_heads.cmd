@@ -1,0 +1,3 @@
+simulate
+--ctx
+64

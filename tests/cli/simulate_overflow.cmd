@@ -1,0 +1,11 @@
+simulate
+--heads
+1
+--ctx
+1000
+--pipeline
+bloom-hf
+--dtype
+fp16
+--slopes
+slopes:100

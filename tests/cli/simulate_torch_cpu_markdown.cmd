@@ -1,0 +1,11 @@
+simulate
+--heads
+8
+--ctx
+128
+--pipeline
+eager,sum=vec8,exp=sleef
+--dtype
+fp16
+--format
+markdown

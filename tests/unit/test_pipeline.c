@@ -1,0 +1,135 @@
+/* Unit tests: pipeline presets (the fields docs/pipelines.md derives from the cited code), overrides,
+ * errors, and the emulability check. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <mpfr.h>
+#include "alibi_blind.h"
+
+static abl_format fmt(const char *name)
+{
+    abl_format f;
+    assert_int_equal(abl_format_lookup(name, &f), ABL_OK);
+    return f;
+}
+
+static void test_presets(void **state)
+{
+    (void)state;
+    abl_pipeline p;
+    abl_format bf16 = fmt("bf16"), fp16 = fmt("fp16");
+    char buf[512];
+
+    /* eager: relative bias built in fp32, cast to the model dtype, softmax(dtype=float32).to(model) */
+    assert_int_equal(abl_pipeline_preset("eager", &bf16, &p), ABL_OK);
+    abl_pipeline_describe(&p, buf, sizeof buf);
+    assert_string_equal(buf, "bias-form=relative,slope-dtype=fp32,product-dtype=fp32,bias-dtype=bf16,"
+                             "bias-scale=1,logit-dtype=bf16,softmax=eager,sum=exact,exp=correct,"
+                             "normalise=reciprocal,output-dtype=bf16");
+    /* bloom-hf: absolute form (build_alibi_tensor), fp32 product, .to(dtype), baddbmm in dtype */
+    assert_int_equal(abl_pipeline_preset("bloom-hf", &fp16, &p), ABL_OK);
+    abl_pipeline_describe(&p, buf, sizeof buf);
+    assert_string_equal(buf, "bias-form=absolute,slope-dtype=fp32,product-dtype=fp32,bias-dtype=fp16,"
+                             "bias-scale=1,logit-dtype=fp16,softmax=eager,sum=exact,exp=correct,"
+                             "normalise=reciprocal,output-dtype=fp16");
+    /* falcon-rw-hf: slopes.bfloat16() * positions (bf16 whatever the model dtype), scaled by 1/sqrt(64) */
+    assert_int_equal(abl_pipeline_preset("falcon-rw-hf", &fp16, &p), ABL_OK);
+    assert_int_equal(p.bias_form, ABL_BIAS_ABSOLUTE);
+    assert_string_equal(p.product_dtype.name, "bf16");
+    assert_string_equal(p.bias_dtype.name, "fp16");
+    assert_string_equal(p.bias_scale, "0.125");
+    /* mpt: one bias row -m (N - 1 - j) (build_alibi_bias, causal) */
+    assert_int_equal(abl_pipeline_preset("mpt", NULL, &p), ABL_OK);
+    assert_int_equal(p.bias_form, ABL_BIAS_TRAILING);
+    assert_string_equal(p.output_dtype.name, "bf16");   /* NULL model dtype = bf16 */
+    /* flash2: fp32 bias inside the kernel, flash softmax, kBlockN 64 at head dim 128 */
+    assert_int_equal(abl_pipeline_preset("flash2", &bf16, &p), ABL_OK);
+    abl_pipeline_describe(&p, buf, sizeof buf);
+    assert_string_equal(buf, "bias-form=absolute,slope-dtype=fp32,product-dtype=fp32,bias-dtype=fp32,"
+                             "bias-scale=1,logit-dtype=fp32,softmax=flash,sum=exact,exp=correct,"
+                             "normalise=reciprocal,output-dtype=bf16,head-dim=128,block=64");
+    assert_int_equal(abl_pipeline_check(&p, NULL, 0), ABL_OK);
+    assert_int_equal(abl_pipeline_preset("sdpa", &bf16, &p), ABL_ERR_INVALID_ARGUMENT);
+}
+
+static void test_parse_overrides(void **state)
+{
+    (void)state;
+    abl_pipeline p;
+    abl_format fp16 = fmt("fp16");
+    char err[256];
+    assert_int_equal(abl_pipeline_parse("bloom-hf,output-dtype=fp32,sum=vec8,exp=sleef,normalise=divide,"
+                                        "bias-form=symmetric,bias-scale=0.5,logit-dtype=model",
+                                        &fp16, &p, err, sizeof err), ABL_OK);
+    assert_string_equal(p.preset, "bloom-hf");
+    assert_string_equal(p.output_dtype.name, "fp32");
+    assert_string_equal(p.logit_dtype.name, "fp16");
+    assert_int_equal(p.sum, ABL_SUM_VEC8);
+    assert_int_equal(p.exp, ABL_EXP_SLEEF);
+    assert_int_equal(p.normalise, ABL_NORM_DIVIDE);
+    assert_int_equal(p.bias_form, ABL_BIAS_SYMMETRIC);
+    assert_string_equal(p.bias_scale, "0.5");
+    assert_int_equal(abl_pipeline_parse("flash2,head-dim=64,block=0,bias-form=trailing", NULL, &p, err, sizeof err),
+                     ABL_OK);
+    assert_int_equal(p.head_dim, 64);
+    assert_int_equal(p.block, 0);
+    assert_int_equal(abl_pipeline_parse(NULL, NULL, &p, err, sizeof err), ABL_OK);
+    assert_string_equal(p.preset, "eager");
+}
+
+static void test_parse_errors(void **state)
+{
+    (void)state;
+    abl_pipeline p;
+    char err[256];
+    assert_int_equal(abl_pipeline_parse("nope", NULL, &p, err, sizeof err), ABL_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err, "unknown pipeline preset 'nope'"));
+    assert_int_equal(abl_pipeline_parse("eager,color=red", NULL, &p, err, sizeof err), ABL_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err, "unknown pipeline field 'color'"));
+    assert_int_equal(abl_pipeline_parse("eager,output-dtype=fp7", NULL, &p, err, sizeof err), ABL_ERR_UNKNOWN_DTYPE);
+    assert_int_equal(abl_pipeline_parse("eager,sum", NULL, &p, err, sizeof err), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_pipeline_parse("eager,,sum=exact", NULL, &p, err, sizeof err), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_pipeline_parse("eager,", NULL, &p, err, sizeof err), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_pipeline_parse("eager,bias-scale=-1", NULL, &p, err, sizeof err), ABL_ERR_BAD_NUMBER);
+    assert_int_equal(abl_pipeline_parse("eager,bias-scale=0", NULL, &p, err, sizeof err), ABL_ERR_BAD_NUMBER);
+    assert_int_equal(abl_pipeline_parse("flash2,head-dim=0", NULL, &p, err, sizeof err), ABL_ERR_BAD_NUMBER);
+    assert_int_equal(abl_pipeline_parse("eager,sum=kahan", NULL, &p, err, sizeof err), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_pipeline_parse("eager,exp=fast", NULL, &p, err, sizeof err), ABL_ERR_INVALID_ARGUMENT);
+}
+
+static void test_check(void **state)
+{
+    (void)state;
+    abl_pipeline p;
+    char err[256];
+    assert_int_equal(abl_pipeline_parse("eager,output-dtype=fp64", NULL, &p, err, sizeof err), ABL_OK);
+    assert_int_equal(abl_pipeline_check(&p, err, sizeof err), ABL_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err, "output-dtype=fp64"));
+    assert_int_equal(abl_pipeline_parse("eager,bias-dtype=fp8-e4m3fn,output-dtype=fp4-e2m1fn", NULL, &p, err,
+                                        sizeof err), ABL_OK);
+    assert_int_equal(abl_pipeline_check(&p, err, sizeof err), ABL_OK);
+    assert_int_equal(abl_pipeline_parse("flash2,logit-dtype=bf16", NULL, &p, err, sizeof err), ABL_OK);
+    assert_int_equal(abl_pipeline_check(&p, err, sizeof err), ABL_ERR_UNSUPPORTED);
+    assert_int_equal(abl_pipeline_parse("flash2,bias-scale=0.5", NULL, &p, err, sizeof err), ABL_OK);
+    assert_int_equal(abl_pipeline_check(&p, err, sizeof err), ABL_ERR_UNSUPPORTED);
+    assert_int_equal(abl_pipeline_parse("flash2,bias-scale=1.00", NULL, &p, err, sizeof err), ABL_OK);
+    assert_int_equal(abl_pipeline_check(&p, err, sizeof err), ABL_OK);
+    assert_int_equal(abl_pipeline_parse("flash2,exp=sleef", NULL, &p, err, sizeof err), ABL_OK);
+    assert_int_equal(abl_pipeline_check(&p, err, sizeof err), ABL_ERR_UNSUPPORTED);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_parse_overrides),
+        cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_check),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    mpfr_free_cache();
+    return rc;
+}

@@ -1,0 +1,191 @@
+/* Unit tests: the zero-logit predictor agrees exactly with `simulate` (same model, different
+ * algorithm) on many configurations, and reproduces SPEC §4's weight-level shift at long context. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include <mpfr.h>
+#include "alibi_blind.h"
+
+static uint64_t g_rng = 0x2545F4914F6CDD1DULL;
+
+static unsigned rnd(unsigned n)
+{
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 7;
+    g_rng ^= g_rng << 17;
+    return (unsigned)(g_rng % n);
+}
+
+static abl_status setup(abl_simulate_config *cfg, const char *spec, const char *dtype, const char *slopes, int heads,
+                        uint64_t n)
+{
+    abl_format model;
+    assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
+    memset(cfg, 0, sizeof *cfg);
+    char err[256];
+    abl_status st = abl_pipeline_parse(spec, &model, &cfg->pipeline, err, sizeof err);
+    if (st != ABL_OK)
+        print_error("%s: %s\n", spec, err);
+    assert_int_equal(st, ABL_OK);
+    cfg->slopes = slopes;
+    cfg->heads = heads;
+    cfg->context = n;
+    return abl_pipeline_check(&cfg->pipeline, err, sizeof err);
+}
+
+static int agree(const char *spec, const char *dtype, const char *slopes, int heads, uint64_t n)
+{
+    abl_simulate_config cfg;
+    if (setup(&cfg, spec, dtype, slopes, heads, n) != ABL_OK)
+        return -1;
+    abl_simulation sim;
+    abl_prediction pred;
+    abl_status s1 = abl_simulate_run(&cfg, &sim);
+    abl_status s2 = abl_predict_run(&cfg, &pred);
+    if (s1 != s2) {
+        print_error("%s %s %s N=%llu: simulate %d, predict %d\n", spec, dtype, slopes, (unsigned long long)n, s1, s2);
+        fail();
+    }
+    if (s1 != ABL_OK)
+        return 0;
+    int ok = abl_prediction_agrees(&sim, &pred);
+    if (!ok) {
+        for (int h = 0; h < sim.heads; h++)
+            print_error("%s %s %s N=%llu head %d: sim (%lld, %llu, %llu) pred (%lld, %llu, %llu)\n", spec, dtype,
+                        slopes, (unsigned long long)n, h + 1, (long long)sim.results[h].first_blind,
+                        (unsigned long long)sim.results[h].row_zeros, (unsigned long long)sim.results[h].matrix_zeros,
+                        (long long)pred.results[h].first_blind, (unsigned long long)pred.results[h].row_zeros,
+                        (unsigned long long)pred.results[h].matrix_zeros);
+        fail();
+    }
+    abl_simulation_free(&sim);
+    abl_prediction_free(&pred);
+    return 1;
+}
+
+static void test_presets_agree(void **state)
+{
+    (void)state;
+    const char *presets[] = {"eager", "bloom-hf", "falcon-rw-hf", "mpt", "flash2"};
+    const char *dtypes[] = {"bf16", "fp16"};
+    for (size_t p = 0; p < 5; p++)
+        for (size_t d = 0; d < 2; d++)
+            assert_int_equal(agree(presets[p], dtypes[d], "press", 16, 700), 1);
+}
+
+/* Random pipelines, dtypes, slopes and contexts. */
+static void test_random_agree(void **state)
+{
+    (void)state;
+    const char *presets[] = {"eager", "bloom-hf", "falcon-rw-hf", "mpt", "flash2"};
+    const char *forms[] = {"", ",bias-form=relative", ",bias-form=absolute", ",bias-form=trailing",
+                           ",bias-form=symmetric"};
+    const char *outs[] = {"", ",output-dtype=fp32", ",output-dtype=fp8-e4m3fn", ",output-dtype=fp8-e5m2",
+                          ",output-dtype=fp16", ",output-dtype=bf16"};
+    const char *eager_extra[] = {"", ",normalise=divide", ",bias-scale=0.37", ",logit-dtype=fp32,bias-dtype=fp32",
+                                 ",product-dtype=bf16", ",bias-dtype=fp8-e4m3fn", ",logit-dtype=tf32"};
+    const char *flash_extra[] = {"", ",block=0", ",block=16", ",head-dim=64", ",head-dim=80"};
+    const char *dtypes[] = {"bf16", "fp16", "fp32"};
+    int ran = 0;
+    for (int k = 0; k < 160; k++) {
+        const char *pre = presets[rnd(5)];
+        int flash = strcmp(pre, "flash2") == 0;
+        char spec[256], slopes[160];
+        snprintf(spec, sizeof spec, "%s%s%s%s", pre, forms[rnd(5)], outs[rnd(6)],
+                 flash ? flash_extra[rnd(5)] : eager_extra[rnd(7)]);
+        int heads = 1 + (int)rnd(3);
+        int len = snprintf(slopes, sizeof slopes, "slopes:");
+        for (int h = 0; h < heads; h++) {
+            /* m in [2^-9, 2^1], a short decimal */
+            double m = ldexp(1.0 + rnd(1000) / 1000.0, (int)rnd(11) - 9);
+            len += snprintf(slopes + len, sizeof slopes - (size_t)len, "%s%.6g", h ? "," : "", m);
+        }
+        uint64_t n = 1 + rnd(k < 20 ? 16 : 360);
+        int r = agree(spec, dtypes[rnd(3)], slopes, 0, n);
+        ran += r == 1;
+    }
+    assert_true(ran > 120);
+}
+
+/* SPEC §4: with fp32 logits (so only exp/sum/product roundings remain) and m = 2^-8, the weight is
+ * zero iff exp(-m d) / S <= 2^-134 (bf16's rn-zero point), i.e. m d >= 134 ln 2 - ln S: the head goes
+ * blind ln S / m ~ 5.5468 * 256 ~ 1420 tokens before the exponent-level delta ceil(134 ln 2 / m). */
+static void test_weight_level_shift(void **state)
+{
+    (void)state;
+    uint64_t N = 24000;
+    double m = 1.0 / 256;
+    mpfr_t a, b, s;
+    mpfr_inits2(128, a, b, s, (mpfr_ptr)0);
+    mpfr_const_log2(a, MPFR_RNDN);
+    mpfr_mul_ui(a, a, 134, MPFR_RNDN);            /* 134 ln 2 */
+    mpfr_mul_ui(b, a, 256, MPFR_RNDN);
+    mpfr_ceil(b, b);
+    long ieee = mpfr_get_si(b, MPFR_RNDN);
+    /* S = (1 - e^-(mN)) / (1 - e^-m) */
+    mpfr_set_d(s, -m * (double)N, MPFR_RNDN);
+    mpfr_expm1(s, s, MPFR_RNDN);
+    mpfr_set_d(b, -m, MPFR_RNDN);
+    mpfr_expm1(b, b, MPFR_RNDN);
+    mpfr_div(s, s, b, MPFR_RNDN);
+    mpfr_log(s, s, MPFR_RNDN);
+    double lnS = mpfr_get_d(s, MPFR_RNDN);
+    mpfr_sub(b, a, s, MPFR_RNDN);
+    mpfr_mul_ui(b, b, 256, MPFR_RNDN);
+    mpfr_ceil(b, b);
+    long weight = mpfr_get_si(b, MPFR_RNDN);
+    mpfr_clears(a, b, s, (mpfr_ptr)0);
+    assert_true(fabs(lnS - 5.55) < 0.005);
+    assert_int_equal(ieee, 23778);
+    assert_int_equal(ieee - weight, 1420);
+
+    abl_simulate_config cfg;
+    assert_int_equal(setup(&cfg, "eager,bias-dtype=fp32,logit-dtype=fp32", "bf16", "slopes:0.00390625", 0, N),
+                     ABL_OK);
+    abl_prediction pred;
+    assert_int_equal(abl_predict_run(&cfg, &pred), ABL_OK);
+    assert_int_equal(pred.results[0].first_blind, weight);
+    assert_int_equal(pred.results[0].row_zeros, N - (uint64_t)weight);
+    abl_prediction_free(&pred);
+    /* the same through the absolute and trailing forms (certified-bound path) */
+    assert_int_equal(setup(&cfg, "mpt,bias-dtype=fp32,logit-dtype=fp32", "bf16", "slopes:0.00390625", 0, N), ABL_OK);
+    assert_int_equal(abl_predict_run(&cfg, &pred), ABL_OK);
+    assert_int_equal(pred.results[0].first_blind, weight);
+    abl_prediction_free(&pred);
+}
+
+static void test_unsupported(void **state)
+{
+    (void)state;
+    abl_simulate_config cfg;
+    abl_prediction pred;
+    assert_int_equal(setup(&cfg, "eager,sum=vec8", "bf16", "press", 4, 64), ABL_OK);
+    assert_int_equal(abl_predict_run(&cfg, &pred), ABL_ERR_UNSUPPORTED);
+    assert_int_equal(setup(&cfg, "eager,exp=sleef", "bf16", "press", 4, 64), ABL_OK);
+    assert_int_equal(abl_predict_run(&cfg, &pred), ABL_ERR_UNSUPPORTED);
+    assert_int_equal(setup(&cfg, "eager", "bf16", "press", 4, 64), ABL_OK);
+    cfg.logit_std = "1";
+    assert_int_equal(abl_predict_run(&cfg, &pred), ABL_ERR_UNSUPPORTED);
+    /* flash does not depend on the sum order: supported */
+    assert_int_equal(setup(&cfg, "flash2,sum=vec8", "bf16", "press", 4, 64), ABL_OK);
+    assert_int_equal(abl_predict_run(&cfg, &pred), ABL_OK);
+    abl_prediction_free(&pred);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_presets_agree),
+        cmocka_unit_test(test_random_agree),
+        cmocka_unit_test(test_weight_level_shift),
+        cmocka_unit_test(test_unsupported),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    mpfr_free_cache();
+    return rc;
+}
