@@ -57,7 +57,27 @@ int abl_cli_dtype_list(const char *opt, const char *list, abl_format *out, size_
 int abl_cli_convention(const char *text, abl_convention *out);
 int abl_cli_output(const char *text, abl_output *out);
 
-/* Render the report and write it to stdout, or atomically to `path` (temp file + rename). */
+/*
+ * An output file that appears only when everything succeeded: a new or regular file is written beside
+ * its (symlink-resolved) target and renamed over it by commit; a device or fifo is written in place.
+ */
+typedef struct abl_cli_outfile {
+    const char *opt;   /* option name, for messages */
+    char *target;      /* where the data ends up */
+    char *tmp;         /* temporary beside it, or NULL when writing in place */
+    FILE *f;
+} abl_cli_outfile;
+
+int abl_cli_outfile_open(abl_cli_outfile *o, const char *opt, const char *path);
+/* Close and move into place; on failure the target is left as it was. Returns an exit status. */
+int abl_cli_outfile_commit(abl_cli_outfile *o);
+/* Close and forget the data (safe on a zeroed or committed outfile). */
+void abl_cli_outfile_abort(abl_cli_outfile *o);
+
+/* Render the report into a malloc'd buffer. Returns an exit status. */
+int abl_cli_render(const abl_report *r, abl_output fmt, char **buf, size_t *len);
+
+/* Render the report and write it to stdout, or to `path` through an abl_cli_outfile. */
 int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path);
 
 /* Subcommands. */

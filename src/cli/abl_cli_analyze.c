@@ -60,6 +60,8 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
         return ABL_EXIT_USAGE;
     if ((s = abl_cli_value(cmd, v, "mitigate")) && abl_mitigations_parse(s, &cfg.mitigations) != ABL_OK)
         return abl_cli_usage_error("--mitigate: '%s' is not a list of C, E, L, S (e.g. C,E or none)", s);
+    if ((cfg.mitigations & ABL_MITIGATE_LOG) && (s = abl_cli_value(cmd, v, "distance")) && strcmp(s, "log") != 0)
+        return abl_cli_usage_error("--distance: mitigation L uses log distances; drop --distance %s", s);
     if ((s = abl_cli_value(cmd, v, "level")) != NULL) {
         if (strcmp(s, "exponent") == 0)
             cfg.level = ABL_LEVEL_EXPONENT;
@@ -86,6 +88,9 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
     } else if (st == ABL_ERR_UNSUPPORTED && cfg.level == ABL_LEVEL_WEIGHT) {
         rc = abl_cli_usage_error("--level weight: models zero logits with linear, unclamped distances only "
                                  "(drop --logit/--distance log/--clamp/--softcap/--mitigate C,L,S)");
+    } else if (st == ABL_ERR_UNSUPPORTED) {
+        rc = abl_cli_usage_error("analyze: a blindness distance is beyond MPFR's exponent range "
+                                 "(log distance with (eps - tau)/m above about 3e18 nats)");
     } else if (st == ABL_ERR_NO_MEMORY) {
         rc = abl_cli_internal_error("%s", abl_status_message(st));
     } else if (st != ABL_OK) {

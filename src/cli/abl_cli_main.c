@@ -1,4 +1,6 @@
 /* alibi-blind CLI: entry point, subcommand dispatch, option parsing and output. */
+/* realpath is XSI */
+#define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -104,7 +106,7 @@ int abl_cli_decimal(const char *opt, const char *text, int positive)
     mpq_init(q);
     int rc = 0;
     if (abl_decimal_to_mpq(text, q) != ABL_OK)
-        rc = abl_cli_usage_error("--%s: '%s' is not a finite decimal number", opt, text);
+        rc = abl_cli_usage_error("--%s: '%s' is not a finite decimal number (exponent at most 100000)", opt, text);
     else if (positive && mpq_sgn(q) <= 0)
         rc = abl_cli_usage_error("--%s: %s must be positive", opt, text);
     mpq_clear(q);
@@ -159,54 +161,116 @@ int abl_cli_output(const char *text, abl_output *out)
     return 0;
 }
 
-int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path)
+int abl_cli_outfile_open(abl_cli_outfile *o, const char *opt, const char *path)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
+    memset(o, 0, sizeof *o);
+    o->opt = opt;
+    if (path[0] == '\0')
+        return abl_cli_usage_error("--%s: empty file name", opt);
+    struct stat st;
+    /* Write through symlinks, and into devices and fifos, rather than replacing them. */
+    char *resolved = realpath(path, NULL);
+    o->target = strdup(resolved != NULL ? resolved : path);
+    free(resolved);
+    if (o->target == NULL)
+        return abl_cli_internal_error("out of memory");
+    if (stat(o->target, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if ((o->f = fopen(o->target, "w")) == NULL) {
+            int rc = abl_cli_usage_error("--%s: cannot open '%s': %s", opt, path, strerror(errno));
+            abl_cli_outfile_abort(o);
+            return rc;
+        }
+        return 0;
+    }
+    size_t len = strlen(o->target) + 16;
+    if ((o->tmp = malloc(len)) == NULL) {
+        abl_cli_outfile_abort(o);
+        return abl_cli_internal_error("out of memory");
+    }
+    snprintf(o->tmp, len, "%s.tmpXXXXXX", o->target);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0 || (o->f = fdopen(fd, "w")) == NULL) {
+        int rc = abl_cli_usage_error("--%s: cannot create '%s': %s", opt, path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(o->tmp);
+        }
+        free(o->tmp);
+        o->tmp = NULL;
+        abl_cli_outfile_abort(o);
+        return rc;
+    }
+    /* mkstemp creates 0600; give the file the mode a plain fopen would. */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    return 0;
+}
+
+int abl_cli_outfile_commit(abl_cli_outfile *o)
+{
+    int bad = o->f == NULL || ferror(o->f);
+    if (o->f != NULL)
+        bad |= fclose(o->f) != 0;
+    o->f = NULL;
+    if (!bad && o->tmp != NULL)
+        bad = rename(o->tmp, o->target) != 0;
+    int rc = bad ? abl_cli_usage_error("--%s: cannot write '%s': %s", o->opt, o->target, strerror(errno)) : 0;
+    if (bad && o->tmp != NULL)
+        unlink(o->tmp);
+    free(o->tmp);
+    free(o->target);
+    o->tmp = o->target = NULL;
+    return rc;
+}
+
+void abl_cli_outfile_abort(abl_cli_outfile *o)
+{
+    if (o->f != NULL)
+        fclose(o->f);
+    if (o->tmp != NULL)
+        unlink(o->tmp);
+    free(o->tmp);
+    free(o->target);
+    o->f = NULL;
+    o->tmp = o->target = NULL;
+}
+
+int abl_cli_render(const abl_report *r, abl_output fmt, char **buf, size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    FILE *mem = open_memstream(buf, len);
     if (mem == NULL)
         return abl_cli_internal_error("out of memory");
     abl_status st = abl_report_write(r, fmt, mem);
     if (fclose(mem) != 0 && st == ABL_OK)
         st = ABL_ERR_IO;
     if (st != ABL_OK) {
-        free(buf);
+        free(*buf);
+        *buf = NULL;
         return abl_cli_internal_error("cannot render the report: %s", abl_status_message(st));
     }
-    int rc = ABL_EXIT_OK;
+    return 0;
+}
+
+int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path)
+{
+    char *buf;
+    size_t len;
+    int rc = abl_cli_render(r, fmt, &buf, &len);
+    if (rc != 0)
+        return rc;
     if (path == NULL) {
         if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0)
             rc = abl_cli_internal_error("cannot write to standard output");
     } else {
-        /* Never leave a partial file: write beside it, then rename over it. */
-        size_t plen = strlen(path) + 16;
-        char *tmp = malloc(plen);
-        if (tmp == NULL) {
-            free(buf);
-            return abl_cli_internal_error("out of memory");
+        abl_cli_outfile o;
+        rc = abl_cli_outfile_open(&o, "output", path);
+        if (rc == 0) {
+            fwrite(buf, 1, len, o.f);
+            rc = abl_cli_outfile_commit(&o);
         }
-        snprintf(tmp, plen, "%s.tmpXXXXXX", path);
-        int fd = mkstemp(tmp);
-        if (fd >= 0) {
-            /* mkstemp creates 0600; give the file the mode a plain fopen would. */
-            mode_t mask = umask(0);
-            umask(mask);
-            fchmod(fd, 0666 & ~mask);
-        }
-        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-        if (f == NULL) {
-            if (fd >= 0)
-                close(fd);
-            rc = abl_cli_usage_error("--output: cannot create '%s': %s", path, strerror(errno));
-        } else {
-            int bad = fwrite(buf, 1, len, f) != len;
-            bad |= fclose(f) != 0;
-            if (bad || rename(tmp, path) != 0) {
-                unlink(tmp);
-                rc = abl_cli_usage_error("--output: cannot write '%s': %s", path, strerror(errno));
-            }
-        }
-        free(tmp);
     }
     free(buf);
     return rc;
@@ -237,8 +301,8 @@ static void print_main_help(void)
     for (size_t i = 0; i < NCOMMANDS; i++)
         printf("  %-11s %s\n", commands[i]->name, commands[i]->summary);
     printf("\n'alibi-blind COMMAND --help' describes a command's options. --version prints the version.\n"
-           "Exit status: 0 success, 1 a check found an unexplained difference, 2 bad usage or input,\n"
-           "3 internal or I/O error.\n");
+           "Exit status: 0 success, 1 a check found an unexplained difference, 2 bad usage or input\n"
+           "(including an unwritable --output), 3 internal error.\n");
 }
 
 /* Parse --name value / --name=value against the command's table. */
@@ -286,10 +350,8 @@ static int parse_options(const abl_cli_cmd *cmd, int argc, char **argv, const ch
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        print_main_help();
-        return ABL_EXIT_USAGE;
-    }
+    if (argc < 2)
+        return abl_cli_usage_error("no command given (see alibi-blind --help)");
     const char *name = argv[1];
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
         print_main_help();

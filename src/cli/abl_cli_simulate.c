@@ -66,6 +66,8 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
         return ABL_EXIT_USAGE;
     char err[512];
     const char *spec = abl_cli_value(cmd, v, "pipeline");
+    if (spec != NULL && spec[0] == '\0')
+        return abl_cli_usage_error("--pipeline: empty (presets: eager, flash2, bloom-hf, falcon-rw-hf, mpt)");
     if (abl_pipeline_parse(spec, &model, &cfg.pipeline, err, sizeof err) != ABL_OK)
         return abl_cli_usage_error("--pipeline: %s", err);
     if (abl_pipeline_check(&cfg.pipeline, err, sizeof err) != ABL_OK)
@@ -118,23 +120,18 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
 
     const char *wpath = abl_cli_value(cmd, v, "weights");
     dump_ctx dump = {NULL, 0};
-    char wtmp[4096];
+    abl_cli_outfile wfile;
+    memset(&wfile, 0, sizeof wfile);
     if (wpath != NULL) {
         if (predict)
             return abl_cli_usage_error("--weights: --predict computes no weights");
         if (cfg.context > 4096)
             return abl_cli_usage_error("--weights: N = %llu is too large to dump (at most 4096)",
                                        (unsigned long long)cfg.context);
-        /* beside the target, renamed over it only when everything succeeded */
-        snprintf(wtmp, sizeof wtmp, "%s.tmpXXXXXX", wpath);
-        int fd = strlen(wpath) + 12 < sizeof wtmp ? mkstemp(wtmp) : -1;
-        if (fd < 0 || (dump.f = fdopen(fd, "w")) == NULL) {
-            if (fd >= 0) {
-                close(fd);
-                unlink(wtmp);
-            }
-            return abl_cli_usage_error("--weights: cannot create '%s': %s", wpath, strerror(errno));
-        }
+        int wrc = abl_cli_outfile_open(&wfile, "weights", wpath);
+        if (wrc != 0)
+            return wrc;
+        dump.f = wfile.f;
         fprintf(dump.f, "# alibi-blind simulate: head,row,L|W,values of keys 0..row as binary32 bits (hex)\n");
         cfg.row_hook = dump_row;
         cfg.row_hook_ctx = &dump;
@@ -149,17 +146,6 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
     if (st == ABL_OK && (predict || compare))
         st = abl_predict_run(&cfg, &pred);
     int rc = ABL_EXIT_OK;
-    if (dump.f != NULL) {
-        dump.bad |= fclose(dump.f) != 0;
-        if (st != ABL_OK || dump.bad || rename(wtmp, wpath) != 0) {
-            unlink(wtmp);
-            if (st == ABL_OK) {
-                abl_simulation_free(&sim);
-                abl_prediction_free(&pred);
-                return abl_cli_usage_error("--weights: cannot write '%s': %s", wpath, strerror(errno));
-            }
-        }
-    }
     if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE) {
         rc = abl_cli_usage_error("--slopes: '%s': %s", cfg.slopes ? cfg.slopes : "press", abl_status_message(st));
     } else if (st == ABL_ERR_DEGENERATE) {
@@ -178,12 +164,18 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
         st = abl_simulation_report(&cfg, predict ? NULL : &sim, (predict || compare) ? &pred : NULL, &r);
         if (st != ABL_OK)
             rc = abl_cli_internal_error("%s", abl_status_message(st));
+        else if (dump.bad)
+            rc = abl_cli_usage_error("--weights: cannot write '%s'", wpath);
         else
             rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
         abl_report_free(r);
+        /* The weights file appears only beside a report that was written. */
+        if (rc == ABL_EXIT_OK && wpath != NULL)
+            rc = abl_cli_outfile_commit(&wfile);
         if (rc == ABL_EXIT_OK && compare && !abl_prediction_agrees(&sim, &pred))
             rc = ABL_EXIT_DIFFERS;
     }
+    abl_cli_outfile_abort(&wfile);
     abl_simulation_free(&sim);
     abl_prediction_free(&pred);
     return rc;

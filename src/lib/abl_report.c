@@ -491,6 +491,16 @@ static void csv_field(sbuf *b, const char *s)
     sb_putc(b, '"');
 }
 
+/* Text cells print negative numbers with U+2212; CSV is for programs, which want an ASCII '-'. */
+static void csv_cell(sbuf *b, const char *s)
+{
+    if (strncmp(s, "\xe2\x88\x92", 3) == 0 && s[3] >= '0' && s[3] <= '9') {
+        sb_putc(b, '-');
+        s += 3;
+    }
+    csv_field(b, s);
+}
+
 static void render_csv(const abl_report *r, sbuf *b)
 {
     if (r->ncols == 0) return;
@@ -502,7 +512,7 @@ static void render_csv(const abl_report *r, sbuf *b)
     for (size_t i = 0; i < r->nrows; i++) {
         for (size_t c = 0; c < r->ncols; c++) {
             if (c > 0) sb_putc(b, ',');
-            csv_field(b, cell_at(&r->rows[i], c)->text);
+            csv_cell(b, cell_at(&r->rows[i], c)->text);
         }
         sb_putc(b, '\n');
     }

@@ -118,7 +118,7 @@ static void test_sample_csv(void **state)
     abl_report *r = sample();
     assert_renders(r, ABL_OUT_CSV,
                    "head,slope,delta,blind,comment\n"
-                   "1,0.5,−3.25,yes,plain\n"
+                   "1,0.5,-3.25,yes,plain\n"
                    "2,0.25,—,no,\"a, b \"\"c\"\" | d\"\n"
                    "10,2^-8,≈ 12,,\n");
     abl_report_free(r);
@@ -268,6 +268,22 @@ static void test_csv_quoting(void **state)
     assert_renders(r, ABL_OUT_CSV,
                    "plain,\"with,comma\",q,nl\n"
                    "a b;c\tτ,\"x,y\",\"say \"\"hi\"\"\",\"l1\r\nl2\"\n");
+    abl_report_free(r);
+}
+
+/* CSV numbers get an ASCII minus; other cells starting with U+2212 (e.g. "−τ/32") keep it. */
+static void test_csv_minus(void **state)
+{
+    (void)state;
+    abl_report *r = abl_report_new("t", "rows");
+    assert_non_null(r);
+    assert_int_equal(abl_report_column(r, "tau", "τ", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "slope", "slope", ABL_ALIGN_LEFT), ABL_OK);
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "−92.5", "-92.5", NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "−τ/32", NULL, NULL), ABL_OK);
+    assert_renders(r, ABL_OUT_CSV, "tau,slope\n-92.5,−τ/32\n");
+    assert_renders(r, ABL_OUT_TEXT, "t\n\n    τ  slope\n-----  -----\n−92.5  −τ/32\n");
     abl_report_free(r);
 }
 
@@ -485,6 +501,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_rows_only),
+        cmocka_unit_test(test_csv_minus),
         cmocka_unit_test(test_sample_text),     cmocka_unit_test(test_sample_markdown),
         cmocka_unit_test(test_sample_csv),      cmocka_unit_test(test_sample_json),
         cmocka_unit_test(test_sample_latex),    cmocka_unit_test(test_title_only),

@@ -1,0 +1,41 @@
+#!/bin/sh
+# --output and --weights: written through symlinks and into fifos (never replaced), and a failed run
+# leaves no file behind. usage: output_files.sh BINARY
+set -u
+bin=$1
+dir=$(mktemp -d) || exit 99
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 99
+fail() { echo "FAIL: $*"; exit 1; }
+
+# A symlink stays a symlink; its target receives the report.
+: > real.txt
+ln -s real.txt link.txt
+"$bin" thresholds --output link.txt || fail "thresholds --output link.txt"
+[ -L link.txt ] || fail "the symlink was replaced"
+[ -s real.txt ] || fail "the symlink's target is empty"
+
+# A fifo stays a fifo and its reader gets the report.
+mkfifo pipe
+cat pipe > from-pipe.txt &
+"$bin" thresholds --output pipe || fail "thresholds --output pipe"
+wait
+[ -p pipe ] || fail "the fifo was replaced"
+cmp -s from-pipe.txt real.txt || fail "the fifo's reader got something else"
+
+# A bad option value writes nothing; an existing file is left as it was.
+echo keep > kept.txt
+"$bin" analyze --heads 0 --ctx 10 --output kept.txt 2>/dev/null && fail "bad --heads accepted"
+[ "$(cat kept.txt)" = keep ] || fail "a failed run changed its --output file"
+"$bin" analyze --heads 0 --ctx 10 --output new.txt 2>/dev/null
+[ -e new.txt ] && fail "a failed run created its --output file"
+
+# simulate: the weights file appears only beside a report that was written.
+"$bin" simulate --heads 1 --ctx 16 --weights w.txt --output missing-dir/report.txt 2>/dev/null && fail "unwritable --output accepted"
+[ -e w.txt ] && fail "a failed simulate left its --weights file"
+"$bin" simulate --heads 1 --ctx 16 --weights w.txt --output report.txt || fail "simulate --weights"
+[ -s w.txt ] && [ -s report.txt ] || fail "simulate wrote no weights or report"
+
+# No temporary files are left anywhere.
+ls -a | grep -q 'tmp' && fail "temporary files left: $(ls -a | grep tmp)"
+echo "output files: ok"
