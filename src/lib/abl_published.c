@@ -282,6 +282,31 @@ static abl_status load_one(abl_published *p, abl_published_file f, const char *t
             return ABL_ERR_PARSE;
         }
     }
+    /* Each published item once: a repeated row (or a repeated header) would be checked twice or
+     * mistaken for data, and an empty table would make every documented difference look stale. */
+    const abl_csv *csv = &p->files[f];
+    const char *key = required[f][0], *key2 = f == ABL_PUB_TABLE4 ? "format" : NULL;
+    if (csv->rows == 0) {
+        if (err != NULL)
+            snprintf(err, errlen, "%s: no rows", file_names[f]);
+        return ABL_ERR_PARSE;
+    }
+    for (size_t r = 0; r < csv->rows; r++) {
+        const char *k = abl_csv_get(csv, r, key), *k2 = key2 ? abl_csv_get(csv, r, key2) : "";
+        if (strcmp(k, key) == 0) {
+            if (err != NULL)
+                snprintf(err, errlen, "%s: line %zu repeats the header", file_names[f], r + 2);
+            return ABL_ERR_PARSE;
+        }
+        for (size_t q = 0; q < r; q++) {
+            if (strcmp(abl_csv_get(csv, q, key), k) == 0 && (key2 == NULL || strcmp(abl_csv_get(csv, q, key2), k2) == 0)) {
+                if (err != NULL)
+                    snprintf(err, errlen, "%s: line %zu repeats '%s%s%s' of line %zu", file_names[f], r + 2, k,
+                             key2 ? " " : "", k2, q + 2);
+                return ABL_ERR_PARSE;
+            }
+        }
+    }
     return ABL_OK;
 }
 

@@ -1,0 +1,3 @@
+reproduce
+--published
+@DATA@/published-duprow
