@@ -466,10 +466,124 @@ static void test_custom_formats(void **state)
     assert_true(r.agrees);
 }
 
+/* RNE exp(x) in binary32 with gradual underflow, computed here with MPFR's own binary32 emulation
+ * recipe (MPFR manual, "mpfr_subnormalize": exponent range -148..128, round, subnormalize). */
+static float cr_expf(float v)
+{
+    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+    mpfr_t x, y;
+    mpfr_init2(x, 24);
+    mpfr_init2(y, 24);
+    mpfr_set_emin(-148);
+    mpfr_set_emax(128);
+    mpfr_set_flt(x, v, MPFR_RNDN);
+    int inex = mpfr_exp(y, x, MPFR_RNDN);
+    mpfr_subnormalize(y, inex, MPFR_RNDN);
+    float r = mpfr_get_flt(y, MPFR_RNDN);   /* exact: y is a binary32 value, 0 or +Inf */
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
+    mpfr_clear(x);
+    mpfr_clear(y);
+    return r;
+}
+
+static uint32_t bits_of(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* The scan's counts recounted here: every float of [lo, hi] by its bit pattern, the host's expf and
+ * exp2f(x * fp32(log2 e)) (verify.h's "kernels' form") against cr_expf above. The host functions are
+ * the host's business; what is checked is that the scan counts, classifies and brackets them right. */
+typedef struct libm_count {
+    uint64_t inputs, expf_differs, exp2f_differs, expf_tiny, exp2f_tiny;
+    float expf_first[4], exp2f_first[4];
+    unsigned expf_nfirst, exp2f_nfirst;
+    float last_zero[3], first_nonzero[3], last_finite[3], first_inf[3];
+    int zero_seen[3], nonzero_seen[3], finite_seen[3], inf_seen[3];
+} libm_count;
+
+static void count_libm(float lo, float hi, libm_count *c)
+{
+    memset(c, 0, sizeof *c);
+    volatile float log2e = (float)1.4426950408889634074;   /* RN32(log2 e) = 0x1.715476p+0 */
+    assert_true(bits_of(log2e) == 0x3fb8aa3bu);
+    for (float v = lo;; v = nextafterf(v, INFINITY)) {
+        float r[3] = {cr_expf(v), expf(v), exp2f(v * log2e)};
+        int tiny = fabsf(r[0]) < 0x1p-126f;   /* subnormal or zero */
+        c->inputs++;
+        if (bits_of(r[1]) != bits_of(r[0])) {
+            if (c->expf_nfirst < 4)
+                c->expf_first[c->expf_nfirst++] = v;
+            c->expf_differs++;
+            c->expf_tiny += tiny;
+        }
+        if (bits_of(r[2]) != bits_of(r[0])) {
+            if (c->exp2f_nfirst < 4)
+                c->exp2f_first[c->exp2f_nfirst++] = v;
+            c->exp2f_differs++;
+            c->exp2f_tiny += tiny;
+        }
+        for (int k = 0; k < 3; k++) {
+            /* increasing scan: the last zero is the largest, the first non-zero the smallest */
+            if (r[k] == 0.0f) {
+                c->last_zero[k] = v;
+                c->zero_seen[k] = 1;
+            } else if (!c->nonzero_seen[k]) {
+                c->first_nonzero[k] = v;
+                c->nonzero_seen[k] = 1;
+            }
+            if (isinf(r[k])) {
+                if (!c->inf_seen[k])
+                    c->first_inf[k] = v;
+                c->inf_seen[k] = 1;
+            } else {
+                c->last_finite[k] = v;
+                c->finite_seen[k] = 1;
+            }
+        }
+        if (v >= hi)
+            break;
+    }
+}
+
+static void check_scan(float lo, float hi, const abl_verify_libm *l)
+{
+    libm_count c;
+    count_libm(lo, hi, &c);
+    assert_int_equal(l->inputs, c.inputs);
+    assert_int_equal(l->expf_differs, c.expf_differs);
+    assert_int_equal(l->exp2f_differs, c.exp2f_differs);
+    assert_int_equal(l->expf_differs_tiny, c.expf_tiny);
+    assert_int_equal(l->exp2f_differs_tiny, c.exp2f_tiny);
+    assert_int_equal(l->expf_nfirst, c.expf_nfirst);
+    assert_int_equal(l->exp2f_nfirst, c.exp2f_nfirst);
+    for (unsigned k = 0; k < c.expf_nfirst; k++)
+        assert_int_equal(bits_of(l->expf_first[k]), bits_of(c.expf_first[k]));
+    for (unsigned k = 0; k < c.exp2f_nfirst; k++)
+        assert_int_equal(bits_of(l->exp2f_first[k]), bits_of(c.exp2f_first[k]));
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(l->have_zero_bracket[k], c.zero_seen[k] | c.nonzero_seen[k] << 1);
+        assert_int_equal(l->have_inf_bracket[k], c.finite_seen[k] | c.inf_seen[k] << 1);
+        if (c.zero_seen[k])
+            assert_int_equal(bits_of(l->zero_last[k]), bits_of(c.last_zero[k]));
+        if (c.nonzero_seen[k])
+            assert_int_equal(bits_of(l->nonzero_first[k]), bits_of(c.first_nonzero[k]));
+        if (c.finite_seen[k])
+            assert_int_equal(bits_of(l->finite_last[k]), bits_of(c.last_finite[k]));
+        if (c.inf_seen[k])
+            assert_int_equal(bits_of(l->inf_first[k]), bits_of(c.first_inf[k]));
+    }
+}
+
 /*
- * The libm scan's reference side: every float in [-103.98, -103.96] (bits 0xc2cff5c3 down to
- * 0xc2cfeb85, i.e. 0xa3f inputs) brackets the RN zero boundary at the fp32 rn-zero inputs above.
- * The host's expf is only checked for consistency: its values are the host's business.
+ * The libm scan. Its reference side: every float in [-103.98, -103.96] (bits 0xc2cff5c3 down to
+ * 0xc2cfeb85, i.e. 0xa3f inputs) brackets the RN zero boundary at the fp32 rn-zero inputs above;
+ * every float in [88.72, 88.73] brackets the overflow boundary (rn-overflow 88.7228390819, SPEC §3:
+ * 0x42b17217 = 88.72283172607421875 is finite, 0x42b17218 = 88.72283935546875 overflows). Its host
+ * side (how many expf/exp2f results differ, where, their brackets) against the recount above.
  */
 static void test_libm_scan(void **state)
 {
@@ -479,12 +593,17 @@ static void test_libm_scan(void **state)
     assert_int_equal(abl_verify_libm_scan(-103.98f, -103.96f, &l), ABL_OK);
     assert_int_equal(l.inputs, 0xc2cff5c3u - 0xc2cfeb85u + 1);
     assert_int_equal(l.have_zero_bracket[0], 3);
-    uint32_t a, b;
-    memcpy(&a, &l.zero_last[0], sizeof a);
-    memcpy(&b, &l.nonzero_first[0], sizeof b);
-    assert_int_equal(a, 0xc2cff1b5u);
-    assert_int_equal(b, 0xc2cff1b4u);
-    assert_true(l.expf_differs <= l.inputs && l.exp2f_differs <= l.inputs);
+    assert_int_equal(bits_of(l.zero_last[0]), 0xc2cff1b5u);
+    assert_int_equal(bits_of(l.nonzero_first[0]), 0xc2cff1b4u);
+    check_scan(-103.98f, -103.96f, &l);
+
+    abl_verify_libm_init(&l);
+    assert_int_equal(abl_verify_libm_scan(88.72f, 88.73f, &l), ABL_OK);
+    assert_int_equal(l.have_inf_bracket[0], 3);
+    assert_int_equal(bits_of(l.finite_last[0]), 0x42b17217u);
+    assert_int_equal(bits_of(l.inf_first[0]), 0x42b17218u);
+    check_scan(88.72f, 88.73f, &l);
+
     assert_int_equal(abl_verify_libm_scan(1.0f, 0.0f, &l), ABL_ERR_INVALID_ARGUMENT);
 }
 
