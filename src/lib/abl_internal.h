@@ -46,6 +46,13 @@ typedef struct abl_mpfr_range {
 abl_mpfr_range abl_mpfr_range_widen(void);
 void abl_mpfr_range_restore(abl_mpfr_range saved);
 
+/* printf into an optional message buffer (err may be NULL): the detail behind a returned status. */
+void abl_set_error(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /* Working precision for the first try of a Ziv loop, and the cap past which it stops widening. */
 #define ABL_ZIV_START_PREC 128
 #define ABL_ZIV_MAX_PREC (1L << 17)

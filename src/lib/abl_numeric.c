@@ -1,5 +1,6 @@
 /* alibi-blind: exact decimal parsing and correctly rounded printing shared by the modules. */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -176,4 +177,14 @@ void abl_mpfr_range_restore(abl_mpfr_range saved)
 {
     mpfr_set_emin(saved.emin);
     mpfr_set_emax(saved.emax);
+}
+
+void abl_set_error(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err == NULL || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
 }

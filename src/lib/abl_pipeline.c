@@ -8,6 +8,7 @@
 #include <string.h>
 #include "abl/decimal.h"
 #include "abl/pipeline.h"
+#include "abl_internal.h"
 
 static const char *const k_forms[ABL_BIAS_FORM_COUNT] = {"relative", "absolute", "symmetric", "trailing"};
 static const char *const k_softmax[] = {"eager", "flash"};
@@ -51,15 +52,6 @@ const char *abl_exp_model_name(abl_exp_model e)
     return (unsigned)e < 2 ? k_exps[e] : "?";
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err == NULL || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static abl_format named(const char *name)
 {
@@ -159,7 +151,7 @@ abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *valu
         if (strcmp(value, "model") == 0) {
             *dtype = model;
         } else if (abl_format_lookup(value, dtype) != ABL_OK) {
-            set_err(err, errlen, "%s: unknown floating-point format '%s' (known: %s, eXmY, or model)", field, value,
+            abl_set_error(err, errlen, "%s: unknown floating-point format '%s' (known: %s, eXmY, or model)", field, value,
                     abl_format_names());
             return ABL_ERR_UNKNOWN_DTYPE;
         }
@@ -169,32 +161,32 @@ abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *valu
     long v;
     if (strcmp(field, "bias-form") == 0) {
         if ((k = lookup(k_forms, ABL_BIAS_FORM_COUNT, value)) < 0) {
-            set_err(err, errlen, "bias-form: unknown form '%s' (known: relative, absolute, symmetric, trailing)",
+            abl_set_error(err, errlen, "bias-form: unknown form '%s' (known: relative, absolute, symmetric, trailing)",
                     value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->bias_form = (abl_bias_form)k;
     } else if (strcmp(field, "softmax") == 0) {
         if ((k = lookup(k_softmax, 2, value)) < 0) {
-            set_err(err, errlen, "softmax: unknown kind '%s' (known: eager, flash)", value);
+            abl_set_error(err, errlen, "softmax: unknown kind '%s' (known: eager, flash)", value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->softmax = (abl_softmax_kind)k;
     } else if (strcmp(field, "sum") == 0) {
         if ((k = lookup(k_sums, 4, value)) < 0) {
-            set_err(err, errlen, "sum: unknown order '%s' (known: exact, sequential, vec8, vec16)", value);
+            abl_set_error(err, errlen, "sum: unknown order '%s' (known: exact, sequential, vec8, vec16)", value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->sum = (abl_sum_order)k;
     } else if (strcmp(field, "exp") == 0) {
         if ((k = lookup(k_exps, 2, value)) < 0) {
-            set_err(err, errlen, "exp: unknown model '%s' (known: correct, sleef)", value);
+            abl_set_error(err, errlen, "exp: unknown model '%s' (known: correct, sleef)", value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->exp = (abl_exp_model)k;
     } else if (strcmp(field, "normalise") == 0 || strcmp(field, "normalize") == 0) {
         if ((k = lookup(k_norms, 2, value)) < 0) {
-            set_err(err, errlen, "normalise: unknown mode '%s' (known: reciprocal, divide)", value);
+            abl_set_error(err, errlen, "normalise: unknown mode '%s' (known: reciprocal, divide)", value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->normalise = (abl_normalise)k;
@@ -205,24 +197,24 @@ abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *valu
         int pos = st == ABL_OK && mpq_sgn(q) > 0;
         mpq_clear(q);
         if (!pos || strlen(value) >= sizeof p->bias_scale) {
-            set_err(err, errlen, "bias-scale: '%s' is not a positive decimal number", value);
+            abl_set_error(err, errlen, "bias-scale: '%s' is not a positive decimal number", value);
             return ABL_ERR_BAD_NUMBER;
         }
         snprintf(p->bias_scale, sizeof p->bias_scale, "%s", value);
     } else if (strcmp(field, "head-dim") == 0) {
         if (!parse_int(value, 1, 65536, &v)) {
-            set_err(err, errlen, "head-dim: '%s' is not an integer from 1 to 65536", value);
+            abl_set_error(err, errlen, "head-dim: '%s' is not an integer from 1 to 65536", value);
             return ABL_ERR_BAD_NUMBER;
         }
         p->head_dim = (int)v;
     } else if (strcmp(field, "block") == 0) {
         if (!parse_int(value, 0, 1L << 24, &v)) {
-            set_err(err, errlen, "block: '%s' is not an integer from 0 to 16777216", value);
+            abl_set_error(err, errlen, "block: '%s' is not an integer from 0 to 16777216", value);
             return ABL_ERR_BAD_NUMBER;
         }
         p->block = (int)v;
     } else {
-        set_err(err, errlen, "unknown pipeline field '%s' (known: %s)", field, abl_pipeline_field_names());
+        abl_set_error(err, errlen, "unknown pipeline field '%s' (known: %s)", field, abl_pipeline_field_names());
         return ABL_ERR_INVALID_ARGUMENT;
     }
     return ABL_OK;
@@ -245,16 +237,16 @@ abl_status abl_pipeline_parse(const char *spec, const abl_format *model_dtype, a
     char *tok = strtok_r(copy, ",", &save);
     abl_pipeline p;
     if (tok == NULL || spec[0] == ',' || spec[n - 1] == ',' || strstr(spec, ",,") != NULL) {
-        set_err(err, errlen, "'%s' is not PRESET[,FIELD=VALUE...]", spec);
+        abl_set_error(err, errlen, "'%s' is not PRESET[,FIELD=VALUE...]", spec);
         st = ABL_ERR_INVALID_ARGUMENT;
     } else if (abl_pipeline_preset(tok, model_dtype, &p) != ABL_OK) {
-        set_err(err, errlen, "unknown pipeline preset '%s' (known: %s)", tok, abl_pipeline_preset_names());
+        abl_set_error(err, errlen, "unknown pipeline preset '%s' (known: %s)", tok, abl_pipeline_preset_names());
         st = ABL_ERR_INVALID_ARGUMENT;
     }
     while (st == ABL_OK && (tok = strtok_r(NULL, ",", &save)) != NULL) {
         char *eq = strchr(tok, '=');
         if (eq == NULL || eq == tok) {
-            set_err(err, errlen, "'%s' is not FIELD=VALUE (fields: %s)", tok, abl_pipeline_field_names());
+            abl_set_error(err, errlen, "'%s' is not FIELD=VALUE (fields: %s)", tok, abl_pipeline_field_names());
             st = ABL_ERR_INVALID_ARGUMENT;
             break;
         }
@@ -286,7 +278,7 @@ abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen)
     };
     for (size_t i = 0; i < sizeof dts / sizeof dts[0]; i++) {
         if (!fits_binary32(dts[i].f)) {
-            set_err(err, errlen, "%s=%s: the emulator holds every pipeline dtype in binary32 (precision <= 24, "
+            abl_set_error(err, errlen, "%s=%s: the emulator holds every pipeline dtype in binary32 (precision <= 24, "
                     "exponents inside binary32's)", dts[i].field, dts[i].f->name);
             return ABL_ERR_UNSUPPORTED;
         }
@@ -296,13 +288,13 @@ abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen)
         const char *names[] = {"product-dtype", "bias-dtype", "logit-dtype"};
         for (int i = 0; i < 3; i++) {
             if (strcmp(fs[i]->name, "fp32") != 0) {
-                set_err(err, errlen, "%s=%s: softmax=flash adds the bias to the fp32 scores inside the kernel "
+                abl_set_error(err, errlen, "%s=%s: softmax=flash adds the bias to the fp32 scores inside the kernel "
                         "(use fp32)", names[i], fs[i]->name);
                 return ABL_ERR_UNSUPPORTED;
             }
         }
         if (p->exp != ABL_EXP_CORRECT) {
-            set_err(err, errlen, "exp=%s: softmax=flash models exp2 (correctly rounded); exp applies to eager",
+            abl_set_error(err, errlen, "exp=%s: softmax=flash models exp2 (correctly rounded); exp applies to eager",
                     abl_exp_model_name(p->exp));
             return ABL_ERR_UNSUPPORTED;
         }
@@ -311,7 +303,7 @@ abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen)
         int one = abl_decimal_to_mpq(p->bias_scale, q) == ABL_OK && mpq_cmp_ui(q, 1, 1) == 0;
         mpq_clear(q);
         if (!one) {
-            set_err(err, errlen, "bias-scale=%s: softmax=flash applies the softmax scale itself (head-dim)",
+            abl_set_error(err, errlen, "bias-scale=%s: softmax=flash applies the softmax scale itself (head-dim)",
                     p->bias_scale);
             return ABL_ERR_UNSUPPORTED;
         }

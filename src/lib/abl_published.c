@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "abl/published.h"
+#include "abl_internal.h"
 #include "abl_published_data.h"
 
 /* ---------------------------------------------------------------- CSV */
@@ -53,21 +54,7 @@ void abl_csv_free(abl_csv *csv)
     memset(csv, 0, sizeof *csv);
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err == NULL || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* One field starting at text[*i]; the unquoted text goes to buf (room for len + 1 bytes). */
 static abl_status read_field(const char *text, size_t len, size_t *i, size_t *line, char *buf, size_t *n, char *err,
@@ -79,7 +66,7 @@ static abl_status read_field(const char *text, size_t len, size_t *i, size_t *li
         k++;
         for (;;) {
             if (k >= len) {
-                set_err(err, errlen, "line %zu: unterminated quoted field", open_line);
+                abl_set_error(err, errlen, "line %zu: unterminated quoted field", open_line);
                 return ABL_ERR_PARSE;
             }
             if (text[k] == '"') {
@@ -96,13 +83,13 @@ static abl_status read_field(const char *text, size_t len, size_t *i, size_t *li
             buf[m++] = text[k++];
         }
         if (k < len && text[k] != ',' && text[k] != '\n' && text[k] != '\r') {
-            set_err(err, errlen, "line %zu: text after a closing quote", *line);
+            abl_set_error(err, errlen, "line %zu: text after a closing quote", *line);
             return ABL_ERR_PARSE;
         }
     } else {
         while (k < len && text[k] != ',' && text[k] != '\n' && text[k] != '\r') {
             if (text[k] == '"') {
-                set_err(err, errlen, "line %zu: quote inside an unquoted field", *line);
+                abl_set_error(err, errlen, "line %zu: quote inside an unquoted field", *line);
                 return ABL_ERR_PARSE;
             }
             buf[m++] = text[k++];
@@ -120,7 +107,7 @@ abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char *err, 
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
     if (len == 0) {
-        set_err(err, errlen, "empty file");
+        abl_set_error(err, errlen, "empty file");
         return ABL_ERR_PARSE;
     }
     char *buf = malloc(len + 1);
@@ -132,7 +119,7 @@ abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char *err, 
     while (i < len && st == ABL_OK) {
         size_t record_line = line, fields = 0;
         if (text[i] == '\n' || text[i] == '\r') {
-            set_err(err, errlen, "line %zu: blank line", line);
+            abl_set_error(err, errlen, "line %zu: blank line", line);
             st = ABL_ERR_PARSE;
             break;
         }
@@ -159,7 +146,7 @@ abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char *err, 
         /* End of record: LF, CRLF or the end of the text. */
         if (i < len && text[i] == '\r') {
             if (i + 1 >= len || text[i + 1] != '\n') {
-                set_err(err, errlen, "line %zu: carriage return without line feed", line);
+                abl_set_error(err, errlen, "line %zu: carriage return without line feed", line);
                 st = ABL_ERR_PARSE;
                 break;
             }
@@ -171,7 +158,7 @@ abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char *err, 
         if (cols == 0) {
             cols = fields;
         } else if (fields != cols) {
-            set_err(err, errlen, "line %zu: %zu fields, the header has %zu", record_line, fields, cols);
+            abl_set_error(err, errlen, "line %zu: %zu fields, the header has %zu", record_line, fields, cols);
             st = ABL_ERR_PARSE;
         }
     }
