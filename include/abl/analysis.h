@@ -73,6 +73,7 @@ typedef struct abl_analysis {
     int heads;
     abl_head_result *results;     /* sorted steepest first */
     int blind_heads;
+    mpz_t row_attended, matrix_attended;  /* per head: attended keys of the last row, of the matrix */
     mpq_t row_fraction, matrix_fraction;
 } abl_analysis;
 

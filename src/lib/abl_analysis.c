@@ -93,6 +93,8 @@ void abl_analysis_free(abl_analysis *a)
         a->results = NULL;
     }
     abl_schedule_free(&a->schedule);
+    mpz_clear(a->row_attended);
+    mpz_clear(a->matrix_attended);
     mpq_clear(a->row_fraction);
     mpq_clear(a->matrix_fraction);
 }
@@ -141,6 +143,8 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
     if (cfg == NULL || a == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     memset(a, 0, sizeof *a);
+    mpz_init(a->row_attended);
+    mpz_init(a->matrix_attended);
     mpq_init(a->row_fraction);
     mpq_init(a->matrix_fraction);
     a->config = *cfg;
@@ -226,11 +230,6 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
     char neg_z[80];
     if (c->softcap != NULL)
         snprintf(neg_z, sizeof neg_z, "-%s", c->softcap);
-    abl_delta *deltas = malloc((size_t)a->heads * sizeof *deltas);
-    if (deltas == NULL) {
-        free(sorted);
-        return ABL_ERR_NO_MEMORY;
-    }
     for (int i = 0; i < a->heads && st == ABL_OK; i++) {
         abl_head_result *h = &a->results[i];
         h->slope = sorted[i];
@@ -256,33 +255,33 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
         h->blind_in_context = abl_delta_lt_u64(&h->delta, c->context);
         h->window_masks = c->window > 0 && !abl_delta_lt_u64(&h->delta, c->window);
         a->blind_heads += h->blind_in_context;
-        abl_fraction_head_counts(&h->delta, c->context, c->window, h->row_blind, h->matrix_blind);
-        if (c->level == ABL_LEVEL_WEIGHT)
+        st = abl_fraction_head_counts(&h->delta, c->context, c->window, h->row_blind, h->matrix_blind);
+        /* At weight level each row has its own S, so the matrix count walks the rows' deltas. */
+        if (st == ABL_OK && c->level == ABL_LEVEL_WEIGHT)
             st = weight_matrix_blind(&h->slope, q, c->context, c->window, &h->delta, h->matrix_blind);
-        deltas[i] = h->delta; /* shallow: only read by the fraction functions below */
     }
-    if (st == ABL_OK)
-        st = abl_fraction_row(deltas, a->heads, c->context, c->window, a->row_fraction);
-    if (st == ABL_OK && c->level == ABL_LEVEL_EXPONENT)
-        st = abl_fraction_matrix(deltas, a->heads, c->context, c->window, a->matrix_fraction);
-    if (st == ABL_OK && c->level == ABL_LEVEL_WEIGHT) {
-        /* Each row has its own S: sum the per-head counts over the attended entries. */
-        mpz_t sum, rows, total;
-        mpz_inits(sum, rows, total, (mpz_ptr)0);
-        for (int i = 0; i < a->heads; i++)
-            mpz_add(sum, sum, a->results[i].matrix_blind);
+    if (st == ABL_OK) {
+        /* Layer fractions: the per-head counts over H times the attended entries of one head (a head
+         * blind from distance 0 loses them all). */
         abl_delta zero;
         abl_delta_init(&zero);
         zero.exact = 1;
-        abl_fraction_head_counts(&zero, c->context, c->window, rows, total);
+        st = abl_fraction_head_counts(&zero, c->context, c->window, a->row_attended, a->matrix_attended);
         abl_delta_clear(&zero);
-        mpz_mul_ui(total, total, (unsigned long)a->heads);
-        mpq_set_num(a->matrix_fraction, sum);
-        mpq_set_den(a->matrix_fraction, total);
+        mpz_t row, mat;
+        mpz_inits(row, mat, (mpz_ptr)0);
+        for (int i = 0; i < a->heads; i++) {
+            mpz_add(row, row, a->results[i].row_blind);
+            mpz_add(mat, mat, a->results[i].matrix_blind);
+        }
+        mpq_set_num(a->row_fraction, row);
+        mpz_mul_ui(mpq_denref(a->row_fraction), a->row_attended, (unsigned long)a->heads);
+        mpq_canonicalize(a->row_fraction);
+        mpq_set_num(a->matrix_fraction, mat);
+        mpz_mul_ui(mpq_denref(a->matrix_fraction), a->matrix_attended, (unsigned long)a->heads);
         mpq_canonicalize(a->matrix_fraction);
-        mpz_clears(sum, rows, total, (mpz_ptr)0);
+        mpz_clears(row, mat, (mpz_ptr)0);
     }
-    free(deltas);
     free(sorted);
     return st;
 }
@@ -416,16 +415,6 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     abl_report_column(r, "row_fraction", "row %", ABL_ALIGN_RIGHT);
     abl_report_column(r, "matrix_fraction", "matrix %", ABL_ALIGN_RIGHT);
 
-    mpz_t row_total, mat_total;
-    mpz_inits(row_total, mat_total, (mpz_ptr)0);
-    {
-        /* A head blind from distance 0 loses every attended entry: the per-head denominators. */
-        abl_delta zero;
-        abl_delta_init(&zero);
-        zero.exact = 1;
-        abl_fraction_head_counts(&zero, c->context, c->window, row_total, mat_total);
-        abl_delta_clear(&zero);
-    }
     for (int i = 0; i < a->heads; i++) {
         const abl_head_result *h = &a->results[i];
         abl_report_row(r);
@@ -476,12 +465,11 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
             abl_report_cell(r, h->window_masks ? "yes" : "no", h->window_masks ? "true" : "false", NULL);
         mpz_get_str(t, 10, h->row_blind);
         abl_report_cell(r, t, t, NULL);
-        percent_of(h->row_blind, row_total, t, sizeof t, j, sizeof j);
+        percent_of(h->row_blind, a->row_attended, t, sizeof t, j, sizeof j);
         abl_report_cell(r, t, j, NULL);
-        percent_of(h->matrix_blind, mat_total, t, sizeof t, j, sizeof j);
+        percent_of(h->matrix_blind, a->matrix_attended, t, sizeof t, j, sizeof j);
         abl_report_cell(r, t, j, NULL);
     }
-    mpz_clears(row_total, mat_total, (mpz_ptr)0);
 
     snprintf(t, sizeof t, "%d of %d", a->blind_heads, a->heads);
     snprintf(j, sizeof j, "%d", a->blind_heads);

@@ -162,7 +162,6 @@ abl_status abl_verify_decode(const abl_format *fmt, uint64_t bits, mpfr_t x, int
 
 /* ------------------------------------------------------------------ the emulated exponential */
 
-
 /*
  * SPEC §2 recipe; the widest range must be active. Rounding in the wide range first, then
  * check_range and subnormalize in the format's range, gives a single correct rounding.
