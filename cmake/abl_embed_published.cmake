@@ -5,7 +5,7 @@ set(ABL_PUBLISHED_FILES table1.csv table4.csv table5.csv table8.csv claims.csv)
 set(ABL_PUBLISHED_SOURCE ${CMAKE_BINARY_DIR}/generated/abl_published_data.c)
 
 set(_abl_src "/* Generated from tables/published/ by cmake/abl_embed_published.cmake: do not edit. */\n")
-string(APPEND _abl_src "#include \"abl_published_data.h\"\n")
+string(APPEND _abl_src "#include \"paper/abl_published_data.h\"\n")
 set(_abl_entries "")
 set(_abl_i 0)
 foreach(_abl_f ${ABL_PUBLISHED_FILES})

@@ -5,22 +5,26 @@
 
 #define ABL_VERSION_STRING "0.1.0"
 
-#include "abl/status.h"
-#include "abl/decimal.h"
-#include "abl/format.h"
-#include "abl/threshold.h"
-#include "abl/convention.h"
-#include "abl/slope.h"
-#include "abl/blindness.h"
-#include "abl/fraction.h"
-#include "abl/report.h"
-#include "abl/analysis.h"
-#include "abl/tables.h"
-#include "abl/published.h"
-#include "abl/paper.h"
-#include "abl/reproduce.h"
-#include "abl/verify.h"
-#include "abl/pipeline.h"
-#include "abl/simulate.h"
+/* core: slope schedule -> threshold engine -> blindness distances, fractions, mitigations */
+#include "abl/core/status.h"
+#include "abl/core/decimal.h"
+#include "abl/core/format.h"
+#include "abl/core/threshold.h"
+#include "abl/core/convention.h"
+#include "abl/core/slope.h"
+#include "abl/core/blindness.h"
+#include "abl/core/fraction.h"
+#include "abl/core/analysis.h"
+/* kernel: real attention pipelines (rounding, simulation, prediction, verification) */
+#include "abl/kernel/pipeline.h"
+#include "abl/kernel/simulate.h"
+#include "abl/kernel/verify.h"
+/* paper: the paper's tables, published values and their reproduction */
+#include "abl/paper/tables.h"
+#include "abl/paper/published.h"
+#include "abl/paper/paper.h"
+#include "abl/paper/reproduce.h"
+/* report: one report model, rendered as text, markdown, csv, json, latex */
+#include "abl/report/report.h"
 
 #endif

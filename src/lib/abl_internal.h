@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <gmp.h>
 #include <mpfr.h>
-#include "abl/status.h"
-#include "abl/decimal.h"
+#include "abl/core/status.h"
+#include "abl/core/decimal.h"
 
 
 /*

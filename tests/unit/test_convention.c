@@ -15,7 +15,7 @@
 
 #include <string.h>
 
-#include "abl/convention.h"
+#include "abl/core/convention.h"
 
 static const struct {
     abl_convention conv;

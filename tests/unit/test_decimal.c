@@ -14,7 +14,7 @@
 #include <string.h>
 #include <gmp.h>
 
-#include "abl/decimal.h"
+#include "abl/core/decimal.h"
 
 /* text must parse to exactly num/den (den > 0, gcd 1: GMP's canonical form, which every mpq
  * function other than mpq_canonicalize assumes). */

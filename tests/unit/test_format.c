@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "abl/format.h"
+#include "abl/core/format.h"
 
 #define F_IEEE (ABL_FMT_HAS_INF | ABL_FMT_HAS_NAN | ABL_FMT_NEG_ZERO)
 

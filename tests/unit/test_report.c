@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "abl/report.h"
+#include "abl/report/report.h"
 
 /* Render into a heap string (open_memstream) so outputs compare as plain C strings. */
 static char *render(const abl_report *r, abl_output fmt)

@@ -12,7 +12,7 @@
 #include <gmp.h>
 #include <mpfr.h>
 #include "alibi_blind.h"
-#include "abl_round.h"
+#include "kernel/abl_round.h"
 
 /* The reference: round x at precision p in the wide range, narrow the range to the format's
  * (MPFR emin = emin - p + 2, emax = emax + 1), check_range, subnormalize; past the largest finite

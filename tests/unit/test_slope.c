@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "abl/slope.h"
+#include "abl/core/slope.h"
 
 #define TAU_BF16 (-126L) /* ftz kind of bf16/fp32: ln(2^-126) = -87.3365 (SPEC §3) */
 

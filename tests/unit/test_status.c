@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "abl/status.h"
+#include "abl/core/status.h"
 
 #define LAST_CODE ABL_ERR_MISMATCH
 

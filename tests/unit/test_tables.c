@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "abl/tables.h"
+#include "abl/paper/tables.h"
 
 static abl_format fmt(const char *name)
 {

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "abl/threshold.h"
+#include "abl/core/threshold.h"
 
 static const abl_format *fmt(const char *name)
 {

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "abl/verify.h"
+#include "abl/kernel/verify.h"
 
 static abl_format fmt(const char *name)
 {

@@ -1,0 +1,89 @@
+/* alibi-blind: a whole layer analysed — slopes -> thresholds -> blindness and fractions,
+ * with mitigations (paper §3.4) applied — and its report. */
+#ifndef ABL_ANALYSIS_H
+#define ABL_ANALYSIS_H
+
+#include <stdint.h>
+#include <gmp.h>
+#include "abl/core/status.h"
+#include "abl/core/format.h"
+#include "abl/core/convention.h"
+#include "abl/core/slope.h"
+#include "abl/core/blindness.h"
+#include "abl/report/report.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Mitigations of the paper (§3.4, §4.3), combinable. */
+enum {
+    ABL_MITIGATE_CLAMP = 1u << 0,    /* C: bias* = max(bias, c), c = -87 unless given */
+    ABL_MITIGATE_EXPLICIT = 1u << 1, /* E: robust slopes, targets 32 * 2^(h-1) */
+    ABL_MITIGATE_LOG = 1u << 2,      /* L: distances ln(d + 1) */
+    ABL_MITIGATE_SOFTCAP = 1u << 3   /* S: logits in (-z, z), z = 50 unless given */
+};
+
+#define ABL_PAPER_CLAMP "-87"
+#define ABL_PAPER_SOFTCAP "50"
+#define ABL_PAPER_ROBUST_DELTA1 "32"
+
+/* Parse "C,E,L,S" (any order, any subset, or "none"). */
+abl_status abl_mitigations_parse(const char *text, unsigned *out);
+/* "C+E+L" style name ("none" for 0). */
+void abl_mitigations_name(unsigned mitigations, char *buf, size_t buflen);
+
+typedef enum abl_level {
+    ABL_LEVEL_EXPONENT = 0, /* the paper: exp(x) itself underflows (x <= tau) */
+    ABL_LEVEL_WEIGHT = 1    /* the normalised weight exp(x)/S underflows (x <= tau + ln S, SPEC §4) */
+} abl_level;
+
+typedef struct abl_analysis_config {
+    abl_format format;
+    abl_convention convention;
+    int heads;                 /* 0: from a slopes:/targets: list */
+    const char *slopes;        /* schedule spec; NULL = "press" (or robust:32 under E) */
+    uint64_t context;          /* N */
+    uint64_t window;           /* W, 0 = none */
+    abl_distance distance;     /* L forces log */
+    const char *logit;         /* epsilon (exact decimal), NULL = 0 */
+    const char *clamp;         /* c, NULL = none (C sets -87 when NULL) */
+    const char *softcap;       /* z, NULL = none (S sets 50 when NULL) */
+    unsigned mitigations;
+    abl_level level;           /* weight: zero logits, linear, unclamped (ABL_ERR_UNSUPPORTED otherwise) */
+} abl_analysis_config;
+
+typedef struct abl_head_result {
+    abl_slope slope;
+    int rank;                  /* 1 = steepest */
+    abl_delta delta;           /* under the configured convention */
+    abl_delta delta_ieee;      /* under the ieee convention, for the spread */
+    abl_delta delta_lo, delta_hi; /* soft-cap range: delta(-z), delta(+z) (only with a soft cap) */
+    abl_delta delta_exponent;  /* weight level only: the exponent-level delta, for the shift */
+    int blind_in_context;
+    int window_masks;          /* W <= delta: the window hides the keys before they underflow */
+    mpz_t row_blind, matrix_blind;
+} abl_head_result;
+
+typedef struct abl_analysis {
+    abl_analysis_config config;   /* as resolved (mitigations applied) */
+    char slopes_spec[128];
+    char clamp_text[64], softcap_text[64];
+    abl_schedule schedule;
+    int heads;
+    abl_head_result *results;     /* sorted steepest first */
+    int blind_heads;
+    mpz_t row_attended, matrix_attended;  /* per head: attended keys of the last row, of the matrix */
+    mpq_t row_fraction, matrix_fraction;
+} abl_analysis;
+
+abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *out);
+void abl_analysis_free(abl_analysis *a);
+
+/* The report of an analysis (heads table, summary, notes). The caller frees it. */
+abl_status abl_analysis_report(const abl_analysis *a, abl_report **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

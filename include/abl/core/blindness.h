@@ -1,0 +1,78 @@
+/* alibi-blind: blindness distances delta_h(eps) (SPEC §6), decided exactly. */
+#ifndef ABL_BLINDNESS_H
+#define ABL_BLINDNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <gmp.h>
+#include <mpfr.h>
+#include "abl/core/status.h"
+#include "abl/core/format.h"
+#include "abl/core/convention.h"
+#include "abl/core/slope.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Past this many bits the exact integer of a log-distance delta is not materialised; approx stays exact to 64 bits. */
+#define ABL_DELTA_EXACT_BITS_MAX (1L << 22)
+
+typedef enum abl_distance { ABL_DISTANCE_LINEAR = 0, ABL_DISTANCE_LOG = 1 } abl_distance;
+
+/* How the blindness question is asked. Decimal fields are exact decimal text (NULL = absent). */
+typedef struct abl_blind_query {
+    abl_format format;
+    abl_convention convention;
+    abl_distance distance;        /* g(d) = d or ln(d + 1) */
+    const char *logit;            /* epsilon; NULL means 0 */
+    const char *clamp;            /* c of mitigation C (bias* = max(-m g(d), c)); NULL = no clamp */
+    /*
+     * 0: exponent level (the paper: exp(x) itself underflows). k > 0: weight level for a query row of k
+     * keys with zero logits (SPEC §4): the normalised weight exp(x)/S_k underflows, i.e. the threshold is
+     * tau + ln S_k, S_k = (1 - e^(-mk))/(1 - e^(-m)). Linear distance, no logit and no clamp only
+     * (ABL_ERR_UNSUPPORTED otherwise).
+     */
+    uint64_t weight_keys;
+} abl_blind_query;
+
+/* A blindness distance: an exact integer, an astronomically large integer, or never. */
+typedef struct abl_delta {
+    int never;        /* the clamp keeps every exponent above tau */
+    int exact;        /* `value` holds the exact integer (always, unless the integer would exceed ABL_DELTA_EXACT_BITS_MAX bits) */
+    mpz_t value;
+    mpfr_t approx;    /* delta rounded to nearest with 64 bits: huge values, display */
+} abl_delta;
+
+void abl_delta_init(abl_delta *d);
+void abl_delta_clear(abl_delta *d);
+void abl_delta_set(abl_delta *dst, const abl_delta *src);
+
+/* delta_h(eps) for one slope. */
+abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_delta *out);
+
+/* 1 when delta < n (the head is blind somewhere in the last row of an n-token context), else 0. */
+int abl_delta_lt_u64(const abl_delta *d, uint64_t n);
+
+/* 1 and *out set when delta fits in int64, else 0. */
+int abl_delta_get_i64(const abl_delta *d, int64_t *out);
+
+/*
+ * Text of delta: the integer when it has at most `max_digits` digits, otherwise scientific with
+ * 3 significant digits ("4.37e53", correctly rounded); "never" when never.
+ */
+void abl_delta_text(const abl_delta *d, int max_digits, char *buf, size_t buflen);
+
+/* Table 8 cell (SPEC §8): the integer when delta <= 10^9, "*" when 10^9 < delta < 2^1024, "**" beyond. */
+void abl_delta_table8_cell(const abl_delta *d, char *buf, size_t buflen);
+
+/*
+ * The clamp margin c - tau of a query, as decimal text with `decimals` digits (e.g. "0.3365"): how far
+ * above tau a clamped bias stays at eps = 0. ABL_ERR_INVALID_ARGUMENT when q->clamp is NULL.
+ */
+abl_status abl_clamp_margin_text(const abl_blind_query *q, int decimals, char *buf, size_t buflen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

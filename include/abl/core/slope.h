@@ -1,0 +1,83 @@
+/* alibi-blind: slope schedules (SPEC §5). Slopes are kept in exact symbolic form so that
+ * blindness decisions are exact; `value` is only a binary64 rendering for display. */
+#ifndef ABL_SLOPE_H
+#define ABL_SLOPE_H
+
+#include <stddef.h>
+#include <mpfr.h>
+#include "abl/core/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ABL_MAX_HEADS 65536
+#define ABL_DECIMAL_MAX 64   /* longest exact decimal kept for a slope or target */
+
+typedef enum abl_slope_form {
+    ABL_SLOPE_POW2 = 0,       /* m = 2^(pow2_num / pow2_den) */
+    ABL_SLOPE_RATIONAL = 1,   /* m = decimal (exact decimal text) */
+    ABL_SLOPE_TARGET = 2,     /* m = -tau / t,        tau = tau_log2 * ln 2 (fitted for linear distance) */
+    ABL_SLOPE_LOG_TARGET = 3  /* m = -tau / ln(t + 1) (fitted for log-scaled distance, paper §4.3) */
+} abl_slope_form;
+
+/*
+ * For TARGET and LOG_TARGET the target distance is t = target_lo * (target_hi / target_lo)^(geo_num / geo_den):
+ * a plain target has geo_num = 0 (t = target_lo); geometric:D1:DH has target_lo = D1, target_hi = DH,
+ * geo_num = h - 1, geo_den = H - 1.
+ */
+typedef struct abl_slope {
+    abl_slope_form form;
+    int index;                       /* head index in the model's own order, 1-based */
+    double value;                    /* m to binary64 (display only; never used for decisions) */
+    long pow2_num, pow2_den;         /* POW2: reduced, pow2_den > 0 */
+    char decimal[ABL_DECIMAL_MAX];   /* RATIONAL */
+    char target_lo[ABL_DECIMAL_MAX]; /* TARGET / LOG_TARGET */
+    char target_hi[ABL_DECIMAL_MAX];
+    long geo_num, geo_den;
+    long tau_log2;                   /* TARGET / LOG_TARGET: the tau the slope was fitted to, in units of ln 2 */
+} abl_slope;
+
+typedef struct abl_schedule {
+    int count;
+    abl_slope *slopes;               /* in the model's head order (index 1..count) */
+    char spec[128];                  /* canonical spec text, e.g. "press", "mpt:8", "geometric:128:512" */
+} abl_schedule;
+
+/*
+ * Build a schedule from its text form (SPEC §5):
+ *   press | mpt:B | pow2only | geometric:D1:DH | targets:d1,d2,... | slopes:m1,m2,...
+ *   robust:D1 (mitigation E, targets D1*2^(h-1)) | robust-log:D1 (E combined with L)
+ * heads: H (1..ABL_MAX_HEADS); for targets:/slopes: lists, heads = 0 takes H from the list and a
+ * non-zero H must equal the list length. tau_log2: the tau (in units of ln 2, < 0) that target
+ * schedules are fitted to. Numbers in lists are exact decimals (1e-3, 0.0625, 32); negative,
+ * zero, NaN or infinite values give ABL_ERR_BAD_SLOPE.
+ */
+abl_status abl_schedule_parse(const char *spec, int heads, long tau_log2, abl_schedule *out);
+
+/* Free the slopes array; safe on a zeroed schedule. */
+void abl_schedule_free(abl_schedule *sched);
+
+/* Copy of the schedule's slopes sorted steepest first (exact comparison, stable on ties). */
+abl_status abl_schedule_sorted(const abl_schedule *sched, abl_slope **sorted_out);
+
+/* m rounded to rop's precision in direction rnd. */
+abl_status abl_slope_mpfr(mpfr_t rop, const abl_slope *slope, mpfr_rnd_t rnd);
+
+/*
+ * Exact form of the slope for display: "2^-0.5", "2^-8", "2^(-8/9)" for POW2 (decimal exponent when it
+ * terminates, else a fraction), the decimal text for RATIONAL, "-tau/128" style for targets
+ * ("-τ/t" with t written out), "" never.
+ */
+void abl_slope_exact_text(const abl_slope *slope, char *buf, size_t buflen);
+
+/* The slope as decimal with `digits` significant digits (correct rounding), e.g. "0.70711". */
+void abl_slope_decimal_text(const abl_slope *slope, int digits, char *buf, size_t buflen);
+
+/* Exact comparison of two slopes: <0, 0, >0 as a < b, a == b, a > b. */
+int abl_slope_compare(const abl_slope *a, const abl_slope *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,110 @@
+/* alibi-blind: emulation of a whole causal attention layer through a real pipeline (`simulate`), and
+ * the exact zero-logit predictor that answers the same questions without the N x N work. */
+#ifndef ABL_SIMULATE_H
+#define ABL_SIMULATE_H
+
+#include <stdint.h>
+#include "abl/core/status.h"
+#include "abl/core/slope.h"
+#include "abl/kernel/pipeline.h"
+#include "abl/report/report.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Positions must be exact in binary32 (FlashAttention's fp32 column index), so N <= 2^24. */
+#define ABL_SIMULATE_MAX_CONTEXT (UINT64_C(1) << 24)
+#define ABL_SIMULATE_MAX_LOGIT_STD 1000
+
+/*
+ * Called for every emulated row when set, one call at a time (rows arrive in any order): the logits
+ * the softmax read and the weights as rounded into the output dtype (flash: P), keys 0..row.
+ */
+typedef void (*abl_row_hook)(void *ctx, int head_index, uint64_t row, const float *logits, const float *weights);
+
+typedef struct abl_simulate_config {
+    abl_pipeline pipeline;
+    const char *slopes;        /* schedule spec (SPEC §5); NULL = press */
+    int heads;                 /* 0: from a slopes:/targets: list */
+    uint64_t context;          /* N: queries 0..N-1, each attending keys 0..i */
+    const char *logit_std;     /* NULL or "0": zero logits; else Gaussian logits N(0, S^2), exact decimal */
+    uint64_t seed;             /* Gaussian logits: the same seed gives the same logits */
+    int threads;               /* 0: all online cores */
+    abl_row_hook row_hook;     /* NULL: none (simulate only) */
+    void *row_hook_ctx;
+} abl_simulate_config;
+
+typedef struct abl_sim_head {
+    abl_slope slope;           /* exact */
+    double slope_held;         /* the slope as the pipeline holds it (slope-dtype) */
+    int64_t first_blind;       /* smallest d with a zero weight in the last row; -1: none */
+    uint64_t row_zeros;        /* zero weights in the last row */
+    uint64_t matrix_zeros;     /* zero weights in the whole causal matrix */
+    uint64_t distinct_logits;  /* distinct logit values in the last row */
+    uint64_t longest_tie_run;  /* longest run of adjacent keys of the last row sharing one logit */
+    uint64_t tied_with_diagonal; /* keys j < N-1 of the last row whose logit equals the diagonal's */
+    double tv_distance;        /* 0.5 sum |p - p_exact| over the last row, p_exact a binary64 softmax of
+                                * the unrounded logits eps - m d */
+} abl_sim_head;
+
+typedef struct abl_simulation {
+    abl_simulate_config config;  /* as given (its strings must outlive the simulation) */
+    char slopes_spec[128];
+    char logit_std_text[64];
+    double logit_std;
+    int heads;
+    abl_sim_head *results;     /* in the model's head order */
+    uint64_t row_zeros, matrix_zeros;   /* layer totals */
+    int threads_used;
+} abl_simulation;
+
+/*
+ * Emulate the N x N causal attention matrix of every head through the pipeline, streaming: O(N)
+ * memory per thread, rows shared between threads. ABL_ERR_UNSUPPORTED when the pipeline cannot be
+ * emulated (abl_pipeline_check) or its bias or logits overflow to Inf/NaN at this N;
+ * ABL_ERR_CONTEXT_RANGE for N outside 1..ABL_SIMULATE_MAX_CONTEXT.
+ */
+abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out);
+void abl_simulation_free(abl_simulation *s);
+
+/* Zero-logit prediction of the zero pattern, exact (same model as the emulation). */
+typedef struct abl_pred_head {
+    int64_t first_blind;       /* -1: none */
+    uint64_t row_zeros, matrix_zeros;
+    uint64_t exact_rows;       /* rows whose sum had to be formed exactly (the certified bound was
+                                * not enough to decide); a cost diagnostic */
+} abl_pred_head;
+
+typedef struct abl_prediction {
+    int heads;
+    abl_pred_head *results;    /* model order */
+    uint64_t row_zeros, matrix_zeros;
+    uint64_t exact_rows;
+} abl_prediction;
+
+/*
+ * For zero logits: the per-head first blind distance and zero counts that abl_simulate_run returns,
+ * in O(N log N) per head (exact prefix sums for relative/symmetric forms; for absolute/trailing forms
+ * a certified binary64 bound on each row sum, with the exact sum formed only for rows the bound
+ * cannot decide). ABL_ERR_UNSUPPORTED for Gaussian logits, or an eager pipeline other than
+ * sum=exact, exp=correct (the predictor relies on a monotone exp and an order-free sum).
+ */
+abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out);
+void abl_prediction_free(abl_prediction *p);
+
+/*
+ * The report: one row per head (model order). sim and/or pred may be NULL (not both): with both, the
+ * predictor's columns are shown beside the simulation's with an agreement column. cfg is needed
+ * when sim is NULL.
+ */
+abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simulation *sim,
+                                 const abl_prediction *pred, abl_report **out);
+
+/* 1 when the prediction agrees with the simulation on every head's first blind distance and zero counts. */
+int abl_prediction_agrees(const abl_simulation *sim, const abl_prediction *pred);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

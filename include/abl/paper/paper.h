@@ -1,0 +1,142 @@
+/* alibi-blind: the paper's tables (1, 4, 5, 8) and the data of its Figure 1, computed from the
+ * definitions (SPEC §8). Published values are never copied into these outputs; reproduce.h
+ * compares the two. */
+#ifndef ABL_PAPER_H
+#define ABL_PAPER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <gmp.h>
+#include <mpfr.h>
+#include "abl/core/status.h"
+#include "abl/core/format.h"
+#include "abl/core/convention.h"
+#include "abl/core/slope.h"
+#include "abl/core/blindness.h"
+#include "abl/report/report.h"
+#include "abl/paper/published.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Heads of the paper's trained models (Table 7), the H of Table 8. */
+#define ABL_TABLE8_HEADS 9
+
+/* Settings shared by the table builders; abl_paper_options_default gives the paper's (bf16, paper). */
+typedef struct abl_paper_options {
+    abl_format format;
+    abl_convention convention;
+    int exact;   /* Table 8: print delta itself (4.37e53 style) instead of the * / ** cells */
+    int ieee;    /* Tables 1 and 5: add delta under the ieee convention beside it */
+} abl_paper_options;
+
+void abl_paper_options_default(abl_paper_options *o);
+
+/* ---------------------------------------------------------------- Table 8 */
+
+/* One configuration (row) of Table 8. */
+typedef struct abl_table8_config {
+    const char *name;        /* the paper's row name: "Steep", "ALiBi (default)", "C+E+L", ... */
+    const char *slopes;      /* schedule spec; NULL: press, or E's robust slopes when E is set */
+    unsigned mitigations;    /* ABL_MITIGATE_* */
+} abl_table8_config;
+
+/* The 16 configurations of SPEC §8, in the paper's order. */
+size_t abl_table8_config_count(void);
+const abl_table8_config *abl_table8_config_at(size_t i);
+const abl_table8_config *abl_table8_config_find(const char *name);
+
+/*
+ * The nine distances of a configuration, steepest head first, into deltas[0..8] (initialised by the
+ * caller). Only E and L enter: C and S do not change the distances the slopes and the distance
+ * scaling imply (SPEC §8). spec (may be NULL) receives the resolved schedule ("robust-log:32").
+ */
+abl_status abl_table8_deltas(const abl_table8_config *c, const abl_paper_options *o, abl_delta *deltas,
+                             char *spec, size_t speclen);
+
+/* A Table 8 cell: abl_delta_table8_cell, or with `exact` the delta itself ("8192", "4.37e53"). */
+void abl_table8_cell_text(const abl_delta *d, int exact, char *buf, size_t buflen);
+
+abl_status abl_table8_report(const abl_paper_options *o, abl_report **out);
+
+/* ---------------------------------------------------------------- Table 1 */
+
+/* A model of Table 1, as its configuration defines it: inputs, not the paper's printed values. */
+typedef struct abl_paper_model {
+    const char *name;         /* Table 1's name: "BLOOM", "Falcon-RW", "MPT" */
+    const char *hub_id;       /* "bigscience/bloom-560m" */
+    const char *table5_name;  /* its row in Table 5 */
+    const char *size, *languages;
+    uint64_t window;
+    int layers, heads;
+    const char *slopes;       /* schedule spec ("press", "mpt:8") */
+    const char *config;       /* where heads/layers/window come from (one line) */
+} abl_paper_model;
+
+size_t abl_paper_model_count(void);
+const abl_paper_model *abl_paper_model_at(size_t i);
+const abl_paper_model *abl_paper_model_find(const char *name);
+
+/*
+ * Steepest and flattest delta of `heads` heads of schedule `slopes` (initialised by the caller), and
+ * the slopes as "2^-0.5, 2^-1, …, 2^-8" (first two and last, steepest first) when text != NULL.
+ */
+abl_status abl_paper_model_deltas(const char *slopes, int heads, const abl_format *fmt, abl_convention conv,
+                                  abl_delta *first, abl_delta *last, char *text, size_t textlen);
+
+abl_status abl_table1_report(const abl_paper_options *o, abl_report **out);
+
+/* ---------------------------------------------------------------- Table 4 */
+
+/*
+ * The paper's Table 4 layout (underflow τu, denorm τd, overflow τo per format) computed with
+ * `decimals` digits; rn adds the exact round-to-nearest points (rn-zero, rn-overflow).
+ */
+abl_status abl_table4_report(const abl_format *formats, size_t nformats, int decimals, int rn, abl_report **out);
+
+/* ---------------------------------------------------------------- Table 5 */
+
+/*
+ * The model list of Table 5 (names, windows and heads as the transcription prints them; pub = NULL:
+ * the compiled-in one) with computed columns: delta_1, delta_H of `press` slopes, heads blind inside
+ * the model's own window, and the row and matrix fractions at context = window.
+ */
+abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *o, abl_report **out);
+
+/* ---------------------------------------------------------------- Figure 1 */
+
+typedef struct abl_figure_config {
+    abl_format format;
+    abl_convention convention;
+    int heads;                /* 16 in the paper */
+    const char *slopes;       /* NULL: press */
+    uint64_t max_distance;    /* last x value (4096) */
+    uint64_t step;            /* x spacing */
+} abl_figure_config;
+
+/* The paper's Figure 1 settings: bf16, paper, 16 press heads, 0..4096; step 64 for 1a, 16 for 1b. */
+void abl_figure_config_default(abl_figure_config *c, int panel_b);
+
+typedef struct abl_figure {
+    abl_figure_config config;
+    char slopes_spec[128];
+    int heads;
+    abl_slope *slopes;        /* steepest first */
+    abl_delta *deltas;        /* delta of each, under the configured convention */
+    size_t points;
+    uint64_t *x;              /* 0, step, 2 step, ..., max_distance (always included) */
+} abl_figure;
+
+abl_status abl_figure_run(const abl_figure_config *c, abl_figure *out);
+void abl_figure_free(abl_figure *f);
+
+/* Figure 1a: bias -m·d of every head at every x, and the threshold line. */
+abl_status abl_figure1a_report(const abl_figure *f, abl_report **out);
+/* Figure 1b: row and matrix underflow fractions at context N = x (0 at N = 0). */
+abl_status abl_figure1b_report(const abl_figure *f, abl_report **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,62 @@
+/* alibi-blind: the report writer. Every command builds one report (meta lines, one table,
+ * summary lines, notes) and renders it as text, markdown, csv, json or latex. */
+#ifndef ABL_REPORT_H
+#define ABL_REPORT_H
+
+#include <stdio.h>
+#include "abl/core/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum abl_output {
+    ABL_OUT_TEXT = 0, ABL_OUT_MARKDOWN = 1, ABL_OUT_CSV = 2, ABL_OUT_JSON = 3, ABL_OUT_LATEX = 4
+} abl_output;
+
+typedef enum abl_align { ABL_ALIGN_LEFT = 0, ABL_ALIGN_RIGHT = 1 } abl_align;
+
+abl_status abl_output_parse(const char *text, abl_output *out);
+const char *abl_output_name(abl_output o);
+
+typedef struct abl_report abl_report;
+
+/*
+ * title: printed first (text/markdown), as \caption (latex); json_key: name of the JSON array that
+ * holds the table rows (e.g. "heads", "rows"). Returns NULL on allocation failure.
+ */
+abl_report *abl_report_new(const char *title, const char *json_key);
+void abl_report_free(abl_report *r);
+
+/*
+ * A value is given by its display text and its JSON token. json = NULL means "a JSON string of text";
+ * otherwise json is inserted verbatim (a number, true/false, null, or an already quoted string).
+ * latex = NULL means text with LaTeX specials escaped; otherwise inserted verbatim.
+ */
+
+/* A key/value line printed before the table (text: "label: text"); a top-level JSON member `key`. */
+abl_status abl_report_meta(abl_report *r, const char *key, const char *label, const char *text, const char *json);
+/* The same, printed after the table. */
+abl_status abl_report_summary(abl_report *r, const char *key, const char *label, const char *text, const char *json);
+/* A column: key (JSON member and CSV header), header (text/markdown/latex header). */
+abl_status abl_report_column(abl_report *r, const char *key, const char *header, abl_align align);
+/* Start a row; then one abl_report_cell per column, in order. */
+abl_status abl_report_row(abl_report *r);
+abl_status abl_report_cell(abl_report *r, const char *text, const char *json, const char *latex);
+/* A footnote / remark line printed after the table (JSON: "notes" array). */
+abl_status abl_report_note(abl_report *r, const char *text);
+
+/* Make the JSON rendering the bare array of row objects (meta, summary and notes are left out). */
+abl_status abl_report_json_rows_only(abl_report *r);
+
+/*
+ * Render. CSV is the table alone (header row + rows, RFC 4180 quoting). JSON is one object:
+ * meta members, then json_key: [ {column key: value, ...}, ... ], then summary members, then
+ * "notes" (only when there are notes). Text aligns columns by display width (UTF-8 aware).
+ */
+abl_status abl_report_write(const abl_report *r, abl_output fmt, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

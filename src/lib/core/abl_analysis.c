@@ -1,0 +1,502 @@
+/* alibi-blind: one layer analysed end to end, and its report. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "abl/core/analysis.h"
+#include "abl/core/fraction.h"
+#include "abl/core/threshold.h"
+#include "abl_internal.h"
+
+abl_status abl_mitigations_parse(const char *text, unsigned *out)
+{
+    if (text == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    *out = 0;
+    if (strcmp(text, "none") == 0)
+        return ABL_OK;
+    const char *p = text;
+    if (*p == '\0')
+        return ABL_ERR_INVALID_ARGUMENT;
+    while (*p != '\0') {
+        unsigned bit;
+        switch (*p) {
+        case 'C': case 'c': bit = ABL_MITIGATE_CLAMP; break;
+        case 'E': case 'e': bit = ABL_MITIGATE_EXPLICIT; break;
+        case 'L': case 'l': bit = ABL_MITIGATE_LOG; break;
+        case 'S': case 's': bit = ABL_MITIGATE_SOFTCAP; break;
+        default: return ABL_ERR_INVALID_ARGUMENT;
+        }
+        *out |= bit;
+        p++;
+        if (*p == ',' || *p == '+') {
+            p++;
+            if (*p == '\0')
+                return ABL_ERR_INVALID_ARGUMENT;
+        } else if (*p != '\0') {
+            return ABL_ERR_INVALID_ARGUMENT;
+        }
+    }
+    return ABL_OK;
+}
+
+void abl_mitigations_name(unsigned m, char *buf, size_t buflen)
+{
+    static const char letters[] = "CELS";
+    size_t n = 0;
+    if (buflen == 0)
+        return;
+    buf[0] = '\0';
+    for (int i = 0; i < 4; i++) {
+        if (!(m & (1u << i)))
+            continue;
+        if (n > 0 && n + 1 < buflen)
+            buf[n++] = '+';
+        if (n + 1 < buflen)
+            buf[n++] = letters[i];
+        buf[n] = '\0';
+    }
+    if (n == 0)
+        snprintf(buf, buflen, "none");
+}
+
+static void head_init(abl_head_result *h)
+{
+    memset(h, 0, sizeof *h);
+    abl_delta_init(&h->delta);
+    abl_delta_init(&h->delta_ieee);
+    abl_delta_init(&h->delta_lo);
+    abl_delta_init(&h->delta_hi);
+    abl_delta_init(&h->delta_exponent);
+    mpz_init(h->row_blind);
+    mpz_init(h->matrix_blind);
+}
+
+static void head_clear(abl_head_result *h)
+{
+    abl_delta_clear(&h->delta);
+    abl_delta_clear(&h->delta_ieee);
+    abl_delta_clear(&h->delta_lo);
+    abl_delta_clear(&h->delta_hi);
+    abl_delta_clear(&h->delta_exponent);
+    mpz_clear(h->row_blind);
+    mpz_clear(h->matrix_blind);
+}
+
+void abl_analysis_free(abl_analysis *a)
+{
+    if (a == NULL)
+        return;
+    if (a->results != NULL) {
+        for (int i = 0; i < a->heads; i++)
+            head_clear(&a->results[i]);
+        free(a->results);
+        a->results = NULL;
+    }
+    abl_schedule_free(&a->schedule);
+    mpz_clear(a->row_attended);
+    mpz_clear(a->matrix_attended);
+    mpq_clear(a->row_fraction);
+    mpq_clear(a->matrix_fraction);
+}
+
+/*
+ * Blind entries of the whole matrix at weight level. Row r has r + 1 keys and its own S_{r+1}, so its
+ * delta_r is non-increasing in r; walk the runs of equal delta_r with a binary search (S saturates long
+ * before any row can be blind, so there are only a handful of runs).
+ */
+static abl_status weight_matrix_blind(const abl_slope *s, abl_blind_query q, uint64_t n, uint64_t window,
+                                      const abl_delta *last, mpz_t out)
+{
+    mpz_set_ui(out, 0);
+    if (last->never || !last->exact || mpz_sizeinbase(last->value, 2) > 63)
+        return ABL_OK;
+    uint64_t r = 0;
+    mpz_export(&r, NULL, 1, sizeof r, 0, 0, last->value); /* rows below min delta cannot be blind */
+    abl_delta d, probe;
+    abl_delta_init(&d);
+    abl_delta_init(&probe);
+    abl_status st = ABL_OK;
+    while (r < n && st == ABL_OK) {
+        q.weight_keys = r + 1;
+        if ((st = abl_blindness(s, &q, &d)) != ABL_OK)
+            break;
+        uint64_t lo = r, hi = n - 1;
+        while (lo < hi && st == ABL_OK) {
+            uint64_t mid = lo + (hi - lo + 1) / 2;
+            q.weight_keys = mid + 1;
+            st = abl_blindness(s, &q, &probe);
+            if (mpz_cmp(probe.value, d.value) == 0)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        abl_blind_rows_add(out, r, lo, d.value, window);
+        r = lo + 1;
+    }
+    abl_delta_clear(&d);
+    abl_delta_clear(&probe);
+    return st;
+}
+
+abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
+{
+    if (cfg == NULL || a == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(a, 0, sizeof *a);
+    mpz_init(a->row_attended);
+    mpz_init(a->matrix_attended);
+    mpq_init(a->row_fraction);
+    mpq_init(a->matrix_fraction);
+    a->config = *cfg;
+    abl_analysis_config *c = &a->config;
+    if (c->context < 1 || c->context > ABL_MAX_CONTEXT)
+        return ABL_ERR_CONTEXT_RANGE;
+    if ((unsigned)c->convention >= ABL_CONV_COUNT)
+        return ABL_ERR_UNKNOWN_CONVENTION;
+
+    /* Mitigations resolve into plain settings, so the rest sees one configuration. */
+    if (c->mitigations & ABL_MITIGATE_LOG)
+        c->distance = ABL_DISTANCE_LOG;
+    if ((c->mitigations & ABL_MITIGATE_CLAMP) && c->clamp == NULL)
+        c->clamp = ABL_PAPER_CLAMP;
+    if ((c->mitigations & ABL_MITIGATE_SOFTCAP) && c->softcap == NULL)
+        c->softcap = ABL_PAPER_SOFTCAP;
+    if (c->mitigations & ABL_MITIGATE_EXPLICIT) {
+        if (c->slopes != NULL)
+            return ABL_ERR_BAD_SLOPE_SPEC; /* E chooses the slopes itself */
+        snprintf(a->slopes_spec, sizeof a->slopes_spec, "%s:%s",
+                 c->distance == ABL_DISTANCE_LOG ? "robust-log" : "robust", ABL_PAPER_ROBUST_DELTA1);
+    } else {
+        snprintf(a->slopes_spec, sizeof a->slopes_spec, "%s", c->slopes ? c->slopes : "press");
+    }
+    c->slopes = a->slopes_spec;
+    if (c->clamp != NULL) {
+        snprintf(a->clamp_text, sizeof a->clamp_text, "%s", c->clamp);
+        c->clamp = a->clamp_text;
+    }
+    if (c->softcap != NULL) {
+        mpq_t z;
+        mpq_init(z);
+        abl_status zs = abl_decimal_to_mpq(c->softcap, z);
+        int pos = mpq_sgn(z) > 0;
+        mpq_clear(z);
+        if (zs != ABL_OK)
+            return zs;
+        if (!pos)
+            return ABL_ERR_BAD_NUMBER;
+        snprintf(a->softcap_text, sizeof a->softcap_text, "%s", c->softcap);
+        c->softcap = a->softcap_text;
+    }
+
+    long k;
+    abl_status st = abl_threshold_log2_multiple(&c->format, abl_convention_tau_kind(c->convention), &k);
+    if (st != ABL_OK)
+        return st;
+    st = abl_schedule_parse(c->slopes, c->heads, k, &a->schedule);
+    if (st != ABL_OK)
+        return st;
+    abl_slope *sorted = NULL;
+    if ((st = abl_schedule_sorted(&a->schedule, &sorted)) != ABL_OK)
+        return st;
+    a->heads = a->schedule.count;
+    a->results = calloc((size_t)a->heads, sizeof *a->results);
+    if (a->results == NULL) {
+        free(sorted);
+        return ABL_ERR_NO_MEMORY;
+    }
+    for (int i = 0; i < a->heads; i++)
+        head_init(&a->results[i]);
+
+    abl_blind_query q = {.format = c->format, .convention = c->convention, .distance = c->distance,
+                         .logit = c->logit, .clamp = c->clamp};
+    if (c->level == ABL_LEVEL_WEIGHT) {
+        if (c->distance != ABL_DISTANCE_LINEAR || c->clamp != NULL || c->softcap != NULL)
+            st = ABL_ERR_UNSUPPORTED;
+        if (c->logit != NULL) {
+            mpq_t e;
+            mpq_init(e);
+            if (abl_decimal_to_mpq(c->logit, e) != ABL_OK || mpq_sgn(e) != 0)
+                st = ABL_ERR_UNSUPPORTED;
+            mpq_clear(e);
+        }
+        if (st != ABL_OK) {
+            free(sorted);
+            return st;
+        }
+        q.weight_keys = c->context; /* the last row sees all n keys */
+    }
+    abl_blind_query qi = q;
+    qi.convention = ABL_CONV_IEEE;
+    char neg_z[80];
+    if (c->softcap != NULL)
+        snprintf(neg_z, sizeof neg_z, "-%s", c->softcap);
+    for (int i = 0; i < a->heads && st == ABL_OK; i++) {
+        abl_head_result *h = &a->results[i];
+        h->slope = sorted[i];
+        h->rank = i + 1;
+        st = abl_blindness(&h->slope, &q, &h->delta);
+        if (st == ABL_OK)
+            st = abl_blindness(&h->slope, &qi, &h->delta_ieee);
+        if (st == ABL_OK && c->softcap != NULL) {
+            abl_blind_query qs = q;
+            qs.logit = neg_z;
+            st = abl_blindness(&h->slope, &qs, &h->delta_lo);
+            qs.logit = c->softcap;
+            if (st == ABL_OK)
+                st = abl_blindness(&h->slope, &qs, &h->delta_hi);
+        }
+        if (st == ABL_OK && c->level == ABL_LEVEL_WEIGHT) {
+            abl_blind_query qe = q;
+            qe.weight_keys = 0;
+            st = abl_blindness(&h->slope, &qe, &h->delta_exponent);
+        }
+        if (st != ABL_OK)
+            break;
+        h->blind_in_context = abl_delta_lt_u64(&h->delta, c->context);
+        h->window_masks = c->window > 0 && !abl_delta_lt_u64(&h->delta, c->window);
+        a->blind_heads += h->blind_in_context;
+        st = abl_fraction_head_counts(&h->delta, c->context, c->window, h->row_blind, h->matrix_blind);
+        /* At weight level each row has its own S, so the matrix count walks the rows' deltas. */
+        if (st == ABL_OK && c->level == ABL_LEVEL_WEIGHT)
+            st = weight_matrix_blind(&h->slope, q, c->context, c->window, &h->delta, h->matrix_blind);
+    }
+    if (st == ABL_OK) {
+        /* Layer fractions: the per-head counts over H times the attended entries of one head (a head
+         * blind from distance 0 loses them all). */
+        abl_delta zero;
+        abl_delta_init(&zero);
+        zero.exact = 1;
+        st = abl_fraction_head_counts(&zero, c->context, c->window, a->row_attended, a->matrix_attended);
+        abl_delta_clear(&zero);
+        mpz_t row, mat;
+        mpz_inits(row, mat, (mpz_ptr)0);
+        for (int i = 0; i < a->heads; i++) {
+            mpz_add(row, row, a->results[i].row_blind);
+            mpz_add(mat, mat, a->results[i].matrix_blind);
+        }
+        mpq_set_num(a->row_fraction, row);
+        mpz_mul_ui(mpq_denref(a->row_fraction), a->row_attended, (unsigned long)a->heads);
+        mpq_canonicalize(a->row_fraction);
+        mpq_set_num(a->matrix_fraction, mat);
+        mpz_mul_ui(mpq_denref(a->matrix_fraction), a->matrix_attended, (unsigned long)a->heads);
+        mpq_canonicalize(a->matrix_fraction);
+        mpz_clears(row, mat, (mpz_ptr)0);
+    }
+    free(sorted);
+    return st;
+}
+
+/* --- report ------------------------------------------------------------------------------ */
+
+static void u64_text(uint64_t v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+/* A delta for JSON: integer when it fits int64, "never", or a string like "4.37e53". */
+static void delta_json(const abl_delta *d, char *buf, size_t len)
+{
+    int64_t v;
+    char t[64];
+    if (abl_delta_get_i64(d, &v)) {
+        snprintf(buf, len, "%lld", (long long)v);
+        return;
+    }
+    abl_delta_text(d, 0, t, sizeof t);
+    snprintf(buf, len, "\"%s\"", t);
+}
+
+/* An exact decimal as a JSON number (".5" is not JSON; "0.5" is). */
+static void json_decimal(const char *text, char *buf, size_t len)
+{
+    mpq_t q;
+    mpq_init(q);
+    if (abl_decimal_to_mpq(text, q) == ABL_OK) {
+        int neg = mpq_sgn(q) < 0;
+        mpq_abs(q, q);
+        buf[0] = '-';
+        abl_fraction_decimal_text(q, 17, buf + neg, len - (size_t)neg);
+    } else {
+        snprintf(buf, len, "null");
+    }
+    mpq_clear(q);
+}
+
+static void percent_of(const mpz_t num, const mpz_t den, char *buf, size_t len, char *json, size_t jlen)
+{
+    mpq_t q;
+    mpq_init(q);
+    if (mpz_sgn(den) > 0) {
+        mpq_set_num(q, num);
+        mpq_set_den(q, den);
+        mpq_canonicalize(q);
+    }
+    abl_fraction_percent_text(q, 2, buf, len);
+    abl_fraction_decimal_text(q, 17, json, jlen);
+    mpq_clear(q);
+}
+
+abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
+{
+    if (a == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    const abl_analysis_config *c = &a->config;
+    abl_report *r = abl_report_new("ALiBi blindness analysis", "heads");
+    if (r == NULL)
+        return ABL_ERR_NO_MEMORY;
+    char t[256], j[256];
+    abl_tau_kind kind = abl_convention_tau_kind(c->convention);
+
+    snprintf(t, sizeof t, "%s (p = %d, emin = %s%ld, emax = %ld)", c->format.name, c->format.precision,
+             c->format.emin < 0 ? "−" : "", c->format.emin < 0 ? -c->format.emin : c->format.emin, c->format.emax);
+    snprintf(j, sizeof j, "\"%s\"", c->format.name);
+    abl_report_meta(r, "dtype", "dtype", t, j);
+    snprintf(t, sizeof t, "%s (τ = %s kind; blind when the exponent is %s τ; δ %s)", abl_convention_name(c->convention),
+             abl_tau_kind_name(kind), abl_convention_strict(c->convention) ? "<" : "≤",
+             abl_convention_nearest(c->convention) ? "rounded to the nearest integer, as in the paper"
+                                                    : "exact (the first blind distance)");
+    snprintf(j, sizeof j, "\"%s\"", abl_convention_name(c->convention));
+    abl_report_meta(r, "convention", "convention", t, j);
+    abl_threshold_string(&c->format, kind, 10, j, sizeof j);
+    abl_pretty_minus(j, t, sizeof t);
+    abl_threshold_string(&c->format, kind, 17, j, sizeof j);
+    abl_report_meta(r, "tau", "τ", t, j);
+    u64_text(c->context, t, sizeof t);
+    abl_report_meta(r, "context", "context", t, t);
+    if (c->window > 0) {
+        u64_text(c->window, t, sizeof t);
+        abl_report_meta(r, "window", "window", t, t);
+    }
+    snprintf(t, sizeof t, "%s (%d heads)", a->schedule.spec, a->heads);
+    snprintf(j, sizeof j, "\"%s\"", a->schedule.spec);
+    abl_report_meta(r, "slopes", "slopes", t, j);
+    abl_report_meta(r, "distance", "distance", c->distance == ABL_DISTANCE_LOG ? "log: g(d) = ln(d + 1)" : "linear: g(d) = d",
+                    c->distance == ABL_DISTANCE_LOG ? "\"log\"" : "\"linear\"");
+    json_decimal(c->logit ? c->logit : "0", j, sizeof j);
+    abl_report_meta(r, "logit", "logit ε", c->logit ? c->logit : "0", j);
+    abl_mitigations_name(c->mitigations, t, sizeof t);
+    abl_report_meta(r, "mitigations", "mitigations", t, NULL);
+    abl_report_meta(r, "level", "level",
+                    c->level == ABL_LEVEL_WEIGHT ? "weight: exp(x)/S underflows, threshold τ + ln S (zero logits)"
+                                                 : "exponent: exp(x) underflows, threshold τ (the paper)",
+                    c->level == ABL_LEVEL_WEIGHT ? "\"weight\"" : "\"exponent\"");
+    if (c->clamp != NULL) {
+        abl_blind_query q = {.format = c->format, .convention = c->convention, .distance = c->distance,
+                             .logit = c->logit, .clamp = c->clamp};
+        char margin[64];
+        abl_clamp_margin_text(&q, 4, margin, sizeof margin);
+        snprintf(t, sizeof t, "%s (margin c − τ = %s nats)", c->clamp, margin);
+        json_decimal(c->clamp, j, sizeof j);
+        abl_report_meta(r, "clamp", "clamp c", t, j);
+    }
+    if (c->softcap != NULL) {
+        json_decimal(c->softcap, j, sizeof j);
+        abl_report_meta(r, "softcap", "soft cap z", c->softcap, j);
+    }
+
+    abl_report_column(r, "rank", "rank", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "index", "head", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "slope_exact", "slope", ABL_ALIGN_LEFT);
+    abl_report_column(r, "slope", "m", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "delta", "δ", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "delta_ieee", "δ ieee", ABL_ALIGN_RIGHT);
+    if (c->level == ABL_LEVEL_WEIGHT) {
+        abl_report_column(r, "delta_exponent", "δ exponent", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "shift", "shift", ABL_ALIGN_RIGHT);
+    }
+    if (c->softcap != NULL) {
+        abl_report_column(r, "delta_softcap_min", "δ(−z)", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "delta_softcap_max", "δ(+z)", ABL_ALIGN_RIGHT);
+    }
+    abl_report_column(r, "blind_in_context", "blind", ABL_ALIGN_LEFT);
+    if (c->window > 0)
+        abl_report_column(r, "window_masks", "W ≤ δ", ABL_ALIGN_LEFT);
+    abl_report_column(r, "row_blind", "row zeros", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "row_fraction", "row %", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "matrix_fraction", "matrix %", ABL_ALIGN_RIGHT);
+
+    for (int i = 0; i < a->heads; i++) {
+        const abl_head_result *h = &a->results[i];
+        abl_report_row(r);
+        snprintf(t, sizeof t, "%d", h->rank);
+        abl_report_cell(r, t, t, NULL);
+        snprintf(t, sizeof t, "%d", h->slope.index);
+        abl_report_cell(r, t, t, NULL);
+        abl_slope_exact_text(&h->slope, t, sizeof t);
+        if (strncmp(t, "2^", 2) == 0) {
+            char tex[sizeof t + 8];
+            snprintf(tex, sizeof tex, "$2^{%s}$", t + 2); /* 2^-0.5 would typeset as 2 with a caret */
+            abl_report_cell(r, t, NULL, tex);
+        } else {
+            abl_report_cell(r, t, NULL, NULL);
+        }
+        abl_slope_decimal_text(&h->slope, 5, t, sizeof t);
+        abl_slope_decimal_text(&h->slope, 17, j, sizeof j);
+        abl_report_cell(r, t, j, NULL);
+        const abl_delta *ds[4] = {&h->delta, &h->delta_ieee, &h->delta_lo, &h->delta_hi};
+        for (int d = 0; d < 2; d++) {
+            abl_delta_text(ds[d], 12, t, sizeof t);
+            delta_json(ds[d], j, sizeof j);
+            abl_report_cell(r, t, j, NULL);
+        }
+        if (c->level == ABL_LEVEL_WEIGHT) {
+            abl_delta_text(&h->delta_exponent, 12, t, sizeof t);
+            delta_json(&h->delta_exponent, j, sizeof j);
+            abl_report_cell(r, t, j, NULL);
+            /* tokens earlier than the exponent level says */
+            if (h->delta.exact && h->delta_exponent.exact) {
+                mpz_t sh;
+                mpz_init(sh);
+                mpz_sub(sh, h->delta_exponent.value, h->delta.value);
+                mpz_get_str(t, 10, sh);
+                abl_report_cell(r, t, t, NULL);
+                mpz_clear(sh);
+            } else {
+                abl_report_cell(r, "—", "null", NULL);
+            }
+        }
+        for (int d = 2; d < (c->softcap != NULL ? 4 : 2); d++) {
+            abl_delta_text(ds[d], 12, t, sizeof t);
+            delta_json(ds[d], j, sizeof j);
+            abl_report_cell(r, t, j, NULL);
+        }
+        abl_report_cell(r, h->blind_in_context ? "yes" : "no", h->blind_in_context ? "true" : "false", NULL);
+        if (c->window > 0)
+            abl_report_cell(r, h->window_masks ? "yes" : "no", h->window_masks ? "true" : "false", NULL);
+        mpz_get_str(t, 10, h->row_blind);
+        abl_report_cell(r, t, t, NULL);
+        percent_of(h->row_blind, a->row_attended, t, sizeof t, j, sizeof j);
+        abl_report_cell(r, t, j, NULL);
+        percent_of(h->matrix_blind, a->matrix_attended, t, sizeof t, j, sizeof j);
+        abl_report_cell(r, t, j, NULL);
+    }
+
+    snprintf(t, sizeof t, "%d of %d", a->blind_heads, a->heads);
+    snprintf(j, sizeof j, "%d", a->blind_heads);
+    abl_report_summary(r, "blind_heads", "heads blind inside the context", t, j);
+    abl_fraction_percent_text(a->row_fraction, 2, t, sizeof t);
+    strcat(t, " %");
+    abl_fraction_decimal_text(a->row_fraction, 17, j, sizeof j);
+    abl_report_summary(r, "row_fraction", "row fraction (last query row)", t, j);
+    abl_fraction_percent_text(a->matrix_fraction, 2, t, sizeof t);
+    strcat(t, " %");
+    abl_fraction_decimal_text(a->matrix_fraction, 17, j, sizeof j);
+    abl_report_summary(r, "matrix_fraction", "matrix fraction (causal entries)", t, j);
+
+    abl_report_note(r, "δ: smallest distance d at which exp(ε − m·g(d)) underflows (ε = logit); heads sorted "
+                       "steepest first, 'head' is the model's own index.");
+    abl_report_note(r, "δ ieee: the exact δ under round-to-nearest with gradual underflow (τ = ln of half "
+                       "the smallest subnormal).");
+    if (c->clamp != NULL)
+        abl_report_note(r, "clamp: 'never' when ε + c stays above τ; otherwise the head goes blind at the "
+                           "unclamped δ, before the clamp engages.");
+    if (c->softcap != NULL)
+        abl_report_note(r, "soft cap: logits lie in (−z, z), so the real δ lies between δ(−z) and δ(+z).");
+    if (c->level == ABL_LEVEL_WEIGHT)
+        abl_report_note(r, "weight level: the last row's S over all n keys gives δ; every row r uses its own "
+                           "S_(r+1) for the matrix fraction; shift = δ exponent − δ.");
+    if (c->window > 0)
+        abl_report_note(r, "window: keys beyond W are masked; fractions count blind keys among the attended ones.");
+    *out = r;
+    return ABL_OK;
+}

@@ -1,0 +1,552 @@
+/* alibi-blind: blindness distances (SPEC §6).
+ *
+ * delta = min{ d in N : eps - m g(d) <= tau } (or < tau under flush-to-zero), tau = k ln 2.
+ * With Q = (eps - tau)/m (linear) or Q = exp((eps - tau)/m) - 1 (log), delta is ceil(Q), floor(Q) + 1
+ * (strict) or the nearest integer (paper), clipped at 0. Q is almost always transcendental, so a
+ * Ziv loop on a certified interval decides it; the cases where Q can be an exact integer (slopes fitted
+ * to the same tau, rational slopes with log distances: Q = 2^(|k|/m) - 1) are solved symbolically. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include "abl/core/blindness.h"
+#include "abl_internal.h"
+
+/* A Ziv loop materialises integers up to 4096 bits (the Table 8 rule needs exactness near 2^1024);
+ * larger ones keep 64 certified bits in `approx`. */
+#define ABL_DELTA_ZIV_BITS_MAX 4096L
+
+typedef enum { RULE_CEIL, RULE_FLOOR_PLUS_ONE, RULE_NEAREST } abl_rule;
+
+void abl_delta_init(abl_delta *d)
+{
+    d->never = 0;
+    d->exact = 0;
+    mpz_init(d->value);
+    mpfr_init2(d->approx, 64);
+    mpfr_set_zero(d->approx, 1);
+}
+
+void abl_delta_clear(abl_delta *d)
+{
+    mpz_clear(d->value);
+    mpfr_clear(d->approx);
+}
+
+void abl_delta_set(abl_delta *dst, const abl_delta *src)
+{
+    dst->never = src->never;
+    dst->exact = src->exact;
+    mpz_set(dst->value, src->value);
+    mpfr_set(dst->approx, src->approx, MPFR_RNDN);
+}
+
+/* m exactly, when it is rational (decimal slopes, 2^integer). */
+static int slope_rational(const abl_slope *s, mpq_t m)
+{
+    if (s->form == ABL_SLOPE_RATIONAL)
+        return abl_decimal_to_mpq(s->decimal, m) == ABL_OK;
+    if (s->form == ABL_SLOPE_POW2 && s->pow2_den == 1 && s->pow2_num > -100000 && s->pow2_num < 100000) {
+        mpq_set_ui(m, 1, 1);
+        if (s->pow2_num >= 0)
+            mpz_mul_2exp(mpq_numref(m), mpq_numref(m), (mp_bitcnt_t)s->pow2_num);
+        else
+            mpz_mul_2exp(mpq_denref(m), mpq_denref(m), (mp_bitcnt_t)(-s->pow2_num));
+        return 1;
+    }
+    return 0;
+}
+
+/* The target t = lo (hi/lo)^(r/s) of a fitted slope exactly, when it is rational. */
+static int target_rational(const abl_slope *s, mpq_t t)
+{
+    if (s->form != ABL_SLOPE_TARGET && s->form != ABL_SLOPE_LOG_TARGET)
+        return 0;
+    if (abl_decimal_to_mpq(s->target_lo, t) != ABL_OK)
+        return 0;
+    if (s->geo_num == 0)
+        return 1;
+    if (s->geo_num < 0 || s->geo_den <= 0)
+        return 0;
+    mpq_t ratio;
+    mpq_init(ratio);
+    int ok = 0;
+    if (abl_decimal_to_mpq(s->target_hi, ratio) == ABL_OK) {
+        mpq_div(ratio, ratio, t);
+        unsigned long r = (unsigned long)s->geo_num, d = (unsigned long)s->geo_den;
+        unsigned long g = r, h = d;
+        while (h != 0) {
+            unsigned long tmp = g % h;
+            g = h;
+            h = tmp;
+        }
+        r /= g;
+        d /= g;
+        mpz_t pr, qr;
+        mpz_inits(pr, qr, (mpz_ptr)0);
+        /* (p/q)^(r/d) in lowest terms is rational iff p and q are perfect d-th powers. */
+        if (mpz_root(pr, mpq_numref(ratio), d) != 0 && mpz_root(qr, mpq_denref(ratio), d) != 0) {
+            mpz_pow_ui(pr, pr, r);
+            mpz_pow_ui(qr, qr, r);
+            mpz_mul(mpq_numref(t), mpq_numref(t), pr);
+            mpz_mul(mpq_denref(t), mpq_denref(t), qr);
+            mpq_canonicalize(t);
+            ok = 1;
+        }
+        mpz_clears(pr, qr, (mpz_ptr)0);
+    }
+    mpq_clear(ratio);
+    return ok;
+}
+
+static void rule_rational(mpz_t out, const mpq_t q, abl_rule rule)
+{
+    switch (rule) {
+    case RULE_CEIL:
+        mpz_cdiv_q(out, mpq_numref(q), mpq_denref(q));
+        break;
+    case RULE_FLOOR_PLUS_ONE:
+        mpz_fdiv_q(out, mpq_numref(q), mpq_denref(q));
+        mpz_add_ui(out, out, 1);
+        break;
+    case RULE_NEAREST: {
+        /* floor(q + 1/2): ties go up, the way a reader rounds 22358.5. */
+        mpz_t n, d;
+        mpz_init(n);
+        mpz_init(d);
+        mpz_mul_2exp(n, mpq_numref(q), 1);
+        mpz_add(n, n, mpq_denref(q));
+        mpz_mul_2exp(d, mpq_denref(q), 1);
+        mpz_fdiv_q(out, n, d);
+        mpz_clear(n);
+        mpz_clear(d);
+        break;
+    }
+    }
+}
+
+/* The rule applied to one bound of the interval; `up` says which bound (for the +1/2 rounding). */
+static void rule_bound(mpz_t out, const mpfr_t x, abl_rule rule, int up)
+{
+    switch (rule) {
+    case RULE_CEIL:
+        mpfr_get_z(out, x, MPFR_RNDU);
+        break;
+    case RULE_FLOOR_PLUS_ONE:
+        mpfr_get_z(out, x, MPFR_RNDD);
+        mpz_add_ui(out, out, 1);
+        break;
+    case RULE_NEAREST: {
+        mpfr_t h;
+        mpfr_init2(h, mpfr_get_prec(x) + 2);
+        mpfr_add_d(h, x, 0.5, up ? MPFR_RNDU : MPFR_RNDD);
+        mpfr_get_z(out, h, MPFR_RNDD);
+        mpfr_clear(h);
+        break;
+    }
+    }
+}
+
+typedef struct {
+    const abl_slope *slope;
+    const mpq_t *eps;
+    unsigned long absk;       /* tau = -absk ln 2 */
+    abl_distance distance;
+    uint64_t weight_keys;     /* 0: exponent level */
+} q_ctx;
+
+/* Enclose ln S_k, S_k = sum_{d<k} e^(-m d) = expm1(-m k)/expm1(-m), decreasing in m. */
+static void log_sum_interval(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_hi, uint64_t k)
+{
+    mpfr_prec_t prec = mpfr_get_prec(lo);
+    mpfr_t t, num, den, kk;
+    mpfr_inits2(prec, t, num, den, (mpfr_ptr)0);
+    mpfr_init2(kk, 64);
+    mpfr_set_uj(kk, k, MPFR_RNDN); /* exact: 64 bits hold any uint64 */
+    /* Upper bound at m_lo: numerator -expm1(-m k) rounded up, denominator -expm1(-m) rounded down. */
+    mpfr_mul(t, m_lo, kk, MPFR_RNDU);
+    mpfr_neg(t, t, MPFR_RNDN);
+    mpfr_expm1(num, t, MPFR_RNDD);
+    mpfr_neg(num, num, MPFR_RNDN);
+    mpfr_neg(t, m_lo, MPFR_RNDN);
+    mpfr_expm1(den, t, MPFR_RNDU);
+    mpfr_neg(den, den, MPFR_RNDN);
+    mpfr_div(hi, num, den, MPFR_RNDU);
+    mpfr_log(hi, hi, MPFR_RNDU);
+    /* Lower bound at m_hi, every rounding the other way. */
+    mpfr_mul(t, m_hi, kk, MPFR_RNDD);
+    mpfr_neg(t, t, MPFR_RNDN);
+    mpfr_expm1(num, t, MPFR_RNDU);
+    mpfr_neg(num, num, MPFR_RNDN);
+    mpfr_neg(t, m_hi, MPFR_RNDN);
+    mpfr_expm1(den, t, MPFR_RNDD);
+    mpfr_neg(den, den, MPFR_RNDN);
+    mpfr_div(lo, num, den, MPFR_RNDD);
+    mpfr_log(lo, lo, MPFR_RNDD);
+    mpfr_clears(t, num, den, kk, (mpfr_ptr)0);
+}
+
+/* Certified enclosure of Q at the precision of lo/hi. */
+static int q_interval(mpfr_t lo, mpfr_t hi, void *vctx)
+{
+    const q_ctx *c = vctx;
+    mpfr_prec_t prec = mpfr_get_prec(lo) + 16;
+    mpfr_t a_lo, a_hi, m_lo, m_hi, n_lo, n_hi;
+    mpfr_inits2(prec, a_lo, a_hi, m_lo, m_hi, n_lo, n_hi, (mpfr_ptr)0);
+    int bad = 0;
+    mpfr_const_log2(a_lo, MPFR_RNDD);
+    mpfr_const_log2(a_hi, MPFR_RNDU);
+    mpfr_mul_ui(a_lo, a_lo, c->absk, MPFR_RNDD);
+    mpfr_mul_ui(a_hi, a_hi, c->absk, MPFR_RNDU);
+    mpfr_set_q(n_lo, *c->eps, MPFR_RNDD);
+    mpfr_set_q(n_hi, *c->eps, MPFR_RNDU);
+    mpfr_add(n_lo, n_lo, a_lo, MPFR_RNDD);
+    mpfr_add(n_hi, n_hi, a_hi, MPFR_RNDU);
+    if (abl_slope_mpfr(m_lo, c->slope, MPFR_RNDD) != ABL_OK || abl_slope_mpfr(m_hi, c->slope, MPFR_RNDU) != ABL_OK ||
+        mpfr_sgn(m_lo) <= 0)
+        bad = 1;
+    if (!bad && c->weight_keys > 0) {
+        /* Weight level: the threshold rises by ln S_k. */
+        mpfr_t l_lo, l_hi;
+        mpfr_inits2(prec, l_lo, l_hi, (mpfr_ptr)0);
+        log_sum_interval(l_lo, l_hi, m_lo, m_hi, c->weight_keys);
+        mpfr_sub(n_lo, n_lo, l_hi, MPFR_RNDD);
+        mpfr_sub(n_hi, n_hi, l_lo, MPFR_RNDU);
+        mpfr_clears(l_lo, l_hi, (mpfr_ptr)0);
+    }
+    if (!bad) {
+        /* m > 0: the quotient's lower bound divides by the larger m when the numerator is >= 0. */
+        mpfr_div(lo, n_lo, mpfr_sgn(n_lo) >= 0 ? m_hi : m_lo, MPFR_RNDD);
+        mpfr_div(hi, n_hi, mpfr_sgn(n_hi) >= 0 ? m_lo : m_hi, MPFR_RNDU);
+        if (c->distance == ABL_DISTANCE_LOG) {
+            mpfr_expm1(lo, lo, MPFR_RNDD);
+            mpfr_expm1(hi, hi, MPFR_RNDU);
+        }
+        if (!mpfr_number_p(lo) || !mpfr_number_p(hi))
+            bad = 1;
+    }
+    mpfr_clears(a_lo, a_hi, m_lo, m_hi, n_lo, n_hi, (mpfr_ptr)0);
+    return bad;
+}
+
+static void finish_exact(abl_delta *out)
+{
+    if (mpz_sgn(out->value) < 0)
+        mpz_set_ui(out->value, 0);
+    out->exact = 1;
+    mpfr_set_z(out->approx, out->value, MPFR_RNDN);
+}
+
+/* Is exp(x) of the clamped exponent ever at or below tau? Sign of eps + c + absk ln 2. */
+static abl_status clamp_allows_blindness(const mpq_t eps, const mpq_t clamp, unsigned long absk, int strict,
+                                         int *allows)
+{
+    mpq_t s;
+    mpq_init(s);
+    mpq_add(s, eps, clamp);
+    int sign;
+    if (absk == 0) {
+        sign = mpq_sgn(s);
+    } else {
+        /* s + absk ln 2 is transcendental (never 0), so widening the precision always decides it. */
+        mpfr_t lo, hi, l2;
+        mpfr_prec_t prec = ABL_ZIV_START_PREC;
+        mpfr_inits2(prec, lo, hi, l2, (mpfr_ptr)0);
+        for (;;) {
+            mpfr_set_prec(lo, prec);
+            mpfr_set_prec(hi, prec);
+            mpfr_set_prec(l2, prec);
+            mpfr_const_log2(l2, MPFR_RNDD);
+            mpfr_mul_ui(lo, l2, absk, MPFR_RNDD);
+            mpfr_const_log2(l2, MPFR_RNDU);
+            mpfr_mul_ui(hi, l2, absk, MPFR_RNDU);
+            mpfr_add_q(lo, lo, s, MPFR_RNDD);
+            mpfr_add_q(hi, hi, s, MPFR_RNDU);
+            if (mpfr_sgn(lo) > 0 || mpfr_sgn(hi) < 0 || prec >= ABL_ZIV_MAX_PREC) {
+                sign = mpfr_sgn(lo) > 0 ? 1 : -1;
+                break;
+            }
+            prec *= 2;
+        }
+        mpfr_clears(lo, hi, l2, (mpfr_ptr)0);
+    }
+    mpq_clear(s);
+    *allows = strict ? sign < 0 : sign <= 0;
+    return ABL_OK;
+}
+
+abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_delta *out)
+{
+    if (slope == NULL || q == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    if (!(slope->value > 0.0))
+        return ABL_ERR_BAD_SLOPE;
+    if ((unsigned)q->convention >= ABL_CONV_COUNT)
+        return ABL_ERR_UNKNOWN_CONVENTION;
+    long k;
+    abl_status st = abl_threshold_log2_multiple(&q->format, abl_convention_tau_kind(q->convention), &k);
+    if (st != ABL_OK)
+        return st;
+    if (k > 0)
+        return ABL_ERR_UNSUPPORTED;
+    unsigned long absk = (unsigned long)(-k);
+    abl_rule rule = abl_convention_nearest(q->convention) ? RULE_NEAREST
+                    : abl_convention_strict(q->convention) ? RULE_FLOOR_PLUS_ONE
+                                                            : RULE_CEIL;
+
+    mpq_t eps, clamp, m, t, qv;
+    mpq_inits(eps, clamp, m, t, qv, (mpq_ptr)0);
+    out->never = 0;
+    out->exact = 0;
+    mpz_set_ui(out->value, 0);
+    mpfr_set_zero(out->approx, 1);
+
+    if (q->logit != NULL && (st = abl_decimal_to_mpq(q->logit, eps)) != ABL_OK)
+        goto done;
+    if (q->weight_keys > 0 && (q->distance != ABL_DISTANCE_LINEAR || mpq_sgn(eps) != 0 || q->clamp != NULL)) {
+        st = ABL_ERR_UNSUPPORTED; /* S_k has this closed form only for zero logits, linear and unclamped */
+        goto done;
+    }
+    if (q->clamp != NULL) {
+        int allows;
+        if ((st = abl_decimal_to_mpq(q->clamp, clamp)) != ABL_OK)
+            goto done;
+        clamp_allows_blindness(eps, clamp, absk, abl_convention_strict(q->convention), &allows);
+        /* When the clamp can reach tau it engages no earlier than the unclamped crossing, so delta is
+         * the unclamped one; otherwise the head never goes blind. */
+        if (!allows) {
+            out->never = 1;
+            mpfr_set_inf(out->approx, 1);
+            goto done;
+        }
+    }
+
+    int eps_zero = mpq_sgn(eps) == 0;
+    int have_q = 0;
+    if (q->weight_keys > 0) {
+        /* ln S_k keeps Q transcendental: no symbolic shortcut. */
+    } else if (q->distance == ABL_DISTANCE_LINEAR) {
+        if (absk == 0 && eps_zero) {
+            mpq_set_ui(qv, 0, 1);
+            have_q = 1;
+        } else if (absk == 0 && slope_rational(slope, m)) {
+            mpq_div(qv, eps, m);
+            have_q = 1;
+        } else if (eps_zero && slope->form == ABL_SLOPE_TARGET && slope->tau_log2 < 0 && target_rational(slope, t)) {
+            /* Q = (|k| ln2) t / (|k_fit| ln2): the logarithms cancel. */
+            mpq_set_ui(qv, absk, (unsigned long)(-slope->tau_log2));
+            mpq_canonicalize(qv);
+            mpq_mul(qv, qv, t);
+            have_q = 1;
+        }
+    } else {
+        if (absk == 0 && eps_zero) {
+            mpq_set_ui(qv, 0, 1);
+            have_q = 1;
+        } else if (eps_zero && slope_rational(slope, m)) {
+            /* Q = 2^(|k|/m) - 1: an integer whenever |k|/m is. */
+            mpq_set_ui(t, absk, 1);
+            mpq_div(t, t, m);
+            if (mpz_cmp_ui(mpq_denref(t), 1) == 0 && mpz_sizeinbase(mpq_numref(t), 2) <= 40) {
+                unsigned long y = mpz_get_ui(mpq_numref(t));
+                if (y <= (unsigned long)ABL_DELTA_EXACT_BITS_MAX) {
+                    mpz_set_ui(out->value, 0);
+                    mpz_setbit(out->value, y);
+                    if (rule != RULE_FLOOR_PLUS_ONE)
+                        mpz_sub_ui(out->value, out->value, 1);
+                    finish_exact(out);
+                } else {
+                    mpfr_set_ui_2exp(out->approx, 1, (mpfr_exp_t)y, MPFR_RNDN);
+                }
+                goto done;
+            }
+        } else if (eps_zero && slope->form == ABL_SLOPE_LOG_TARGET && slope->tau_log2 < 0 &&
+                   (unsigned long)(-slope->tau_log2) == absk && target_rational(slope, t)) {
+            /* Q = exp(ln(t + 1)) - 1 = t exactly when fitted to this very tau. */
+            mpq_set(qv, t);
+            have_q = 1;
+        }
+    }
+    if (have_q) {
+        rule_rational(out->value, qv, rule);
+        finish_exact(out);
+        goto done;
+    }
+
+    {
+        /* Certified interval + Ziv loop. Huge values need the exponent range MPFR allows. */
+        abl_mpfr_range saved = abl_mpfr_range_widen();
+        q_ctx ctx = {slope, (const mpq_t *)&eps, absk, q->distance, q->weight_keys};
+        mpfr_prec_t prec = ABL_ZIV_START_PREC;
+        mpfr_t lo, hi;
+        mpz_t zl, zh;
+        mpfr_inits2(prec, lo, hi, (mpfr_ptr)0);
+        mpz_inits(zl, zh, (mpz_ptr)0);
+        for (;;) {
+            mpfr_set_prec(lo, prec);
+            mpfr_set_prec(hi, prec);
+            if (q_interval(lo, hi, &ctx) != 0) {
+                st = ABL_ERR_UNSUPPORTED;
+                break;
+            }
+            long bits = mpfr_zero_p(hi) ? 0 : (long)mpfr_get_exp(hi);
+            if (bits > ABL_DELTA_ZIV_BITS_MAX && mpfr_sgn(lo) > 0) {
+                /* Beyond any context: keep 64 correct bits, not a multi-megabyte integer. */
+                mpfr_set(out->approx, lo, MPFR_RNDN);
+                break;
+            }
+            if (bits + 64 > prec) {
+                prec = bits + 64;
+                continue;
+            }
+            rule_bound(zl, lo, rule, 0);
+            rule_bound(zh, hi, rule, 1);
+            if (mpz_cmp(zl, zh) == 0 || prec >= ABL_ZIV_MAX_PREC + bits) {
+                /* At the cap, Q is taken to sit exactly on the rule's boundary integer. */
+                mpz_set(out->value, rule == RULE_CEIL ? zl : zh);
+                finish_exact(out);
+                break;
+            }
+            prec *= 2;
+        }
+        mpz_clears(zl, zh, (mpz_ptr)0);
+        mpfr_clears(lo, hi, (mpfr_ptr)0);
+        abl_mpfr_range_restore(saved);
+    }
+done:
+    mpq_clears(eps, clamp, m, t, qv, (mpq_ptr)0);
+    return st;
+}
+
+int abl_delta_lt_u64(const abl_delta *d, uint64_t n)
+{
+    if (d->never)
+        return 0;
+    if (!d->exact)
+        return 0; /* beyond 2^ABL_DELTA_EXACT_BITS_MAX */
+    mpz_t z;
+    mpz_init(z);
+    mpz_import(z, 1, 1, sizeof n, 0, 0, &n);
+    int lt = mpz_cmp(d->value, z) < 0;
+    mpz_clear(z);
+    return lt;
+}
+
+int abl_delta_get_i64(const abl_delta *d, int64_t *out)
+{
+    if (d->never || !d->exact || mpz_sizeinbase(d->value, 2) > 63)
+        return 0;
+    if (out != NULL) {
+        uint64_t v = 0;
+        mpz_export(&v, NULL, 1, sizeof v, 0, 0, d->value);
+        *out = (int64_t)v;
+    }
+    return 1;
+}
+
+/* "4.37e+53" -> "4.37e53". */
+static void tidy_exponent(char *s)
+{
+    char *e = strchr(s, 'e');
+    if (e == NULL)
+        return;
+    char *src = e + 1, *dst = e + 1;
+    if (*src == '+')
+        src++;
+    else if (*src == '-')
+        *dst++ = *src++;
+    while (*src == '0' && src[1] != '\0')
+        src++;
+    memmove(dst, src, strlen(src) + 1);
+}
+
+static void free_gmp_str(char *s)
+{
+    void (*freefunc)(void *, size_t);
+    mp_get_memory_functions(NULL, NULL, &freefunc);
+    freefunc(s, strlen(s) + 1);
+}
+
+void abl_delta_text(const abl_delta *d, int max_digits, char *buf, size_t buflen)
+{
+    if (buflen == 0)
+        return;
+    if (d->never) {
+        snprintf(buf, buflen, "never");
+        return;
+    }
+    if (d->exact && mpz_sizeinbase(d->value, 10) <= (size_t)max_digits + 1) {
+        char *s = mpz_get_str(NULL, 10, d->value);
+        int fits = strlen(s) <= (size_t)max_digits;
+        if (fits)
+            snprintf(buf, buflen, "%s", s);
+        free_gmp_str(s);
+        if (fits)
+            return;
+    }
+    if (d->exact) {
+        /* Round the exact integer once, to 3 significant digits. */
+        size_t bits = mpz_sizeinbase(d->value, 2);
+        mpfr_t x;
+        mpfr_init2(x, (mpfr_prec_t)(bits < 64 ? 64 : bits));
+        mpfr_set_z(x, d->value, MPFR_RNDN);
+        mpfr_snprintf(buf, buflen, "%.2Re", x);
+        mpfr_clear(x);
+    } else {
+        mpfr_snprintf(buf, buflen, "%.2Re", d->approx);
+    }
+    tidy_exponent(buf);
+}
+
+void abl_delta_table8_cell(const abl_delta *d, char *buf, size_t buflen)
+{
+    if (buflen == 0)
+        return;
+    if (d->never) {
+        snprintf(buf, buflen, "never");
+        return;
+    }
+    if (!d->exact || mpz_sizeinbase(d->value, 2) > 1024) {
+        snprintf(buf, buflen, "**"); /* >= 2^1024: beyond binary64 */
+        return;
+    }
+    if (mpz_cmp_ui(d->value, 1000000000UL) > 0) {
+        snprintf(buf, buflen, "*");
+        return;
+    }
+    snprintf(buf, buflen, "%lu", mpz_get_ui(d->value));
+}
+
+typedef struct {
+    mpq_t c;
+    unsigned long absk;
+} margin_ctx;
+
+static int margin_interval(mpfr_t lo, mpfr_t hi, void *vctx)
+{
+    margin_ctx *m = vctx;
+    mpfr_const_log2(lo, MPFR_RNDD);
+    mpfr_const_log2(hi, MPFR_RNDU);
+    mpfr_mul_ui(lo, lo, m->absk, MPFR_RNDD);
+    mpfr_mul_ui(hi, hi, m->absk, MPFR_RNDU);
+    mpfr_add_q(lo, lo, m->c, MPFR_RNDD);
+    mpfr_add_q(hi, hi, m->c, MPFR_RNDU);
+    return 0;
+}
+
+abl_status abl_clamp_margin_text(const abl_blind_query *q, int decimals, char *buf, size_t buflen)
+{
+    if (q == NULL || q->clamp == NULL || buf == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    long k;
+    abl_status st = abl_threshold_log2_multiple(&q->format, abl_convention_tau_kind(q->convention), &k);
+    if (st != ABL_OK)
+        return st;
+    margin_ctx m;
+    mpq_init(m.c);
+    m.absk = (unsigned long)(k < 0 ? -k : 0);
+    st = abl_decimal_to_mpq(q->clamp, m.c);
+    if (st == ABL_OK)
+        st = abl_ziv_fixed(margin_interval, &m, decimals, buf, buflen);
+    mpq_clear(m.c);
+    return st;
+}

@@ -1,0 +1,1257 @@
+/* alibi-blind: slope schedules (SPEC §5).
+ *
+ * Slopes are stored symbolically (2^(num/den), an exact decimal, or -tau/t with t = lo (hi/lo)^(g/G)).
+ * Every number derived from them comes from certified interval bounds [lo, hi] of m at a working
+ * precision; Ziv's loop widens the precision until the rounded bounds agree, so roundings are correct
+ * and comparisons exact. Where two different forms can denote the same real (rational slopes, fitted
+ * targets whose t is a root of a rational), equality is decided symbolically with GMP first. */
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "abl/core/slope.h"
+#include "abl_internal.h"
+
+/* Ziv loops start here and stop widening past the cap (2^16 bits, as the contract of compare says). */
+#define SLOPE_PREC_START 64
+#define SLOPE_PREC_CAP (1L << 16)
+/* Symbolic comparisons give up (and leave it to the intervals) past this many bits per operand. */
+#define SLOPE_EXACT_BITS_MAX (1UL << 20)
+
+static const char MINUS_TAU[] = "\xe2\x88\x92\xcf\x84/"; /* "−τ/" in UTF-8 */
+
+/* ---------------------------------------------------------------------------------------------
+ * Small helpers
+ * ------------------------------------------------------------------------------------------- */
+
+static long gcd_long(long a, long b)
+{
+    if (a < 0)
+        a = -a;
+    if (b < 0)
+        b = -b;
+    while (b != 0) {
+        long t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static int is_pow2_int(long n)
+{
+    return n > 0 && (n & (n - 1)) == 0;
+}
+
+static int ci_equal(const char *a, size_t alen, const char *b)
+{
+    size_t blen = strlen(b);
+    if (alen != blen)
+        return 0;
+    for (size_t i = 0; i < alen; i++)
+        if (tolower((unsigned char)a[i]) != tolower((unsigned char)b[i]))
+            return 0;
+    return 1;
+}
+
+static void set_text(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* Copy as much of src as fits (always NUL-terminated when buflen > 0). */
+static void put_text(char *buf, size_t buflen, const char *src)
+{
+    if (buf == NULL || buflen == 0)
+        return;
+    set_text(buf, buflen, src);
+}
+
+/* Decimal text -> rational, classifying failures the way the schedule grammar reports them. */
+static abl_status decimal_positive(const char *text, mpq_t out)
+{
+    if (abl_decimal_to_mpq(text, out) != ABL_OK) {
+        const char *p = text;
+        if (*p == '+' || *p == '-')
+            p++;
+        size_t n = strlen(p);
+        if (ci_equal(p, n, "nan") || ci_equal(p, n, "inf") || ci_equal(p, n, "infinity"))
+            return ABL_ERR_BAD_SLOPE;
+        return ABL_ERR_BAD_SLOPE_SPEC;
+    }
+    return mpq_sgn(out) > 0 ? ABL_OK : ABL_ERR_BAD_SLOPE;
+}
+
+/* Bit size of a rational, for the "is the exact route affordable" guards. */
+static size_t mpq_bits(const mpq_t q)
+{
+    return mpz_sizeinbase(mpq_numref(q), 2) + mpz_sizeinbase(mpq_denref(q), 2);
+}
+
+/* q^e for e >= 0 (GMP has no mpq_pow). */
+static void mpq_pow_ui(mpq_t rop, const mpq_t q, unsigned long e)
+{
+    mpz_pow_ui(mpq_numref(rop), mpq_numref(q), e);
+    mpz_pow_ui(mpq_denref(rop), mpq_denref(q), e);
+    mpq_canonicalize(rop);
+}
+
+/*
+ * Exact decimal text of a rational whose denominator is 2^a 5^b (sign included). Plain notation
+ * when it fits, otherwise d.ddd e<exp> with every significant digit. Returns 0 when it does not
+ * terminate or does not fit in cap bytes.
+ */
+static int mpq_to_decimal(const mpq_t q, char *buf, size_t cap)
+{
+    mpz_t den, n;
+    mpz_init_set(den, mpq_denref(q));
+    mp_bitcnt_t a = mpz_scan1(den, 0);
+    mpz_fdiv_q_2exp(den, den, a);
+    unsigned long b = 0;
+    while (mpz_divisible_ui_p(den, 5)) {
+        mpz_divexact_ui(den, den, 5);
+        b++;
+    }
+    int ok = 0;
+    if (mpz_cmp_ui(den, 1) == 0) {
+        unsigned long k = a > b ? (unsigned long)a : b;
+        /* n = |q| * 10^k is an integer: k digits after the point, and k is minimal. */
+        mpz_init(n);
+        mpz_ui_pow_ui(n, 10, k);
+        mpz_mul(n, n, mpq_numref(q));
+        mpz_divexact(n, n, mpq_denref(q));
+        mpz_abs(n, n);
+        char *s = mpz_get_str(NULL, 10, n);
+        size_t len = strlen(s);
+        const char *sign = mpq_sgn(q) < 0 ? "-" : "";
+        char *plain = malloc(len + k + 8);
+        if (plain != NULL) {
+            if (k == 0) {
+                sprintf(plain, "%s%s", sign, s);
+            } else if (len > k) {
+                sprintf(plain, "%s%.*s.%s", sign, (int)(len - k), s, s + len - k);
+            } else {
+                /* 0.000ddd: k - len zeros after the point */
+                char *w = plain + sprintf(plain, "%s0.", sign);
+                memset(w, '0', k - len);
+                strcpy(w + (k - len), s);
+            }
+            /* Scientific: digits without trailing zeros, exponent of the leading digit. */
+            size_t nd = len;
+            while (nd > 1 && s[nd - 1] == '0')
+                nd--;
+            long e10 = (long)len - 1 - (long)k;
+            char sci[96];
+            int w;
+            if (nd == 1)
+                w = snprintf(sci, sizeof sci, "%s%ce%ld", sign, s[0], e10);
+            else
+                w = snprintf(sci, sizeof sci, "%s%c.%.*se%ld", sign, s[0], (int)(nd - 1), s + 1, e10);
+            int sci_ok = w > 0 && (size_t)w < sizeof sci && (size_t)w < cap;
+            /* Plain unless it is much longer ("0.001" and "8192", but "1e-30" not 30 zeros). */
+            size_t pl = strlen(plain);
+            if (pl < cap && (!sci_ok || pl <= (size_t)w + 4)) {
+                memcpy(buf, plain, pl + 1);
+                ok = 1;
+            } else if (sci_ok) {
+                memcpy(buf, sci, (size_t)w + 1);
+                ok = 1;
+            }
+            free(plain);
+        }
+        void (*freefunc)(void *, size_t);
+        mp_get_memory_functions(NULL, NULL, &freefunc);
+        freefunc(s, len + 1);
+        mpz_clear(n);
+    }
+    mpz_clear(den);
+    return ok;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Symbolic forms
+ * ------------------------------------------------------------------------------------------- */
+
+/* t = lo * a^(p/q) with a = hi/lo, p >= 0 and q >= 1 coprime; p = 0 when t = lo. */
+typedef struct {
+    mpq_t lo, a;
+    unsigned long p, q;
+} tform;
+
+static void tform_init(tform *f)
+{
+    mpq_init(f->lo);
+    mpq_init(f->a);
+    f->p = 0;
+    f->q = 1;
+}
+
+static void tform_clear(tform *f)
+{
+    mpq_clear(f->lo);
+    mpq_clear(f->a);
+}
+
+/* Read and normalise the target of a TARGET/LOG_TARGET slope; 0 on a malformed slope. When a is a
+ * perfect q-th power the root is taken exactly (geometric 128->512 at h = 5 is t = 256). */
+static int tform_get(const abl_slope *s, tform *f)
+{
+    if (s->form != ABL_SLOPE_TARGET && s->form != ABL_SLOPE_LOG_TARGET)
+        return 0;
+    if (abl_decimal_to_mpq(s->target_lo, f->lo) != ABL_OK || mpq_sgn(f->lo) <= 0)
+        return 0;
+    mpq_set_ui(f->a, 1, 1);
+    f->p = 0;
+    f->q = 1;
+    if (s->geo_num == 0)
+        return 1;
+    if (s->geo_den <= 0 || s->geo_num == LONG_MIN)
+        return 0;
+    if (abl_decimal_to_mpq(s->target_hi, f->a) != ABL_OK || mpq_sgn(f->a) <= 0)
+        return 0;
+    mpq_div(f->a, f->a, f->lo);
+    long g = gcd_long(s->geo_num, s->geo_den);
+    long p = s->geo_num / g, q = s->geo_den / g;
+    if (p < 0) {
+        mpq_inv(f->a, f->a);
+        p = -p;
+    }
+    if (mpq_cmp_ui(f->a, 1, 1) == 0) {
+        p = 0;
+        q = 1;
+    }
+    f->p = (unsigned long)p;
+    f->q = (unsigned long)q;
+    if (f->q > 1) {
+        mpz_t rn, rd;
+        mpz_inits(rn, rd, (mpz_ptr)0);
+        if (mpz_root(rn, mpq_numref(f->a), f->q) && mpz_root(rd, mpq_denref(f->a), f->q)) {
+            mpz_swap(mpq_numref(f->a), rn);
+            mpz_swap(mpq_denref(f->a), rd);
+            f->q = 1;
+        }
+        mpz_clears(rn, rd, (mpz_ptr)0);
+    }
+    return 1;
+}
+
+/* t exactly when it is rational (q = 1) and not too large to write down. */
+static int tform_rational(const tform *f, mpq_t t)
+{
+    if (f->q != 1)
+        return 0;
+    if (f->p != 0 && mpq_bits(f->a) * f->p > SLOPE_EXACT_BITS_MAX)
+        return 0;
+    mpq_pow_ui(t, f->a, f->p);
+    mpq_mul(t, t, f->lo);
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Certified bounds
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum { QTY_M, QTY_T, QTY_T_PLUS_1 } quantity;
+
+
+/* m exactly when it is rational: a decimal slope, 2^k with an integer k of moderate size, or a
+ * log-fitted slope whose t + 1 is 2^j (then ln(t+1) = j ln 2 and m = -tau_log2 / j). Every other
+ * slope is irrational: 2^(p/q) algebraic, -tau ln2 / t transcendental (Lindemann), and
+ * ln 2 / ln(t+1) transcendental when not rational (Gelfond-Schneider). */
+static int slope_rational(const abl_slope *s, mpq_t m)
+{
+    if (s->form == ABL_SLOPE_RATIONAL)
+        return abl_decimal_to_mpq(s->decimal, m) == ABL_OK && mpq_sgn(m) > 0;
+    if (s->form == ABL_SLOPE_LOG_TARGET) {
+        if (s->tau_log2 >= 0 || s->tau_log2 == LONG_MIN)
+            return 0;
+        tform f;
+        tform_init(&f);
+        int ok = 0;
+        if (tform_get(s, &f) && tform_rational(&f, m)) {
+            mpz_add(mpq_numref(m), mpq_numref(m), mpq_denref(m)); /* t + 1 */
+            if (mpz_popcount(mpq_numref(m)) == 1 && mpz_popcount(mpq_denref(m)) == 1) {
+                long j = (long)mpz_scan1(mpq_numref(m), 0) - (long)mpz_scan1(mpq_denref(m), 0);
+                if (j > 0) {
+                    mpq_set_si(m, -s->tau_log2, (unsigned long)j);
+                    mpq_canonicalize(m);
+                    ok = 1;
+                }
+            }
+        }
+        tform_clear(&f);
+        return ok;
+    }
+    if (s->form != ABL_SLOPE_POW2 || s->pow2_den <= 0 || s->pow2_num % s->pow2_den != 0)
+        return 0;
+    long k = s->pow2_num / s->pow2_den;
+    if (k < -100000 || k > 100000)
+        return 0;
+    mpq_set_ui(m, 1, 1);
+    if (k >= 0)
+        mpz_mul_2exp(mpq_numref(m), mpq_numref(m), (mp_bitcnt_t)k);
+    else
+        mpz_mul_2exp(mpq_denref(m), mpq_denref(m), (mp_bitcnt_t)-k);
+    return 1;
+}
+
+/* The quantity exactly when it is rational. */
+static int quantity_rational(const abl_slope *s, quantity which, mpq_t q)
+{
+    if (which == QTY_M)
+        return slope_rational(s, q);
+    tform f;
+    tform_init(&f);
+    int ok = tform_get(s, &f) && tform_rational(&f, q);
+    if (ok && which == QTY_T_PLUS_1)
+        mpz_add(mpq_numref(q), mpq_numref(q), mpq_denref(q));
+    tform_clear(&f);
+    return ok;
+}
+
+/* lo <= t <= hi for the target of a fitted slope, at the precision of lo and hi. */
+static int target_bounds(const abl_slope *s, mpfr_t lo, mpfr_t hi)
+{
+    tform f;
+    tform_init(&f);
+    mpq_t t;
+    mpq_init(t);
+    int ok = tform_get(s, &f);
+    if (ok && tform_rational(&f, t)) {
+        mpfr_set_q(lo, t, MPFR_RNDD);
+        mpfr_set_q(hi, t, MPFR_RNDU);
+    } else if (ok) {
+        /* t = lo exp((p/q) ln a): each step is monotone, so directed roundings carry the bounds. */
+        mpfr_t al, ah, el, eh, x;
+        mpfr_inits2(mpfr_get_prec(lo) + 16, al, ah, el, eh, x, (mpfr_ptr)0);
+        mpfr_set_q(al, f.a, MPFR_RNDD);
+        mpfr_set_q(ah, f.a, MPFR_RNDU);
+        mpfr_log(al, al, MPFR_RNDD);
+        mpfr_log(ah, ah, MPFR_RNDU);
+        mpfr_set_ui(el, f.p, MPFR_RNDD);
+        mpfr_div_ui(el, el, f.q, MPFR_RNDD);
+        mpfr_set_ui(eh, f.p, MPFR_RNDU);
+        mpfr_div_ui(eh, eh, f.q, MPFR_RNDU);
+        /* e >= 0 but ln a may be negative (DH < D1): pick the extreme corners accordingly. */
+        mpfr_mul(al, mpfr_sgn(al) >= 0 ? el : eh, al, MPFR_RNDD);
+        mpfr_mul(ah, mpfr_sgn(ah) >= 0 ? eh : el, ah, MPFR_RNDU);
+        mpfr_exp(al, al, MPFR_RNDD);
+        mpfr_exp(ah, ah, MPFR_RNDU);
+        mpfr_set_q(x, f.lo, MPFR_RNDD);
+        mpfr_mul(lo, x, al, MPFR_RNDD);
+        mpfr_set_q(x, f.lo, MPFR_RNDU);
+        mpfr_mul(hi, x, ah, MPFR_RNDU);
+        mpfr_clears(al, ah, el, eh, x, (mpfr_ptr)0);
+    }
+    mpq_clear(t);
+    tform_clear(&f);
+    return ok;
+}
+
+/* lo <= x <= hi for the chosen quantity of a slope, at the precision of lo and hi (>= 64 bits).
+ * Returns 0 when the slope is malformed or the quantity does not apply to its form. */
+static int slope_bounds(const abl_slope *s, quantity which, mpfr_t lo, mpfr_t hi)
+{
+    mpfr_prec_t w = mpfr_get_prec(lo);
+    if (which == QTY_M && s->form == ABL_SLOPE_LOG_TARGET) {
+        /* A rational m must come out exact, or directed roundings of it would never agree. */
+        mpq_t q;
+        mpq_init(q);
+        int rational = slope_rational(s, q);
+        if (rational) {
+            mpfr_set_q(lo, q, MPFR_RNDD);
+            mpfr_set_q(hi, q, MPFR_RNDU);
+        }
+        mpq_clear(q);
+        if (rational)
+            return 1;
+    }
+    if (s->form == ABL_SLOPE_POW2) {
+        if (which != QTY_M || s->pow2_den <= 0 || s->pow2_num < -(1L << 40) || s->pow2_num > (1L << 40))
+            return 0;
+        mpfr_t two;
+        mpfr_init2(two, 2);
+        mpfr_set_si_2exp(two, 1, s->pow2_num, MPFR_RNDN); /* exact: one significant bit */
+        if (s->pow2_den == 1) {
+            mpfr_set(lo, two, MPFR_RNDN);
+            mpfr_set(hi, two, MPFR_RNDN);
+        } else {
+            /* 2^(num/den) = rootn(2^num, den): no rounding of the (non-dyadic) exponent. */
+            mpfr_rootn_ui(lo, two, (unsigned long)s->pow2_den, MPFR_RNDD);
+            mpfr_rootn_ui(hi, two, (unsigned long)s->pow2_den, MPFR_RNDU);
+        }
+        mpfr_clear(two);
+        return 1;
+    }
+    if (s->form == ABL_SLOPE_RATIONAL) {
+        if (which != QTY_M)
+            return 0;
+        mpq_t q;
+        mpq_init(q);
+        int ok = abl_decimal_to_mpq(s->decimal, q) == ABL_OK && mpq_sgn(q) > 0;
+        if (ok) {
+            mpfr_set_q(lo, q, MPFR_RNDD);
+            mpfr_set_q(hi, q, MPFR_RNDU);
+        }
+        mpq_clear(q);
+        return ok;
+    }
+    if (s->form != ABL_SLOPE_TARGET && s->form != ABL_SLOPE_LOG_TARGET)
+        return 0;
+    if (which == QTY_T)
+        return target_bounds(s, lo, hi);
+    if (which == QTY_T_PLUS_1) {
+        if (!target_bounds(s, lo, hi))
+            return 0;
+        mpfr_add_ui(lo, lo, 1, MPFR_RNDD);
+        mpfr_add_ui(hi, hi, 1, MPFR_RNDU);
+        return 1;
+    }
+    if (s->tau_log2 >= 0)
+        return 0;
+    mpfr_t kl, kh, tl, th;
+    mpfr_inits2(w + 16, kl, kh, tl, th, (mpfr_ptr)0);
+    if (!target_bounds(s, tl, th)) {
+        mpfr_clears(kl, kh, tl, th, (mpfr_ptr)0);
+        return 0;
+    }
+    /* K = -tau_log2 ln 2 > 0; tau_log2 fits exactly in >= 64 bits. */
+    mpfr_const_log2(kl, MPFR_RNDD);
+    mpfr_const_log2(kh, MPFR_RNDU);
+    mpfr_mul_si(kl, kl, s->tau_log2, MPFR_RNDU); /* negative: rounding up then negating gives a lower bound */
+    mpfr_mul_si(kh, kh, s->tau_log2, MPFR_RNDD);
+    mpfr_neg(kl, kl, MPFR_RNDN);
+    mpfr_neg(kh, kh, MPFR_RNDN);
+    if (s->form == ABL_SLOPE_LOG_TARGET) {
+        /* ln(t + 1) without forming t + 1 (tiny targets would lose everything to the rounding). */
+        mpfr_log1p(tl, tl, MPFR_RNDD);
+        mpfr_log1p(th, th, MPFR_RNDU);
+    }
+    mpfr_div(lo, kl, th, MPFR_RNDD);
+    mpfr_div(hi, kh, tl, MPFR_RNDU); /* tl = 0 gives +Inf: a valid (useless) bound, Ziv widens */
+    mpfr_clears(kl, kh, tl, th, (mpfr_ptr)0);
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Correct rounding
+ * ------------------------------------------------------------------------------------------- */
+
+abl_status abl_slope_mpfr(mpfr_t rop, const abl_slope *slope, mpfr_rnd_t rnd)
+{
+    if (rop == NULL || slope == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    if (rnd == MPFR_RNDF)
+        rnd = MPFR_RNDN;
+    abl_mpfr_range saved = abl_mpfr_range_widen();
+    mpfr_prec_t p = mpfr_get_prec(rop);
+    mpfr_prec_t w = p + 32 > SLOPE_PREC_START ? p + 32 : SLOPE_PREC_START;
+    mpfr_prec_t cap = 4 * p > SLOPE_PREC_CAP ? 4 * p : SLOPE_PREC_CAP;
+    mpfr_t lo, hi, a, b;
+    mpfr_inits2(w, lo, hi, (mpfr_ptr)0);
+    mpfr_inits2(p, a, b, (mpfr_ptr)0);
+    abl_status st = ABL_ERR_INVALID_ARGUMENT;
+    int inex = 0;
+    for (;;) {
+        mpfr_set_prec(lo, w);
+        mpfr_set_prec(hi, w);
+        if (!slope_bounds(slope, QTY_M, lo, hi))
+            break;
+        inex = mpfr_set(a, lo, rnd);
+        mpfr_set(b, hi, rnd);
+        /* Rounding is monotone: equal roundings of both bounds are the rounding of m. The value is
+         * never a rounding boundary unless it is exact (then lo == hi), so the loop ends. */
+        if (mpfr_equal_p(a, b) || w >= cap) {
+            if (!mpfr_equal_p(lo, hi))
+                inex = mpfr_cmp(a, lo) < 0 ? -1 : 1;
+            mpfr_set(rop, a, MPFR_RNDN);
+            st = ABL_OK;
+            break;
+        }
+        w *= 2;
+    }
+    mpfr_clears(lo, hi, a, b, (mpfr_ptr)0);
+    abl_mpfr_range_restore(saved);
+    if (st == ABL_OK)
+        mpfr_check_range(rop, inex, rnd);
+    return st;
+}
+
+/* The first `digits` significant decimal digits of the quantity, correctly rounded to nearest:
+ * dig gets exactly `digits` characters, value = 0.DIG x 10^e. Returns 0 on a malformed slope. */
+static int ziv_digits(const abl_slope *s, quantity which, int digits, char *dig, long *e)
+{
+    abl_mpfr_range saved = abl_mpfr_range_widen();
+    mpfr_prec_t w = (mpfr_prec_t)(digits * 3.33) + SLOPE_PREC_START;
+    mpfr_t lo, hi;
+    mpfr_inits2(w, lo, hi, (mpfr_ptr)0);
+    int ok = 0;
+    for (;;) {
+        mpfr_set_prec(lo, w);
+        mpfr_set_prec(hi, w);
+        if (!slope_bounds(s, which, lo, hi) || mpfr_sgn(lo) <= 0 || !mpfr_number_p(lo))
+            break;
+        if (mpfr_number_p(hi)) {
+            mpfr_exp_t ea, eb;
+            char *sa = mpfr_get_str(NULL, &ea, 10, (size_t)digits, lo, MPFR_RNDN);
+            char *sb = mpfr_get_str(NULL, &eb, 10, (size_t)digits, hi, MPFR_RNDN);
+            int same = sa != NULL && sb != NULL && ea == eb && strcmp(sa, sb) == 0;
+            if (sa != NULL && (same || w >= SLOPE_PREC_CAP)) {
+                memcpy(dig, sa, (size_t)digits + 1);
+                *e = (long)ea;
+                ok = 1;
+            }
+            if (sa != NULL)
+                mpfr_free_str(sa);
+            if (sb != NULL)
+                mpfr_free_str(sb);
+            if (ok)
+                break;
+        }
+        if (w >= SLOPE_PREC_CAP)
+            break;
+        w *= 2;
+    }
+    mpfr_clears(lo, hi, (mpfr_ptr)0);
+    abl_mpfr_range_restore(saved);
+    return ok;
+}
+
+/* p = 10^k as a rational. */
+static void mpq_pow10(mpq_t p, long k)
+{
+    mpq_set_ui(p, 1, 1);
+    if (k >= 0)
+        mpz_ui_pow_ui(mpq_numref(p), 10, (unsigned long)k);
+    else
+        mpz_ui_pow_ui(mpq_denref(p), 10, (unsigned long)-k);
+}
+
+/* The same digits for a positive rational, by exact arithmetic (ties to even, like MPFR's RNDN):
+ * intervals around an exact decimal midpoint such as 0.123455 would never agree. */
+static void rational_digits(const mpq_t q, int digits, char *dig, long *e)
+{
+    mpq_t p, x;
+    mpq_inits(p, x, (mpq_ptr)0);
+    /* e with 10^(e-1) <= q < 10^e; the size estimate is off by at most a couple. */
+    long k = (long)mpz_sizeinbase(mpq_numref(q), 10) - (long)mpz_sizeinbase(mpq_denref(q), 10);
+    for (;;) {
+        mpq_pow10(p, k);
+        if (mpq_cmp(q, p) >= 0) {
+            k++;
+            continue;
+        }
+        mpq_pow10(p, k - 1);
+        if (mpq_cmp(q, p) < 0) {
+            k--;
+            continue;
+        }
+        break;
+    }
+    mpq_pow10(p, digits - k);
+    mpq_mul(x, q, p);
+    mpz_t n, r;
+    mpz_inits(n, r, (mpz_ptr)0);
+    mpz_fdiv_qr(n, r, mpq_numref(x), mpq_denref(x));
+    mpz_mul_2exp(r, r, 1);
+    int c = mpz_cmp(r, mpq_denref(x));
+    if (c > 0 || (c == 0 && mpz_odd_p(n)))
+        mpz_add_ui(n, n, 1);
+    mpz_ui_pow_ui(r, 10, (unsigned long)digits);
+    if (mpz_cmp(n, r) == 0) { /* 9.99..95 rounded up to 10.00..0 */
+        mpz_divexact_ui(n, n, 10);
+        k++;
+    }
+    mpz_get_str(dig, 10, n);
+    *e = k;
+    mpz_clears(n, r, (mpz_ptr)0);
+    mpq_clears(p, x, (mpq_ptr)0);
+}
+
+/* %g-like text of 0.DIG x 10^e (`digits` long): trailing zeros dropped, fixed notation for
+ * 1e-5 <= x < 10^digits (so no digit is ever invented as a padding zero). */
+static void format_sig(char *dig, long e, char *buf, size_t buflen)
+{
+    long digits = (long)strlen(dig);
+    size_t n = strlen(dig);
+    while (n > 1 && dig[n - 1] == '0')
+        n--;
+    dig[n] = '\0';
+    long e10 = e - 1; /* exponent of the leading digit */
+    char tmp[1200];
+    if (e10 < -5 || e10 >= digits) {
+        if (n == 1)
+            snprintf(tmp, sizeof tmp, "%ce%c%02ld", dig[0], e10 < 0 ? '-' : '+', labs(e10));
+        else
+            snprintf(tmp, sizeof tmp, "%c.%se%c%02ld", dig[0], dig + 1, e10 < 0 ? '-' : '+', labs(e10));
+    } else if (e <= 0) {
+        snprintf(tmp, sizeof tmp, "0.%.*s%s", (int)-e, "00000", dig);
+    } else if ((size_t)e >= n) {
+        /* integer with dropped trailing zeros restored (e <= digits <= 1000 fits tmp) */
+        memcpy(tmp, dig, n);
+        memset(tmp + n, '0', (size_t)e - n);
+        tmp[e] = '\0';
+    } else {
+        snprintf(tmp, sizeof tmp, "%.*s.%s", (int)e, dig, dig + e);
+    }
+    put_text(buf, buflen, tmp);
+}
+
+/* Quantity as text with `digits` significant digits; "?" for a malformed slope. */
+static void quantity_text(const abl_slope *s, quantity which, int digits, char *buf, size_t buflen)
+{
+    if (digits < 1)
+        digits = 1;
+    if (digits > 1000)
+        digits = 1000;
+    char dig[1002];
+    long e = 0;
+    mpq_t q;
+    mpq_init(q);
+    int ok = 1;
+    if (quantity_rational(s, which, q) && mpq_sgn(q) > 0)
+        rational_digits(q, digits, dig, &e);
+    else
+        ok = ziv_digits(s, which, digits, dig, &e);
+    mpq_clear(q);
+    if (!ok) {
+        put_text(buf, buflen, "?");
+        return;
+    }
+    format_sig(dig, e, buf, buflen);
+}
+
+void abl_slope_decimal_text(const abl_slope *slope, int digits, char *buf, size_t buflen)
+{
+    if (buf == NULL || buflen == 0)
+        return;
+    if (slope == NULL) {
+        put_text(buf, buflen, "?");
+        return;
+    }
+    quantity_text(slope, QTY_M, digits, buf, buflen);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Exact text
+ * ------------------------------------------------------------------------------------------- */
+
+void abl_slope_exact_text(const abl_slope *slope, char *buf, size_t buflen)
+{
+    if (buf == NULL || buflen == 0)
+        return;
+    if (slope == NULL) {
+        put_text(buf, buflen, "?");
+        return;
+    }
+    char out[2 * ABL_DECIMAL_MAX + 64];
+    char num[2 * ABL_DECIMAL_MAX + 16];
+    switch (slope->form) {
+    case ABL_SLOPE_POW2: {
+        if (slope->pow2_den <= 0) {
+            put_text(buf, buflen, "?");
+            return;
+        }
+        mpq_t e;
+        mpq_init(e);
+        mpq_set_si(e, slope->pow2_num, (unsigned long)slope->pow2_den);
+        mpq_canonicalize(e);
+        if (mpq_to_decimal(e, num, sizeof num))
+            snprintf(out, sizeof out, "2^%s", num);
+        else
+            gmp_snprintf(out, sizeof out, "2^(%Zd/%Zd)", mpq_numref(e), mpq_denref(e));
+        mpq_clear(e);
+        break;
+    }
+    case ABL_SLOPE_RATIONAL:
+        snprintf(out, sizeof out, "%s", slope->decimal);
+        break;
+    case ABL_SLOPE_TARGET:
+    case ABL_SLOPE_LOG_TARGET: {
+        int log = slope->form == ABL_SLOPE_LOG_TARGET;
+        tform f;
+        tform_init(&f);
+        mpq_t t;
+        mpq_init(t);
+        int exact = 0;
+        if (tform_get(slope, &f)) {
+            if (f.p == 0 && !log) {
+                /* A plain target is shown as written ("1e-3" stays "1e-3"). */
+                snprintf(num, sizeof num, "%s", slope->target_lo);
+                exact = 1;
+            } else if (tform_rational(&f, t)) {
+                if (log) /* t + 1 = (n + d)/d, still in lowest terms */
+                    mpz_add(mpq_numref(t), mpq_numref(t), mpq_denref(t));
+                exact = mpq_to_decimal(t, num, sizeof num);
+            }
+        }
+        if (!exact) /* irrational (or too long): 6 significant digits, correctly rounded */
+            quantity_text(slope, log ? QTY_T_PLUS_1 : QTY_T, 6, num, sizeof num);
+        if (log)
+            snprintf(out, sizeof out, "%sln(%s)", MINUS_TAU, num);
+        else
+            snprintf(out, sizeof out, "%s%s", MINUS_TAU, num);
+        mpq_clear(t);
+        tform_clear(&f);
+        break;
+    }
+    default:
+        snprintf(out, sizeof out, "?");
+        break;
+    }
+    put_text(buf, buflen, out);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Exact comparison
+ * ------------------------------------------------------------------------------------------- */
+
+static int sign_of(int c)
+{
+    return (c > 0) - (c < 0);
+}
+
+/* (-tau_x)^Q * t_y^Q as an exact rational, t_y = lo (a)^(p/q) with q | Q; 0 when too large. */
+static int target_power(long tau_x, const tform *ty, unsigned long Q, mpq_t out)
+{
+    unsigned long pe = ty->p * (Q / ty->q);
+    if (ty->p != 0 && pe / ty->p != Q / ty->q)
+        return 0;
+    if (pe != 0 && mpq_bits(ty->a) > SLOPE_EXACT_BITS_MAX / pe)
+        return 0;
+    if ((64 + mpq_bits(ty->lo)) * Q + mpq_bits(ty->a) * pe > SLOPE_EXACT_BITS_MAX)
+        return 0;
+    mpq_t x;
+    mpq_init(x);
+    mpq_pow_ui(out, ty->a, pe);
+    mpq_pow_ui(x, ty->lo, Q);
+    mpq_mul(out, out, x);
+    mpz_set_si(mpq_numref(x), tau_x);
+    mpz_neg(mpq_numref(x), mpq_numref(x));
+    mpz_set_ui(mpq_denref(x), 1);
+    mpq_pow_ui(x, x, Q);
+    mpq_mul(out, out, x);
+    mpq_clear(x);
+    return 1;
+}
+
+/* Symbolic comparison for the pairs of forms that can denote the same real (elsewhere the values
+ * are algebraic vs transcendental and intervals always separate them). 1 and *res when decided. */
+static int exact_compare(const abl_slope *a, const abl_slope *b, int *res)
+{
+    int decided = 0;
+    if (a->form == ABL_SLOPE_POW2 && b->form == ABL_SLOPE_POW2) {
+        if (a->pow2_den <= 0 || b->pow2_den <= 0)
+            return 0;
+        /* 2^x is increasing: compare the exponents num_a/den_a and num_b/den_b. */
+        mpz_t x, y;
+        mpz_inits(x, y, (mpz_ptr)0);
+        mpz_set_si(x, a->pow2_num);
+        mpz_mul_si(x, x, b->pow2_den);
+        mpz_set_si(y, b->pow2_num);
+        mpz_mul_si(y, y, a->pow2_den);
+        *res = sign_of(mpz_cmp(x, y));
+        mpz_clears(x, y, (mpz_ptr)0);
+        return 1;
+    }
+    {
+        mpq_t x, y;
+        mpq_inits(x, y, (mpq_ptr)0);
+        if (slope_rational(a, x) && slope_rational(b, y)) {
+            *res = sign_of(mpq_cmp(x, y));
+            decided = 1;
+        }
+        mpq_clears(x, y, (mpq_ptr)0);
+        if (decided)
+            return 1;
+    }
+    /* Across forms, one side is transcendental or irrational where the other is not: no ties. */
+    if (a->form != b->form || (a->form != ABL_SLOPE_TARGET && a->form != ABL_SLOPE_LOG_TARGET) ||
+        a->tau_log2 >= 0 || b->tau_log2 >= 0)
+        return 0;
+
+    mpq_t lo_a, lo_b, hi_a, hi_b, x, y;
+    mpq_inits(lo_a, lo_b, hi_a, hi_b, x, y, (mpq_ptr)0);
+    int have_lo = abl_decimal_to_mpq(a->target_lo, lo_a) == ABL_OK && abl_decimal_to_mpq(b->target_lo, lo_b) == ABL_OK;
+    int have_hi = abl_decimal_to_mpq(a->target_hi, hi_a) == ABL_OK && abl_decimal_to_mpq(b->target_hi, hi_b) == ABL_OK;
+
+    /* Same family (one geometric schedule): t moves monotonically with the exponent g/G, so no
+     * arithmetic on t is needed. This keeps sorting large geometric schedules cheap. */
+    if (a->tau_log2 == b->tau_log2 && have_lo && mpq_equal(lo_a, lo_b) && mpq_sgn(lo_a) > 0) {
+        if (a->geo_num == 0 && b->geo_num == 0) {
+            *res = 0;
+            decided = 1;
+        } else if (have_hi && mpq_equal(hi_a, hi_b) && mpq_sgn(hi_a) > 0 && a->geo_den > 0 && b->geo_den > 0) {
+            /* t increases with g/G when hi > lo, and m = -tau/t (or -tau/ln(t+1)) decreases with t. */
+            int dir = sign_of(mpq_cmp(hi_a, lo_a));
+            mpz_t ea, eb;
+            mpz_inits(ea, eb, (mpz_ptr)0);
+            mpz_set_si(ea, a->geo_num);
+            mpz_mul_si(ea, ea, b->geo_den);
+            mpz_set_si(eb, b->geo_num);
+            mpz_mul_si(eb, eb, a->geo_den);
+            *res = -dir * sign_of(mpz_cmp(ea, eb));
+            mpz_clears(ea, eb, (mpz_ptr)0);
+            decided = 1;
+        }
+    }
+
+    tform fa, fb;
+    tform_init(&fa);
+    tform_init(&fb);
+    if (!decided && tform_get(a, &fa) && tform_get(b, &fb)) {
+        if (a->form == ABL_SLOPE_TARGET) {
+            /* m_a vs m_b  <=>  (-tau_a) t_b vs (-tau_b) t_a  <=>  the same raised to Q = lcm(q_a, q_b),
+             * which makes both sides rational: exact even for roots (128*4^(1/3) == 64*32^(1/3)). */
+            unsigned long g = fa.q, h = fb.q;
+            while (h != 0) {
+                unsigned long r = g % h;
+                g = h;
+                h = r;
+            }
+            unsigned long Q = fa.q / g * fb.q;
+            if (Q / fb.q == fa.q / g && Q <= (1UL << 16) && target_power(a->tau_log2, &fb, Q, x) &&
+                target_power(b->tau_log2, &fa, Q, y)) {
+                *res = sign_of(mpq_cmp(x, y));
+                decided = 1;
+            }
+        } else if (a->tau_log2 != LONG_MIN && b->tau_log2 != LONG_MIN && tform_rational(&fa, x) &&
+                   tform_rational(&fb, y)) {
+            /* m_a vs m_b  <=>  (-tau_a) ln(1+t_b) vs (-tau_b) ln(1+t_a)  <=>  (1+t_b)^(-tau_a) vs (1+t_a)^(-tau_b),
+             * exponents divided by their gcd first (equal taus just compare the targets). */
+            long g = gcd_long(a->tau_log2, b->tau_log2);
+            long ka = -a->tau_log2 / g, kb = -b->tau_log2 / g;
+            mpz_add(mpq_numref(x), mpq_numref(x), mpq_denref(x)); /* 1 + t_a */
+            mpz_add(mpq_numref(y), mpq_numref(y), mpq_denref(y)); /* 1 + t_b */
+            if (ka > 0 && kb > 0 && (size_t)ka <= SLOPE_EXACT_BITS_MAX / mpq_bits(y) &&
+                (size_t)kb <= SLOPE_EXACT_BITS_MAX / mpq_bits(x)) {
+                mpq_pow_ui(y, y, (unsigned long)ka);
+                mpq_pow_ui(x, x, (unsigned long)kb);
+                *res = sign_of(mpq_cmp(y, x));
+                decided = 1;
+            }
+        }
+    }
+    tform_clear(&fa);
+    tform_clear(&fb);
+    mpq_clears(lo_a, lo_b, hi_a, hi_b, x, y, (mpq_ptr)0);
+    return decided;
+}
+
+int abl_slope_compare(const abl_slope *a, const abl_slope *b)
+{
+    if (a == b)
+        return 0;
+    if (a == NULL || b == NULL)
+        return a == NULL ? -1 : 1;
+    int r = 0;
+    if (exact_compare(a, b, &r))
+        return r;
+    /* Disjoint certified intervals decide; distinct values separate long before the cap, which
+     * only values equal in some form not recognised above can reach (reported as equal). */
+    abl_mpfr_range saved = abl_mpfr_range_widen();
+    mpfr_t al, ah, bl, bh;
+    mpfr_inits2(SLOPE_PREC_START, al, ah, bl, bh, (mpfr_ptr)0);
+    r = 0;
+    for (mpfr_prec_t w = SLOPE_PREC_START; w <= SLOPE_PREC_CAP; w *= 2) {
+        mpfr_set_prec(al, w);
+        mpfr_set_prec(ah, w);
+        mpfr_set_prec(bl, w);
+        mpfr_set_prec(bh, w);
+        if (!slope_bounds(a, QTY_M, al, ah) || !slope_bounds(b, QTY_M, bl, bh))
+            break;
+        if (mpfr_less_p(ah, bl)) {
+            r = -1;
+            break;
+        }
+        if (mpfr_greater_p(al, bh)) {
+            r = 1;
+            break;
+        }
+    }
+    mpfr_clears(al, ah, bl, bh, (mpfr_ptr)0);
+    abl_mpfr_range_restore(saved);
+    return r;
+}
+
+abl_status abl_schedule_sorted(const abl_schedule *sched, abl_slope **sorted_out)
+{
+    if (sorted_out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    *sorted_out = NULL;
+    if (sched == NULL || sched->count < 0 || (sched->count > 0 && sched->slopes == NULL))
+        return ABL_ERR_INVALID_ARGUMENT;
+    size_t n = (size_t)sched->count;
+    abl_slope *out = malloc((n ? n : 1) * sizeof *out);
+    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    size_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (out == NULL || idx == NULL || tmp == NULL) {
+        free(out);
+        free(idx);
+        free(tmp);
+        return ABL_ERR_NO_MEMORY;
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    /* Bottom-up merge sort on indices: stable (qsort is not), steepest first. */
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) {
+                /* Take the left one unless the right one is strictly steeper (keeps ties in order). */
+                if (abl_slope_compare(&sched->slopes[idx[j]], &sched->slopes[idx[i]]) > 0)
+                    tmp[k++] = idx[j++];
+                else
+                    tmp[k++] = idx[i++];
+            }
+            while (i < mid)
+                tmp[k++] = idx[i++];
+            while (j < hi)
+                tmp[k++] = idx[j++];
+        }
+        size_t *sw = idx;
+        idx = tmp;
+        tmp = sw;
+    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = sched->slopes[idx[i]];
+    free(idx);
+    free(tmp);
+    *sorted_out = out;
+    return ABL_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Schedules
+ * ------------------------------------------------------------------------------------------- */
+
+void abl_schedule_free(abl_schedule *sched)
+{
+    if (sched == NULL)
+        return;
+    free(sched->slopes);
+    sched->slopes = NULL;
+    sched->count = 0;
+}
+
+typedef struct {
+    const char *p;
+    size_t n;
+} span;
+
+static span trim(const char *p, size_t n)
+{
+    while (n > 0 && isspace((unsigned char)p[0])) {
+        p++;
+        n--;
+    }
+    while (n > 0 && isspace((unsigned char)p[n - 1]))
+        n--;
+    span s = {p, n};
+    return s;
+}
+
+/* One positive decimal of the spec into dst (a leading '+' dropped), its value into q. */
+static abl_status take_decimal(span item, char dst[ABL_DECIMAL_MAX], mpq_t q)
+{
+    item = trim(item.p, item.n);
+    if (item.n > 0 && item.p[0] == '+') {
+        item.p++;
+        item.n--;
+    }
+    if (item.n == 0 || item.n >= ABL_DECIMAL_MAX)
+        return ABL_ERR_BAD_SLOPE_SPEC;
+    memcpy(dst, item.p, item.n);
+    dst[item.n] = '\0';
+    if (strlen(dst) != item.n) /* embedded NUL cannot happen from a C string, but be sure */
+        return ABL_ERR_BAD_SLOPE_SPEC;
+    return decimal_positive(dst, q);
+}
+
+static void slope_defaults(abl_slope *s, abl_slope_form form, int index)
+{
+    memset(s, 0, sizeof *s);
+    s->form = form;
+    s->index = index;
+    s->pow2_den = 1;
+    s->geo_den = 1;
+}
+
+static void set_pow2(abl_slope *s, long num, long den)
+{
+    long g = gcd_long(num, den);
+    s->pow2_num = num / g;
+    s->pow2_den = den / g;
+}
+
+/* Press et al. get_slopes: exponents -8h/H for a power of two, else press(c) then the even-indexed
+ * entries of press(2c), i.e. -4(2h-1)/c, appended unsorted. */
+static void build_press(abl_slope *s, int H)
+{
+    if (is_pow2_int(H)) {
+        for (int h = 1; h <= H; h++)
+            set_pow2(&s[h - 1], -8L * h, H);
+        return;
+    }
+    int c = 1;
+    while (c * 2 < H)
+        c *= 2;
+    for (int h = 1; h <= c; h++)
+        set_pow2(&s[h - 1], -8L * h, c);
+    for (int h = 1; h <= H - c; h++)
+        set_pow2(&s[c + h - 1], -4L * (2 * h - 1), c);
+}
+
+/* llm-foundry gen_slopes: 2^(-B h/H') over H' = 2^ceil(log2 H); for H' != H the order is
+ * concat(s[1::2], s[0::2])[:H] (0-based), s[i] = 2^(-B (i+1)/H'). */
+static void build_mpt(abl_slope *s, int H, long B)
+{
+    long Hp = 1;
+    while (Hp < H)
+        Hp *= 2;
+    if (Hp == H) {
+        for (int h = 1; h <= H; h++)
+            set_pow2(&s[h - 1], -B * h, Hp);
+        return;
+    }
+    int k = 0;
+    for (long i = 1; i < Hp && k < H; i += 2)
+        set_pow2(&s[k++], -B * (i + 1), Hp);
+    for (long i = 0; i < Hp && k < H; i += 2)
+        set_pow2(&s[k++], -B * (i + 1), Hp);
+}
+
+/* Canonical spec text into dst; over-long text keeps whole list items and ends with "...". */
+static void set_spec(char *dst, size_t cap, const char *full)
+{
+    size_t n = strlen(full);
+    if (n < cap) {
+        memcpy(dst, full, n + 1);
+        return;
+    }
+    size_t limit = cap - 1 - 3, keep = 0;
+    for (size_t k = limit; k > 0; k--)
+        if (full[k - 1] == ',' || full[k - 1] == ':') {
+            keep = k;
+            break;
+        }
+    if (keep == 0)
+        keep = limit;
+    memcpy(dst, full, keep);
+    memcpy(dst + keep, "...", 4);
+}
+
+typedef enum { K_PRESS, K_MPT, K_POW2ONLY, K_GEOMETRIC, K_TARGETS, K_SLOPES, K_ROBUST, K_ROBUST_LOG } kind;
+
+static abl_status parse_into(span kw, int has_args, span args, int heads, long tau_log2, abl_schedule *out,
+                             char **full)
+{
+    static const struct {
+        const char *name;
+        kind k;
+    } names[] = {{"press", K_PRESS},         {"mpt", K_MPT},         {"pow2only", K_POW2ONLY},
+                 {"geometric", K_GEOMETRIC}, {"targets", K_TARGETS}, {"slopes", K_SLOPES},
+                 {"robust", K_ROBUST},       {"robust-log", K_ROBUST_LOG}};
+    int found = -1;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (ci_equal(kw.p, kw.n, names[i].name))
+            found = (int)i;
+    if (found < 0)
+        return ABL_ERR_BAD_SLOPE_SPEC;
+    kind k = names[found].k;
+    const char *name = names[found].name;
+    int list = k == K_TARGETS || k == K_SLOPES;
+    int fitted = k == K_GEOMETRIC || k == K_TARGETS || k == K_ROBUST || k == K_ROBUST_LOG;
+
+    /* Parameters first: text errors outrank head-count and tau errors. */
+    long B = 8;
+    char d1[ABL_DECIMAL_MAX] = "", dh[ABL_DECIMAL_MAX] = "";
+    mpq_t q1, qh;
+    mpq_inits(q1, qh, (mpq_ptr)0);
+    abl_status st = ABL_OK;
+    size_t items = 0;
+    if (k == K_PRESS || k == K_POW2ONLY) {
+        if (has_args)
+            st = ABL_ERR_BAD_SLOPE_SPEC;
+    } else if (k == K_MPT) {
+        if (has_args) {
+            span a = trim(args.p, args.n);
+            B = 0;
+            if (a.n == 0 || a.n > 3)
+                st = ABL_ERR_BAD_SLOPE_SPEC;
+            for (size_t i = 0; st == ABL_OK && i < a.n; i++) {
+                if (!isdigit((unsigned char)a.p[i]))
+                    st = ABL_ERR_BAD_SLOPE_SPEC;
+                B = B * 10 + (a.p[i] - '0');
+            }
+            if (st == ABL_OK && (B < 1 || B > 64))
+                st = ABL_ERR_BAD_SLOPE_SPEC;
+        }
+    } else if (k == K_GEOMETRIC) {
+        const char *c2 = has_args ? memchr(args.p, ':', args.n) : NULL;
+        if (c2 == NULL) {
+            st = ABL_ERR_BAD_SLOPE_SPEC;
+        } else {
+            span a = {args.p, (size_t)(c2 - args.p)}, b = {c2 + 1, args.n - (size_t)(c2 - args.p) - 1};
+            st = take_decimal(a, d1, q1);
+            if (st == ABL_OK)
+                st = take_decimal(b, dh, qh);
+        }
+    } else if (k == K_ROBUST || k == K_ROBUST_LOG) {
+        st = has_args ? take_decimal(args, d1, q1) : ABL_ERR_BAD_SLOPE_SPEC;
+    } else {
+        if (!has_args)
+            st = ABL_ERR_BAD_SLOPE_SPEC;
+        items = 1;
+        for (size_t i = 0; st == ABL_OK && i < args.n; i++)
+            items += args.p[i] == ',';
+        if (st == ABL_OK && items > ABL_MAX_HEADS)
+            st = ABL_ERR_HEADS_RANGE;
+    }
+    mpq_clears(qh, (mpq_ptr)0);
+    if (st != ABL_OK) {
+        mpq_clear(q1);
+        return st;
+    }
+
+    int H = heads;
+    if (!list && H == 0) {
+        mpq_clear(q1);
+        return ABL_ERR_HEADS_RANGE;
+    }
+    if (list && H == 0)
+        H = (int)items;
+    size_t fullcap = 64 + 2 * ABL_DECIMAL_MAX + (list ? args.n + 2 : 0);
+    *full = malloc(fullcap);
+    out->slopes = calloc((size_t)H, sizeof *out->slopes);
+    if (*full == NULL || out->slopes == NULL) {
+        mpq_clear(q1);
+        return ABL_ERR_NO_MEMORY;
+    }
+    out->count = H;
+
+    if (list) {
+        /* Every item is validated even when the count is wrong: a malformed list says so first. */
+        size_t pos = 0, n = 0;
+        char item[ABL_DECIMAL_MAX];
+        snprintf(*full, fullcap, "%s:", name);
+        while (st == ABL_OK && n < items) {
+            const char *comma = memchr(args.p + pos, ',', args.n - pos);
+            size_t end = comma ? (size_t)(comma - args.p) : args.n;
+            span it = {args.p + pos, end - pos};
+            st = take_decimal(it, item, q1);
+            if (st == ABL_OK && (int)n < H) {
+                abl_slope *s = &out->slopes[n];
+                if (k == K_SLOPES) {
+                    slope_defaults(s, ABL_SLOPE_RATIONAL, (int)n + 1);
+                    memcpy(s->decimal, item, sizeof item);
+                } else {
+                    slope_defaults(s, ABL_SLOPE_TARGET, (int)n + 1);
+                    memcpy(s->target_lo, item, sizeof item);
+                    memcpy(s->target_hi, item, sizeof item);
+                }
+            }
+            if (st == ABL_OK) {
+                if (n > 0)
+                    strcat(*full, ",");
+                strcat(*full, item);
+            }
+            pos = end + 1;
+            n++;
+        }
+        if (st == ABL_OK && items != (size_t)H)
+            st = ABL_ERR_HEADS_RANGE;
+    } else if (k == K_PRESS || k == K_POW2ONLY || k == K_MPT) {
+        for (int h = 1; h <= H; h++)
+            slope_defaults(&out->slopes[h - 1], ABL_SLOPE_POW2, h);
+        if (k == K_PRESS)
+            build_press(out->slopes, H);
+        else if (k == K_MPT)
+            build_mpt(out->slopes, H, B);
+        else
+            for (int h = 1; h <= H; h++)
+                set_pow2(&out->slopes[h - 1], -8L * h, H);
+        if (k == K_MPT)
+            snprintf(*full, fullcap, "mpt:%ld", B);
+        else
+            snprintf(*full, fullcap, "%s", name);
+    } else if (k == K_GEOMETRIC) {
+        for (int h = 1; h <= H; h++) {
+            abl_slope *s = &out->slopes[h - 1];
+            slope_defaults(s, ABL_SLOPE_TARGET, h);
+            memcpy(s->target_lo, d1, sizeof d1);
+            memcpy(s->target_hi, dh, sizeof dh);
+            s->geo_num = H > 1 ? h - 1 : 0;
+            s->geo_den = H > 1 ? H - 1 : 1;
+        }
+        snprintf(*full, fullcap, "geometric:%s:%s", d1, dh);
+    } else {
+        /* Mitigation E: targets D1 * 2^(h-1), written as exact decimals. */
+        mpq_t t;
+        mpq_init(t);
+        for (int h = 1; st == ABL_OK && h <= H; h++) {
+            abl_slope *s = &out->slopes[h - 1];
+            slope_defaults(s, k == K_ROBUST ? ABL_SLOPE_TARGET : ABL_SLOPE_LOG_TARGET, h);
+            mpq_mul_2exp(t, q1, (mp_bitcnt_t)(h - 1));
+            if (!mpq_to_decimal(t, s->target_lo, ABL_DECIMAL_MAX))
+                st = ABL_ERR_BAD_SLOPE_SPEC;
+            memcpy(s->target_hi, s->target_lo, ABL_DECIMAL_MAX);
+        }
+        mpq_clear(t);
+        snprintf(*full, fullcap, "%s:%s", name, d1);
+    }
+    mpq_clear(q1);
+    if (st == ABL_OK && fitted) {
+        if (tau_log2 >= 0)
+            return ABL_ERR_DEGENERATE;
+        for (int h = 0; h < H; h++)
+            out->slopes[h].tau_log2 = tau_log2;
+    }
+    return st;
+}
+
+abl_status abl_schedule_parse(const char *spec, int heads, long tau_log2, abl_schedule *out)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (spec == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    if (heads < 0 || heads > ABL_MAX_HEADS)
+        return ABL_ERR_HEADS_RANGE;
+    span all = trim(spec, strlen(spec));
+    const char *colon = memchr(all.p, ':', all.n);
+    span kw = {all.p, colon ? (size_t)(colon - all.p) : all.n};
+    span args = {colon ? colon + 1 : all.p + all.n, colon ? all.n - (size_t)(colon - all.p) - 1 : 0};
+    kw = trim(kw.p, kw.n);
+    char *full = NULL;
+    abl_status st = parse_into(kw, colon != NULL, args, heads, tau_log2, out, &full);
+    if (st == ABL_OK) {
+        /* The display value, and a range check: the blindness engine needs a positive finite double. */
+        mpfr_t v;
+        mpfr_init2(v, 53);
+        for (int h = 0; st == ABL_OK && h < out->count; h++) {
+            abl_slope *s = &out->slopes[h];
+            st = abl_slope_mpfr(v, s, MPFR_RNDN);
+            if (st == ABL_OK) {
+                s->value = mpfr_get_d(v, MPFR_RNDN);
+                if (!(s->value > 0.0) || s->value > 1.7976931348623157e308)
+                    st = ABL_ERR_BAD_SLOPE;
+            }
+        }
+        mpfr_clear(v);
+    }
+    if (st == ABL_OK)
+        set_spec(out->spec, sizeof out->spec, full);
+    free(full);
+    if (st != ABL_OK)
+        abl_schedule_free(out);
+    return st;
+}

@@ -1,0 +1,290 @@
+/* alibi-blind: the zero-logit predictor. It answers what `simulate` answers for zero logits — the
+ * first blind distance and the zero counts of every head — from the same rounding model, in
+ * O(N log N) per head instead of O(N^2).
+ *
+ * With zero logits the logit of key j in row i is a table lookup T[pos(i, j)], non-decreasing in j
+ * (every rounding is monotone), with the row max on the diagonal. Every later step is monotone too,
+ * so the zero weights of a row are its keys j <= J_i, and J_i is found by bisection once the row's
+ * normaliser is known:
+ *  - flash: the normaliser does not matter (the weight is P, zero iff exp2 flushes or P rounds to 0);
+ *  - eager, relative/symmetric form: every row sees the same exponentials e(d), d = i - j, so the
+ *    exact row sums are prefix sums, kept exactly in a fixed-point accumulator;
+ *  - eager, absolute/trailing form: the exponentials change with the row max. A binary64 recurrence
+ *    gives the row sum with a certified error bound; the few candidate fp32 sums inside the bound
+ *    are tried, and only when they disagree on J_i is the exact sum formed (O(i), rare). */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "abl/kernel/simulate.h"
+#include "kernel/abl_round.h"
+
+typedef struct pctx {
+    const abl_sim_setup *s;
+    const abl_emul *em;
+    uint64_t n;
+    float *T;      /* zero-score logit by position */
+    float *V;      /* absolute/trailing: the logit of key j (the same in every row) */
+    float *ed;     /* relative: e(d) */
+} pctx;
+
+/* Largest j in [0, i] with zero(j) (zero(j) true exactly for j <= J), or -1. */
+#define BISECT(i, ZERO_J, out)                                                                                    \
+    do {                                                                                                          \
+        int64_t lo_ = -1, hi_ = (int64_t)(i) + 1;                                                                 \
+        while (hi_ - lo_ > 1) {                                                                                   \
+            int64_t j = lo_ + (hi_ - lo_) / 2;                                                                    \
+            if (ZERO_J)                                                                                           \
+                lo_ = j;                                                                                          \
+            else                                                                                                  \
+                hi_ = j;                                                                                          \
+        }                                                                                                         \
+        (out) = lo_;                                                                                              \
+    } while (0)
+
+static int eager_zero(const abl_emul *em, float ex, float s, float r)
+{
+    return ex == 0.0f || abl_emul_zero(em, abl_emul_eager_p32(em, ex, s, r));
+}
+
+/* J for row i of an absolute/trailing eager head, given the fp32 row sum s. */
+static int64_t abs_J(const pctx *c, uint64_t i, float m, float s)
+{
+    float r = (float)(1.0 / (double)s);
+    int64_t J;
+    BISECT(i, eager_zero(c->em, abl_emul_eager_exp(c->em, c->V[j], m), s, r), J);
+    return J;
+}
+
+/* ulp of a logit-dtype value (0 counts as the smallest subnormal) */
+static double logit_ulp(const abl_fp *f, float v)
+{
+    double a = fabs((double)v);
+    if (a < f->min_normal)
+        return f->min_sub;
+    int e;
+    (void)frexp(a, &e);
+    return ldexp(1.0, e - 1 - f->p + 1);
+}
+
+/* fp32(v - m) is exact when both lie on the grid of the finer ulp and the difference has at most
+ * 24 significant bits of it; otherwise "maybe inexact" (conservative). */
+static int sub_exact(const abl_fp *f, float v, float m)
+{
+    if (m == 0.0f)
+        return 1;   /* v - 0 = v (the same for every key of the row: the prefix stays a prefix) */
+    double q = fmin(logit_ulp(f, v), logit_ulp(f, m));
+    return fabs((double)v - (double)m) <= 0x1p24 * q;
+}
+
+static void predict_head(const pctx *c, int h, abl_pred_head *out)
+{
+    const abl_emul *em = c->em;
+    const abl_emul_head *eh = &c->s->hd[h];
+    uint64_t n = c->n;
+    for (uint64_t pos = 0; pos < n; pos++)
+        c->T[pos] = abl_emul_logit(em, eh, 0.0f, pos, abl_emul_bias_mag(em, eh, pos));
+    uint64_t matrix = 0, exact_rows = 0;
+    int64_t Jlast = -1;
+    if (em->softmax == ABL_SOFTMAX_FLASH) {
+        for (uint64_t i = 0; i < n; i++) {
+            float m = c->T[abl_emul_pos(em, i, i)];
+            float ms = abl_emul_max_scaled(em, m);
+            int64_t J;
+            BISECT(i, abl_emul_zero(em, abl_emul_flash_exp(em, c->T[abl_emul_pos(em, i, (uint64_t)j)], ms)), J);
+            matrix += (uint64_t)(J + 1);
+            Jlast = J;
+        }
+    } else if (em->form == ABL_BIAS_RELATIVE || em->form == ABL_BIAS_SYMMETRIC) {
+        float m = c->T[0];
+        for (uint64_t d = 0; d < n; d++)
+            c->ed[d] = abl_emul_eager_exp(em, c->T[d], m);
+        abl_xacc acc;
+        abl_xacc_clear(&acc);
+        for (uint64_t i = 0; i < n; i++) {
+            abl_xacc_add(&acc, c->ed[i]);          /* row i sums e(0..i) */
+            float s = abl_xacc_round32(&acc);
+            float r = (float)(1.0 / (double)s);
+            int64_t J;
+            BISECT(i, eager_zero(em, c->ed[i - (uint64_t)j], s, r), J);
+            matrix += (uint64_t)(J + 1);
+            Jlast = J;
+        }
+    } else {
+        for (uint64_t j = 0; j < n; j++)
+            c->V[j] = c->T[abl_emul_pos(em, n - 1, j)];   /* pos(i, j) does not depend on i here */
+        double A = 0.0, t = 0.0, a = 0.0;   /* A ~ sum_j exp(V[j] - V[i]); rel. error t, abs. error a */
+        for (uint64_t i = 0; i < n; i++) {
+            float m = c->V[i];
+            if (i == 0) {
+                A = 1.0;
+            } else if (c->V[i] == c->V[i - 1]) {
+                A += 1.0;
+                t = (1.0 + t) * (1.0 + 0x1p-52) - 1.0;
+            } else {
+                double delta = (double)c->V[i - 1] - (double)m;   /* < 0 */
+                if (delta < -700.0) {
+                    /* older terms are below e^-700 each (binary64 exp would lose them) */
+                    a = (double)(i + 1) * 0x1p-1000;
+                    A = 1.0;
+                    t = 0.0;
+                } else if (delta < -60.0) {
+                    /* older terms are below e^-60 each: keep them as an absolute error only */
+                    a = ((A * (1.0 + 2.0 * t)) + a) * exp(delta) * (1.0 + 0x1p-40);
+                    A = 1.0;
+                    t = 0.0;
+                } else {
+                    double w = exp(delta);
+                    A = A * w + 1.0;
+                    /* exp within 1 ulp, argument within 2^-53|delta|, *, + each 2^-53: bounded
+                     * generously */
+                    t = (1.0 + t) * (1.0 + 0x1p-48 + 0x1p-51 * fabs(delta)) - 1.0;
+                    a = a * w * (1.0 + 0x1p-40);
+                }
+            }
+            /* terms whose fp32 subtraction may be inexact: a prefix j <= Jx */
+            int64_t Jx;
+            BISECT(i, !sub_exact(&em->logit, c->V[j], m), Jx);
+            double xsub = 0.0;
+            if (Jx >= 0) {
+                double dl = (double)c->V[Jx] - (double)m;   /* the largest such exponent */
+                if (dl > -104.5) {
+                    double g = dl <= -1.0 ? exp(dl) * -dl : exp(-1.0);
+                    xsub = (double)(Jx + 1) * g * 0x1p-23;
+                }
+            }
+            double absb = (double)(i + 1) * 0x1p-149 + xsub;
+            double tl = ((A * (1.0 - 2.0 * t) - a) * (1.0 - 0x1p-24) - absb) * (1.0 - 0x1p-50);
+            double th = ((A * (1.0 + 2.0 * t) + a) * (1.0 + 0x1p-24) + absb) * (1.0 + 0x1p-50);
+            float slo = (float)tl, shi = (float)th;
+            /* the fp32 sums the exact sum can round to (RN is monotone); at most 16 tried */
+            int64_t J = -1;
+            int decided = tl > 0.0 && isfinite(th), ncand = 0;
+            for (float sv = slo; decided; sv = nextafterf(sv, INFINITY)) {
+                int64_t Jc = abs_J(c, i, m, sv);
+                if (ncand > 0 && Jc != J)
+                    decided = 0;
+                J = Jc;
+                if (++ncand >= 16 && sv < shi)
+                    decided = 0;
+                if (sv >= shi)
+                    break;
+            }
+            if (!decided) {
+                abl_xacc acc;
+                abl_xacc_clear(&acc);
+                for (uint64_t j = 0; j <= i; j++)
+                    abl_xacc_add(&acc, abl_emul_eager_exp(em, c->V[j], m));
+                J = abs_J(c, i, m, abl_xacc_round32(&acc));
+                exact_rows++;
+            }
+            matrix += (uint64_t)(J + 1);
+            Jlast = J;
+        }
+    }
+    out->matrix_zeros = matrix;
+    out->row_zeros = (uint64_t)(Jlast + 1);
+    out->first_blind = Jlast >= 0 ? (int64_t)(n - 1) - Jlast : -1;
+    out->exact_rows = exact_rows;
+}
+
+typedef struct pteam {
+    const abl_sim_setup *s;
+    abl_prediction *out;
+    atomic_int next;
+    atomic_int failed;
+} pteam;
+
+static void *pworker(void *arg)
+{
+    pteam *t = arg;
+    uint64_t n = t->s->em.n;
+    const abl_emul *em = &t->s->em;
+    int eager = em->softmax == ABL_SOFTMAX_EAGER;
+    int rel = em->form == ABL_BIAS_RELATIVE || em->form == ABL_BIAS_SYMMETRIC;
+    pctx c = {t->s, em, n, malloc(n * sizeof(float)), eager && !rel ? malloc(n * sizeof(float)) : NULL,
+              eager && rel ? malloc(n * sizeof(float)) : NULL};
+    if (c.T == NULL || (eager && !rel && c.V == NULL) || (eager && rel && c.ed == NULL))
+        atomic_store(&t->failed, (int)ABL_ERR_NO_MEMORY);
+    for (;;) {
+        int h = atomic_fetch_add(&t->next, 1);
+        if (h >= t->s->heads || atomic_load(&t->failed) != 0)
+            break;
+        predict_head(&c, h, &t->out->results[h]);
+    }
+    free(c.T);
+    free(c.V);
+    free(c.ed);
+    mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
+    return NULL;
+}
+
+abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    abl_sim_setup s;
+    abl_status st = abl_sim_setup_init(cfg, &s);
+    if (st != ABL_OK)
+        return st;
+    if (s.gaussian || (s.em.softmax == ABL_SOFTMAX_EAGER && (s.em.sum != ABL_SUM_EXACT || s.em.exp != ABL_EXP_CORRECT))) {
+        abl_sim_setup_free(&s);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    /* The logit table must be finite (as simulate requires). */
+    out->heads = s.heads;
+    out->results = calloc((size_t)s.heads, sizeof *out->results);
+    if (out->results == NULL) {
+        abl_sim_setup_free(&s);
+        return ABL_ERR_NO_MEMORY;
+    }
+    for (int h = 0; h < s.heads && st == ABL_OK; h++) {
+        uint64_t last = s.em.n - 1;
+        float big = abl_emul_logit(&s.em, &s.hd[h], 0.0f, last, abl_emul_bias_mag(&s.em, &s.hd[h], last));
+        if (!isfinite(big))
+            st = ABL_ERR_UNSUPPORTED;
+    }
+    if (st == ABL_OK) {
+        pteam t;
+        t.s = &s;
+        t.out = out;
+        atomic_init(&t.next, 0);
+        atomic_init(&t.failed, 0);
+        int nt = abl_sim_threads(cfg->threads);
+        if (nt > s.heads)
+            nt = s.heads;
+        pthread_t tid[256];
+        int started = 0;
+        for (int k = 1; k < nt; k++) {
+            if (pthread_create(&tid[started], NULL, pworker, &t) != 0)
+                break;
+            started++;
+        }
+        pworker(&t);
+        for (int k = 0; k < started; k++)
+            pthread_join(tid[k], NULL);
+        st = (abl_status)atomic_load(&t.failed);
+    }
+    abl_sim_setup_free(&s);
+    if (st != ABL_OK) {
+        abl_prediction_free(out);
+        return st;
+    }
+    for (int h = 0; h < out->heads; h++) {
+        out->row_zeros += out->results[h].row_zeros;
+        out->matrix_zeros += out->results[h].matrix_zeros;
+        out->exact_rows += out->results[h].exact_rows;
+    }
+    return ABL_OK;
+}
+
+void abl_prediction_free(abl_prediction *p)
+{
+    if (p == NULL)
+        return;
+    free(p->results);
+    p->results = NULL;
+    p->heads = 0;
+}

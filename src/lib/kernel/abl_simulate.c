@@ -1,0 +1,781 @@
+/* alibi-blind: `simulate` — every weight of a causal attention layer, emulated through a pipeline's
+ * roundings (abl_round.h), streamed row by row: O(N) memory per thread, rows of one head shared
+ * between all threads, heads one after the other. */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <gmp.h>
+#include "abl/core/decimal.h"
+#include "abl/kernel/simulate.h"
+#include "abl/core/threshold.h"
+#include "abl/core/blindness.h"
+#include "abl/core/fraction.h"
+#include "kernel/abl_round.h"
+
+/* ---- shared set-up (also used by the predictor) ---- */
+
+abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s)
+{
+    memset(s, 0, sizeof *s);
+    if (cfg == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    if (cfg->context < 1 || cfg->context > ABL_SIMULATE_MAX_CONTEXT)
+        return ABL_ERR_CONTEXT_RANGE;
+    if (cfg->heads < 0 || cfg->heads > ABL_MAX_HEADS)
+        return ABL_ERR_HEADS_RANGE;
+    abl_status st = abl_emul_init(&cfg->pipeline, cfg->context, &s->em);
+    if (st != ABL_OK)
+        return st;
+    s->std = 0.0;
+    if (cfg->logit_std != NULL) {
+        mpq_t q;
+        mpq_init(q);
+        st = abl_decimal_to_mpq(cfg->logit_std, q);
+        if (st == ABL_OK && (mpq_sgn(q) < 0 || mpq_cmp_ui(q, ABL_SIMULATE_MAX_LOGIT_STD, 1) > 0))
+            st = ABL_ERR_BAD_NUMBER;
+        if (st == ABL_OK)
+            s->std = mpq_get_d(q);
+        mpq_clear(q);
+        if (st != ABL_OK)
+            return st;
+    }
+    s->gaussian = s->std > 0.0;
+    s->seed = cfg->seed;
+    /* Target-fitted schedules are fitted to the paper's tau (the ftz kind) of the output dtype. */
+    long k;
+    st = abl_threshold_log2_multiple(&cfg->pipeline.output_dtype, ABL_TAU_FTZ, &k);
+    if (st != ABL_OK)
+        return st;
+    const char *spec = cfg->slopes ? cfg->slopes : "press";
+    st = abl_schedule_parse(spec, cfg->heads, k, &s->schedule);
+    if (st != ABL_OK)
+        return st;
+    s->heads = s->schedule.count;
+    s->hd = calloc((size_t)s->heads, sizeof *s->hd);
+    s->m_exact = calloc((size_t)s->heads, sizeof *s->m_exact);
+    if (s->hd == NULL || s->m_exact == NULL) {
+        abl_sim_setup_free(s);
+        return ABL_ERR_NO_MEMORY;
+    }
+    for (int h = 0; h < s->heads; h++) {
+        st = abl_emul_head_init(&s->em, &s->schedule.slopes[h], &s->hd[h]);
+        if (st == ABL_OK) {
+            mpfr_t m;
+            mpfr_init2(m, 53);
+            st = abl_slope_mpfr(m, &s->schedule.slopes[h], MPFR_RNDN);
+            s->m_exact[h] = mpfr_get_d(m, MPFR_RNDN);
+            mpfr_clear(m);
+        }
+        if (st != ABL_OK) {
+            abl_sim_setup_free(s);
+            return st;
+        }
+    }
+    return ABL_OK;
+}
+
+void abl_sim_setup_free(abl_sim_setup *s)
+{
+    abl_schedule_free(&s->schedule);
+    free(s->hd);
+    free(s->m_exact);
+    s->hd = NULL;
+    s->m_exact = NULL;
+}
+
+int abl_sim_threads(int requested)
+{
+    long n = requested > 0 ? requested : sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1)
+        n = 1;
+    if (n > 256)
+        n = 256;
+    return (int)n;
+}
+
+/* ---- Gaussian logits: a counter-based generator, so every (seed, head, i, j) has its own value
+ * whatever thread computes it ---- */
+
+static inline uint64_t mix64(uint64_t z)
+{
+    z += UINT64_C(0x9E3779B97F4A7C15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* Box-Muller: keys j = 2k and 2k + 1 of a row share one draw (cos and sin). (head - 1, i, k) is packed
+ * into 16 + 24 + 24 bits (H <= 2^16, N <= 2^24): one key per pair of logits. */
+static void gauss_pair(uint64_t seed, uint64_t head, uint64_t i, uint64_t k, double *z0, double *z1)
+{
+    uint64_t h1 = mix64(((head - 1) << 48 | i << 24 | k) ^ mix64(seed));
+    uint64_t h2 = mix64(h1 ^ UINT64_C(0xD1B54A32D192ED03));
+    double u1 = (double)((h1 >> 11) + 1) * 0x1p-53;   /* (0, 1] */
+    double u2 = (double)(h2 >> 11) * 0x1p-53;         /* [0, 1) */
+    double r = sqrt(-2.0 * log(u1)), t = 6.283185307179586 * u2;
+    *z0 = r * cos(t);
+    *z1 = r * sin(t);
+}
+
+static double gauss(uint64_t seed, uint64_t head, uint64_t i, uint64_t j)
+{
+    double z0, z1;
+    gauss_pair(seed, head, i, j / 2, &z0, &z1);
+    return j % 2 ? z1 : z0;
+}
+
+/* ---- one row ---- */
+
+typedef struct row_ctx {
+    const abl_sim_setup *s;
+    int head;                 /* 0-based, model order */
+    const float *table;       /* zero logits: logit by position; Gaussian: |bias| by position */
+    uint64_t n;
+} row_ctx;
+
+/* The logits of row i; 0 when one is not finite. */
+static int row_logits(const row_ctx *rc, uint64_t i, float *x)
+{
+    const abl_emul *em = &rc->s->em;
+    if (!rc->s->gaussian) {
+        for (uint64_t j = 0; j <= i; j++)
+            x[j] = rc->table[abl_emul_pos(em, i, j)];
+        return 1;
+    }
+    const abl_emul_head *eh = &rc->s->hd[rc->head];
+    uint64_t hidx = (uint64_t)rc->s->schedule.slopes[rc->head].index;
+    int ok = 1;
+    double z[2] = {0.0, 0.0};
+    for (uint64_t j = 0; j <= i; j++) {
+        uint64_t pos = abl_emul_pos(em, i, j);
+        if (j % 2 == 0)
+            gauss_pair(rc->s->seed, hidx, i, j / 2, &z[0], &z[1]);
+        float score = (float)(rc->s->std * z[j % 2]);
+        x[j] = abl_emul_logit(em, eh, score, pos, rc->table[pos]);
+        ok &= isfinite(x[j]) != 0;
+    }
+    return ok;
+}
+
+static float row_max(const float *x, uint64_t count)
+{
+    float m = x[0];
+    for (uint64_t j = 1; j < count; j++)
+        if (x[j] > m)
+            m = x[j];
+    return m;
+}
+
+/*
+ * Zero weights of row i (x already filled, e is scratch). wout (optional) gets the weights as rounded
+ * into the output dtype (eager: p; flash: P); tvw (optional, the last row) the weights as they act on
+ * V (eager: p; flash: P rescaled to the final max and divided by the row sum, in binary64).
+ */
+static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *e, float *wout, double *tvw)
+{
+    const abl_emul *em = &rc->s->em;
+    uint64_t count = i + 1, zeros = 0;
+    if (em->softmax == ABL_SOFTMAX_EAGER) {
+        float m = row_max(x, count);
+        for (uint64_t j = 0; j < count; j++)
+            e[j] = abl_emul_eager_exp(em, x[j], m);
+        float s = abl_emul_sum(em, e, count, rc->n);
+        float r = (float)(1.0 / (double)s);
+        for (uint64_t j = 0; j < count; j++) {
+            float p = e[j] == 0.0f ? 0.0f : abl_emul_eager_p32(em, e[j], s, r);
+            zeros += abl_emul_zero(em, p);
+            if (wout != NULL || tvw != NULL) {
+                float q = abl_fp_round32(&em->out, p);
+                if (wout != NULL)
+                    wout[j] = q;
+                if (tvw != NULL)
+                    tvw[j] = q;
+            }
+        }
+        return zeros;
+    }
+    /* flash: blocks of B keys from the diagonal block backwards; the running max includes the
+     * block being processed (softmax_rescale_o reduces the block's max into row_max first). */
+    uint64_t B = em->block > 0 ? (uint64_t)em->block : count;
+    float final_max = tvw != NULL ? row_max(x, count) : 0.0f;
+    float run = -INFINITY;
+    double l = 0.0;
+    for (uint64_t top = i / B + 1; top-- > 0;) {
+        uint64_t lo = top * B, hi = lo + B - 1 < i ? lo + B - 1 : i;
+        for (uint64_t j = lo; j <= hi; j++)
+            if (x[j] > run)
+                run = x[j];
+        float ms = abl_emul_max_scaled(em, run);
+        double factor = tvw != NULL ? exp2((double)em->c_log2 * ((double)run - (double)final_max)) : 1.0;
+        for (uint64_t j = lo; j <= hi; j++) {
+            e[j] = abl_emul_flash_exp(em, x[j], ms);
+            zeros += abl_emul_zero(em, e[j]);
+            if (wout != NULL || tvw != NULL) {
+                float q = abl_fp_round32(&em->out, e[j]);
+                if (wout != NULL)
+                    wout[j] = q;
+                if (tvw != NULL) {
+                    tvw[j] = (double)q * factor;
+                    l += (double)e[j] * factor;
+                }
+            }
+        }
+    }
+    if (tvw != NULL)
+        for (uint64_t j = 0; j < count; j++)
+            tvw[j] /= l;
+    return zeros;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Statistics of the last row: zeros, ties, TV distance against a binary64 softmax of eps - m d. */
+static abl_status last_row(const row_ctx *rc, float *x, float *e, float *wout, abl_sim_head *out)
+{
+    uint64_t n = rc->n, i = n - 1;
+    double *w = malloc(n * sizeof *w), *z = malloc(n * sizeof *z);
+    float *sorted = malloc(n * sizeof *sorted);
+    if (w == NULL || z == NULL || sorted == NULL) {
+        free(w);
+        free(z);
+        free(sorted);
+        return ABL_ERR_NO_MEMORY;
+    }
+    uint64_t zeros = row_zeros(rc, i, x, e, wout, w);
+    out->row_zeros = zeros;
+    out->first_blind = -1;
+    for (uint64_t d = 0; d <= i; d++) {
+        if (w[i - d] == 0.0) {
+            out->first_blind = (int64_t)d;
+            break;
+        }
+    }
+    memcpy(sorted, x, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_float);
+    uint64_t distinct = 1, run = 1, longest = 1, tied = 0;
+    for (uint64_t j = 1; j < n; j++)
+        distinct += sorted[j] != sorted[j - 1];
+    for (uint64_t j = 1; j < n; j++) {
+        run = x[j] == x[j - 1] ? run + 1 : 1;
+        if (run > longest)
+            longest = run;
+    }
+    for (uint64_t j = 0; j < i; j++)
+        tied += x[j] == x[i];
+    out->distinct_logits = distinct;
+    out->longest_tie_run = longest;
+    out->tied_with_diagonal = tied;
+    /* exact logits: eps - m d with the exact slope (the row max is subtracted before exp) */
+    double m = rc->s->m_exact[rc->head], zmax = -INFINITY;
+    uint64_t hidx = (uint64_t)rc->s->schedule.slopes[rc->head].index;
+    for (uint64_t j = 0; j <= i; j++) {
+        double eps = rc->s->gaussian ? rc->s->std * gauss(rc->s->seed, hidx, i, j) : 0.0;
+        z[j] = eps - m * (double)(i - j);
+        if (z[j] > zmax)
+            zmax = z[j];
+    }
+    double sum = 0.0;
+    for (uint64_t j = 0; j <= i; j++) {
+        z[j] = exp(z[j] - zmax);
+        sum += z[j];
+    }
+    double tv = 0.0;
+    for (uint64_t j = 0; j <= i; j++)
+        tv += fabs(w[j] - z[j] / sum);
+    out->tv_distance = 0.5 * tv;
+    free(w);
+    free(z);
+    free(sorted);
+    return ABL_OK;
+}
+
+/* ---- the thread team ---- */
+
+/* A barrier whose party count is fixed only once every thread that could be started has started. */
+typedef struct sbar {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int count, waiting, go;
+    unsigned long gen;
+} sbar;
+
+static void sbar_wait(sbar *b)
+{
+    pthread_mutex_lock(&b->mu);
+    unsigned long g = b->gen;
+    if (++b->waiting == b->count) {
+        b->waiting = 0;
+        b->gen++;
+        pthread_cond_broadcast(&b->cv);
+    } else {
+        while (g == b->gen)
+            pthread_cond_wait(&b->cv, &b->mu);
+    }
+    pthread_mutex_unlock(&b->mu);
+}
+
+static void sbar_start(sbar *b)
+{
+    pthread_mutex_lock(&b->mu);
+    while (!b->go)
+        pthread_cond_wait(&b->cv, &b->mu);
+    pthread_mutex_unlock(&b->mu);
+}
+
+typedef struct team {
+    const abl_sim_setup *s;
+    abl_simulation *out;
+    int nthreads;
+    sbar barrier;
+    float *table;             /* current head's table (N floats) */
+    int head;
+    uint64_t chunk_rows, nchunks;
+    atomic_uint_fast64_t next_chunk;
+    atomic_uint_fast64_t zeros;
+    atomic_int failed;        /* an abl_status, 0 while all is well */
+    pthread_mutex_t hook_mu;  /* row_hook calls, one at a time */
+} team;
+
+/* Thread 0, between barriers: the head's table (zero logits: the logit of every position; Gaussian:
+ * the bias magnitude of every position). */
+static void prepare_head(team *t, int h)
+{
+    const abl_sim_setup *s = t->s;
+    const abl_emul *em = &s->em;
+    uint64_t n = s->em.n;
+    for (uint64_t pos = 0; pos < n; pos++) {
+        float mag = abl_emul_bias_mag(em, &s->hd[h], pos);
+        float v = s->gaussian ? mag : abl_emul_logit(em, &s->hd[h], 0.0f, pos, mag);
+        if (!isfinite(v)) {
+            atomic_store(&t->failed, (int)ABL_ERR_UNSUPPORTED);
+            return;
+        }
+        t->table[pos] = v;
+    }
+    t->head = h;
+    /* big rows first; about 16 chunks per thread for balance */
+    uint64_t want = (uint64_t)t->nthreads * 16;
+    t->chunk_rows = n / want > 0 ? n / want : 1;
+    t->nchunks = (n + t->chunk_rows - 1) / t->chunk_rows;
+    atomic_store(&t->next_chunk, 0);
+    atomic_store(&t->zeros, 0);
+}
+
+typedef struct worker_arg {
+    team *t;
+    int id;
+} worker_arg;
+
+static void *worker(void *arg)
+{
+    worker_arg *wa = arg;
+    team *t = wa->t;
+    const abl_sim_setup *s = t->s;
+    uint64_t n = s->em.n;
+    const abl_simulate_config *cfg = &t->out->config;
+    float *x = malloc(n * sizeof *x), *e = malloc(n * sizeof *e);
+    float *wout = cfg->row_hook != NULL ? malloc(n * sizeof *wout) : NULL;
+    if (x == NULL || e == NULL || (cfg->row_hook != NULL && wout == NULL))
+        atomic_store(&t->failed, (int)ABL_ERR_NO_MEMORY);
+    sbar_start(&t->barrier);
+    for (int h = 0; h < s->heads; h++) {
+        if (wa->id == 0 && atomic_load(&t->failed) == 0)
+            prepare_head(t, h);
+        sbar_wait(&t->barrier);
+        row_ctx rc = {s, h, t->table, n};
+        uint64_t zeros = 0;
+        while (atomic_load(&t->failed) == 0) {
+            uint64_t c = atomic_fetch_add(&t->next_chunk, 1);
+            if (c >= t->nchunks)
+                break;
+            uint64_t hi = n - c * t->chunk_rows;     /* rows [lo, hi), claimed from the bottom up */
+            uint64_t lo = hi > t->chunk_rows ? hi - t->chunk_rows : 0;
+            for (uint64_t i = hi; i-- > lo;) {
+                if (!row_logits(&rc, i, x)) {
+                    atomic_store(&t->failed, (int)ABL_ERR_UNSUPPORTED);
+                    break;
+                }
+                if (i == n - 1) {
+                    abl_status st = last_row(&rc, x, e, wout, &t->out->results[h]);
+                    if (st != ABL_OK)
+                        atomic_store(&t->failed, (int)st);
+                    zeros += t->out->results[h].row_zeros;
+                } else {
+                    zeros += row_zeros(&rc, i, x, e, wout, NULL);
+                }
+                if (cfg->row_hook != NULL) {
+                    pthread_mutex_lock(&t->hook_mu);
+                    cfg->row_hook(cfg->row_hook_ctx, s->schedule.slopes[h].index, i, x, wout);
+                    pthread_mutex_unlock(&t->hook_mu);
+                }
+            }
+        }
+        atomic_fetch_add(&t->zeros, zeros);
+        sbar_wait(&t->barrier);
+        if (wa->id == 0)
+            t->out->results[h].matrix_zeros = atomic_load(&t->zeros);
+    }
+    free(x);
+    free(e);
+    free(wout);
+    mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
+    return NULL;
+}
+
+abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    abl_sim_setup s;
+    abl_status st = abl_sim_setup_init(cfg, &s);
+    if (st != ABL_OK)
+        return st;
+    out->config = *cfg;
+    snprintf(out->slopes_spec, sizeof out->slopes_spec, "%s", s.schedule.spec);
+    snprintf(out->logit_std_text, sizeof out->logit_std_text, "%s", cfg->logit_std ? cfg->logit_std : "0");
+    out->logit_std = s.std;
+    out->heads = s.heads;
+    out->results = calloc((size_t)s.heads, sizeof *out->results);
+    team t;
+    memset(&t, 0, sizeof t);
+    t.s = &s;
+    t.out = out;
+    t.nthreads = abl_sim_threads(cfg->threads);
+    t.table = malloc(cfg->context * sizeof *t.table);
+    pthread_t *tid = calloc((size_t)t.nthreads, sizeof *tid);
+    worker_arg *args = calloc((size_t)t.nthreads, sizeof *args);
+    if (out->results == NULL || t.table == NULL || tid == NULL || args == NULL) {
+        st = ABL_ERR_NO_MEMORY;
+    } else {
+        for (int h = 0; h < s.heads; h++) {
+            out->results[h].slope = s.schedule.slopes[h];
+            out->results[h].slope_held = s.hd[h].held;
+        }
+        atomic_init(&t.failed, 0);
+        atomic_init(&t.next_chunk, 0);
+        atomic_init(&t.zeros, 0);
+        pthread_mutex_init(&t.barrier.mu, NULL);
+        pthread_mutex_init(&t.hook_mu, NULL);
+        pthread_cond_init(&t.barrier.cv, NULL);
+        int started = 1;
+        for (int k = 1; k < t.nthreads; k++) {
+            args[k].t = &t;
+            args[k].id = k;
+            if (pthread_create(&tid[k], NULL, worker, &args[k]) != 0)
+                break;
+            started++;
+        }
+        t.nthreads = started;     /* run with the threads we got */
+        pthread_mutex_lock(&t.barrier.mu);
+        t.barrier.count = started;
+        t.barrier.go = 1;
+        pthread_cond_broadcast(&t.barrier.cv);
+        pthread_mutex_unlock(&t.barrier.mu);
+        args[0].t = &t;
+        args[0].id = 0;
+        worker(&args[0]);
+        for (int k = 1; k < t.nthreads; k++)
+            pthread_join(tid[k], NULL);
+        pthread_cond_destroy(&t.barrier.cv);
+        pthread_mutex_destroy(&t.barrier.mu);
+        pthread_mutex_destroy(&t.hook_mu);
+        st = (abl_status)atomic_load(&t.failed);
+        out->threads_used = t.nthreads;
+    }
+    free(tid);
+    free(args);
+    free(t.table);
+    abl_sim_setup_free(&s);
+    if (st != ABL_OK) {
+        abl_simulation_free(out);
+        return st;
+    }
+    for (int h = 0; h < out->heads; h++) {
+        out->row_zeros += out->results[h].row_zeros;
+        out->matrix_zeros += out->results[h].matrix_zeros;
+    }
+    return ABL_OK;
+}
+
+void abl_simulation_free(abl_simulation *s)
+{
+    if (s == NULL)
+        return;
+    free(s->results);
+    s->results = NULL;
+    s->heads = 0;
+}
+
+/* ---- report ---- */
+
+int abl_prediction_agrees(const abl_simulation *sim, const abl_prediction *pred)
+{
+    if (sim == NULL || pred == NULL || sim->heads != pred->heads)
+        return 0;
+    for (int h = 0; h < sim->heads; h++) {
+        const abl_sim_head *a = &sim->results[h];
+        const abl_pred_head *b = &pred->results[h];
+        if (a->first_blind != b->first_blind || a->row_zeros != b->row_zeros || a->matrix_zeros != b->matrix_zeros)
+            return 0;
+    }
+    return 1;
+}
+
+static void u64_text(uint64_t v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+static abl_status cell_u64(abl_report *r, uint64_t v)
+{
+    char b[32];
+    u64_text(v, b, sizeof b);
+    return abl_report_cell(r, b, b, NULL);
+}
+
+static abl_status cell_blind(abl_report *r, int64_t d)
+{
+    if (d < 0)
+        return abl_report_cell(r, "none", "null", NULL);
+    char b[32];
+    snprintf(b, sizeof b, "%lld", (long long)d);
+    return abl_report_cell(r, b, b, NULL);
+}
+
+/* delta of a head at the exponent level (SPEC §4) for the output dtype, or "n/a" */
+static abl_status cell_delta(abl_report *r, const abl_slope *slope, const abl_format *fmt, abl_convention conv)
+{
+    abl_blind_query q;
+    memset(&q, 0, sizeof q);
+    q.format = *fmt;
+    q.convention = conv;
+    q.distance = ABL_DISTANCE_LINEAR;
+    abl_delta d;
+    abl_delta_init(&d);
+    abl_status st = abl_blindness(slope, &q, &d);
+    char text[64], json[80];
+    int64_t v;
+    if (st != ABL_OK) {
+        snprintf(text, sizeof text, "n/a");
+        snprintf(json, sizeof json, "null");
+    } else if (abl_delta_get_i64(&d, &v)) {
+        snprintf(text, sizeof text, "%lld", (long long)v);
+        snprintf(json, sizeof json, "%lld", (long long)v);
+    } else {
+        abl_delta_text(&d, 12, text, sizeof text);
+        snprintf(json, sizeof json, "\"%s\"", text);
+    }
+    abl_delta_clear(&d);
+    return abl_report_cell(r, text, json, NULL);
+}
+
+static void fraction_cells(uint64_t count, uint64_t heads, uint64_t n, int matrix, char *text, size_t tl, char *json,
+                           size_t jl)
+{
+    mpq_t q;
+    mpq_init(q);
+    mpz_t den;
+    mpz_init_set_ui(den, (unsigned long)heads);
+    mpz_mul_ui(den, den, (unsigned long)n);
+    if (matrix) {
+        mpz_mul_ui(den, den, (unsigned long)(n + 1));
+        mpz_fdiv_q_2exp(den, den, 1);
+    }
+    mpz_set_ui(mpq_numref(q), 0);
+    mpz_import(mpq_numref(q), 1, 1, sizeof count, 0, 0, &count);
+    mpz_set(mpq_denref(q), den);
+    mpq_canonicalize(q);
+    char pct[48];
+    abl_fraction_percent_text(q, 4, pct, sizeof pct);
+    snprintf(text, tl, "%s%%", pct);
+    abl_fraction_decimal_text(q, 12, json, jl);
+    mpz_clear(den);
+    mpq_clear(q);
+}
+
+#define TRY(x)                                                                                                    \
+    do {                                                                                                          \
+        if ((st = (x)) != ABL_OK)                                                                                 \
+            goto done;                                                                                            \
+    } while (0)
+
+abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simulation *sim,
+                                 const abl_prediction *pred, abl_report **out)
+{
+    if (out == NULL || (sim == NULL && pred == NULL) || (sim == NULL && cfg == NULL))
+        return ABL_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    abl_status st = ABL_OK;
+    abl_sim_setup s;
+    memset(&s, 0, sizeof s);
+    const abl_simulate_config *c = sim ? &sim->config : cfg;
+    /* the schedule again, for slopes and head indices (cheap; never differs from the run's) */
+    if ((st = abl_sim_setup_init(c, &s)) != ABL_OK)
+        return st;
+    int heads = s.heads;
+    uint64_t n = c->context;
+    const abl_pipeline *p = &c->pipeline;
+    char title[160], buf[512], json[600];
+    snprintf(title, sizeof title, "%s of the %s pipeline (N = %llu)",
+             sim ? "Simulated attention weights" : "Predicted zero weights", p->preset, (unsigned long long)n);
+    abl_report *r = abl_report_new(title, "heads");
+    if (r == NULL) {
+        abl_sim_setup_free(&s);
+        return ABL_ERR_NO_MEMORY;
+    }
+    snprintf(json, sizeof json, "\"%s\"", p->preset);
+    TRY(abl_report_meta(r, "pipeline", "pipeline", p->preset, json));
+    abl_pipeline_describe(p, buf, sizeof buf);
+    TRY(abl_report_meta(r, "pipeline_fields", "fields", buf, NULL));
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)n);
+    TRY(abl_report_meta(r, "context", "context N", buf, buf));
+    snprintf(buf, sizeof buf, "%d", heads);
+    TRY(abl_report_meta(r, "head_count", "heads", buf, buf));
+    TRY(abl_report_meta(r, "slopes", "slopes", s.schedule.spec, NULL));
+    if (s.gaussian) {
+        snprintf(buf, sizeof buf, "Gaussian, std %s, seed %llu", c->logit_std, (unsigned long long)c->seed);
+        TRY(abl_report_meta(r, "logits", "logits", buf, "\"gaussian\""));
+        TRY(abl_report_meta(r, "logit_std", "logit std", c->logit_std, c->logit_std));
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)c->seed);
+        TRY(abl_report_meta(r, "seed", "seed", buf, buf));
+    } else {
+        TRY(abl_report_meta(r, "logits", "logits", "zero", "\"zero\""));
+    }
+    TRY(abl_report_meta(r, "mode", "mode", sim && pred ? "simulation, checked against the predictor"
+                                               : sim ? "simulation" : "prediction (zero logits)", NULL));
+
+    TRY(abl_report_column(r, "index", "head", ABL_ALIGN_RIGHT));
+    TRY(abl_report_column(r, "slope_exact", "m", ABL_ALIGN_LEFT));
+    snprintf(buf, sizeof buf, "m (%s)", p->slope_dtype.name);
+    TRY(abl_report_column(r, "slope", buf, ABL_ALIGN_RIGHT));
+    TRY(abl_report_column(r, "paper_delta", "δ paper", ABL_ALIGN_RIGHT));
+    TRY(abl_report_column(r, "ieee_delta", "δ ieee", ABL_ALIGN_RIGHT));
+    TRY(abl_report_column(r, "first_blind_distance", "first blind d", ABL_ALIGN_RIGHT));
+    TRY(abl_report_column(r, "row_zeros", "row zeros", ABL_ALIGN_RIGHT));
+    TRY(abl_report_column(r, "matrix_zeros", "matrix zeros", ABL_ALIGN_RIGHT));
+    if (sim) {
+        TRY(abl_report_column(r, "distinct_logits", "distinct logits", ABL_ALIGN_RIGHT));
+        TRY(abl_report_column(r, "longest_tie_run", "longest tie", ABL_ALIGN_RIGHT));
+        TRY(abl_report_column(r, "tied_with_diagonal", "tied w/ diag", ABL_ALIGN_RIGHT));
+        TRY(abl_report_column(r, "tv_distance", "TV distance", ABL_ALIGN_RIGHT));
+    }
+    if (sim && pred) {
+        TRY(abl_report_column(r, "predicted_first_blind_distance", "pred. first blind d", ABL_ALIGN_RIGHT));
+        TRY(abl_report_column(r, "predicted_row_zeros", "pred. row zeros", ABL_ALIGN_RIGHT));
+        TRY(abl_report_column(r, "predicted_matrix_zeros", "pred. matrix zeros", ABL_ALIGN_RIGHT));
+        TRY(abl_report_column(r, "agrees", "agrees", ABL_ALIGN_LEFT));
+    }
+    if (!sim)
+        TRY(abl_report_column(r, "exact_rows", "exact-sum rows", ABL_ALIGN_RIGHT));
+
+    for (int h = 0; h < heads; h++) {
+        const abl_slope *sl = &s.schedule.slopes[h];
+        TRY(abl_report_row(r));
+        snprintf(buf, sizeof buf, "%d", sl->index);
+        TRY(abl_report_cell(r, buf, buf, NULL));
+        abl_slope_exact_text(sl, buf, sizeof buf);
+        TRY(abl_report_cell(r, buf, NULL, NULL));
+        snprintf(buf, sizeof buf, "%.9g", s.hd[h].held);
+        TRY(abl_report_cell(r, buf, buf, NULL));
+        TRY(cell_delta(r, sl, &p->output_dtype, ABL_CONV_PAPER));
+        TRY(cell_delta(r, sl, &p->output_dtype, ABL_CONV_IEEE));
+        if (sim) {
+            const abl_sim_head *a = &sim->results[h];
+            TRY(cell_blind(r, a->first_blind));
+            TRY(cell_u64(r, a->row_zeros));
+            TRY(cell_u64(r, a->matrix_zeros));
+            TRY(cell_u64(r, a->distinct_logits));
+            TRY(cell_u64(r, a->longest_tie_run));
+            TRY(cell_u64(r, a->tied_with_diagonal));
+            char t2[40];
+            snprintf(buf, sizeof buf, "%.4g", a->tv_distance);
+            snprintf(t2, sizeof t2, "%.6e", a->tv_distance);
+            TRY(abl_report_cell(r, buf, t2, NULL));
+        } else {
+            const abl_pred_head *b = &pred->results[h];
+            TRY(cell_blind(r, b->first_blind));
+            TRY(cell_u64(r, b->row_zeros));
+            TRY(cell_u64(r, b->matrix_zeros));
+        }
+        if (sim && pred) {
+            const abl_pred_head *b = &pred->results[h];
+            const abl_sim_head *a = &sim->results[h];
+            TRY(cell_blind(r, b->first_blind));
+            TRY(cell_u64(r, b->row_zeros));
+            TRY(cell_u64(r, b->matrix_zeros));
+            int ok = a->first_blind == b->first_blind && a->row_zeros == b->row_zeros &&
+                     a->matrix_zeros == b->matrix_zeros;
+            TRY(abl_report_cell(r, ok ? "yes" : "NO", ok ? "true" : "false", NULL));
+        }
+        if (!sim)
+            TRY(cell_u64(r, pred->results[h].exact_rows));
+    }
+
+    uint64_t rz = sim ? sim->row_zeros : pred->row_zeros, mz = sim ? sim->matrix_zeros : pred->matrix_zeros;
+    char text[64];
+    u64_text(rz, buf, sizeof buf);
+    TRY(abl_report_summary(r, "row_zeros", "zero weights in the last rows", buf, buf));
+    u64_text(mz, buf, sizeof buf);
+    TRY(abl_report_summary(r, "matrix_zeros", "zero weights in the matrices", buf, buf));
+    fraction_cells(rz, (uint64_t)heads, n, 0, text, sizeof text, json, sizeof json);
+    TRY(abl_report_summary(r, "row_fraction", "row fraction", text, json));
+    fraction_cells(mz, (uint64_t)heads, n, 1, text, sizeof text, json, sizeof json);
+    TRY(abl_report_summary(r, "matrix_fraction", "matrix fraction", text, json));
+    if (sim && pred) {
+        int ok = abl_prediction_agrees(sim, pred);
+        TRY(abl_report_summary(r, "predictor_agrees", "predictor agrees", ok ? "yes" : "NO", ok ? "true" : "false"));
+    }
+
+    const abl_emul *em = &s.em;
+    if (p->softmax == ABL_SOFTMAX_EAGER) {
+        snprintf(buf, sizeof buf,
+                 "Eager softmax: e = fp32(exp(fp32(x - max))) %s, S = %s fp32 sum, p = %s, then one "
+                 "round-to-nearest-even into %s; a weight is zero when p <= %.9g (half the smallest subnormal).",
+                 p->exp == ABL_EXP_SLEEF ? "as Sleef_expf8_u10 computes it" : "correctly rounded", p->sum == ABL_SUM_EXACT ? "the correctly rounded" : p->sum == ABL_SUM_SEQUENTIAL ? "a sequential"
+                 : p->sum == ABL_SUM_VEC8 ? "an 8-lane (PyTorch AVX2)" : "a 16-lane (PyTorch AVX-512)",
+                 p->normalise == ABL_NORM_DIVIDE ? "fp32(e / S)" : "fp32(e * fp32(1/S))", p->output_dtype.name,
+                 em->out.zero_max);
+    } else {
+        snprintf(buf, sizeof buf,
+                 "Flash softmax: slope/scale added in fp32 by fma, e = exp2(fma(x, %.9g, -fp32(max * %.9g))) flushed "
+                 "to zero below 2^-126, running max over blocks of %d keys from the diagonal; P = e rounded into %s "
+                 "is zero when e <= %.9g.",
+                 (double)em->c_log2, (double)em->c_log2, p->block, p->output_dtype.name, em->out.zero_max);
+    }
+    TRY(abl_report_note(r, buf));
+    snprintf(buf, sizeof buf, "Bias: %s form; slopes rounded once into %s%s; δ paper and δ ieee are the "
+                              "exponent-level distances of SPEC §4 for %s (for comparison).",
+             abl_bias_form_name(p->bias_form), p->slope_dtype.name,
+             p->softmax == ABL_SOFTMAX_EAGER ? ", cast to the product dtype" : ", divided by the softmax scale",
+             p->output_dtype.name);
+    TRY(abl_report_note(r, buf));
+    if (em->has_scale) {
+        snprintf(buf, sizeof buf, "The logits are (score + bias) * %s: the kernel's effective slope is %s m (the δ "
+                                  "columns are for m itself).", p->bias_scale, p->bias_scale);
+        TRY(abl_report_note(r, buf));
+    }
+    if (sim)
+        TRY(abl_report_note(r, "Last-row statistics: first blind d = smallest distance with a zero weight; TV "
+                               "distance = 0.5 sum |p - p_exact| against a binary64 softmax of eps - m d with the "
+                               "exact slope."));
+    if (pred && !sim)
+        TRY(abl_report_note(r, "Prediction: the same rounding model as simulate, without the N x N work; "
+                               "exact-sum rows = rows whose certified sum bound had to be replaced by the exact sum."));
+done:
+    abl_sim_setup_free(&s);
+    if (st != ABL_OK) {
+        abl_report_free(r);
+        return st;
+    }
+    *out = r;
+    return ABL_OK;
+}

@@ -1,0 +1,859 @@
+/* alibi-blind: the paper's tables 1, 4, 5 and 8 and the data of Figure 1, computed from the
+ * definitions. Model facts (heads, windows, slope schedules) are inputs; every number the paper
+ * derives from them is computed here, never copied. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "abl/paper/paper.h"
+#include "abl/core/analysis.h"
+#include "abl/core/fraction.h"
+#include "abl/core/threshold.h"
+#include "abl_internal.h"
+
+void abl_paper_options_default(abl_paper_options *o)
+{
+    memset(o, 0, sizeof *o);
+    abl_format_lookup("bf16", &o->format);
+    o->convention = ABL_CONV_PAPER;
+}
+
+/* ---------------------------------------------------------------- shared helpers */
+
+/* One layer through the analysis engine: heads steepest first, fractions at `context`. */
+static abl_status run_layer(const char *slopes, int heads, unsigned mitigations, const abl_format *fmt,
+                            abl_convention conv, uint64_t context, abl_analysis *a)
+{
+    abl_analysis_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.format = *fmt;
+    cfg.convention = conv;
+    cfg.heads = heads;
+    cfg.slopes = slopes;
+    cfg.context = context;
+    cfg.mitigations = mitigations;
+    return abl_analysis_run(&cfg, a);
+}
+
+static void tau_text(const abl_format *fmt, abl_convention conv, char *buf, size_t len)
+{
+    char raw[64];
+    abl_threshold_string(fmt, abl_convention_tau_kind(conv), 4, raw, sizeof raw);
+    abl_pretty_minus(raw, buf, len);
+}
+
+/* "paper (bf16, τ = −87.3365, ftz kind; δ rounded to the nearest integer)" */
+static void convention_text(const abl_format *fmt, abl_convention conv, char *buf, size_t len)
+{
+    char tau[64];
+    tau_text(fmt, conv, tau, sizeof tau);
+    snprintf(buf, len, "%s (%s, τ = %s, %s kind; δ %s)", abl_convention_name(conv), fmt->name, tau,
+             abl_tau_kind_name(abl_convention_tau_kind(conv)),
+             abl_convention_nearest(conv) ? "rounded to the nearest integer" : "exact: the first blind distance");
+}
+
+static void add_common_meta(abl_report *r, const char *table, const abl_format *fmt, abl_convention conv)
+{
+    char t[256], j[256];
+    snprintf(j, sizeof j, "\"%s\"", table);
+    abl_report_meta(r, "table", "table", table, j);
+    snprintf(j, sizeof j, "\"%s\"", fmt->name);
+    abl_report_meta(r, "dtype", "dtype", fmt->name, j);
+    convention_text(fmt, conv, t, sizeof t);
+    snprintf(j, sizeof j, "\"%s\"", abl_convention_name(conv));
+    abl_report_meta(r, "convention", "convention", t, j);
+    abl_threshold_string(fmt, abl_convention_tau_kind(conv), 17, j, sizeof j);
+    tau_text(fmt, conv, t, sizeof t);
+    abl_report_meta(r, "tau", "τ", t, j);
+}
+
+/* Delta as a table cell and as a JSON token (integer, or a string such as "4.37e53" / "never"). */
+static void delta_cells(const abl_delta *d, char *text, size_t tlen, char *json, size_t jlen)
+{
+    int64_t v;
+    abl_delta_text(d, 18, text, tlen);
+    if (abl_delta_get_i64(d, &v)) {
+        snprintf(json, jlen, "%lld", (long long)v);
+    } else if (jlen > 2) {
+        /* quote by hand: the text (a short "4.37e53" or "never") fits, and gcc -O3 cannot prove it */
+        size_t n = strlen(text);
+        if (n > jlen - 3)
+            n = jlen - 3;
+        json[0] = '"';
+        memcpy(json + 1, text, n);
+        json[n + 1] = '"';
+        json[n + 2] = '\0';
+    }
+}
+
+/* "2^-0.5" -> "$2^{-0.5}$" for LaTeX; other texts escaped by hand for the few characters slopes use. */
+static void slope_latex(const char *text, char *buf, size_t len)
+{
+    size_t o = 0;
+    const char *p = text;
+    buf[0] = '\0';
+    while (*p != '\0' && o + 16 < len) {
+        if (p[0] == '2' && p[1] == '^') {
+            const char *e = p + 2;
+            size_t n = strcspn(e, ", ");
+            o += (size_t)snprintf(buf + o, len - o, "$2^{%.*s}$", (int)n, e);
+            p = e + n;
+        } else if (strncmp(p, "…", strlen("…")) == 0) {
+            o += (size_t)snprintf(buf + o, len - o, "\\ldots{}");
+            p += strlen("…");
+        } else {
+            buf[o++] = *p++;
+            buf[o] = '\0';
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- Table 8 */
+
+#define E_ ABL_MITIGATE_EXPLICIT
+#define L_ ABL_MITIGATE_LOG
+#define C_ ABL_MITIGATE_CLAMP
+#define S_ ABL_MITIGATE_SOFTCAP
+
+static const abl_table8_config table8_configs[] = {
+    {"Steep", "geometric:128:512", 0},
+    {"Safe", "geometric:2048:4096", 0},
+    {"Wide", "geometric:16:4096", 0},
+    {"ALiBi (default)", "press", 0},
+    {"Explicit", NULL, E_},
+    {"Log", NULL, L_},
+    {"C+L", NULL, C_ | L_},
+    {"C+E", NULL, C_ | E_},
+    {"E+L", NULL, E_ | L_},
+    {"E+S", NULL, E_ | S_},
+    {"L+S", NULL, L_ | S_},
+    {"C+E+L", NULL, C_ | E_ | L_},
+    {"C+E+S", NULL, C_ | E_ | S_},
+    {"C+L+S", NULL, C_ | L_ | S_},
+    {"E+L+S", NULL, E_ | L_ | S_},
+    {"C+E+L+S", NULL, C_ | E_ | L_ | S_},
+};
+
+size_t abl_table8_config_count(void)
+{
+    return sizeof table8_configs / sizeof table8_configs[0];
+}
+
+const abl_table8_config *abl_table8_config_at(size_t i)
+{
+    return i < abl_table8_config_count() ? &table8_configs[i] : NULL;
+}
+
+const abl_table8_config *abl_table8_config_find(const char *name)
+{
+    for (size_t i = 0; name != NULL && i < abl_table8_config_count(); i++)
+        if (strcmp(table8_configs[i].name, name) == 0)
+            return &table8_configs[i];
+    return NULL;
+}
+
+abl_status abl_table8_deltas(const abl_table8_config *c, const abl_paper_options *o, abl_delta *deltas, char *spec,
+                             size_t speclen)
+{
+    if (c == NULL || o == NULL || deltas == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_analysis a;
+    abl_status st = run_layer(c->slopes, ABL_TABLE8_HEADS, c->mitigations & (ABL_MITIGATE_EXPLICIT | ABL_MITIGATE_LOG),
+                              &o->format, o->convention, 1, &a);
+    if (st == ABL_OK && a.heads != ABL_TABLE8_HEADS)
+        st = ABL_ERR_HEADS_RANGE;
+    if (st == ABL_OK) {
+        for (int h = 0; h < ABL_TABLE8_HEADS; h++)
+            abl_delta_set(&deltas[h], &a.results[h].delta);
+        if (spec != NULL && speclen > 0)
+            snprintf(spec, speclen, "%s%s", a.schedule.spec,
+                     a.config.distance == ABL_DISTANCE_LOG ? ", log distance" : "");
+    }
+    abl_analysis_free(&a);
+    return st;
+}
+
+void abl_table8_cell_text(const abl_delta *d, int exact, char *buf, size_t buflen)
+{
+    if (exact)
+        abl_delta_text(d, 9, buf, buflen);
+    else
+        abl_delta_table8_cell(d, buf, buflen);
+}
+
+abl_status abl_table8_report(const abl_paper_options *o, abl_report **out)
+{
+    if (o == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_report *r = abl_report_new("Expected failure distances (rounded to the nearest number) for all ALiBi "
+                                   "models trained in this work. Mitigation combinations that were omitted use "
+                                   "default slopes.",
+                                   "rows");
+    if (r == NULL)
+        return ABL_ERR_NO_MEMORY;
+    add_common_meta(r, "8", &o->format, o->convention);
+    abl_report_meta(r, "heads", "heads", "9", "9");
+    abl_report_meta(r, "cells", "cells", o->exact ? "δ itself" : "δ, * or ** (see the notes)",
+                    o->exact ? "\"exact\"" : "\"paper\"");
+    abl_report_column(r, "name", "Name", ABL_ALIGN_LEFT);
+    for (int h = 1; h <= ABL_TABLE8_HEADS; h++) {
+        char key[8], head[16];
+        snprintf(key, sizeof key, "d%d", h);
+        snprintf(head, sizeof head, "δ%d", h);
+        abl_report_column(r, key, head, ABL_ALIGN_RIGHT);
+    }
+    abl_delta d[ABL_TABLE8_HEADS];
+    for (int h = 0; h < ABL_TABLE8_HEADS; h++)
+        abl_delta_init(&d[h]);
+    abl_status st = ABL_OK;
+    for (size_t i = 0; i < abl_table8_config_count() && st == ABL_OK; i++) {
+        const abl_table8_config *c = &table8_configs[i];
+        if ((st = abl_table8_deltas(c, o, d, NULL, 0)) != ABL_OK)
+            break;
+        abl_report_row(r);
+        abl_report_cell(r, c->name, NULL, NULL);
+        for (int h = 0; h < ABL_TABLE8_HEADS; h++) {
+            char t[64], j[80];
+            int64_t v;
+            abl_table8_cell_text(&d[h], o->exact, t, sizeof t);
+            if (abl_delta_get_i64(&d[h], &v) && (o->exact || v <= 1000000000))
+                snprintf(j, sizeof j, "%lld", (long long)v);
+            else
+                snprintf(j, sizeof j, "\"%s\"", t);
+            abl_report_cell(r, t, j, NULL);
+        }
+    }
+    for (int h = 0; h < ABL_TABLE8_HEADS; h++)
+        abl_delta_clear(&d[h]);
+    if (st != ABL_OK) {
+        abl_report_free(r);
+        return st;
+    }
+    char t[1024], tau[64];
+    tau_text(&o->format, o->convention, tau, sizeof tau);
+    if (!o->exact)
+        abl_report_note(r, "*: 10^9 < δ < 2^1024. **: δ ≥ 2^1024, beyond binary64. (The paper: * δ > 10^9, "
+                           "** δ much greater than 10^9.)");
+    snprintf(t, sizeof t, "H = 9 heads, sorted steepest first; %s, τ = %s; %s.", o->format.name, tau,
+             abl_convention_nearest(o->convention)
+                 ? "δ is the distance at which −m·g(d) reaches τ, rounded to the nearest integer"
+                 : "δ is the smallest distance d at which exp(−m·g(d)) is 0");
+    abl_report_note(r, t);
+    abl_report_note(r, "Slopes: Steep, Safe, Wide = geometric δ1 → δ9 (128 → 512, 2048 → 4096, 16 → 4096); "
+                       "ALiBi (default) = Press et al.; E (Explicit) = targets 32·2^(h−1), m = −τ/δh, and "
+                       "m = −τ/ln(δh + 1) together with L (paper §4.3); L = log-scaled distances g(d) = ln(d + 1).");
+    abl_report_note(r, "C (clamp −87) and S (soft cap 50) do not change the distances listed. Their real effect "
+                       "(C: at ε = 0 the clamped exponent never reaches τ; S: δ lies between δ(−50) and δ(+50)) is "
+                       "shown by alibi-blind analyze --mitigate.");
+    abl_report_note(r, "E+L, C+E+L, E+L+S, C+E+L+S: the paper prints * for every head; E's log-adapted slopes keep "
+                       "δ at the targets 32 … 8192 (docs/errata.md; alibi-blind reproduce).");
+    *out = r;
+    return ABL_OK;
+}
+
+/* ---------------------------------------------------------------- Table 1 */
+
+static const abl_paper_model paper_models[] = {
+    {"BLOOM", "bigscience/bloom-560m", "bigscience/bloom-560m", "560M", "46 lang.", 2048, 24, 16, "press",
+     "bigscience/bloom-560m config.json: n_head = 16, n_layer = 24; trained on 2,048-token sequences"},
+    {"Falcon-RW", "tiiuae/falcon-rw-7b", "Falcon-RW 7B", "7B", "eng", 2048, 36, 64, "press",
+     "tiiuae/falcon-rw-7b config.json: alibi = true, n_head = 64, n_layer = 36, hidden_size = 4096"},
+    {"MPT", "mosaicml/mpt-7b", "MPT 7B", "7B", "eng", 2048, 32, 32, "mpt:8",
+     "mosaicml/mpt-7b config.json: n_heads = 32, n_layers = 32, max_seq_len = 2048, alibi_bias_max = 8, "
+     "clip_qkv = null"},
+};
+
+size_t abl_paper_model_count(void)
+{
+    return sizeof paper_models / sizeof paper_models[0];
+}
+
+const abl_paper_model *abl_paper_model_at(size_t i)
+{
+    return i < abl_paper_model_count() ? &paper_models[i] : NULL;
+}
+
+const abl_paper_model *abl_paper_model_find(const char *name)
+{
+    for (size_t i = 0; name != NULL && i < abl_paper_model_count(); i++)
+        if (strcmp(paper_models[i].name, name) == 0)
+            return &paper_models[i];
+    return NULL;
+}
+
+/* "2^-0.5, 2^-1, …, 2^-8" from slopes sorted steepest first. */
+static void slope_range_text(const abl_head_result *res, int heads, char *buf, size_t len)
+{
+    char a[64], b[64], z[64];
+    abl_slope_exact_text(&res[0].slope, a, sizeof a);
+    if (heads == 1) {
+        snprintf(buf, len, "%s", a);
+        return;
+    }
+    abl_slope_exact_text(&res[heads - 1].slope, z, sizeof z);
+    if (heads == 2) {
+        snprintf(buf, len, "%s, %s", a, z);
+        return;
+    }
+    abl_slope_exact_text(&res[1].slope, b, sizeof b);
+    snprintf(buf, len, heads == 3 ? "%s, %s, %s" : "%s, %s, …, %s", a, b, z);
+}
+
+abl_status abl_paper_model_deltas(const char *slopes, int heads, const abl_format *fmt, abl_convention conv,
+                                  abl_delta *first, abl_delta *last, char *text, size_t textlen)
+{
+    if (fmt == NULL || first == NULL || last == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_analysis a;
+    abl_status st = run_layer(slopes, heads, 0, fmt, conv, 1, &a);
+    if (st == ABL_OK) {
+        abl_delta_set(first, &a.results[0].delta);
+        abl_delta_set(last, &a.results[a.heads - 1].delta);
+        if (text != NULL && textlen > 0)
+            slope_range_text(a.results, a.heads, text, textlen);
+    }
+    abl_analysis_free(&a);
+    return st;
+}
+
+abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
+{
+    if (o == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_report *r = abl_report_new("Selected pre-trained decoder models that were trained with ALiBi. These models "
+                                   "are subject of the first experiment and differ in number of parameters, "
+                                   "training context window, number of layers, number of attention heads, and "
+                                   "slopes.",
+                                   "models");
+    if (r == NULL)
+        return ABL_ERR_NO_MEMORY;
+    add_common_meta(r, "1", &o->format, o->convention);
+    abl_report_column(r, "model", "Model", ABL_ALIGN_LEFT);
+    abl_report_column(r, "size", "Size", ABL_ALIGN_LEFT);
+    abl_report_column(r, "languages", "Language(s)", ABL_ALIGN_LEFT);
+    abl_report_column(r, "window", "Window", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "layers", "Layers", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "heads", "Heads", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "slopes", "Slopes", ABL_ALIGN_LEFT);
+    abl_report_column(r, "delta_1", "δ1", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "delta_H", "δH", ABL_ALIGN_RIGHT);
+    if (o->ieee) {
+        abl_report_column(r, "delta_1_ieee", "δ1 ieee", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "delta_H_ieee", "δH ieee", ABL_ALIGN_RIGHT);
+    }
+    abl_status st = ABL_OK;
+    for (size_t i = 0; i < abl_paper_model_count() && st == ABL_OK; i++) {
+        const abl_paper_model *m = &paper_models[i];
+        abl_analysis a;
+        st = run_layer(m->slopes, m->heads, 0, &o->format, o->convention, m->window, &a);
+        if (st != ABL_OK) {
+            abl_analysis_free(&a);
+            break;
+        }
+        char t[256], j[256];
+        abl_report_row(r);
+        /* The dagger marks the footnote; JSON keeps the plain name. */
+        snprintf(t, sizeof t, "%s%s", m->name, strcmp(m->name, "MPT") == 0 ? "†" : "");
+        snprintf(j, sizeof j, "\"%s\"", m->name);
+        abl_report_cell(r, t, j, NULL);
+        abl_report_cell(r, m->size, NULL, NULL);
+        abl_report_cell(r, m->languages, NULL, NULL);
+        snprintf(t, sizeof t, "%llu", (unsigned long long)m->window);
+        abl_report_cell(r, t, t, NULL);
+        snprintf(t, sizeof t, "%d", m->layers);
+        abl_report_cell(r, t, t, NULL);
+        snprintf(t, sizeof t, "%d", m->heads);
+        abl_report_cell(r, t, t, NULL);
+        slope_range_text(a.results, a.heads, t, sizeof t);
+        slope_latex(t, j, sizeof j);
+        abl_report_cell(r, t, NULL, j);
+        delta_cells(&a.results[0].delta, t, sizeof t, j, sizeof j);
+        abl_report_cell(r, t, j, NULL);
+        delta_cells(&a.results[a.heads - 1].delta, t, sizeof t, j, sizeof j);
+        abl_report_cell(r, t, j, NULL);
+        if (o->ieee) {
+            delta_cells(&a.results[0].delta_ieee, t, sizeof t, j, sizeof j);
+            abl_report_cell(r, t, j, NULL);
+            delta_cells(&a.results[a.heads - 1].delta_ieee, t, sizeof t, j, sizeof j);
+            abl_report_cell(r, t, j, NULL);
+        }
+        abl_analysis_free(&a);
+    }
+    if (st != ABL_OK) {
+        abl_report_free(r);
+        return st;
+    }
+    char t[512], tau[64];
+    tau_text(&o->format, o->convention, tau, sizeof tau);
+    snprintf(t, sizeof t,
+             "δ1, δH: blindness distances of the steepest and the flattest head at ε = 0 (%s, τ = %s%s).",
+             o->format.name, tau, abl_convention_nearest(o->convention) ? ", rounded to the nearest integer" : "");
+    abl_report_note(r, t);
+    if (o->ieee)
+        abl_report_note(r, "δ ieee: the exact δ under round-to-nearest with gradual underflow (τ = ln of half the "
+                           "smallest subnormal).");
+    abl_report_note(r, "Inputs from the models' configurations: BLOOM-560M (n_head = 16, n_layer = 24), "
+                       "Falcon-RW-7B (n_head = 64, n_layer = 36), MPT-7B (n_heads = 32, n_layers = 32, "
+                       "alibi_bias_max = 8: slopes 2^(−h/4)).");
+    abl_report_note(r, "†: the paper prints δ1 = 10 and δH = 2,000 for MPT (\"The MPT architecture applied "
+                       "additional clamping\"). MPT-7B's code builds the bias −m·|i − j| without a clamp (its "
+                       "alibi_bias_max = 8 sets the slopes; clip_qkv = null), so neither value can be derived; the "
+                       "computed values are shown. The printed ones fit a bias clamped at −8: 8·2^0.25 = 9.5 and "
+                       "8·2^8 = 2048 (docs/errata.md).");
+    *out = r;
+    return ABL_OK;
+}
+
+/* ---------------------------------------------------------------- Table 4 */
+
+static const struct {
+    abl_tau_kind kind, rn_kind;
+    const char *name, *condition, *rn_condition, *name_latex, *condition_latex;
+} table4_rows[] = {
+    {ABL_TAU_SUBNORMAL, ABL_TAU_RN_ZERO, "Underflow τu", "x ≤ τu", "exp(x) = 0 iff x ≤ this", "Underflow $\\tau_u$",
+     "$x \\le \\tau_u$"},
+    {ABL_TAU_FTZ, ABL_TAU_FTZ, "Denorm τd", "τu < x ≤ τd", "exp(x) is subnormal (0 with FTZ) iff x < this",
+     "Denorm $\\tau_d$", "$\\tau_u < x \\le \\tau_d$"},
+    {ABL_TAU_MAX, ABL_TAU_RN_OVERFLOW, "Overflow τo", "τo ≤ x", "exp(x) rounds past the maximum iff x ≥ this",
+     "Overflow $\\tau_o$", "$\\tau_o \\le x$"},
+};
+
+abl_status abl_table4_report(const abl_format *formats, size_t nformats, int decimals, int rn, abl_report **out)
+{
+    if (formats == NULL || nformats == 0 || out == NULL || decimals < 0 || decimals > 1000)
+        return ABL_ERR_INVALID_ARGUMENT;
+    /* The paper's caption when the formats are the paper's. */
+    int paper_formats = nformats == 2 && strcmp(formats[0].name, "bf16") == 0 && strcmp(formats[1].name, "fp32") == 0;
+    abl_report *r = abl_report_new(paper_formats ? "Thresholds for underflow, denormalization, and overflow each in "
+                                                   "both 32-bit full precision (fp32) and brain float 16-bit "
+                                                   "half-precision (bf16)."
+                                                 : "Thresholds for underflow, denormalization, and overflow.",
+                                   "rows");
+    if (r == NULL)
+        return ABL_ERR_NO_MEMORY;
+    char t[1104], j[1100]; /* j: up to 1000 decimals; t: j in $...$ */
+    abl_report_meta(r, "table", "table", "4", "\"4\"");
+    snprintf(t, sizeof t, "%d decimals, correctly rounded (MPFR)", decimals);
+    snprintf(j, sizeof j, "%d", decimals);
+    abl_report_meta(r, "decimals", "digits", t, j);
+    abl_report_column(r, "name", "Name", ABL_ALIGN_LEFT);
+    abl_report_column(r, "condition", "Condition", ABL_ALIGN_LEFT);
+    abl_report_column(r, "format", "Format", ABL_ALIGN_LEFT);
+    abl_report_column(r, "value", "Value", ABL_ALIGN_RIGHT);
+    if (rn) {
+        abl_report_column(r, "rn_value", "round-to-nearest", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "rn_meaning", "meaning", ABL_ALIGN_LEFT);
+    }
+    abl_status st = ABL_OK;
+    for (size_t k = 0; k < sizeof table4_rows / sizeof table4_rows[0] && st == ABL_OK; k++) {
+        for (size_t i = 0; i < nformats && st == ABL_OK; i++) {
+            abl_report_row(r);
+            abl_report_cell(r, table4_rows[k].name, NULL, table4_rows[k].name_latex);
+            abl_report_cell(r, table4_rows[k].condition, NULL, table4_rows[k].condition_latex);
+            abl_report_cell(r, formats[i].name, NULL, NULL);
+            /* Numbers keep an ASCII minus (CSV readers); LaTeX sets them in math mode. */
+            if ((st = abl_threshold_string(&formats[i], table4_rows[k].kind, decimals, j, sizeof j)) != ABL_OK)
+                break;
+            snprintf(t, sizeof t, "$%s$", j);
+            abl_report_cell(r, j, j, t);
+            if (rn) {
+                st = abl_threshold_string(&formats[i], table4_rows[k].rn_kind, decimals, j, sizeof j);
+                if (st != ABL_OK)
+                    break;
+                snprintf(t, sizeof t, "$%s$", j);
+                abl_report_cell(r, j, j, t);
+                /* e4m3fn: the tie at max + ulp/2 rounds back to the (even) maximum. */
+                int strict = table4_rows[k].kind == ABL_TAU_MAX && formats[i].max_deficit != 0;
+                abl_report_cell(r, strict ? "exp(x) rounds past the maximum iff x > this" : table4_rows[k].rn_condition,
+                                NULL, NULL);
+            }
+        }
+    }
+    if (st != ABL_OK) {
+        abl_report_free(r);
+        return st;
+    }
+    abl_report_note(r, "Values in natural-log units, computed with MPFR and correctly rounded: τu = ln(smallest "
+                       "subnormal), τd = ln(smallest normal), τo = ln(largest finite).");
+    abl_report_note(r, "τu is not where exp underflows to 0: exp(τu) is the smallest subnormal. Under "
+                       "round-to-nearest exp(x) is 0 only for x ≤ τu − ln 2 (column round-to-nearest with --rn); "
+                       "with flush-to-zero, for x < τd. The paper's distance tables use τd = −87.3365.");
+    abl_report_note(r, "The paper prints the overflow condition as τd ≤ x; it is τo ≤ x (docs/errata.md).");
+    *out = r;
+    return ABL_OK;
+}
+
+/* ---------------------------------------------------------------- Table 5 */
+
+static int parse_count(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    if (s == NULL || *s < '0' || *s > '9')
+        return -1;
+    long v = strtol(s, &end, 10);
+    if (*end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* One Table 5 row: the printed inputs, then the computed columns. */
+static abl_status table5_row(abl_report *r, const abl_csv *t5, size_t row, const char *name, long heads,
+                             const abl_paper_options *o)
+{
+    long window;
+    if (parse_count(abl_csv_get(t5, row, "window"), 1, (long)1e15, &window) != 0)
+        return ABL_ERR_PARSE;
+    static const char *const inputs[] = {"arch", "type", "size", "languages", "public"};
+    char t[256], j[256];
+    abl_analysis a;
+    abl_status st = run_layer("press", (int)heads, 0, &o->format, o->convention, (uint64_t)window, &a);
+    if (st != ABL_OK) {
+        abl_analysis_free(&a);
+        return st;
+    }
+    abl_report_row(r);
+    abl_report_cell(r, name, NULL, NULL);
+    for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
+        const char *v = abl_csv_get(t5, row, inputs[k]);
+        abl_report_cell(r, v != NULL ? v : "", NULL, NULL);
+    }
+    snprintf(t, sizeof t, "%ld", window);
+    abl_report_cell(r, t, t, NULL);
+    snprintf(t, sizeof t, "%ld", heads);
+    abl_report_cell(r, t, t, NULL);
+    const char *sl = abl_csv_get(t5, row, "slopes");
+    abl_report_cell(r, sl != NULL ? sl : "", NULL, NULL);
+    delta_cells(&a.results[0].delta, t, sizeof t, j, sizeof j);
+    abl_report_cell(r, t, j, NULL);
+    delta_cells(&a.results[a.heads - 1].delta, t, sizeof t, j, sizeof j);
+    abl_report_cell(r, t, j, NULL);
+    if (o->ieee) {
+        delta_cells(&a.results[0].delta_ieee, t, sizeof t, j, sizeof j);
+        abl_report_cell(r, t, j, NULL);
+        delta_cells(&a.results[a.heads - 1].delta_ieee, t, sizeof t, j, sizeof j);
+        abl_report_cell(r, t, j, NULL);
+    }
+    snprintf(t, sizeof t, "%d", a.blind_heads);
+    abl_report_cell(r, t, t, NULL);
+    abl_fraction_percent_text(a.row_fraction, 2, t, sizeof t);
+    abl_fraction_decimal_text(a.row_fraction, 17, j, sizeof j);
+    abl_report_cell(r, t, j, NULL);
+    abl_fraction_percent_text(a.matrix_fraction, 2, t, sizeof t);
+    abl_fraction_decimal_text(a.matrix_fraction, 17, j, sizeof j);
+    abl_report_cell(r, t, j, NULL);
+    abl_analysis_free(&a);
+    return ABL_OK;
+}
+
+abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *o, abl_report **out)
+{
+    if (o == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_published builtin;
+    int own = pub == NULL;
+    if (own) {
+        abl_status st = abl_published_builtin(&builtin, NULL, 0);
+        if (st != ABL_OK)
+            return st;
+        pub = &builtin;
+    }
+    const abl_csv *t5 = &pub->files[ABL_PUB_TABLE5];
+    abl_report *r = abl_report_new("Overview of models trained with the ALiBi positional encoding, with their "
+                                   "blindness distances and underflow fractions at their own window.",
+                                   "models");
+    if (r == NULL) {
+        if (own)
+            abl_published_free(&builtin);
+        return ABL_ERR_NO_MEMORY;
+    }
+    add_common_meta(r, "5", &o->format, o->convention);
+    abl_report_meta(r, "slopes", "slopes", "press (Press et al.) for every model", "\"press\"");
+    abl_report_column(r, "model", "Model", ABL_ALIGN_LEFT);
+    abl_report_column(r, "arch", "Arch.", ABL_ALIGN_LEFT);
+    abl_report_column(r, "type", "Type", ABL_ALIGN_LEFT);
+    abl_report_column(r, "size", "Size", ABL_ALIGN_LEFT);
+    abl_report_column(r, "languages", "Language(s)", ABL_ALIGN_LEFT);
+    abl_report_column(r, "public", "Public", ABL_ALIGN_LEFT);
+    abl_report_column(r, "window", "Window", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "heads", "Heads", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "slopes", "Slopes", ABL_ALIGN_LEFT);
+    abl_report_column(r, "delta_1", "δ1", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "delta_H", "δH", ABL_ALIGN_RIGHT);
+    if (o->ieee) {
+        abl_report_column(r, "delta_1_ieee", "δ1 ieee", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "delta_H_ieee", "δH ieee", ABL_ALIGN_RIGHT);
+    }
+    abl_report_column(r, "blind_heads", "blind in W", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "row_fraction", "row % at W", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "matrix_fraction", "matrix % at W", ABL_ALIGN_RIGHT);
+    abl_status st = ABL_OK;
+    char note[1024] = "";
+    for (size_t row = 0; row < t5->rows && st == ABL_OK; row++) {
+        const char *name = abl_csv_get(t5, row, "model");
+        long heads;
+        if (parse_count(abl_csv_get(t5, row, "heads"), 1, ABL_MAX_HEADS, &heads) != 0) {
+            st = ABL_ERR_PARSE;
+            break;
+        }
+        if ((st = table5_row(r, t5, row, name, heads, o)) != ABL_OK)
+            break;
+        /* A printed head count that contradicts the model's configuration: add the configured one. */
+        for (size_t i = 0; i < abl_paper_model_count(); i++) {
+            const abl_paper_model *m = &paper_models[i];
+            if (strcmp(m->table5_name, name) != 0 || m->heads == heads)
+                continue;
+            char label[160];
+            snprintf(label, sizeof label, "%s‡", name);
+            if ((st = table5_row(r, t5, row, label, m->heads, o)) != ABL_OK)
+                break;
+            snprintf(note, sizeof note,
+                     "‡: %s is printed with %ld heads; its configuration (%s) and Table 1 have %d. The row "
+                     "marked ‡ is computed with %d (docs/errata.md).",
+                     name, heads, m->config, m->heads, m->heads);
+        }
+    }
+    if (own)
+        abl_published_free(&builtin);
+    if (st != ABL_OK) {
+        abl_report_free(r);
+        return st;
+    }
+    char t[512], tau[64];
+    tau_text(&o->format, o->convention, tau, sizeof tau);
+    snprintf(t, sizeof t,
+             "Model, arch., type, size, languages, public, window, heads and slopes as the paper's Table 5 prints "
+             "them; the other columns are computed with press slopes for the printed number of heads (%s, "
+             "τ = %s).",
+             o->format.name, tau);
+    abl_report_note(r, t);
+    abl_report_note(r, "blind in W: heads whose δ is below the window (blind somewhere in the last row of a "
+                       "W-token context); row %: blind share of that row; matrix %: blind share of the W(W + 1)/2 "
+                       "causal entries.");
+    abl_report_note(r, "enc: encoders use the symmetric bias −m·|i − j|; the same δ applies on both sides, and the "
+                       "fractions above count the causal half.");
+    if (note[0] != '\0')
+        abl_report_note(r, note);
+    *out = r;
+    return ABL_OK;
+}
+
+/* ---------------------------------------------------------------- Figure 1 */
+
+void abl_figure_config_default(abl_figure_config *c, int panel_b)
+{
+    memset(c, 0, sizeof *c);
+    abl_format_lookup("bf16", &c->format);
+    c->convention = ABL_CONV_PAPER;
+    c->heads = 16;
+    c->slopes = NULL;
+    c->max_distance = 4096;
+    c->step = panel_b ? 16 : 64;
+}
+
+void abl_figure_free(abl_figure *f)
+{
+    if (f == NULL)
+        return;
+    if (f->deltas != NULL)
+        for (int h = 0; h < f->heads; h++)
+            abl_delta_clear(&f->deltas[h]);
+    free(f->deltas);
+    free(f->slopes);
+    free(f->x);
+    memset(f, 0, sizeof *f);
+}
+
+/* Past this many points a series is no longer figure data. */
+#define ABL_FIGURE_MAX_POINTS 1000001
+
+abl_status abl_figure_run(const abl_figure_config *c, abl_figure *f)
+{
+    if (c == NULL || f == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(f, 0, sizeof *f);
+    if (c->step < 1 || c->max_distance < 1 || c->max_distance > ABL_MAX_CONTEXT)
+        return ABL_ERR_CONTEXT_RANGE;
+    uint64_t n = c->max_distance / c->step + 1 + (c->max_distance % c->step != 0);
+    if (n > ABL_FIGURE_MAX_POINTS)
+        return ABL_ERR_CONTEXT_RANGE;
+    f->config = *c;
+    abl_analysis a;
+    abl_status st = run_layer(c->slopes, c->heads, 0, &c->format, c->convention, 1, &a);
+    if (st != ABL_OK) {
+        abl_analysis_free(&a);
+        return st;
+    }
+    snprintf(f->slopes_spec, sizeof f->slopes_spec, "%s", a.schedule.spec);
+    f->config.slopes = f->slopes_spec;
+    f->heads = a.heads;
+    f->slopes = calloc((size_t)a.heads, sizeof *f->slopes);
+    f->deltas = calloc((size_t)a.heads, sizeof *f->deltas);
+    f->x = calloc((size_t)n, sizeof *f->x);
+    if (f->slopes == NULL || f->deltas == NULL || f->x == NULL) {
+        abl_analysis_free(&a);
+        free(f->slopes);
+        free(f->deltas);
+        free(f->x);
+        memset(f, 0, sizeof *f);
+        return ABL_ERR_NO_MEMORY;
+    }
+    for (int h = 0; h < a.heads; h++) {
+        f->slopes[h] = a.results[h].slope;
+        abl_delta_init(&f->deltas[h]);
+        abl_delta_set(&f->deltas[h], &a.results[h].delta);
+    }
+    abl_analysis_free(&a);
+    for (uint64_t i = 0; i < n; i++)
+        f->x[i] = i * c->step < c->max_distance ? i * c->step : c->max_distance;
+    f->points = (size_t)n;
+    return ABL_OK;
+}
+
+/* -m·d with 4 decimals, correctly rounded from a 256-bit product (exact for dyadic slopes). */
+static void bias_text(const abl_slope *s, uint64_t d, char *buf, size_t len)
+{
+    if (d == 0) {
+        snprintf(buf, len, "0.0000");
+        return;
+    }
+    mpfr_t m;
+    mpfr_init2(m, 256);
+    abl_slope_mpfr(m, s, MPFR_RNDN);
+    mpz_t z;
+    mpz_init(z);
+    mpz_import(z, 1, 1, sizeof d, 0, 0, &d);
+    mpfr_mul_z(m, m, z, MPFR_RNDN);
+    mpfr_neg(m, m, MPFR_RNDN);
+    mpfr_snprintf(buf, len, "%.4Rf", m);
+    mpz_clear(z);
+    mpfr_clear(m);
+}
+
+static void figure_meta(abl_report *r, const abl_figure *f, const char *figure)
+{
+    char t[4096], j[4096];
+    snprintf(j, sizeof j, "\"%s\"", figure);
+    abl_report_meta(r, "figure", "figure", figure, j);
+    snprintf(j, sizeof j, "\"%s\"", f->config.format.name);
+    abl_report_meta(r, "dtype", "dtype", f->config.format.name, j);
+    convention_text(&f->config.format, f->config.convention, t, sizeof t);
+    snprintf(j, sizeof j, "\"%s\"", abl_convention_name(f->config.convention));
+    abl_report_meta(r, "convention", "convention", t, j);
+    abl_threshold_string(&f->config.format, abl_convention_tau_kind(f->config.convention), 17, j, sizeof j);
+    tau_text(&f->config.format, f->config.convention, t, sizeof t);
+    abl_report_meta(r, "tau", "τ", t, j);
+    snprintf(t, sizeof t, "%s (%d heads)", f->slopes_spec, f->heads);
+    snprintf(j, sizeof j, "\"%s\"", f->slopes_spec);
+    abl_report_meta(r, "slopes", "slopes", t, j);
+    /* Each head's slope and delta, steepest first: where its line crosses τ. */
+    size_t ot = 0, oj = 0;
+    t[0] = '\0';
+    oj = (size_t)snprintf(j, sizeof j, "[");
+    for (int h = 0; h < f->heads && ot + 64 < sizeof t && oj + 96 < sizeof j; h++) {
+        char s[64], d[64], dj[80];
+        abl_slope_exact_text(&f->slopes[h], s, sizeof s);
+        delta_cells(&f->deltas[h], d, sizeof d, dj, sizeof dj);
+        ot += (size_t)snprintf(t + ot, sizeof t - ot, "%s%s: %s", h ? ", " : "", s, d);
+        oj += (size_t)snprintf(j + oj, sizeof j - oj, "%s{\"head\": %d, \"slope\": \"%s\", \"delta\": %s}",
+                               h ? ", " : "", h + 1, s, dj);
+    }
+    snprintf(j + oj, sizeof j - oj, "]");
+    abl_report_meta(r, "heads", "δ per head (steepest first)", t, j);
+}
+
+abl_status abl_figure1a_report(const abl_figure *f, abl_report **out)
+{
+    if (f == NULL || out == NULL || f->heads < 1)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_report *r = abl_report_new("ALiBi bias −m·d versus token distance, one series per head, and the "
+                                   "threshold τ",
+                                   "points");
+    if (r == NULL)
+        return ABL_ERR_NO_MEMORY;
+    figure_meta(r, f, "1a");
+    abl_report_column(r, "distance", "d", ABL_ALIGN_RIGHT);
+    for (int h = 1; h <= f->heads; h++) {
+        char key[16];
+        snprintf(key, sizeof key, "h%d", h);
+        abl_report_column(r, key, key, ABL_ALIGN_RIGHT);
+    }
+    abl_report_column(r, "tau", "τ", ABL_ALIGN_RIGHT);
+    char tau[64], taut[80];
+    abl_threshold_string(&f->config.format, abl_convention_tau_kind(f->config.convention), 4, tau, sizeof tau);
+    snprintf(taut, sizeof taut, "$%s$", tau);
+    for (size_t i = 0; i < f->points; i++) {
+        char t[96], p[112];
+        abl_report_row(r);
+        snprintf(t, sizeof t, "%llu", (unsigned long long)f->x[i]);
+        abl_report_cell(r, t, t, NULL);
+        /* ASCII minus: the CSV is read by plotting tools. */
+        for (int h = 0; h < f->heads; h++) {
+            bias_text(&f->slopes[h], f->x[i], t, sizeof t);
+            snprintf(p, sizeof p, "$%s$", t);
+            abl_report_cell(r, t, t, p);
+        }
+        abl_report_cell(r, tau, tau, taut);
+    }
+    abl_report_note(r, "h1 … hH: bias −m·d of each head (steepest first) at distance d, 4 decimals; a head's "
+                       "weights underflow where its line reaches τ (its δ above).");
+    *out = r;
+    return ABL_OK;
+}
+
+abl_status abl_figure1b_report(const abl_figure *f, abl_report **out)
+{
+    if (f == NULL || out == NULL || f->heads < 1)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_report *r = abl_report_new("Underflow fraction versus token distance: row (last query row) and matrix "
+                                   "(all causal entries)",
+                                   "points");
+    if (r == NULL)
+        return ABL_ERR_NO_MEMORY;
+    figure_meta(r, f, "1b");
+    abl_report_column(r, "distance", "N", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "blind_heads", "blind heads", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "row_fraction", "row", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "matrix_fraction", "matrix", ABL_ALIGN_RIGHT);
+    mpq_t row, mat, hundredth;
+    mpq_inits(row, mat, hundredth, (mpq_ptr)0);
+    mpq_set_ui(hundredth, 1, 100);
+    abl_status st = ABL_OK;
+    for (size_t i = 0; i < f->points && st == ABL_OK; i++) {
+        uint64_t n = f->x[i];
+        char t[96];
+        int blind = 0;
+        mpq_set_ui(row, 0, 1);
+        mpq_set_ui(mat, 0, 1);
+        if (n > 0) {
+            for (int h = 0; h < f->heads; h++)
+                blind += abl_delta_lt_u64(&f->deltas[h], n);
+            st = abl_fraction_row(f->deltas, f->heads, n, 0, row);
+            if (st == ABL_OK)
+                st = abl_fraction_matrix(f->deltas, f->heads, n, 0, mat);
+            if (st != ABL_OK)
+                break;
+        }
+        abl_report_row(r);
+        snprintf(t, sizeof t, "%llu", (unsigned long long)n);
+        abl_report_cell(r, t, t, NULL);
+        snprintf(t, sizeof t, "%d", blind);
+        abl_report_cell(r, t, t, NULL);
+        /* A fraction with 6 decimals: the percent text of q/100. */
+        mpq_mul(row, row, hundredth);
+        mpq_mul(mat, mat, hundredth);
+        abl_fraction_percent_text(row, 6, t, sizeof t);
+        abl_report_cell(r, t, t, NULL);
+        abl_fraction_percent_text(mat, 6, t, sizeof t);
+        abl_report_cell(r, t, t, NULL);
+    }
+    mpq_clears(row, mat, hundredth, (mpq_ptr)0);
+    if (st != ABL_OK) {
+        abl_report_free(r);
+        return st;
+    }
+    abl_report_note(r, "row: (1/H)·Σ max(0, N − δh)/N, the blind share of the N keys of the last query row "
+                       "(the paper's 36.6 % at N = 2048). matrix: (1/H)·Σ T(N − δh)/T(N), T(k) = k(k + 1)/2, the "
+                       "blind share of all causal entries. Exact rationals, rounded to 6 decimals; 0 at N = 0.");
+    *out = r;
+    return ABL_OK;
+}

@@ -1,0 +1,781 @@
+/* alibi-blind: the report writer (see include/abl/report.h).
+ *
+ * A report is stored as plain copied strings; abl_report_write renders the whole report into a
+ * memory buffer first and writes it with one fwrite, so an allocation failure never leaves half
+ * a report on the stream and a write failure is detected in one place. */
+#include "abl/report/report.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- output format names */
+
+static const struct {
+    const char *name;
+    abl_output out;
+} output_names[] = {
+    {"text", ABL_OUT_TEXT}, {"markdown", ABL_OUT_MARKDOWN}, {"md", ABL_OUT_MARKDOWN},
+    {"csv", ABL_OUT_CSV},   {"json", ABL_OUT_JSON},         {"latex", ABL_OUT_LATEX},
+    {"tex", ABL_OUT_LATEX},
+};
+
+abl_status abl_output_parse(const char *text, abl_output *out)
+{
+    if (text == NULL || out == NULL) return ABL_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < sizeof output_names / sizeof output_names[0]; i++) {
+        if (strcmp(text, output_names[i].name) == 0) {
+            *out = output_names[i].out;
+            return ABL_OK;
+        }
+    }
+    return ABL_ERR_UNKNOWN_OUTPUT;
+}
+
+const char *abl_output_name(abl_output o)
+{
+    switch (o) {
+    case ABL_OUT_TEXT: return "text";
+    case ABL_OUT_MARKDOWN: return "markdown";
+    case ABL_OUT_CSV: return "csv";
+    case ABL_OUT_JSON: return "json";
+    case ABL_OUT_LATEX: return "latex";
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- the report */
+
+typedef struct kv_line {
+    char *key, *label, *text, *json; /* json may be NULL */
+} kv_line;
+
+typedef struct column {
+    char *key, *header;
+    abl_align align;
+} column;
+
+typedef struct cell {
+    char *text, *json, *latex; /* json, latex may be NULL */
+} cell;
+
+typedef struct row {
+    cell *cells;
+    size_t n, cap;
+} row;
+
+struct abl_report {
+    char *title, *json_key;
+    bool json_rows_only; /* JSON is the bare array of row objects */
+    kv_line *meta;
+    size_t nmeta, capmeta;
+    kv_line *summary;
+    size_t nsummary, capsummary;
+    column *cols;
+    size_t ncols, capcols;
+    row *rows;
+    size_t nrows, caprows;
+    char **notes;
+    size_t nnotes, capnotes;
+};
+
+/* strdup that tolerates NULL (NULL in, NULL out); *oom is set when the copy itself fails. */
+static char *dup_opt(const char *s, bool *oom)
+{
+    if (s == NULL) return NULL;
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p == NULL) {
+        *oom = true;
+        return NULL;
+    }
+    memcpy(p, s, n);
+    return p;
+}
+
+/* Make room for one more element in a growable array; returns the (possibly moved) array, or
+ * NULL on allocation failure with the old array untouched. Returning the pointer instead of
+ * writing through a void ** keeps this free of type-punning. */
+static void *grow(void *items, size_t *cap, size_t n, size_t elsize)
+{
+    if (n < *cap) return items;
+    size_t ncap = *cap ? *cap * 2 : 8;
+    if (ncap > ((size_t)-1) / elsize) return NULL;
+    void *p = realloc(items, ncap * elsize);
+    if (p == NULL) return NULL;
+    *cap = ncap;
+    return p;
+}
+
+abl_report *abl_report_new(const char *title, const char *json_key)
+{
+    if (title == NULL || json_key == NULL) return NULL;
+    abl_report *r = calloc(1, sizeof *r);
+    if (r == NULL) return NULL;
+    bool oom = false;
+    r->title = dup_opt(title, &oom);
+    r->json_key = dup_opt(json_key, &oom);
+    if (oom) {
+        abl_report_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+static void free_kv(kv_line *l)
+{
+    free(l->key);
+    free(l->label);
+    free(l->text);
+    free(l->json);
+}
+
+void abl_report_free(abl_report *r)
+{
+    if (r == NULL) return;
+    for (size_t i = 0; i < r->nmeta; i++) free_kv(&r->meta[i]);
+    for (size_t i = 0; i < r->nsummary; i++) free_kv(&r->summary[i]);
+    for (size_t i = 0; i < r->ncols; i++) {
+        free(r->cols[i].key);
+        free(r->cols[i].header);
+    }
+    for (size_t i = 0; i < r->nrows; i++) {
+        for (size_t j = 0; j < r->rows[i].n; j++) {
+            free(r->rows[i].cells[j].text);
+            free(r->rows[i].cells[j].json);
+            free(r->rows[i].cells[j].latex);
+        }
+        free(r->rows[i].cells);
+    }
+    for (size_t i = 0; i < r->nnotes; i++) free(r->notes[i]);
+    free(r->meta);
+    free(r->summary);
+    free(r->cols);
+    free(r->rows);
+    free(r->notes);
+    free(r->title);
+    free(r->json_key);
+    free(r);
+}
+
+/* An empty verbatim JSON token can never be valid JSON, so it is rejected up front. */
+static bool bad_override(const char *json) { return json != NULL && json[0] == '\0'; }
+
+static abl_status add_kv(kv_line **items, size_t *n, size_t *cap, const char *key, const char *label,
+                         const char *text, const char *json)
+{
+    if (key == NULL || label == NULL || text == NULL || bad_override(json))
+        return ABL_ERR_INVALID_ARGUMENT;
+    kv_line *grown = grow(*items, cap, *n, sizeof **items);
+    if (grown == NULL) return ABL_ERR_NO_MEMORY;
+    *items = grown;
+    bool oom = false;
+    kv_line l = {dup_opt(key, &oom), dup_opt(label, &oom), dup_opt(text, &oom), dup_opt(json, &oom)};
+    if (oom) {
+        free_kv(&l);
+        return ABL_ERR_NO_MEMORY;
+    }
+    (*items)[(*n)++] = l;
+    return ABL_OK;
+}
+
+abl_status abl_report_meta(abl_report *r, const char *key, const char *label, const char *text, const char *json)
+{
+    if (r == NULL) return ABL_ERR_INVALID_ARGUMENT;
+    return add_kv(&r->meta, &r->nmeta, &r->capmeta, key, label, text, json);
+}
+
+abl_status abl_report_summary(abl_report *r, const char *key, const char *label, const char *text,
+                              const char *json)
+{
+    if (r == NULL) return ABL_ERR_INVALID_ARGUMENT;
+    return add_kv(&r->summary, &r->nsummary, &r->capsummary, key, label, text, json);
+}
+
+abl_status abl_report_column(abl_report *r, const char *key, const char *header, abl_align align)
+{
+    if (r == NULL || key == NULL || header == NULL) return ABL_ERR_INVALID_ARGUMENT;
+    if (align != ABL_ALIGN_LEFT && align != ABL_ALIGN_RIGHT) return ABL_ERR_INVALID_ARGUMENT;
+    column *cols = grow(r->cols, &r->capcols, r->ncols, sizeof *r->cols);
+    if (cols == NULL) return ABL_ERR_NO_MEMORY;
+    r->cols = cols;
+    bool oom = false;
+    column c = {dup_opt(key, &oom), dup_opt(header, &oom), align};
+    if (oom) {
+        free(c.key);
+        free(c.header);
+        return ABL_ERR_NO_MEMORY;
+    }
+    r->cols[r->ncols++] = c;
+    return ABL_OK;
+}
+
+abl_status abl_report_row(abl_report *r)
+{
+    if (r == NULL) return ABL_ERR_INVALID_ARGUMENT;
+    row *rows = grow(r->rows, &r->caprows, r->nrows, sizeof *r->rows);
+    if (rows == NULL) return ABL_ERR_NO_MEMORY;
+    r->rows = rows;
+    r->rows[r->nrows++] = (row){NULL, 0, 0};
+    return ABL_OK;
+}
+
+abl_status abl_report_cell(abl_report *r, const char *text, const char *json, const char *latex)
+{
+    if (r == NULL || text == NULL || bad_override(json)) return ABL_ERR_INVALID_ARGUMENT;
+    if (r->nrows == 0) return ABL_ERR_INVALID_ARGUMENT; /* no abl_report_row yet */
+    row *w = &r->rows[r->nrows - 1];
+    if (w->n >= r->ncols) return ABL_ERR_INVALID_ARGUMENT; /* more cells than columns */
+    cell *cells = grow(w->cells, &w->cap, w->n, sizeof *w->cells);
+    if (cells == NULL) return ABL_ERR_NO_MEMORY;
+    w->cells = cells;
+    bool oom = false;
+    cell c = {dup_opt(text, &oom), dup_opt(json, &oom), dup_opt(latex, &oom)};
+    if (oom) {
+        free(c.text);
+        free(c.json);
+        free(c.latex);
+        return ABL_ERR_NO_MEMORY;
+    }
+    w->cells[w->n++] = c;
+    return ABL_OK;
+}
+
+abl_status abl_report_note(abl_report *r, const char *text)
+{
+    if (r == NULL || text == NULL) return ABL_ERR_INVALID_ARGUMENT;
+    char **notes = grow(r->notes, &r->capnotes, r->nnotes, sizeof *r->notes);
+    if (notes == NULL) return ABL_ERR_NO_MEMORY;
+    r->notes = notes;
+    bool oom = false;
+    char *copy = dup_opt(text, &oom);
+    if (oom) return ABL_ERR_NO_MEMORY;
+    r->notes[r->nnotes++] = copy;
+    return ABL_OK;
+}
+
+/* ---------------------------------------------------------------- string buffer */
+
+/* The renderers append without checking each call; the sticky oom flag is checked once at the end. */
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} sbuf;
+
+static void sb_putn(sbuf *b, const char *s, size_t n)
+{
+    if (b->oom) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t ncap = b->cap ? b->cap : 1024;
+        while (ncap < b->len + n + 1) ncap *= 2;
+        char *p = realloc(b->p, ncap);
+        if (p == NULL) {
+            b->oom = true;
+            return;
+        }
+        b->p = p;
+        b->cap = ncap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void sb_puts(sbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
+static void sb_putc(sbuf *b, char c) { sb_putn(b, &c, 1); }
+
+static void sb_spaces(sbuf *b, size_t n)
+{
+    while (n-- > 0) sb_putc(b, ' ');
+}
+
+/* Display width = number of UTF-8 code points (continuation bytes 10xxxxxx are not counted). */
+static size_t u8_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xC0) != 0x80) w++;
+    return w;
+}
+
+static bool is_ctrl(char c) { return (unsigned char)c < 0x20 || c == 0x7F; }
+
+/* No line of text/markdown output may end in spaces (padding of a last column, empty cells). */
+static void strip_trailing_spaces(sbuf *b)
+{
+    if (b->oom || b->p == NULL) return;
+    size_t o = 0;
+    for (size_t i = 0; i < b->len; i++) {
+        if (b->p[i] == '\n')
+            while (o > 0 && b->p[o - 1] == ' ') o--;
+        b->p[o++] = b->p[i];
+    }
+    while (o > 0 && b->p[o - 1] == ' ') o--;
+    b->len = o;
+    b->p[o] = '\0';
+}
+
+/* A missing cell (row shorter than the header) renders as empty text / JSON null. */
+static const cell *cell_at(const row *w, size_t c)
+{
+    static const cell empty = {"", NULL, NULL};
+    return c < w->n ? &w->cells[c] : &empty;
+}
+
+/* Blocks of text/markdown output are separated by exactly one blank line. */
+static void block_start(sbuf *b)
+{
+    if (b->len > 0) sb_putc(b, '\n');
+}
+
+/* ---------------------------------------------------------------- text */
+
+/* A table cell must stay on one line: control characters become spaces (width stays 1). */
+static void put_table_text(sbuf *b, const char *s, bool md_escape)
+{
+    for (; *s; s++) {
+        if (is_ctrl(*s))
+            sb_putc(b, ' ');
+        else if (md_escape && *s == '|')
+            sb_puts(b, "\\|");
+        else
+            sb_putc(b, *s);
+    }
+}
+
+static void put_padded(sbuf *b, const char *s, size_t width, abl_align align)
+{
+    size_t w = u8_width(s);
+    size_t pad = width > w ? width - w : 0;
+    if (align == ABL_ALIGN_RIGHT) sb_spaces(b, pad);
+    put_table_text(b, s, false);
+    if (align == ABL_ALIGN_LEFT) sb_spaces(b, pad);
+}
+
+static void render_text(const abl_report *r, sbuf *b)
+{
+    if (r->title[0] != '\0' || r->nmeta > 0) {
+        if (r->title[0] != '\0') {
+            sb_puts(b, r->title);
+            sb_putc(b, '\n');
+        }
+        for (size_t i = 0; i < r->nmeta; i++) {
+            sb_puts(b, r->meta[i].label);
+            sb_puts(b, ": ");
+            sb_puts(b, r->meta[i].text);
+            sb_putc(b, '\n');
+        }
+    }
+    if (r->ncols > 0) {
+        size_t *width = calloc(r->ncols, sizeof *width);
+        if (width == NULL) {
+            b->oom = true;
+            return;
+        }
+        for (size_t c = 0; c < r->ncols; c++) {
+            width[c] = u8_width(r->cols[c].header);
+            for (size_t i = 0; i < r->nrows; i++) {
+                size_t w = u8_width(cell_at(&r->rows[i], c)->text);
+                if (w > width[c]) width[c] = w;
+            }
+        }
+        block_start(b);
+        for (size_t c = 0; c < r->ncols; c++) {
+            if (c > 0) sb_puts(b, "  ");
+            put_padded(b, r->cols[c].header, width[c], r->cols[c].align);
+        }
+        sb_putc(b, '\n');
+        for (size_t c = 0; c < r->ncols; c++) {
+            if (c > 0) sb_puts(b, "  ");
+            for (size_t k = 0; k < width[c]; k++) sb_putc(b, '-');
+        }
+        sb_putc(b, '\n');
+        for (size_t i = 0; i < r->nrows; i++) {
+            for (size_t c = 0; c < r->ncols; c++) {
+                if (c > 0) sb_puts(b, "  ");
+                put_padded(b, cell_at(&r->rows[i], c)->text, width[c], r->cols[c].align);
+            }
+            sb_putc(b, '\n');
+        }
+        free(width);
+    }
+    if (r->nsummary > 0) {
+        block_start(b);
+        for (size_t i = 0; i < r->nsummary; i++) {
+            sb_puts(b, r->summary[i].label);
+            sb_puts(b, ": ");
+            sb_puts(b, r->summary[i].text);
+            sb_putc(b, '\n');
+        }
+    }
+    if (r->nnotes > 0) {
+        block_start(b);
+        for (size_t i = 0; i < r->nnotes; i++) {
+            sb_puts(b, r->notes[i]);
+            sb_putc(b, '\n');
+        }
+    }
+    strip_trailing_spaces(b);
+}
+
+/* ---------------------------------------------------------------- markdown */
+
+static void md_list(sbuf *b, const kv_line *items, size_t n)
+{
+    if (n == 0) return;
+    block_start(b);
+    for (size_t i = 0; i < n; i++) {
+        sb_puts(b, "- **");
+        sb_puts(b, items[i].label);
+        sb_puts(b, "**: ");
+        sb_puts(b, items[i].text);
+        sb_putc(b, '\n');
+    }
+}
+
+static void render_markdown(const abl_report *r, sbuf *b)
+{
+    if (r->title[0] != '\0') {
+        sb_puts(b, "## ");
+        sb_puts(b, r->title);
+        sb_putc(b, '\n');
+    }
+    md_list(b, r->meta, r->nmeta);
+    if (r->ncols > 0) {
+        block_start(b);
+        sb_putc(b, '|');
+        for (size_t c = 0; c < r->ncols; c++) {
+            sb_putc(b, ' ');
+            put_table_text(b, r->cols[c].header, true);
+            sb_puts(b, " |");
+        }
+        sb_puts(b, "\n|");
+        for (size_t c = 0; c < r->ncols; c++)
+            sb_puts(b, r->cols[c].align == ABL_ALIGN_RIGHT ? "---:|" : ":---|");
+        sb_putc(b, '\n');
+        for (size_t i = 0; i < r->nrows; i++) {
+            sb_putc(b, '|');
+            for (size_t c = 0; c < r->ncols; c++) {
+                sb_putc(b, ' ');
+                put_table_text(b, cell_at(&r->rows[i], c)->text, true);
+                sb_puts(b, " |");
+            }
+            sb_putc(b, '\n');
+        }
+    }
+    md_list(b, r->summary, r->nsummary);
+    /* Each note is its own paragraph (consecutive lines would be joined by a Markdown renderer). */
+    for (size_t i = 0; i < r->nnotes; i++) {
+        block_start(b);
+        sb_puts(b, r->notes[i]);
+        sb_putc(b, '\n');
+    }
+    strip_trailing_spaces(b);
+}
+
+/* ---------------------------------------------------------------- csv */
+
+static void csv_field(sbuf *b, const char *s)
+{
+    if (strpbrk(s, ",\"\r\n") == NULL) {
+        sb_puts(b, s);
+        return;
+    }
+    sb_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"') sb_putc(b, '"');
+        sb_putc(b, *s);
+    }
+    sb_putc(b, '"');
+}
+
+/* Text cells print negative numbers with U+2212; CSV is for programs, which want an ASCII '-'. */
+static void csv_cell(sbuf *b, const char *s)
+{
+    if (strncmp(s, "\xe2\x88\x92", 3) == 0 && s[3] >= '0' && s[3] <= '9') {
+        sb_putc(b, '-');
+        s += 3;
+    }
+    csv_field(b, s);
+}
+
+static void render_csv(const abl_report *r, sbuf *b)
+{
+    if (r->ncols == 0) return;
+    for (size_t c = 0; c < r->ncols; c++) {
+        if (c > 0) sb_putc(b, ',');
+        csv_field(b, r->cols[c].key);
+    }
+    sb_putc(b, '\n');
+    for (size_t i = 0; i < r->nrows; i++) {
+        for (size_t c = 0; c < r->ncols; c++) {
+            if (c > 0) sb_putc(b, ',');
+            csv_cell(b, cell_at(&r->rows[i], c)->text);
+        }
+        sb_putc(b, '\n');
+    }
+}
+
+/* ---------------------------------------------------------------- json */
+
+static void json_string(sbuf *b, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    sb_putc(b, '"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            sb_putc(b, '\\');
+            sb_putc(b, (char)c);
+        } else if (c < 0x20) {
+            char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF], '\0'};
+            sb_puts(b, esc);
+        } else {
+            sb_putc(b, (char)c); /* UTF-8 passes through unchanged */
+        }
+    }
+    sb_putc(b, '"');
+}
+
+static void json_value(sbuf *b, const char *text, const char *json)
+{
+    if (json != NULL)
+        sb_puts(b, json);
+    else
+        json_string(b, text);
+}
+
+/* Top-level members are written as ",\n"-separated lines; `first` tracks the separator. */
+static void json_member_start(sbuf *b, bool *first, const char *key)
+{
+    sb_puts(b, *first ? "  " : ",\n  ");
+    *first = false;
+    json_string(b, key);
+    sb_puts(b, ": ");
+}
+
+static void json_members(sbuf *b, bool *first, const kv_line *items, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        json_member_start(b, first, items[i].key);
+        json_value(b, items[i].text, items[i].json);
+    }
+}
+
+/* The row objects, one per line (compact, yet diffs stay row by row), each prefixed by indent. */
+static void json_rows(const abl_report *r, sbuf *b, const char *indent)
+{
+    for (size_t i = 0; i < r->nrows; i++) {
+        const row *w = &r->rows[i];
+        sb_puts(b, indent);
+        sb_puts(b, "{");
+        for (size_t c = 0; c < r->ncols; c++) {
+            if (c > 0) sb_puts(b, ", ");
+            json_string(b, r->cols[c].key);
+            sb_puts(b, ": ");
+            if (c < w->n)
+                json_value(b, w->cells[c].text, w->cells[c].json);
+            else
+                sb_puts(b, "null");
+        }
+        sb_puts(b, i + 1 < r->nrows ? "},\n" : "}\n");
+    }
+}
+
+static void render_json(const abl_report *r, sbuf *b)
+{
+    if (r->json_rows_only) {
+        sb_puts(b, r->nrows == 0 ? "[" : "[\n");
+        json_rows(r, b, "  ");
+        sb_puts(b, "]\n");
+        return;
+    }
+    bool first = true;
+    sb_puts(b, "{\n");
+    json_members(b, &first, r->meta, r->nmeta);
+    json_member_start(b, &first, r->json_key);
+    if (r->nrows == 0) {
+        sb_puts(b, "[]");
+    } else {
+        sb_puts(b, "[\n");
+        json_rows(r, b, "    ");
+        sb_puts(b, "  ]");
+    }
+    json_members(b, &first, r->summary, r->nsummary);
+    if (r->nnotes > 0) {
+        json_member_start(b, &first, "notes");
+        sb_puts(b, "[\n");
+        for (size_t i = 0; i < r->nnotes; i++) {
+            sb_puts(b, "    ");
+            json_string(b, r->notes[i]);
+            sb_puts(b, i + 1 < r->nnotes ? ",\n" : "\n");
+        }
+        sb_puts(b, "  ]");
+    }
+    sb_puts(b, "\n}\n");
+}
+
+abl_status abl_report_json_rows_only(abl_report *r)
+{
+    if (r == NULL) return ABL_ERR_INVALID_ARGUMENT;
+    r->json_rows_only = true;
+    return ABL_OK;
+}
+
+/* ---------------------------------------------------------------- latex */
+
+/* UTF-8 characters that have a standard LaTeX spelling; everything else passes through. */
+static const struct {
+    const char *utf8, *latex;
+} latex_map[] = {
+    {"\xCE\xB4", "$\\delta$"},      /* δ */
+    {"\xCE\x94", "$\\Delta$"},      /* Δ */
+    {"\xCF\x84", "$\\tau$"},        /* τ */
+    {"\xCE\xB5", "$\\varepsilon$"}, /* ε */
+    {"\xCE\xB1", "$\\alpha$"},      /* α */
+    {"\xCE\xB2", "$\\beta$"},       /* β */
+    {"\xCE\xBB", "$\\lambda$"},     /* λ */
+    {"\xCE\xBC", "$\\mu$"},         /* μ */
+    {"\xCF\x83", "$\\sigma$"},      /* σ */
+    {"\xE2\x88\x92", "$-$"},        /* − minus sign */
+    {"\xE2\x89\x88", "$\\approx$"}, /* ≈ */
+    {"\xE2\x80\x94", "---"},        /* — em dash */
+    {"\xE2\x80\x93", "--"},         /* – en dash */
+    {"\xE2\x88\x9E", "$\\infty$"},  /* ∞ */
+    {"\xE2\x89\xA4", "$\\le$"},     /* ≤ */
+    {"\xE2\x89\xA5", "$\\ge$"},     /* ≥ */
+    {"\xC3\x97", "$\\times$"},      /* × */
+    {"\xC2\xB1", "$\\pm$"},         /* ± */
+    {"\xE2\x86\x92", "$\\to$"},     /* → */
+    {"\xE2\x80\xA6", "\\ldots{}"},  /* … */
+};
+
+static void latex_text(sbuf *b, const char *s)
+{
+    while (*s) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x80) {
+            size_t i, n = sizeof latex_map / sizeof latex_map[0];
+            for (i = 0; i < n; i++) {
+                size_t len = strlen(latex_map[i].utf8);
+                if (strncmp(s, latex_map[i].utf8, len) == 0) {
+                    sb_puts(b, latex_map[i].latex);
+                    s += len;
+                    break;
+                }
+            }
+            if (i < n) continue;
+            sb_putc(b, *s++);
+            continue;
+        }
+        switch (c) {
+        case '&': case '%': case '$': case '#': case '_': case '{': case '}':
+            sb_putc(b, '\\');
+            sb_putc(b, (char)c);
+            break;
+        case '~': sb_puts(b, "\\textasciitilde{}"); break;
+        case '^': sb_puts(b, "\\textasciicircum{}"); break;
+        case '\\': sb_puts(b, "\\textbackslash{}"); break;
+        /* These print as other glyphs in the default OT1 font encoding. */
+        case '<': sb_puts(b, "\\textless{}"); break;
+        case '>': sb_puts(b, "\\textgreater{}"); break;
+        case '|': sb_puts(b, "\\textbar{}"); break;
+        case '-':
+            /* "--" would become an en dash (e.g. in "--format"); keep hyphens separate. */
+            sb_putc(b, '-');
+            if (s[1] == '-' || strncmp(s + 1, "\xE2\x80\x94", 3) == 0 || strncmp(s + 1, "\xE2\x80\x93", 3) == 0)
+                sb_puts(b, "{}");
+            break;
+        default:
+            /* A blank line inside a cell or caption would end the paragraph: flatten controls. */
+            sb_putc(b, is_ctrl((char)c) ? ' ' : (char)c);
+        }
+        s++;
+    }
+}
+
+/* Comments hold raw text; only line breaks must go, or the text would leave the comment. */
+static void latex_comments(sbuf *b, const kv_line *items, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        sb_puts(b, "% ");
+        put_table_text(b, items[i].label, false);
+        sb_puts(b, ": ");
+        put_table_text(b, items[i].text, false);
+        sb_putc(b, '\n');
+    }
+}
+
+static void render_latex(const abl_report *r, sbuf *b)
+{
+    latex_comments(b, r->meta, r->nmeta);
+    sb_puts(b, "\\begin{table}[t]\n  \\centering\n");
+    if (r->title[0] != '\0') {
+        sb_puts(b, "  \\caption{");
+        latex_text(b, r->title);
+        sb_puts(b, "}\n");
+    }
+    /* An empty column spec is a LaTeX error, so a report without columns has no tabular. */
+    if (r->ncols > 0) {
+        sb_puts(b, "  \\begin{tabular}{");
+        for (size_t c = 0; c < r->ncols; c++) {
+            if (c > 0) sb_putc(b, ' ');
+            sb_putc(b, r->cols[c].align == ABL_ALIGN_RIGHT ? 'r' : 'l');
+        }
+        sb_puts(b, "}\n    \\toprule\n    ");
+        for (size_t c = 0; c < r->ncols; c++) {
+            if (c > 0) sb_puts(b, " & ");
+            latex_text(b, r->cols[c].header);
+        }
+        sb_puts(b, " \\\\\n    \\midrule\n");
+        for (size_t i = 0; i < r->nrows; i++) {
+            sb_puts(b, "    ");
+            for (size_t c = 0; c < r->ncols; c++) {
+                const cell *x = cell_at(&r->rows[i], c);
+                if (c > 0) sb_puts(b, " & ");
+                if (x->latex != NULL)
+                    sb_puts(b, x->latex);
+                else
+                    latex_text(b, x->text);
+            }
+            sb_puts(b, " \\\\\n");
+        }
+        sb_puts(b, "    \\bottomrule\n  \\end{tabular}\n");
+    }
+    for (size_t i = 0; i < r->nnotes; i++) {
+        sb_puts(b, "  \\par\\smallskip\\footnotesize ");
+        latex_text(b, r->notes[i]);
+        sb_putc(b, '\n');
+    }
+    sb_puts(b, "\\end{table}\n");
+    /* The spec has no place for summary lines in the float; keep them as comments after it. */
+    latex_comments(b, r->summary, r->nsummary);
+}
+
+/* ---------------------------------------------------------------- write */
+
+abl_status abl_report_write(const abl_report *r, abl_output fmt, FILE *out)
+{
+    if (r == NULL || out == NULL) return ABL_ERR_INVALID_ARGUMENT;
+    sbuf b = {NULL, 0, 0, false};
+    switch (fmt) {
+    case ABL_OUT_TEXT: render_text(r, &b); break;
+    case ABL_OUT_MARKDOWN: render_markdown(r, &b); break;
+    case ABL_OUT_CSV: render_csv(r, &b); break;
+    case ABL_OUT_JSON: render_json(r, &b); break;
+    case ABL_OUT_LATEX: render_latex(r, &b); break;
+    default: return ABL_ERR_INVALID_ARGUMENT;
+    }
+    if (b.oom) {
+        free(b.p);
+        return ABL_ERR_NO_MEMORY;
+    }
+    abl_status st = ABL_OK;
+    if (b.len > 0 && fwrite(b.p, 1, b.len, out) != b.len) st = ABL_ERR_IO;
+    /* Flush so that a failure of a buffered stream (disk full, closed pipe) is reported here. */
+    if (fflush(out) != 0 || ferror(out)) st = ABL_ERR_IO;
+    free(b.p);
+    return st;
+}
