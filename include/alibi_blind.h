@@ -26,6 +26,8 @@
 #include "abl/paper/reproduce.h"
 /* model: the catalogue of ALiBi models and config.json */
 #include "abl/model/catalogue.h"
+#include "abl/model/config.h"
+#include "abl/model/compare.h"
 /* report: one report model, rendered as text, markdown, csv, json, latex */
 #include "abl/report/report.h"
 

@@ -89,6 +89,41 @@ extern const abl_cli_cmd abl_cli_reproduce_cmd;
 extern const abl_cli_cmd abl_cli_simulate_cmd;
 extern const abl_cli_cmd abl_cli_verify_cmd;
 extern const abl_cli_cmd abl_cli_models_cmd;
+extern const abl_cli_cmd abl_cli_check_cmd;
+
+/*
+ * --model NAME / --config PATH and the options that override them (--dtype, --heads, --slopes, --ctx,
+ * --pipeline; the ones the command has). The result remembers where each value came from.
+ */
+typedef struct abl_cli_setup {
+    abl_model_spec spec;
+    int have_model;              /* --model or --config given */
+    abl_format dtype;
+    int heads;                   /* 0: from a slopes:/targets: list */
+    const char *slopes;          /* NULL: press */
+    uint64_t context;
+    const char *pipeline_spec;
+    abl_pipeline pipeline;
+    struct {
+        const char *what;
+        char from[96];
+    } sources[16];
+    size_t nsources;
+    abl_compare_meta meta[4];    /* "model"/"config" and "sources" lines for the report */
+    size_t nmeta;
+    char *owned[8];
+} abl_cli_setup;
+
+/* Resolve; returns 0, or the exit status after printing the one-line error. max_ctx bounds --ctx. */
+int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_ctx, abl_cli_setup *s);
+void abl_cli_setup_free(abl_cli_setup *s);
+
+/*
+ * Run the paper's model and the kernel's predictor side by side and write the report (analyze), or
+ * the verdict (check, limits != NULL: exit 1 when the limits are exceeded). Returns the exit status.
+ */
+int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl_cli_setup *s, abl_output out,
+                    const char *path, const abl_check_limits *limits);
 
 /* One line for an unknown --model NAME (with a did-you-mean); returns ABL_EXIT_USAGE. opt may be NULL. */
 int abl_cli_unknown_model(const char *opt, const char *name);

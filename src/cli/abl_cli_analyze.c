@@ -5,6 +5,7 @@
 
 static const abl_cli_opt analyze_opts[] = {
     {"clamp", "C", "clamp the bias at C (mitigation C; paper: -87)"},
+    {"config", "FILE", "a Hugging Face config.json: heads, slopes, dtype, context and code path from it"},
     {"convention", "NAME", "paper (default), ftz, ieee or subnormal: which tau and rounding (SPEC §4)"},
     {"ctx", "N", "context length N (1 to 1e18; 1e12 style accepted) [required]"},
     {"distance", "KIND", "linear (default) or log: g(d) = d or ln(d + 1)"},
@@ -14,16 +15,56 @@ static const abl_cli_opt analyze_opts[] = {
     {"level", "LEVEL", "exponent (default: exp(x) underflows, the paper) or weight (exp(x)/S underflows, SPEC §4)"},
     {"logit", "EPS", "attention logit epsilon added to the bias (default 0)"},
     {"mitigate", "LIST", "paper mitigations, e.g. C,E,L,S: clamp -87, robust slopes 32*2^(h-1), log distance, soft cap 50"},
+    {"model", "NAME", "a model of the catalogue (alibi-blind models): its heads, slopes, dtype, context, code path"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+    {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...] or a code path of the model: the real kernel's first blind d"},
     {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:d1,..., slopes:m1,..."},
     {"softcap", "Z", "soft-cap logits to (-Z, Z) and report the range of delta (mitigation S; paper: 50)"},
     {"window", "W", "hard attention window: keys farther than W are masked"},
 };
 
+/* With a kernel: the paper's delta and the pipeline's exact first blind distance, head by head. */
+static int run_kernel(const abl_cli_cmd *cmd, const char **v, abl_output out)
+{
+    static const char *const refused[] = {"clamp", "distance", "level", "logit", "mitigate", "softcap", "window"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (abl_cli_value(cmd, v, refused[i]) != NULL)
+            return abl_cli_usage_error("--%s: not with --model/--config/--pipeline (the kernel's answer is for zero "
+                                       "logits and linear distances; drop --%s)", refused[i], refused[i]);
+    abl_cli_setup s;
+    int rc = abl_cli_setup_resolve(cmd, v, ABL_SIMULATE_MAX_CONTEXT, &s);
+    if (rc != 0) {
+        abl_cli_setup_free(&s);
+        return rc;
+    }
+    abl_compare_config cc;
+    memset(&cc, 0, sizeof cc);
+    cc.dtype = s.dtype;
+    cc.heads = s.heads;
+    cc.slopes = s.slopes;
+    cc.context = s.context;
+    cc.pipeline = s.pipeline;
+    const char *conv = abl_cli_value(cmd, v, "convention");
+    if (conv != NULL && abl_cli_convention(conv, &cc.convention)) {
+        abl_cli_setup_free(&s);
+        return ABL_EXIT_USAGE;
+    }
+    rc = abl_cli_compare(cmd->name, &cc, &s, out, abl_cli_value(cmd, v, "output"), NULL);
+    abl_cli_setup_free(&s);
+    return rc;
+}
+
 static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
         return abl_cli_usage_error("analyze: unexpected argument '%s'", pos[0]);
+    if (abl_cli_value(cmd, v, "model") || abl_cli_value(cmd, v, "config") || abl_cli_value(cmd, v, "pipeline")) {
+        abl_output o = ABL_OUT_TEXT;
+        const char *f = abl_cli_value(cmd, v, "format");
+        if (f != NULL && abl_cli_output(f, &o))
+            return ABL_EXIT_USAGE;
+        return run_kernel(cmd, v, o);
+    }
     abl_analysis_config cfg;
     memset(&cfg, 0, sizeof cfg);
     const char *s;
@@ -111,12 +152,17 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
 const abl_cli_cmd abl_cli_analyze_cmd = {
     "analyze",
     "per-head blindness distances and underflow fractions of one ALiBi layer",
-    "--heads H --ctx N [options]",
+    "--heads H --ctx N [options] | --model NAME | --config FILE [--pipeline P] [options]",
     "For each head: its slope m, the blindness distance delta (the first token distance at which\n"
     "exp(eps - m*g(d)) underflows to zero) under the chosen convention and under ieee, whether the\n"
     "head goes blind inside the context, and its share of blind entries; then the layer's row and\n"
     "matrix underflow fractions. All decisions are exact (MPFR/GMP).\n\n"
-    "Example: alibi-blind analyze --heads 16 --ctx 2048   (the paper's BLOOM layer: delta1 = 124)",
+    "With --pipeline, --model or --config: each head's paper delta beside the exact first blind distance\n"
+    "and zero weights of a real kernel (the zero-logit predictor of simulate). --model/--config give the\n"
+    "heads, slopes, dtype, context and the model's default code path; --heads, --slopes, --dtype, --ctx\n"
+    "and --pipeline override them, and the output says where each value came from.\n\n"
+    "Example: alibi-blind analyze --heads 16 --ctx 2048   (the paper's BLOOM layer: delta1 = 124)\n"
+    "         alibi-blind analyze --model falcon-rw-7b    (the real Falcon code: bias scaled by 1/8)",
     analyze_opts,
     sizeof analyze_opts / sizeof analyze_opts[0],
     run_analyze,

@@ -10,11 +10,13 @@
 
 static const abl_cli_opt simulate_opts[] = {
     {"compare", NULL, "run the simulation and the zero-logit predictor; exit 1 if they disagree"},
+    {"config", "FILE", "a Hugging Face config.json: heads, slopes, dtype, context and code path from it"},
     {"ctx", "N", "context length N: queries 0..N-1 (1 to 16777216) [required]"},
     {"dtype", "TYPE", "the model dtype the pipeline's 'model' fields follow (default bf16)"},
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
     {"logit-std", "S", "Gaussian logits N(0, S^2) instead of zero logits (0 to 1000)"},
+    {"model", "NAME", "a model of the catalogue (alibi-blind models): its heads, slopes, dtype, context, code path"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output"},
     {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...]: eager (default), flash2, bloom-hf, falcon-rw-hf, mpt"},
     {"predict", NULL, "zero logits: the exact predictor alone, O(N log N) per head"},
@@ -51,6 +53,9 @@ static void dump_row(void *ctx, int head, uint64_t row, const float *logits, con
         d->bad = 1;
 }
 
+static int run_simulation(const abl_cli_cmd *cmd, const char **v, abl_simulate_config *cfgp, abl_output out,
+                          const abl_cli_setup *setup);
+
 static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
@@ -61,6 +66,23 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
     abl_output out = ABL_OUT_TEXT;
     if ((s = abl_cli_value(cmd, v, "format")) && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
+    abl_cli_setup setup;
+    memset(&setup, 0, sizeof setup);
+    if (abl_cli_value(cmd, v, "model") != NULL || abl_cli_value(cmd, v, "config") != NULL) {
+        /* --model/--config: heads, slopes, dtype, context and pipeline from the model, options override */
+        int src = abl_cli_setup_resolve(cmd, v, ABL_SIMULATE_MAX_CONTEXT, &setup);
+        if (src != 0) {
+            abl_cli_setup_free(&setup);
+            return src;
+        }
+        cfg.pipeline = setup.pipeline;
+        cfg.heads = setup.heads;
+        cfg.context = setup.context;
+        cfg.slopes = setup.slopes;
+        int rc = run_simulation(cmd, v, &cfg, out, &setup);
+        abl_cli_setup_free(&setup);
+        return rc;
+    }
     abl_format model;
     if (abl_cli_dtype("dtype", (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16", &model))
         return ABL_EXIT_USAGE;
@@ -80,6 +102,19 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
         return abl_cli_usage_error("simulate: --ctx N is required");
     if (abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &cfg.context))
         return ABL_EXIT_USAGE;
+    cfg.slopes = abl_cli_value(cmd, v, "slopes");
+    if (cfg.heads == 0 && (cfg.slopes == NULL || (strncmp(cfg.slopes, "slopes:", 7) != 0 &&
+                                                  strncmp(cfg.slopes, "targets:", 8) != 0)))
+        return abl_cli_usage_error("simulate: --heads H is required (except with slopes:/targets: lists)");
+    return run_simulation(cmd, v, &cfg, out, NULL);
+}
+
+/* The rest of simulate, once the pipeline, heads, slopes and context are known. */
+static int run_simulation(const abl_cli_cmd *cmd, const char **v, abl_simulate_config *cfgp, abl_output out,
+                          const abl_cli_setup *setup)
+{
+    abl_simulate_config cfg = *cfgp;
+    const char *s;
     int gaussian = 0;
     if ((cfg.logit_std = abl_cli_value(cmd, v, "logit-std")) != NULL) {
         if (abl_cli_decimal("logit-std", cfg.logit_std, 0))
@@ -100,10 +135,6 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
     if ((s = abl_cli_value(cmd, v, "threads")) && abl_cli_int("threads", s, 1, 256, &threads))
         return ABL_EXIT_USAGE;
     cfg.threads = (int)threads;
-    cfg.slopes = abl_cli_value(cmd, v, "slopes");
-    if (cfg.heads == 0 && (cfg.slopes == NULL || (strncmp(cfg.slopes, "slopes:", 7) != 0 &&
-                                                  strncmp(cfg.slopes, "targets:", 8) != 0)))
-        return abl_cli_usage_error("simulate: --heads H is required (except with slopes:/targets: lists)");
     int predict = abl_cli_value(cmd, v, "predict") != NULL, compare = abl_cli_value(cmd, v, "compare") != NULL;
     if (predict && compare)
         return abl_cli_usage_error("simulate: --predict and --compare exclude each other");
@@ -162,6 +193,9 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
     } else {
         abl_report *r = NULL;
         st = abl_simulation_report(&cfg, predict ? NULL : &sim, (predict || compare) ? &pred : NULL, &r);
+        for (size_t i = 0; st == ABL_OK && setup != NULL && i < setup->nmeta; i++)
+            st = abl_report_meta(r, setup->meta[i].key, setup->meta[i].label, setup->meta[i].text,
+                                 setup->meta[i].json);
         if (st != ABL_OK)
             rc = abl_cli_internal_error("%s", abl_status_message(st));
         else if (dump.bad)
@@ -184,7 +218,7 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
 const abl_cli_cmd abl_cli_simulate_cmd = {
     "simulate",
     "emulate a causal attention layer through a real kernel's roundings",
-    "--heads H --ctx N [--pipeline PRESET[,FIELD=VALUE...]] [options]",
+    "--heads H --ctx N [--pipeline PRESET[,FIELD=VALUE...]] [options] | --model NAME | --config FILE [options]",
     "Emulates every weight of the N x N causal attention matrix of every head, rounding exactly as the\n"
     "pipeline does: the bias form and the dtypes it is built, stored and added in, the softmax (eager:\n"
     "fp32 exp, fp32 reciprocal of the sum, fp32 product, one rounding into the output dtype; flash:\n"
@@ -197,7 +231,8 @@ const abl_cli_cmd abl_cli_simulate_cmd = {
     "logit-dtype, softmax (eager, flash), sum (exact, sequential, vec8, vec16), exp (correct, sleef),\n"
     "normalise (reciprocal, divide), output-dtype, head-dim, block; a dtype field takes a format name or\n"
     "'model' (--dtype). exp=sleef,sum=vec8 is PyTorch's CPU softmax on AVX2 bit for bit.\n"
-    "docs/pipelines.md gives each preset's source.\n\n"
+    "docs/pipelines.md gives each preset's source. --model/--config take the heads, slopes, dtype, context\n"
+    "and default code path from a catalogue model or a config.json (explicit options override them).\n\n"
     "Example: alibi-blind simulate --heads 16 --ctx 2048 --pipeline bloom-hf",
     simulate_opts,
     sizeof simulate_opts / sizeof simulate_opts[0],

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Golden CLI test: run_golden.sh BINARY CASE
-#   CASE.cmd  arguments, one per line (@DATA@ expands to tests/cli/data)
+#   CASE.cmd  arguments, one per line (@DATA@ expands to tests/cli/data, and back in the output)
 #   CASE.out  exact expected stdout          CASE.rc   expected exit status (default 0)
 #   CASE.err  exact expected stderr (optional; without it, a non-zero status must come with
 #             exactly one line on stderr, and a zero status with an empty stderr)
@@ -14,8 +14,12 @@ set --
 while IFS= read -r line || [ -n "$line" ]; do
   set -- "$@" "$(printf '%s' "$line" | sed "s|@DATA@|$data|g")"
 done < "$case_.cmd"
-"$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+"$bin" "$@" >"$tmp/out.raw" 2>"$tmp/err.raw" </dev/null
 rc=$?
+# Paths under @DATA@ are echoed back as @DATA@, so expectations do not depend on the checkout's location.
+esc=$(printf '%s' "$data" | sed 's/[][\\.*^$|]/\\&/g')
+sed "s|$esc|@DATA@|g" "$tmp/out.raw" > "$tmp/out"
+sed "s|$esc|@DATA@|g" "$tmp/err.raw" > "$tmp/err"
 if [ "${ABL_GOLDEN_UPDATE:-0}" = 1 ]; then
   cp "$tmp/out" "$case_.out"
   if [ "$rc" -ne 0 ]; then echo "$rc" > "$case_.rc"; else rm -f "$case_.rc"; fi

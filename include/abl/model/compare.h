@@ -1,0 +1,86 @@
+/* alibi-blind: the paper's answer beside a real kernel's, head by head (`analyze --pipeline`,
+ * `analyze --model`, `check`): the paper's delta (exponent level, the chosen convention) and the
+ * exact first blind distance and zero counts of the pipeline from the zero-logit predictor. */
+#ifndef ABL_MODEL_COMPARE_H
+#define ABL_MODEL_COMPARE_H
+
+#include <stdint.h>
+#include <gmp.h>
+#include "abl/core/status.h"
+#include "abl/core/format.h"
+#include "abl/core/convention.h"
+#include "abl/core/slope.h"
+#include "abl/core/blindness.h"
+#include "abl/kernel/pipeline.h"
+#include "abl/report/report.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct abl_compare_config {
+    abl_format dtype;          /* the model dtype: the paper's delta uses it, the pipeline's 'model' fields follow it */
+    abl_convention convention; /* of `delta` (paper by default) */
+    int heads;                 /* 0: from a slopes:/targets: list */
+    const char *slopes;        /* schedule spec; NULL = press */
+    uint64_t context;          /* N, 1..2^24 (the predictor's range) */
+    abl_pipeline pipeline;     /* must satisfy the predictor (sum=exact, exp=correct) */
+} abl_compare_config;
+
+typedef struct abl_compare_head {
+    abl_slope slope;           /* exact; slope.index is the model's head number */
+    abl_delta delta, delta_ieee;
+    int paper_blind;           /* delta < N under the convention */
+    uint64_t paper_row_zeros;  /* the paper's blind keys of the last row */
+    int64_t first_blind;       /* the kernel: smallest d with a zero weight in the last row; -1 none */
+    uint64_t row_zeros, matrix_zeros; /* the kernel's zero weights: last row, whole causal matrix */
+} abl_compare_head;
+
+typedef struct abl_compare {
+    abl_compare_config config;
+    char slopes_spec[128];
+    int heads;
+    abl_compare_head *results;          /* model order: results[i].slope.index == i + 1 */
+    int paper_blind_heads, kernel_blind_heads;
+    uint64_t row_zeros, matrix_zeros;   /* the kernel's layer totals */
+    mpq_t paper_row_fraction, paper_matrix_fraction;
+    mpq_t row_fraction, matrix_fraction; /* the kernel's */
+} abl_compare;
+
+/*
+ * Run both. ABL_ERR_UNSUPPORTED when the pipeline is not one the predictor models or overflows;
+ * ABL_ERR_CONTEXT_RANGE for N outside 1..2^24; slope errors as abl_schedule_parse. On failure
+ * nothing is left to free; on success abl_compare_free releases it.
+ */
+abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out);
+void abl_compare_free(abl_compare *c);
+
+/* A line shown before the table (the model, its settings and where they came from), given by the caller. */
+typedef struct abl_compare_meta {
+    const char *key;    /* JSON member */
+    const char *label;  /* text label */
+    const char *text;   /* value as shown */
+    const char *json;   /* JSON token (NULL: a string of text) */
+} abl_compare_meta;
+
+/* The side-by-side report: the caller's "model"/"config" line, the settings (pipeline and its fields,
+ * dtype, context, heads, slopes, convention), the caller's other lines, one row per head (model
+ * order), the paper's and the kernel's summaries. */
+abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta, size_t nmeta, abl_report **out);
+
+/* check: the limits of a CI gate. */
+typedef struct abl_check_limits {
+    int max_blind_heads;          /* heads allowed to go blind on the kernel (default 0) */
+    const char *max_row_fraction; /* exact decimal in [0,1], or NULL: no limit */
+} abl_check_limits;
+
+/* 1 when the kernel's answer is within the limits. */
+int abl_check_pass(const abl_compare *c, const abl_check_limits *l);
+/* The verdict report: meta lines, the blind heads (head, slope, first blind, row zeros), the verdict. */
+abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, const abl_compare_meta *meta,
+                            size_t nmeta, abl_report **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,74 @@
+/* alibi-blind: a model's settings from the catalogue or from a Hugging Face config.json (read with
+ * jansson), with where each value came from, so that explicit options can override them and the
+ * output can say which is which. docs/models.md lists the fields read for each model_type. */
+#ifndef ABL_MODEL_CONFIG_H
+#define ABL_MODEL_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "abl/core/status.h"
+#include "abl/core/format.h"
+#include "abl/model/catalogue.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where a value came from. */
+typedef enum abl_origin {
+    ABL_ORIGIN_NONE = 0,       /* not set */
+    ABL_ORIGIN_DEFAULT = 1,    /* the tool's default (e.g. bf16 when the config has no torch_dtype) */
+    ABL_ORIGIN_CATALOGUE = 2,  /* the catalogue entry (--model) */
+    ABL_ORIGIN_CONFIG = 3,     /* a field of config.json (--config) */
+    ABL_ORIGIN_OPTION = 4      /* an explicit command-line option */
+} abl_origin;
+
+const char *abl_origin_name(abl_origin o);   /* "default", "catalogue", "config", "option" */
+
+typedef struct abl_source {
+    abl_origin origin;
+    char field[64];            /* the config field ("n_head", "attn_config.alibi_bias_max"), the option
+                                * ("--heads"), or the catalogue entry's name */
+} abl_source;
+
+typedef struct abl_model_spec {
+    const abl_model *model;            /* the catalogue entry (--model), else NULL */
+    const abl_model_family *family;    /* NULL: a generic ALiBi model (relative bias, eager) */
+    char model_type[64];               /* config.json's model_type ("" when absent); truncated */
+    int heads;                 abl_source heads_src;
+    int head_dim;              abl_source head_dim_src;    /* 0: unknown */
+    int layers;                abl_source layers_src;      /* 0: unknown */
+    uint64_t context;          abl_source context_src;     /* trained context; 0: unknown */
+    abl_format dtype;          abl_source dtype_src;
+    char slopes[32];           abl_source slopes_src;      /* schedule spec: "press", "mpt:8" */
+    const abl_code_path *path;                             /* the default code path (NULL: generic) */
+    char pipeline[96];         abl_source pipeline_src;    /* pipeline spec of the default code path */
+} abl_model_spec;
+
+/* The settings of a catalogue model. ABL_ERR_INVALID_ARGUMENT when the entry's head count was not
+ * found (the model cannot be analysed from the catalogue alone). */
+abl_status abl_model_spec_from_catalogue(const abl_model *m, abl_model_spec *out);
+
+/*
+ * Read a config.json (text of len bytes; it need not be NUL-terminated). On failure the status is
+ * ABL_ERR_PARSE and err gets one line without the file name, e.g.
+ *   "not JSON: line 3, column 5: ..."
+ *   "this model does not use ALiBi (rotary)"
+ *   "no head count (n_head)"  /  "n_head is not a positive integer"
+ *   "unknown model_type 'x' and no ALiBi field (alibi, attn_config.alibi, position_embedding_type,
+ *    alibi_starting_size)"
+ */
+abl_status abl_model_spec_from_json(const char *text, size_t len, abl_model_spec *out, char *err, size_t errlen);
+
+/* The same for a file; ABL_ERR_IO (err: "cannot read: <reason>") when it cannot be read. Files over
+ * ABL_CONFIG_MAX_BYTES are refused (a config.json is a few kilobytes). */
+#define ABL_CONFIG_MAX_BYTES (4u << 20)
+abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char *err, size_t errlen);
+
+/* "config.json: n_head", "catalogue: bloom-7b1", "option --heads", "default" (into buf). */
+void abl_source_text(const abl_source *s, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,323 @@
+/* alibi-blind CLI: --model NAME / --config config.json and the options that override them, shared by
+ * analyze, simulate and check. Explicit options win; every value remembers where it came from. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "abl_cli.h"
+
+/* A JSON string literal of arbitrary text (malloc'd). */
+static char *json_string_dup(const char *s)
+{
+    size_t n = strlen(s), k = 0;
+    char *out = malloc(6 * n + 3);
+    if (out == NULL)
+        return NULL;
+    out[k++] = '"';
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            out[k++] = '\\';
+            out[k++] = (char)*p;
+        } else if (*p < 0x20) {
+            k += (size_t)sprintf(out + k, "\\u%04x", *p);
+        } else {
+            out[k++] = (char)*p;
+        }
+    }
+    out[k++] = '"';
+    out[k] = '\0';
+    return out;
+}
+
+static char *printf_dup(const char *fmt, const char *a, const char *b)
+{
+    size_t n = strlen(fmt) + strlen(a) + (b ? strlen(b) : 0) + 1;
+    char *s = malloc(n);
+    if (s != NULL)
+        snprintf(s, n, fmt, a, b ? b : "");
+    return s;
+}
+
+void abl_cli_setup_free(abl_cli_setup *s)
+{
+    for (size_t i = 0; i < sizeof s->owned / sizeof s->owned[0]; i++)
+        free(s->owned[i]);
+    memset(s, 0, sizeof *s);
+}
+
+static char *own(abl_cli_setup *s, char *p)
+{
+    for (size_t i = 0; p != NULL && i < sizeof s->owned / sizeof s->owned[0]; i++)
+        if (s->owned[i] == NULL) {
+            s->owned[i] = p;
+            return p;
+        }
+    free(p);
+    return NULL;
+}
+
+/* Record "what" as coming from src (for the grouped "values from" line and the JSON sources object). */
+static void note_source(abl_cli_setup *s, const char *what, const abl_source *src)
+{
+    if (s->nsources < sizeof s->sources / sizeof s->sources[0]) {
+        s->sources[s->nsources].what = what;
+        abl_source_text(src, s->sources[s->nsources].from, sizeof s->sources[0].from);
+        s->nsources++;
+    }
+}
+
+static void option_source(abl_source *src, const char *opt)
+{
+    src->origin = ABL_ORIGIN_OPTION;
+    snprintf(src->field, sizeof src->field, "--%s", opt);
+}
+
+/* "catalogue: bloom-7b1: heads, dtype; option --ctx: context" and {"heads": "...", ...}. */
+static int build_sources(abl_cli_setup *s)
+{
+    size_t cap = 64, len = 0, jcap = 64, jlen = 0;
+    for (size_t i = 0; i < s->nsources; i++) {
+        cap += strlen(s->sources[i].from) + strlen(s->sources[i].what) + 8;
+        jcap += strlen(s->sources[i].from) * 6 + strlen(s->sources[i].what) + 12;
+    }
+    char *t = malloc(cap), *j = malloc(jcap);
+    if (t == NULL || j == NULL) {
+        free(t);
+        free(j);
+        return -1;
+    }
+    t[0] = '\0';
+    int done[16] = {0};
+    for (size_t i = 0; i < s->nsources; i++) {
+        if (done[i])
+            continue;
+        for (size_t k = i, first = 1; k < s->nsources; k++)
+            if (!done[k] && strcmp(s->sources[k].from, s->sources[i].from) == 0) {
+                len += (size_t)snprintf(t + len, cap - len, "%s%s", first ? (len ? "; " : "") : ", ",
+                                        s->sources[k].what);
+                done[k] = 1;
+                first = 0;
+            }
+        len += (size_t)snprintf(t + len, cap - len, " (%s)", s->sources[i].from);
+    }
+    jlen += (size_t)snprintf(j + jlen, jcap - jlen, "{");
+    for (size_t i = 0; i < s->nsources; i++) {
+        char *q = json_string_dup(s->sources[i].from);
+        if (q == NULL) {
+            free(t);
+            free(j);
+            return -1;
+        }
+        jlen += (size_t)snprintf(j + jlen, jcap - jlen, "%s\"%s\": %s", i ? ", " : "", s->sources[i].what, q);
+        free(q);
+    }
+    snprintf(j + jlen, jcap - jlen, "}");
+    s->meta[s->nmeta++] = (abl_compare_meta){"sources", "values from", own(s, t), own(s, j)};
+    return 0;
+}
+
+static int out_of_memory(void)
+{
+    return abl_cli_internal_error("out of memory");
+}
+
+int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_ctx, abl_cli_setup *s)
+{
+    memset(s, 0, sizeof *s);
+    const char *model = abl_cli_value(cmd, v, "model"), *config = abl_cli_value(cmd, v, "config");
+    const char *o;
+    if (model != NULL && config != NULL)
+        return abl_cli_usage_error("--model and --config exclude each other");
+    if (model != NULL) {
+        const abl_model *m = abl_model_find(model);
+        if (m == NULL)
+            return abl_cli_unknown_model("--model", model);
+        if (abl_model_spec_from_catalogue(m, &s->spec) != ABL_OK)
+            return abl_cli_usage_error("--model: %s: its head count was not found in a published configuration "
+                                       "(docs/models.md); use --config with the model's config.json",
+                                       m->name);
+        s->have_model = 1;
+        char *t = printf_dup(m->hf_id ? "%s (%s)" : "%s%s", m->name, m->hf_id ? m->hf_id : "");
+        char *j = json_string_dup(m->name);
+        if (t == NULL || j == NULL) {
+            free(t);
+            free(j);
+            return out_of_memory();
+        }
+        s->meta[s->nmeta++] = (abl_compare_meta){"model", "model", own(s, t), own(s, j)};
+    } else if (config != NULL) {
+        char err[256];
+        abl_status st = abl_model_spec_from_file(config, &s->spec, err, sizeof err);
+        if (st == ABL_ERR_NO_MEMORY)
+            return out_of_memory();
+        if (st != ABL_OK)
+            return abl_cli_usage_error("%s: %s", config, err);
+        s->have_model = 1;
+        const char *fam = s->spec.family ? s->spec.family->name : "generic ALiBi";
+        char kind[160];
+        snprintf(kind, sizeof kind, "model_type %s, %s", s->spec.model_type[0] ? s->spec.model_type : "(none)", fam);
+        char *t = printf_dup("%s (%s)", config, kind);
+        char *j = json_string_dup(config);
+        if (t == NULL || j == NULL) {
+            free(t);
+            free(j);
+            return out_of_memory();
+        }
+        s->meta[s->nmeta++] = (abl_compare_meta){"config", "config", own(s, t), own(s, j)};
+    }
+
+    /* dtype */
+    abl_source src;
+    if ((o = abl_cli_value(cmd, v, "dtype")) != NULL) {
+        if (abl_cli_dtype("dtype", o, &s->dtype))
+            return ABL_EXIT_USAGE;
+        option_source(&src, "dtype");
+    } else if (s->have_model) {
+        s->dtype = s->spec.dtype;
+        src = s->spec.dtype_src;
+    } else {
+        abl_format_lookup("bf16", &s->dtype);
+        src = (abl_source){ABL_ORIGIN_DEFAULT, "bf16"};
+    }
+    note_source(s, "dtype", &src);
+
+    /* heads and slopes */
+    long heads = 0;
+    if ((o = abl_cli_value(cmd, v, "heads")) != NULL) {
+        if (abl_cli_int("heads", o, 1, ABL_MAX_HEADS, &heads))
+            return ABL_EXIT_USAGE;
+        option_source(&src, "heads");
+        note_source(s, "heads", &src);
+    } else if (s->have_model) {
+        heads = s->spec.heads;
+        note_source(s, "heads", &s->spec.heads_src);
+    }
+    s->heads = (int)heads;
+    if ((o = abl_cli_value(cmd, v, "slopes")) != NULL) {
+        s->slopes = o;
+        option_source(&src, "slopes");
+        note_source(s, "slopes", &src);
+    } else if (s->have_model) {
+        s->slopes = s->spec.slopes;
+        note_source(s, "slopes", &s->spec.slopes_src);
+    }
+    if (s->heads == 0 && (s->slopes == NULL || (strncmp(s->slopes, "slopes:", 7) != 0 &&
+                                                strncmp(s->slopes, "targets:", 8) != 0)))
+        return abl_cli_usage_error("%s: --heads H is required (or --model/--config; except with slopes:/targets: "
+                                   "lists)", cmd->name);
+
+    /* context */
+    if ((o = abl_cli_value(cmd, v, "ctx")) != NULL) {
+        if (abl_cli_count("ctx", o, 1, max_ctx, &s->context))
+            return ABL_EXIT_USAGE;
+        option_source(&src, "ctx");
+        note_source(s, "context", &src);
+    } else if (s->have_model && s->spec.context > 0) {
+        if (s->spec.context > max_ctx)
+            return abl_cli_usage_error("%s: the model's context %llu is beyond the kernel predictor's %llu; give "
+                                       "--ctx", cmd->name, (unsigned long long)s->spec.context,
+                                       (unsigned long long)max_ctx);
+        s->context = s->spec.context;
+        note_source(s, "context", &s->spec.context_src);
+    } else {
+        return abl_cli_usage_error("%s: --ctx N is required%s", cmd->name,
+                                   s->have_model ? " (the model's configuration gives no context)" : "");
+    }
+
+    /* pipeline: --pipeline PRESET[,FIELD=VALUE...] or a code path of the model's family */
+    const char *spec = abl_cli_value(cmd, v, "pipeline");
+    const char *path_name = NULL;
+    if (spec != NULL && spec[0] == '\0')
+        return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
+    if (spec != NULL) {
+        option_source(&src, "pipeline");
+        if (s->have_model && s->spec.family != NULL) {
+            size_t n = strcspn(spec, ",");
+            for (size_t i = 0; i < s->spec.family->npaths; i++) {
+                const abl_code_path *p = &s->spec.family->paths[i];
+                if (strlen(p->name) == n && strncmp(p->name, spec, n) == 0) {
+                    char *full = printf_dup("%s%s", p->pipeline, spec + n);
+                    if (full == NULL)
+                        return out_of_memory();
+                    spec = own(s, full);
+                    path_name = p->name;
+                }
+            }
+        }
+    } else if (s->have_model) {
+        spec = s->spec.pipeline;
+        src = s->spec.pipeline_src;
+        path_name = s->spec.path ? s->spec.path->name : NULL;
+    } else {
+        spec = "eager";
+        src = (abl_source){ABL_ORIGIN_DEFAULT, "eager"};
+    }
+    if (path_name != NULL) {
+        char *j = json_string_dup(path_name);
+        if (j == NULL)
+            return out_of_memory();
+        s->meta[s->nmeta++] = (abl_compare_meta){"code_path", "code path", path_name, own(s, j)};
+    }
+    note_source(s, "pipeline", &src);
+    char err[512];
+    if (abl_pipeline_parse(spec, &s->dtype, &s->pipeline, err, sizeof err) != ABL_OK)
+        return abl_cli_usage_error("--pipeline: %s", err);
+    if (abl_pipeline_check(&s->pipeline, err, sizeof err) != ABL_OK)
+        return abl_cli_usage_error("--pipeline: %s", err);
+    s->pipeline_spec = spec;
+
+    if (build_sources(s) != 0)
+        return out_of_memory();
+    return 0;
+}
+
+int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl_cli_setup *s, abl_output out,
+                    const char *path, const abl_check_limits *limits)
+{
+    if (cc->pipeline.softmax == ABL_SOFTMAX_EAGER &&
+        (cc->pipeline.sum != ABL_SUM_EXACT || cc->pipeline.exp != ABL_EXP_CORRECT))
+        return abl_cli_usage_error("--pipeline: %s answers with the zero-logit predictor, which models sum=exact and "
+                                   "exp=correct (got sum=%s, exp=%s; use simulate for the others)", cmdname,
+                                   abl_sum_order_name(cc->pipeline.sum), abl_exp_model_name(cc->pipeline.exp));
+    abl_compare c;
+    abl_status st = abl_compare_run(cc, &c);
+    const char *slopes = cc->slopes ? cc->slopes : "press";
+    if (st == ABL_ERR_HEADS_RANGE && cc->heads > 0 && cc->slopes != NULL)
+        return abl_cli_usage_error("--slopes: the list '%s' does not have %d entries (the head count)", slopes,
+                                   cc->heads);
+    if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE)
+        return abl_cli_usage_error("--slopes: '%s': %s", slopes, abl_status_message(st));
+    if (st == ABL_ERR_DEGENERATE)
+        return abl_cli_usage_error("--slopes: '%s': a slope rounds to zero in slope-dtype=%s, or a target needs a "
+                                   "non-zero tau of %s", slopes, cc->pipeline.slope_dtype.name, cc->dtype.name);
+    if (st == ABL_ERR_UNSUPPORTED)
+        return abl_cli_usage_error("%s: the bias or the logits overflow to Inf/NaN in this pipeline at N = %llu",
+                                   cmdname, (unsigned long long)cc->context);
+    if (st == ABL_ERR_NO_MEMORY)
+        return abl_cli_internal_error("%s", abl_status_message(st));
+    if (st != ABL_OK)
+        return abl_cli_usage_error("%s: %s", cmdname, abl_status_message(st));
+    abl_report *r = NULL;
+    st = limits ? abl_check_report(&c, limits, s->meta, s->nmeta, &r) : abl_compare_report(&c, s->meta, s->nmeta, &r);
+    int rc;
+    if (st != ABL_OK)
+        rc = abl_cli_internal_error("%s", abl_status_message(st));
+    else
+        rc = abl_cli_emit(r, out, path);
+    if (rc == ABL_EXIT_OK && limits != NULL && !abl_check_pass(&c, limits)) {
+        /* The verdict is complete on stdout; the one stderr line says why the status is 1. */
+        int worst = -1;
+        for (int i = 0; i < c.heads; i++)
+            if (c.results[i].first_blind >= 0 && (worst < 0 || c.results[i].first_blind < c.results[worst].first_blind))
+                worst = i;
+        if (worst >= 0)
+            fprintf(stderr, "alibi-blind: check: fail: %d of %d heads blind inside %llu tokens (head %d from d = %lld)\n",
+                    c.kernel_blind_heads, c.heads, (unsigned long long)cc->context, c.results[worst].slope.index,
+                    (long long)c.results[worst].first_blind);
+        else
+            fprintf(stderr, "alibi-blind: check: fail\n");
+        rc = ABL_EXIT_DIFFERS;
+    }
+    abl_report_free(r);
+    abl_compare_free(&c);
+    return rc;
+}

@@ -1,0 +1,451 @@
+/* alibi-blind: the paper's delta and a real kernel's first blind distance side by side, and the
+ * verdict of `check`. The paper's side is abl_analysis_run; the kernel's is the exact zero-logit
+ * predictor abl_predict_run (docs/pipelines.md §6). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "abl/core/analysis.h"
+#include "abl/core/decimal.h"
+#include "abl/core/fraction.h"
+#include "abl/kernel/simulate.h"
+#include "abl/model/compare.h"
+#include "abl_internal.h"
+
+static void compare_init(abl_compare *c)
+{
+    memset(c, 0, sizeof *c);
+    mpq_init(c->paper_row_fraction);
+    mpq_init(c->paper_matrix_fraction);
+    mpq_init(c->row_fraction);
+    mpq_init(c->matrix_fraction);
+}
+
+void abl_compare_free(abl_compare *c)
+{
+    if (c == NULL)
+        return;
+    for (int i = 0; c->results != NULL && i < c->heads; i++) {
+        abl_delta_clear(&c->results[i].delta);
+        abl_delta_clear(&c->results[i].delta_ieee);
+    }
+    free(c->results);
+    c->results = NULL;
+    mpq_clear(c->paper_row_fraction);
+    mpq_clear(c->paper_matrix_fraction);
+    mpq_clear(c->row_fraction);
+    mpq_clear(c->matrix_fraction);
+    c->heads = 0;
+}
+
+/* zeros / (heads * per_head) as an exact fraction. */
+static void fraction_of(mpq_t out, uint64_t zeros, int heads, const mpz_t per_head)
+{
+    mpz_t den;
+    mpz_init(den);
+    mpz_mul_ui(den, per_head, (unsigned long)heads);
+    if (mpz_sgn(den) > 0) {
+        mpz_set_ui(mpq_numref(out), 0);
+        mpz_import(mpq_numref(out), 1, 1, sizeof zeros, 0, 0, &zeros);
+        mpz_set(mpq_denref(out), den);
+        mpq_canonicalize(out);
+    } else {
+        mpq_set_ui(out, 0, 1);
+    }
+    mpz_clear(den);
+}
+
+abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out)
+{
+    if (cfg == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    compare_init(out);
+    out->config = *cfg;
+    if (cfg->context < 1 || cfg->context > ABL_SIMULATE_MAX_CONTEXT) {
+        abl_compare_free(out);
+        return ABL_ERR_CONTEXT_RANGE;
+    }
+
+    abl_analysis_config ac;
+    memset(&ac, 0, sizeof ac);
+    ac.format = cfg->dtype;
+    ac.convention = cfg->convention;
+    ac.heads = cfg->heads;
+    ac.slopes = cfg->slopes;
+    ac.context = cfg->context;
+    abl_analysis a;
+    abl_status st = abl_analysis_run(&ac, &a);
+    if (st != ABL_OK) {
+        abl_analysis_free(&a);
+        abl_compare_free(out);
+        return st;
+    }
+
+    abl_simulate_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.pipeline = cfg->pipeline;
+    sc.slopes = cfg->slopes;
+    sc.heads = cfg->heads;
+    sc.context = cfg->context;
+    abl_prediction p;
+    memset(&p, 0, sizeof p);
+    st = abl_predict_run(&sc, &p);
+    if (st == ABL_OK && p.heads != a.heads)
+        st = ABL_ERR_HEADS_RANGE;
+    if (st == ABL_OK && (out->results = calloc((size_t)a.heads, sizeof *out->results)) == NULL)
+        st = ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK) {
+        out->heads = a.heads;
+        snprintf(out->slopes_spec, sizeof out->slopes_spec, "%s", a.slopes_spec);
+        out->config.slopes = out->slopes_spec;
+        for (int i = 0; i < a.heads; i++) {
+            abl_delta_init(&out->results[i].delta);
+            abl_delta_init(&out->results[i].delta_ieee);
+        }
+        /* the analysis is sorted steepest first; the prediction is in the model's order */
+        for (int i = 0; i < a.heads; i++) {
+            const abl_head_result *h = &a.results[i];
+            int k = h->slope.index - 1;
+            if (k < 0 || k >= a.heads) {
+                st = ABL_ERR_INVALID_ARGUMENT;
+                break;
+            }
+            abl_compare_head *o = &out->results[k];
+            o->slope = h->slope;
+            abl_delta_set(&o->delta, &h->delta);
+            abl_delta_set(&o->delta_ieee, &h->delta_ieee);
+            o->paper_blind = h->blind_in_context;
+            o->paper_row_zeros = mpz_get_ui(h->row_blind);
+            o->first_blind = p.results[k].first_blind;
+            o->row_zeros = p.results[k].row_zeros;
+            o->matrix_zeros = p.results[k].matrix_zeros;
+        }
+    }
+    if (st == ABL_OK) {
+        out->paper_blind_heads = a.blind_heads;
+        for (int i = 0; i < out->heads; i++)
+            out->kernel_blind_heads += out->results[i].first_blind >= 0;
+        out->row_zeros = p.row_zeros;
+        out->matrix_zeros = p.matrix_zeros;
+        mpq_set(out->paper_row_fraction, a.row_fraction);
+        mpq_set(out->paper_matrix_fraction, a.matrix_fraction);
+        fraction_of(out->row_fraction, p.row_zeros, out->heads, a.row_attended);
+        fraction_of(out->matrix_fraction, p.matrix_zeros, out->heads, a.matrix_attended);
+    }
+    abl_prediction_free(&p);
+    abl_analysis_free(&a);
+    if (st != ABL_OK)
+        abl_compare_free(out);
+    return st;
+}
+
+/* ------------------------------------------------------------------ reports */
+
+static abl_status cell_u64(abl_report *r, uint64_t v)
+{
+    char t[32];
+    snprintf(t, sizeof t, "%llu", (unsigned long long)v);
+    return abl_report_cell(r, t, t, NULL);
+}
+
+static abl_status cell_first_blind(abl_report *r, int64_t d)
+{
+    char t[32];
+    if (d < 0)
+        return abl_report_cell(r, "none", "null", NULL);
+    snprintf(t, sizeof t, "%lld", (long long)d);
+    return abl_report_cell(r, t, t, NULL);
+}
+
+static abl_status cell_delta(abl_report *r, const abl_delta *d)
+{
+    char t[64], j[80];
+    int64_t v;
+    abl_delta_text(d, 12, t, sizeof t);
+    if (abl_delta_get_i64(d, &v))
+        snprintf(j, sizeof j, "%lld", (long long)v);
+    else
+        snprintf(j, sizeof j, "\"%s\"", t);
+    return abl_report_cell(r, t, j, NULL);
+}
+
+static abl_status cell_fraction(abl_report *r, const mpq_t q)
+{
+    char t[64], j[64];
+    abl_fraction_percent_text(q, 2, t, sizeof t);
+    abl_fraction_decimal_text(q, 17, j, sizeof j);
+    return abl_report_cell(r, t, j, NULL);
+}
+
+static abl_status cell_slope(abl_report *r, const abl_slope *s)
+{
+    char t[96];
+    abl_slope_exact_text(s, t, sizeof t);
+    return abl_report_cell(r, t, NULL, NULL);
+}
+
+/* a/b for one head's share */
+static abl_status cell_share(abl_report *r, uint64_t zeros, const mpz_t per_head)
+{
+    mpq_t q;
+    mpq_init(q);
+    fraction_of(q, zeros, 1, per_head);
+    abl_status st = cell_fraction(r, q);
+    mpq_clear(q);
+    return st;
+}
+
+static void json_quote(const char *s, char *buf, size_t len)
+{
+    /* provenance text is ASCII built by the CLI: escape quotes and backslashes only */
+    size_t k = 0;
+    if (len < 3)
+        return;
+    buf[k++] = '"';
+    for (; *s && k + 3 < len; s++) {
+        if (*s == '"' || *s == '\\')
+            buf[k++] = '\\';
+        buf[k++] = (char)((unsigned char)*s < 0x20 ? ' ' : *s);
+    }
+    buf[k++] = '"';
+    buf[k] = '\0';
+}
+
+static int is_model_line(const abl_compare_meta *m)
+{
+    return strcmp(m->key, "model") == 0 || strcmp(m->key, "config") == 0;
+}
+
+/* The caller's model line, the settings as resolved, then the caller's other lines ("values from"). */
+static abl_status common_meta(abl_report *r, const abl_compare *c, const abl_compare_meta *meta, size_t nmeta)
+{
+    abl_status st = ABL_OK;
+    for (size_t i = 0; i < nmeta && st == ABL_OK; i++)
+        if (is_model_line(&meta[i]))
+            st = abl_report_meta(r, meta[i].key, meta[i].label, meta[i].text, meta[i].json);
+    char t[640], j[160], desc[512];
+    json_quote(c->config.pipeline.preset, j, sizeof j);
+    if (st == ABL_OK)
+        st = abl_report_meta(r, "pipeline", "pipeline", c->config.pipeline.preset, j);
+    abl_pipeline_describe(&c->config.pipeline, desc, sizeof desc);
+    if (st == ABL_OK)
+        st = abl_report_meta(r, "pipeline_fields", "pipeline fields", desc, NULL);
+    json_quote(c->config.dtype.name, j, sizeof j);
+    if (st == ABL_OK)
+        st = abl_report_meta(r, "dtype", "dtype", c->config.dtype.name, j);
+    snprintf(t, sizeof t, "%llu", (unsigned long long)c->config.context);
+    if (st == ABL_OK)
+        st = abl_report_meta(r, "context", "context", t, t);
+    snprintf(t, sizeof t, "%s (%d heads)", c->slopes_spec, c->heads);
+    json_quote(c->slopes_spec, j, sizeof j);
+    if (st == ABL_OK)
+        st = abl_report_meta(r, "slopes", "slopes", t, j);
+    json_quote(abl_convention_name(c->config.convention), j, sizeof j);
+    if (st == ABL_OK)
+        st = abl_report_meta(r, "convention", "convention of δ paper", abl_convention_name(c->config.convention), j);
+    for (size_t i = 0; i < nmeta && st == ABL_OK; i++)
+        if (!is_model_line(&meta[i]))
+            st = abl_report_meta(r, meta[i].key, meta[i].label, meta[i].text, meta[i].json);
+    return st;
+}
+
+abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta, size_t nmeta, abl_report **out)
+{
+    if (c == NULL || out == NULL || c->results == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_report *r = abl_report_new("ALiBi blindness: the paper's model and the real kernel", "heads");
+    if (r == NULL)
+        return ABL_ERR_NO_MEMORY;
+    abl_status st = common_meta(r, c, meta, nmeta);
+    static const struct {
+        const char *key, *header;
+    } cols[] = {{"head", "head"},           {"slope_exact", "slope"},       {"delta", "δ paper"},
+                {"delta_ieee", "δ ieee"},   {"first_blind", "first blind"}, {"row_zeros", "row zeros"},
+                {"row_fraction", "row %"},  {"matrix_zeros", "matrix zeros"}, {"matrix_fraction", "matrix %"}};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0] && st == ABL_OK; i++)
+        st = abl_report_column(r, cols[i].key, cols[i].header, i == 1 ? ABL_ALIGN_LEFT : ABL_ALIGN_RIGHT);
+    mpz_t row_keys, matrix_keys;
+    mpz_init_set_ui(row_keys, 0);
+    mpz_init(matrix_keys);
+    mpz_import(row_keys, 1, 1, sizeof c->config.context, 0, 0, &c->config.context);
+    mpz_add_ui(matrix_keys, row_keys, 1);
+    mpz_mul(matrix_keys, matrix_keys, row_keys);
+    mpz_fdiv_q_2exp(matrix_keys, matrix_keys, 1);
+    for (int i = 0; i < c->heads && st == ABL_OK; i++) {
+        const abl_compare_head *h = &c->results[i];
+        char t[32];
+        snprintf(t, sizeof t, "%d", h->slope.index);
+        st = abl_report_row(r);
+        if (st == ABL_OK)
+            st = abl_report_cell(r, t, t, NULL);
+        if (st == ABL_OK)
+            st = cell_slope(r, &h->slope);
+        if (st == ABL_OK)
+            st = cell_delta(r, &h->delta);
+        if (st == ABL_OK)
+            st = cell_delta(r, &h->delta_ieee);
+        if (st == ABL_OK)
+            st = cell_first_blind(r, h->first_blind);
+        if (st == ABL_OK)
+            st = cell_u64(r, h->row_zeros);
+        if (st == ABL_OK)
+            st = cell_share(r, h->row_zeros, row_keys);
+        if (st == ABL_OK)
+            st = cell_u64(r, h->matrix_zeros);
+        if (st == ABL_OK)
+            st = cell_share(r, h->matrix_zeros, matrix_keys);
+    }
+    mpz_clear(row_keys);
+    mpz_clear(matrix_keys);
+    char t[128], j[64];
+    if (st == ABL_OK) {
+        snprintf(t, sizeof t, "%d of %d", c->paper_blind_heads, c->heads);
+        snprintf(j, sizeof j, "%d", c->paper_blind_heads);
+        st = abl_report_summary(r, "paper_blind_heads", "paper: heads blind inside the context (δ < N)", t, j);
+    }
+    const struct {
+        const char *key, *label;
+        const mpq_t *q;
+    } fr[] = {
+        {"paper_row_fraction", "paper: row fraction (last query row)", &c->paper_row_fraction},
+        {"paper_matrix_fraction", "paper: matrix fraction (causal entries)", &c->paper_matrix_fraction},
+    };
+    for (size_t i = 0; i < 2 && st == ABL_OK; i++) {
+        abl_fraction_percent_text(*fr[i].q, 2, t, sizeof t);
+        strcat(t, " %");
+        abl_fraction_decimal_text(*fr[i].q, 17, j, sizeof j);
+        st = abl_report_summary(r, fr[i].key, fr[i].label, t, j);
+    }
+    if (st == ABL_OK) {
+        snprintf(t, sizeof t, "%d of %d", c->kernel_blind_heads, c->heads);
+        snprintf(j, sizeof j, "%d", c->kernel_blind_heads);
+        st = abl_report_summary(r, "blind_heads", "kernel: heads with a zero weight in the last row", t, j);
+    }
+    const struct {
+        const char *key, *label;
+        const mpq_t *q;
+    } kr[] = {
+        {"row_fraction", "kernel: row fraction (zero weights, last query row)", &c->row_fraction},
+        {"matrix_fraction", "kernel: matrix fraction (zero weights, causal entries)", &c->matrix_fraction},
+    };
+    for (size_t i = 0; i < 2 && st == ABL_OK; i++) {
+        abl_fraction_percent_text(*kr[i].q, 2, t, sizeof t);
+        strcat(t, " %");
+        abl_fraction_decimal_text(*kr[i].q, 17, j, sizeof j);
+        st = abl_report_summary(r, kr[i].key, kr[i].label, t, j);
+    }
+    if (st == ABL_OK)
+        st = abl_report_note(r, "δ paper: the paper's blindness distance (exponent −m·d below τ, the chosen "
+                                "convention); δ ieee: the same with one round-to-nearest exp.");
+    if (st == ABL_OK)
+        st = abl_report_note(r, "first blind, row/matrix zeros and %: the exact zero weights of the pipeline "
+                                "(bias rounding, scaling, softmax, output dtype) for zero logits, from the "
+                                "predictor (docs/pipelines.md §6); 'none' = no zero weight in the last row.");
+    if (st != ABL_OK) {
+        abl_report_free(r);
+        return st;
+    }
+    *out = r;
+    return ABL_OK;
+}
+
+int abl_check_pass(const abl_compare *c, const abl_check_limits *l)
+{
+    if (c == NULL || l == NULL)
+        return 0;
+    if (c->kernel_blind_heads > l->max_blind_heads)
+        return 0;
+    if (l->max_row_fraction != NULL) {
+        mpq_t lim;
+        mpq_init(lim);
+        int bad = abl_decimal_to_mpq(l->max_row_fraction, lim) != ABL_OK || mpq_cmp(c->row_fraction, lim) > 0;
+        mpq_clear(lim);
+        if (bad)
+            return 0;
+    }
+    return 1;
+}
+
+abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, const abl_compare_meta *meta,
+                            size_t nmeta, abl_report **out)
+{
+    if (c == NULL || l == NULL || out == NULL || c->results == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_report *r = abl_report_new("alibi-blind check", "heads");
+    if (r == NULL)
+        return ABL_ERR_NO_MEMORY;
+    abl_status st = common_meta(r, c, meta, nmeta);
+    char t[256], j[64];
+    snprintf(t, sizeof t, "%d", l->max_blind_heads);
+    if (st == ABL_OK)
+        st = abl_report_meta(r, "max_blind_heads", "limit: blind heads at most", t, t);
+    if (st == ABL_OK && l->max_row_fraction != NULL) {
+        mpq_t q;
+        mpq_init(q);
+        abl_decimal_to_mpq(l->max_row_fraction, q);
+        abl_fraction_decimal_text(q, 17, j, sizeof j);
+        mpq_clear(q);
+        st = abl_report_meta(r, "max_row_fraction", "limit: row fraction at most", l->max_row_fraction, j);
+    }
+    static const char *const keys[] = {"head", "slope_exact", "delta", "first_blind", "row_zeros", "matrix_zeros"};
+    static const char *const heads[] = {"head", "slope", "δ paper", "first blind", "row zeros", "matrix zeros"};
+    for (size_t i = 0; i < 6 && st == ABL_OK; i++)
+        st = abl_report_column(r, keys[i], heads[i], i == 1 ? ABL_ALIGN_LEFT : ABL_ALIGN_RIGHT);
+    for (int i = 0; i < c->heads && st == ABL_OK; i++) {
+        const abl_compare_head *h = &c->results[i];
+        if (h->first_blind < 0)
+            continue;
+        snprintf(t, sizeof t, "%d", h->slope.index);
+        st = abl_report_row(r);
+        if (st == ABL_OK)
+            st = abl_report_cell(r, t, t, NULL);
+        if (st == ABL_OK)
+            st = cell_slope(r, &h->slope);
+        if (st == ABL_OK)
+            st = cell_delta(r, &h->delta);
+        if (st == ABL_OK)
+            st = cell_first_blind(r, h->first_blind);
+        if (st == ABL_OK)
+            st = cell_u64(r, h->row_zeros);
+        if (st == ABL_OK)
+            st = cell_u64(r, h->matrix_zeros);
+    }
+    snprintf(t, sizeof t, "%d of %d", c->kernel_blind_heads, c->heads);
+    snprintf(j, sizeof j, "%d", c->kernel_blind_heads);
+    if (st == ABL_OK)
+        st = abl_report_summary(r, "blind_heads", "heads blind on the kernel", t, j);
+    abl_fraction_percent_text(c->row_fraction, 2, t, sizeof t);
+    strcat(t, " %");
+    abl_fraction_decimal_text(c->row_fraction, 17, j, sizeof j);
+    if (st == ABL_OK)
+        st = abl_report_summary(r, "row_fraction", "row fraction (zero weights, last query row)", t, j);
+    abl_fraction_percent_text(c->matrix_fraction, 2, t, sizeof t);
+    strcat(t, " %");
+    abl_fraction_decimal_text(c->matrix_fraction, 17, j, sizeof j);
+    if (st == ABL_OK)
+        st = abl_report_summary(r, "matrix_fraction", "matrix fraction (zero weights, causal entries)", t, j);
+    int pass = abl_check_pass(c, l);
+    if (st == ABL_OK)
+        st = abl_report_summary(r, "verdict", "verdict", pass ? "pass" : "fail", pass ? "\"pass\"" : "\"fail\"");
+    if (st == ABL_OK && !pass) {
+        /* name the steepest offender: the smallest first blind distance */
+        const abl_compare_head *w = NULL;
+        for (int i = 0; i < c->heads; i++)
+            if (c->results[i].first_blind >= 0 && (w == NULL || c->results[i].first_blind < w->first_blind))
+                w = &c->results[i];
+        if (w != NULL) {
+            snprintf(t, sizeof t, "%d of %d heads go blind inside %llu tokens; head %d first, from d = %lld",
+                     c->kernel_blind_heads, c->heads, (unsigned long long)c->config.context, w->slope.index,
+                     (long long)w->first_blind);
+            st = abl_report_summary(r, "reason", "reason", t, NULL);
+        }
+    }
+    if (st == ABL_OK)
+        st = abl_report_note(r, "The rows are the heads with a zero attention weight in the last query row on this "
+                                "kernel (zero logits, exact predictor); exit status 0 = pass, 1 = fail, 2 = bad input.");
+    if (st != ABL_OK) {
+        abl_report_free(r);
+        return st;
+    }
+    *out = r;
+    return ABL_OK;
+}

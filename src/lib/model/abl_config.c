@@ -1,0 +1,422 @@
+/* alibi-blind: a model's settings from the catalogue or from a Hugging Face config.json. The JSON
+ * is parsed by jansson; the mapping of each model_type's fields is documented in docs/models.md. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include "abl/core/slope.h"
+#include "abl/model/config.h"
+#include "abl_internal.h"
+
+const char *abl_origin_name(abl_origin o)
+{
+    switch (o) {
+    case ABL_ORIGIN_DEFAULT: return "default";
+    case ABL_ORIGIN_CATALOGUE: return "catalogue";
+    case ABL_ORIGIN_CONFIG: return "config";
+    case ABL_ORIGIN_OPTION: return "option";
+    default: return "none";
+    }
+}
+
+static void set_src(abl_source *s, abl_origin o, const char *field)
+{
+    s->origin = o;
+    snprintf(s->field, sizeof s->field, "%s", field ? field : "");
+}
+
+void abl_source_text(const abl_source *s, char *buf, size_t len)
+{
+    switch (s->origin) {
+    case ABL_ORIGIN_CONFIG: snprintf(buf, len, "config.json: %s", s->field); break;
+    case ABL_ORIGIN_CATALOGUE: snprintf(buf, len, "catalogue: %s", s->field); break;
+    case ABL_ORIGIN_OPTION: snprintf(buf, len, "option %s", s->field); break;
+    case ABL_ORIGIN_DEFAULT: snprintf(buf, len, "default%s%s", s->field[0] ? ": " : "", s->field); break;
+    default: snprintf(buf, len, "not set"); break;
+    }
+}
+
+static abl_format format_named(const char *name)
+{
+    abl_format f;
+    memset(&f, 0, sizeof f);
+    (void)abl_format_lookup(name, &f);
+    return f;
+}
+
+/* The pipeline spec of a family's default code path, with Falcon's 1/sqrt(head_dim) when it is not 1/8. */
+static void default_pipeline(abl_model_spec *s, abl_origin o, const char *field)
+{
+    const abl_code_path *p = s->family ? abl_model_family_path(s->family, NULL) : NULL;
+    s->path = p;
+    snprintf(s->pipeline, sizeof s->pipeline, "%s", p ? p->pipeline : "eager");
+    if (s->family != NULL && strcmp(s->family->name, "falcon-rw") == 0 && s->head_dim > 0 && s->head_dim != 64) {
+        /* inv_norm_factor = 1.0 / math.sqrt(head_dim): a binary64, which the fp32 multiply rounds once more */
+        size_t n = strlen(s->pipeline);
+        snprintf(s->pipeline + n, sizeof s->pipeline - n, ",bias-scale=%.17g", 1.0 / sqrt((double)s->head_dim));
+    }
+    set_src(&s->pipeline_src, o, field);
+}
+
+abl_status abl_model_spec_from_catalogue(const abl_model *m, abl_model_spec *out)
+{
+    if (m == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (m->heads <= 0)
+        return ABL_ERR_INVALID_ARGUMENT;
+    out->model = m;
+    out->family = m->family;
+    out->heads = m->heads;
+    set_src(&out->heads_src, ABL_ORIGIN_CATALOGUE, m->name);
+    out->head_dim = m->head_dim;
+    set_src(&out->head_dim_src, m->head_dim ? ABL_ORIGIN_CATALOGUE : ABL_ORIGIN_NONE, m->name);
+    out->layers = m->layers;
+    set_src(&out->layers_src, m->layers ? ABL_ORIGIN_CATALOGUE : ABL_ORIGIN_NONE, m->name);
+    out->context = m->context;
+    set_src(&out->context_src, m->context ? ABL_ORIGIN_CATALOGUE : ABL_ORIGIN_NONE, m->name);
+    out->dtype = format_named(m->dtype);
+    set_src(&out->dtype_src, ABL_ORIGIN_CATALOGUE, m->name);
+    snprintf(out->slopes, sizeof out->slopes, "%s", m->slopes);
+    set_src(&out->slopes_src, ABL_ORIGIN_CATALOGUE, m->name);
+    default_pipeline(out, ABL_ORIGIN_CATALOGUE, m->name);
+    return ABL_OK;
+}
+
+/* ------------------------------------------------------------------ config.json */
+
+/* A field by dotted path ("attn_config.alibi"); NULL when absent. */
+static json_t *get(json_t *root, const char *path)
+{
+    char key[64];
+    const char *dot = strchr(path, '.');
+    if (dot == NULL)
+        return json_object_get(root, path);
+    snprintf(key, sizeof key, "%.*s", (int)(dot - path), path);
+    json_t *sub = json_object_get(root, key);
+    return json_is_object(sub) ? get(sub, dot + 1) : NULL;
+}
+
+/* The first of the comma-separated fields present; its name into used. */
+static json_t *first_of(json_t *root, const char *fields, char *used, size_t usedlen)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", fields);
+    char *save = NULL;
+    for (char *f = strtok_r(buf, ",", &save); f != NULL; f = strtok_r(NULL, ",", &save)) {
+        json_t *v = get(root, f);
+        if (v != NULL && !json_is_null(v)) {
+            snprintf(used, usedlen, "%s", f);
+            return v;
+        }
+    }
+    return NULL;
+}
+
+/* A positive integer field (one of `fields`) no larger than hi: 1 = found, 0 = absent, -1 = bad (err set). */
+static int read_count(json_t *root, const char *fields, long long hi, long long *out, char *used, size_t usedlen,
+                      char *err, size_t errlen)
+{
+    json_t *v = first_of(root, fields, used, usedlen);
+    if (v == NULL)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) <= 0 || json_integer_value(v) > hi) {
+        abl_set_error(err, errlen, "%s is not a positive integer%s", used,
+                      json_is_integer(v) && json_integer_value(v) > hi ? " in range" : "");
+        return -1;
+    }
+    *out = json_integer_value(v);
+    return 1;
+}
+
+static int is_true(json_t *v)
+{
+    return v != NULL && json_is_true(v);
+}
+
+static int string_is(json_t *v, const char *s)
+{
+    return json_is_string(v) && strcmp(json_string_value(v), s) == 0;
+}
+
+/* model_types whose position encoding is not ALiBi, and what they use. */
+static const char *non_alibi_kind(const char *model_type)
+{
+    static const char *const rotary[] = {"llama", "mistral", "mixtral", "qwen", "qwen2", "qwen2_moe", "qwen3",
+                                         "gemma", "gemma2", "gemma3", "phi", "phi3", "gpt_neox", "gptj",
+                                         "stablelm", "starcoder2", "internlm", "internlm2", "chatglm", "yi",
+                                         "cohere", "olmo", "olmo2", "persimmon", "deepseek", "deepseek_v2",
+                                         "deepseek_v3", "codegen", "granite", "exaone", "nemotron"};
+    static const char *const learned[] = {"gpt2", "opt", "gpt_bigcode", "gpt_neo", "bart", "roberta", "xlm-roberta",
+                                          "distilbert", "electra"};
+    for (size_t i = 0; i < sizeof rotary / sizeof rotary[0]; i++)
+        if (strcmp(model_type, rotary[i]) == 0)
+            return "rotary";
+    for (size_t i = 0; i < sizeof learned / sizeof learned[0]; i++)
+        if (strcmp(model_type, learned[i]) == 0)
+            return "learned position embeddings";
+    if (strcmp(model_type, "t5") == 0 || strcmp(model_type, "mt5") == 0)
+        return "T5 relative position buckets";
+    return NULL;
+}
+
+/* The family's fields: heads, hidden size, layers, context (comma-separated alternatives, first wins). */
+typedef struct field_map {
+    const char *family;
+    const char *heads, *hidden, *layers, *context;
+} field_map;
+
+static const field_map maps[] = {
+    {"bloom", "n_head,num_attention_heads", "hidden_size,n_embed", "n_layer,num_hidden_layers", "seq_length,n_positions"},
+    {"falcon-rw", "num_attention_heads,n_head", "hidden_size", "num_hidden_layers,n_layer", "max_position_embeddings"},
+    {"mpt", "n_heads", "d_model", "n_layers", "max_seq_len"},
+    {"baichuan", "num_attention_heads", "hidden_size", "num_hidden_layers", "model_max_length"},
+    {"jais", "n_head", "n_embd", "n_layer", "n_positions"},
+    {"btlm", "n_head", "n_embd", "n_layer", "n_positions"},
+    {"mosaic-bert", "num_attention_heads", "hidden_size", "num_hidden_layers", "max_position_embeddings"},
+    {"jina-bert", "num_attention_heads", "hidden_size", "num_hidden_layers", "max_position_embeddings"},
+    {NULL, "num_attention_heads,n_head,n_heads", "hidden_size,d_model,n_embd,n_embed",
+     "num_hidden_layers,n_layer,n_layers", "max_position_embeddings,n_positions,max_seq_len,seq_length"},
+};
+
+/* Decide the family (or generic), or explain why this is not an ALiBi model. Returns 0 on success. */
+static int classify(json_t *root, const char *mt, const char **family, char *err, size_t errlen)
+{
+    *family = NULL;
+    json_t *pet = json_object_get(root, "position_embedding_type");
+    if (strcmp(mt, "bloom") == 0) {
+        *family = "bloom";
+    } else if (strcmp(mt, "falcon") == 0 || strcmp(mt, "RefinedWeb") == 0 || strcmp(mt, "RefinedWebModel") == 0) {
+        if (!is_true(json_object_get(root, "alibi"))) {
+            abl_set_error(err, errlen, "this model does not use ALiBi (rotary: Falcon without \"alibi\": true)");
+            return -1;
+        }
+        *family = "falcon-rw";
+    } else if (strcmp(mt, "mpt") == 0) {
+        if (!is_true(get(root, "attn_config.alibi"))) {
+            abl_set_error(err, errlen, "this model does not use ALiBi (%s: attn_config.alibi is not true)",
+                          is_true(get(root, "attn_config.rope")) ? "rotary" : "learned position embeddings");
+            return -1;
+        }
+        *family = "mpt";
+    } else if (strcmp(mt, "baichuan") == 0) {
+        if (json_object_get(root, "max_position_embeddings") != NULL) {
+            abl_set_error(err, errlen, "this model does not use ALiBi (rotary: Baichuan 7B models, which have "
+                                       "max_position_embeddings)");
+            return -1;
+        }
+        *family = "baichuan";
+    } else if (strcmp(mt, "jais") == 0 || strcmp(mt, "btlm") == 0) {
+        if (!string_is(pet, "alibi")) {
+            abl_set_error(err, errlen, "this model does not use ALiBi (position_embedding_type is %s)",
+                          json_is_string(pet) ? json_string_value(pet) : "not \"alibi\"");
+            return -1;
+        }
+        *family = mt[0] == 'j' ? "jais" : "btlm";
+    } else if (strcmp(mt, "bert") == 0) {
+        if (json_object_get(root, "alibi_starting_size") != NULL)
+            *family = "mosaic-bert";
+        else if (string_is(pet, "alibi"))
+            *family = "jina-bert";
+        else {
+            abl_set_error(err, errlen, "this model does not use ALiBi (absolute position embeddings)");
+            return -1;
+        }
+    } else {
+        const char *kind = non_alibi_kind(mt);
+        int alibi = is_true(json_object_get(root, "alibi")) || is_true(get(root, "attn_config.alibi")) ||
+                    string_is(pet, "alibi");
+        if (kind != NULL && !alibi) {
+            abl_set_error(err, errlen, "this model does not use ALiBi (%s)", kind);
+            return -1;
+        }
+        if (!alibi) {
+            if (mt[0] == '\0')
+                abl_set_error(err, errlen, "no model_type and no ALiBi field (alibi, attn_config.alibi, "
+                                           "position_embedding_type)");
+            else
+                abl_set_error(err, errlen, "unknown model_type '%.40s' and no ALiBi field (alibi, "
+                                           "attn_config.alibi, position_embedding_type)", mt);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static abl_status map_dtype(json_t *root, abl_model_spec *s, char *err, size_t errlen)
+{
+    char used[64];
+    json_t *v = first_of(root, "torch_dtype,dtype", used, sizeof used);
+    if (v == NULL) {
+        s->dtype = format_named("bf16");
+        set_src(&s->dtype_src, ABL_ORIGIN_DEFAULT, "bf16, the config has no torch_dtype");
+        return ABL_OK;
+    }
+    static const struct {
+        const char *torch, *name;
+    } names[] = {{"bfloat16", "bf16"}, {"float16", "fp16"}, {"float32", "fp32"}, {"half", "fp16"}, {"float", "fp32"}};
+    const char *t = json_is_string(v) ? json_string_value(v) : NULL;
+    const char *name = NULL;
+    for (size_t i = 0; t != NULL && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(t, names[i].torch) == 0)
+            name = names[i].name;
+    if (t != NULL && name == NULL && strcmp(t, "auto") == 0) {
+        s->dtype = format_named("bf16");
+        set_src(&s->dtype_src, ABL_ORIGIN_DEFAULT, "bf16, torch_dtype is \"auto\"");
+        return ABL_OK;
+    }
+    if (name == NULL) {
+        abl_set_error(err, errlen, "%s is not bfloat16, float16 or float32", used);
+        return ABL_ERR_PARSE;
+    }
+    s->dtype = format_named(name);
+    set_src(&s->dtype_src, ABL_ORIGIN_CONFIG, used);
+    return ABL_OK;
+}
+
+static abl_status map_config(json_t *root, abl_model_spec *s, char *err, size_t errlen)
+{
+    if (!json_is_object(root)) {
+        abl_set_error(err, errlen, "not a JSON object");
+        return ABL_ERR_PARSE;
+    }
+    json_t *mtv = json_object_get(root, "model_type");
+    if (mtv != NULL && !json_is_string(mtv)) {
+        abl_set_error(err, errlen, "model_type is not a string");
+        return ABL_ERR_PARSE;
+    }
+    snprintf(s->model_type, sizeof s->model_type, "%s", mtv ? json_string_value(mtv) : "");
+    const char *family = NULL;
+    if (classify(root, mtv ? json_string_value(mtv) : "", &family, err, errlen) != 0)
+        return ABL_ERR_PARSE;
+    s->family = family ? abl_model_family_find(family) : NULL;
+    const field_map *fm = &maps[sizeof maps / sizeof maps[0] - 1];
+    for (size_t i = 0; family != NULL && i < sizeof maps / sizeof maps[0] - 1; i++)
+        if (strcmp(maps[i].family, family) == 0)
+            fm = &maps[i];
+
+    char used[64];
+    long long v = 0;
+    int r = read_count(root, fm->heads, ABL_MAX_HEADS, &v, used, sizeof used, err, errlen);
+    if (r < 0)
+        return ABL_ERR_PARSE;
+    if (r == 0) {
+        char first[64];
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(fm->heads, ","), fm->heads);
+        abl_set_error(err, errlen, "no head count (%s)", first);
+        return ABL_ERR_PARSE;
+    }
+    s->heads = (int)v;
+    set_src(&s->heads_src, ABL_ORIGIN_CONFIG, used);
+    if ((r = read_count(root, fm->hidden, INT32_MAX, &v, used, sizeof used, err, errlen)) < 0)
+        return ABL_ERR_PARSE;
+    if (r > 0 && v % s->heads == 0) {
+        s->head_dim = (int)(v / s->heads);
+        char f[64];
+        snprintf(f, sizeof f, "%.48s / heads", used);
+        set_src(&s->head_dim_src, ABL_ORIGIN_CONFIG, f);
+    }
+    if ((r = read_count(root, fm->layers, INT32_MAX, &v, used, sizeof used, err, errlen)) < 0)
+        return ABL_ERR_PARSE;
+    if (r > 0) {
+        s->layers = (int)v;
+        set_src(&s->layers_src, ABL_ORIGIN_CONFIG, used);
+    }
+    /* Tokenizer-style "model_max_length" can be a huge sentinel; only a plausible context is kept. */
+    if ((r = read_count(root, fm->context, INT64_C(1) << 40, &v, used, sizeof used, err, errlen)) < 0)
+        return ABL_ERR_PARSE;
+    if (r > 0) {
+        s->context = (uint64_t)v;
+        set_src(&s->context_src, ABL_ORIGIN_CONFIG, used);
+    }
+    abl_status st = map_dtype(root, s, err, errlen);
+    if (st != ABL_OK)
+        return st;
+    if (family != NULL && strcmp(family, "mpt") == 0) {
+        json_t *b = get(root, "attn_config.alibi_bias_max");
+        long B = 8;
+        if (b != NULL) {
+            double d = json_is_integer(b) ? (double)json_integer_value(b) : json_is_real(b) ? json_real_value(b) : -1;
+            if (!(d >= 1 && d <= 1024 && d == floor(d))) {
+                abl_set_error(err, errlen, "attn_config.alibi_bias_max is not a whole number from 1 to 1024");
+                return ABL_ERR_PARSE;
+            }
+            B = (long)d;
+            set_src(&s->slopes_src, ABL_ORIGIN_CONFIG, "attn_config.alibi_bias_max");
+        } else {
+            set_src(&s->slopes_src, ABL_ORIGIN_DEFAULT, "llm-foundry's alibi_bias_max = 8");
+        }
+        snprintf(s->slopes, sizeof s->slopes, "mpt:%ld", B);
+    } else {
+        snprintf(s->slopes, sizeof s->slopes, "press");
+        set_src(&s->slopes_src, ABL_ORIGIN_DEFAULT, family ? "the model code's get_slopes" : "Press et al.");
+    }
+    char field[64];
+    snprintf(field, sizeof field, "model_type %.40s", s->model_type[0] ? s->model_type : "(none)");
+    default_pipeline(s, family ? ABL_ORIGIN_CONFIG : ABL_ORIGIN_DEFAULT, family ? field : "generic ALiBi model");
+    return ABL_OK;
+}
+
+abl_status abl_model_spec_from_json(const char *text, size_t len, abl_model_spec *out, char *err, size_t errlen)
+{
+    if (text == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    json_error_t je;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (root == NULL) {
+        abl_set_error(err, errlen, "not JSON: line %d, column %d: %s", je.line, je.column, je.text);
+        return ABL_ERR_PARSE;
+    }
+    abl_status st = map_config(root, out, err, errlen);
+    json_decref(root);
+    if (st != ABL_OK)
+        memset(out, 0, sizeof *out);
+    return st;
+}
+
+abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char *err, size_t errlen)
+{
+    if (path == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        abl_set_error(err, errlen, "cannot read: %s", strerror(errno));
+        return ABL_ERR_IO;
+    }
+    size_t cap = 8192, len = 0;
+    char *buf = malloc(cap);
+    abl_status st = buf ? ABL_OK : ABL_ERR_NO_MEMORY;
+    while (st == ABL_OK) {
+        if (len == cap) {
+            if (cap >= ABL_CONFIG_MAX_BYTES) {
+                abl_set_error(err, errlen, "larger than %u bytes; not a config.json", ABL_CONFIG_MAX_BYTES);
+                st = ABL_ERR_PARSE;
+                break;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (nb == NULL) {
+                st = ABL_ERR_NO_MEMORY;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) {
+            if (ferror(f)) {
+                abl_set_error(err, errlen, "cannot read: %s", strerror(errno));
+                st = ABL_ERR_IO;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    if (st == ABL_OK)
+        st = abl_model_spec_from_json(buf, len, out, err, errlen);
+    free(buf);
+    return st;
+}

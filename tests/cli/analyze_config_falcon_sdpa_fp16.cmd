@@ -1,0 +1,11 @@
+analyze
+--config
+@DATA@/../../data/configs/falcon-rw-1b.json
+--ctx
+4096
+--pipeline
+transformers-sdpa
+--dtype
+fp16
+--format
+csv

@@ -1,0 +1,3 @@
+analyze
+--config
+@DATA@/../../data/configs/mpt-7b-instruct.json

@@ -1,0 +1,3 @@
+analyze
+--config
+@DATA@/../../data/configs/bloom-560m.json

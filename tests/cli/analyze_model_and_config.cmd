@@ -1,0 +1,5 @@
+analyze
+--model
+bloom
+--config
+@DATA@/../../data/configs/bloom-560m.json

@@ -1,0 +1,5 @@
+analyze
+--model
+bigscience/bloom-560m
+--format
+json

@@ -1,0 +1,5 @@
+analyze
+--model
+bloom
+--level
+weight

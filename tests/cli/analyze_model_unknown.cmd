@@ -1,0 +1,3 @@
+analyze
+--model
+falcon-rw-7

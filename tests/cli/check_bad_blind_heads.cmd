@@ -1,0 +1,5 @@
+check
+--model
+bloom
+--max-blind-heads
+-1

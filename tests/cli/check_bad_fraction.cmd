@@ -1,0 +1,5 @@
+check
+--model
+bloom
+--max-row-fraction
+1.5

@@ -1,0 +1,5 @@
+check
+--config
+@DATA@/../../data/configs/bad-dtype.json
+--ctx
+2048

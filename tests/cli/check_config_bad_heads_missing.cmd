@@ -1,0 +1,5 @@
+check
+--config
+@DATA@/../../data/configs/bad-heads-missing.json
+--ctx
+2048

@@ -1,0 +1,5 @@
+check
+--config
+@DATA@/../../data/configs/bad-heads-zero.json
+--ctx
+2048

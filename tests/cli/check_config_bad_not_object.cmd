@@ -1,0 +1,5 @@
+check
+--config
+@DATA@/../../data/configs/bad-not-object.json
+--ctx
+2048

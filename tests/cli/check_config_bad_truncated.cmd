@@ -1,0 +1,5 @@
+check
+--config
+@DATA@/../../data/configs/bad-truncated.json
+--ctx
+2048

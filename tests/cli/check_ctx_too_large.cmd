@@ -1,0 +1,5 @@
+check
+--model
+bloom
+--ctx
+1e9

@@ -1,0 +1,3 @@
+check
+--model
+falcon-rw-7b

@@ -1,0 +1,7 @@
+check
+--model
+falcon-rw-7b
+--max-blind-heads
+64
+--max-row-fraction
+0.05

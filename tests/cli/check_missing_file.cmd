@@ -1,0 +1,5 @@
+check
+--config
+@DATA@/../../data/configs/no-such-file.json
+--ctx
+2048

@@ -1,0 +1,5 @@
+check
+--model
+mpt-30b
+--ctx
+2048

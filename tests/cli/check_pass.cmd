@@ -1,0 +1,5 @@
+check
+--model
+mpt-7b
+--ctx
+100

@@ -1,0 +1,9 @@
+check
+--config
+@DATA@/../../data/configs/bloom-560m.json
+--ctx
+2048
+--max-blind-heads
+9
+--format
+json

@@ -1,0 +1,9 @@
+check
+--model
+falcon-rw-7b
+--max-blind-heads
+12
+--max-row-fraction
+0.07
+--format
+json

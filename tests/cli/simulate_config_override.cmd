@@ -1,0 +1,10 @@
+simulate
+--config
+@DATA@/../../data/configs/falcon-rw-7b.json
+--ctx
+256
+--heads
+8
+--compare
+--threads
+1

@@ -1,0 +1,6 @@
+simulate
+--model
+bloom-560m
+--ctx
+512
+--predict

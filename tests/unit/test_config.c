@@ -1,0 +1,227 @@
+/*
+ * Unit tests for the config.json mapper (include/abl/model/config.h) on the real configurations in
+ * tests/data/configs/ (README.md there cites each source) and on small inline documents. Expected
+ * values are the fields of those files as published (n_head 16, hidden_size 1024 -> head dim 64, ...),
+ * not outputs of the mapper.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alibi_blind.h"
+
+#ifndef ABL_SOURCE_DIR
+#define ABL_SOURCE_DIR "."
+#endif
+
+static void load(const char *name, abl_model_spec *s)
+{
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/tests/data/configs/%s", ABL_SOURCE_DIR, name);
+    if (abl_model_spec_from_file(path, s, err, sizeof err) != ABL_OK)
+        fail_msg("%s: %s", name, err);
+}
+
+static void expect_error(const char *name, const char *message)
+{
+    char path[512], err[256];
+    abl_model_spec s;
+    snprintf(path, sizeof path, "%s/tests/data/configs/%s", ABL_SOURCE_DIR, name);
+    abl_status st = abl_model_spec_from_file(path, &s, err, sizeof err);
+    if (st == ABL_OK)
+        fail_msg("%s: accepted", name);
+    assert_int_equal(st, ABL_ERR_PARSE);
+    if (strstr(err, message) == NULL)
+        fail_msg("%s: '%s' does not contain '%s'", name, err, message);
+    assert_null(strchr(err, '\n'));
+}
+
+static void expect_json_error(const char *json, const char *message)
+{
+    char err[256];
+    abl_model_spec s;
+    if (abl_model_spec_from_json(json, strlen(json), &s, err, sizeof err) == ABL_OK)
+        fail_msg("accepted: %s", json);
+    if (strstr(err, message) == NULL)
+        fail_msg("'%s' does not contain '%s'", err, message);
+}
+
+static void test_bloom(void **state)
+{
+    (void)state;
+    abl_model_spec s;
+    load("bloom-560m.json", &s);
+    assert_string_equal(s.family->name, "bloom");
+    assert_int_equal(s.heads, 16);
+    assert_string_equal(s.heads_src.field, "n_head");
+    assert_int_equal(s.heads_src.origin, ABL_ORIGIN_CONFIG);
+    assert_int_equal(s.head_dim, 64);
+    assert_int_equal(s.layers, 24);
+    assert_int_equal(s.context, 0);            /* BLOOM's config has no context field */
+    assert_string_equal(s.dtype.name, "bf16");
+    assert_int_equal(s.dtype_src.origin, ABL_ORIGIN_DEFAULT);
+    assert_string_equal(s.slopes, "press");
+    assert_string_equal(s.pipeline, "bloom-hf");
+    load("bloom-176b.json", &s);
+    assert_int_equal(s.heads, 112);
+    assert_int_equal(s.head_dim, 128);
+    assert_int_equal(s.layers, 70);
+}
+
+static void test_falcon(void **state)
+{
+    (void)state;
+    abl_model_spec s;
+    load("falcon-rw-1b.json", &s);
+    assert_string_equal(s.family->name, "falcon-rw");
+    assert_int_equal(s.heads, 32);
+    assert_string_equal(s.heads_src.field, "num_attention_heads");
+    assert_int_equal(s.head_dim, 64);
+    assert_int_equal(s.layers, 24);
+    assert_string_equal(s.pipeline, "falcon-rw-hf"); /* head dim 64: the preset's 1/8 */
+    load("falcon-rw-7b.json", &s);
+    assert_int_equal(s.heads, 64);
+    assert_string_equal(s.heads_src.field, "n_head");
+    assert_int_equal(s.head_dim, 64);
+    assert_int_equal(s.layers, 36);
+    /* head dim 128: python3 -c "print('%.17g' % (1 / math.sqrt(128)))" gives 0.088388347648318433 */
+    const char *j = "{\"model_type\": \"falcon\", \"alibi\": true, \"num_attention_heads\": 8, \"hidden_size\": 1024}";
+    char err[256];
+    assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, err, sizeof err), ABL_OK);
+    assert_int_equal(s.head_dim, 128);
+    assert_string_equal(s.pipeline, "falcon-rw-hf,bias-scale=0.088388347648318433");
+    expect_error("falcon-7b.json", "this model does not use ALiBi (rotary");
+}
+
+static void test_mpt(void **state)
+{
+    (void)state;
+    abl_model_spec s;
+    load("mpt-7b-instruct.json", &s);
+    assert_string_equal(s.family->name, "mpt");
+    assert_int_equal(s.heads, 32);
+    assert_int_equal(s.head_dim, 128);
+    assert_int_equal(s.layers, 32);
+    assert_int_equal(s.context, 2048);
+    assert_string_equal(s.context_src.field, "max_seq_len");
+    assert_string_equal(s.dtype.name, "bf16");
+    assert_string_equal(s.dtype_src.field, "torch_dtype");
+    assert_string_equal(s.slopes, "mpt:8");
+    assert_string_equal(s.slopes_src.field, "attn_config.alibi_bias_max");
+    assert_string_equal(s.pipeline, "mpt");
+    expect_json_error("{\"model_type\": \"mpt\", \"n_heads\": 32, \"attn_config\": {\"alibi\": false}}",
+                      "does not use ALiBi (learned position embeddings");
+    expect_json_error("{\"model_type\": \"mpt\", \"n_heads\": 32, \"attn_config\": {\"alibi\": true, "
+                      "\"alibi_bias_max\": 8.5}}", "alibi_bias_max is not a whole number");
+    const char *j = "{\"model_type\": \"mpt\", \"n_heads\": 12, \"attn_config\": {\"alibi\": true, \"alibi_bias_max\": 16.0}}";
+    char err[256];
+    assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, err, sizeof err), ABL_OK);
+    assert_string_equal(s.slopes, "mpt:16");
+    j = "{\"model_type\": \"mpt\", \"n_heads\": 12, \"attn_config\": {\"alibi\": true}}";
+    assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, err, sizeof err), ABL_OK);
+    assert_string_equal(s.slopes, "mpt:8"); /* llm-foundry's default alibi_bias_max */
+    assert_int_equal(s.slopes_src.origin, ABL_ORIGIN_DEFAULT);
+}
+
+static void test_others(void **state)
+{
+    (void)state;
+    abl_model_spec s;
+    load("baichuan2-13b-chat.json", &s);
+    assert_string_equal(s.family->name, "baichuan");
+    assert_int_equal(s.heads, 40);
+    assert_int_equal(s.head_dim, 128);
+    assert_int_equal(s.context, 4096);
+    assert_string_equal(s.context_src.field, "model_max_length");
+    assert_string_equal(s.dtype.name, "fp16");
+    expect_error("baichuan-7b-derivative.json", "does not use ALiBi (rotary");
+    load("mosaic-bert-base.json", &s);
+    assert_string_equal(s.family->name, "mosaic-bert");
+    assert_int_equal(s.heads, 12);
+    assert_int_equal(s.context, 512);
+    assert_string_equal(s.pipeline, "eager,bias-form=symmetric");
+    load("jina-bert-v2-qk-post-norm.json", &s);
+    assert_null(s.family); /* no model_type: a generic ALiBi model */
+    assert_int_equal(s.heads, 12);
+    assert_int_equal(s.head_dim, 64);
+    assert_string_equal(s.pipeline, "eager");
+    char err[256];
+    const char *j = "{\"model_type\": \"jais\", \"position_embedding_type\": \"alibi\", \"n_head\": 20, \"n_embd\": 2560, "
+                    "\"n_positions\": 2048, \"torch_dtype\": \"float32\"}";
+    assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, err, sizeof err), ABL_OK);
+    assert_string_equal(s.family->name, "jais");
+    assert_int_equal(s.head_dim, 128);
+    assert_int_equal(s.context, 2048);
+    assert_string_equal(s.dtype.name, "fp32");
+    expect_json_error("{\"model_type\": \"jais\", \"position_embedding_type\": \"learned\", \"n_head\": 20}",
+                      "does not use ALiBi (position_embedding_type is learned)");
+    expect_json_error("{\"model_type\": \"bert\", \"num_attention_heads\": 12}", "does not use ALiBi (absolute");
+    expect_json_error("{\"model_type\": \"llama\", \"num_attention_heads\": 32}", "does not use ALiBi (rotary)");
+    expect_json_error("{\"model_type\": \"gpt2\", \"n_head\": 12}", "learned position embeddings");
+    expect_json_error("{\"n_head\": 12}", "no model_type and no ALiBi field");
+}
+
+static void test_malformed(void **state)
+{
+    (void)state;
+    expect_error("bad-truncated.json", "not JSON: line 12, column");
+    expect_error("bad-heads-float.json", "n_head is not a positive integer");
+    expect_error("bad-heads-string.json", "n_head is not a positive integer");
+    expect_error("bad-heads-zero.json", "n_head is not a positive integer");
+    expect_error("bad-heads-missing.json", "no head count (n_head)");
+    expect_error("bad-unknown-type.json", "unknown model_type 'xyz' and no ALiBi field");
+    expect_error("bad-dtype.json", "torch_dtype is not bfloat16, float16 or float32");
+    expect_error("bad-not-object.json", "not a JSON object");
+    expect_error("bad-duplicate-key.json", "duplicate object key");
+    expect_json_error("", "not JSON: line 1");
+    expect_json_error("{\"model_type\": 7}", "model_type is not a string");
+    expect_json_error("{\"model_type\": \"bloom\", \"n_head\": 70000}", "n_head is not a positive integer in range");
+    expect_json_error("{\"model_type\": \"bloom\", \"n_head\": 16, \"hidden_size\": -5}",
+                      "hidden_size is not a positive integer");
+    /* a long model_type is named truncated, within one line */
+    char big[400];
+    snprintf(big, sizeof big, "{\"model_type\": \"%0300d\"}", 0);
+    expect_json_error(big, "unknown model_type '0000");
+    abl_model_spec s;
+    char err[256];
+    assert_int_equal(abl_model_spec_from_file("/nonexistent/config.json", &s, err, sizeof err), ABL_ERR_IO);
+    assert_non_null(strstr(err, "cannot read"));
+    /* unknown model_type with usable fields: a generic ALiBi model */
+    const char *j = "{\"model_type\": \"newthing\", \"alibi\": true, \"num_attention_heads\": 24, \"hidden_size\": 1536}";
+    assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, err, sizeof err), ABL_OK);
+    assert_null(s.family);
+    assert_int_equal(s.heads, 24);
+    assert_int_equal(s.head_dim, 64);
+    assert_string_equal(s.model_type, "newthing");
+}
+
+static void test_catalogue_spec(void **state)
+{
+    (void)state;
+    abl_model_spec s;
+    assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("falcon-rw-7b"), &s), ABL_OK);
+    assert_int_equal(s.heads, 64);
+    assert_int_equal(s.heads_src.origin, ABL_ORIGIN_CATALOGUE);
+    assert_string_equal(s.pipeline, "falcon-rw-hf");
+    assert_string_equal(s.path->name, "transformers-eager");
+    assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("mpt-30b"), &s), ABL_ERR_INVALID_ARGUMENT);
+    char t[128];
+    abl_source src = {ABL_ORIGIN_CONFIG, "n_head"};
+    abl_source_text(&src, t, sizeof t);
+    assert_string_equal(t, "config.json: n_head");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bloom),     cmocka_unit_test(test_falcon),    cmocka_unit_test(test_mpt),
+        cmocka_unit_test(test_others),    cmocka_unit_test(test_malformed), cmocka_unit_test(test_catalogue_spec),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
