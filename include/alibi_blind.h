@@ -24,7 +24,8 @@
 #include "abl/paper/published.h"
 #include "abl/paper/paper.h"
 #include "abl/paper/reproduce.h"
-/* report: one report model, rendered as text, markdown, csv, json, latex */
+/* report: one report model, rendered as text, markdown, csv, json, latex; pictures (PLplot) */
 #include "abl/report/report.h"
+#include "abl/report/plot.h"
 
 #endif
