@@ -33,16 +33,9 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s)
         return st;
     s->std = 0.0;
     if (cfg->logit_std != NULL) {
-        mpq_t q;
-        mpq_init(q);
-        st = abl_decimal_to_mpq(cfg->logit_std, q);
-        if (st == ABL_OK && (mpq_sgn(q) < 0 || mpq_cmp_ui(q, ABL_SIMULATE_MAX_LOGIT_STD, 1) > 0))
-            st = ABL_ERR_BAD_NUMBER;
-        if (st == ABL_OK)
-            s->std = mpq_get_d(q);
-        mpq_clear(q);
-        if (st != ABL_OK)
-            return st;
+        if (mpq_sgn(cfg->logit_std) < 0 || mpq_cmp_ui(cfg->logit_std, ABL_SIMULATE_MAX_LOGIT_STD, 1) > 0)
+            return ABL_ERR_BAD_NUMBER;
+        s->std = mpq_get_d(cfg->logit_std);
     }
     s->gaussian = s->std > 0.0;
     s->seed = cfg->seed;
@@ -459,8 +452,6 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
     if (st != ABL_OK)
         return st;
     out->config = *cfg;
-    snprintf(out->slopes_spec, sizeof out->slopes_spec, "%s", s.schedule.spec);
-    snprintf(out->logit_std_text, sizeof out->logit_std_text, "%s", cfg->logit_std ? cfg->logit_std : "0");
     out->logit_std = s.std;
     out->heads = s.heads;
     out->results = calloc((size_t)s.heads, sizeof *out->results);
@@ -664,9 +655,22 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
     TRY(abl_report_meta(r, "head_count", "heads", buf, buf));
     TRY(abl_report_meta(r, "slopes", "slopes", s.schedule.spec, NULL));
     if (s.gaussian) {
-        snprintf(buf, sizeof buf, "Gaussian, std %s, seed %llu", c->logit_std, (unsigned long long)c->seed);
-        TRY(abl_report_meta(r, "logits", "logits", buf, "\"gaussian\""));
-        TRY(abl_report_meta(r, "logit_std", "logit std", c->logit_std, c->logit_std));
+        /* std <= ABL_SIMULATE_MAX_LOGIT_STD: its decimal text is whole but may be long */
+        char *std = abl_decimal_string(c->logit_std);
+        char *line = std != NULL ? malloc(strlen(std) + 64) : NULL;
+        if (line == NULL) {
+            free(std);
+            abl_report_free(r);
+            abl_sim_setup_free(&s);
+            return ABL_ERR_NO_MEMORY;
+        }
+        sprintf(line, "Gaussian, std %s, seed %llu", std, (unsigned long long)c->seed);
+        st = abl_report_meta(r, "logits", "logits", line, "\"gaussian\"");
+        if (st == ABL_OK)
+            st = abl_report_meta(r, "logit_std", "logit std", std, std);
+        free(line);
+        free(std);
+        TRY(st);
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)c->seed);
         TRY(abl_report_meta(r, "seed", "seed", buf, buf));
     } else {
