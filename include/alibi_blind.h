@@ -28,7 +28,8 @@
 #include "abl/model/catalogue.h"
 #include "abl/model/config.h"
 #include "abl/model/compare.h"
-/* report: one report model, rendered as text, markdown, csv, json, latex */
+/* report: one report model, rendered as text, markdown, csv, json, latex; pictures (PLplot) */
 #include "abl/report/report.h"
+#include "abl/report/plot.h"
 
 #endif

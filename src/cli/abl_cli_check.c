@@ -35,17 +35,17 @@ static int run_check(const abl_cli_cmd *cmd, const char **v, int npos, char **po
     if ((o = abl_cli_value(cmd, v, "max-blind-heads")) && abl_cli_int("max-blind-heads", o, 0, ABL_MAX_HEADS, &k))
         return ABL_EXIT_USAGE;
     lim.max_blind_heads = (int)k;
+    mpq_t frac;
+    mpq_init(frac);
     if ((o = abl_cli_value(cmd, v, "max-row-fraction")) != NULL) {
-        if (abl_cli_decimal("max-row-fraction", o, 0))
+        int bad = abl_cli_decimal("max-row-fraction", o, 0, frac);
+        if (!bad && (mpq_sgn(frac) < 0 || mpq_cmp_ui(frac, 1, 1) > 0))
+            bad = abl_cli_usage_error("--max-row-fraction: %s is out of range (0 to 1; 0.05 = 5 %%)", o);
+        if (bad) {
+            mpq_clear(frac);
             return ABL_EXIT_USAGE;
-        mpq_t q;
-        mpq_init(q);
-        abl_decimal_to_mpq(o, q);
-        int bad = mpq_sgn(q) < 0 || mpq_cmp_ui(q, 1, 1) > 0;
-        mpq_clear(q);
-        if (bad)
-            return abl_cli_usage_error("--max-row-fraction: %s is out of range (0 to 1; 0.05 = 5 %%)", o);
-        lim.max_row_fraction = o;
+        }
+        lim.max_row_fraction = frac;
     }
     abl_cli_setup s;
     int rc = abl_cli_setup_resolve(cmd, v, ABL_SIMULATE_MAX_CONTEXT, &s);
@@ -60,6 +60,7 @@ static int run_check(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         rc = abl_cli_compare(cmd->name, &cc, &s, out, abl_cli_value(cmd, v, "output"), &lim);
     }
     abl_cli_setup_free(&s);
+    mpq_clear(frac);
     return rc;
 }
 

@@ -71,7 +71,7 @@ abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta
 /* check: the limits of a CI gate. */
 typedef struct abl_check_limits {
     int max_blind_heads;          /* heads allowed to go blind on the kernel (default 0) */
-    const char *max_row_fraction; /* exact decimal in [0,1], or NULL: no limit */
+    mpq_srcptr max_row_fraction;  /* exact, in [0,1], or NULL: no limit */
 } abl_check_limits;
 
 /* 1 when the kernel's answer is within the limits. */

@@ -354,14 +354,8 @@ int abl_check_pass(const abl_compare *c, const abl_check_limits *l)
         return 0;
     if (c->kernel_blind_heads > l->max_blind_heads)
         return 0;
-    if (l->max_row_fraction != NULL) {
-        mpq_t lim;
-        mpq_init(lim);
-        int bad = abl_decimal_to_mpq(l->max_row_fraction, lim) != ABL_OK || mpq_cmp(c->row_fraction, lim) > 0;
-        mpq_clear(lim);
-        if (bad)
-            return 0;
-    }
+    if (l->max_row_fraction != NULL && mpq_cmp(c->row_fraction, l->max_row_fraction) > 0)
+        return 0;
     return 1;
 }
 
@@ -379,12 +373,10 @@ abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, con
     if (st == ABL_OK)
         st = abl_report_meta(r, "max_blind_heads", "limit: blind heads at most", t, t);
     if (st == ABL_OK && l->max_row_fraction != NULL) {
-        mpq_t q;
-        mpq_init(q);
-        abl_decimal_to_mpq(l->max_row_fraction, q);
-        abl_fraction_decimal_text(q, 17, j, sizeof j);
-        mpq_clear(q);
-        st = abl_report_meta(r, "max_row_fraction", "limit: row fraction at most", l->max_row_fraction, j);
+        abl_fraction_decimal_text(l->max_row_fraction, 17, j, sizeof j);
+        abl_fraction_percent_text(l->max_row_fraction, 2, t, sizeof t);
+        strcat(t, " %");
+        st = abl_report_meta(r, "max_row_fraction", "limit: row fraction at most", t, j);
     }
     static const char *const keys[] = {"head", "slope_exact", "delta", "first_blind", "row_zeros", "matrix_zeros"};
     static const char *const heads[] = {"head", "slope", "δ paper", "first blind", "row zeros", "matrix zeros"};
