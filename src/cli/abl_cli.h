@@ -80,6 +80,13 @@ int abl_cli_render(const abl_report *r, abl_output fmt, char **buf, size_t *len)
 /* Render the report and write it to stdout, or to `path` through an abl_cli_outfile. */
 int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path);
 
+/* The commands, sorted by name (the parser's table; completion and the tests walk it too). */
+extern const abl_cli_cmd *const abl_cli_commands[];
+extern const size_t abl_cli_ncommands;
+
+/* alibi-blind completion bash|zsh|list (hidden): argv holds the arguments after "completion". */
+int abl_cli_completion(int argc, char **argv);
+
 /* Subcommands. */
 extern const abl_cli_cmd abl_cli_analyze_cmd;
 extern const abl_cli_cmd abl_cli_thresholds_cmd;
