@@ -27,9 +27,6 @@ abl_status abl_ziv_fixed(abl_interval_fn fn, void *ctx, int decimals, char *buf,
 /* The same with `digits` significant digits, printf %g style (exponent below 1e-4 and from 10^digits). */
 abl_status abl_ziv_general(abl_interval_fn fn, void *ctx, int digits, char *buf, size_t buflen);
 
-/* Copy `in` to `out`, writing a leading '-' as U+2212 (text and markdown cells read like the paper). */
-void abl_pretty_minus(const char *in, char *out, size_t len);
-
 /*
  * out += the blind entries of rows a..b of a causal matrix for a head blind from distance d: each row r
  * loses max(0, min(r, W) - d + 1) keys (window W; 0 = none). Closed form, no loop over rows.

@@ -348,7 +348,7 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     abl_tau_kind kind = abl_convention_tau_kind(c->convention);
 
     snprintf(t, sizeof t, "%s (p = %d, emin = %s%ld, emax = %ld)", c->format.name, c->format.precision,
-             c->format.emin < 0 ? "−" : "", c->format.emin < 0 ? -c->format.emin : c->format.emin, c->format.emax);
+             c->format.emin < 0 ? "-" : "", c->format.emin < 0 ? -c->format.emin : c->format.emin, c->format.emax);
     snprintf(j, sizeof j, "\"%s\"", c->format.name);
     abl_report_meta(r, "dtype", "dtype", t, j);
     snprintf(t, sizeof t, "%s (τ = %s kind; blind when the exponent is %s τ; δ %s)", abl_convention_name(c->convention),
@@ -358,7 +358,7 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     snprintf(j, sizeof j, "\"%s\"", abl_convention_name(c->convention));
     abl_report_meta(r, "convention", "convention", t, j);
     abl_threshold_string(&c->format, kind, 10, j, sizeof j);
-    abl_pretty_minus(j, t, sizeof t);
+    snprintf(t, sizeof t, "%s", j);
     abl_threshold_string(&c->format, kind, 17, j, sizeof j);
     abl_report_meta(r, "tau", "τ", t, j);
     u64_text(c->context, t, sizeof t);

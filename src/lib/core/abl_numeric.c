@@ -157,14 +157,6 @@ abl_status abl_ziv_general(abl_interval_fn fn, void *ctx, int digits, char *buf,
     return ziv_print(fn, ctx, "%.*Rg", digits, buf, buflen);
 }
 
-void abl_pretty_minus(const char *in, char *out, size_t len)
-{
-    if (in[0] == '-')
-        snprintf(out, len, "−%s", in + 1);
-    else
-        snprintf(out, len, "%s", in);
-}
-
 abl_mpfr_range abl_mpfr_range_widen(void)
 {
     abl_mpfr_range saved = {mpfr_get_emin(), mpfr_get_emax()};
