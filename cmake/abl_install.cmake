@@ -70,10 +70,9 @@ endif()
 set(CPACK_PACKAGE_NAME alibi-blind)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "exact ALiBi attention blindness distances in finite precision")
-set(CPACK_PACKAGE_DESCRIPTION
-    "alibi-blind computes, exactly (MPFR/GMP), the token distance at which each head of an ALiBi attention layer "
-    "goes blind in bf16, fp32, fp16 or fp8, the fraction of the attention matrix lost, and what mitigations change. "
-    "Command-line tool, C library (static and shared), headers, pkg-config and CMake package files.")
+set(CPACK_PACKAGE_DESCRIPTION "alibi-blind computes exactly (MPFR/GMP) the token distance at which each head of an \
+ALiBi attention layer goes blind in bf16, fp32, fp16 or fp8, the fraction of the attention matrix lost, and what \
+mitigations change: command-line tool, C library (static and shared), headers, pkg-config and CMake files.")
 set(CPACK_PACKAGE_CONTACT "alibi-blind maintainers <alibi-blind@localhost>")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The project's contract is docs/spec.md. Every reference to it, "spec §N" or "spec §N.M" (in roff
 # "spec \(scN"; a list "spec §3, §7" counts each), must name a section that exists there (a "## N." or
-# "### N.M" heading). Nothing may point outside the project: no "SPEC §N" (the old external
+# "### N.M" heading). Nothing may point outside the project: no "spec §N" (the old external
 # contract), no SPEC.md, no ../shared path. usage: spec_references.sh SOURCE_DIR
 set -u
 src=$1

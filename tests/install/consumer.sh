@@ -1,9 +1,10 @@
 #!/bin/sh
 # Install the build tree into a temporary prefix (cmake --install), check what is there, then configure,
 # build and run a consumer project against it through find_package(AlibiBlind) and pkg-config, and a
-# plain `cc $(pkg-config --cflags --libs alibi-blind)` build.  usage: consumer.sh BUILD_DIR SOURCE_DIR C_COMPILER
+# plain `cc $(pkg-config --cflags --libs alibi-blind)` build.
+# usage: consumer.sh BUILD_DIR SOURCE_DIR C_COMPILER [FLAGS]  (FLAGS: e.g. -fsanitize=... of a sanitized build)
 set -eu
-build=$1; src=$2; cc=$3
+build=$1; src=$2; cc=$3; flags=${4:-}
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
@@ -27,7 +28,7 @@ case "$soname" in libalibi-blind.so.[0-9]*) ;; "") ;; *) echo "SONAME $soname is
 # Every header that is installed compiles on its own (no hidden dependency on the source tree).
 for h in $(cd "$prefix/include" && find . -name '*.h' | sed 's|^\./||'); do
   printf '#include "%s"\nint abl_header_check;\n' "$h" > "$tmp/h.c"
-  "$cc" -std=c11 -Wall -Wextra -Wpedantic -Werror -c -I"$prefix/include" "$tmp/h.c" -o "$tmp/h.o" \
+  "$cc" -std=c11 -Wall -Wextra -Wpedantic -Werror $flags -c -I"$prefix/include" "$tmp/h.c" -o "$tmp/h.o" \
     || { echo "installed header does not compile alone: $h"; fail=1; }
 done
 "$prefix/bin/alibi-blind" --version >/dev/null || { echo "installed binary does not run"; fail=1; }
@@ -35,7 +36,7 @@ done
 # The consumer project: shared and static targets through find_package, and pkg-config.
 export PKG_CONFIG_PATH="$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 if ! cmake -S "$src/tests/install/consumer" -B "$tmp/consumer" -DCMAKE_C_COMPILER="$cc" \
-       -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/configure.log" 2>&1; then
+       -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_FLAGS="$flags" >"$tmp/configure.log" 2>&1; then
   cat "$tmp/configure.log"; exit 1
 fi
 cmake --build "$tmp/consumer" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
@@ -50,7 +51,7 @@ fi
 # A plain compiler line with pkg-config.
 if command -v pkg-config >/dev/null 2>&1; then
   # shellcheck disable=SC2046
-  "$cc" -std=c11 -o "$tmp/plain" "$src/tests/install/consumer/main.c" $(pkg-config --cflags --libs alibi-blind) \
+  "$cc" -std=c11 $flags -o "$tmp/plain" "$src/tests/install/consumer/main.c" $(pkg-config --cflags --libs alibi-blind) \
     && LD_LIBRARY_PATH="$libdir" "$tmp/plain" >/dev/null || { echo "pkg-config build failed"; fail=1; }
   [ "$(pkg-config --modversion alibi-blind)" = "$("$prefix/bin/alibi-blind" --version | awk '{print $2}')" ] \
     || { echo "pkg-config version differs from the binary's"; fail=1; }
