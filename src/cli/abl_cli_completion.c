@@ -34,12 +34,13 @@ static int is_file(const abl_cli_opt *o)
     return o->metavar != NULL && (strcmp(o->metavar, "FILE") == 0 || strcmp(o->metavar, "DIR") == 0);
 }
 
-/* Positional alternatives from the usage synopsis ("1|4|5|8 [options]"), or nothing. */
+/* Literal positional words from the usage synopsis: its first word when it is made of lower-case
+ * letters, digits and '|' ("1|4|5|8 [options]", "bias [options]"), else nothing ("[NAME]", "--heads"). */
 static size_t positionals(const abl_cli_cmd *cmd)
 {
     const char *u = cmd->usage;
     size_t n = strcspn(u, " ");
-    return n == 0 || u[0] == '-' || u[0] == '[' || memchr(u, '|', n) == NULL ? 0 : n;
+    return strspn(u, "abcdefghijklmnopqrstuvwxyz0123456789|") == n ? n : 0;
 }
 
 static void print_positionals(FILE *f, const abl_cli_cmd *cmd)
