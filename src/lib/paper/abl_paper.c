@@ -660,6 +660,7 @@ void abl_figure_free(abl_figure *f)
     free(f->deltas);
     free(f->slopes);
     free(f->x);
+    abl_schedule_free(&f->schedule);
     memset(f, 0, sizeof *f);
 }
 
@@ -683,7 +684,10 @@ abl_status abl_figure_run(const abl_figure_config *c, abl_figure *f)
         abl_analysis_free(&a);
         return st;
     }
-    snprintf(f->slopes_spec, sizeof f->slopes_spec, "%s", a.schedule.spec);
+    /* The figure keeps the schedule: its slopes point into it. */
+    f->schedule = a.schedule;
+    memset(&a.schedule, 0, sizeof a.schedule);
+    f->slopes_spec = f->schedule.spec;
     f->config.slopes = f->slopes_spec;
     f->heads = a.heads;
     f->slopes = calloc((size_t)a.heads, sizeof *f->slopes);
@@ -694,6 +698,7 @@ abl_status abl_figure_run(const abl_figure_config *c, abl_figure *f)
         free(f->slopes);
         free(f->deltas);
         free(f->x);
+        abl_schedule_free(&f->schedule);
         memset(f, 0, sizeof *f);
         return ABL_ERR_NO_MEMORY;
     }
