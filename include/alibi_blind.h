@@ -24,7 +24,10 @@
 #include "abl/paper/published.h"
 #include "abl/paper/paper.h"
 #include "abl/paper/reproduce.h"
-/* report: one report model, rendered as text, markdown, csv, json, latex */
+/* model: the catalogue of ALiBi models and config.json */
+#include "abl/model/catalogue.h"
+/* report: one report model, rendered as text, markdown, csv, json, latex; pictures (PLplot) */
 #include "abl/report/report.h"
+#include "abl/report/plot.h"
 
 #endif

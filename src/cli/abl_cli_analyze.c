@@ -20,10 +20,25 @@ static const abl_cli_opt analyze_opts[] = {
     {"window", "W", "hard attention window: keys farther than W are masked"},
 };
 
+typedef struct {
+    mpq_t logit, clamp, softcap;
+} analyze_numbers;
+
+static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums);
+
 static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
         return abl_cli_usage_error("analyze: unexpected argument '%s'", pos[0]);
+    analyze_numbers nums;
+    mpq_inits(nums.logit, nums.clamp, nums.softcap, (mpq_ptr)0);
+    int rc = analyze_with(cmd, v, &nums);
+    mpq_clears(nums.logit, nums.clamp, nums.softcap, (mpq_ptr)0);
+    return rc;
+}
+
+static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums)
+{
     abl_analysis_config cfg;
     memset(&cfg, 0, sizeof cfg);
     const char *s;
@@ -52,12 +67,22 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
         else
             return abl_cli_usage_error("--distance: unknown distance '%s' (known: linear, log)", s);
     }
-    if ((cfg.logit = abl_cli_value(cmd, v, "logit")) && abl_cli_decimal("logit", cfg.logit, 0))
-        return ABL_EXIT_USAGE;
-    if ((cfg.clamp = abl_cli_value(cmd, v, "clamp")) && abl_cli_decimal("clamp", cfg.clamp, 0))
-        return ABL_EXIT_USAGE;
-    if ((cfg.softcap = abl_cli_value(cmd, v, "softcap")) && abl_cli_decimal("softcap", cfg.softcap, 1))
-        return ABL_EXIT_USAGE;
+    /* The numbers are read here, once, into exact rationals the library takes as they are. */
+    if ((s = abl_cli_value(cmd, v, "logit")) != NULL) {
+        if (abl_cli_decimal("logit", s, 0, nums->logit))
+            return ABL_EXIT_USAGE;
+        cfg.logit = nums->logit;
+    }
+    if ((s = abl_cli_value(cmd, v, "clamp")) != NULL) {
+        if (abl_cli_decimal("clamp", s, 0, nums->clamp))
+            return ABL_EXIT_USAGE;
+        cfg.clamp = nums->clamp;
+    }
+    if ((s = abl_cli_value(cmd, v, "softcap")) != NULL) {
+        if (abl_cli_decimal("softcap", s, 1, nums->softcap))
+            return ABL_EXIT_USAGE;
+        cfg.softcap = nums->softcap;
+    }
     if ((s = abl_cli_value(cmd, v, "mitigate")) && abl_mitigations_parse(s, &cfg.mitigations) != ABL_OK)
         return abl_cli_usage_error("--mitigate: '%s' is not a list of C, E, L, S (e.g. C,E or none)", s);
     if ((cfg.mitigations & ABL_MITIGATE_LOG) && (s = abl_cli_value(cmd, v, "distance")) && strcmp(s, "log") != 0)

@@ -23,12 +23,11 @@ typedef int (*abl_interval_fn)(mpfr_t lo, mpfr_t hi, void *ctx);
  * after the precision cap the lower bound's text is used. "-0.000" is printed as "0.000".
  */
 abl_status abl_ziv_fixed(abl_interval_fn fn, void *ctx, int decimals, char *buf, size_t buflen);
+/* The same into a malloc'd string (*out; NULL on failure): no length limit. */
+abl_status abl_ziv_fixed_string(abl_interval_fn fn, void *ctx, int decimals, char **out);
 
 /* The same with `digits` significant digits, printf %g style (exponent below 1e-4 and from 10^digits). */
 abl_status abl_ziv_general(abl_interval_fn fn, void *ctx, int digits, char *buf, size_t buflen);
-
-/* Copy `in` to `out`, writing a leading '-' as U+2212 (text and markdown cells read like the paper). */
-void abl_pretty_minus(const char *in, char *out, size_t len);
 
 /*
  * out += the blind entries of rows a..b of a causal matrix for a head blind from distance d: each row r

@@ -93,6 +93,9 @@ void abl_analysis_free(abl_analysis *a)
         a->results = NULL;
     }
     abl_schedule_free(&a->schedule);
+    free(a->slopes_spec);
+    a->slopes_spec = NULL;
+    mpq_clears(a->logit, a->clamp, a->softcap, a->neg_softcap, (mpq_ptr)0);
     mpz_clear(a->row_attended);
     mpz_clear(a->matrix_attended);
     mpq_clear(a->row_fraction);
@@ -117,13 +120,16 @@ static abl_status weight_matrix_blind(const abl_slope *s, abl_blind_query q, uin
     abl_delta_init(&probe);
     abl_status st = ABL_OK;
     while (r < n && st == ABL_OK) {
-        q.weight_keys = r + 1;
+        /* Row r attends min(r, W) + 1 keys (keys with d > W are masked). */
+        q.weight_keys = window > 0 && r > window ? window + 1 : r + 1;
         if ((st = abl_blindness(s, &q, &d)) != ABL_OK)
             break;
         uint64_t lo = r, hi = n - 1;
+        if (window > 0 && r >= window)
+            lo = hi; /* every later row has the same W + 1 keys, the same S and the same delta */
         while (lo < hi && st == ABL_OK) {
             uint64_t mid = lo + (hi - lo + 1) / 2;
-            q.weight_keys = mid + 1;
+            q.weight_keys = window > 0 && mid > window ? window + 1 : mid + 1;
             st = abl_blindness(s, &q, &probe);
             if (mpz_cmp(probe.value, d.value) == 0)
                 lo = mid;
@@ -147,6 +153,7 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
     mpz_init(a->matrix_attended);
     mpq_init(a->row_fraction);
     mpq_init(a->matrix_fraction);
+    mpq_inits(a->logit, a->clamp, a->softcap, a->neg_softcap, (mpq_ptr)0);
     a->config = *cfg;
     abl_analysis_config *c = &a->config;
     if (c->context < 1 || c->context > ABL_MAX_CONTEXT)
@@ -154,39 +161,41 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
     if ((unsigned)c->convention >= ABL_CONV_COUNT)
         return ABL_ERR_UNKNOWN_CONVENTION;
 
-    /* Mitigations resolve into plain settings, so the rest sees one configuration. */
+    /* Mitigations resolve into plain settings, so the rest sees one configuration; the analysis keeps
+     * its own copies of the numbers. */
     if (c->mitigations & ABL_MITIGATE_LOG)
         c->distance = ABL_DISTANCE_LOG;
-    if ((c->mitigations & ABL_MITIGATE_CLAMP) && c->clamp == NULL)
-        c->clamp = ABL_PAPER_CLAMP;
-    if ((c->mitigations & ABL_MITIGATE_SOFTCAP) && c->softcap == NULL)
-        c->softcap = ABL_PAPER_SOFTCAP;
+    if (c->logit != NULL) {
+        mpq_set(a->logit, c->logit);
+        c->logit = a->logit;
+    }
+    if (c->clamp != NULL || (c->mitigations & ABL_MITIGATE_CLAMP)) {
+        if (c->clamp != NULL)
+            mpq_set(a->clamp, c->clamp);
+        else
+            mpq_set_si(a->clamp, ABL_PAPER_CLAMP, 1);
+        c->clamp = a->clamp;
+    }
+    if (c->softcap != NULL || (c->mitigations & ABL_MITIGATE_SOFTCAP)) {
+        if (c->softcap != NULL)
+            mpq_set(a->softcap, c->softcap);
+        else
+            mpq_set_si(a->softcap, ABL_PAPER_SOFTCAP, 1);
+        if (mpq_sgn(a->softcap) <= 0)
+            return ABL_ERR_BAD_NUMBER;
+        mpq_neg(a->neg_softcap, a->softcap);
+        c->softcap = a->softcap;
+    }
+    const char *spec = c->slopes ? c->slopes : "press";
     if (c->mitigations & ABL_MITIGATE_EXPLICIT) {
         if (c->slopes != NULL)
             return ABL_ERR_BAD_SLOPE_SPEC; /* E chooses the slopes itself */
-        snprintf(a->slopes_spec, sizeof a->slopes_spec, "%s:%s",
-                 c->distance == ABL_DISTANCE_LOG ? "robust-log" : "robust", ABL_PAPER_ROBUST_DELTA1);
-    } else {
-        snprintf(a->slopes_spec, sizeof a->slopes_spec, "%s", c->slopes ? c->slopes : "press");
+        spec = c->distance == ABL_DISTANCE_LOG ? "robust-log:" ABL_PAPER_ROBUST_DELTA1 : "robust:" ABL_PAPER_ROBUST_DELTA1;
     }
+    if ((a->slopes_spec = malloc(strlen(spec) + 1)) == NULL)
+        return ABL_ERR_NO_MEMORY;
+    strcpy(a->slopes_spec, spec);
     c->slopes = a->slopes_spec;
-    if (c->clamp != NULL) {
-        snprintf(a->clamp_text, sizeof a->clamp_text, "%s", c->clamp);
-        c->clamp = a->clamp_text;
-    }
-    if (c->softcap != NULL) {
-        mpq_t z;
-        mpq_init(z);
-        abl_status zs = abl_decimal_to_mpq(c->softcap, z);
-        int pos = mpq_sgn(z) > 0;
-        mpq_clear(z);
-        if (zs != ABL_OK)
-            return zs;
-        if (!pos)
-            return ABL_ERR_BAD_NUMBER;
-        snprintf(a->softcap_text, sizeof a->softcap_text, "%s", c->softcap);
-        c->softcap = a->softcap_text;
-    }
 
     long k;
     abl_status st = abl_threshold_log2_multiple(&c->format, abl_convention_tau_kind(c->convention), &k);
@@ -208,28 +217,20 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
         head_init(&a->results[i]);
 
     abl_blind_query q = {.format = c->format, .convention = c->convention, .distance = c->distance,
-                         .logit = c->logit, .clamp = c->clamp};
+                         .logit = c->logit, .clamp = c->clamp, .softcap = c->softcap};
     if (c->level == ABL_LEVEL_WEIGHT) {
-        if (c->distance != ABL_DISTANCE_LINEAR || c->clamp != NULL || c->softcap != NULL)
+        if (c->distance != ABL_DISTANCE_LINEAR || c->clamp != NULL || c->softcap != NULL ||
+            (c->logit != NULL && mpq_sgn(c->logit) != 0))
             st = ABL_ERR_UNSUPPORTED;
-        if (c->logit != NULL) {
-            mpq_t e;
-            mpq_init(e);
-            if (abl_decimal_to_mpq(c->logit, e) != ABL_OK || mpq_sgn(e) != 0)
-                st = ABL_ERR_UNSUPPORTED;
-            mpq_clear(e);
-        }
         if (st != ABL_OK) {
             free(sorted);
             return st;
         }
-        q.weight_keys = c->context; /* the last row sees all n keys */
+        /* The last row attends min(n - 1, W) + 1 keys (keys with d > W are masked). */
+        q.weight_keys = c->window > 0 && c->window < c->context - 1 ? c->window + 1 : c->context;
     }
     abl_blind_query qi = q;
     qi.convention = ABL_CONV_IEEE;
-    char neg_z[80];
-    if (c->softcap != NULL)
-        snprintf(neg_z, sizeof neg_z, "-%s", c->softcap);
     for (int i = 0; i < a->heads && st == ABL_OK; i++) {
         abl_head_result *h = &a->results[i];
         h->slope = sorted[i];
@@ -239,7 +240,8 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
             st = abl_blindness(&h->slope, &qi, &h->delta_ieee);
         if (st == ABL_OK && c->softcap != NULL) {
             abl_blind_query qs = q;
-            qs.logit = neg_z;
+            qs.softcap = NULL; /* the range's ends are the capped logits -z and +z themselves */
+            qs.logit = a->neg_softcap;
             st = abl_blindness(&h->slope, &qs, &h->delta_lo);
             qs.logit = c->softcap;
             if (st == ABL_OK)
@@ -253,7 +255,8 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
         if (st != ABL_OK)
             break;
         h->blind_in_context = abl_delta_lt_u64(&h->delta, c->context);
-        h->window_masks = c->window > 0 && !abl_delta_lt_u64(&h->delta, c->window);
+        /* Keys with d > W are masked: the window hides every blind key when W < delta. */
+        h->window_masks = c->window > 0 && !abl_delta_lt_u64(&h->delta, c->window + 1);
         a->blind_heads += h->blind_in_context;
         st = abl_fraction_head_counts(&h->delta, c->context, c->window, h->row_blind, h->matrix_blind);
         /* At weight level each row has its own S, so the matrix count walks the rows' deltas. */
@@ -306,20 +309,36 @@ static void delta_json(const abl_delta *d, char *buf, size_t len)
     snprintf(buf, len, "\"%s\"", t);
 }
 
-/* An exact decimal as a JSON number (".5" is not JSON; "0.5" is). */
-static void json_decimal(const char *text, char *buf, size_t len)
+/* An exact number as a JSON number with 17 significant digits. */
+static void json_decimal(mpq_srcptr value, char *buf, size_t len)
 {
     mpq_t q;
     mpq_init(q);
-    if (abl_decimal_to_mpq(text, q) == ABL_OK) {
-        int neg = mpq_sgn(q) < 0;
-        mpq_abs(q, q);
-        buf[0] = '-';
-        abl_fraction_decimal_text(q, 17, buf + neg, len - (size_t)neg);
-    } else {
-        snprintf(buf, len, "null");
-    }
+    mpq_abs(q, value);
+    int neg = mpq_sgn(value) < 0;
+    buf[0] = '-';
+    abl_fraction_decimal_text(q, 17, buf + neg, len - (size_t)neg);
     mpq_clear(q);
+}
+
+/* A configured number in a meta line: its exact decimal text (the whole of it). */
+static abl_status meta_number(abl_report *r, const char *key, const char *label, mpq_srcptr value,
+                              const char *suffix)
+{
+    char j[80];
+    char *text = abl_decimal_string(value);
+    char *line = text != NULL ? malloc(strlen(text) + strlen(suffix) + 1) : NULL;
+    if (line == NULL) {
+        free(text);
+        return ABL_ERR_NO_MEMORY;
+    }
+    strcpy(line, text);
+    strcat(line, suffix);
+    json_decimal(value, j, sizeof j);
+    abl_report_meta(r, key, label, line, j);
+    free(line);
+    free(text);
+    return ABL_OK;
 }
 
 static void percent_of(const mpz_t num, const mpz_t den, char *buf, size_t len, char *json, size_t jlen)
@@ -348,7 +367,7 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     abl_tau_kind kind = abl_convention_tau_kind(c->convention);
 
     snprintf(t, sizeof t, "%s (p = %d, emin = %s%ld, emax = %ld)", c->format.name, c->format.precision,
-             c->format.emin < 0 ? "−" : "", c->format.emin < 0 ? -c->format.emin : c->format.emin, c->format.emax);
+             c->format.emin < 0 ? "-" : "", c->format.emin < 0 ? -c->format.emin : c->format.emin, c->format.emax);
     snprintf(j, sizeof j, "\"%s\"", c->format.name);
     abl_report_meta(r, "dtype", "dtype", t, j);
     snprintf(t, sizeof t, "%s (τ = %s kind; blind when the exponent is %s τ; δ %s)", abl_convention_name(c->convention),
@@ -358,7 +377,7 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     snprintf(j, sizeof j, "\"%s\"", abl_convention_name(c->convention));
     abl_report_meta(r, "convention", "convention", t, j);
     abl_threshold_string(&c->format, kind, 10, j, sizeof j);
-    abl_pretty_minus(j, t, sizeof t);
+    snprintf(t, sizeof t, "%s", j);
     abl_threshold_string(&c->format, kind, 17, j, sizeof j);
     abl_report_meta(r, "tau", "τ", t, j);
     u64_text(c->context, t, sizeof t);
@@ -367,13 +386,42 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
         u64_text(c->window, t, sizeof t);
         abl_report_meta(r, "window", "window", t, t);
     }
-    snprintf(t, sizeof t, "%s (%d heads)", a->schedule.spec, a->heads);
-    snprintf(j, sizeof j, "\"%s\"", a->schedule.spec);
-    abl_report_meta(r, "slopes", "slopes", t, j);
+    {
+        /* The schedule as given, whole (a long list stays long). */
+        size_t sl = strlen(a->schedule.spec);
+        char *st_ = malloc(sl + 32), *sj = malloc(2 * sl + 3);
+        if (st_ == NULL || sj == NULL) {
+            free(st_);
+            free(sj);
+            abl_report_free(r);
+            return ABL_ERR_NO_MEMORY;
+        }
+        sprintf(st_, "%s (%d heads)", a->schedule.spec, a->heads);
+        char *w = sj;
+        *w++ = '"';
+        for (const char *p = a->schedule.spec; *p != '\0'; p++) {
+            if (*p == '"' || *p == '\\')
+                *w++ = '\\';
+            *w++ = *p;
+        }
+        *w++ = '"';
+        *w = '\0';
+        abl_report_meta(r, "slopes", "slopes", st_, sj);
+        free(st_);
+        free(sj);
+    }
     abl_report_meta(r, "distance", "distance", c->distance == ABL_DISTANCE_LOG ? "log: g(d) = ln(d + 1)" : "linear: g(d) = d",
                     c->distance == ABL_DISTANCE_LOG ? "\"log\"" : "\"linear\"");
-    json_decimal(c->logit ? c->logit : "0", j, sizeof j);
-    abl_report_meta(r, "logit", "logit ε", c->logit ? c->logit : "0", j);
+    {
+        mpq_t zero;
+        mpq_init(zero);
+        abl_status ms = meta_number(r, "logit", "logit ε", c->logit ? c->logit : zero, "");
+        mpq_clear(zero);
+        if (ms != ABL_OK) {
+            abl_report_free(r);
+            return ms;
+        }
+    }
     abl_mitigations_name(c->mitigations, t, sizeof t);
     abl_report_meta(r, "mitigations", "mitigations", t, NULL);
     abl_report_meta(r, "level", "level",
@@ -383,15 +431,27 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     if (c->clamp != NULL) {
         abl_blind_query q = {.format = c->format, .convention = c->convention, .distance = c->distance,
                              .logit = c->logit, .clamp = c->clamp};
-        char margin[64];
-        abl_clamp_margin_text(&q, 4, margin, sizeof margin);
-        snprintf(t, sizeof t, "%s (margin c − τ = %s nats)", c->clamp, margin);
-        json_decimal(c->clamp, j, sizeof j);
-        abl_report_meta(r, "clamp", "clamp c", t, j);
+        char *margin = NULL, *suffix = NULL;
+        abl_status ms = abl_clamp_margin_string(&q, 4, &margin);
+        if (ms == ABL_OK && (suffix = malloc(strlen(margin) + 40)) == NULL)
+            ms = ABL_ERR_NO_MEMORY;
+        if (ms == ABL_OK) {
+            sprintf(suffix, " (margin c − τ = %s nats)", margin);
+            ms = meta_number(r, "clamp", "clamp c", c->clamp, suffix);
+        }
+        free(margin);
+        free(suffix);
+        if (ms != ABL_OK) {
+            abl_report_free(r);
+            return ms;
+        }
     }
     if (c->softcap != NULL) {
-        json_decimal(c->softcap, j, sizeof j);
-        abl_report_meta(r, "softcap", "soft cap z", c->softcap, j);
+        abl_status ms = meta_number(r, "softcap", "soft cap z", c->softcap, "");
+        if (ms != ABL_OK) {
+            abl_report_free(r);
+            return ms;
+        }
     }
 
     abl_report_column(r, "rank", "rank", ABL_ALIGN_RIGHT);
@@ -410,7 +470,7 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     }
     abl_report_column(r, "blind_in_context", "blind", ABL_ALIGN_LEFT);
     if (c->window > 0)
-        abl_report_column(r, "window_masks", "W ≤ δ", ABL_ALIGN_LEFT);
+        abl_report_column(r, "window_masks", "W < δ", ABL_ALIGN_LEFT);
     abl_report_column(r, "row_blind", "row zeros", ABL_ALIGN_RIGHT);
     abl_report_column(r, "row_fraction", "row %", ABL_ALIGN_RIGHT);
     abl_report_column(r, "matrix_fraction", "matrix %", ABL_ALIGN_RIGHT);
@@ -422,14 +482,21 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
         abl_report_cell(r, t, t, NULL);
         snprintf(t, sizeof t, "%d", h->slope.index);
         abl_report_cell(r, t, t, NULL);
-        abl_slope_exact_text(&h->slope, t, sizeof t);
-        if (strncmp(t, "2^", 2) == 0) {
-            char tex[sizeof t + 8];
-            snprintf(tex, sizeof tex, "$2^{%s}$", t + 2); /* 2^-0.5 would typeset as 2 with a caret */
-            abl_report_cell(r, t, NULL, tex);
-        } else {
-            abl_report_cell(r, t, NULL, NULL);
+        char *exact = abl_slope_exact_string(&h->slope);
+        char *tex = exact != NULL ? malloc(strlen(exact) + 8) : NULL;
+        if (tex == NULL) {
+            free(exact);
+            abl_report_free(r);
+            return ABL_ERR_NO_MEMORY;
         }
+        if (strncmp(exact, "2^", 2) == 0) {
+            sprintf(tex, "$2^{%s}$", exact + 2); /* 2^-0.5 would typeset as 2 with a caret */
+            abl_report_cell(r, exact, NULL, tex);
+        } else {
+            abl_report_cell(r, exact, NULL, NULL);
+        }
+        free(tex);
+        free(exact);
         abl_slope_decimal_text(&h->slope, 5, t, sizeof t);
         abl_slope_decimal_text(&h->slope, 17, j, sizeof j);
         abl_report_cell(r, t, j, NULL);
@@ -491,12 +558,14 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
         abl_report_note(r, "clamp: 'never' when ε + c stays above τ; otherwise the head goes blind at the "
                            "unclamped δ, before the clamp engages.");
     if (c->softcap != NULL)
-        abl_report_note(r, "soft cap: logits lie in (−z, z), so the real δ lies between δ(−z) and δ(+z).");
+        abl_report_note(r, "soft cap: logits lie in (−z, z), so the real δ lies between δ(−z) and δ(+z); δ uses "
+                           "the capped logit z·tanh(ε/z).");
     if (c->level == ABL_LEVEL_WEIGHT)
-        abl_report_note(r, "weight level: the last row's S over all n keys gives δ; every row r uses its own "
-                           "S_(r+1) for the matrix fraction; shift = δ exponent − δ.");
+        abl_report_note(r, "weight level: the last row's S over its attended keys (all n, or W + 1 with a window) "
+                           "gives δ; every row uses its own S for the matrix fraction; shift = δ exponent − δ.");
     if (c->window > 0)
-        abl_report_note(r, "window: keys beyond W are masked; fractions count blind keys among the attended ones.");
+        abl_report_note(r, "window: keys at distance d > W are masked (d ≤ W attended), so W < δ hides every blind "
+                           "key; fractions count blind keys among the attended ones.");
     *out = r;
     return ABL_OK;
 }
