@@ -31,6 +31,12 @@ typedef struct abl_cli_cmd {
     int (*run)(const struct abl_cli_cmd *cmd, const char **values, int npos, char **pos);
 } abl_cli_cmd;
 
+/*
+ * --wide (accepted by every command, like --help): text output keeps one line per table row, meta
+ * line and note instead of fitting 80 columns.
+ */
+extern int abl_cli_wide;
+
 /* Print "alibi-blind: <message>" as one line on stderr; returns ABL_EXIT_USAGE. */
 int abl_cli_usage_error(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -90,6 +96,13 @@ int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path);
 int abl_cli_plot_target(const char *device, const char *path, const char *width, const char *height,
                         abl_plot_render_options *ro);
 int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, const char *opt, const char *path);
+
+/* The commands, sorted by name (the parser's table; completion and the tests walk it too). */
+extern const abl_cli_cmd *const abl_cli_commands[];
+extern const size_t abl_cli_ncommands;
+
+/* alibi-blind completion bash|zsh|list (hidden): argv holds the arguments after "completion". */
+int abl_cli_completion(int argc, char **argv);
 
 /* Subcommands. */
 extern const abl_cli_cmd abl_cli_analyze_cmd;
