@@ -1,6 +1,6 @@
 /* kernels.calibration: every case of the NVIDIA H200 measurements (tests/data/gpu_h200_real_kernels.json,
- * a copy of ../shared/measurements/gpu-h200/gpu_real_kernels.json, measured by measure_real_kernels.py
- * there) must come out exactly -- every head's first blind distance, row zeros and matrix zeros --
+ * measured by tests/data/gpu_h200_measure_real_kernels.py, described in tests/data/gpu_h200_README.md)
+ * must come out exactly -- every head's first blind distance, row zeros and matrix zeros --
  * from simulate (the full emulation) and from the zero-logit predictor, through the preset that
  * models the kernel. The measurements are independent of this code: they are counts of exact zeros
  * read back from the GPU.
