@@ -1,5 +1,6 @@
 /* alibi-blind analyze: per-head blindness distances and underflow fractions of one layer. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "abl_cli.h"
 
@@ -11,14 +12,17 @@ static const abl_cli_opt analyze_opts[] = {
     {"dtype", "TYPE", "floating-point format of the exponential (default bf16; eXmY for custom)"},
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
-    {"level", "LEVEL", "exponent (default: exp(x) underflows, the paper) or weight (exp(x)/S underflows, SPEC §4)"},
+    {"level", "LEVEL", "exponent (default: exp(x) underflows, the paper) or weight (exp(x)/S underflows, spec §4)"},
     {"logit", "EPS", "attention logit epsilon added to the bias (default 0)"},
+    {"logit-range", "LO:HI", "logits between LO and HI: report delta(LO) and delta(HI) per head"},
     {"mitigate", "LIST", "paper mitigations, e.g. C,E,L,S: clamp -87, robust slopes 32*2^(h-1), log distance, soft cap 50"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output"},
     {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:d1,..., slopes:m1,..."},
     {"softcap", "Z", "soft-cap logits to (-Z, Z) and report the range of delta (mitigation S; paper: 50)"},
     {"window", "W", "hard attention window: keys farther than W are masked"},
 };
+
+static int run_analysis(const abl_cli_cmd *cmd, const char **v, abl_analysis_config *cfgp);
 
 static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
@@ -54,6 +58,44 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
     }
     if ((cfg.logit = abl_cli_value(cmd, v, "logit")) && abl_cli_decimal("logit", cfg.logit, 0))
         return ABL_EXIT_USAGE;
+    char *range = NULL;
+    if ((s = abl_cli_value(cmd, v, "logit-range")) != NULL) {
+        const char *colon = strchr(s, ':');
+        if (colon == NULL || strchr(colon + 1, ':') != NULL)
+            return abl_cli_usage_error("--logit-range: '%s' is not LO:HI (e.g. -10:5)", s);
+        if ((range = strdup(s)) == NULL)
+            return abl_cli_internal_error("out of memory");
+        range[colon - s] = '\0';
+        cfg.logit_lo = range;
+        cfg.logit_hi = range + (colon - s) + 1;
+        if (abl_cli_decimal("logit-range", cfg.logit_lo, 0) || abl_cli_decimal("logit-range", cfg.logit_hi, 0)) {
+            free(range);
+            return ABL_EXIT_USAGE;
+        }
+        mpq_t l, h;
+        mpq_inits(l, h, (mpq_ptr)0);
+        abl_decimal_to_mpq(cfg.logit_lo, l);
+        abl_decimal_to_mpq(cfg.logit_hi, h);
+        int bad = mpq_cmp(l, h) > 0;
+        mpq_clears(l, h, (mpq_ptr)0);
+        if (bad) {
+            int rc = abl_cli_usage_error("--logit-range: LO %s is above HI %s", cfg.logit_lo, cfg.logit_hi);
+            free(range);
+            return rc;
+        }
+    }
+    int rc = run_analysis(cmd, v, &cfg);
+    free(range);
+    return rc;
+}
+
+static int run_analysis(const abl_cli_cmd *cmd, const char **v, abl_analysis_config *cfgp)
+{
+    abl_analysis_config cfg = *cfgp;
+    const char *s;
+    abl_output out = ABL_OUT_TEXT;
+    if ((s = abl_cli_value(cmd, v, "format")))
+        abl_cli_output(s, &out); /* checked before */
     if ((cfg.clamp = abl_cli_value(cmd, v, "clamp")) && abl_cli_decimal("clamp", cfg.clamp, 0))
         return ABL_EXIT_USAGE;
     if ((cfg.softcap = abl_cli_value(cmd, v, "softcap")) && abl_cli_decimal("softcap", cfg.softcap, 1))
@@ -85,9 +127,6 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
     } else if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
                st == ABL_ERR_DEGENERATE) {
         rc = abl_cli_usage_error("--slopes: '%s': %s", cfg.slopes ? cfg.slopes : "press", abl_status_message(st));
-    } else if (st == ABL_ERR_UNSUPPORTED && cfg.level == ABL_LEVEL_WEIGHT) {
-        rc = abl_cli_usage_error("--level weight: models zero logits with linear, unclamped distances only "
-                                 "(drop --logit/--distance log/--clamp/--softcap/--mitigate C,L,S)");
     } else if (st == ABL_ERR_UNSUPPORTED) {
         rc = abl_cli_usage_error("analyze: a blindness distance is beyond MPFR's exponent range "
                                  "(log distance with (eps - tau)/m above about 3e18 nats)");

@@ -67,6 +67,8 @@ static void head_init(abl_head_result *h)
     abl_delta_init(&h->delta_lo);
     abl_delta_init(&h->delta_hi);
     abl_delta_init(&h->delta_exponent);
+    abl_delta_init(&h->delta_range_lo);
+    abl_delta_init(&h->delta_range_hi);
     mpz_init(h->row_blind);
     mpz_init(h->matrix_blind);
 }
@@ -78,6 +80,8 @@ static void head_clear(abl_head_result *h)
     abl_delta_clear(&h->delta_lo);
     abl_delta_clear(&h->delta_hi);
     abl_delta_clear(&h->delta_exponent);
+    abl_delta_clear(&h->delta_range_lo);
+    abl_delta_clear(&h->delta_range_hi);
     mpz_clear(h->row_blind);
     mpz_clear(h->matrix_blind);
 }
@@ -99,6 +103,20 @@ void abl_analysis_free(abl_analysis *a)
     mpq_clear(a->matrix_fraction);
 }
 
+/* Keys attended by row r (0-based): r + 1, or W + 1 under a window W. */
+static uint64_t attended_keys(uint64_t r, uint64_t window)
+{
+    return window > 0 && r > window ? window + 1 : r + 1;
+}
+
+/* Order of two deltas as blindness distances (never is the largest). */
+static int delta_cmp(const abl_delta *a, const abl_delta *b)
+{
+    if (a->never || b->never)
+        return a->never - b->never;
+    return mpz_cmp(a->value, b->value);
+}
+
 /*
  * Blind entries of the whole matrix at weight level. Row r has r + 1 keys and its own S_{r+1}, so its
  * delta_r is non-increasing in r; walk the runs of equal delta_r with a binary search (S saturates long
@@ -112,29 +130,63 @@ static abl_status weight_matrix_blind(const abl_slope *s, abl_blind_query q, uin
         return ABL_OK;
     uint64_t r = 0;
     mpz_export(&r, NULL, 1, sizeof r, 0, 0, last->value); /* rows below min delta cannot be blind */
+    if (mpz_sgn(last->value) == 0)
+        r = 0;
     abl_delta d, probe;
     abl_delta_init(&d);
     abl_delta_init(&probe);
     abl_status st = ABL_OK;
     while (r < n && st == ABL_OK) {
-        q.weight_keys = r + 1;
+        q.weight_keys = attended_keys(r, window);
         if ((st = abl_blindness(s, &q, &d)) != ABL_OK)
             break;
         uint64_t lo = r, hi = n - 1;
         while (lo < hi && st == ABL_OK) {
             uint64_t mid = lo + (hi - lo + 1) / 2;
-            q.weight_keys = mid + 1;
+            q.weight_keys = attended_keys(mid, window);
             st = abl_blindness(s, &q, &probe);
-            if (mpz_cmp(probe.value, d.value) == 0)
+            if (st == ABL_OK && delta_cmp(&probe, &d) == 0)
                 lo = mid;
             else
                 hi = mid - 1;
         }
-        abl_blind_rows_add(out, r, lo, d.value, window);
+        if (!d.never && d.exact)
+            abl_blind_rows_add(out, r, lo, d.value, window);
         r = lo + 1;
     }
     abl_delta_clear(&d);
     abl_delta_clear(&probe);
+    return st;
+}
+
+/*
+ * The logits the softmax sees for --logit-range LO:HI: [LO, HI], intersected with the soft cap's (-z, z)
+ * when one is set (the capped logits never leave it). ABL_ERR_BAD_NUMBER for a malformed bound,
+ * ABL_ERR_INVALID_ARGUMENT for LO > HI.
+ */
+static abl_status logit_range(const abl_analysis_config *c, const char *neg_z, const char **lo, const char **hi)
+{
+    mpq_t l, h, z;
+    mpq_inits(l, h, z, (mpq_ptr)0);
+    abl_status st = abl_decimal_to_mpq(c->logit_lo, l);
+    if (st == ABL_OK)
+        st = abl_decimal_to_mpq(c->logit_hi, h);
+    *lo = c->logit_lo;
+    *hi = c->logit_hi;
+    if (st == ABL_OK && mpq_cmp(l, h) > 0)
+        st = ABL_ERR_INVALID_ARGUMENT;
+    if (st == ABL_OK && c->softcap != NULL && abl_decimal_to_mpq(c->softcap, z) == ABL_OK) {
+        if (mpq_cmp(h, z) > 0)
+            *hi = c->softcap;
+        if (mpq_cmp(l, z) > 0)
+            *lo = c->softcap;
+        mpq_neg(z, z);
+        if (mpq_cmp(l, z) < 0)
+            *lo = neg_z;
+        if (mpq_cmp(h, z) < 0)
+            *hi = neg_z;
+    }
+    mpq_clears(l, h, z, (mpq_ptr)0);
     return st;
 }
 
@@ -209,27 +261,22 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
 
     abl_blind_query q = {.format = c->format, .convention = c->convention, .distance = c->distance,
                          .logit = c->logit, .clamp = c->clamp};
-    if (c->level == ABL_LEVEL_WEIGHT) {
-        if (c->distance != ABL_DISTANCE_LINEAR || c->clamp != NULL || c->softcap != NULL)
-            st = ABL_ERR_UNSUPPORTED;
-        if (c->logit != NULL) {
-            mpq_t e;
-            mpq_init(e);
-            if (abl_decimal_to_mpq(c->logit, e) != ABL_OK || mpq_sgn(e) != 0)
-                st = ABL_ERR_UNSUPPORTED;
-            mpq_clear(e);
-        }
-        if (st != ABL_OK) {
-            free(sorted);
-            return st;
-        }
-        q.weight_keys = c->context; /* the last row sees all n keys */
-    }
+    if (c->level == ABL_LEVEL_WEIGHT)
+        q.weight_keys = attended_keys(c->context - 1, c->window); /* the last row */
     abl_blind_query qi = q;
     qi.convention = ABL_CONV_IEEE;
     char neg_z[80];
     if (c->softcap != NULL)
         snprintf(neg_z, sizeof neg_z, "-%s", c->softcap);
+    const char *range_lo = NULL, *range_hi = NULL;
+    if ((c->logit_lo == NULL) != (c->logit_hi == NULL))
+        st = ABL_ERR_INVALID_ARGUMENT;
+    else if (c->logit_lo != NULL)
+        st = logit_range(c, neg_z, &range_lo, &range_hi);
+    if (st != ABL_OK) {
+        free(sorted);
+        return st;
+    }
     for (int i = 0; i < a->heads && st == ABL_OK; i++) {
         abl_head_result *h = &a->results[i];
         h->slope = sorted[i];
@@ -244,6 +291,14 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
             qs.logit = c->softcap;
             if (st == ABL_OK)
                 st = abl_blindness(&h->slope, &qs, &h->delta_hi);
+        }
+        if (st == ABL_OK && range_lo != NULL) {
+            abl_blind_query qr = q;
+            qr.logit = range_lo;
+            st = abl_blindness(&h->slope, &qr, &h->delta_range_lo);
+            qr.logit = range_hi;
+            if (st == ABL_OK)
+                st = abl_blindness(&h->slope, &qr, &h->delta_range_hi);
         }
         if (st == ABL_OK && c->level == ABL_LEVEL_WEIGHT) {
             abl_blind_query qe = q;
@@ -286,6 +341,87 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
     return st;
 }
 
+/* --- attention mass lost ------------------------------------------------------------------- */
+
+typedef struct mass_ctx {
+    const abl_analysis *a;
+    int head;   /* -1: the layer's mean */
+} mass_ctx;
+
+/* Enclose one head's lost mass sum_{d=delta}^{k-1} e^(b(d)) / S_k at lo's precision (0 when no key is blind). */
+static int head_mass(const abl_analysis *a, const abl_head_result *h, mpfr_t lo, mpfr_t hi)
+{
+    const abl_analysis_config *c = &a->config;
+    uint64_t k = c->window > 0 && c->context - 1 > c->window ? c->window + 1 : c->context;
+    mpfr_set_zero(lo, 1);
+    mpfr_set_zero(hi, 1);
+    int64_t d;
+    if (!abl_delta_get_i64(&h->delta, &d) || (uint64_t)d >= k)
+        return 0;
+    mpfr_prec_t prec = mpfr_get_prec(lo) + 32;
+    mpfr_t m_lo, m_hi, tl, th, sl, sh;
+    mpfr_inits2(prec, m_lo, m_hi, tl, th, sl, sh, (mpfr_ptr)0);
+    mpq_t clamp;
+    mpq_init(clamp);
+    int have_clamp = c->clamp != NULL && abl_decimal_to_mpq(c->clamp, clamp) == ABL_OK;
+    int bad = abl_slope_mpfr(m_lo, &h->slope, MPFR_RNDD) != ABL_OK || abl_slope_mpfr(m_hi, &h->slope, MPFR_RNDU) != ABL_OK;
+    if (!bad) {
+        const mpq_t *cp = have_clamp ? (const mpq_t *)&clamp : NULL;
+        abl_weight_row_sum(tl, th, m_lo, m_hi, cp, c->distance, (uint64_t)d, k, k);
+        abl_weight_row_sum(sl, sh, m_lo, m_hi, cp, c->distance, 0, k, k);
+        mpfr_div(lo, tl, sh, MPFR_RNDD);
+        mpfr_div(hi, th, sl, MPFR_RNDU);
+    }
+    mpq_clear(clamp);
+    mpfr_clears(m_lo, m_hi, tl, th, sl, sh, (mpfr_ptr)0);
+    return bad;
+}
+
+static int mass_interval(mpfr_t lo, mpfr_t hi, void *vctx)
+{
+    const mass_ctx *m = vctx;
+    if (m->head >= 0)
+        return head_mass(m->a, &m->a->results[m->head], lo, hi);
+    mpfr_t l, h;
+    mpfr_inits2(mpfr_get_prec(lo), l, h, (mpfr_ptr)0);
+    mpfr_set_zero(lo, 1);
+    mpfr_set_zero(hi, 1);
+    int bad = 0;
+    for (int i = 0; i < m->a->heads && !bad; i++) {
+        bad = head_mass(m->a, &m->a->results[i], l, h);
+        mpfr_add(lo, lo, l, MPFR_RNDD);
+        mpfr_add(hi, hi, h, MPFR_RNDU);
+    }
+    mpfr_div_ui(lo, lo, (unsigned long)m->a->heads, MPFR_RNDD);
+    mpfr_div_ui(hi, hi, (unsigned long)m->a->heads, MPFR_RNDU);
+    mpfr_clears(l, h, (mpfr_ptr)0);
+    return bad;
+}
+
+static int logit_is_zero(const abl_analysis_config *c)
+{
+    if (c->logit == NULL)
+        return 1;
+    mpq_t e;
+    mpq_init(e);
+    int zero = abl_decimal_to_mpq(c->logit, e) == ABL_OK && mpq_sgn(e) == 0;
+    mpq_clear(e);
+    return zero;
+}
+
+abl_status abl_analysis_mass_lost_text(const abl_analysis *a, int i, int digits, char *buf, size_t buflen)
+{
+    if (a == NULL || buf == NULL || i < -1 || i >= a->heads)
+        return ABL_ERR_INVALID_ARGUMENT;
+    if (!logit_is_zero(&a->config))
+        return ABL_ERR_UNSUPPORTED;
+    mass_ctx m = {a, i};
+    abl_mpfr_range saved = abl_mpfr_range_widen();
+    abl_status st = abl_ziv_general(mass_interval, &m, digits, buf, buflen);
+    abl_mpfr_range_restore(saved);
+    return st;
+}
+
 /* --- report ------------------------------------------------------------------------------ */
 
 static void u64_text(uint64_t v, char *buf, size_t len)
@@ -304,6 +440,14 @@ static void delta_json(const abl_delta *d, char *buf, size_t len)
     }
     abl_delta_text(d, 0, t, sizeof t);
     snprintf(buf, len, "\"%s\"", t);
+}
+
+static void delta_cell(abl_report *r, const abl_delta *d)
+{
+    char t[64], j[80];
+    abl_delta_text(d, 12, t, sizeof t);
+    delta_json(d, j, sizeof j);
+    abl_report_cell(r, t, j, NULL);
 }
 
 /* An exact decimal as a JSON number (".5" is not JSON; "0.5" is). */
@@ -336,17 +480,12 @@ static void percent_of(const mpz_t num, const mpz_t den, char *buf, size_t len, 
     mpq_clear(q);
 }
 
-abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
+/* dtype, convention, tau, context, window. */
+static void report_meta_format(const abl_analysis *a, abl_report *r)
 {
-    if (a == NULL || out == NULL)
-        return ABL_ERR_INVALID_ARGUMENT;
     const abl_analysis_config *c = &a->config;
-    abl_report *r = abl_report_new("ALiBi blindness analysis", "heads");
-    if (r == NULL)
-        return ABL_ERR_NO_MEMORY;
     char t[256], j[256];
     abl_tau_kind kind = abl_convention_tau_kind(c->convention);
-
     snprintf(t, sizeof t, "%s (p = %d, emin = %s%ld, emax = %ld)", c->format.name, c->format.precision,
              c->format.emin < 0 ? "−" : "", c->format.emin < 0 ? -c->format.emin : c->format.emin, c->format.emax);
     snprintf(j, sizeof j, "\"%s\"", c->format.name);
@@ -367,6 +506,13 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
         u64_text(c->window, t, sizeof t);
         abl_report_meta(r, "window", "window", t, t);
     }
+}
+
+/* slopes, distance, logits, mitigations, level, clamp, soft cap. */
+static void report_meta_model(const abl_analysis *a, abl_report *r)
+{
+    const abl_analysis_config *c = &a->config;
+    char t[256], j[256];
     snprintf(t, sizeof t, "%s (%d heads)", a->schedule.spec, a->heads);
     snprintf(j, sizeof j, "\"%s\"", a->schedule.spec);
     abl_report_meta(r, "slopes", "slopes", t, j);
@@ -374,10 +520,18 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
                     c->distance == ABL_DISTANCE_LOG ? "\"log\"" : "\"linear\"");
     json_decimal(c->logit ? c->logit : "0", j, sizeof j);
     abl_report_meta(r, "logit", "logit ε", c->logit ? c->logit : "0", j);
+    if (c->logit_lo != NULL) {
+        char jl[64], jh[64];
+        json_decimal(c->logit_lo, jl, sizeof jl);
+        json_decimal(c->logit_hi, jh, sizeof jh);
+        snprintf(t, sizeof t, "%s to %s", c->logit_lo, c->logit_hi);
+        snprintf(j, sizeof j, "[%s, %s]", jl, jh);
+        abl_report_meta(r, "logit_range", "logit range", t, j);
+    }
     abl_mitigations_name(c->mitigations, t, sizeof t);
     abl_report_meta(r, "mitigations", "mitigations", t, NULL);
     abl_report_meta(r, "level", "level",
-                    c->level == ABL_LEVEL_WEIGHT ? "weight: exp(x)/S underflows, threshold τ + ln S (zero logits)"
+                    c->level == ABL_LEVEL_WEIGHT ? "weight: exp(x)/S underflows, threshold τ + ln S (spec §4)"
                                                  : "exponent: exp(x) underflows, threshold τ (the paper)",
                     c->level == ABL_LEVEL_WEIGHT ? "\"weight\"" : "\"exponent\"");
     if (c->clamp != NULL) {
@@ -393,7 +547,11 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
         json_decimal(c->softcap, j, sizeof j);
         abl_report_meta(r, "softcap", "soft cap z", c->softcap, j);
     }
+}
 
+static void report_columns(const abl_analysis *a, abl_report *r, int mass)
+{
+    const abl_analysis_config *c = &a->config;
     abl_report_column(r, "rank", "rank", ABL_ALIGN_RIGHT);
     abl_report_column(r, "index", "head", ABL_ALIGN_RIGHT);
     abl_report_column(r, "slope_exact", "slope", ABL_ALIGN_LEFT);
@@ -408,69 +566,93 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
         abl_report_column(r, "delta_softcap_min", "δ(−z)", ABL_ALIGN_RIGHT);
         abl_report_column(r, "delta_softcap_max", "δ(+z)", ABL_ALIGN_RIGHT);
     }
+    if (c->logit_lo != NULL) {
+        abl_report_column(r, "delta_logit_lo", "δ(LO)", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "delta_logit_hi", "δ(HI)", ABL_ALIGN_RIGHT);
+    }
     abl_report_column(r, "blind_in_context", "blind", ABL_ALIGN_LEFT);
     if (c->window > 0)
         abl_report_column(r, "window_masks", "W ≤ δ", ABL_ALIGN_LEFT);
     abl_report_column(r, "row_blind", "row zeros", ABL_ALIGN_RIGHT);
     abl_report_column(r, "row_fraction", "row %", ABL_ALIGN_RIGHT);
     abl_report_column(r, "matrix_fraction", "matrix %", ABL_ALIGN_RIGHT);
+    if (mass)
+        abl_report_column(r, "mass_lost", "mass lost", ABL_ALIGN_RIGHT);
+}
 
-    for (int i = 0; i < a->heads; i++) {
-        const abl_head_result *h = &a->results[i];
-        abl_report_row(r);
-        snprintf(t, sizeof t, "%d", h->rank);
-        abl_report_cell(r, t, t, NULL);
-        snprintf(t, sizeof t, "%d", h->slope.index);
-        abl_report_cell(r, t, t, NULL);
-        abl_slope_exact_text(&h->slope, t, sizeof t);
-        if (strncmp(t, "2^", 2) == 0) {
-            char tex[sizeof t + 8];
-            snprintf(tex, sizeof tex, "$2^{%s}$", t + 2); /* 2^-0.5 would typeset as 2 with a caret */
-            abl_report_cell(r, t, NULL, tex);
+static void report_slope_cells(abl_report *r, const abl_slope *s)
+{
+    char t[256], j[256];
+    abl_slope_exact_text(s, t, sizeof t);
+    if (strncmp(t, "2^", 2) == 0) {
+        char tex[sizeof t + 8];
+        snprintf(tex, sizeof tex, "$2^{%s}$", t + 2); /* 2^-0.5 would typeset as 2 with a caret */
+        abl_report_cell(r, t, NULL, tex);
+    } else {
+        abl_report_cell(r, t, NULL, NULL);
+    }
+    abl_slope_decimal_text(s, 5, t, sizeof t);
+    abl_slope_decimal_text(s, 17, j, sizeof j);
+    abl_report_cell(r, t, j, NULL);
+}
+
+static void report_head_row(const abl_analysis *a, abl_report *r, int i, int mass)
+{
+    const abl_analysis_config *c = &a->config;
+    const abl_head_result *h = &a->results[i];
+    char t[256], j[256];
+    abl_report_row(r);
+    snprintf(t, sizeof t, "%d", h->rank);
+    abl_report_cell(r, t, t, NULL);
+    snprintf(t, sizeof t, "%d", h->slope.index);
+    abl_report_cell(r, t, t, NULL);
+    report_slope_cells(r, &h->slope);
+    delta_cell(r, &h->delta);
+    delta_cell(r, &h->delta_ieee);
+    if (c->level == ABL_LEVEL_WEIGHT) {
+        delta_cell(r, &h->delta_exponent);
+        /* tokens earlier than the exponent level says */
+        if (h->delta.exact && h->delta_exponent.exact && !h->delta.never && !h->delta_exponent.never) {
+            mpz_t sh;
+            mpz_init(sh);
+            mpz_sub(sh, h->delta_exponent.value, h->delta.value);
+            char *txt = mpz_get_str(NULL, 10, sh);
+            abl_report_cell(r, txt, txt, NULL);
+            void (*freefunc)(void *, size_t);
+            mp_get_memory_functions(NULL, NULL, &freefunc);
+            freefunc(txt, strlen(txt) + 1);
+            mpz_clear(sh);
         } else {
-            abl_report_cell(r, t, NULL, NULL);
+            abl_report_cell(r, "—", "null", NULL);
         }
-        abl_slope_decimal_text(&h->slope, 5, t, sizeof t);
-        abl_slope_decimal_text(&h->slope, 17, j, sizeof j);
-        abl_report_cell(r, t, j, NULL);
-        const abl_delta *ds[4] = {&h->delta, &h->delta_ieee, &h->delta_lo, &h->delta_hi};
-        for (int d = 0; d < 2; d++) {
-            abl_delta_text(ds[d], 12, t, sizeof t);
-            delta_json(ds[d], j, sizeof j);
-            abl_report_cell(r, t, j, NULL);
-        }
-        if (c->level == ABL_LEVEL_WEIGHT) {
-            abl_delta_text(&h->delta_exponent, 12, t, sizeof t);
-            delta_json(&h->delta_exponent, j, sizeof j);
-            abl_report_cell(r, t, j, NULL);
-            /* tokens earlier than the exponent level says */
-            if (h->delta.exact && h->delta_exponent.exact) {
-                mpz_t sh;
-                mpz_init(sh);
-                mpz_sub(sh, h->delta_exponent.value, h->delta.value);
-                mpz_get_str(t, 10, sh);
-                abl_report_cell(r, t, t, NULL);
-                mpz_clear(sh);
-            } else {
-                abl_report_cell(r, "—", "null", NULL);
-            }
-        }
-        for (int d = 2; d < (c->softcap != NULL ? 4 : 2); d++) {
-            abl_delta_text(ds[d], 12, t, sizeof t);
-            delta_json(ds[d], j, sizeof j);
-            abl_report_cell(r, t, j, NULL);
-        }
-        abl_report_cell(r, h->blind_in_context ? "yes" : "no", h->blind_in_context ? "true" : "false", NULL);
-        if (c->window > 0)
-            abl_report_cell(r, h->window_masks ? "yes" : "no", h->window_masks ? "true" : "false", NULL);
-        mpz_get_str(t, 10, h->row_blind);
-        abl_report_cell(r, t, t, NULL);
-        percent_of(h->row_blind, a->row_attended, t, sizeof t, j, sizeof j);
-        abl_report_cell(r, t, j, NULL);
-        percent_of(h->matrix_blind, a->matrix_attended, t, sizeof t, j, sizeof j);
+    }
+    if (c->softcap != NULL) {
+        delta_cell(r, &h->delta_lo);
+        delta_cell(r, &h->delta_hi);
+    }
+    if (c->logit_lo != NULL) {
+        delta_cell(r, &h->delta_range_lo);
+        delta_cell(r, &h->delta_range_hi);
+    }
+    abl_report_cell(r, h->blind_in_context ? "yes" : "no", h->blind_in_context ? "true" : "false", NULL);
+    if (c->window > 0)
+        abl_report_cell(r, h->window_masks ? "yes" : "no", h->window_masks ? "true" : "false", NULL);
+    mpz_get_str(t, 10, h->row_blind);
+    abl_report_cell(r, t, t, NULL);
+    percent_of(h->row_blind, a->row_attended, t, sizeof t, j, sizeof j);
+    abl_report_cell(r, t, j, NULL);
+    percent_of(h->matrix_blind, a->matrix_attended, t, sizeof t, j, sizeof j);
+    abl_report_cell(r, t, j, NULL);
+    if (mass) {
+        abl_analysis_mass_lost_text(a, i, 3, t, sizeof t);
+        abl_analysis_mass_lost_text(a, i, 17, j, sizeof j);
         abl_report_cell(r, t, j, NULL);
     }
+}
 
+static void report_summary(const abl_analysis *a, abl_report *r, int mass)
+{
+    char t[256], j[256];
     snprintf(t, sizeof t, "%d of %d", a->blind_heads, a->heads);
     snprintf(j, sizeof j, "%d", a->blind_heads);
     abl_report_summary(r, "blind_heads", "heads blind inside the context", t, j);
@@ -482,21 +664,56 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     strcat(t, " %");
     abl_fraction_decimal_text(a->matrix_fraction, 17, j, sizeof j);
     abl_report_summary(r, "matrix_fraction", "matrix fraction (causal entries)", t, j);
+    if (mass) {
+        abl_analysis_mass_lost_text(a, -1, 3, t, sizeof t);
+        abl_analysis_mass_lost_text(a, -1, 17, j, sizeof j);
+        abl_report_summary(r, "mass_lost", "attention mass lost (last row, mean over heads)", t, j);
+    }
+}
 
+static void report_notes(const abl_analysis *a, abl_report *r, int mass)
+{
+    const abl_analysis_config *c = &a->config;
     abl_report_note(r, "δ: smallest distance d at which exp(ε − m·g(d)) underflows (ε = logit); heads sorted "
                        "steepest first, 'head' is the model's own index.");
     abl_report_note(r, "δ ieee: the exact δ under round-to-nearest with gradual underflow (τ = ln of half "
                        "the smallest subnormal).");
     if (c->clamp != NULL)
-        abl_report_note(r, "clamp: 'never' when ε + c stays above τ; otherwise the head goes blind at the "
-                           "unclamped δ, before the clamp engages.");
+        abl_report_note(r, c->level == ABL_LEVEL_WEIGHT
+                               ? "clamp: 'never' when the clamped weight e^(ε+c)/S stays above e^τ; otherwise the "
+                                 "head goes blind at the unclamped δ, before the clamp engages."
+                               : "clamp: 'never' when ε + c stays above τ; otherwise the head goes blind at the "
+                                 "unclamped δ, before the clamp engages.");
     if (c->softcap != NULL)
         abl_report_note(r, "soft cap: logits lie in (−z, z), so the real δ lies between δ(−z) and δ(+z).");
+    if (c->logit_lo != NULL)
+        abl_report_note(r, "logit range: a key whose logit lies in [LO, HI] (relative to zero-logit keys) goes "
+                           "blind between δ(LO) and δ(HI).");
     if (c->level == ABL_LEVEL_WEIGHT)
-        abl_report_note(r, "weight level: the last row's S over all n keys gives δ; every row r uses its own "
-                           "S_(r+1) for the matrix fraction; shift = δ exponent − δ.");
+        abl_report_note(r, "weight level: the last row's S over its attended keys gives δ; every row r uses its "
+                           "own S for the matrix fraction; shift = δ exponent − δ.");
     if (c->window > 0)
         abl_report_note(r, "window: keys beyond W are masked; fractions count blind keys among the attended ones.");
+    if (mass)
+        abl_report_note(r, "mass lost: the share of an exact softmax of the last row (zero logits) that sits on "
+                           "its blind keys.");
+}
+
+abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
+{
+    if (a == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_report *r = abl_report_new("ALiBi blindness analysis", "heads");
+    if (r == NULL)
+        return ABL_ERR_NO_MEMORY;
+    int mass = logit_is_zero(&a->config);
+    report_meta_format(a, r);
+    report_meta_model(a, r);
+    report_columns(a, r, mass);
+    for (int i = 0; i < a->heads; i++)
+        report_head_row(a, r, i, mass);
+    report_summary(a, r, mass);
+    report_notes(a, r, mass);
     *out = r;
     return ABL_OK;
 }

@@ -975,6 +975,63 @@ static abl_status take_decimal(span item, char dst[ABL_DECIMAL_MAX], mpq_t q)
     return decimal_positive(dst, q);
 }
 
+/*
+ * "2^X" as the tool prints a power-of-two slope: X an exact decimal ("-0.5", "-8") or "(P/Q)" with integers
+ * ("2^(-8/9)"). 1 and num/den (den > 0) set when the item has this form and fits a long; 0 when it does
+ * not start with "2^"; -1 when it starts with "2^" but is malformed.
+ */
+static int take_pow2(span item, long *num, long *den)
+{
+    item = trim(item.p, item.n);
+    if (item.n < 3 || item.p[0] != '2' || item.p[1] != '^')
+        return 0;
+    if (item.n >= ABL_DECIMAL_MAX)
+        return -1;
+    span e = {item.p + 2, item.n - 2};
+    char buf[ABL_DECIMAL_MAX];
+    mpq_t q;
+    mpq_init(q);
+    int ok = -1;
+    if (e.n >= 2 && e.p[0] == '(' && e.p[e.n - 1] == ')') {
+        const char *slash = memchr(e.p, '/', e.n);
+        if (slash != NULL && e.n < sizeof buf) {
+            memcpy(buf, e.p + 1, e.n - 2);
+            buf[e.n - 2] = '\0';
+            buf[slash - e.p - 1] = ' ';
+            mpz_t a, b;
+            mpz_inits(a, b, (mpz_ptr)0);
+            char tail;
+            char *sp = strchr(buf, ' ');
+            *sp = '\0';
+            if (buf[0] != '\0' && sp[1] != '\0' && strspn(buf + (buf[0] == '-'), "0123456789") == strlen(buf + (buf[0] == '-')) &&
+                buf[buf[0] == '-'] != '\0' && strspn(sp + 1, "0123456789") == strlen(sp + 1) &&
+                gmp_sscanf(buf, "%Zd", a) == 1 && gmp_sscanf(sp + 1, "%Zd%c", b, &tail) == 1 && mpz_sgn(b) > 0) {
+                mpz_set(mpq_numref(q), a);
+                mpz_set(mpq_denref(q), b);
+                mpq_canonicalize(q);
+                ok = 1;
+            }
+            mpz_clears(a, b, (mpz_ptr)0);
+        }
+    } else if (e.n < sizeof buf) {
+        memcpy(buf, e.p, e.n);
+        buf[e.n] = '\0';
+        if (abl_decimal_to_mpq(buf, q) == ABL_OK)
+            ok = 1;
+    }
+    if (ok == 1) {
+        if (!mpz_fits_slong_p(mpq_numref(q)) || !mpz_fits_slong_p(mpq_denref(q)) ||
+            mpz_cmpabs_ui(mpq_numref(q), 1UL << 20) > 0 || mpz_cmp_ui(mpq_denref(q), 1UL << 20) > 0) {
+            ok = -1;
+        } else {
+            *num = mpz_get_si(mpq_numref(q));
+            *den = mpz_get_si(mpq_denref(q));
+        }
+    }
+    mpq_clear(q);
+    return ok;
+}
+
 static void slope_defaults(abl_slope *s, abl_slope_form form, int index)
 {
     memset(s, 0, sizeof *s);
@@ -1146,8 +1203,21 @@ static abl_status parse_into(span kw, int has_args, span args, int heads, long t
             const char *comma = memchr(args.p + pos, ',', args.n - pos);
             size_t end = comma ? (size_t)(comma - args.p) : args.n;
             span it = {args.p + pos, end - pos};
-            st = take_decimal(it, item, q1);
-            if (st == ABL_OK && (int)n < H) {
+            long pnum = 0, pden = 1;
+            int pow2 = k == K_SLOPES ? take_pow2(it, &pnum, &pden) : 0;
+            if (pow2 < 0) {
+                st = ABL_ERR_BAD_SLOPE_SPEC;
+            } else if (pow2 > 0) {
+                span t = trim(it.p, it.n);
+                memcpy(item, t.p, t.n); /* take_pow2 bounded t.n + 2 by the buffer */
+                item[t.n] = '\0';
+            } else {
+                st = take_decimal(it, item, q1);
+            }
+            if (st == ABL_OK && (int)n < H && pow2 > 0) {
+                slope_defaults(&out->slopes[n], ABL_SLOPE_POW2, (int)n + 1);
+                set_pow2(&out->slopes[n], pnum, pden);
+            } else if (st == ABL_OK && (int)n < H) {
                 abl_slope *s = &out->slopes[n];
                 if (k == K_SLOPES) {
                     slope_defaults(s, ABL_SLOPE_RATIONAL, (int)n + 1);
