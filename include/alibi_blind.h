@@ -24,6 +24,8 @@
 #include "abl/paper/published.h"
 #include "abl/paper/paper.h"
 #include "abl/paper/reproduce.h"
+/* model: the catalogue of ALiBi models and config.json */
+#include "abl/model/catalogue.h"
 /* report: one report model, rendered as text, markdown, csv, json, latex */
 #include "abl/report/report.h"
 

@@ -36,6 +36,23 @@ echo keep > kept.txt
 "$bin" simulate --heads 1 --ctx 16 --weights w.txt --output report.txt || fail "simulate --weights"
 [ -s w.txt ] && [ -s report.txt ] || fail "simulate wrote no weights or report"
 
+# A failed --weights (a full device) leaves the report file as it was and prints nothing (issue 7 item 8).
+echo keep > kept.txt
+"$bin" simulate --heads 1 --ctx 16 --weights /dev/full --output kept.txt 2>/dev/null > stdout.txt
+[ $? -eq 2 ] || fail "simulate --weights /dev/full did not exit 2"
+[ "$(cat kept.txt)" = keep ] || fail "a failed --weights replaced the --output file"
+[ -s stdout.txt ] && fail "a failed --weights printed a report"
+rm -f stdout.txt
+# The same file for both is refused.
+"$bin" simulate --heads 1 --ctx 16 --weights kept.txt --output ./kept.txt 2>/dev/null && fail "--weights X --output X accepted"
+[ "$(cat kept.txt)" = keep ] || fail "a refused run changed kept.txt"
+
+# A 250-byte file name works (the temporary name is short, in the same directory).
+long=$(printf 'x%.0s' $(seq 250))
+"$bin" thresholds --output "$long" || fail "--output with a 250-byte name"
+cmp -s "$long" real.txt || fail "the 250-byte file got something else"
+rm -f "$long"
+
 # No temporary files are left anywhere.
 ls -a | grep -q 'tmp' && fail "temporary files left: $(ls -a | grep tmp)"
 echo "output files: ok"

@@ -50,7 +50,8 @@ const char *abl_cli_value(const abl_cli_cmd *cmd, const char **values, const cha
 /* Strict parsers: each prints its one-line error and returns non-zero on bad input. */
 int abl_cli_int(const char *opt, const char *text, long lo, long hi, long *out);
 int abl_cli_count(const char *opt, const char *text, uint64_t lo, uint64_t hi, uint64_t *out); /* integer, "1e12" allowed */
-int abl_cli_decimal(const char *opt, const char *text, int positive); /* validates an exact decimal */
+/* An exact decimal (any length) into q, which the caller has initialised: the one place user numbers are read. */
+int abl_cli_decimal(const char *opt, const char *text, int positive, mpq_t q);
 int abl_cli_dtype(const char *opt, const char *text, abl_format *out);
 /* A comma-separated list of formats, or "all" (every built-in format); at most cap entries. */
 int abl_cli_dtype_list(const char *opt, const char *list, abl_format *out, size_t cap, size_t *n);
@@ -69,6 +70,10 @@ typedef struct abl_cli_outfile {
 } abl_cli_outfile;
 
 int abl_cli_outfile_open(abl_cli_outfile *o, const char *opt, const char *path);
+/* Flush what was written so far; non-zero when the data did not all reach the file (or device). */
+int abl_cli_outfile_flush(abl_cli_outfile *o);
+/* Non-zero when the two paths name the same file (existing or to be created). */
+int abl_cli_same_file(const char *a, const char *b);
 /* Close and move into place; on failure the target is left as it was. Returns an exit status. */
 int abl_cli_outfile_commit(abl_cli_outfile *o);
 /* Close and forget the data (safe on a zeroed or committed outfile). */
@@ -88,5 +93,9 @@ extern const abl_cli_cmd abl_cli_figure_cmd;
 extern const abl_cli_cmd abl_cli_reproduce_cmd;
 extern const abl_cli_cmd abl_cli_simulate_cmd;
 extern const abl_cli_cmd abl_cli_verify_cmd;
+extern const abl_cli_cmd abl_cli_models_cmd;
+
+/* One line for an unknown --model NAME (with a did-you-mean); returns ABL_EXIT_USAGE. opt may be NULL. */
+int abl_cli_unknown_model(const char *opt, const char *name);
 
 #endif

@@ -22,12 +22,25 @@ static const abl_cli_opt analyze_opts[] = {
     {"window", "W", "hard attention window: keys farther than W are masked"},
 };
 
-static int run_analysis(const abl_cli_cmd *cmd, const char **v, abl_analysis_config *cfgp);
+typedef struct {
+    mpq_t logit, clamp, softcap, lo, hi;
+} analyze_numbers;
+
+static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums);
 
 static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
         return abl_cli_usage_error("analyze: unexpected argument '%s'", pos[0]);
+    analyze_numbers nums;
+    mpq_inits(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
+    int rc = analyze_with(cmd, v, &nums);
+    mpq_clears(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
+    return rc;
+}
+
+static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums)
+{
     abl_analysis_config cfg;
     memset(&cfg, 0, sizeof cfg);
     const char *s;
@@ -56,50 +69,39 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
         else
             return abl_cli_usage_error("--distance: unknown distance '%s' (known: linear, log)", s);
     }
-    if ((cfg.logit = abl_cli_value(cmd, v, "logit")) && abl_cli_decimal("logit", cfg.logit, 0))
-        return ABL_EXIT_USAGE;
-    char *range = NULL;
+    /* The numbers are read here, once, into exact rationals the library takes as they are. */
+    if ((s = abl_cli_value(cmd, v, "logit")) != NULL) {
+        if (abl_cli_decimal("logit", s, 0, nums->logit))
+            return ABL_EXIT_USAGE;
+        cfg.logit = nums->logit;
+    }
     if ((s = abl_cli_value(cmd, v, "logit-range")) != NULL) {
         const char *colon = strchr(s, ':');
         if (colon == NULL || strchr(colon + 1, ':') != NULL)
             return abl_cli_usage_error("--logit-range: '%s' is not LO:HI (e.g. -10:5)", s);
-        if ((range = strdup(s)) == NULL)
+        char *lo = strdup(s);
+        if (lo == NULL)
             return abl_cli_internal_error("out of memory");
-        range[colon - s] = '\0';
-        cfg.logit_lo = range;
-        cfg.logit_hi = range + (colon - s) + 1;
-        if (abl_cli_decimal("logit-range", cfg.logit_lo, 0) || abl_cli_decimal("logit-range", cfg.logit_hi, 0)) {
-            free(range);
+        lo[colon - s] = '\0';
+        int bad = abl_cli_decimal("logit-range", lo, 0, nums->lo) || abl_cli_decimal("logit-range", colon + 1, 0, nums->hi);
+        free(lo);
+        if (bad)
             return ABL_EXIT_USAGE;
-        }
-        mpq_t l, h;
-        mpq_inits(l, h, (mpq_ptr)0);
-        abl_decimal_to_mpq(cfg.logit_lo, l);
-        abl_decimal_to_mpq(cfg.logit_hi, h);
-        int bad = mpq_cmp(l, h) > 0;
-        mpq_clears(l, h, (mpq_ptr)0);
-        if (bad) {
-            int rc = abl_cli_usage_error("--logit-range: LO %s is above HI %s", cfg.logit_lo, cfg.logit_hi);
-            free(range);
-            return rc;
-        }
+        if (mpq_cmp(nums->lo, nums->hi) > 0)
+            return abl_cli_usage_error("--logit-range: LO is above HI in '%s'", s);
+        cfg.logit_lo = nums->lo;
+        cfg.logit_hi = nums->hi;
     }
-    int rc = run_analysis(cmd, v, &cfg);
-    free(range);
-    return rc;
-}
-
-static int run_analysis(const abl_cli_cmd *cmd, const char **v, abl_analysis_config *cfgp)
-{
-    abl_analysis_config cfg = *cfgp;
-    const char *s;
-    abl_output out = ABL_OUT_TEXT;
-    if ((s = abl_cli_value(cmd, v, "format")))
-        abl_cli_output(s, &out); /* checked before */
-    if ((cfg.clamp = abl_cli_value(cmd, v, "clamp")) && abl_cli_decimal("clamp", cfg.clamp, 0))
-        return ABL_EXIT_USAGE;
-    if ((cfg.softcap = abl_cli_value(cmd, v, "softcap")) && abl_cli_decimal("softcap", cfg.softcap, 1))
-        return ABL_EXIT_USAGE;
+    if ((s = abl_cli_value(cmd, v, "clamp")) != NULL) {
+        if (abl_cli_decimal("clamp", s, 0, nums->clamp))
+            return ABL_EXIT_USAGE;
+        cfg.clamp = nums->clamp;
+    }
+    if ((s = abl_cli_value(cmd, v, "softcap")) != NULL) {
+        if (abl_cli_decimal("softcap", s, 1, nums->softcap))
+            return ABL_EXIT_USAGE;
+        cfg.softcap = nums->softcap;
+    }
     if ((s = abl_cli_value(cmd, v, "mitigate")) && abl_mitigations_parse(s, &cfg.mitigations) != ABL_OK)
         return abl_cli_usage_error("--mitigate: '%s' is not a list of C, E, L, S (e.g. C,E or none)", s);
     if ((cfg.mitigations & ABL_MITIGATE_LOG) && (s = abl_cli_value(cmd, v, "distance")) && strcmp(s, "log") != 0)

@@ -14,6 +14,7 @@
 static const abl_cli_cmd *const commands[] = {
     &abl_cli_analyze_cmd,
     &abl_cli_figure_cmd,
+    &abl_cli_models_cmd,
     &abl_cli_reproduce_cmd,
     &abl_cli_simulate_cmd,
     &abl_cli_table_cmd,
@@ -100,16 +101,13 @@ int abl_cli_count(const char *opt, const char *text, uint64_t lo, uint64_t hi, u
     return rc;
 }
 
-int abl_cli_decimal(const char *opt, const char *text, int positive)
+int abl_cli_decimal(const char *opt, const char *text, int positive, mpq_t q)
 {
-    mpq_t q;
-    mpq_init(q);
     int rc = 0;
     if (abl_decimal_to_mpq(text, q) != ABL_OK)
         rc = abl_cli_usage_error("--%s: '%s' is not a finite decimal number (exponent at most 100000)", opt, text);
     else if (positive && mpq_sgn(q) <= 0)
         rc = abl_cli_usage_error("--%s: %s must be positive", opt, text);
-    mpq_clear(q);
     return rc;
 }
 
@@ -182,12 +180,16 @@ int abl_cli_outfile_open(abl_cli_outfile *o, const char *opt, const char *path)
         }
         return 0;
     }
-    size_t len = strlen(o->target) + 16;
+    /* A short temporary name in the target's directory, so a target name of NAME_MAX bytes works. */
+    const char *slash = strrchr(o->target, '/');
+    size_t dirlen = slash == NULL ? 0 : (size_t)(slash - o->target) + 1;
+    size_t len = dirlen + 16;
     if ((o->tmp = malloc(len)) == NULL) {
         abl_cli_outfile_abort(o);
         return abl_cli_internal_error("out of memory");
     }
-    snprintf(o->tmp, len, "%s.tmpXXXXXX", o->target);
+    memcpy(o->tmp, o->target, dirlen);
+    strcpy(o->tmp + dirlen, ".abl-tmpXXXXXX");
     int fd = mkstemp(o->tmp);
     if (fd < 0 || (o->f = fdopen(fd, "w")) == NULL) {
         int rc = abl_cli_usage_error("--%s: cannot create '%s': %s", opt, path, strerror(errno));
@@ -205,6 +207,43 @@ int abl_cli_outfile_open(abl_cli_outfile *o, const char *opt, const char *path)
     umask(mask);
     fchmod(fd, 0666 & ~mask);
     return 0;
+}
+
+int abl_cli_outfile_flush(abl_cli_outfile *o)
+{
+    return o->f == NULL || fflush(o->f) != 0 || ferror(o->f);
+}
+
+/* The absolute name a path will have: realpath of the file, or of its directory plus the last name. */
+static char *resolved_name(const char *path)
+{
+    char *r = realpath(path, NULL);
+    if (r != NULL)
+        return r;
+    const char *slash = strrchr(path, '/');
+    char *dir = slash == NULL ? strdup(".") : strndup(path, slash == path ? 1 : (size_t)(slash - path));
+    const char *base = slash == NULL ? path : slash + 1;
+    char *rd = dir != NULL ? realpath(dir, NULL) : NULL;
+    free(dir);
+    if (rd == NULL)
+        return strdup(path);
+    char *out = malloc(strlen(rd) + strlen(base) + 2);
+    if (out != NULL)
+        sprintf(out, "%s/%s", rd, base);
+    free(rd);
+    return out;
+}
+
+int abl_cli_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char *ra = resolved_name(a), *rb = resolved_name(b);
+    int same = ra != NULL && rb != NULL && strcmp(ra, rb) == 0;
+    free(ra);
+    free(rb);
+    return same;
 }
 
 int abl_cli_outfile_commit(abl_cli_outfile *o)

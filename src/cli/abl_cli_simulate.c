@@ -51,10 +51,21 @@ static void dump_row(void *ctx, int head, uint64_t row, const float *logits, con
         d->bad = 1;
 }
 
+static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std);
+
 static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
         return abl_cli_usage_error("simulate: unexpected argument '%s'", pos[0]);
+    mpq_t logit_std;
+    mpq_init(logit_std);
+    int rc = simulate_with(cmd, v, logit_std);
+    mpq_clear(logit_std);
+    return rc;
+}
+
+static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std)
+{
     abl_simulate_config cfg;
     memset(&cfg, 0, sizeof cfg);
     const char *s;
@@ -81,17 +92,13 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
     if (abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &cfg.context))
         return ABL_EXIT_USAGE;
     int gaussian = 0;
-    if ((cfg.logit_std = abl_cli_value(cmd, v, "logit-std")) != NULL) {
-        if (abl_cli_decimal("logit-std", cfg.logit_std, 0))
+    if ((s = abl_cli_value(cmd, v, "logit-std")) != NULL) {
+        if (abl_cli_decimal("logit-std", s, 0, logit_std))
             return ABL_EXIT_USAGE;
-        mpq_t q;
-        mpq_init(q);
-        abl_decimal_to_mpq(cfg.logit_std, q);
-        int sgn = mpq_sgn(q), big = mpq_cmp_ui(q, ABL_SIMULATE_MAX_LOGIT_STD, 1) > 0;
-        mpq_clear(q);
+        int sgn = mpq_sgn(logit_std), big = mpq_cmp_ui(logit_std, ABL_SIMULATE_MAX_LOGIT_STD, 1) > 0;
         if (sgn < 0 || big)
-            return abl_cli_usage_error("--logit-std: %s is out of range (0 to %d)", cfg.logit_std,
-                                       ABL_SIMULATE_MAX_LOGIT_STD);
+            return abl_cli_usage_error("--logit-std: %s is out of range (0 to %d)", s, ABL_SIMULATE_MAX_LOGIT_STD);
+        cfg.logit_std = logit_std;
         gaussian = sgn > 0;
     }
     if ((s = abl_cli_value(cmd, v, "seed")) && abl_cli_count("seed", s, 0, UINT64_C(9223372036854775807), &cfg.seed))
@@ -118,7 +125,9 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
                                        abl_sum_order_name(cfg.pipeline.sum), abl_exp_model_name(cfg.pipeline.exp));
     }
 
-    const char *wpath = abl_cli_value(cmd, v, "weights");
+    const char *wpath = abl_cli_value(cmd, v, "weights"), *opath = abl_cli_value(cmd, v, "output");
+    if (wpath != NULL && opath != NULL && abl_cli_same_file(wpath, opath))
+        return abl_cli_usage_error("--weights: '%s' is also the --output file; give two different files", wpath);
     dump_ctx dump = {NULL, 0};
     abl_cli_outfile wfile;
     memset(&wfile, 0, sizeof wfile);
@@ -161,17 +170,33 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
         rc = abl_cli_usage_error("simulate: %s", abl_status_message(st));
     } else {
         abl_report *r = NULL;
+        char *buf = NULL;
+        size_t len = 0;
+        abl_cli_outfile ofile;
+        memset(&ofile, 0, sizeof ofile);
         st = abl_simulation_report(&cfg, predict ? NULL : &sim, (predict || compare) ? &pred : NULL, &r);
         if (st != ABL_OK)
             rc = abl_cli_internal_error("%s", abl_status_message(st));
-        else if (dump.bad)
-            rc = abl_cli_usage_error("--weights: cannot write '%s'", wpath);
         else
-            rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+            rc = abl_cli_render(r, out, &buf, &len);
         abl_report_free(r);
-        /* The weights file appears only beside a report that was written. */
+        /* Every output is written and flushed first; only then do the files move into place and the
+         * report reach standard output, so a failure leaves nothing behind. */
+        if (rc == ABL_EXIT_OK && (dump.bad || (wpath != NULL && abl_cli_outfile_flush(&wfile) != 0)))
+            rc = abl_cli_usage_error("--weights: cannot write '%s'", wpath);
+        if (rc == ABL_EXIT_OK && opath != NULL && (rc = abl_cli_outfile_open(&ofile, "output", opath)) == 0) {
+            fwrite(buf, 1, len, ofile.f);
+            if (abl_cli_outfile_flush(&ofile) != 0)
+                rc = abl_cli_usage_error("--output: cannot write '%s'", opath);
+        }
         if (rc == ABL_EXIT_OK && wpath != NULL)
             rc = abl_cli_outfile_commit(&wfile);
+        if (rc == ABL_EXIT_OK && opath != NULL)
+            rc = abl_cli_outfile_commit(&ofile);
+        if (rc == ABL_EXIT_OK && opath == NULL && (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0))
+            rc = abl_cli_internal_error("cannot write to standard output");
+        abl_cli_outfile_abort(&ofile);
+        free(buf);
         if (rc == ABL_EXIT_OK && compare && !abl_prediction_agrees(&sim, &pred))
             rc = ABL_EXIT_DIFFERS;
     }

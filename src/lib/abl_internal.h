@@ -24,12 +24,11 @@ typedef int (*abl_interval_fn)(mpfr_t lo, mpfr_t hi, void *ctx);
  * after the precision cap the lower bound's text is used. "-0.000" is printed as "0.000".
  */
 abl_status abl_ziv_fixed(abl_interval_fn fn, void *ctx, int decimals, char *buf, size_t buflen);
+/* The same into a malloc'd string (*out; NULL on failure): no length limit. */
+abl_status abl_ziv_fixed_string(abl_interval_fn fn, void *ctx, int decimals, char **out);
 
 /* The same with `digits` significant digits, printf %g style (exponent below 1e-4 and from 10^digits). */
 abl_status abl_ziv_general(abl_interval_fn fn, void *ctx, int digits, char *buf, size_t buflen);
-
-/* Copy `in` to `out`, writing a leading '-' as U+2212 (text and markdown cells read like the paper). */
-void abl_pretty_minus(const char *in, char *out, size_t len);
 
 /*
  * out += the blind entries of rows a..b of a causal matrix for a head blind from distance d: each row r
@@ -58,13 +57,13 @@ void abl_set_error(char *err, size_t errlen, const char *fmt, ...)
  * Weight level (abl_weight.c). The bias row of k keys: b(d) = max(-m g(d), c) (clamp NULL: no clamp).
  * abl_weight_row_sum encloses sum_{d=a}^{b-1} e^(b(d)) for m in [m_lo, m_hi] at lo's precision (certified:
  * closed form for linear distances, Euler-Maclaurin with a bounded remainder for log distances).
- * abl_weight_offset encloses L = ln S_k - log1p(e^tau expm1(-eps)), tau = -absk ln 2: a key with logit eps
- * among zero-logit keys has a zero weight iff eps + b(d) <= tau + L.
+ * abl_weight_offset encloses L = ln S_k - log1p(e^tau expm1(-eps)), tau = -absk ln 2, for eps in
+ * [eps_lo, eps_hi]: a key with logit eps among zero-logit keys has a zero weight iff eps + b(d) <= tau + L.
  */
 void abl_weight_row_sum(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_hi, const mpq_t *clamp,
                         abl_distance dist, uint64_t a, uint64_t b, uint64_t k);
-void abl_weight_offset(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_hi, const mpq_t eps,
-                       const mpq_t *clamp, abl_distance dist, uint64_t k, unsigned long absk);
+void abl_weight_offset(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_hi, const mpfr_t eps_lo,
+                       const mpfr_t eps_hi, const mpq_t *clamp, abl_distance dist, uint64_t k, unsigned long absk);
 
 /* Working precision for the first try of a Ziv loop, and the cap past which it stops widening. */
 #define ABL_ZIV_START_PREC 128

@@ -159,11 +159,15 @@ static void test_weight_clamp_window(void **state)
     assert_int_equal(abl_format_lookup("fp16", &c.format), ABL_OK);
     c.convention = ABL_CONV_IEEE;
     c.slopes = "slopes:0.5";
-    c.clamp = "-17";
+    mpq_t clamp;
+    mpq_init(clamp);
+    mpq_set_si(clamp, -17, 1);
+    c.clamp = clamp;
     c.window = 200;
     c.level = ABL_LEVEL_WEIGHT;
     abl_analysis a;
     assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    mpq_clear(clamp); /* the analysis keeps its own copy */
     expect_text(&a.results[0].delta, "33");
     assert_int_equal(mpz_get_ui(a.results[0].matrix_blind), 30828);
     char t[64];

@@ -169,8 +169,12 @@ static void test_unsupported(void **state)
     assert_int_equal(setup(&cfg, "eager,exp=sleef", "bf16", "press", 4, 64), ABL_OK);
     assert_int_equal(abl_predict_run(&cfg, &pred), ABL_ERR_UNSUPPORTED);
     assert_int_equal(setup(&cfg, "eager", "bf16", "press", 4, 64), ABL_OK);
-    cfg.logit_std = "1";
+    mpq_t one;
+    mpq_init(one);
+    mpq_set_ui(one, 1, 1);
+    cfg.logit_std = one;
     assert_int_equal(abl_predict_run(&cfg, &pred), ABL_ERR_UNSUPPORTED);
+    mpq_clear(one);
     /* flash does not depend on the sum order: supported */
     assert_int_equal(setup(&cfg, "flash2,sum=vec8", "bf16", "press", 4, 64), ABL_OK);
     assert_int_equal(abl_predict_run(&cfg, &pred), ABL_OK);

@@ -106,6 +106,16 @@ static double mpfr_fn53(int (*fn)(mpfr_ptr, mpfr_srcptr, mpfr_rnd_t), double x)
     return v;
 }
 
+/* The exact logit std a test asks for (parsed here, as the CLI would). */
+static mpq_t std_value;
+static mpq_srcptr std_q(const char *text)
+{
+    if (text == NULL)
+        return NULL;
+    assert_int_equal(abl_decimal_to_mpq(text, std_value), ABL_OK);
+    return std_value;
+}
+
 static void gauss_ref(uint64_t seed, int head, int i, int j, double std, draw *d)
 {
     uint64_t key = (uint64_t)(head - 1) << 48 | (uint64_t)i << 24 | (uint64_t)(j / 2);
@@ -487,7 +497,7 @@ static void check_case_seeded(const char *spec, const char *dtype, const char *s
     assert_int_equal(abl_pipeline_parse(spec, &model, &cfg.pipeline, err, sizeof err), ABL_OK);
     cfg.slopes = slopes;
     cfg.context = (uint64_t)n;
-    cfg.logit_std = std;
+    cfg.logit_std = std_q(std);
     cfg.seed = seed;
     cfg.threads = threads;
     static capture cap;
@@ -647,7 +657,7 @@ static int run_threads(const char *spec, const char *dtype, const char *slopes, 
     assert_int_equal(abl_pipeline_parse(spec, &model, &cfg.pipeline, err, sizeof err), ABL_OK);
     cfg.slopes = slopes;
     cfg.context = n;
-    cfg.logit_std = std;
+    cfg.logit_std = std_q(std);
     cfg.seed = 11;
     cfg.threads = threads;
     return abl_simulate_run(&cfg, sim);
@@ -774,7 +784,9 @@ int main(void)
         cmocka_unit_test(test_gaussian_reproducible),
         cmocka_unit_test(test_errors),
     };
+    mpq_init(std_value);
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    mpq_clear(std_value);
     /* draws whose fp32 score a last-bit libm difference could change (compared with that latitude) */
     printf("Gaussian draws regenerated: %d, libm-sensitive: %d\n", g_draws, g_libm_ambiguous);
     mpfr_free_cache();

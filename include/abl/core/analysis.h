@@ -24,9 +24,9 @@ enum {
     ABL_MITIGATE_SOFTCAP = 1u << 3   /* S: logits in (-z, z), z = 50 unless given */
 };
 
-#define ABL_PAPER_CLAMP "-87"
-#define ABL_PAPER_SOFTCAP "50"
-#define ABL_PAPER_ROBUST_DELTA1 "32"
+#define ABL_PAPER_CLAMP (-87)        /* c of mitigation C */
+#define ABL_PAPER_SOFTCAP 50         /* z of mitigation S */
+#define ABL_PAPER_ROBUST_DELTA1 "32" /* D1 of mitigation E (robust:32) */
 
 /* Parse "C,E,L,S" (any order, any subset, or "none"). */
 abl_status abl_mitigations_parse(const char *text, unsigned *out);
@@ -44,12 +44,12 @@ typedef struct abl_analysis_config {
     int heads;                 /* 0: from a slopes:/targets: list */
     const char *slopes;        /* schedule spec; NULL = "press" (or robust:32 under E) */
     uint64_t context;          /* N */
-    uint64_t window;           /* W, 0 = none */
+    uint64_t window;           /* W, 0 = none: keys at distance d > W are masked, d <= W attended */
     abl_distance distance;     /* L forces log */
-    const char *logit;         /* epsilon (exact decimal), NULL = 0 */
-    const char *logit_lo, *logit_hi; /* a range of logits LO <= eps <= HI (both or neither; NULL = none) */
-    const char *clamp;         /* c, NULL = none (C sets -87 when NULL) */
-    const char *softcap;       /* z, NULL = none (S sets 50 when NULL) */
+    mpq_srcptr logit;          /* epsilon exactly, NULL = 0 */
+    mpq_srcptr clamp;          /* c exactly, NULL = none (C sets -87 when NULL) */
+    mpq_srcptr softcap;        /* z > 0 exactly, NULL = none (S sets 50 when NULL); caps the logit to z tanh(eps/z) */
+    mpq_srcptr logit_lo, logit_hi; /* a range of logits LO <= eps <= HI (both or neither; NULL = none) */
     unsigned mitigations;
     abl_level level;           /* weight: every logit, clamp, distance and window (spec §4, docs/method.md §5) */
 } abl_analysis_config;
@@ -63,14 +63,15 @@ typedef struct abl_head_result {
     abl_delta delta_exponent;  /* weight level only: the exponent-level delta, for the shift */
     abl_delta delta_range_lo, delta_range_hi; /* logit range: delta(LO), delta(HI) (soft cap applied) */
     int blind_in_context;
-    int window_masks;          /* W <= delta: the window hides the keys before they underflow */
+    int window_masks;          /* W < delta: the window masks every key before it underflows */
     mpz_t row_blind, matrix_blind;
 } abl_head_result;
 
 typedef struct abl_analysis {
-    abl_analysis_config config;   /* as resolved (mitigations applied) */
-    char slopes_spec[128];
-    char clamp_text[64], softcap_text[64];
+    abl_analysis_config config;   /* as resolved (mitigations applied); numbers point at the fields below */
+    char *slopes_spec;            /* the schedule text analysed (whole) */
+    mpq_t logit, clamp, softcap, neg_softcap; /* own copies of the configured numbers */
+    mpq_t logit_lo, logit_hi;
     abl_schedule schedule;
     int heads;
     abl_head_result *results;     /* sorted steepest first */

@@ -20,13 +20,14 @@ extern "C" {
 
 typedef enum abl_distance { ABL_DISTANCE_LINEAR = 0, ABL_DISTANCE_LOG = 1 } abl_distance;
 
-/* How the blindness question is asked. Decimal fields are exact decimal text (NULL = absent). */
+/* How the blindness question is asked. Numbers are exact rationals (NULL = absent), parsed by the caller. */
 typedef struct abl_blind_query {
     abl_format format;
     abl_convention convention;
     abl_distance distance;        /* g(d) = d or ln(d + 1) */
-    const char *logit;            /* epsilon; NULL means 0 */
-    const char *clamp;            /* c of mitigation C (bias* = max(-m g(d), c)); NULL = no clamp */
+    mpq_srcptr logit;             /* epsilon; NULL means 0 */
+    mpq_srcptr clamp;             /* c of mitigation C (bias* = max(-m g(d), c)); NULL = no clamp */
+    mpq_srcptr softcap;           /* z > 0 of a soft cap on the logit: eps becomes z tanh(eps/z); NULL = none */
     /*
      * 0: exponent level (the paper: exp(x) itself underflows). k > 0: weight level for a query row that
      * attends k keys (spec §4): every key has logit 0 except the one asked about (logit eps), the bias is
@@ -68,10 +69,11 @@ void abl_delta_text(const abl_delta *d, int max_digits, char *buf, size_t buflen
 void abl_delta_table8_cell(const abl_delta *d, char *buf, size_t buflen);
 
 /*
- * The clamp margin c - tau of a query, as decimal text with `decimals` digits (e.g. "0.3365"): how far
- * above tau a clamped bias stays at eps = 0. ABL_ERR_INVALID_ARGUMENT when q->clamp is NULL.
+ * The clamp margin c - tau of a query, as decimal text with `decimals` digits (e.g. "0.3365"), malloc'd
+ * into *out: how far above tau a clamped bias stays at eps = 0. ABL_ERR_INVALID_ARGUMENT when q->clamp
+ * is NULL.
  */
-abl_status abl_clamp_margin_text(const abl_blind_query *q, int decimals, char *buf, size_t buflen);
+abl_status abl_clamp_margin_string(const abl_blind_query *q, int decimals, char **out);
 
 #ifdef __cplusplus
 }

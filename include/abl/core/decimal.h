@@ -17,6 +17,13 @@ extern "C" {
  */
 abl_status abl_decimal_to_mpq(const char *text, mpq_t out);
 
+/*
+ * Exact decimal text of q (malloc'd): plain ("0.001", "-87", "8192") unless scientific with every
+ * significant digit is much shorter ("1e-30"). NULL when q does not terminate in base 10 or memory
+ * runs out. Every value abl_decimal_to_mpq accepted terminates.
+ */
+char *abl_decimal_string(const mpq_t q);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,11 +12,10 @@ extern "C" {
 #endif
 
 #define ABL_MAX_HEADS 65536
-#define ABL_DECIMAL_MAX 64   /* longest exact decimal kept for a slope or target */
 
 typedef enum abl_slope_form {
     ABL_SLOPE_POW2 = 0,       /* m = 2^(pow2_num / pow2_den) */
-    ABL_SLOPE_RATIONAL = 1,   /* m = decimal (exact decimal text) */
+    ABL_SLOPE_RATIONAL = 1,   /* m = *rational (an exact rational, typed as a decimal) */
     ABL_SLOPE_TARGET = 2,     /* m = -tau / t,        tau = tau_log2 * ln 2 (fitted for linear distance) */
     ABL_SLOPE_LOG_TARGET = 3  /* m = -tau / ln(t + 1) (fitted for log-scaled distance, paper §4.3) */
 } abl_slope_form;
@@ -25,15 +24,20 @@ typedef enum abl_slope_form {
  * For TARGET and LOG_TARGET the target distance is t = target_lo * (target_hi / target_lo)^(geo_num / geo_den):
  * a plain target has geo_num = 0 (t = target_lo); geometric:D1:DH has target_lo = D1, target_hi = DH,
  * geo_num = h - 1, geo_den = H - 1.
+ *
+ * The exact numbers are held by pointer (text is parsed once, into the schedule): a slope from
+ * abl_schedule_parse points into its schedule and stays valid while the schedule lives (copies
+ * such as abl_schedule_sorted's share that storage). A hand-made slope points at the caller's mpq_t.
  */
 typedef struct abl_slope {
     abl_slope_form form;
     int index;                       /* head index in the model's own order, 1-based */
     double value;                    /* m to binary64 (display only; never used for decisions) */
     long pow2_num, pow2_den;         /* POW2: reduced, pow2_den > 0 */
-    char decimal[ABL_DECIMAL_MAX];   /* RATIONAL */
-    char target_lo[ABL_DECIMAL_MAX]; /* TARGET / LOG_TARGET */
-    char target_hi[ABL_DECIMAL_MAX];
+    mpq_srcptr rational;             /* RATIONAL: m > 0 exactly */
+    mpq_srcptr target_lo;            /* TARGET / LOG_TARGET: t_lo > 0 exactly */
+    mpq_srcptr target_hi;            /* TARGET / LOG_TARGET: t_hi > 0 exactly (= target_lo for a plain target) */
+    const char *text;                /* RATIONAL or plain TARGET: the number as written (display only), or NULL */
     long geo_num, geo_den;
     long tau_log2;                   /* TARGET / LOG_TARGET: the tau the slope was fitted to, in units of ln 2 */
 } abl_slope;
@@ -41,7 +45,10 @@ typedef struct abl_slope {
 typedef struct abl_schedule {
     int count;
     abl_slope *slopes;               /* in the model's head order (index 1..count) */
-    char spec[128];                  /* canonical spec text, e.g. "press", "mpt:8", "geometric:128:512" */
+    char *spec;                      /* canonical spec text, e.g. "press", "mpt:8", "geometric:128:512" (whole) */
+    mpq_t *numbers;                  /* the exact numbers the slopes point into */
+    size_t nnumbers;
+    char *texts;                     /* the numbers as written, NUL-separated */
 } abl_schedule;
 
 /*
@@ -67,8 +74,10 @@ abl_status abl_slope_mpfr(mpfr_t rop, const abl_slope *slope, mpfr_rnd_t rnd);
 /*
  * Exact form of the slope for display: "2^-0.5", "2^-8", "2^(-8/9)" for POW2 (decimal exponent when it
  * terminates, else a fraction), the decimal text for RATIONAL, "-tau/128" style for targets
- * ("-τ/t" with t written out), "" never.
+ * ("-τ/t" with t written out), "" never. abl_slope_exact_string returns the whole text in a malloc'd
+ * string (NULL when out of memory); abl_slope_exact_text copies as much of it as fits into buf.
  */
+char *abl_slope_exact_string(const abl_slope *slope);
 void abl_slope_exact_text(const abl_slope *slope, char *buf, size_t buflen);
 
 /* The slope as decimal with `digits` significant digits (correct rounding), e.g. "0.70711". */

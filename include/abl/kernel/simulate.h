@@ -28,7 +28,7 @@ typedef struct abl_simulate_config {
     const char *slopes;        /* schedule spec (SPEC §5); NULL = press */
     int heads;                 /* 0: from a slopes:/targets: list */
     uint64_t context;          /* N: queries 0..N-1, each attending keys 0..i */
-    const char *logit_std;     /* NULL or "0": zero logits; else Gaussian logits N(0, S^2), exact decimal */
+    mpq_srcptr logit_std;      /* NULL or 0: zero logits; else Gaussian logits N(0, S^2), S exactly */
     uint64_t seed;             /* Gaussian logits: the same seed gives the same logits */
     int threads;               /* 0: all online cores */
     abl_row_hook row_hook;     /* NULL: none (simulate only) */
@@ -49,9 +49,7 @@ typedef struct abl_sim_head {
 } abl_sim_head;
 
 typedef struct abl_simulation {
-    abl_simulate_config config;  /* as given (its strings must outlive the simulation) */
-    char slopes_spec[128];
-    char logit_std_text[64];
+    abl_simulate_config config;  /* as given (its strings and numbers must outlive the simulation) */
     double logit_std;
     int heads;
     abl_sim_head *results;     /* in the model's head order */

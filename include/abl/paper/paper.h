@@ -120,9 +120,10 @@ void abl_figure_config_default(abl_figure_config *c, int panel_b);
 
 typedef struct abl_figure {
     abl_figure_config config;
-    char slopes_spec[128];
+    abl_schedule schedule;    /* the slopes' exact numbers live here */
+    const char *slopes_spec;  /* = schedule.spec */
     int heads;
-    abl_slope *slopes;        /* steepest first */
+    abl_slope *slopes;        /* steepest first (pointing into schedule) */
     abl_delta *deltas;        /* delta of each, under the configured convention */
     size_t points;
     uint64_t *x;              /* 0, step, 2 step, ..., max_distance (always included) */

@@ -97,13 +97,16 @@ void abl_analysis_free(abl_analysis *a)
         a->results = NULL;
     }
     abl_schedule_free(&a->schedule);
+    free(a->slopes_spec);
+    a->slopes_spec = NULL;
+    mpq_clears(a->logit, a->clamp, a->softcap, a->neg_softcap, a->logit_lo, a->logit_hi, (mpq_ptr)0);
     mpz_clear(a->row_attended);
     mpz_clear(a->matrix_attended);
     mpq_clear(a->row_fraction);
     mpq_clear(a->matrix_fraction);
 }
 
-/* Keys attended by row r (0-based): r + 1, or W + 1 under a window W. */
+/* Keys attended by row r (0-based): r + 1, or W + 1 under a window W (keys with d > W are masked). */
 static uint64_t attended_keys(uint64_t r, uint64_t window)
 {
     return window > 0 && r > window ? window + 1 : r + 1;
@@ -137,10 +140,13 @@ static abl_status weight_matrix_blind(const abl_slope *s, abl_blind_query q, uin
     abl_delta_init(&probe);
     abl_status st = ABL_OK;
     while (r < n && st == ABL_OK) {
+        /* Row r attends min(r, W) + 1 keys (keys with d > W are masked). */
         q.weight_keys = attended_keys(r, window);
         if ((st = abl_blindness(s, &q, &d)) != ABL_OK)
             break;
         uint64_t lo = r, hi = n - 1;
+        if (window > 0 && r >= window)
+            lo = hi; /* every later row has the same W + 1 keys, the same S and the same delta */
         while (lo < hi && st == ABL_OK) {
             uint64_t mid = lo + (hi - lo + 1) / 2;
             q.weight_keys = attended_keys(mid, window);
@@ -159,37 +165,6 @@ static abl_status weight_matrix_blind(const abl_slope *s, abl_blind_query q, uin
     return st;
 }
 
-/*
- * The logits the softmax sees for --logit-range LO:HI: [LO, HI], intersected with the soft cap's (-z, z)
- * when one is set (the capped logits never leave it). ABL_ERR_BAD_NUMBER for a malformed bound,
- * ABL_ERR_INVALID_ARGUMENT for LO > HI.
- */
-static abl_status logit_range(const abl_analysis_config *c, const char *neg_z, const char **lo, const char **hi)
-{
-    mpq_t l, h, z;
-    mpq_inits(l, h, z, (mpq_ptr)0);
-    abl_status st = abl_decimal_to_mpq(c->logit_lo, l);
-    if (st == ABL_OK)
-        st = abl_decimal_to_mpq(c->logit_hi, h);
-    *lo = c->logit_lo;
-    *hi = c->logit_hi;
-    if (st == ABL_OK && mpq_cmp(l, h) > 0)
-        st = ABL_ERR_INVALID_ARGUMENT;
-    if (st == ABL_OK && c->softcap != NULL && abl_decimal_to_mpq(c->softcap, z) == ABL_OK) {
-        if (mpq_cmp(h, z) > 0)
-            *hi = c->softcap;
-        if (mpq_cmp(l, z) > 0)
-            *lo = c->softcap;
-        mpq_neg(z, z);
-        if (mpq_cmp(l, z) < 0)
-            *lo = neg_z;
-        if (mpq_cmp(h, z) < 0)
-            *hi = neg_z;
-    }
-    mpq_clears(l, h, z, (mpq_ptr)0);
-    return st;
-}
-
 abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
 {
     if (cfg == NULL || a == NULL)
@@ -199,6 +174,7 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
     mpz_init(a->matrix_attended);
     mpq_init(a->row_fraction);
     mpq_init(a->matrix_fraction);
+    mpq_inits(a->logit, a->clamp, a->softcap, a->neg_softcap, a->logit_lo, a->logit_hi, (mpq_ptr)0);
     a->config = *cfg;
     abl_analysis_config *c = &a->config;
     if (c->context < 1 || c->context > ABL_MAX_CONTEXT)
@@ -206,39 +182,51 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
     if ((unsigned)c->convention >= ABL_CONV_COUNT)
         return ABL_ERR_UNKNOWN_CONVENTION;
 
-    /* Mitigations resolve into plain settings, so the rest sees one configuration. */
+    /* Mitigations resolve into plain settings, so the rest sees one configuration; the analysis keeps
+     * its own copies of the numbers. */
     if (c->mitigations & ABL_MITIGATE_LOG)
         c->distance = ABL_DISTANCE_LOG;
-    if ((c->mitigations & ABL_MITIGATE_CLAMP) && c->clamp == NULL)
-        c->clamp = ABL_PAPER_CLAMP;
-    if ((c->mitigations & ABL_MITIGATE_SOFTCAP) && c->softcap == NULL)
-        c->softcap = ABL_PAPER_SOFTCAP;
+    if (c->logit != NULL) {
+        mpq_set(a->logit, c->logit);
+        c->logit = a->logit;
+    }
+    if ((c->logit_lo == NULL) != (c->logit_hi == NULL))
+        return ABL_ERR_INVALID_ARGUMENT;
+    if (c->logit_lo != NULL) {
+        if (mpq_cmp(c->logit_lo, c->logit_hi) > 0)
+            return ABL_ERR_INVALID_ARGUMENT;
+        mpq_set(a->logit_lo, c->logit_lo);
+        mpq_set(a->logit_hi, c->logit_hi);
+        c->logit_lo = a->logit_lo;
+        c->logit_hi = a->logit_hi;
+    }
+    if (c->clamp != NULL || (c->mitigations & ABL_MITIGATE_CLAMP)) {
+        if (c->clamp != NULL)
+            mpq_set(a->clamp, c->clamp);
+        else
+            mpq_set_si(a->clamp, ABL_PAPER_CLAMP, 1);
+        c->clamp = a->clamp;
+    }
+    if (c->softcap != NULL || (c->mitigations & ABL_MITIGATE_SOFTCAP)) {
+        if (c->softcap != NULL)
+            mpq_set(a->softcap, c->softcap);
+        else
+            mpq_set_si(a->softcap, ABL_PAPER_SOFTCAP, 1);
+        if (mpq_sgn(a->softcap) <= 0)
+            return ABL_ERR_BAD_NUMBER;
+        mpq_neg(a->neg_softcap, a->softcap);
+        c->softcap = a->softcap;
+    }
+    const char *spec = c->slopes ? c->slopes : "press";
     if (c->mitigations & ABL_MITIGATE_EXPLICIT) {
         if (c->slopes != NULL)
             return ABL_ERR_BAD_SLOPE_SPEC; /* E chooses the slopes itself */
-        snprintf(a->slopes_spec, sizeof a->slopes_spec, "%s:%s",
-                 c->distance == ABL_DISTANCE_LOG ? "robust-log" : "robust", ABL_PAPER_ROBUST_DELTA1);
-    } else {
-        snprintf(a->slopes_spec, sizeof a->slopes_spec, "%s", c->slopes ? c->slopes : "press");
+        spec = c->distance == ABL_DISTANCE_LOG ? "robust-log:" ABL_PAPER_ROBUST_DELTA1 : "robust:" ABL_PAPER_ROBUST_DELTA1;
     }
+    if ((a->slopes_spec = malloc(strlen(spec) + 1)) == NULL)
+        return ABL_ERR_NO_MEMORY;
+    strcpy(a->slopes_spec, spec);
     c->slopes = a->slopes_spec;
-    if (c->clamp != NULL) {
-        snprintf(a->clamp_text, sizeof a->clamp_text, "%s", c->clamp);
-        c->clamp = a->clamp_text;
-    }
-    if (c->softcap != NULL) {
-        mpq_t z;
-        mpq_init(z);
-        abl_status zs = abl_decimal_to_mpq(c->softcap, z);
-        int pos = mpq_sgn(z) > 0;
-        mpq_clear(z);
-        if (zs != ABL_OK)
-            return zs;
-        if (!pos)
-            return ABL_ERR_BAD_NUMBER;
-        snprintf(a->softcap_text, sizeof a->softcap_text, "%s", c->softcap);
-        c->softcap = a->softcap_text;
-    }
 
     long k;
     abl_status st = abl_threshold_log2_multiple(&c->format, abl_convention_tau_kind(c->convention), &k);
@@ -260,23 +248,11 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
         head_init(&a->results[i]);
 
     abl_blind_query q = {.format = c->format, .convention = c->convention, .distance = c->distance,
-                         .logit = c->logit, .clamp = c->clamp};
+                         .logit = c->logit, .clamp = c->clamp, .softcap = c->softcap};
     if (c->level == ABL_LEVEL_WEIGHT)
         q.weight_keys = attended_keys(c->context - 1, c->window); /* the last row */
     abl_blind_query qi = q;
     qi.convention = ABL_CONV_IEEE;
-    char neg_z[80];
-    if (c->softcap != NULL)
-        snprintf(neg_z, sizeof neg_z, "-%s", c->softcap);
-    const char *range_lo = NULL, *range_hi = NULL;
-    if ((c->logit_lo == NULL) != (c->logit_hi == NULL))
-        st = ABL_ERR_INVALID_ARGUMENT;
-    else if (c->logit_lo != NULL)
-        st = logit_range(c, neg_z, &range_lo, &range_hi);
-    if (st != ABL_OK) {
-        free(sorted);
-        return st;
-    }
     for (int i = 0; i < a->heads && st == ABL_OK; i++) {
         abl_head_result *h = &a->results[i];
         h->slope = sorted[i];
@@ -286,17 +262,18 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
             st = abl_blindness(&h->slope, &qi, &h->delta_ieee);
         if (st == ABL_OK && c->softcap != NULL) {
             abl_blind_query qs = q;
-            qs.logit = neg_z;
+            qs.softcap = NULL; /* the range's ends are the capped logits -z and +z themselves */
+            qs.logit = a->neg_softcap;
             st = abl_blindness(&h->slope, &qs, &h->delta_lo);
             qs.logit = c->softcap;
             if (st == ABL_OK)
                 st = abl_blindness(&h->slope, &qs, &h->delta_hi);
         }
-        if (st == ABL_OK && range_lo != NULL) {
-            abl_blind_query qr = q;
-            qr.logit = range_lo;
+        if (st == ABL_OK && c->logit_lo != NULL) {
+            abl_blind_query qr = q; /* the soft cap, if any, caps LO and HI like any logit */
+            qr.logit = c->logit_lo;
             st = abl_blindness(&h->slope, &qr, &h->delta_range_lo);
-            qr.logit = range_hi;
+            qr.logit = c->logit_hi;
             if (st == ABL_OK)
                 st = abl_blindness(&h->slope, &qr, &h->delta_range_hi);
         }
@@ -308,7 +285,8 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
         if (st != ABL_OK)
             break;
         h->blind_in_context = abl_delta_lt_u64(&h->delta, c->context);
-        h->window_masks = c->window > 0 && !abl_delta_lt_u64(&h->delta, c->window);
+        /* Keys with d > W are masked: the window hides every blind key when W < delta. */
+        h->window_masks = c->window > 0 && !abl_delta_lt_u64(&h->delta, c->window + 1);
         a->blind_heads += h->blind_in_context;
         st = abl_fraction_head_counts(&h->delta, c->context, c->window, h->row_blind, h->matrix_blind);
         /* At weight level each row has its own S, so the matrix count walks the rows' deltas. */
@@ -352,7 +330,7 @@ typedef struct mass_ctx {
 static int head_mass(const abl_analysis *a, const abl_head_result *h, mpfr_t lo, mpfr_t hi)
 {
     const abl_analysis_config *c = &a->config;
-    uint64_t k = c->window > 0 && c->context - 1 > c->window ? c->window + 1 : c->context;
+    uint64_t k = attended_keys(c->context - 1, c->window);
     mpfr_set_zero(lo, 1);
     mpfr_set_zero(hi, 1);
     int64_t d;
@@ -361,18 +339,14 @@ static int head_mass(const abl_analysis *a, const abl_head_result *h, mpfr_t lo,
     mpfr_prec_t prec = mpfr_get_prec(lo) + 32;
     mpfr_t m_lo, m_hi, tl, th, sl, sh;
     mpfr_inits2(prec, m_lo, m_hi, tl, th, sl, sh, (mpfr_ptr)0);
-    mpq_t clamp;
-    mpq_init(clamp);
-    int have_clamp = c->clamp != NULL && abl_decimal_to_mpq(c->clamp, clamp) == ABL_OK;
     int bad = abl_slope_mpfr(m_lo, &h->slope, MPFR_RNDD) != ABL_OK || abl_slope_mpfr(m_hi, &h->slope, MPFR_RNDU) != ABL_OK;
     if (!bad) {
-        const mpq_t *cp = have_clamp ? (const mpq_t *)&clamp : NULL;
+        const mpq_t *cp = c->clamp != NULL ? (const mpq_t *)&a->clamp : NULL;
         abl_weight_row_sum(tl, th, m_lo, m_hi, cp, c->distance, (uint64_t)d, k, k);
         abl_weight_row_sum(sl, sh, m_lo, m_hi, cp, c->distance, 0, k, k);
         mpfr_div(lo, tl, sh, MPFR_RNDD);
         mpfr_div(hi, th, sl, MPFR_RNDU);
     }
-    mpq_clear(clamp);
     mpfr_clears(m_lo, m_hi, tl, th, sl, sh, (mpfr_ptr)0);
     return bad;
 }
@@ -400,13 +374,7 @@ static int mass_interval(mpfr_t lo, mpfr_t hi, void *vctx)
 
 static int logit_is_zero(const abl_analysis_config *c)
 {
-    if (c->logit == NULL)
-        return 1;
-    mpq_t e;
-    mpq_init(e);
-    int zero = abl_decimal_to_mpq(c->logit, e) == ABL_OK && mpq_sgn(e) == 0;
-    mpq_clear(e);
-    return zero;
+    return c->logit == NULL || mpq_sgn(c->logit) == 0;
 }
 
 abl_status abl_analysis_mass_lost_text(const abl_analysis *a, int i, int digits, char *buf, size_t buflen)
@@ -450,20 +418,36 @@ static void delta_cell(abl_report *r, const abl_delta *d)
     abl_report_cell(r, t, j, NULL);
 }
 
-/* An exact decimal as a JSON number (".5" is not JSON; "0.5" is). */
-static void json_decimal(const char *text, char *buf, size_t len)
+/* An exact number as a JSON number with 17 significant digits. */
+static void json_decimal(mpq_srcptr value, char *buf, size_t len)
 {
     mpq_t q;
     mpq_init(q);
-    if (abl_decimal_to_mpq(text, q) == ABL_OK) {
-        int neg = mpq_sgn(q) < 0;
-        mpq_abs(q, q);
-        buf[0] = '-';
-        abl_fraction_decimal_text(q, 17, buf + neg, len - (size_t)neg);
-    } else {
-        snprintf(buf, len, "null");
-    }
+    mpq_abs(q, value);
+    int neg = mpq_sgn(value) < 0;
+    buf[0] = '-';
+    abl_fraction_decimal_text(q, 17, buf + neg, len - (size_t)neg);
     mpq_clear(q);
+}
+
+/* A configured number in a meta line: its exact decimal text (the whole of it). */
+static abl_status meta_number(abl_report *r, const char *key, const char *label, mpq_srcptr value,
+                              const char *suffix)
+{
+    char j[80];
+    char *text = abl_decimal_string(value);
+    char *line = text != NULL ? malloc(strlen(text) + strlen(suffix) + 1) : NULL;
+    if (line == NULL) {
+        free(text);
+        return ABL_ERR_NO_MEMORY;
+    }
+    strcpy(line, text);
+    strcat(line, suffix);
+    json_decimal(value, j, sizeof j);
+    abl_report_meta(r, key, label, line, j);
+    free(line);
+    free(text);
+    return ABL_OK;
 }
 
 static void percent_of(const mpz_t num, const mpz_t den, char *buf, size_t len, char *json, size_t jlen)
@@ -487,7 +471,7 @@ static void report_meta_format(const abl_analysis *a, abl_report *r)
     char t[256], j[256];
     abl_tau_kind kind = abl_convention_tau_kind(c->convention);
     snprintf(t, sizeof t, "%s (p = %d, emin = %s%ld, emax = %ld)", c->format.name, c->format.precision,
-             c->format.emin < 0 ? "−" : "", c->format.emin < 0 ? -c->format.emin : c->format.emin, c->format.emax);
+             c->format.emin < 0 ? "-" : "", c->format.emin < 0 ? -c->format.emin : c->format.emin, c->format.emax);
     snprintf(j, sizeof j, "\"%s\"", c->format.name);
     abl_report_meta(r, "dtype", "dtype", t, j);
     snprintf(t, sizeof t, "%s (τ = %s kind; blind when the exponent is %s τ; δ %s)", abl_convention_name(c->convention),
@@ -496,8 +480,7 @@ static void report_meta_format(const abl_analysis *a, abl_report *r)
                                                     : "exact (the first blind distance)");
     snprintf(j, sizeof j, "\"%s\"", abl_convention_name(c->convention));
     abl_report_meta(r, "convention", "convention", t, j);
-    abl_threshold_string(&c->format, kind, 10, j, sizeof j);
-    abl_pretty_minus(j, t, sizeof t);
+    abl_threshold_string(&c->format, kind, 10, t, sizeof t);
     abl_threshold_string(&c->format, kind, 17, j, sizeof j);
     abl_report_meta(r, "tau", "τ", t, j);
     u64_text(c->context, t, sizeof t);
@@ -508,45 +491,96 @@ static void report_meta_format(const abl_analysis *a, abl_report *r)
     }
 }
 
-/* slopes, distance, logits, mitigations, level, clamp, soft cap. */
-static void report_meta_model(const abl_analysis *a, abl_report *r)
+/* The schedule as given, whole (a long list stays long). */
+static abl_status report_meta_slopes(const abl_analysis *a, abl_report *r)
+{
+    size_t sl = strlen(a->schedule.spec);
+    char *st_ = malloc(sl + 32), *sj = malloc(2 * sl + 3);
+    if (st_ == NULL || sj == NULL) {
+        free(st_);
+        free(sj);
+        return ABL_ERR_NO_MEMORY;
+    }
+    sprintf(st_, "%s (%d heads)", a->schedule.spec, a->heads);
+    char *w = sj;
+    *w++ = '"';
+    for (const char *p = a->schedule.spec; *p != '\0'; p++) {
+        if (*p == '"' || *p == '\\')
+            *w++ = '\\';
+        *w++ = *p;
+    }
+    *w++ = '"';
+    *w = '\0';
+    abl_report_meta(r, "slopes", "slopes", st_, sj);
+    free(st_);
+    free(sj);
+    return ABL_OK;
+}
+
+/* The clamp with its exponent-level margin c - tau. */
+static abl_status report_meta_clamp(const abl_analysis *a, abl_report *r)
 {
     const abl_analysis_config *c = &a->config;
-    char t[256], j[256];
-    snprintf(t, sizeof t, "%s (%d heads)", a->schedule.spec, a->heads);
-    snprintf(j, sizeof j, "\"%s\"", a->schedule.spec);
-    abl_report_meta(r, "slopes", "slopes", t, j);
+    abl_blind_query q = {.format = c->format, .convention = c->convention, .distance = c->distance,
+                         .logit = c->logit, .clamp = c->clamp};
+    char *margin = NULL, *suffix = NULL;
+    abl_status ms = abl_clamp_margin_string(&q, 4, &margin);
+    if (ms == ABL_OK && (suffix = malloc(strlen(margin) + 40)) == NULL)
+        ms = ABL_ERR_NO_MEMORY;
+    if (ms == ABL_OK) {
+        sprintf(suffix, " (margin c − τ = %s nats)", margin);
+        ms = meta_number(r, "clamp", "clamp c", c->clamp, suffix);
+    }
+    free(margin);
+    free(suffix);
+    return ms;
+}
+
+/* slopes, distance, logits, mitigations, level, clamp, soft cap. */
+static abl_status report_meta_model(const abl_analysis *a, abl_report *r)
+{
+    const abl_analysis_config *c = &a->config;
+    char t[256];
+    abl_status st = report_meta_slopes(a, r);
+    if (st != ABL_OK)
+        return st;
     abl_report_meta(r, "distance", "distance", c->distance == ABL_DISTANCE_LOG ? "log: g(d) = ln(d + 1)" : "linear: g(d) = d",
                     c->distance == ABL_DISTANCE_LOG ? "\"log\"" : "\"linear\"");
-    json_decimal(c->logit ? c->logit : "0", j, sizeof j);
-    abl_report_meta(r, "logit", "logit ε", c->logit ? c->logit : "0", j);
-    if (c->logit_lo != NULL) {
-        char jl[64], jh[64];
-        json_decimal(c->logit_lo, jl, sizeof jl);
-        json_decimal(c->logit_hi, jh, sizeof jh);
-        snprintf(t, sizeof t, "%s to %s", c->logit_lo, c->logit_hi);
-        snprintf(j, sizeof j, "[%s, %s]", jl, jh);
-        abl_report_meta(r, "logit_range", "logit range", t, j);
+    mpq_t zero;
+    mpq_init(zero);
+    st = meta_number(r, "logit", "logit ε", c->logit ? c->logit : zero, "");
+    mpq_clear(zero);
+    if (st == ABL_OK && c->logit_lo != NULL) {
+        char *lo = abl_decimal_string(c->logit_lo), *hi = abl_decimal_string(c->logit_hi);
+        char *line = lo && hi ? malloc(strlen(lo) + strlen(hi) + 8) : NULL;
+        char jl[80], jh[80], *json = malloc(2 * sizeof jl + 8);
+        if (line != NULL && json != NULL) {
+            sprintf(line, "%s to %s", lo, hi);
+            json_decimal(c->logit_lo, jl, sizeof jl);
+            json_decimal(c->logit_hi, jh, sizeof jh);
+            sprintf(json, "[%s, %s]", jl, jh);
+            abl_report_meta(r, "logit_range", "logit range", line, json);
+        } else {
+            st = ABL_ERR_NO_MEMORY;
+        }
+        free(lo);
+        free(hi);
+        free(line);
+        free(json);
     }
+    if (st != ABL_OK)
+        return st;
     abl_mitigations_name(c->mitigations, t, sizeof t);
     abl_report_meta(r, "mitigations", "mitigations", t, NULL);
     abl_report_meta(r, "level", "level",
                     c->level == ABL_LEVEL_WEIGHT ? "weight: exp(x)/S underflows, threshold τ + ln S (spec §4)"
                                                  : "exponent: exp(x) underflows, threshold τ (the paper)",
                     c->level == ABL_LEVEL_WEIGHT ? "\"weight\"" : "\"exponent\"");
-    if (c->clamp != NULL) {
-        abl_blind_query q = {.format = c->format, .convention = c->convention, .distance = c->distance,
-                             .logit = c->logit, .clamp = c->clamp};
-        char margin[64];
-        abl_clamp_margin_text(&q, 4, margin, sizeof margin);
-        snprintf(t, sizeof t, "%s (margin c − τ = %s nats)", c->clamp, margin);
-        json_decimal(c->clamp, j, sizeof j);
-        abl_report_meta(r, "clamp", "clamp c", t, j);
-    }
-    if (c->softcap != NULL) {
-        json_decimal(c->softcap, j, sizeof j);
-        abl_report_meta(r, "softcap", "soft cap z", c->softcap, j);
-    }
+    if (c->clamp != NULL && (st = report_meta_clamp(a, r)) != ABL_OK)
+        return st;
+    if (c->softcap != NULL)
+        st = meta_number(r, "softcap", "soft cap z", c->softcap, "");
+    return st;
 }
 
 static void report_columns(const abl_analysis *a, abl_report *r, int mass)
@@ -572,7 +606,7 @@ static void report_columns(const abl_analysis *a, abl_report *r, int mass)
     }
     abl_report_column(r, "blind_in_context", "blind", ABL_ALIGN_LEFT);
     if (c->window > 0)
-        abl_report_column(r, "window_masks", "W ≤ δ", ABL_ALIGN_LEFT);
+        abl_report_column(r, "window_masks", "W < δ", ABL_ALIGN_LEFT);
     abl_report_column(r, "row_blind", "row zeros", ABL_ALIGN_RIGHT);
     abl_report_column(r, "row_fraction", "row %", ABL_ALIGN_RIGHT);
     abl_report_column(r, "matrix_fraction", "matrix %", ABL_ALIGN_RIGHT);
@@ -580,23 +614,48 @@ static void report_columns(const abl_analysis *a, abl_report *r, int mass)
         abl_report_column(r, "mass_lost", "mass lost", ABL_ALIGN_RIGHT);
 }
 
-static void report_slope_cells(abl_report *r, const abl_slope *s)
+static abl_status report_slope_cells(abl_report *r, const abl_slope *s)
 {
-    char t[256], j[256];
-    abl_slope_exact_text(s, t, sizeof t);
-    if (strncmp(t, "2^", 2) == 0) {
-        char tex[sizeof t + 8];
-        snprintf(tex, sizeof tex, "$2^{%s}$", t + 2); /* 2^-0.5 would typeset as 2 with a caret */
-        abl_report_cell(r, t, NULL, tex);
-    } else {
-        abl_report_cell(r, t, NULL, NULL);
+    char t[64], j[64];
+    char *exact = abl_slope_exact_string(s);
+    char *tex = exact != NULL ? malloc(strlen(exact) + 8) : NULL;
+    if (tex == NULL) {
+        free(exact);
+        return ABL_ERR_NO_MEMORY;
     }
+    if (strncmp(exact, "2^", 2) == 0) {
+        sprintf(tex, "$2^{%s}$", exact + 2); /* 2^-0.5 would typeset as 2 with a caret */
+        abl_report_cell(r, exact, NULL, tex);
+    } else {
+        abl_report_cell(r, exact, NULL, NULL);
+    }
+    free(tex);
+    free(exact);
     abl_slope_decimal_text(s, 5, t, sizeof t);
     abl_slope_decimal_text(s, 17, j, sizeof j);
     abl_report_cell(r, t, j, NULL);
+    return ABL_OK;
 }
 
-static void report_head_row(const abl_analysis *a, abl_report *r, int i, int mass)
+/* delta(exponent) - delta(weight): how many tokens earlier the weight goes blind. */
+static void report_shift_cell(abl_report *r, const abl_head_result *h)
+{
+    if (!h->delta.exact || !h->delta_exponent.exact || h->delta.never || h->delta_exponent.never) {
+        abl_report_cell(r, "—", "null", NULL);
+        return;
+    }
+    mpz_t sh;
+    mpz_init(sh);
+    mpz_sub(sh, h->delta_exponent.value, h->delta.value);
+    char *txt = mpz_get_str(NULL, 10, sh);
+    abl_report_cell(r, txt, txt, NULL);
+    void (*freefunc)(void *, size_t);
+    mp_get_memory_functions(NULL, NULL, &freefunc);
+    freefunc(txt, strlen(txt) + 1);
+    mpz_clear(sh);
+}
+
+static abl_status report_head_row(const abl_analysis *a, abl_report *r, int i, int mass)
 {
     const abl_analysis_config *c = &a->config;
     const abl_head_result *h = &a->results[i];
@@ -606,25 +665,14 @@ static void report_head_row(const abl_analysis *a, abl_report *r, int i, int mas
     abl_report_cell(r, t, t, NULL);
     snprintf(t, sizeof t, "%d", h->slope.index);
     abl_report_cell(r, t, t, NULL);
-    report_slope_cells(r, &h->slope);
+    abl_status st = report_slope_cells(r, &h->slope);
+    if (st != ABL_OK)
+        return st;
     delta_cell(r, &h->delta);
     delta_cell(r, &h->delta_ieee);
     if (c->level == ABL_LEVEL_WEIGHT) {
         delta_cell(r, &h->delta_exponent);
-        /* tokens earlier than the exponent level says */
-        if (h->delta.exact && h->delta_exponent.exact && !h->delta.never && !h->delta_exponent.never) {
-            mpz_t sh;
-            mpz_init(sh);
-            mpz_sub(sh, h->delta_exponent.value, h->delta.value);
-            char *txt = mpz_get_str(NULL, 10, sh);
-            abl_report_cell(r, txt, txt, NULL);
-            void (*freefunc)(void *, size_t);
-            mp_get_memory_functions(NULL, NULL, &freefunc);
-            freefunc(txt, strlen(txt) + 1);
-            mpz_clear(sh);
-        } else {
-            abl_report_cell(r, "—", "null", NULL);
-        }
+        report_shift_cell(r, h);
     }
     if (c->softcap != NULL) {
         delta_cell(r, &h->delta_lo);
@@ -648,6 +696,7 @@ static void report_head_row(const abl_analysis *a, abl_report *r, int i, int mas
         abl_analysis_mass_lost_text(a, i, 17, j, sizeof j);
         abl_report_cell(r, t, j, NULL);
     }
+    return ABL_OK;
 }
 
 static void report_summary(const abl_analysis *a, abl_report *r, int mass)
@@ -685,15 +734,17 @@ static void report_notes(const abl_analysis *a, abl_report *r, int mass)
                                : "clamp: 'never' when ε + c stays above τ; otherwise the head goes blind at the "
                                  "unclamped δ, before the clamp engages.");
     if (c->softcap != NULL)
-        abl_report_note(r, "soft cap: logits lie in (−z, z), so the real δ lies between δ(−z) and δ(+z).");
+        abl_report_note(r, "soft cap: logits lie in (−z, z), so the real δ lies between δ(−z) and δ(+z); δ uses "
+                           "the capped logit z·tanh(ε/z).");
     if (c->logit_lo != NULL)
         abl_report_note(r, "logit range: a key whose logit lies in [LO, HI] (relative to zero-logit keys) goes "
-                           "blind between δ(LO) and δ(HI).");
+                           "blind between δ(LO) and δ(HI) (soft-capped like any logit).");
     if (c->level == ABL_LEVEL_WEIGHT)
-        abl_report_note(r, "weight level: the last row's S over its attended keys gives δ; every row r uses its "
-                           "own S for the matrix fraction; shift = δ exponent − δ.");
+        abl_report_note(r, "weight level: the last row's S over its attended keys (all n, or W + 1 with a window) "
+                           "gives δ; every row uses its own S for the matrix fraction; shift = δ exponent − δ.");
     if (c->window > 0)
-        abl_report_note(r, "window: keys beyond W are masked; fractions count blind keys among the attended ones.");
+        abl_report_note(r, "window: keys at distance d > W are masked (d ≤ W attended), so W < δ hides every blind "
+                           "key; fractions count blind keys among the attended ones.");
     if (mass)
         abl_report_note(r, "mass lost: the share of an exact softmax of the last row (zero logits) that sits on "
                            "its blind keys.");
@@ -708,10 +759,16 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
         return ABL_ERR_NO_MEMORY;
     int mass = logit_is_zero(&a->config);
     report_meta_format(a, r);
-    report_meta_model(a, r);
-    report_columns(a, r, mass);
-    for (int i = 0; i < a->heads; i++)
-        report_head_row(a, r, i, mass);
+    abl_status st = report_meta_model(a, r);
+    if (st == ABL_OK) {
+        report_columns(a, r, mass);
+        for (int i = 0; i < a->heads && st == ABL_OK; i++)
+            st = report_head_row(a, r, i, mass);
+    }
+    if (st != ABL_OK) {
+        abl_report_free(r);
+        return st;
+    }
     report_summary(a, r, mass);
     report_notes(a, r, mass);
     *out = r;

@@ -43,8 +43,12 @@ void abl_delta_set(abl_delta *dst, const abl_delta *src)
 /* m exactly, when it is rational (decimal slopes, 2^integer). */
 static int slope_rational(const abl_slope *s, mpq_t m)
 {
-    if (s->form == ABL_SLOPE_RATIONAL)
-        return abl_decimal_to_mpq(s->decimal, m) == ABL_OK;
+    if (s->form == ABL_SLOPE_RATIONAL) {
+        if (s->rational == NULL)
+            return 0;
+        mpq_set(m, s->rational);
+        return 1;
+    }
     if (s->form == ABL_SLOPE_POW2 && s->pow2_den == 1 && s->pow2_num > -100000 && s->pow2_num < 100000) {
         mpq_set_ui(m, 1, 1);
         if (s->pow2_num >= 0)
@@ -61,8 +65,9 @@ static int target_rational(const abl_slope *s, mpq_t t)
 {
     if (s->form != ABL_SLOPE_TARGET && s->form != ABL_SLOPE_LOG_TARGET)
         return 0;
-    if (abl_decimal_to_mpq(s->target_lo, t) != ABL_OK)
+    if (s->target_lo == NULL)
         return 0;
+    mpq_set(t, s->target_lo);
     if (s->geo_num == 0)
         return 1;
     if (s->geo_num < 0 || s->geo_den <= 0)
@@ -70,8 +75,8 @@ static int target_rational(const abl_slope *s, mpq_t t)
     mpq_t ratio;
     mpq_init(ratio);
     int ok = 0;
-    if (abl_decimal_to_mpq(s->target_hi, ratio) == ABL_OK) {
-        mpq_div(ratio, ratio, t);
+    if (s->target_hi != NULL) {
+        mpq_div(ratio, s->target_hi, t);
         unsigned long r = (unsigned long)s->geo_num, d = (unsigned long)s->geo_den;
         unsigned long g = r, h = d;
         while (h != 0) {
@@ -149,11 +154,33 @@ static void rule_bound(mpz_t out, const mpfr_t x, abl_rule rule, int up)
 typedef struct {
     const abl_slope *slope;
     const mpq_t *eps;
+    mpq_srcptr cap;           /* soft cap z: the logit is z tanh(eps/z); NULL = eps itself */
     unsigned long absk;       /* tau = -absk ln 2 */
     abl_distance distance;
     uint64_t weight_keys;     /* 0: exponent level */
     const mpq_t *clamp;       /* weight level: the clamp shapes S (NULL: none) */
 } q_ctx;
+
+/* lo <= eps' <= hi for the logit eps' = eps, or z tanh(eps/z) under a soft cap z > 0 (increasing in eps). */
+static void logit_interval(mpfr_t lo, mpfr_t hi, const mpq_t eps, mpq_srcptr cap)
+{
+    if (cap == NULL || mpq_sgn(eps) == 0) {
+        mpfr_set_q(lo, eps, MPFR_RNDD);
+        mpfr_set_q(hi, eps, MPFR_RNDU);
+        return;
+    }
+    mpq_t r;
+    mpq_init(r);
+    mpq_div(r, eps, cap);
+    mpfr_set_q(lo, r, MPFR_RNDD);
+    mpfr_set_q(hi, r, MPFR_RNDU);
+    mpfr_tanh(lo, lo, MPFR_RNDD);
+    mpfr_tanh(hi, hi, MPFR_RNDU);
+    /* z > 0 keeps the order; the product's rounding keeps the bounds. */
+    mpfr_mul_q(lo, lo, cap, MPFR_RNDD);
+    mpfr_mul_q(hi, hi, cap, MPFR_RNDU);
+    mpq_clear(r);
+}
 
 /* Certified enclosure of Q at the precision of lo/hi. */
 static int q_interval(mpfr_t lo, mpfr_t hi, void *vctx)
@@ -167,18 +194,19 @@ static int q_interval(mpfr_t lo, mpfr_t hi, void *vctx)
     mpfr_const_log2(a_hi, MPFR_RNDU);
     mpfr_mul_ui(a_lo, a_lo, c->absk, MPFR_RNDD);
     mpfr_mul_ui(a_hi, a_hi, c->absk, MPFR_RNDU);
-    mpfr_set_q(n_lo, *c->eps, MPFR_RNDD);
-    mpfr_set_q(n_hi, *c->eps, MPFR_RNDU);
+    logit_interval(n_lo, n_hi, *c->eps, c->cap);
     mpfr_add(n_lo, n_lo, a_lo, MPFR_RNDD);
     mpfr_add(n_hi, n_hi, a_hi, MPFR_RNDU);
     if (abl_slope_mpfr(m_lo, c->slope, MPFR_RNDD) != ABL_OK || abl_slope_mpfr(m_hi, c->slope, MPFR_RNDU) != ABL_OK ||
         mpfr_sgn(m_lo) <= 0)
         bad = 1;
     if (!bad && c->weight_keys > 0) {
-        /* Weight level: the threshold rises by L = ln S_k - log1p(e^tau expm1(-eps)) (abl_weight.c). */
-        mpfr_t l_lo, l_hi;
-        mpfr_inits2(prec, l_lo, l_hi, (mpfr_ptr)0);
-        abl_weight_offset(l_lo, l_hi, m_lo, m_hi, *c->eps, c->clamp, c->distance, c->weight_keys, c->absk);
+        /* Weight level: the threshold rises by L = ln S_k - log1p(e^tau expm1(-eps')) (abl_weight.c). */
+        mpfr_t l_lo, l_hi, el, eh;
+        mpfr_inits2(prec, l_lo, l_hi, el, eh, (mpfr_ptr)0);
+        logit_interval(el, eh, *c->eps, c->cap);
+        abl_weight_offset(l_lo, l_hi, m_lo, m_hi, el, eh, c->clamp, c->distance, c->weight_keys, c->absk);
+        mpfr_clears(el, eh, (mpfr_ptr)0);
         mpfr_sub(n_lo, n_lo, l_hi, MPFR_RNDD);
         mpfr_sub(n_hi, n_hi, l_lo, MPFR_RNDU);
         mpfr_clears(l_lo, l_hi, (mpfr_ptr)0);
@@ -206,16 +234,46 @@ static void finish_exact(abl_delta *out)
     mpfr_set_z(out->approx, out->value, MPFR_RNDN);
 }
 
-/* Is exp(x) of the clamped exponent ever at or below tau? Sign of eps + c + absk ln 2. */
-static abl_status clamp_allows_blindness(const mpq_t eps, const mpq_t clamp, unsigned long absk, int strict,
-                                         int *allows)
+/* Is exp(x) of the clamped exponent ever at or below tau? Sign of eps' + c + absk ln 2 (eps' the
+ * possibly soft-capped logit). */
+static abl_status clamp_allows_blindness(const mpq_t eps, mpq_srcptr cap, const mpq_t clamp, unsigned long absk,
+                                         int strict, int *allows)
 {
     mpq_t s;
     mpq_init(s);
     mpq_add(s, eps, clamp);
     int sign;
-    if (absk == 0) {
+    int capped = cap != NULL && mpq_sgn(eps) != 0;
+    if (absk == 0 && !capped) {
         sign = mpq_sgn(s);
+    } else if (capped) {
+        /* z tanh(eps/z) + c + absk ln 2: transcendental (Lindemann) unless it is exactly 0, which a
+         * nonzero tanh of a rational never makes rational; widening decides, the cap bounds the work. */
+        mpfr_t lo, hi, l2, el, eh;
+        mpfr_prec_t prec = ABL_ZIV_START_PREC;
+        mpfr_inits2(prec, lo, hi, l2, el, eh, (mpfr_ptr)0);
+        for (;;) {
+            mpfr_set_prec(lo, prec);
+            mpfr_set_prec(hi, prec);
+            mpfr_set_prec(l2, prec);
+            mpfr_set_prec(el, prec);
+            mpfr_set_prec(eh, prec);
+            mpfr_const_log2(l2, MPFR_RNDD);
+            mpfr_mul_ui(lo, l2, absk, MPFR_RNDD);
+            mpfr_const_log2(l2, MPFR_RNDU);
+            mpfr_mul_ui(hi, l2, absk, MPFR_RNDU);
+            mpfr_add_q(lo, lo, clamp, MPFR_RNDD);
+            mpfr_add_q(hi, hi, clamp, MPFR_RNDU);
+            logit_interval(el, eh, eps, cap);
+            mpfr_add(lo, lo, el, MPFR_RNDD);
+            mpfr_add(hi, hi, eh, MPFR_RNDU);
+            if (mpfr_sgn(lo) > 0 || mpfr_sgn(hi) < 0 || prec >= ABL_ZIV_MAX_PREC) {
+                sign = mpfr_sgn(lo) > 0 ? 1 : -1;
+                break;
+            }
+            prec *= 2;
+        }
+        mpfr_clears(lo, hi, l2, el, eh, (mpfr_ptr)0);
     } else {
         /* s + absk ln 2 is transcendental (never 0), so widening the precision always decides it. */
         mpfr_t lo, hi, l2;
@@ -244,16 +302,13 @@ static abl_status clamp_allows_blindness(const mpq_t eps, const mpq_t clamp, uns
     return ABL_OK;
 }
 
-/* Weight level: sign of eps + c - tau - L (L from abl_weight_offset), by a Ziv loop; *allows as above. */
-static abl_status weight_clamp_allows(const abl_slope *slope, const q_ctx *c, const mpq_t clamp, int strict,
-                                      int *allows)
+/* Weight level: sign of eps' + c - tau - L (L from abl_weight_offset), by a Ziv loop; *allows as above. */
+static abl_status weight_clamp_allows(const q_ctx *c, const mpq_t clamp, int strict, int *allows)
 {
     mpfr_prec_t prec = ABL_ZIV_START_PREC;
-    mpfr_t lo, hi, l2, m_lo, m_hi, l_lo, l_hi;
-    mpfr_inits2(prec, lo, hi, l2, m_lo, m_hi, l_lo, l_hi, (mpfr_ptr)0);
-    mpq_t s;
-    mpq_init(s);
-    mpq_add(s, *c->eps, clamp);
+    long max_prec = c->distance == ABL_DISTANCE_LOG ? ABL_WEIGHT_LOG_MAX_PREC : ABL_ZIV_MAX_PREC;
+    mpfr_t lo, hi, l2, m_lo, m_hi, l_lo, l_hi, el, eh;
+    mpfr_inits2(prec, lo, hi, l2, m_lo, m_hi, l_lo, l_hi, el, eh, (mpfr_ptr)0);
     int sign = 0;
     abl_status st = ABL_OK;
     for (;;) {
@@ -264,32 +319,36 @@ static abl_status weight_clamp_allows(const abl_slope *slope, const q_ctx *c, co
         mpfr_set_prec(m_hi, prec + 16);
         mpfr_set_prec(l_lo, prec);
         mpfr_set_prec(l_hi, prec);
-        if (abl_slope_mpfr(m_lo, slope, MPFR_RNDD) != ABL_OK || abl_slope_mpfr(m_hi, slope, MPFR_RNDU) != ABL_OK) {
+        mpfr_set_prec(el, prec + 16);
+        mpfr_set_prec(eh, prec + 16);
+        if (abl_slope_mpfr(m_lo, c->slope, MPFR_RNDD) != ABL_OK || abl_slope_mpfr(m_hi, c->slope, MPFR_RNDU) != ABL_OK) {
             st = ABL_ERR_BAD_SLOPE;
             break;
         }
-        abl_weight_offset(l_lo, l_hi, m_lo, m_hi, *c->eps, c->clamp, c->distance, c->weight_keys, c->absk);
-        /* eps + c + absk ln 2 - L */
+        logit_interval(el, eh, *c->eps, c->cap);
+        abl_weight_offset(l_lo, l_hi, m_lo, m_hi, el, eh, c->clamp, c->distance, c->weight_keys, c->absk);
+        /* eps' + c + absk ln 2 - L */
         mpfr_const_log2(l2, MPFR_RNDD);
         mpfr_mul_ui(lo, l2, c->absk, MPFR_RNDD);
         mpfr_const_log2(l2, MPFR_RNDU);
         mpfr_mul_ui(hi, l2, c->absk, MPFR_RNDU);
-        mpfr_add_q(lo, lo, s, MPFR_RNDD);
-        mpfr_add_q(hi, hi, s, MPFR_RNDU);
+        mpfr_add_q(lo, lo, clamp, MPFR_RNDD);
+        mpfr_add_q(hi, hi, clamp, MPFR_RNDU);
+        mpfr_add(lo, lo, el, MPFR_RNDD);
+        mpfr_add(hi, hi, eh, MPFR_RNDU);
         mpfr_sub(lo, lo, l_hi, MPFR_RNDD);
         mpfr_sub(hi, hi, l_lo, MPFR_RNDU);
         if (mpfr_sgn(lo) > 0 || mpfr_sgn(hi) < 0) {
             sign = mpfr_sgn(lo) > 0 ? 1 : -1;
             break;
         }
-        if (prec >= (c->distance == ABL_DISTANCE_LOG ? ABL_WEIGHT_LOG_MAX_PREC : ABL_ZIV_MAX_PREC)) {
+        if (prec >= max_prec) {
             sign = 0; /* taken as an exact tie */
             break;
         }
         prec *= 2;
     }
-    mpq_clear(s);
-    mpfr_clears(lo, hi, l2, m_lo, m_hi, l_lo, l_hi, (mpfr_ptr)0);
+    mpfr_clears(lo, hi, l2, m_lo, m_hi, l_lo, l_hi, el, eh, (mpfr_ptr)0);
     *allows = strict ? sign < 0 : sign <= 0;
     return st;
 }
@@ -320,19 +379,19 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
     mpz_set_ui(out->value, 0);
     mpfr_set_zero(out->approx, 1);
 
-    if (q->logit != NULL && (st = abl_decimal_to_mpq(q->logit, eps)) != ABL_OK)
-        goto done;
-    if (q->clamp != NULL && (st = abl_decimal_to_mpq(q->clamp, clamp)) != ABL_OK)
-        goto done;
-    q_ctx ctx = {slope, (const mpq_t *)&eps, absk, q->distance, q->weight_keys,
+    if (q->logit != NULL)
+        mpq_set(eps, q->logit);
+    if (q->clamp != NULL)
+        mpq_set(clamp, q->clamp);
+    q_ctx ctx = {slope, (const mpq_t *)&eps, q->softcap, absk, q->distance, q->weight_keys,
                  q->clamp != NULL ? (const mpq_t *)&clamp : NULL};
     if (q->clamp != NULL) {
         int allows;
         /* At the weight level the clamp decides against tau + L (the clamped weight e^c/S can flush). */
         if (q->weight_keys > 0)
-            st = weight_clamp_allows(slope, &ctx, clamp, abl_convention_strict(q->convention), &allows);
+            st = weight_clamp_allows(&ctx, clamp, abl_convention_strict(q->convention), &allows);
         else
-            clamp_allows_blindness(eps, clamp, absk, abl_convention_strict(q->convention), &allows);
+            clamp_allows_blindness(eps, q->softcap, clamp, absk, abl_convention_strict(q->convention), &allows);
         if (st != ABL_OK)
             goto done;
         /* When the clamp can reach tau it engages no earlier than the unclamped crossing, so delta is
@@ -346,8 +405,8 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
 
     int eps_zero = mpq_sgn(eps) == 0;
     int have_q = 0;
-    if (q->weight_keys > 0) {
-        /* ln S_k keeps Q transcendental: no symbolic shortcut. */
+    if (q->weight_keys > 0 || (q->softcap != NULL && !eps_zero)) {
+        /* ln S_k, or z tanh(eps/z) with eps != 0, keeps Q transcendental: no symbolic shortcut. */
     } else if (q->distance == ABL_DISTANCE_LINEAR) {
         if (absk == 0 && eps_zero) {
             mpq_set_ui(qv, 0, 1);
@@ -379,7 +438,10 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
                         mpz_sub_ui(out->value, out->value, 1);
                     finish_exact(out);
                 } else {
+                    /* 2^y - 1 to 64 bits is 2^y; y < 2^40 can exceed the default exponent range (2^30). */
+                    abl_mpfr_range saved = abl_mpfr_range_widen();
                     mpfr_set_ui_2exp(out->approx, 1, (mpfr_exp_t)y, MPFR_RNDN);
+                    abl_mpfr_range_restore(saved);
                 }
                 goto done;
             }
@@ -561,9 +623,11 @@ static int margin_interval(mpfr_t lo, mpfr_t hi, void *vctx)
     return 0;
 }
 
-abl_status abl_clamp_margin_text(const abl_blind_query *q, int decimals, char *buf, size_t buflen)
+abl_status abl_clamp_margin_string(const abl_blind_query *q, int decimals, char **out)
 {
-    if (q == NULL || q->clamp == NULL || buf == NULL)
+    if (out != NULL)
+        *out = NULL;
+    if (q == NULL || q->clamp == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     long k;
     abl_status st = abl_threshold_log2_multiple(&q->format, abl_convention_tau_kind(q->convention), &k);
@@ -572,9 +636,8 @@ abl_status abl_clamp_margin_text(const abl_blind_query *q, int decimals, char *b
     margin_ctx m;
     mpq_init(m.c);
     m.absk = (unsigned long)(k < 0 ? -k : 0);
-    st = abl_decimal_to_mpq(q->clamp, m.c);
-    if (st == ABL_OK)
-        st = abl_ziv_fixed(margin_interval, &m, decimals, buf, buflen);
+    mpq_set(m.c, q->clamp);
+    st = abl_ziv_fixed_string(margin_interval, &m, decimals, out);
     mpq_clear(m.c);
     return st;
 }

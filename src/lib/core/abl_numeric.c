@@ -83,13 +83,87 @@ abl_status abl_decimal_to_mpq(const char *text, mpq_t out)
     return ABL_OK;
 }
 
-/* Print one bound; drop the sign of a zero so that -0.000 and 0.000 compare equal. */
-static int print_bound(char *buf, size_t len, const char *fmt, int digits, mpfr_t x)
+/*
+ * Exact decimal text of a rational whose denominator is 2^a 5^b (sign included), malloc'd. Plain
+ * notation unless it is much longer than d.ddd e<exp> with every significant digit. NULL when it
+ * does not terminate (or out of memory).
+ */
+char *abl_decimal_string(const mpq_t q)
 {
-    int n = mpfr_snprintf(buf, len, fmt, digits, x);
-    if (n < 0 || (size_t)n >= len)
-        return -1;
-    if (buf[0] == '-') {
+    mpz_t den, n;
+    mpz_init_set(den, mpq_denref(q));
+    mp_bitcnt_t a = mpz_scan1(den, 0);
+    mpz_fdiv_q_2exp(den, den, a);
+    unsigned long b = 0;
+    while (mpz_divisible_ui_p(den, 5)) {
+        mpz_divexact_ui(den, den, 5);
+        b++;
+    }
+    char *res = NULL;
+    if (mpz_cmp_ui(den, 1) == 0) {
+        unsigned long k = a > b ? (unsigned long)a : b;
+        /* n = |q| * 10^k is an integer: k digits after the point, and k is minimal. */
+        mpz_init(n);
+        mpz_ui_pow_ui(n, 10, k);
+        mpz_mul(n, n, mpq_numref(q));
+        mpz_divexact(n, n, mpq_denref(q));
+        mpz_abs(n, n);
+        char *s = mpz_get_str(NULL, 10, n);
+        size_t len = strlen(s);
+        const char *sign = mpq_sgn(q) < 0 ? "-" : "";
+        char *plain = malloc(len + k + 8);
+        /* Scientific: digits without trailing zeros, exponent of the leading digit. */
+        size_t nd = len;
+        while (nd > 1 && s[nd - 1] == '0')
+            nd--;
+        long e10 = (long)len - 1 - (long)k;
+        char *sci = malloc(nd + 32);
+        if (plain != NULL && sci != NULL) {
+            if (k == 0) {
+                sprintf(plain, "%s%s", sign, s);
+            } else if (len > k) {
+                sprintf(plain, "%s%.*s.%s", sign, (int)(len - k), s, s + len - k);
+            } else {
+                /* 0.000ddd: k - len zeros after the point */
+                char *w = plain + sprintf(plain, "%s0.", sign);
+                memset(w, '0', k - len);
+                strcpy(w + (k - len), s);
+            }
+            if (nd == 1)
+                sprintf(sci, "%s%ce%ld", sign, s[0], e10);
+            else
+                sprintf(sci, "%s%c.%.*se%ld", sign, s[0], (int)(nd - 1), s + 1, e10);
+            /* Plain unless it is much longer ("0.001" and "8192", but "1e-30" not 30 zeros). */
+            if (strlen(plain) <= strlen(sci) + 4) {
+                res = plain;
+                plain = NULL;
+            } else {
+                res = sci;
+                sci = NULL;
+            }
+        }
+        free(plain);
+        free(sci);
+        void (*freefunc)(void *, size_t);
+        mp_get_memory_functions(NULL, NULL, &freefunc);
+        freefunc(s, len + 1);
+        mpz_clear(n);
+    }
+    mpz_clear(den);
+    return res;
+}
+
+/* Print one bound (malloc'd); drop the sign of a zero so that -0.000 and 0.000 compare equal. */
+static char *print_bound(const char *fmt, int digits, mpfr_t x)
+{
+    char *m = NULL;
+    if (mpfr_asprintf(&m, fmt, digits, x) < 0)
+        return NULL;
+    char *buf = malloc(strlen(m) + 1);
+    if (buf != NULL)
+        strcpy(buf, m);
+    mpfr_free_str(m);
+    if (buf != NULL && buf[0] == '-') {
         int zero = 1;
         for (const char *c = buf + 1; *c != '\0' && *c != 'e'; c++)
             if (*c >= '1' && *c <= '9')
@@ -97,21 +171,14 @@ static int print_bound(char *buf, size_t len, const char *fmt, int digits, mpfr_
         if (zero)
             memmove(buf, buf + 1, strlen(buf));
     }
-    return 0;
+    return buf;
 }
 
-static abl_status ziv_print(abl_interval_fn fn, void *ctx, const char *fmt, int digits,
-                            char *buf, size_t buflen)
+static abl_status ziv_print(abl_interval_fn fn, void *ctx, const char *fmt, int digits, char **out)
 {
-    if (fn == NULL || buf == NULL || buflen == 0 || digits < 0 || digits > 100000)
+    *out = NULL;
+    if (fn == NULL || digits < 0 || digits > 100000)
         return ABL_ERR_INVALID_ARGUMENT;
-    size_t cap = (size_t)digits + 64;
-    char *a = malloc(cap), *b = malloc(cap);
-    if (a == NULL || b == NULL) {
-        free(a);
-        free(b);
-        return ABL_ERR_NO_MEMORY;
-    }
     abl_status st = ABL_ERR_INVALID_ARGUMENT;
     mpfr_t lo, hi;
     mpfr_prec_t prec = ABL_ZIV_START_PREC + (mpfr_prec_t)(digits * 3.33);
@@ -123,46 +190,56 @@ static abl_status ziv_print(abl_interval_fn fn, void *ctx, const char *fmt, int 
             st = ABL_ERR_INVALID_ARGUMENT;
             break;
         }
-        /* Exponent of a huge bound can need more room than digits + 64. */
-        if (print_bound(a, cap, fmt, digits, lo) != 0 || print_bound(b, cap, fmt, digits, hi) != 0) {
-            st = ABL_ERR_INVALID_ARGUMENT;
+        char *a = print_bound(fmt, digits, lo), *b = print_bound(fmt, digits, hi);
+        if (a == NULL || b == NULL) {
+            free(a);
+            free(b);
+            st = ABL_ERR_NO_MEMORY;
             break;
         }
-        if (strcmp(a, b) == 0 || prec >= ABL_ZIV_MAX_PREC) {
-            if (strlen(a) + 1 > buflen) {
-                st = ABL_ERR_INVALID_ARGUMENT;
-            } else {
-                memcpy(buf, a, strlen(a) + 1);
-                st = ABL_OK;
-            }
+        int same = strcmp(a, b) == 0;
+        free(b);
+        if (same || prec >= ABL_ZIV_MAX_PREC) {
+            *out = a;
+            st = ABL_OK;
             break;
         }
+        free(a);
         prec *= 2;
     }
     mpfr_clears(lo, hi, (mpfr_ptr)0);
-    free(a);
-    free(b);
+    return st;
+}
+
+static abl_status ziv_print_buf(abl_interval_fn fn, void *ctx, const char *fmt, int digits, char *buf, size_t buflen)
+{
+    if (buf == NULL || buflen == 0)
+        return ABL_ERR_INVALID_ARGUMENT;
+    char *s;
+    abl_status st = ziv_print(fn, ctx, fmt, digits, &s);
+    if (st == ABL_OK && strlen(s) + 1 > buflen)
+        st = ABL_ERR_INVALID_ARGUMENT;
+    if (st == ABL_OK)
+        memcpy(buf, s, strlen(s) + 1);
+    free(s);
     return st;
 }
 
 abl_status abl_ziv_fixed(abl_interval_fn fn, void *ctx, int decimals, char *buf, size_t buflen)
 {
-    return ziv_print(fn, ctx, "%.*Rf", decimals, buf, buflen);
+    return ziv_print_buf(fn, ctx, "%.*Rf", decimals, buf, buflen);
+}
+
+abl_status abl_ziv_fixed_string(abl_interval_fn fn, void *ctx, int decimals, char **out)
+{
+    return ziv_print(fn, ctx, "%.*Rf", decimals, out);
 }
 
 abl_status abl_ziv_general(abl_interval_fn fn, void *ctx, int digits, char *buf, size_t buflen)
 {
     if (digits < 1)
         return ABL_ERR_INVALID_ARGUMENT;
-    return ziv_print(fn, ctx, "%.*Rg", digits, buf, buflen);
-}
-
-void abl_pretty_minus(const char *in, char *out, size_t len)
-{
-    if (in[0] == '-')
-        snprintf(out, len, "−%s", in + 1);
-    else
-        snprintf(out, len, "%s", in);
+    return ziv_print_buf(fn, ctx, "%.*Rg", digits, buf, buflen);
 }
 
 abl_mpfr_range abl_mpfr_range_widen(void)

@@ -6,6 +6,7 @@
  * and comparisons exact. Where two different forms can denote the same real (rational slopes, fitted
  * targets whose t is a root of a rational), equality is decided symbolically with GMP first. */
 #include <ctype.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,76 +102,9 @@ static void mpq_pow_ui(mpq_t rop, const mpq_t q, unsigned long e)
     mpq_canonicalize(rop);
 }
 
-/*
- * Exact decimal text of a rational whose denominator is 2^a 5^b (sign included). Plain notation
- * when it fits, otherwise d.ddd e<exp> with every significant digit. Returns 0 when it does not
- * terminate or does not fit in cap bytes.
- */
-static int mpq_to_decimal(const mpq_t q, char *buf, size_t cap)
+static char *mpq_to_decimal(const mpq_t q)
 {
-    mpz_t den, n;
-    mpz_init_set(den, mpq_denref(q));
-    mp_bitcnt_t a = mpz_scan1(den, 0);
-    mpz_fdiv_q_2exp(den, den, a);
-    unsigned long b = 0;
-    while (mpz_divisible_ui_p(den, 5)) {
-        mpz_divexact_ui(den, den, 5);
-        b++;
-    }
-    int ok = 0;
-    if (mpz_cmp_ui(den, 1) == 0) {
-        unsigned long k = a > b ? (unsigned long)a : b;
-        /* n = |q| * 10^k is an integer: k digits after the point, and k is minimal. */
-        mpz_init(n);
-        mpz_ui_pow_ui(n, 10, k);
-        mpz_mul(n, n, mpq_numref(q));
-        mpz_divexact(n, n, mpq_denref(q));
-        mpz_abs(n, n);
-        char *s = mpz_get_str(NULL, 10, n);
-        size_t len = strlen(s);
-        const char *sign = mpq_sgn(q) < 0 ? "-" : "";
-        char *plain = malloc(len + k + 8);
-        if (plain != NULL) {
-            if (k == 0) {
-                sprintf(plain, "%s%s", sign, s);
-            } else if (len > k) {
-                sprintf(plain, "%s%.*s.%s", sign, (int)(len - k), s, s + len - k);
-            } else {
-                /* 0.000ddd: k - len zeros after the point */
-                char *w = plain + sprintf(plain, "%s0.", sign);
-                memset(w, '0', k - len);
-                strcpy(w + (k - len), s);
-            }
-            /* Scientific: digits without trailing zeros, exponent of the leading digit. */
-            size_t nd = len;
-            while (nd > 1 && s[nd - 1] == '0')
-                nd--;
-            long e10 = (long)len - 1 - (long)k;
-            char sci[96];
-            int w;
-            if (nd == 1)
-                w = snprintf(sci, sizeof sci, "%s%ce%ld", sign, s[0], e10);
-            else
-                w = snprintf(sci, sizeof sci, "%s%c.%.*se%ld", sign, s[0], (int)(nd - 1), s + 1, e10);
-            int sci_ok = w > 0 && (size_t)w < sizeof sci && (size_t)w < cap;
-            /* Plain unless it is much longer ("0.001" and "8192", but "1e-30" not 30 zeros). */
-            size_t pl = strlen(plain);
-            if (pl < cap && (!sci_ok || pl <= (size_t)w + 4)) {
-                memcpy(buf, plain, pl + 1);
-                ok = 1;
-            } else if (sci_ok) {
-                memcpy(buf, sci, (size_t)w + 1);
-                ok = 1;
-            }
-            free(plain);
-        }
-        void (*freefunc)(void *, size_t);
-        mp_get_memory_functions(NULL, NULL, &freefunc);
-        freefunc(s, len + 1);
-        mpz_clear(n);
-    }
-    mpz_clear(den);
-    return ok;
+    return abl_decimal_string(q);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -203,8 +137,9 @@ static int tform_get(const abl_slope *s, tform *f)
 {
     if (s->form != ABL_SLOPE_TARGET && s->form != ABL_SLOPE_LOG_TARGET)
         return 0;
-    if (abl_decimal_to_mpq(s->target_lo, f->lo) != ABL_OK || mpq_sgn(f->lo) <= 0)
+    if (s->target_lo == NULL || mpq_sgn(s->target_lo) <= 0)
         return 0;
+    mpq_set(f->lo, s->target_lo);
     mpq_set_ui(f->a, 1, 1);
     f->p = 0;
     f->q = 1;
@@ -212,9 +147,9 @@ static int tform_get(const abl_slope *s, tform *f)
         return 1;
     if (s->geo_den <= 0 || s->geo_num == LONG_MIN)
         return 0;
-    if (abl_decimal_to_mpq(s->target_hi, f->a) != ABL_OK || mpq_sgn(f->a) <= 0)
+    if (s->target_hi == NULL || mpq_sgn(s->target_hi) <= 0)
         return 0;
-    mpq_div(f->a, f->a, f->lo);
+    mpq_div(f->a, s->target_hi, f->lo);
     long g = gcd_long(s->geo_num, s->geo_den);
     long p = s->geo_num / g, q = s->geo_den / g;
     if (p < 0) {
@@ -265,8 +200,12 @@ typedef enum { QTY_M, QTY_T, QTY_T_PLUS_1 } quantity;
  * ln 2 / ln(t+1) transcendental when not rational (Gelfond-Schneider). */
 static int slope_rational(const abl_slope *s, mpq_t m)
 {
-    if (s->form == ABL_SLOPE_RATIONAL)
-        return abl_decimal_to_mpq(s->decimal, m) == ABL_OK && mpq_sgn(m) > 0;
+    if (s->form == ABL_SLOPE_RATIONAL) {
+        if (s->rational == NULL || mpq_sgn(s->rational) <= 0)
+            return 0;
+        mpq_set(m, s->rational);
+        return 1;
+    }
     if (s->form == ABL_SLOPE_LOG_TARGET) {
         if (s->tau_log2 >= 0 || s->tau_log2 == LONG_MIN)
             return 0;
@@ -391,14 +330,11 @@ static int slope_bounds(const abl_slope *s, quantity which, mpfr_t lo, mpfr_t hi
     if (s->form == ABL_SLOPE_RATIONAL) {
         if (which != QTY_M)
             return 0;
-        mpq_t q;
-        mpq_init(q);
-        int ok = abl_decimal_to_mpq(s->decimal, q) == ABL_OK && mpq_sgn(q) > 0;
+        int ok = s->rational != NULL && mpq_sgn(s->rational) > 0;
         if (ok) {
-            mpfr_set_q(lo, q, MPFR_RNDD);
-            mpfr_set_q(hi, q, MPFR_RNDU);
+            mpfr_set_q(lo, s->rational, MPFR_RNDD);
+            mpfr_set_q(hi, s->rational, MPFR_RNDU);
         }
-        mpq_clear(q);
         return ok;
     }
     if (s->form != ABL_SLOPE_TARGET && s->form != ABL_SLOPE_LOG_TARGET)
@@ -641,35 +577,53 @@ void abl_slope_decimal_text(const abl_slope *slope, int digits, char *buf, size_
  * Exact text
  * ------------------------------------------------------------------------------------------- */
 
-void abl_slope_exact_text(const abl_slope *slope, char *buf, size_t buflen)
+/* malloc'd printf. */
+static char *str_printf(const char *fmt, ...)
 {
-    if (buf == NULL || buflen == 0)
-        return;
-    if (slope == NULL) {
-        put_text(buf, buflen, "?");
-        return;
-    }
-    char out[2 * ABL_DECIMAL_MAX + 64];
-    char num[2 * ABL_DECIMAL_MAX + 16];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    char *out = malloc((size_t)n + 1);
+    if (out == NULL)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(out, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return out;
+}
+
+char *abl_slope_exact_string(const abl_slope *slope)
+{
+    if (slope == NULL)
+        return str_printf("?");
+    char *out = NULL;
     switch (slope->form) {
     case ABL_SLOPE_POW2: {
-        if (slope->pow2_den <= 0) {
-            put_text(buf, buflen, "?");
-            return;
-        }
+        if (slope->pow2_den <= 0)
+            return str_printf("?");
         mpq_t e;
         mpq_init(e);
         mpq_set_si(e, slope->pow2_num, (unsigned long)slope->pow2_den);
         mpq_canonicalize(e);
-        if (mpq_to_decimal(e, num, sizeof num))
-            snprintf(out, sizeof out, "2^%s", num);
+        char *num = mpq_to_decimal(e);
+        if (num != NULL)
+            out = str_printf("2^%s", num);
         else
-            gmp_snprintf(out, sizeof out, "2^(%Zd/%Zd)", mpq_numref(e), mpq_denref(e));
+            out = str_printf("2^(%ld/%ld)", slope->pow2_num, slope->pow2_den); /* reduced already */
+        free(num);
         mpq_clear(e);
         break;
     }
     case ABL_SLOPE_RATIONAL:
-        snprintf(out, sizeof out, "%s", slope->decimal);
+        if (slope->text != NULL)
+            out = str_printf("%s", slope->text);
+        else if (slope->rational != NULL)
+            out = mpq_to_decimal(slope->rational);
+        if (out == NULL)
+            out = str_printf("?");
         break;
     case ABL_SLOPE_TARGET:
     case ABL_SLOPE_LOG_TARGET: {
@@ -678,33 +632,43 @@ void abl_slope_exact_text(const abl_slope *slope, char *buf, size_t buflen)
         tform_init(&f);
         mpq_t t;
         mpq_init(t);
-        int exact = 0;
+        char *num = NULL;
         if (tform_get(slope, &f)) {
-            if (f.p == 0 && !log) {
+            if (f.p == 0 && !log && slope->text != NULL) {
                 /* A plain target is shown as written ("1e-3" stays "1e-3"). */
-                snprintf(num, sizeof num, "%s", slope->target_lo);
-                exact = 1;
+                num = str_printf("%s", slope->text);
             } else if (tform_rational(&f, t)) {
                 if (log) /* t + 1 = (n + d)/d, still in lowest terms */
                     mpz_add(mpq_numref(t), mpq_numref(t), mpq_denref(t));
-                exact = mpq_to_decimal(t, num, sizeof num);
+                num = mpq_to_decimal(t);
             }
         }
-        if (!exact) /* irrational (or too long): 6 significant digits, correctly rounded */
-            quantity_text(slope, log ? QTY_T_PLUS_1 : QTY_T, 6, num, sizeof num);
-        if (log)
-            snprintf(out, sizeof out, "%sln(%s)", MINUS_TAU, num);
-        else
-            snprintf(out, sizeof out, "%s%s", MINUS_TAU, num);
+        if (num == NULL) { /* irrational: 6 significant digits, correctly rounded */
+            char six[64];
+            quantity_text(slope, log ? QTY_T_PLUS_1 : QTY_T, 6, six, sizeof six);
+            num = str_printf("%s", six);
+        }
+        if (num != NULL)
+            out = log ? str_printf("%sln(%s)", MINUS_TAU, num) : str_printf("%s%s", MINUS_TAU, num);
+        free(num);
         mpq_clear(t);
         tform_clear(&f);
         break;
     }
     default:
-        snprintf(out, sizeof out, "?");
+        out = str_printf("?");
         break;
     }
-    put_text(buf, buflen, out);
+    return out;
+}
+
+void abl_slope_exact_text(const abl_slope *slope, char *buf, size_t buflen)
+{
+    if (buf == NULL || buflen == 0)
+        return;
+    char *s = abl_slope_exact_string(slope);
+    put_text(buf, buflen, s != NULL ? s : "?");
+    free(s);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -777,8 +741,16 @@ static int exact_compare(const abl_slope *a, const abl_slope *b, int *res)
 
     mpq_t lo_a, lo_b, hi_a, hi_b, x, y;
     mpq_inits(lo_a, lo_b, hi_a, hi_b, x, y, (mpq_ptr)0);
-    int have_lo = abl_decimal_to_mpq(a->target_lo, lo_a) == ABL_OK && abl_decimal_to_mpq(b->target_lo, lo_b) == ABL_OK;
-    int have_hi = abl_decimal_to_mpq(a->target_hi, hi_a) == ABL_OK && abl_decimal_to_mpq(b->target_hi, hi_b) == ABL_OK;
+    int have_lo = a->target_lo != NULL && b->target_lo != NULL;
+    int have_hi = a->target_hi != NULL && b->target_hi != NULL;
+    if (have_lo) {
+        mpq_set(lo_a, a->target_lo);
+        mpq_set(lo_b, b->target_lo);
+    }
+    if (have_hi) {
+        mpq_set(hi_a, a->target_hi);
+        mpq_set(hi_b, b->target_hi);
+    }
 
     /* Same family (one geometric schedule): t moves monotonically with the exponent g/G, so no
      * arithmetic on t is needed. This keeps sorting large geometric schedules cheap. */
@@ -937,8 +909,12 @@ void abl_schedule_free(abl_schedule *sched)
     if (sched == NULL)
         return;
     free(sched->slopes);
-    sched->slopes = NULL;
-    sched->count = 0;
+    free(sched->spec);
+    for (size_t i = 0; i < sched->nnumbers; i++)
+        mpq_clear(sched->numbers[i]);
+    free(sched->numbers);
+    free(sched->texts);
+    memset(sched, 0, sizeof *sched);
 }
 
 typedef struct {
@@ -958,70 +934,71 @@ static span trim(const char *p, size_t n)
     return s;
 }
 
-/* One positive decimal of the spec into dst (a leading '+' dropped), its value into q. */
-static abl_status take_decimal(span item, char dst[ABL_DECIMAL_MAX], mpq_t q)
+/* One positive decimal of the spec (any length): its text with a leading '+' dropped, its value into q. */
+static abl_status take_decimal(span item, span *text, mpq_t q)
 {
     item = trim(item.p, item.n);
     if (item.n > 0 && item.p[0] == '+') {
         item.p++;
         item.n--;
     }
-    if (item.n == 0 || item.n >= ABL_DECIMAL_MAX)
+    if (item.n == 0 || memchr(item.p, '\0', item.n) != NULL)
         return ABL_ERR_BAD_SLOPE_SPEC;
-    memcpy(dst, item.p, item.n);
-    dst[item.n] = '\0';
-    if (strlen(dst) != item.n) /* embedded NUL cannot happen from a C string, but be sure */
-        return ABL_ERR_BAD_SLOPE_SPEC;
-    return decimal_positive(dst, q);
+    char *z = malloc(item.n + 1);
+    if (z == NULL)
+        return ABL_ERR_NO_MEMORY;
+    memcpy(z, item.p, item.n);
+    z[item.n] = '\0';
+    abl_status st = decimal_positive(z, q);
+    free(z);
+    *text = item;
+    return st;
 }
 
 /*
  * "2^X" as the tool prints a power-of-two slope: X an exact decimal ("-0.5", "-8") or "(P/Q)" with integers
- * ("2^(-8/9)"). 1 and num/den (den > 0) set when the item has this form and fits a long; 0 when it does
- * not start with "2^"; -1 when it starts with "2^" but is malformed.
+ * ("2^(-8/9)"). 1 and num/den (den > 0, both at most 2^20 in size) set when the item has this form; 0 when
+ * it does not start with "2^"; -1 when it starts with "2^" but is malformed; -2 when out of memory.
  */
 static int take_pow2(span item, long *num, long *den)
 {
     item = trim(item.p, item.n);
     if (item.n < 3 || item.p[0] != '2' || item.p[1] != '^')
         return 0;
-    if (item.n >= ABL_DECIMAL_MAX)
-        return -1;
     span e = {item.p + 2, item.n - 2};
-    char buf[ABL_DECIMAL_MAX];
+    int paren = e.n >= 2 && e.p[0] == '(' && e.p[e.n - 1] == ')';
+    if (paren) {
+        e.p++;
+        e.n -= 2;
+    }
+    if (e.n == 0 || memchr(e.p, '\0', e.n) != NULL)
+        return -1;
+    char *buf = malloc(e.n + 1);
+    if (buf == NULL)
+        return -2;
+    memcpy(buf, e.p, e.n);
+    buf[e.n] = '\0';
     mpq_t q;
     mpq_init(q);
     int ok = -1;
-    if (e.n >= 2 && e.p[0] == '(' && e.p[e.n - 1] == ')') {
-        const char *slash = memchr(e.p, '/', e.n);
-        if (slash != NULL && e.n < sizeof buf) {
-            memcpy(buf, e.p + 1, e.n - 2);
-            buf[e.n - 2] = '\0';
-            buf[slash - e.p - 1] = ' ';
-            mpz_t a, b;
-            mpz_inits(a, b, (mpz_ptr)0);
-            char tail;
-            char *sp = strchr(buf, ' ');
-            *sp = '\0';
-            if (buf[0] != '\0' && sp[1] != '\0' && strspn(buf + (buf[0] == '-'), "0123456789") == strlen(buf + (buf[0] == '-')) &&
-                buf[buf[0] == '-'] != '\0' && strspn(sp + 1, "0123456789") == strlen(sp + 1) &&
-                gmp_sscanf(buf, "%Zd", a) == 1 && gmp_sscanf(sp + 1, "%Zd%c", b, &tail) == 1 && mpz_sgn(b) > 0) {
-                mpz_set(mpq_numref(q), a);
-                mpz_set(mpq_denref(q), b);
+    if (paren) {
+        /* P/Q with optional sign on P, digits only */
+        char *slash = strchr(buf, '/');
+        if (slash != NULL) {
+            *slash = '\0';
+            const char *p = buf + (buf[0] == '-'), *d = slash + 1;
+            if (*p != '\0' && *d != '\0' && strspn(p, "0123456789") == strlen(p) && strspn(d, "0123456789") == strlen(d) &&
+                mpz_set_str(mpq_numref(q), buf, 10) == 0 && mpz_set_str(mpq_denref(q), d, 10) == 0 &&
+                mpz_sgn(mpq_denref(q)) > 0) {
                 mpq_canonicalize(q);
                 ok = 1;
             }
-            mpz_clears(a, b, (mpz_ptr)0);
         }
-    } else if (e.n < sizeof buf) {
-        memcpy(buf, e.p, e.n);
-        buf[e.n] = '\0';
-        if (abl_decimal_to_mpq(buf, q) == ABL_OK)
-            ok = 1;
+    } else if (abl_decimal_to_mpq(buf, q) == ABL_OK) {
+        ok = 1;
     }
     if (ok == 1) {
-        if (!mpz_fits_slong_p(mpq_numref(q)) || !mpz_fits_slong_p(mpq_denref(q)) ||
-            mpz_cmpabs_ui(mpq_numref(q), 1UL << 20) > 0 || mpz_cmp_ui(mpq_denref(q), 1UL << 20) > 0) {
+        if (mpz_cmpabs_ui(mpq_numref(q), 1UL << 20) > 0 || mpz_cmp_ui(mpq_denref(q), 1UL << 20) > 0) {
             ok = -1;
         } else {
             *num = mpz_get_si(mpq_numref(q));
@@ -1029,6 +1006,7 @@ static int take_pow2(span item, long *num, long *den)
         }
     }
     mpq_clear(q);
+    free(buf);
     return ok;
 }
 
@@ -1085,30 +1063,42 @@ static void build_mpt(abl_slope *s, int H, long B)
         set_pow2(&s[k++], -B * (i + 1), Hp);
 }
 
-/* Canonical spec text into dst; over-long text keeps whole list items and ends with "...". */
-static void set_spec(char *dst, size_t cap, const char *full)
-{
-    size_t n = strlen(full);
-    if (n < cap) {
-        memcpy(dst, full, n + 1);
-        return;
-    }
-    size_t limit = cap - 1 - 3, keep = 0;
-    for (size_t k = limit; k > 0; k--)
-        if (full[k - 1] == ',' || full[k - 1] == ':') {
-            keep = k;
-            break;
-        }
-    if (keep == 0)
-        keep = limit;
-    memcpy(dst, full, keep);
-    memcpy(dst + keep, "...", 4);
-}
-
 typedef enum { K_PRESS, K_MPT, K_POW2ONLY, K_GEOMETRIC, K_TARGETS, K_SLOPES, K_ROBUST, K_ROBUST_LOG } kind;
 
-static abl_status parse_into(span kw, int has_args, span args, int heads, long tau_log2, abl_schedule *out,
-                             char **full)
+/* What the text after "name:" says, before any head is built. */
+typedef struct {
+    kind k;
+    const char *name;
+    long B;               /* mpt:B */
+    span d1, dh;          /* geometric:D1:DH, robust:D1 (text) */
+    size_t items;         /* targets:/slopes: list length */
+} spec_args;
+
+/* The spec's numbers are stored once, in the schedule; the slopes point at them. */
+static abl_status store_numbers(abl_schedule *out, size_t count, size_t text_bytes)
+{
+    out->numbers = malloc((count ? count : 1) * sizeof *out->numbers);
+    out->texts = malloc(text_bytes + 1);
+    if (out->numbers == NULL || out->texts == NULL)
+        return ABL_ERR_NO_MEMORY;
+    for (size_t i = 0; i < count; i++)
+        mpq_init(out->numbers[i]);
+    out->nnumbers = count;
+    out->texts[0] = '\0';
+    return ABL_OK;
+}
+
+/* Copy a span to texts + *used (NUL-terminated) and return where it went. */
+static const char *store_text(abl_schedule *out, size_t *used, span t)
+{
+    char *dst = out->texts + *used;
+    memcpy(dst, t.p, t.n);
+    dst[t.n] = '\0';
+    *used += t.n + 1;
+    return dst;
+}
+
+static abl_status parse_keyword(span kw, spec_args *a)
 {
     static const struct {
         const char *name;
@@ -1116,168 +1106,205 @@ static abl_status parse_into(span kw, int has_args, span args, int heads, long t
     } names[] = {{"press", K_PRESS},         {"mpt", K_MPT},         {"pow2only", K_POW2ONLY},
                  {"geometric", K_GEOMETRIC}, {"targets", K_TARGETS}, {"slopes", K_SLOPES},
                  {"robust", K_ROBUST},       {"robust-log", K_ROBUST_LOG}};
-    int found = -1;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (ci_equal(kw.p, kw.n, names[i].name))
-            found = (int)i;
-    if (found < 0)
-        return ABL_ERR_BAD_SLOPE_SPEC;
-    kind k = names[found].k;
-    const char *name = names[found].name;
-    int list = k == K_TARGETS || k == K_SLOPES;
-    int fitted = k == K_GEOMETRIC || k == K_TARGETS || k == K_ROBUST || k == K_ROBUST_LOG;
+        if (ci_equal(kw.p, kw.n, names[i].name)) {
+            a->k = names[i].k;
+            a->name = names[i].name;
+            return ABL_OK;
+        }
+    return ABL_ERR_BAD_SLOPE_SPEC;
+}
 
-    /* Parameters first: text errors outrank head-count and tau errors. */
-    long B = 8;
-    char d1[ABL_DECIMAL_MAX] = "", dh[ABL_DECIMAL_MAX] = "";
-    mpq_t q1, qh;
-    mpq_inits(q1, qh, (mpq_ptr)0);
+/* The parameters of the spec (text errors outrank head-count and tau errors). */
+static abl_status parse_args(int has_args, span args, spec_args *a)
+{
+    mpq_t q;
+    mpq_init(q);
     abl_status st = ABL_OK;
-    size_t items = 0;
-    if (k == K_PRESS || k == K_POW2ONLY) {
+    a->B = 8;
+    a->items = 0;
+    if (a->k == K_PRESS || a->k == K_POW2ONLY) {
         if (has_args)
             st = ABL_ERR_BAD_SLOPE_SPEC;
-    } else if (k == K_MPT) {
+    } else if (a->k == K_MPT) {
         if (has_args) {
-            span a = trim(args.p, args.n);
-            B = 0;
-            if (a.n == 0 || a.n > 3)
+            span t = trim(args.p, args.n);
+            a->B = 0;
+            if (t.n == 0 || t.n > 3)
                 st = ABL_ERR_BAD_SLOPE_SPEC;
-            for (size_t i = 0; st == ABL_OK && i < a.n; i++) {
-                if (!isdigit((unsigned char)a.p[i]))
+            for (size_t i = 0; st == ABL_OK && i < t.n; i++) {
+                if (!isdigit((unsigned char)t.p[i]))
                     st = ABL_ERR_BAD_SLOPE_SPEC;
-                B = B * 10 + (a.p[i] - '0');
+                a->B = a->B * 10 + (t.p[i] - '0');
             }
-            if (st == ABL_OK && (B < 1 || B > 64))
+            if (st == ABL_OK && (a->B < 1 || a->B > 64))
                 st = ABL_ERR_BAD_SLOPE_SPEC;
         }
-    } else if (k == K_GEOMETRIC) {
+    } else if (a->k == K_GEOMETRIC) {
         const char *c2 = has_args ? memchr(args.p, ':', args.n) : NULL;
         if (c2 == NULL) {
             st = ABL_ERR_BAD_SLOPE_SPEC;
         } else {
-            span a = {args.p, (size_t)(c2 - args.p)}, b = {c2 + 1, args.n - (size_t)(c2 - args.p) - 1};
-            st = take_decimal(a, d1, q1);
+            span x = {args.p, (size_t)(c2 - args.p)}, y = {c2 + 1, args.n - (size_t)(c2 - args.p) - 1};
+            st = take_decimal(x, &a->d1, q);
             if (st == ABL_OK)
-                st = take_decimal(b, dh, qh);
+                st = take_decimal(y, &a->dh, q);
         }
-    } else if (k == K_ROBUST || k == K_ROBUST_LOG) {
-        st = has_args ? take_decimal(args, d1, q1) : ABL_ERR_BAD_SLOPE_SPEC;
+    } else if (a->k == K_ROBUST || a->k == K_ROBUST_LOG) {
+        st = has_args ? take_decimal(args, &a->d1, q) : ABL_ERR_BAD_SLOPE_SPEC;
     } else {
         if (!has_args)
             st = ABL_ERR_BAD_SLOPE_SPEC;
-        items = 1;
+        a->items = 1;
         for (size_t i = 0; st == ABL_OK && i < args.n; i++)
-            items += args.p[i] == ',';
-        if (st == ABL_OK && items > ABL_MAX_HEADS)
+            a->items += args.p[i] == ',';
+        if (st == ABL_OK && a->items > ABL_MAX_HEADS)
             st = ABL_ERR_HEADS_RANGE;
     }
-    mpq_clears(qh, (mpq_ptr)0);
-    if (st != ABL_OK) {
-        mpq_clear(q1);
-        return st;
-    }
+    mpq_clear(q);
+    return st;
+}
 
-    int H = heads;
-    if (!list && H == 0) {
-        mpq_clear(q1);
-        return ABL_ERR_HEADS_RANGE;
-    }
-    if (list && H == 0)
-        H = (int)items;
-    size_t fullcap = 64 + 2 * ABL_DECIMAL_MAX + (list ? args.n + 2 : 0);
-    *full = malloc(fullcap);
-    out->slopes = calloc((size_t)H, sizeof *out->slopes);
-    if (*full == NULL || out->slopes == NULL) {
-        mpq_clear(q1);
-        return ABL_ERR_NO_MEMORY;
-    }
-    out->count = H;
-
-    if (list) {
-        /* Every item is validated even when the count is wrong: a malformed list says so first. */
-        size_t pos = 0, n = 0;
-        char item[ABL_DECIMAL_MAX];
-        snprintf(*full, fullcap, "%s:", name);
-        while (st == ABL_OK && n < items) {
-            const char *comma = memchr(args.p + pos, ',', args.n - pos);
-            size_t end = comma ? (size_t)(comma - args.p) : args.n;
-            span it = {args.p + pos, end - pos};
-            long pnum = 0, pden = 1;
-            int pow2 = k == K_SLOPES ? take_pow2(it, &pnum, &pden) : 0;
-            if (pow2 < 0) {
-                st = ABL_ERR_BAD_SLOPE_SPEC;
-            } else if (pow2 > 0) {
-                span t = trim(it.p, it.n);
-                memcpy(item, t.p, t.n); /* take_pow2 bounded t.n + 2 by the buffer */
-                item[t.n] = '\0';
-            } else {
-                st = take_decimal(it, item, q1);
-            }
-            if (st == ABL_OK && (int)n < H && pow2 > 0) {
+/* targets:/slopes: lists. Every item is validated even when the count is wrong: a malformed list
+ * says so first. */
+static abl_status build_list(const spec_args *a, span args, int H, abl_schedule *out, char *full)
+{
+    abl_status st = store_numbers(out, a->items, args.n);
+    size_t pos = 0, used = 0;
+    char *w = full + sprintf(full, "%s:", a->name);
+    for (size_t n = 0; st == ABL_OK && n < a->items; n++) {
+        const char *comma = memchr(args.p + pos, ',', args.n - pos);
+        size_t end = comma ? (size_t)(comma - args.p) : args.n;
+        span it = {args.p + pos, end - pos}, text;
+        long pnum = 0, pden = 1;
+        int pow2 = a->k == K_SLOPES ? take_pow2(it, &pnum, &pden) : 0;
+        if (pow2 == -2) {
+            st = ABL_ERR_NO_MEMORY;
+        } else if (pow2 < 0) {
+            st = ABL_ERR_BAD_SLOPE_SPEC;
+        } else if (pow2 > 0) {
+            text = trim(it.p, it.n); /* the tool's own notation: 2^-0.5, 2^(-8/9) */
+            if ((int)n < H) {
                 slope_defaults(&out->slopes[n], ABL_SLOPE_POW2, (int)n + 1);
                 set_pow2(&out->slopes[n], pnum, pden);
-            } else if (st == ABL_OK && (int)n < H) {
-                abl_slope *s = &out->slopes[n];
-                if (k == K_SLOPES) {
-                    slope_defaults(s, ABL_SLOPE_RATIONAL, (int)n + 1);
-                    memcpy(s->decimal, item, sizeof item);
-                } else {
-                    slope_defaults(s, ABL_SLOPE_TARGET, (int)n + 1);
-                    memcpy(s->target_lo, item, sizeof item);
-                    memcpy(s->target_hi, item, sizeof item);
-                }
             }
-            if (st == ABL_OK) {
-                if (n > 0)
-                    strcat(*full, ",");
-                strcat(*full, item);
+        } else {
+            st = take_decimal(it, &text, out->numbers[n]);
+        }
+        if (st == ABL_OK && (int)n < H && pow2 == 0) {
+            abl_slope *s = &out->slopes[n];
+            const char *stored = store_text(out, &used, text);
+            if (a->k == K_SLOPES) {
+                slope_defaults(s, ABL_SLOPE_RATIONAL, (int)n + 1);
+                s->rational = out->numbers[n];
+            } else {
+                slope_defaults(s, ABL_SLOPE_TARGET, (int)n + 1);
+                s->target_lo = s->target_hi = out->numbers[n];
             }
-            pos = end + 1;
-            n++;
+            s->text = stored;
         }
-        if (st == ABL_OK && items != (size_t)H)
-            st = ABL_ERR_HEADS_RANGE;
-    } else if (k == K_PRESS || k == K_POW2ONLY || k == K_MPT) {
-        for (int h = 1; h <= H; h++)
-            slope_defaults(&out->slopes[h - 1], ABL_SLOPE_POW2, h);
-        if (k == K_PRESS)
-            build_press(out->slopes, H);
-        else if (k == K_MPT)
-            build_mpt(out->slopes, H, B);
-        else
-            for (int h = 1; h <= H; h++)
-                set_pow2(&out->slopes[h - 1], -8L * h, H);
-        if (k == K_MPT)
-            snprintf(*full, fullcap, "mpt:%ld", B);
-        else
-            snprintf(*full, fullcap, "%s", name);
-    } else if (k == K_GEOMETRIC) {
-        for (int h = 1; h <= H; h++) {
-            abl_slope *s = &out->slopes[h - 1];
-            slope_defaults(s, ABL_SLOPE_TARGET, h);
-            memcpy(s->target_lo, d1, sizeof d1);
-            memcpy(s->target_hi, dh, sizeof dh);
-            s->geo_num = H > 1 ? h - 1 : 0;
-            s->geo_den = H > 1 ? H - 1 : 1;
+        if (st == ABL_OK) {
+            if (n > 0)
+                *w++ = ',';
+            memcpy(w, text.p, text.n);
+            w += text.n;
+            *w = '\0';
         }
-        snprintf(*full, fullcap, "geometric:%s:%s", d1, dh);
-    } else {
-        /* Mitigation E: targets D1 * 2^(h-1), written as exact decimals. */
-        mpq_t t;
-        mpq_init(t);
-        for (int h = 1; st == ABL_OK && h <= H; h++) {
-            abl_slope *s = &out->slopes[h - 1];
-            slope_defaults(s, k == K_ROBUST ? ABL_SLOPE_TARGET : ABL_SLOPE_LOG_TARGET, h);
-            mpq_mul_2exp(t, q1, (mp_bitcnt_t)(h - 1));
-            if (!mpq_to_decimal(t, s->target_lo, ABL_DECIMAL_MAX))
-                st = ABL_ERR_BAD_SLOPE_SPEC;
-            memcpy(s->target_hi, s->target_lo, ABL_DECIMAL_MAX);
-        }
-        mpq_clear(t);
-        snprintf(*full, fullcap, "%s:%s", name, d1);
+        pos = end + 1;
     }
-    mpq_clear(q1);
+    if (st == ABL_OK && a->items != (size_t)H)
+        st = ABL_ERR_HEADS_RANGE;
+    return st;
+}
+
+/* press, pow2only, mpt:B: powers of two. */
+static void build_pow2(const spec_args *a, int H, abl_schedule *out, char *full)
+{
+    for (int h = 1; h <= H; h++)
+        slope_defaults(&out->slopes[h - 1], ABL_SLOPE_POW2, h);
+    if (a->k == K_PRESS)
+        build_press(out->slopes, H);
+    else if (a->k == K_MPT)
+        build_mpt(out->slopes, H, a->B);
+    else
+        for (int h = 1; h <= H; h++)
+            set_pow2(&out->slopes[h - 1], -8L * h, H);
+    if (a->k == K_MPT)
+        sprintf(full, "mpt:%ld", a->B);
+    else
+        sprintf(full, "%s", a->name);
+}
+
+static abl_status build_geometric(const spec_args *a, int H, abl_schedule *out, char *full)
+{
+    abl_status st = store_numbers(out, 2, a->d1.n + a->dh.n + 2);
+    if (st == ABL_OK)
+        st = take_decimal(a->d1, &(span){0}, out->numbers[0]);
+    if (st == ABL_OK)
+        st = take_decimal(a->dh, &(span){0}, out->numbers[1]);
+    if (st != ABL_OK)
+        return st;
+    for (int h = 1; h <= H; h++) {
+        abl_slope *s = &out->slopes[h - 1];
+        slope_defaults(s, ABL_SLOPE_TARGET, h);
+        s->target_lo = out->numbers[0];
+        s->target_hi = out->numbers[1];
+        s->geo_num = H > 1 ? h - 1 : 0;
+        s->geo_den = H > 1 ? H - 1 : 1;
+    }
+    sprintf(full, "geometric:%.*s:%.*s", (int)a->d1.n, a->d1.p, (int)a->dh.n, a->dh.p);
+    return ABL_OK;
+}
+
+/* Mitigation E: targets D1 * 2^(h-1), exact. */
+static abl_status build_robust(const spec_args *a, int H, abl_schedule *out, char *full)
+{
+    abl_status st = store_numbers(out, (size_t)H, 0);
+    mpq_t d1;
+    mpq_init(d1);
+    if (st == ABL_OK)
+        st = take_decimal(a->d1, &(span){0}, d1);
+    for (int h = 1; st == ABL_OK && h <= H; h++) {
+        abl_slope *s = &out->slopes[h - 1];
+        slope_defaults(s, a->k == K_ROBUST ? ABL_SLOPE_TARGET : ABL_SLOPE_LOG_TARGET, h);
+        mpq_mul_2exp(out->numbers[h - 1], d1, (mp_bitcnt_t)(h - 1));
+        s->target_lo = s->target_hi = out->numbers[h - 1];
+    }
+    mpq_clear(d1);
+    sprintf(full, "%s:%.*s", a->name, (int)a->d1.n, a->d1.p);
+    return st;
+}
+
+static abl_status parse_into(span kw, int has_args, span args, int heads, long tau_log2, abl_schedule *out,
+                             char **full)
+{
+    spec_args a;
+    memset(&a, 0, sizeof a);
+    abl_status st = parse_keyword(kw, &a);
+    if (st == ABL_OK)
+        st = parse_args(has_args, args, &a);
+    if (st != ABL_OK)
+        return st;
+    int list = a.k == K_TARGETS || a.k == K_SLOPES;
+    int fitted = a.k == K_GEOMETRIC || a.k == K_TARGETS || a.k == K_ROBUST || a.k == K_ROBUST_LOG;
+    int H = heads;
+    if (!list && H == 0)
+        return ABL_ERR_HEADS_RANGE;
+    if (list && H == 0)
+        H = (int)a.items;
+    *full = malloc(64 + 2 * args.n);
+    out->slopes = calloc((size_t)H, sizeof *out->slopes);
+    if (*full == NULL || out->slopes == NULL)
+        return ABL_ERR_NO_MEMORY;
+    out->count = H;
+    if (list)
+        st = build_list(&a, args, H, out, *full);
+    else if (a.k == K_GEOMETRIC)
+        st = build_geometric(&a, H, out, *full);
+    else if (a.k == K_ROBUST || a.k == K_ROBUST_LOG)
+        st = build_robust(&a, H, out, *full);
+    else
+        build_pow2(&a, H, out, *full);
     if (st == ABL_OK && fitted) {
         if (tau_log2 >= 0)
             return ABL_ERR_DEGENERATE;
@@ -1318,8 +1345,10 @@ abl_status abl_schedule_parse(const char *spec, int heads, long tau_log2, abl_sc
         }
         mpfr_clear(v);
     }
-    if (st == ABL_OK)
-        set_spec(out->spec, sizeof out->spec, full);
+    if (st == ABL_OK) {
+        out->spec = full;
+        full = NULL;
+    }
     free(full);
     if (st != ABL_OK)
         abl_schedule_free(out);

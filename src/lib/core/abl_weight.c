@@ -280,8 +280,8 @@ void abl_weight_row_sum(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_
     mpfr_clears(l2, h2, (mpfr_ptr)0);
 }
 
-void abl_weight_offset(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_hi, const mpq_t eps,
-                       const mpq_t *clamp, abl_distance dist, uint64_t k, unsigned long absk)
+void abl_weight_offset(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_hi, const mpfr_t eps_lo,
+                       const mpfr_t eps_hi, const mpq_t *clamp, abl_distance dist, uint64_t k, unsigned long absk)
 {
     mpfr_prec_t prec = mpfr_get_prec(lo) + GUARD;
     mpfr_t sl, sh;
@@ -289,7 +289,7 @@ void abl_weight_offset(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_h
     abl_weight_row_sum(sl, sh, m_lo, m_hi, clamp, dist, 0, k, k);
     mpfr_log(lo, sl, MPFR_RNDD);
     mpfr_log(hi, sh, MPFR_RNDU);
-    if (mpq_sgn(eps) != 0) {
+    if (!mpfr_zero_p(eps_lo) || !mpfr_zero_p(eps_hi)) {
         /* W = log1p(e^tau expm1(-eps)), increasing in both e^tau (for eps < 0) and expm1(-eps) */
         mpfr_t tl, th, gl, gh, vl, vh;
         mpfr_inits2(prec, tl, th, gl, gh, vl, vh, (mpfr_ptr)0);
@@ -301,11 +301,10 @@ void abl_weight_offset(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_h
         mpfr_neg(th, th, MPFR_RNDN);
         mpfr_exp(tl, tl, MPFR_RNDD);
         mpfr_exp(th, th, MPFR_RNDU);
-        mpfr_set_q(gl, eps, MPFR_RNDU); /* -eps rounded down */
-        mpfr_neg(gl, gl, MPFR_RNDN);
+        /* expm1(-eps) is decreasing in eps */
+        mpfr_neg(gl, eps_hi, MPFR_RNDD);
         mpfr_expm1(gl, gl, MPFR_RNDD);
-        mpfr_set_q(gh, eps, MPFR_RNDD);
-        mpfr_neg(gh, gh, MPFR_RNDN);
+        mpfr_neg(gh, eps_lo, MPFR_RNDU);
         mpfr_expm1(gh, gh, MPFR_RNDU);
         /* product of [tl, th] > 0 with [gl, gh] */
         mpfr_mul(vl, mpfr_sgn(gl) >= 0 ? tl : th, gl, MPFR_RNDD);

@@ -15,6 +15,7 @@
 #include "abl/core/blindness.h"
 #include "abl/core/fraction.h"
 #include "kernel/abl_round.h"
+#include "kernel/abl_simulate_fast.h"
 
 /* ---- shared set-up (also used by the predictor) ---- */
 
@@ -32,16 +33,9 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s)
         return st;
     s->std = 0.0;
     if (cfg->logit_std != NULL) {
-        mpq_t q;
-        mpq_init(q);
-        st = abl_decimal_to_mpq(cfg->logit_std, q);
-        if (st == ABL_OK && (mpq_sgn(q) < 0 || mpq_cmp_ui(q, ABL_SIMULATE_MAX_LOGIT_STD, 1) > 0))
-            st = ABL_ERR_BAD_NUMBER;
-        if (st == ABL_OK)
-            s->std = mpq_get_d(q);
-        mpq_clear(q);
-        if (st != ABL_OK)
-            return st;
+        if (mpq_sgn(cfg->logit_std) < 0 || mpq_cmp_ui(cfg->logit_std, ABL_SIMULATE_MAX_LOGIT_STD, 1) > 0)
+            return ABL_ERR_BAD_NUMBER;
+        s->std = mpq_get_d(cfg->logit_std);
     }
     s->gaussian = s->std > 0.0;
     s->seed = cfg->seed;
@@ -336,6 +330,8 @@ typedef struct team {
     int nthreads;
     sbar barrier;
     float *table;             /* current head's table (N floats) */
+    int fast;                 /* the fast exact rows apply (abl_simulate_fast.h) */
+    float *rmax;              /* fast: each row's max logit (N floats) */
     int head;
     uint64_t chunk_rows, nchunks;
     atomic_uint_fast64_t next_chunk;
@@ -360,6 +356,8 @@ static void prepare_head(team *t, int h)
         }
         t->table[pos] = v;
     }
+    if (t->fast)
+        abl_fast_row_max(em, t->table, t->rmax);
     t->head = h;
     /* big rows first; about 16 chunks per thread for balance */
     uint64_t want = (uint64_t)t->nthreads * 16;
@@ -383,7 +381,10 @@ static void *worker(void *arg)
     const abl_simulate_config *cfg = &t->out->config;
     float *x = malloc(n * sizeof *x), *e = malloc(n * sizeof *e);
     float *wout = cfg->row_hook != NULL ? malloc(n * sizeof *wout) : NULL;
-    if (x == NULL || e == NULL || (cfg->row_hook != NULL && wout == NULL))
+    abl_fast_thread ft;
+    memset(&ft, 0, sizeof ft);
+    if (x == NULL || e == NULL || (cfg->row_hook != NULL && wout == NULL) ||
+        (t->fast && !abl_fast_thread_init(&ft, n)))
         atomic_store(&t->failed, (int)ABL_ERR_NO_MEMORY);
     sbar_start(&t->barrier);
     for (int h = 0; h < s->heads; h++) {
@@ -399,6 +400,16 @@ static void *worker(void *arg)
             uint64_t hi = n - c * t->chunk_rows;     /* rows [lo, hi), claimed from the bottom up */
             uint64_t lo = hi > t->chunk_rows ? hi - t->chunk_rows : 0;
             for (uint64_t i = hi; i-- > lo;) {
+                if (t->fast && i != n - 1) {
+                    int hook = cfg->row_hook != NULL;
+                    zeros += abl_fast_row(&s->em, h, t->table, t->rmax, &ft, i, hook ? x : NULL, hook ? wout : NULL);
+                    if (hook) {
+                        pthread_mutex_lock(&t->hook_mu);
+                        cfg->row_hook(cfg->row_hook_ctx, s->schedule.slopes[h].index, i, x, wout);
+                        pthread_mutex_unlock(&t->hook_mu);
+                    }
+                    continue;
+                }
                 if (!row_logits(&rc, i, x)) {
                     atomic_store(&t->failed, (int)ABL_ERR_UNSUPPORTED);
                     break;
@@ -426,6 +437,7 @@ static void *worker(void *arg)
     free(x);
     free(e);
     free(wout);
+    abl_fast_thread_free(&ft);
     mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
     return NULL;
 }
@@ -440,8 +452,6 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
     if (st != ABL_OK)
         return st;
     out->config = *cfg;
-    snprintf(out->slopes_spec, sizeof out->slopes_spec, "%s", s.schedule.spec);
-    snprintf(out->logit_std_text, sizeof out->logit_std_text, "%s", cfg->logit_std ? cfg->logit_std : "0");
     out->logit_std = s.std;
     out->heads = s.heads;
     out->results = calloc((size_t)s.heads, sizeof *out->results);
@@ -451,9 +461,11 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
     t.out = out;
     t.nthreads = abl_sim_threads(cfg->threads);
     t.table = malloc(cfg->context * sizeof *t.table);
+    t.fast = abl_fast_eligible(&s);
+    t.rmax = t.fast ? malloc(cfg->context * sizeof *t.rmax) : NULL;
     pthread_t *tid = calloc((size_t)t.nthreads, sizeof *tid);
     worker_arg *args = calloc((size_t)t.nthreads, sizeof *args);
-    if (out->results == NULL || t.table == NULL || tid == NULL || args == NULL) {
+    if (out->results == NULL || t.table == NULL || tid == NULL || args == NULL || (t.fast && t.rmax == NULL)) {
         st = ABL_ERR_NO_MEMORY;
     } else {
         for (int h = 0; h < s.heads; h++) {
@@ -494,6 +506,7 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
     free(tid);
     free(args);
     free(t.table);
+    free(t.rmax);
     abl_sim_setup_free(&s);
     if (st != ABL_OK) {
         abl_simulation_free(out);
@@ -642,9 +655,22 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
     TRY(abl_report_meta(r, "head_count", "heads", buf, buf));
     TRY(abl_report_meta(r, "slopes", "slopes", s.schedule.spec, NULL));
     if (s.gaussian) {
-        snprintf(buf, sizeof buf, "Gaussian, std %s, seed %llu", c->logit_std, (unsigned long long)c->seed);
-        TRY(abl_report_meta(r, "logits", "logits", buf, "\"gaussian\""));
-        TRY(abl_report_meta(r, "logit_std", "logit std", c->logit_std, c->logit_std));
+        /* std <= ABL_SIMULATE_MAX_LOGIT_STD: its decimal text is whole but may be long */
+        char *std = abl_decimal_string(c->logit_std);
+        char *line = std != NULL ? malloc(strlen(std) + 64) : NULL;
+        if (line == NULL) {
+            free(std);
+            abl_report_free(r);
+            abl_sim_setup_free(&s);
+            return ABL_ERR_NO_MEMORY;
+        }
+        sprintf(line, "Gaussian, std %s, seed %llu", std, (unsigned long long)c->seed);
+        st = abl_report_meta(r, "logits", "logits", line, "\"gaussian\"");
+        if (st == ABL_OK)
+            st = abl_report_meta(r, "logit_std", "logit std", std, std);
+        free(line);
+        free(std);
+        TRY(st);
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)c->seed);
         TRY(abl_report_meta(r, "seed", "seed", buf, buf));
     } else {

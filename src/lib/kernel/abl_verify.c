@@ -677,7 +677,7 @@ static const char *claim_text(const abl_format *f, abl_tau_kind kind)
     }
 }
 
-/* "−92.5 (0xc2b9)" for text, {"x": -92.5, "bits": "0xc2b9"} for JSON. */
+/* "-92.5 (0xc2b9)" for text, {"x": -92.5, "bits": "0xc2b9"} for JSON. */
 static abl_status input_cells(const abl_format *f, int present, uint64_t bits, char *t, size_t tl, char *j,
                               size_t jl)
 {
@@ -691,7 +691,7 @@ static abl_status input_cells(const abl_format *f, int present, uint64_t bits, c
     if (st != ABL_OK)
         return st;
     int digits = (abl_verify_format_bits(f) + 3) / 4;
-    abl_pretty_minus(v, pv, sizeof pv);
+    snprintf(pv, sizeof pv, "%s", v);
     snprintf(t, tl, "%s (0x%0*llx)", pv, digits, (unsigned long long)bits);
     snprintf(j, jl, "{\"x\": %s, \"bits\": \"0x%0*llx\"}", v, digits, (unsigned long long)bits);
     return ABL_OK;
@@ -752,7 +752,7 @@ static abl_status add_row(abl_report *r, const abl_verify_result *res, abl_tau_k
     abl_status st = abl_threshold_string(f, kind, 10, tau, sizeof tau);
     if (st != ABL_OK)
         return st;
-    abl_pretty_minus(tau, ptau, sizeof ptau);
+    snprintf(ptau, sizeof ptau, "%s", tau);
     abl_report_row(r);
     abl_report_cell(r, f->name, NULL, NULL);
     abl_report_cell(r, abl_tau_kind_name(kind), NULL, NULL);
@@ -774,12 +774,12 @@ static void float_text(float v, char *buf, size_t len)
     char d[200], pd[204];
     abl_format_lookup("fp32", &f32);
     if (isinf(v)) {
-        snprintf(buf, len, "%sInf", v < 0 ? "−" : "+");
+        snprintf(buf, len, "%sInf", v < 0 ? "-" : "+");
         return;
     }
     if (abl_verify_value_text(&f32, float_bits(v), d, sizeof d) != ABL_OK)
         snprintf(d, sizeof d, "%.9g", (double)v);
-    abl_pretty_minus(d, pd, sizeof pd);
+    snprintf(pd, sizeof pd, "%s", d);
     snprintf(buf, len, "%s (0x%08lx)", pd, (unsigned long)float_bits(v));
 }
 
@@ -873,7 +873,7 @@ static abl_status add_libm(abl_report *r)
 #else
     tb_add(&j, "{\"libc\": null, ");
 #endif
-    tb_add(&t, "every binary32 x in [−104, −87] and [88, 89] (%llu inputs) against MPFR's correctly rounded exp; "
+    tb_add(&t, "every binary32 x in [-104, -87] and [88, 89] (%llu inputs) against MPFR's correctly rounded exp; "
                "informational: a host difference is not a disagreement and never makes verify exit 1",
            (unsigned long long)l.inputs);
     tb_add(&j, "\"ranges\": [[-104, -87], [88, 89]], \"inputs\": %llu, \"affects_exit_status\": false}",
@@ -977,7 +977,7 @@ abl_status abl_verify_report(const abl_format *formats, size_t nformats, int wit
             mpfr_flags_restore(flags, MPFR_FLAGS_ALL);
             mpfr_clear(a);
             mpfr_clear(b);
-            abl_pretty_minus(tau, ptau, sizeof ptau);
+            snprintf(ptau, sizeof ptau, "%s", tau);
             input_cells(&v->format, fa->has_below, fa->below_bits, lo, sizeof lo, jl, sizeof jl);
             input_cells(&v->format, fa->has_above, fa->above_bits, hi, sizeof hi, jl, sizeof jl);
             tb_add(&diff,

@@ -38,10 +38,10 @@ static void tau_text(const abl_format *fmt, abl_convention conv, char *buf, size
 {
     char raw[64];
     abl_threshold_string(fmt, abl_convention_tau_kind(conv), 4, raw, sizeof raw);
-    abl_pretty_minus(raw, buf, len);
+    snprintf(buf, len, "%s", raw);
 }
 
-/* "paper (bf16, τ = −87.3365, ftz kind; δ rounded to the nearest integer)" */
+/* "paper (bf16, τ = -87.3365, ftz kind; δ rounded to the nearest integer)" */
 static void convention_text(const abl_format *fmt, abl_convention conv, char *buf, size_t len)
 {
     char tau[64];
@@ -239,10 +239,10 @@ abl_status abl_table8_report(const abl_paper_options *o, abl_report **out)
                  : "δ is the smallest distance d at which exp(−m·g(d)) is 0");
     abl_report_note(r, t);
     abl_report_note(r, "Slopes: Steep, Safe, Wide = geometric δ1 → δ9 (128 → 512, 2048 → 4096, 16 → 4096); "
-                       "ALiBi (default) = Press et al.; E (Explicit) = targets 32·2^(h−1), m = −τ/δh, and "
+                       "ALiBi (default) = Press et al.; E (Explicit) = targets 32·2^(h-1), m = −τ/δh, and "
                        "m = −τ/ln(δh + 1) together with L (paper §4.3); L = log-scaled distances g(d) = ln(d + 1).");
-    abl_report_note(r, "C (clamp −87) and S (soft cap 50) do not change the distances listed. Their real effect "
-                       "(C: at ε = 0 the clamped exponent never reaches τ; S: δ lies between δ(−50) and δ(+50)) is "
+    abl_report_note(r, "C (clamp -87) and S (soft cap 50) do not change the distances listed. Their real effect "
+                       "(C: at ε = 0 the clamped exponent never reaches τ; S: δ lies between δ(-50) and δ(+50)) is "
                        "shown by alibi-blind analyze --mitigate.");
     abl_report_note(r, "E+L, C+E+L, E+L+S, C+E+L+S: the paper prints * for every head; E's log-adapted slopes keep "
                        "δ at the targets 32 … 8192 (docs/errata.md; alibi-blind reproduce).");
@@ -397,7 +397,7 @@ abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
     abl_report_note(r, "†: the paper prints δ1 = 10 and δH = 2,000 for MPT (\"The MPT architecture applied "
                        "additional clamping\"). MPT-7B's code builds the bias −m·|i − j| without a clamp (its "
                        "alibi_bias_max = 8 sets the slopes; clip_qkv = null), so neither value can be derived; the "
-                       "computed values are shown. The printed ones fit a bias clamped at −8: 8·2^0.25 = 9.5 and "
+                       "computed values are shown. The printed ones fit a bias clamped at -8: 8·2^0.25 = 9.5 and "
                        "8·2^8 = 2048 (docs/errata.md).");
     *out = r;
     return ABL_OK;
@@ -476,7 +476,7 @@ abl_status abl_table4_report(const abl_format *formats, size_t nformats, int dec
                        "subnormal), τd = ln(smallest normal), τo = ln(largest finite).");
     abl_report_note(r, "τu is not where exp underflows to 0: exp(τu) is the smallest subnormal. Under "
                        "round-to-nearest exp(x) is 0 only for x ≤ τu − ln 2 (column round-to-nearest with --rn); "
-                       "with flush-to-zero, for x < τd. The paper's distance tables use τd = −87.3365.");
+                       "with flush-to-zero, for x < τd. The paper's distance tables use τd = -87.3365.");
     abl_report_note(r, "The paper prints the overflow condition as τd ≤ x; it is τo ≤ x (docs/errata.md).");
     *out = r;
     return ABL_OK;
@@ -660,6 +660,7 @@ void abl_figure_free(abl_figure *f)
     free(f->deltas);
     free(f->slopes);
     free(f->x);
+    abl_schedule_free(&f->schedule);
     memset(f, 0, sizeof *f);
 }
 
@@ -683,7 +684,10 @@ abl_status abl_figure_run(const abl_figure_config *c, abl_figure *f)
         abl_analysis_free(&a);
         return st;
     }
-    snprintf(f->slopes_spec, sizeof f->slopes_spec, "%s", a.schedule.spec);
+    /* The figure keeps the schedule: its slopes point into it. */
+    f->schedule = a.schedule;
+    memset(&a.schedule, 0, sizeof a.schedule);
+    f->slopes_spec = f->schedule.spec;
     f->config.slopes = f->slopes_spec;
     f->heads = a.heads;
     f->slopes = calloc((size_t)a.heads, sizeof *f->slopes);
@@ -694,6 +698,7 @@ abl_status abl_figure_run(const abl_figure_config *c, abl_figure *f)
         free(f->slopes);
         free(f->deltas);
         free(f->x);
+        abl_schedule_free(&f->schedule);
         memset(f, 0, sizeof *f);
         return ABL_ERR_NO_MEMORY;
     }

@@ -23,7 +23,7 @@
 
 #define MPT_REASON                                                                                                 \
     "MPT-7B's alibi_bias_max = 8 only sets the slopes 2^-0.25 … 2^-8 (llm-foundry gen_slopes); its bias "          \
-    "−m·|i − j| has no clamp and clip_qkv = null, so δ1 = 104 and δH = 22358; †10/†2,000 fit a bias clamped at −8 " \
+    "−m·|i − j| has no clamp and clip_qkv = null, so δ1 = 104 and δH = 22358; †10/†2,000 fit a bias clamped at -8 " \
     "(8·2^0.25 = 9.5, 8·2^8 = 2048), which MPT does not apply"
 
 static const abl_known_difference known[] = {
@@ -38,11 +38,11 @@ static const abl_known_difference known[] = {
      "E on the paper's 9 heads doubles δ 8 times from 32: δ9 = 8192, as Table 8 prints for Explicit; "
      "δH = 4096 would need δ1 = 16 or 8 heads"},
     {"claim.tau_u_fp32_text", "-103.27", "-103.28",
-     "ln(smallest fp32 subnormal) = −103.27893: the text truncates it, rounding gives −103.28 (Table 4 prints "
-     "−103.2789)"},
+     "ln(smallest fp32 subnormal) = -103.27893: the text truncates it, rounding gives -103.28 (Table 4 prints "
+     "-103.2789)"},
     {"claim.tau_u_bf16_text", "-92.18", "-92.19",
-     "ln(smallest bf16 subnormal) = −92.18858: the text truncates it, rounding gives −92.19 (Table 4 prints "
-     "−92.1886)"},
+     "ln(smallest bf16 subnormal) = -92.18858: the text truncates it, rounding gives -92.19 (Table 4 prints "
+     "-92.1886)"},
     {"table5.Falcon-RW 7B.heads", "71", "64",
      "Falcon-RW-7B has 64 heads (config n_head = 64, and Table 1); 71 is the head count of Falcon-7B, which does not "
      "use ALiBi"},
@@ -71,7 +71,7 @@ static const struct {
     const char *id, *why;
 } not_computable[] = {
     {"softcap_z", "claim softcap_z (z = 50): a design choice taken from Riviere et al., nothing to compute; "
-                  "alibi-blind analyze --mitigate S shows its effect (δ between δ(−50) and δ(+50))."},
+                  "alibi-blind analyze --mitigate S shows its effect (δ between δ(-50) and δ(+50))."},
 };
 
 const char *abl_verdict_name(abl_verdict v)
@@ -226,7 +226,7 @@ static void delta_string(const abl_delta *d, char *buf, size_t len)
 
 static void paper_convention(char *buf, size_t len, const char *what)
 {
-    snprintf(buf, len, "paper (bf16, τ = −87.3365, δ nearest); %s", what);
+    snprintf(buf, len, "paper (bf16, τ = -87.3365, δ nearest); %s", what);
 }
 
 /* ---------------------------------------------------------------- Table 4 */
@@ -543,21 +543,27 @@ static abl_status claim_clamp(abl_reproduction *r, const char *id, const char *p
     memset(&q, 0, sizeof q);
     q.format = bf16;
     q.convention = ABL_CONV_FTZ;
-    q.clamp = printed;
-    char margin[64], computed[96];
+    char computed[96], *margin = NULL;
     mpq_t c;
     mpq_init(c);
     int ok = abl_decimal_to_mpq(printed, c) == ABL_OK;
+    q.clamp = c;
+    if (ok && (abl_clamp_margin_string(&q, 4, &margin) != ABL_OK || strlen(margin) > 64))
+        ok = 0;
     mpq_clear(c);
-    if (!ok || abl_clamp_margin_text(&q, 4, margin, sizeof margin) != ABL_OK)
+    if (!ok) {
+        free(margin);
         return check(r, id, printed, "(not a number)", "clamp c against τd", NULL);
+    }
     snprintf(computed, sizeof computed, "c - τd = %s", margin);
+    int above = margin[0] != '-' && strcmp(margin, "0.0000") != 0;
+    free(margin);
     /* The claim holds when the clamped exponent stays normal: c above tau_d. */
     return check_eq(r, id, printed, computed,
-                    "consistency: c > τd (ftz kind, bf16 and fp32: −87.3365) keeps clamped weights normal",
-                    margin[0] != '-' && strcmp(margin, "0.0000") != 0,
+                    "consistency: c > τd (ftz kind, bf16 and fp32: -87.3365) keeps clamped weights normal",
+                    above,
                     "only 0.3365 nats above τd: at ε = 0 the clamped head never goes blind, but a logit "
-                    "below −0.3365 still underflows");
+                    "below -0.3365 still underflows");
 }
 
 /* "32 64 ... 2048": E's first, second and last delta on a layer whose last target is the printed one. */
@@ -749,7 +755,7 @@ abl_status abl_reproduce_report(const abl_reproduction *r, int differences_only,
     strcat(j, "\"");
     abl_report_meta(rep, "published", "published values", t, j);
     abl_report_meta(rep, "default_convention", "convention",
-                    "paper unless a row says otherwise: bf16, τ = −87.3365 (ftz kind), δ rounded to the nearest "
+                    "paper unless a row says otherwise: bf16, τ = -87.3365 (ftz kind), δ rounded to the nearest "
                     "integer",
                     "\"paper\"");
     abl_report_column(rep, "id", "id", ABL_ALIGN_LEFT);

@@ -29,8 +29,8 @@ static void meaning(const abl_format *f, abl_tau_kind kind, char *buf, size_t le
 {
     long k = 0;
     abl_threshold_log2_multiple(f, kind, &k);
-    /* k <= 0 for every underflow kind; print it with a real minus sign. */
-    const char *sign = k < 0 ? "−" : "";
+    /* k <= 0 for every underflow kind; print it with an ASCII minus sign. */
+    const char *sign = k < 0 ? "-" : "";
     unsigned long ak = (unsigned long)(k < 0 ? -k : k);
     switch (kind) {
     case ABL_TAU_SUBNORMAL:
@@ -80,7 +80,7 @@ abl_status abl_thresholds_report(const abl_format *formats, size_t nformats, int
             st = abl_threshold_string(&formats[i], kind, decimals, j, sizeof j);
             if (st != ABL_OK)
                 break;
-            abl_pretty_minus(j, t, sizeof t);
+            snprintf(t, sizeof t, "%s", j);
             abl_report_cell(r, t, j, NULL);
             const char *pname = abl_tau_kind_paper_name(kind), *pval = abl_paper_table4_value(&formats[i], kind);
             if (pname != NULL) {
@@ -90,7 +90,7 @@ abl_status abl_thresholds_report(const abl_format *formats, size_t nformats, int
                 abl_report_cell(r, "—", "null", NULL);
             }
             if (pval != NULL) {
-                abl_pretty_minus(pval, p, sizeof p);
+                snprintf(p, sizeof p, "%s", pval);
                 abl_report_cell(r, p, pval, NULL);
             } else {
                 abl_report_cell(r, "—", "null", NULL);
@@ -105,7 +105,7 @@ abl_status abl_thresholds_report(const abl_format *formats, size_t nformats, int
     }
     abl_report_note(r, "The paper's \"underflow τu\" is ln of the smallest subnormal: exp(τu) is that subnormal, "
                        "not 0. Under round-to-nearest exp(x) is 0 only for x ≤ rn-zero (one ln 2 lower); with "
-                       "flush-to-zero, for x < ftz. The paper's distance tables use the ftz value −87.3365.");
+                       "flush-to-zero, for x < ftz. The paper's distance tables use the ftz value -87.3365.");
     *out = r;
     return ABL_OK;
 }

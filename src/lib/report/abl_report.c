@@ -491,14 +491,12 @@ static void csv_field(sbuf *b, const char *s)
     sb_putc(b, '"');
 }
 
-/* Text cells print negative numbers with U+2212; CSV is for programs, which want an ASCII '-'. */
-static void csv_cell(sbuf *b, const char *s)
+/* CSV is for programs: a missing value (JSON null) is an empty cell, never a dash. */
+static void csv_cell(sbuf *b, const cell *c)
 {
-    if (strncmp(s, "\xe2\x88\x92", 3) == 0 && s[3] >= '0' && s[3] <= '9') {
-        sb_putc(b, '-');
-        s += 3;
-    }
-    csv_field(b, s);
+    if (c->json != NULL && strcmp(c->json, "null") == 0)
+        return;
+    csv_field(b, c->text);
 }
 
 static void render_csv(const abl_report *r, sbuf *b)
@@ -512,7 +510,7 @@ static void render_csv(const abl_report *r, sbuf *b)
     for (size_t i = 0; i < r->nrows; i++) {
         for (size_t c = 0; c < r->ncols; c++) {
             if (c > 0) sb_putc(b, ',');
-            csv_cell(b, cell_at(&r->rows[i], c)->text);
+            csv_cell(b, cell_at(&r->rows[i], c));
         }
         sb_putc(b, '\n');
     }
@@ -654,6 +652,7 @@ static const struct {
 
 static void latex_text(sbuf *b, const char *s)
 {
+    const char *start = s;
     while (*s) {
         unsigned char c = (unsigned char)*s;
         if (c >= 0x80) {
@@ -683,6 +682,13 @@ static void latex_text(sbuf *b, const char *s)
         case '>': sb_puts(b, "\\textgreater{}"); break;
         case '|': sb_puts(b, "\\textbar{}"); break;
         case '-':
+            /* A minus sign of a number (not a hyphen inside a word) is typeset as a math minus. */
+            if (s[1] >= '0' && s[1] <= '9' &&
+                (s == start || !((s[-1] >= '0' && s[-1] <= '9') || (s[-1] >= 'a' && s[-1] <= 'z') ||
+                                 (s[-1] >= 'A' && s[-1] <= 'Z') || s[-1] == '^' || s[-1] == 'e'))) {
+                sb_puts(b, "$-$");
+                break;
+            }
             /* "--" would become an en dash (e.g. in "--format"); keep hyphens separate. */
             sb_putc(b, '-');
             if (s[1] == '-' || strncmp(s + 1, "\xE2\x80\x94", 3) == 0 || strncmp(s + 1, "\xE2\x80\x93", 3) == 0)

@@ -1,0 +1,74 @@
+/* alibi-blind: the catalogue of ALiBi models (docs/models.md cites the configuration file and the
+ * code each entry was read from). An entry holds what the model's own configuration and code fix:
+ * heads, head dimension, layers, trained context, dtype, slope schedule, bias form, and the code
+ * paths it runs under, each mapped to a pipeline preset of simulate. */
+#ifndef ABL_MODEL_CATALOGUE_H
+#define ABL_MODEL_CATALOGUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "abl/core/status.h"
+#include "abl/core/format.h"
+#include "abl/kernel/pipeline.h"
+#include "abl/report/report.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One way the model's attention is run, e.g. transformers' eager path, and the pipeline it maps to. */
+typedef struct abl_code_path {
+    const char *name;        /* "transformers-eager", "llm-foundry-torch", ... */
+    const char *pipeline;    /* pipeline spec: "bloom-hf", "eager,bias-form=symmetric", ... */
+    const char *code;        /* the code read: "transformers modeling_bloom.py build_alibi_tensor" */
+} abl_code_path;
+
+typedef struct abl_model_family {
+    const char *name;            /* "bloom", "falcon-rw", "mpt", ... */
+    const char *slope_code;      /* how the model's code computes the slopes */
+    abl_bias_form bias_form;     /* of the default code path */
+    const abl_code_path *paths;  /* the first is the default */
+    size_t npaths;
+} abl_model_family;
+
+typedef struct abl_model {
+    const char *name;            /* catalogue name: "bloom-7b1" */
+    const char *hf_id;           /* Hugging Face id, or NULL when the weights are not public */
+    const char *aliases;         /* comma-separated further names, or "" */
+    const abl_model_family *family;
+    const char *table5;          /* its row in the paper's Table 5, or NULL */
+    int heads;                   /* attention heads per layer */
+    int head_dim;                /* 0: not found */
+    int layers;                  /* 0: not found */
+    uint64_t context;            /* trained context (tokens); 0: not found */
+    const char *dtype;           /* default dtype (format name) */
+    const char *slopes;          /* schedule spec as the model's code computes it: "press", "mpt:8" */
+    const char *source;          /* where heads/head_dim/layers/context/dtype were read (one line) */
+} abl_model;
+
+size_t abl_model_count(void);
+const abl_model *abl_model_at(size_t i);
+/* By catalogue name, alias or Hugging Face id (ASCII case-insensitive); NULL when unknown. */
+const abl_model *abl_model_find(const char *name);
+/* The "did you mean" candidate for an unknown name (the closest catalogue name), or NULL. */
+const abl_model *abl_model_suggest(const char *name);
+
+size_t abl_model_family_count(void);
+const abl_model_family *abl_model_family_at(size_t i);
+const abl_model_family *abl_model_family_find(const char *name);
+/* A family's code path by name; NULL = the default (first). */
+const abl_code_path *abl_model_family_path(const abl_model_family *f, const char *name);
+
+/*
+ * The catalogue as a report: one row per model. full = 0: name, heads, head dim, layers, context,
+ * dtype, slopes (fits 80 columns); full = 1 adds the Hugging Face id, aliases, family, the slope code,
+ * bias form, default pipeline, every code path -> pipeline, the Table 5 row and the source.
+ */
+abl_status abl_model_catalogue_report(int full, abl_report **out);
+/* One model: every field as meta lines, its code paths as the table. */
+abl_status abl_model_detail_report(const abl_model *m, abl_report **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,57 @@
+/* alibi-blind models: the catalogue of ALiBi models, or one model in detail. */
+#include <stdio.h>
+#include <string.h>
+#include "abl_cli.h"
+
+static const abl_cli_opt models_opts[] = {
+    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
+    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+};
+
+/* "unknown model 'X' (did you mean 'Y'? see alibi-blind models)" */
+int abl_cli_unknown_model(const char *opt, const char *name)
+{
+    const abl_model *near = abl_model_suggest(name);
+    if (near != NULL)
+        return abl_cli_usage_error("%s%sunknown model '%s' (did you mean '%s'? 'alibi-blind models' lists them)",
+                                   opt ? opt : "", opt ? ": " : "", name, near->name);
+    return abl_cli_usage_error("%s%sunknown model '%s' ('alibi-blind models' lists them, or use --config config.json)",
+                               opt ? opt : "", opt ? ": " : "", name);
+}
+
+static int run_models(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+{
+    if (npos > 1)
+        return abl_cli_usage_error("models: unexpected argument '%s'", pos[1]);
+    abl_output out = ABL_OUT_TEXT;
+    const char *s;
+    if ((s = abl_cli_value(cmd, v, "format")) && abl_cli_output(s, &out))
+        return ABL_EXIT_USAGE;
+    const abl_model *m = NULL;
+    if (npos == 1 && (m = abl_model_find(pos[0])) == NULL)
+        return abl_cli_unknown_model(NULL, pos[0]);
+    abl_report *r = NULL;
+    abl_status st = m ? abl_model_detail_report(m, &r)
+                      : abl_model_catalogue_report(out == ABL_OUT_CSV || out == ABL_OUT_JSON, &r);
+    if (st != ABL_OK)
+        return abl_cli_internal_error("%s", abl_status_message(st));
+    int rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+    abl_report_free(r);
+    return rc;
+}
+
+const abl_cli_cmd abl_cli_models_cmd = {
+    "models",
+    "the ALiBi models the tool knows: heads, context, dtype, slopes, code paths",
+    "[NAME] [--format FMT]",
+    "Lists every ALiBi model in the catalogue (the paper's Table 5 and their families): heads, head\n"
+    "dimension, layers, trained context, default dtype and slope schedule. csv and json add the Hugging\n"
+    "Face id, aliases, the slopes as the model's code computes them, the bias form, every code path with\n"
+    "the pipeline preset it maps to, and the source of the values. With NAME (a catalogue name, alias or\n"
+    "Hugging Face id) one model is shown in full. docs/models.md cites the config file and code of every\n"
+    "entry. Use a model with analyze/simulate/check --model NAME.\n\n"
+    "Example: alibi-blind models bloom-7b1",
+    models_opts,
+    sizeof models_opts / sizeof models_opts[0],
+    run_models,
+};

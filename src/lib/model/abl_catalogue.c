@@ -1,0 +1,512 @@
+/* alibi-blind: the model catalogue. Every number below was read from a published config.json or
+ * the model's code; docs/models.md gives the file and revision of each, and says where a value
+ * could not be found (then the paper's Table 5 value is used and marked as such in `source`). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "abl/model/catalogue.h"
+#include "abl/report/report.h"
+#include "abl_internal.h"
+
+/* ------------------------------------------------------------------ code paths per family */
+
+static const abl_code_path bloom_paths[] = {
+    {"transformers", "bloom-hf",
+     "transformers models/bloom/modeling_bloom.py: build_alibi_tensor, BloomAttention.forward (baddbmm)"},
+};
+static const abl_code_path falcon_paths[] = {
+    {"transformers-eager", "falcon-rw-hf",
+     "transformers models/falcon/modeling_falcon.py: build_alibi_tensor, FalconAttention.forward (alibi, eager)"},
+    {"transformers-sdpa", "falcon-rw-hf",
+     "transformers models/falcon/modeling_falcon.py: FalconAttention.forward (alibi, sdpa: mask alibi/sqrt(head_dim))"},
+};
+static const abl_code_path mpt_paths[] = {
+    {"llm-foundry-torch", "mpt",
+     "llm-foundry llmfoundry/models/layers/attention.py: gen_slopes, build_alibi_bias, scaled_multihead_dot_product_attention"},
+    {"transformers", "mpt",
+     "transformers models/mpt/modeling_mpt.py: build_mpt_alibi_tensor, MptAttention.forward"},
+    {"flash-attention", "flash2",
+     "llm-foundry attention.py flash_attn_fn with alibi_slopes (FlashAttention-2 >= 2.4)"},
+};
+static const abl_code_path relative_paths[] = {
+    {"eager", "eager", "-m(i-j) built in fp32, cast to the model dtype, softmax in fp32 (SPEC §9 definition)"},
+};
+static const abl_code_path encoder_paths[] = {
+    {"eager", "eager,bias-form=symmetric", "-m|i-j| added to the scores, softmax (encoder, bidirectional)"},
+};
+
+#define N(a) (sizeof a / sizeof a[0])
+
+static const abl_model_family families[] = {
+    {"bloom", "press, torch.pow(base, arange(1, 1 + c)) in fp32 (build_alibi_tensor)", ABL_BIAS_ABSOLUTE, bloom_paths,
+     N(bloom_paths)},
+    {"falcon-rw", "press, torch.pow(base, arange(1, 1 + c)) in fp32, then .bfloat16() (build_alibi_tensor)",
+     ABL_BIAS_ABSOLUTE, falcon_paths, N(falcon_paths)},
+    {"mpt", "mpt:B, 1 / torch.pow(2, m) in fp32 (gen_slopes, alibi_bias_max = B)", ABL_BIAS_TRAILING, mpt_paths,
+     N(mpt_paths)},
+    {"baichuan", "press (the model's _get_interleave)", ABL_BIAS_RELATIVE, relative_paths, N(relative_paths)},
+    {"jais", "press (the model's get_slopes)", ABL_BIAS_RELATIVE, relative_paths, N(relative_paths)},
+    {"btlm", "press (the model's get_slopes)", ABL_BIAS_RELATIVE, relative_paths, N(relative_paths)},
+    {"mosaic-bert", "press (bert_layers.py _get_alibi_head_slopes)", ABL_BIAS_SYMMETRIC, encoder_paths,
+     N(encoder_paths)},
+    {"jina-bert", "press (the model's get_alibi_head_slopes)", ABL_BIAS_SYMMETRIC, encoder_paths, N(encoder_paths)},
+    {"unpublished", "press (not published; the paper assumes the default)", ABL_BIAS_RELATIVE, relative_paths,
+     N(relative_paths)},
+};
+
+#define F_BLOOM (&families[0])
+#define F_FALCON (&families[1])
+#define F_MPT (&families[2])
+#define F_BAICHUAN (&families[3])
+#define F_JAIS (&families[4])
+#define F_BTLM (&families[5])
+#define F_MBERT (&families[6])
+#define F_JINA (&families[7])
+#define F_UNPUB (&families[8])
+
+/* ------------------------------------------------------------------ the models */
+
+#define BLOOM_SRC(id) id " config.json (n_head, hidden_size, n_layer); context: model card"
+#define PAPER_ONLY "paper Table 5 (heads, window); no published config.json found"
+
+static const abl_model models[] = {
+    /* BLOOM (bigscience) */
+    {"bloom-560m", "bigscience/bloom-560m", "", F_BLOOM, "bigscience/bloom-560m", 16, 64, 24, 2048, "bf16", "press",
+     BLOOM_SRC("bigscience/bloom-560m")},
+    {"bloom-1b1", "bigscience/bloom-1b1", "bloom-1.1b", F_BLOOM, "bigscience/bloom-1.1b", 16, 96, 24, 2048, "bf16",
+     "press", BLOOM_SRC("bigscience/bloom-1b1")},
+    {"bloom-1b7", "bigscience/bloom-1b7", "bloom-1.7b", F_BLOOM, "bigscience/bloom-1.7b", 16, 128, 24, 2048, "bf16",
+     "press", BLOOM_SRC("bigscience/bloom-1b7")},
+    {"bloom-3b", "bigscience/bloom-3b", "", F_BLOOM, "bigscience/bloom-3b", 32, 80, 30, 2048, "bf16", "press",
+     BLOOM_SRC("bigscience/bloom-3b")},
+    {"bloom-7b1", "bigscience/bloom-7b1", "bloom-7.1b", F_BLOOM, "bigscience/bloom-7.1b", 32, 128, 30, 2048, "bf16",
+     "press", BLOOM_SRC("bigscience/bloom-7b1")},
+    {"bloom", "bigscience/bloom", "bloom-176b", F_BLOOM, "bigscience/bloom", 112, 128, 70, 2048, "bf16", "press",
+     BLOOM_SRC("bigscience/bloom")},
+    {"bloomz-560m", "bigscience/bloomz-560m", "", F_BLOOM, NULL, 16, 64, 24, 2048, "bf16", "press",
+     "architecture of bigscience/bloom-560m (bloomz is its multitask fine-tune)"},
+    {"bloomz-1b1", "bigscience/bloomz-1b1", "", F_BLOOM, NULL, 16, 96, 24, 2048, "bf16", "press",
+     "architecture of bigscience/bloom-1b1 (bloomz is its multitask fine-tune)"},
+    {"bloomz-1b7", "bigscience/bloomz-1b7", "", F_BLOOM, NULL, 16, 128, 24, 2048, "bf16", "press",
+     "architecture of bigscience/bloom-1b7 (bloomz is its multitask fine-tune)"},
+    {"bloomz-3b", "bigscience/bloomz-3b", "", F_BLOOM, NULL, 32, 80, 30, 2048, "bf16", "press",
+     "architecture of bigscience/bloom-3b (bloomz is its multitask fine-tune)"},
+    {"bloomz-7b1", "bigscience/bloomz-7b1", "", F_BLOOM, NULL, 32, 128, 30, 2048, "bf16", "press",
+     "architecture of bigscience/bloom-7b1 (bloomz is its multitask fine-tune)"},
+    {"bloomz", "bigscience/bloomz", "bloomz-176b", F_BLOOM, NULL, 112, 128, 70, 2048, "bf16", "press",
+     "architecture of bigscience/bloom (bloomz is its multitask fine-tune)"},
+    /* Falcon-RW (tiiuae) */
+    {"falcon-rw-1b", "tiiuae/falcon-rw-1b", "", F_FALCON, "Falcon-RW 1B", 32, 64, 24, 2048, "bf16", "press",
+     "tiiuae/falcon-rw-1b config.json (alibi, num_attention_heads, hidden_size, num_hidden_layers); context: paper Table 5"},
+    {"falcon-rw-7b", "tiiuae/falcon-rw-7b", "", F_FALCON, "Falcon-RW 7B", 64, 64, 36, 2048, "bf16", "press",
+     "tiiuae/falcon-rw-7b config.json (alibi, n_head, hidden_size, n_layer); context: paper Table 5"},
+    /* MPT (mosaicml) */
+    {"mpt-7b", "mosaicml/mpt-7b", "", F_MPT, "MPT 7B", 32, 128, 32, 2048, "bf16", "mpt:8",
+     "mosaicml/mpt-7b(-instruct) config.json (attn_config.alibi, alibi_bias_max, n_heads, d_model, n_layers, max_seq_len, torch_dtype)"},
+    {"mpt-7b-instruct", "mosaicml/mpt-7b-instruct", "", F_MPT, NULL, 32, 128, 32, 2048, "bf16", "mpt:8",
+     "mosaicml/mpt-7b-instruct config.json (attn_config.alibi, alibi_bias_max, n_heads, d_model, n_layers, max_seq_len, torch_dtype)"},
+    {"mpt-7b-chat", "mosaicml/mpt-7b-chat", "", F_MPT, NULL, 32, 128, 32, 2048, "bf16", "mpt:8",
+     "architecture of mosaicml/mpt-7b (config.json not read)"},
+    {"mpt-7b-storywriter", "mosaicml/mpt-7b-storywriter", "mpt-7b-65k", F_MPT, "MPT 7B StoryWriter", 32, 128, 32,
+     65536, "bf16", "mpt:8", "architecture of mosaicml/mpt-7b; context: paper Table 5 (65,536)"},
+    {"mpt-30b", "mosaicml/mpt-30b", "", F_MPT, NULL, 0, 0, 0, 0, "bf16", "mpt:8", "config.json not found"},
+    {"replit-code-v1-3b", "replit/replit-code-v1-3b", "replit-code", F_MPT, NULL, 0, 0, 0, 0, "bf16", "mpt:8",
+     "config.json not found"},
+    /* Baichuan */
+    {"baichuan-13b-base", "baichuan-inc/Baichuan-13B-Base", "", F_BAICHUAN, "Baichuan-13B-Base", 40, 128, 40, 4096,
+     "fp16", "press", "architecture of baichuan-inc/Baichuan2-13B-Chat config.json; heads and window agree with paper Table 5"},
+    {"baichuan-13b-chat", "baichuan-inc/Baichuan-13B-Chat", "", F_BAICHUAN, "Baichuan-13B-Chat", 40, 128, 40, 4096,
+     "fp16", "press", "architecture of baichuan-inc/Baichuan2-13B-Chat config.json; heads and window agree with paper Table 5"},
+    {"baichuan2-13b-chat", "baichuan-inc/Baichuan2-13B-Chat", "", F_BAICHUAN, NULL, 40, 128, 40, 4096, "fp16", "press",
+     "baichuan-inc/Baichuan2-13B-Chat config.json (num_attention_heads, hidden_size, num_hidden_layers, model_max_length, torch_dtype)"},
+    /* jais (inceptionai) */
+    {"jais-family-590m", "inceptionai/jais-family-590m", "", F_JAIS, "jais-family-590m", 12, 0, 0, 2048, "bf16",
+     "press", PAPER_ONLY},
+    {"jais-family-1p3b", "inceptionai/jais-family-1p3b", "", F_JAIS, "jais-family-1p3b", 16, 0, 0, 2048, "bf16",
+     "press", PAPER_ONLY},
+    {"jais-family-2p7b", "inceptionai/jais-family-2p7b", "", F_JAIS, "jais-family-2p7b", 20, 0, 0, 2048, "bf16",
+     "press", PAPER_ONLY},
+    {"jais-family-6p7b", "inceptionai/jais-family-6p7b", "", F_JAIS, "jais-family-6p7b", 32, 0, 0, 2048, "bf16",
+     "press", PAPER_ONLY},
+    {"jais-family-13b", "inceptionai/jais-family-13b", "", F_JAIS, "jais-family-13b", 40, 0, 0, 2048, "bf16", "press",
+     PAPER_ONLY},
+    {"jais-family-30b-8k", "inceptionai/jais-family-30b-8k", "", F_JAIS, "jais-family-30b-8k", 56, 0, 0, 8192, "bf16",
+     "press", PAPER_ONLY},
+    {"jais-family-30b-16k", "inceptionai/jais-family-30b-16k", "", F_JAIS, "jais-family-30b-16k", 56, 0, 0, 16384,
+     "bf16", "press", PAPER_ONLY},
+    /* BTLM (cerebras) */
+    {"btlm-3b-8k-base", "cerebras/btlm-3b-8k-base", "btlm", F_BTLM, "BTLM-3B-8k-base", 32, 0, 0, 8192, "bf16", "press",
+     PAPER_ONLY},
+    {"btlm-3b-8k-chat", "cerebras/btlm-3b-8k-chat", "", F_BTLM, "BTLM-3B-8k-chat", 32, 0, 0, 8192, "bf16", "press",
+     PAPER_ONLY},
+    /* Encoders */
+    {"mosaic-bert-base", "mosaicml/mosaic-bert-base", "mosaicbert", F_MBERT, "MosaicBERT-base", 12, 64, 12, 128,
+     "bf16", "press",
+     "mosaicml/examples bert config (alibi_starting_size, num_attention_heads, hidden_size, num_hidden_layers); context: paper Table 5"},
+    {"mosaic-bert-base-seqlen-256", "mosaicml/mosaic-bert-base-seqlen-256", "mosaicbert-256", F_MBERT, "MosaicBERT-256",
+     12, 64, 12, 256, "bf16", "press", "architecture of mosaicml/mosaic-bert-base; context: paper Table 5"},
+    {"mosaic-bert-base-seqlen-512", "mosaicml/mosaic-bert-base-seqlen-512", "mosaicbert-512", F_MBERT, "MosaicBERT-512",
+     12, 64, 12, 512, "bf16", "press", "architecture of mosaicml/mosaic-bert-base; context: paper Table 5"},
+    {"mosaic-bert-base-seqlen-1024", "mosaicml/mosaic-bert-base-seqlen-1024", "mosaicbert-1024", F_MBERT,
+     "MosaicBERT-1024", 12, 64, 12, 1024, "bf16", "press",
+     "architecture of mosaicml/mosaic-bert-base; context: paper Table 5"},
+    {"mosaic-bert-base-seqlen-2048", "mosaicml/mosaic-bert-base-seqlen-2048", "mosaicbert-2048", F_MBERT,
+     "MosaicBERT-2048", 12, 64, 12, 2048, "bf16", "press",
+     "architecture of mosaicml/mosaic-bert-base; context: paper Table 5"},
+    {"jina-embeddings-v2-base-en", "jinaai/jina-embeddings-v2-base-en", "jina-v2-base", F_JINA,
+     "jina-embeddings-v2-base-en", 12, 0, 0, 8192, "bf16", "press", PAPER_ONLY},
+    /* Not published */
+    {"bloomberggpt", NULL, "", F_UNPUB, "BloombergGPT", 40, 0, 0, 2048, "bf16", "press",
+     "paper Table 5 (weights and config not public)"},
+    {"codellm", NULL, "", F_UNPUB, "CodeLLM", 32, 0, 0, 1024, "bf16", "press",
+     "paper Table 5 (no Hugging Face id found)"},
+};
+
+size_t abl_model_count(void)
+{
+    return N(models);
+}
+
+const abl_model *abl_model_at(size_t i)
+{
+    return i < N(models) ? &models[i] : NULL;
+}
+
+static int same_ci(const char *a, const char *b, size_t blen)
+{
+    size_t i = 0;
+    for (; i < blen && a[i] != '\0'; i++)
+        if (tolower((unsigned char)a[i]) != tolower((unsigned char)b[i]))
+            return 0;
+    return i == blen && a[i] == '\0';
+}
+
+/* name equals one item of a comma-separated list (case-insensitive). */
+static int in_list(const char *name, const char *list)
+{
+    const char *p = list;
+    while (p != NULL && *p != '\0') {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len > 0 && same_ci(name, p, len))
+            return 1;
+        p = comma ? comma + 1 : NULL;
+    }
+    return 0;
+}
+
+const abl_model *abl_model_find(const char *name)
+{
+    if (name == NULL || name[0] == '\0')
+        return NULL;
+    for (size_t i = 0; i < N(models); i++) {
+        const abl_model *m = &models[i];
+        if (same_ci(name, m->name, strlen(m->name)) || (m->hf_id && same_ci(name, m->hf_id, strlen(m->hf_id))) ||
+            in_list(name, m->aliases))
+            return m;
+    }
+    return NULL;
+}
+
+/* Levenshtein distance, capped (names are short). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return (size_t)-1;
+    size_t row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t prev = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cur = row[j];
+            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            size_t best = prev + cost;
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            prev = cur;
+        }
+    }
+    return row[lb];
+}
+
+const abl_model *abl_model_suggest(const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    const abl_model *best = NULL;
+    size_t bestd = 7; /* at most 3 edits (doubled below) */
+    size_t nlen = strlen(name);
+    for (size_t i = 0; i < N(models); i++) {
+        size_t d = edit_distance(name, models[i].name);
+        if (models[i].hf_id != NULL) {
+            size_t d2 = edit_distance(name, models[i].hf_id);
+            if (d2 < d)
+                d = d2;
+        }
+        if (d == (size_t)-1)
+            continue;
+        /* ties go to a name that extends what was typed ("bloom-7b" -> "bloom-7b1") */
+        d = 2 * d - (d > 0 && same_ci(name, models[i].name, nlen < strlen(models[i].name) ? nlen : 0) ? 1 : 0);
+        if (d < bestd) {
+            bestd = d;
+            best = &models[i];
+        }
+    }
+    return best;
+}
+
+size_t abl_model_family_count(void)
+{
+    return N(families);
+}
+
+const abl_model_family *abl_model_family_at(size_t i)
+{
+    return i < N(families) ? &families[i] : NULL;
+}
+
+const abl_model_family *abl_model_family_find(const char *name)
+{
+    for (size_t i = 0; name != NULL && i < N(families); i++)
+        if (strcmp(families[i].name, name) == 0)
+            return &families[i];
+    return NULL;
+}
+
+const abl_code_path *abl_model_family_path(const abl_model_family *f, const char *name)
+{
+    if (f == NULL || f->npaths == 0)
+        return NULL;
+    if (name == NULL)
+        return &f->paths[0];
+    for (size_t i = 0; i < f->npaths; i++)
+        if (strcmp(f->paths[i].name, name) == 0)
+            return &f->paths[i];
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ report */
+
+static abl_status cell_text(abl_report *r, const char *text)
+{
+    if (text == NULL)
+        return abl_report_cell(r, "", "null", NULL);
+    /* catalogue strings are ASCII without quotes or backslashes */
+    size_t len = strlen(text) + 3;
+    char *js = malloc(len);
+    if (js == NULL)
+        return ABL_ERR_NO_MEMORY;
+    snprintf(js, len, "\"%s\"", text);
+    abl_status st = abl_report_cell(r, text, js, NULL);
+    free(js);
+    return st;
+}
+
+static abl_status cell_count(abl_report *r, uint64_t v)
+{
+    char num[32];
+    if (v == 0)
+        return abl_report_cell(r, "", "null", NULL);
+    snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+    return abl_report_cell(r, num, num, NULL);
+}
+
+/* "name=pipeline;name=pipeline" (default first). */
+static char *paths_text(const abl_model_family *f)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < f->npaths; i++)
+        len += strlen(f->paths[i].name) + strlen(f->paths[i].pipeline) + 2;
+    char *s = malloc(len);
+    if (s == NULL)
+        return NULL;
+    s[0] = '\0';
+    for (size_t i = 0; i < f->npaths; i++) {
+        if (i)
+            strcat(s, ";");
+        strcat(s, f->paths[i].name);
+        strcat(s, "=");
+        strcat(s, f->paths[i].pipeline);
+    }
+    return s;
+}
+
+typedef struct col {
+    const char *key, *header;
+    abl_align align;
+    int full_only;
+} col;
+
+static const col catalogue_cols[] = {
+    {"model", "model", ABL_ALIGN_LEFT, 0},          {"hf_id", "Hugging Face id", ABL_ALIGN_LEFT, 1},
+    {"aliases", "aliases", ABL_ALIGN_LEFT, 1},      {"family", "family", ABL_ALIGN_LEFT, 1},
+    {"heads", "heads", ABL_ALIGN_RIGHT, 0},         {"head_dim", "head dim", ABL_ALIGN_RIGHT, 0},
+    {"layers", "layers", ABL_ALIGN_RIGHT, 0},       {"context", "context", ABL_ALIGN_RIGHT, 0},
+    {"dtype", "dtype", ABL_ALIGN_LEFT, 0},          {"slopes", "slopes", ABL_ALIGN_LEFT, 0},
+    {"slope_code", "slopes in code", ABL_ALIGN_LEFT, 1}, {"bias_form", "bias form", ABL_ALIGN_LEFT, 1},
+    {"pipeline", "default pipeline", ABL_ALIGN_LEFT, 1}, {"code_paths", "code paths", ABL_ALIGN_LEFT, 1},
+    {"table5", "paper Table 5 row", ABL_ALIGN_LEFT, 1}, {"source", "source", ABL_ALIGN_LEFT, 1},
+};
+
+static abl_status model_row(abl_report *r, const abl_model *m, int full)
+{
+    abl_status st = abl_report_row(r);
+    const abl_code_path *p = abl_model_family_path(m->family, NULL);
+    for (size_t c = 0; c < N(catalogue_cols) && st == ABL_OK; c++) {
+        const char *k = catalogue_cols[c].key;
+        if (catalogue_cols[c].full_only && !full)
+            continue;
+        if (strcmp(k, "model") == 0)
+            st = cell_text(r, m->name);
+        else if (strcmp(k, "hf_id") == 0)
+            st = cell_text(r, m->hf_id);
+        else if (strcmp(k, "aliases") == 0)
+            st = cell_text(r, m->aliases);
+        else if (strcmp(k, "family") == 0)
+            st = cell_text(r, m->family->name);
+        else if (strcmp(k, "heads") == 0)
+            st = cell_count(r, (uint64_t)m->heads);
+        else if (strcmp(k, "head_dim") == 0)
+            st = cell_count(r, (uint64_t)m->head_dim);
+        else if (strcmp(k, "layers") == 0)
+            st = cell_count(r, (uint64_t)m->layers);
+        else if (strcmp(k, "context") == 0)
+            st = cell_count(r, m->context);
+        else if (strcmp(k, "dtype") == 0)
+            st = cell_text(r, m->dtype);
+        else if (strcmp(k, "slopes") == 0)
+            st = cell_text(r, m->slopes);
+        else if (strcmp(k, "slope_code") == 0)
+            st = cell_text(r, m->family->slope_code);
+        else if (strcmp(k, "bias_form") == 0)
+            st = cell_text(r, abl_bias_form_name(m->family->bias_form));
+        else if (strcmp(k, "pipeline") == 0)
+            st = cell_text(r, p->pipeline);
+        else if (strcmp(k, "code_paths") == 0) {
+            char *t = paths_text(m->family);
+            st = t ? cell_text(r, t) : ABL_ERR_NO_MEMORY;
+            free(t);
+        } else if (strcmp(k, "table5") == 0)
+            st = cell_text(r, m->table5);
+        else
+            st = cell_text(r, m->source);
+    }
+    return st;
+}
+
+abl_status abl_model_catalogue_report(int full, abl_report **out)
+{
+    abl_report *r = abl_report_new("ALiBi models in the catalogue", "models");
+    if (r == NULL)
+        return ABL_ERR_NO_MEMORY;
+    abl_status st = ABL_OK;
+    for (size_t c = 0; c < N(catalogue_cols) && st == ABL_OK; c++)
+        if (full || !catalogue_cols[c].full_only)
+            st = abl_report_column(r, catalogue_cols[c].key, catalogue_cols[c].header, catalogue_cols[c].align);
+    for (size_t i = 0; i < N(models) && st == ABL_OK; i++)
+        st = model_row(r, &models[i], full);
+    if (st == ABL_OK && !full)
+        st = abl_report_note(r, "'alibi-blind models NAME' shows one model: its Hugging Face id, aliases, code "
+                                "paths and pipelines, and the source of every value (docs/models.md).");
+    if (st == ABL_OK)
+        st = abl_report_note(r, "An empty cell: not found in a published configuration (docs/models.md).");
+    if (st != ABL_OK) {
+        abl_report_free(r);
+        return st;
+    }
+    *out = r;
+    return ABL_OK;
+}
+
+abl_status abl_model_detail_report(const abl_model *m, abl_report **out)
+{
+    if (m == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_report *r = abl_report_new("ALiBi model", "code_paths");
+    if (r == NULL)
+        return ABL_ERR_NO_MEMORY;
+    abl_status st = ABL_OK;
+    char num[32], js[64];
+    const struct {
+        const char *key, *label, *text;
+    } textmeta[] = {
+        {"model", "model", m->name},
+        {"hf_id", "Hugging Face id", m->hf_id},
+        {"aliases", "aliases", m->aliases},
+        {"family", "family", m->family->name},
+        {"table5", "paper Table 5 row", m->table5},
+    };
+    for (size_t i = 0; i < N(textmeta) && st == ABL_OK; i++) {
+        const char *t = textmeta[i].text;
+        char *js2 = NULL;
+        if (t != NULL && (js2 = malloc(strlen(t) + 3)) != NULL)
+            sprintf(js2, "\"%s\"", t);
+        if (t != NULL && js2 == NULL)
+            st = ABL_ERR_NO_MEMORY;
+        else
+            st = abl_report_meta(r, textmeta[i].key, textmeta[i].label, t && t[0] ? t : "-", t ? js2 : "null");
+        free(js2);
+    }
+    const struct {
+        const char *key, *label;
+        uint64_t v;
+    } nums[] = {
+        {"heads", "heads", (uint64_t)m->heads},
+        {"head_dim", "head dim", (uint64_t)m->head_dim},
+        {"layers", "layers", (uint64_t)m->layers},
+        {"context", "trained context", m->context},
+    };
+    for (size_t i = 0; i < N(nums) && st == ABL_OK; i++) {
+        snprintf(num, sizeof num, "%llu", (unsigned long long)nums[i].v);
+        st = abl_report_meta(r, nums[i].key, nums[i].label, nums[i].v ? num : "not found",
+                             nums[i].v ? num : "null");
+    }
+    if (st == ABL_OK) {
+        snprintf(js, sizeof js, "\"%s\"", m->dtype);
+        st = abl_report_meta(r, "dtype", "default dtype", m->dtype, js);
+    }
+    if (st == ABL_OK) {
+        snprintf(js, sizeof js, "\"%s\"", m->slopes);
+        st = abl_report_meta(r, "slopes", "slopes", m->slopes, js);
+    }
+    if (st == ABL_OK)
+        st = abl_report_meta(r, "slope_code", "slopes in the code", m->family->slope_code, NULL);
+    if (st == ABL_OK) {
+        snprintf(js, sizeof js, "\"%s\"", abl_bias_form_name(m->family->bias_form));
+        st = abl_report_meta(r, "bias_form", "bias form", abl_bias_form_name(m->family->bias_form), js);
+    }
+    if (st == ABL_OK)
+        st = abl_report_meta(r, "source", "source", m->source, NULL);
+    if (st == ABL_OK)
+        st = abl_report_column(r, "path", "code path", ABL_ALIGN_LEFT);
+    if (st == ABL_OK)
+        st = abl_report_column(r, "pipeline", "pipeline", ABL_ALIGN_LEFT);
+    if (st == ABL_OK)
+        st = abl_report_column(r, "code", "code read", ABL_ALIGN_LEFT);
+    for (size_t i = 0; i < m->family->npaths && st == ABL_OK; i++) {
+        const abl_code_path *p = &m->family->paths[i];
+        st = abl_report_row(r);
+        if (st == ABL_OK)
+            st = cell_text(r, p->name);
+        if (st == ABL_OK)
+            st = cell_text(r, p->pipeline);
+        if (st == ABL_OK)
+            st = cell_text(r, p->code);
+    }
+    if (st == ABL_OK)
+        st = abl_report_note(r, "The first code path is the default of analyze/simulate/check --model; "
+                                "docs/models.md cites the config file and code of every value.");
+    if (st != ABL_OK) {
+        abl_report_free(r);
+        return st;
+    }
+    *out = r;
+    return ABL_OK;
+}

@@ -1,0 +1,7 @@
+analyze
+--heads
+2
+--ctx
+100
+--clamp
+-1e59

@@ -1,0 +1,9 @@
+analyze
+--ctx
+2048
+--slopes
+slopes:0.00000011920928955078125
+--distance
+log
+--format
+csv

@@ -1,0 +1,9 @@
+analyze
+--ctx
+2048
+--slopes
+slopes:0.000000000114596332423388957977294921875
+--distance
+log
+--format
+csv

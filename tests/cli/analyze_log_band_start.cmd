@@ -1,0 +1,9 @@
+analyze
+--ctx
+2048
+--slopes
+slopes:0.00000011734664440155029296875
+--distance
+log
+--format
+csv

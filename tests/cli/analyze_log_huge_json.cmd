@@ -1,0 +1,9 @@
+analyze
+--ctx
+2048
+--slopes
+slopes:1e-7
+--distance
+log
+--format
+json

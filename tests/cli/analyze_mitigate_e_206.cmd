@@ -1,0 +1,9 @@
+analyze
+--heads
+206
+--ctx
+1000
+--mitigate
+E
+--format
+csv

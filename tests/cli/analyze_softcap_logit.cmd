@@ -1,0 +1,11 @@
+analyze
+--ctx
+1000
+--slopes
+slopes:0.5
+--logit
+100
+--softcap
+50
+--format
+csv

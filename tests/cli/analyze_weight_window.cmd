@@ -1,0 +1,11 @@
+analyze
+--heads
+8
+--ctx
+2048
+--window
+300
+--level
+weight
+--format
+csv

@@ -1,0 +1,9 @@
+analyze
+--ctx
+1000
+--slopes
+slopes:1
+--window
+87
+--format
+csv

@@ -1,0 +1,4 @@
+models
+--format
+json
+falcon-rw-7b

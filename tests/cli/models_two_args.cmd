@@ -1,0 +1,3 @@
+models
+bloom
+falcon

@@ -1,0 +1,2 @@
+models
+bloom-7b

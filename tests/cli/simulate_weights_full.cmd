@@ -1,0 +1,7 @@
+simulate
+--heads
+1
+--ctx
+8
+--weights
+/dev/full

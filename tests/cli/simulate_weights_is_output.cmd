@@ -1,0 +1,9 @@
+simulate
+--heads
+1
+--ctx
+8
+--weights
+same.txt
+--output
+./same.txt

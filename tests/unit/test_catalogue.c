@@ -1,0 +1,191 @@
+/*
+ * Unit tests for the model catalogue (include/abl/model/catalogue.h). Independent checks:
+ * - every code path's pipeline spec parses (the preset exists and its overrides are valid);
+ * - every slope list equals the closed form of the model's own code, recomputed here the way the
+ *   code does it in binary64: BLOOM/Press get_slopes (base = 2^(-2^-(log2 c - 3)), slopes base^k,
+ *   then the odd powers of the base for 2c, for a non-power-of-two H) and llm-foundry gen_slopes
+ *   (m = arange(1, H'+1) * B/H', slopes 1/2^m, reordered concat(s[1::2], s[::2])[:H] when H' != H);
+ * - lookups by name, alias and Hugging Face id, case-insensitive.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alibi_blind.h"
+
+/* Press et al. / BLOOM get_slopes, as the Python code computes it. */
+static void press_closed_form(int H, double *out)
+{
+    int c = 1 << (int)floor(log2((double)H));
+    double base = pow(2.0, -pow(2.0, -(log2((double)c) - 3)));
+    for (int k = 1; k <= c; k++)
+        out[k - 1] = pow(base, k);
+    if (c != H) {
+        double extra = pow(2.0, -pow(2.0, -(log2(2.0 * c) - 3)));
+        int rem = H - c < c ? H - c : c;
+        for (int i = 0; i < rem; i++)
+            out[c + i] = pow(extra, 2 * i + 1);
+    }
+}
+
+/* llm-foundry gen_slopes(n_heads, alibi_bias_max). */
+static void mpt_closed_form(int H, double B, double *out)
+{
+    int Hp = 1 << (int)ceil(log2((double)H));
+    double *s = malloc(sizeof *s * (size_t)Hp);
+    assert_non_null(s);
+    for (int i = 0; i < Hp; i++)
+        s[i] = 1.0 / pow(2.0, (i + 1) * (B / Hp));
+    if (Hp == H) {
+        memcpy(out, s, sizeof *s * (size_t)H);
+    } else {
+        int k = 0;
+        for (int i = 1; i < Hp && k < H; i += 2)
+            out[k++] = s[i];
+        for (int i = 0; i < Hp && k < H; i += 2)
+            out[k++] = s[i];
+    }
+    free(s);
+}
+
+static void test_presets_exist(void **state)
+{
+    (void)state;
+    assert_true(abl_model_count() >= 30);
+    for (size_t i = 0; i < abl_model_count(); i++) {
+        const abl_model *m = abl_model_at(i);
+        assert_non_null(m->family);
+        assert_true(m->family->npaths >= 1);
+        abl_format dt;
+        if (abl_format_lookup(m->dtype, &dt) != ABL_OK)
+            fail_msg("%s: dtype '%s' unknown", m->name, m->dtype);
+        for (size_t k = 0; k < m->family->npaths; k++) {
+            abl_pipeline p;
+            char err[256];
+            if (abl_pipeline_parse(m->family->paths[k].pipeline, &dt, &p, err, sizeof err) != ABL_OK)
+                fail_msg("%s: pipeline '%s': %s", m->name, m->family->paths[k].pipeline, err);
+            assert_int_equal(abl_pipeline_check(&p, err, sizeof err), ABL_OK);
+        }
+        assert_non_null(m->source);
+        assert_true(strlen(m->source) > 10);
+    }
+}
+
+static void test_slopes_closed_form(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < abl_model_count(); i++) {
+        const abl_model *m = abl_model_at(i);
+        if (m->heads == 0)
+            continue; /* not found: nothing to check (docs/models.md) */
+        abl_schedule s;
+        memset(&s, 0, sizeof s);
+        assert_int_equal(abl_schedule_parse(m->slopes, m->heads, -126, &s), ABL_OK);
+        assert_int_equal(s.count, m->heads);
+        double *want = malloc(sizeof *want * (size_t)m->heads);
+        assert_non_null(want);
+        if (strcmp(m->slopes, "press") == 0)
+            press_closed_form(m->heads, want);
+        else if (strncmp(m->slopes, "mpt:", 4) == 0)
+            mpt_closed_form(m->heads, atof(m->slopes + 4), want);
+        else
+            fail_msg("%s: schedule '%s' has no closed form here", m->name, m->slopes);
+        for (int h = 0; h < m->heads; h++) {
+            assert_int_equal(s.slopes[h].index, h + 1);
+            double rel = fabs(s.slopes[h].value - want[h]) / want[h];
+            if (rel > 1e-13) /* pow() of a rounded base: a few ulps */
+                fail_msg("%s head %d: %.17g, closed form %.17g", m->name, h + 1, s.slopes[h].value, want[h]);
+        }
+        free(want);
+        abl_schedule_free(&s);
+    }
+}
+
+static void test_closed_form_spot_values(void **state)
+{
+    (void)state;
+    /* BLOOM-176B: 112 heads, c = 64: head 1 = 2^-0.125, head 65 = 2^-0.0625 (the odd powers of 2^-1/16) */
+    double v[112];
+    press_closed_form(112, v);
+    assert_true(fabs(v[0] - pow(2, -0.125)) < 1e-16);
+    assert_true(fabs(v[64] - pow(2, -0.0625)) < 1e-16);
+    assert_true(fabs(v[111] - pow(2, -0.0625 * 95)) < 1e-16);
+    /* 40 heads: c = 32 then 8 odd powers of 2^-(1/8) */
+    press_closed_form(40, v);
+    assert_true(fabs(v[32] - pow(2, -0.125)) < 1e-16);
+    /* mpt:8 with 12 heads: H' = 16, s[i] = 2^-((i+1)/2): first s[1] = 2^-1, s[3], ..., then s[0] = 2^-0.5 */
+    mpt_closed_form(12, 8, v);
+    assert_true(fabs(v[0] - 0.5) < 1e-16);
+    assert_true(fabs(v[8] - pow(2, -0.5)) < 1e-15);
+}
+
+static void test_lookup(void **state)
+{
+    (void)state;
+    const abl_model *a = abl_model_find("bloom-7b1");
+    assert_non_null(a);
+    assert_ptr_equal(abl_model_find("bigscience/bloom-7b1"), a);
+    assert_ptr_equal(abl_model_find("BigScience/Bloom-7B1"), a);
+    assert_ptr_equal(abl_model_find("bloom-7.1b"), a);
+    assert_int_equal(a->heads, 32);
+    assert_null(abl_model_find("bloom-7b"));
+    assert_null(abl_model_find(""));
+    assert_null(abl_model_find("llama-2-7b"));
+    assert_ptr_equal(abl_model_suggest("bloom-7b"), a);
+    assert_null(abl_model_suggest("completely-different-name"));
+    const abl_model *f = abl_model_find("tiiuae/falcon-rw-7b");
+    assert_non_null(f);
+    assert_int_equal(f->heads, 64);
+    assert_int_equal(f->head_dim, 64);
+    assert_string_equal(abl_model_family_path(f->family, NULL)->name, "transformers-eager");
+    assert_non_null(abl_model_family_path(f->family, "transformers-sdpa"));
+    assert_null(abl_model_family_path(f->family, "nope"));
+    /* every name, alias and id is unique across the catalogue */
+    for (size_t i = 0; i < abl_model_count(); i++) {
+        const abl_model *m = abl_model_at(i);
+        if (abl_model_find(m->name) != m)
+            fail_msg("'%s' finds '%s'", m->name, abl_model_find(m->name)->name);
+        if (m->hf_id && abl_model_find(m->hf_id) != m)
+            fail_msg("'%s' finds '%s'", m->hf_id, abl_model_find(m->hf_id)->name);
+    }
+}
+
+static void test_reports(void **state)
+{
+    (void)state;
+    for (int full = 0; full <= 1; full++) {
+        abl_report *r = NULL;
+        assert_int_equal(abl_model_catalogue_report(full, &r), ABL_OK);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        assert_int_equal(abl_report_write(r, ABL_OUT_JSON, f), ABL_OK);
+        fclose(f);
+        assert_non_null(strstr(buf, "\"model\": \"bloom-560m\""));
+        if (full)
+            assert_non_null(strstr(buf, "\"hf_id\": \"bigscience/bloom-560m\""));
+        free(buf);
+        abl_report_free(r);
+    }
+    abl_report *r = NULL;
+    assert_int_equal(abl_model_detail_report(abl_model_find("mpt-7b"), &r), ABL_OK);
+    abl_report_free(r);
+    assert_int_equal(abl_model_detail_report(NULL, &r), ABL_ERR_INVALID_ARGUMENT);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_presets_exist),         cmocka_unit_test(test_slopes_closed_form),
+        cmocka_unit_test(test_closed_form_spot_values), cmocka_unit_test(test_lookup),
+        cmocka_unit_test(test_reports),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
