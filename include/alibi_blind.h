@@ -3,7 +3,7 @@
 #ifndef ALIBI_BLIND_H
 #define ALIBI_BLIND_H
 
-#define ABL_VERSION_STRING "0.1.0"
+#define ABL_VERSION_STRING "0.2.0"
 
 /* core: slope schedule -> threshold engine -> blindness distances, fractions, mitigations */
 #include "abl/core/status.h"
@@ -26,7 +26,8 @@
 #include "abl/paper/reproduce.h"
 /* model: the catalogue of ALiBi models and config.json */
 #include "abl/model/catalogue.h"
-/* report: one report model, rendered as text, markdown, csv, json, latex */
+/* report: one report model, rendered as text, markdown, csv, json, latex; pictures (PLplot) */
 #include "abl/report/report.h"
+#include "abl/report/plot.h"
 
 #endif

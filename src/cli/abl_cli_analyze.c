@@ -6,7 +6,7 @@
 
 static const abl_cli_opt analyze_opts[] = {
     {"clamp", "C", "clamp the bias at C (mitigation C; paper: -87)"},
-    {"convention", "NAME", "paper (default), ftz, ieee or subnormal: which tau and rounding (SPEC §4)"},
+    {"convention", "NAME", "paper (default), ftz, ieee or subnormal: which tau and rounding (spec §4)"},
     {"ctx", "N", "context length N (1 to 1e18; 1e12 style accepted) [required]"},
     {"distance", "KIND", "linear (default) or log: g(d) = d or ln(d + 1)"},
     {"dtype", "TYPE", "floating-point format of the exponential (default bf16; eXmY for custom)"},

@@ -1,4 +1,4 @@
-/* alibi-blind: blindness distances delta_h(eps) (SPEC §6), decided exactly. */
+/* alibi-blind: blindness distances delta_h(eps) (spec §6), decided exactly. */
 #ifndef ABL_BLINDNESS_H
 #define ABL_BLINDNESS_H
 
@@ -65,7 +65,7 @@ int abl_delta_get_i64(const abl_delta *d, int64_t *out);
  */
 void abl_delta_text(const abl_delta *d, int max_digits, char *buf, size_t buflen);
 
-/* Table 8 cell (SPEC §8): the integer when delta <= 10^9, "*" when 10^9 < delta < 2^1024, "**" beyond. */
+/* Table 8 cell (spec §8): the integer when delta <= 10^9, "*" when 10^9 < delta < 2^1024, "**" beyond. */
 void abl_delta_table8_cell(const abl_delta *d, char *buf, size_t buflen);
 
 /*

@@ -564,7 +564,7 @@ static abl_status cell_blind(abl_report *r, int64_t d)
     return abl_report_cell(r, b, b, NULL);
 }
 
-/* delta of a head at the exponent level (SPEC §4) for the output dtype, or "n/a" */
+/* delta of a head at the exponent level (spec §4) for the output dtype, or "n/a" */
 static abl_status cell_delta(abl_report *r, const abl_slope *slope, const abl_format *fmt, abl_convention conv)
 {
     abl_blind_query q;
@@ -779,7 +779,7 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
     }
     TRY(abl_report_note(r, buf));
     snprintf(buf, sizeof buf, "Bias: %s form; slopes rounded once into %s%s; δ paper and δ ieee are the "
-                              "exponent-level distances of SPEC §4 for %s (for comparison).",
+                              "exponent-level distances of spec §4 for %s (for comparison).",
              abl_bias_form_name(p->bias_form), p->slope_dtype.name,
              p->softmax == ABL_SOFTMAX_EAGER ? ", cast to the product dtype" : ", divided by the softmax scale",
              p->output_dtype.name);
