@@ -91,6 +91,13 @@ int abl_cli_plot_target(const char *device, const char *path, const char *width,
                         abl_plot_render_options *ro);
 int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, const char *opt, const char *path);
 
+/* The commands, sorted by name (the parser's table; completion and the tests walk it too). */
+extern const abl_cli_cmd *const abl_cli_commands[];
+extern const size_t abl_cli_ncommands;
+
+/* alibi-blind completion bash|zsh|list (hidden): argv holds the arguments after "completion". */
+int abl_cli_completion(int argc, char **argv);
+
 /* Subcommands. */
 extern const abl_cli_cmd abl_cli_analyze_cmd;
 extern const abl_cli_cmd abl_cli_thresholds_cmd;
