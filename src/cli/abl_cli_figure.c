@@ -126,7 +126,7 @@ const abl_cli_cmd abl_cli_figure_cmd = {
     "1b: the row underflow fraction (last query row; the paper's 36.6 % at 2048) and the matrix\n"
     "fraction (all causal entries) at context N = 0, step, ..., 4096.\n\n"
     "--plot FILE draws the same panel as a picture (plot bias; plot fraction --linear).\n\n"
-    "Example: alibi-blind figure 1b --format csv --output figure1b.csv --plot figure1b.png",
+    "Example: alibi-blind figure 1b --format csv --plot figure1b.png",
     figure_opts,
     sizeof figure_opts / sizeof figure_opts[0],
     run_figure,
