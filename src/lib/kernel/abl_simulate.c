@@ -356,7 +356,7 @@ static void prepare_head(team *t, int h)
         }
         t->table[pos] = v;
     }
-    if (t->fast)
+    if (t->fast && !s->gaussian)
         abl_fast_row_max(em, t->table, t->rmax);
     t->head = h;
     /* big rows first; about 16 chunks per thread for balance */
@@ -402,7 +402,14 @@ static void *worker(void *arg)
             for (uint64_t i = hi; i-- > lo;) {
                 if (t->fast && i != n - 1) {
                     int hook = cfg->row_hook != NULL;
-                    zeros += abl_fast_row(&s->em, h, t->table, t->rmax, &ft, i, hook ? x : NULL, hook ? wout : NULL);
+                    if (!s->gaussian) {
+                        zeros += abl_fast_row(&s->em, h, t->table, t->rmax, &ft, i, hook ? x : NULL, hook ? wout : NULL);
+                    } else if (row_logits(&rc, i, x)) {
+                        zeros += abl_fast_row_values(&s->em, x, i + 1, e, hook ? wout : NULL);
+                    } else {
+                        atomic_store(&t->failed, (int)ABL_ERR_UNSUPPORTED);
+                        break;
+                    }
                     if (hook) {
                         pthread_mutex_lock(&t->hook_mu);
                         cfg->row_hook(cfg->row_hook_ctx, s->schedule.slopes[h].index, i, x, wout);
