@@ -1006,6 +1006,7 @@ static abl_status add_rows(abl_report *r, const abl_verify_result *res, size_t n
     abl_report_column(r, "dtype", "dtype", ABL_ALIGN_LEFT);
     abl_report_column(r, "kind", "kind", ABL_ALIGN_LEFT);
     abl_report_column(r, "claim", "claim", ABL_ALIGN_LEFT);
+    abl_report_column_explains(r);
     abl_report_column(r, "tau", "τ (closed form)", ABL_ALIGN_RIGHT);
     abl_report_column(r, "below", "last x below", ABL_ALIGN_RIGHT);
     abl_report_column(r, "above", "first x above", ABL_ALIGN_RIGHT);
