@@ -31,6 +31,12 @@ typedef struct abl_cli_cmd {
     int (*run)(const struct abl_cli_cmd *cmd, const char **values, int npos, char **pos);
 } abl_cli_cmd;
 
+/*
+ * --wide (accepted by every command, like --help): text output keeps one line per table row, meta
+ * line and note instead of fitting 80 columns.
+ */
+extern int abl_cli_wide;
+
 /* Print "alibi-blind: <message>" as one line on stderr; returns ABL_EXIT_USAGE. */
 int abl_cli_usage_error(const char *fmt, ...)
 #if defined(__GNUC__)
