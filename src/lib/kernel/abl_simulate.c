@@ -16,6 +16,7 @@
 #include "abl/core/fraction.h"
 #include "kernel/abl_round.h"
 #include "kernel/abl_simulate_fast.h"
+#include "kernel/abl_fastgauss.h"
 
 /* ---- shared set-up (also used by the predictor) ---- */
 
@@ -112,7 +113,7 @@ static inline uint64_t mix64(uint64_t z)
 
 /* Box-Muller: keys j = 2k and 2k + 1 of a row share one draw (cos and sin). (head - 1, i, k) is packed
  * into 16 + 24 + 24 bits (H <= 2^16, N <= 2^24): one key per pair of logits. */
-static void gauss_pair(uint64_t seed, uint64_t head, uint64_t i, uint64_t k, double *z0, double *z1)
+void abl_sim_gauss_pair(uint64_t seed, uint64_t head, uint64_t i, uint64_t k, double *z0, double *z1)
 {
     uint64_t h1 = mix64(((head - 1) << 48 | i << 24 | k) ^ mix64(seed));
     uint64_t h2 = mix64(h1 ^ UINT64_C(0xD1B54A32D192ED03));
@@ -126,7 +127,7 @@ static void gauss_pair(uint64_t seed, uint64_t head, uint64_t i, uint64_t k, dou
 static double gauss(uint64_t seed, uint64_t head, uint64_t i, uint64_t j)
 {
     double z0, z1;
-    gauss_pair(seed, head, i, j / 2, &z0, &z1);
+    abl_sim_gauss_pair(seed, head, i, j / 2, &z0, &z1);
     return j % 2 ? z1 : z0;
 }
 
@@ -155,7 +156,7 @@ static int row_logits(const row_ctx *rc, uint64_t i, float *x)
     for (uint64_t j = 0; j <= i; j++) {
         uint64_t pos = abl_emul_pos(em, i, j);
         if (j % 2 == 0)
-            gauss_pair(rc->s->seed, hidx, i, j / 2, &z[0], &z[1]);
+            abl_sim_gauss_pair(rc->s->seed, hidx, i, j / 2, &z[0], &z[1]);
         float score = (float)(rc->s->std * z[j % 2]);
         x[j] = abl_emul_logit(em, eh, score, pos, rc->table[pos]);
         ok &= isfinite(x[j]) != 0;
@@ -414,8 +415,8 @@ static void *worker(void *arg)
                     int hook = cfg->row_hook != NULL;
                     if (!s->gaussian) {
                         zeros += abl_fast_row(&s->em, h, t->table, t->rmax, &ft, i, hook ? x : NULL, hook ? wout : NULL);
-                    } else if (row_logits(&rc, i, x)) {
-                        zeros += abl_fast_row_values(&s->em, x, i + 1, e, hook ? wout : NULL);
+                    } else if (abl_fast_gauss_logits(s, h, t->table, i, e, x)) {
+                        zeros += abl_fast_row_values(&s->em, &ft, x, i + 1, e, hook ? wout : NULL);
                     } else {
                         atomic_store(&t->failed, (int)ABL_ERR_UNSUPPORTED);
                         break;
