@@ -84,7 +84,7 @@ static void test_falcon(void **state)
     assert_string_equal(s.heads_src.field, "num_attention_heads");
     assert_int_equal(s.head_dim, 64);
     assert_int_equal(s.layers, 24);
-    assert_string_equal(s.pipeline, "falcon-rw-hf"); /* head dim 64: the preset's 1/8 */
+    assert_string_equal(s.pipeline, "falcon-hf-sdpa"); /* head dim 64: the preset's 1/8 */
     load("falcon-rw-7b.json", &s);
     assert_int_equal(s.heads, 64);
     assert_string_equal(s.heads_src.field, "n_head");
@@ -95,7 +95,7 @@ static void test_falcon(void **state)
     char err[256];
     assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, err, sizeof err), ABL_OK);
     assert_int_equal(s.head_dim, 128);
-    assert_string_equal(s.pipeline, "falcon-rw-hf,bias-scale=0.088388347648318433");
+    assert_string_equal(s.pipeline, "falcon-hf-sdpa,head-dim=128,bias-scale=0.088388347648318433");
     expect_error("falcon-7b.json", "this model does not use ALiBi (rotary");
 }
 
@@ -208,8 +208,8 @@ static void test_catalogue_spec(void **state)
     assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("falcon-rw-7b"), &s), ABL_OK);
     assert_int_equal(s.heads, 64);
     assert_int_equal(s.heads_src.origin, ABL_ORIGIN_CATALOGUE);
-    assert_string_equal(s.pipeline, "falcon-rw-hf");
-    assert_string_equal(s.path->name, "transformers-eager");
+    assert_string_equal(s.pipeline, "falcon-hf-sdpa");
+    assert_string_equal(s.path->name, "transformers-sdpa");
     assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("mpt-30b"), &s), ABL_ERR_INVALID_ARGUMENT);
     char t[128];
     abl_source src = {ABL_ORIGIN_CONFIG, "n_head"};

@@ -13,21 +13,21 @@
 
 static const abl_code_path bloom_paths[] = {
     {"transformers", "bloom-hf",
-     "transformers models/bloom/modeling_bloom.py: build_alibi_tensor, BloomAttention.forward (baddbmm)"},
+     "transformers models/bloom/modeling_bloom.py: build_alibi_tensor (torch.pow slopes), BloomAttention.forward (baddbmm)"},
 };
 static const abl_code_path falcon_paths[] = {
-    {"transformers-eager", "falcon-rw-hf",
-     "transformers models/falcon/modeling_falcon.py: build_alibi_tensor, FalconAttention.forward (alibi, eager)"},
-    {"transformers-sdpa", "falcon-rw-hf",
-     "transformers models/falcon/modeling_falcon.py: FalconAttention.forward (alibi, sdpa: mask alibi/sqrt(head_dim))"},
+    {"transformers-sdpa", "falcon-hf-sdpa",
+     "transformers models/falcon/modeling_falcon.py: FalconAttention.forward, SDPA: the mask alibi/sqrt(head_dim)"},
+    {"transformers-eager", "falcon-hf-eager",
+     "transformers models/falcon/modeling_falcon.py: FalconAttention.forward, eager: alibi in the scores and the mask"},
 };
 static const abl_code_path mpt_paths[] = {
     {"llm-foundry-torch", "mpt",
      "llm-foundry llmfoundry/models/layers/attention.py: gen_slopes, build_alibi_bias, scaled_multihead_dot_product_attention"},
-    {"transformers", "mpt",
+    {"transformers", "mpt-hf",
      "transformers models/mpt/modeling_mpt.py: build_mpt_alibi_tensor, MptAttention.forward"},
     {"flash-attention", "flash2",
-     "llm-foundry attention.py flash_attn_fn with alibi_slopes (FlashAttention-2 >= 2.4)"},
+     "llm-foundry attention.py flash_attn_fn with alibi_slopes (FlashAttention-2)"},
 };
 static const abl_code_path relative_paths[] = {
     {"eager", "eager", "-m(i-j) built in fp32, cast to the model dtype, softmax in fp32 (spec §9 definition)"},

@@ -53,9 +53,11 @@ static void default_pipeline(abl_model_spec *s, abl_origin o, const char *field)
     s->path = p;
     snprintf(s->pipeline, sizeof s->pipeline, "%s", p ? p->pipeline : "eager");
     if (s->family != NULL && strcmp(s->family->name, "falcon-rw") == 0 && s->head_dim > 0 && s->head_dim != 64) {
-        /* inv_norm_factor = 1.0 / math.sqrt(head_dim): a binary64, which the fp32 multiply rounds once more */
+        /* the presets are Falcon-RW's head_dim 64 (1/8); otherwise inv_norm_factor = 1.0 / math.sqrt(head_dim),
+         * a binary64 (printed with 17 digits, which round back to it) */
         size_t n = strlen(s->pipeline);
-        snprintf(s->pipeline + n, sizeof s->pipeline - n, ",bias-scale=%.17g", 1.0 / sqrt((double)s->head_dim));
+        snprintf(s->pipeline + n, sizeof s->pipeline - n, ",head-dim=%d,bias-scale=%.17g", s->head_dim,
+                 1.0 / sqrt((double)s->head_dim));
     }
     set_src(&s->pipeline_src, o, field);
 }
