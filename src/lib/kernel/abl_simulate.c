@@ -57,7 +57,15 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s)
         return ABL_ERR_NO_MEMORY;
     }
     for (int h = 0; h < s->heads; h++) {
-        st = abl_emul_head_init(&s->em, &s->schedule.slopes[h], &s->hd[h]);
+        /* an explicit slopes: list is what the code holds: taken as given */
+        if (s->em.slope_calc == ABL_SLOPE_CALC_EXACT || strncmp(s->schedule.spec, "slopes:", 7) == 0) {
+            st = abl_emul_head_init(&s->em, &s->schedule.slopes[h], &s->hd[h]);
+        } else {
+            float v;
+            st = abl_slope_code_value(s->em.slope_calc, &s->schedule, h, &v);
+            if (st == ABL_OK)
+                st = abl_emul_head_init_value(&s->em, (double)v, &s->hd[h]);
+        }
         if (st == ABL_OK) {
             mpfr_t m;
             mpfr_init2(m, 53);
@@ -174,6 +182,8 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
 {
     const abl_emul *em = &rc->s->em;
     uint64_t count = i + 1, zeros = 0;
+    if (em->softmax == ABL_SOFTMAX_SDPA_EFFICIENT || em->softmax == ABL_SOFTMAX_SDPA_CUDNN)
+        return abl_sdpa_row(em, x, count, e, wout, tvw);
     if (em->softmax == ABL_SOFTMAX_EAGER) {
         float m = row_max(x, count);
         for (uint64_t j = 0; j < count; j++)
@@ -793,8 +803,12 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
              p->output_dtype.name);
     TRY(abl_report_note(r, buf));
     if (em->has_scale) {
-        snprintf(buf, sizeof buf, "The logits are (score + bias) * %s: the kernel's effective slope is %s m (the δ "
-                                  "columns are for m itself).", p->bias_scale, p->bias_scale);
+        char sc[64];
+        abl_ratio_text(&p->bias_scale, sc, sizeof sc);
+        snprintf(buf, sizeof buf, "The bias is scaled by %s%s: the kernel's effective slope is %s m (the δ "
+                                  "columns are for m itself).", sc,
+                 p->bias_add == ABL_BIAS_ADD_BOTH ? " and added twice (scores and mask)" : "",
+                 p->bias_add == ABL_BIAS_ADD_BOTH ? "2 x that times" : sc);
         TRY(abl_report_note(r, buf));
     }
     if (sim)
