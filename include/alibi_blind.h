@@ -18,6 +18,7 @@
 /* kernel: real attention pipelines (rounding, simulation, prediction, verification) */
 #include "abl/kernel/pipeline.h"
 #include "abl/kernel/simulate.h"
+#include "abl/kernel/npy.h"
 #include "abl/kernel/verify.h"
 /* paper: the paper's tables, published values and their reproduction */
 #include "abl/paper/tables.h"
@@ -28,6 +29,7 @@
 #include "abl/model/catalogue.h"
 #include "abl/model/config.h"
 #include "abl/model/compare.h"
+#include "abl/design/design.h"
 /* report: one report model, rendered as text, markdown, csv, json, latex; pictures (PLplot) */
 #include "abl/report/report.h"
 #include "abl/report/plot.h"

@@ -16,6 +16,8 @@ static const abl_cli_opt simulate_opts[] = {
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
     {"logit-std", "S", "Gaussian logits N(0, S^2) instead of zero logits (0 to 1000)"},
+    {"logits", "FILE", "captured scores q.k^T*scale before the bias: .npy float32/float16, [H,N,N] or [N,N]"},
+    {"logits-dtype", "TYPE", "the dtype the model held the captured scores in (rounded to it; default fp32)"},
     {"model", "NAME", "a model of the catalogue (alibi-blind models): its heads, slopes, dtype, context, code path"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output"},
     {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...]: eager (default), flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, "
@@ -54,22 +56,41 @@ static void dump_row(void *ctx, int head, uint64_t row, const float *logits, con
         d->bad = 1;
 }
 
-static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std);
-static int run_simulation(const abl_cli_cmd *cmd, const char **v, abl_simulate_config *cfgp, abl_output out,
-                          const abl_cli_setup *setup, mpq_t logit_std);
+static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std, const abl_npy *npy,
+                         const abl_cli_setup *setup);
 
 static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
         return abl_cli_usage_error("simulate: unexpected argument '%s'", pos[0]);
-    mpq_t logit_std;
-    mpq_init(logit_std);
-    int rc = simulate_with(cmd, v, logit_std);
-    mpq_clear(logit_std);
+    abl_npy npy;
+    memset(&npy, 0, sizeof npy);
+    const char *lpath = abl_cli_value(cmd, v, "logits");
+    if (lpath != NULL) {
+        char lerr[256];
+        if (lpath[0] == '\0')
+            return abl_cli_usage_error("--logits: empty file name");
+        if (abl_npy_open(lpath, &npy, lerr, sizeof lerr) != ABL_OK)
+            return abl_cli_usage_error("--logits: %s: %s", lpath, lerr);
+    }
+    /* --model/--config: heads, slopes, dtype, context and pipeline from the model; options override */
+    abl_cli_setup setup;
+    memset(&setup, 0, sizeof setup);
+    int model = abl_cli_value(cmd, v, "model") != NULL || abl_cli_value(cmd, v, "config") != NULL;
+    int rc = model ? abl_cli_setup_resolve(cmd, v, ABL_SIMULATE_MAX_CONTEXT, &setup) : 0;
+    if (rc == 0) {
+        mpq_t logit_std;
+        mpq_init(logit_std);
+        rc = simulate_with(cmd, v, logit_std, lpath != NULL ? &npy : NULL, model ? &setup : NULL);
+        mpq_clear(logit_std);
+    }
+    abl_cli_setup_free(&setup);
+    abl_npy_close(&npy);
     return rc;
 }
 
-static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std)
+static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std, const abl_npy *npy,
+                         const abl_cli_setup *setup)
 {
     abl_simulate_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -77,55 +98,61 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
     abl_output out = ABL_OUT_TEXT;
     if ((s = abl_cli_value(cmd, v, "format")) && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
-    abl_cli_setup setup;
-    memset(&setup, 0, sizeof setup);
-    if (abl_cli_value(cmd, v, "model") != NULL || abl_cli_value(cmd, v, "config") != NULL) {
-        /* --model/--config: heads, slopes, dtype, context and pipeline from the model, options override */
-        int src = abl_cli_setup_resolve(cmd, v, ABL_SIMULATE_MAX_CONTEXT, &setup);
-        if (src != 0) {
-            abl_cli_setup_free(&setup);
-            return src;
-        }
-        cfg.pipeline = setup.pipeline;
-        cfg.heads = setup.heads;
-        cfg.context = setup.context;
-        cfg.slopes = setup.slopes;
-        int rc = run_simulation(cmd, v, &cfg, out, &setup, logit_std);
-        abl_cli_setup_free(&setup);
-        return rc;
+    if (setup != NULL) {
+        cfg.pipeline = setup->pipeline;
+        cfg.heads = setup->heads;
+    } else {
+        abl_format model;
+        if (abl_cli_dtype("dtype", (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16", &model))
+            return ABL_EXIT_USAGE;
+        char err[512];
+        const char *spec = abl_cli_value(cmd, v, "pipeline");
+        if (spec != NULL && spec[0] == '\0')
+            return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
+        if (abl_pipeline_parse(spec, &model, &cfg.pipeline, err, sizeof err) != ABL_OK)
+            return abl_cli_usage_error("--pipeline: %s", err);
+        if (abl_pipeline_check(&cfg.pipeline, err, sizeof err) != ABL_OK)
+            return abl_cli_usage_error("--pipeline: %s", err);
+        long heads = 0;
+        if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
+            return ABL_EXIT_USAGE;
+        cfg.heads = (int)heads;
     }
-    abl_format model;
-    if (abl_cli_dtype("dtype", (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16", &model))
-        return ABL_EXIT_USAGE;
-    char err[512];
-    const char *spec = abl_cli_value(cmd, v, "pipeline");
-    if (spec != NULL && spec[0] == '\0')
-        return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
-    if (abl_pipeline_parse(spec, &model, &cfg.pipeline, err, sizeof err) != ABL_OK)
-        return abl_cli_usage_error("--pipeline: %s", err);
-    if (abl_pipeline_check(&cfg.pipeline, err, sizeof err) != ABL_OK)
-        return abl_cli_usage_error("--pipeline: %s", err);
-    long heads = 0;
-    if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
-        return ABL_EXIT_USAGE;
-    cfg.heads = (int)heads;
-    if ((s = abl_cli_value(cmd, v, "ctx")) == NULL)
-        return abl_cli_usage_error("simulate: --ctx N is required");
-    if (abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &cfg.context))
-        return ABL_EXIT_USAGE;
-    cfg.slopes = abl_cli_value(cmd, v, "slopes");
-    if (cfg.heads == 0 && (cfg.slopes == NULL || (strncmp(cfg.slopes, "slopes:", 7) != 0 &&
-                                                  strncmp(cfg.slopes, "targets:", 8) != 0)))
-        return abl_cli_usage_error("simulate: --heads H is required (except with slopes:/targets: lists)");
-    return run_simulation(cmd, v, &cfg, out, NULL, logit_std);
-}
-
-/* The rest of simulate, once the pipeline, heads, slopes and context are known. */
-static int run_simulation(const abl_cli_cmd *cmd, const char **v, abl_simulate_config *cfgp, abl_output out,
-                          const abl_cli_setup *setup, mpq_t logit_std)
-{
-    abl_simulate_config cfg = *cfgp;
-    const char *s;
+    abl_format ldt;
+    if ((s = abl_cli_value(cmd, v, "logits-dtype")) != NULL) {
+        if (npy == NULL)
+            return abl_cli_usage_error("--logits-dtype: applies to --logits FILE only");
+        if (abl_cli_dtype("logits-dtype", s, &ldt))
+            return ABL_EXIT_USAGE;
+        if (ldt.precision > 24 || ldt.emin < -126 || ldt.emax > 127)
+            return abl_cli_usage_error("--logits-dtype: %s is wider than binary32 (the scores are read as float32)",
+                                       ldt.name);
+        cfg.logits_dtype = &ldt;
+    }
+    if (setup != NULL) {
+        cfg.context = setup->context;
+        s = "";
+    } else {
+        if ((s = abl_cli_value(cmd, v, "ctx")) == NULL && npy == NULL)
+            return abl_cli_usage_error("simulate: --ctx N is required");
+        if (s != NULL && abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &cfg.context))
+            return ABL_EXIT_USAGE;
+    }
+    if (npy != NULL) {
+        if (s == NULL)
+            cfg.context = npy->n;
+        else if (cfg.context != npy->n)
+            return abl_cli_usage_error("--logits: the file holds N = %llu scores per row, --ctx is %llu",
+                                       (unsigned long long)npy->n, (unsigned long long)cfg.context);
+        if (npy->ndim == 3) {
+            if (cfg.heads == 0 && abl_cli_value(cmd, v, "slopes") == NULL)
+                cfg.heads = (int)npy->heads;
+            else if (cfg.heads != 0 && (uint64_t)cfg.heads != npy->heads)
+                return abl_cli_usage_error("--logits: the file holds H = %llu heads, --heads is %d",
+                                           (unsigned long long)npy->heads, cfg.heads);
+        }
+        cfg.logits = npy;
+    }
     int gaussian = 0;
     if ((s = abl_cli_value(cmd, v, "logit-std")) != NULL) {
         if (abl_cli_decimal("logit-std", s, 0, logit_std))
@@ -142,7 +169,16 @@ static int run_simulation(const abl_cli_cmd *cmd, const char **v, abl_simulate_c
     if ((s = abl_cli_value(cmd, v, "threads")) && abl_cli_int("threads", s, 1, 256, &threads))
         return ABL_EXIT_USAGE;
     cfg.threads = (int)threads;
+    cfg.slopes = setup != NULL ? setup->slopes : abl_cli_value(cmd, v, "slopes");
+    if (cfg.heads == 0 && (cfg.slopes == NULL || (strncmp(cfg.slopes, "slopes:", 7) != 0 &&
+                                                  strncmp(cfg.slopes, "targets:", 8) != 0)))
+        return abl_cli_usage_error("simulate: --heads H is required (except with slopes:/targets: lists)");
+    if (npy != NULL && gaussian)
+        return abl_cli_usage_error("--logits: captured scores exclude --logit-std");
     int predict = abl_cli_value(cmd, v, "predict") != NULL, compare = abl_cli_value(cmd, v, "compare") != NULL;
+    if (npy != NULL && (predict || compare))
+        return abl_cli_usage_error("--%s: the predictor answers for zero logits (drop --logits)",
+                                   predict ? "predict" : "compare");
     if (predict && compare)
         return abl_cli_usage_error("simulate: --predict and --compare exclude each other");
     if (predict || compare) {
