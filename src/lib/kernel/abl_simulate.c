@@ -292,10 +292,14 @@ static abl_status last_row(const row_ctx *rc, float *x, float *e, float *wout, a
         z[j] = exp(z[j] - zmax);
         sum += z[j];
     }
-    double tv = 0.0;
-    for (uint64_t j = 0; j <= i; j++)
+    double tv = 0.0, lost = 0.0;
+    for (uint64_t j = 0; j <= i; j++) {
         tv += fabs(w[j] - z[j] / sum);
+        if (w[j] == 0.0)
+            lost += z[j] / sum;
+    }
     out->tv_distance = 0.5 * tv;
+    out->mass_lost = lost;
     free(w);
     free(z);
     free(sorted);
@@ -711,6 +715,7 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
         TRY(abl_report_column(r, "longest_tie_run", "longest tie", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "tied_with_diagonal", "tied w/ diag", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "tv_distance", "TV distance", ABL_ALIGN_RIGHT));
+        TRY(abl_report_column(r, "mass_lost", "mass lost", ABL_ALIGN_RIGHT));
     }
     if (sim && pred) {
         TRY(abl_report_column(r, "predicted_first_blind_distance", "pred. first blind d", ABL_ALIGN_RIGHT));
@@ -744,6 +749,9 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
             snprintf(buf, sizeof buf, "%.4g", a->tv_distance);
             snprintf(t2, sizeof t2, "%.6e", a->tv_distance);
             TRY(abl_report_cell(r, buf, t2, NULL));
+            snprintf(buf, sizeof buf, "%.3g", a->mass_lost);
+            snprintf(t2, sizeof t2, "%.6e", a->mass_lost);
+            TRY(abl_report_cell(r, buf, t2, NULL));
         } else {
             const abl_pred_head *b = &pred->results[h];
             TRY(cell_blind(r, b->first_blind));
@@ -774,6 +782,15 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
     TRY(abl_report_summary(r, "row_fraction", "row fraction", text, json));
     fraction_cells(mz, (uint64_t)heads, n, 1, text, sizeof text, json, sizeof json);
     TRY(abl_report_summary(r, "matrix_fraction", "matrix fraction", text, json));
+    if (sim) {
+        double lost = 0.0;
+        for (int h = 0; h < heads; h++)
+            lost += sim->results[h].mass_lost;
+        char t2[40];
+        snprintf(buf, sizeof buf, "%.3g", lost / heads);
+        snprintf(t2, sizeof t2, "%.6e", lost / heads);
+        TRY(abl_report_summary(r, "mass_lost", "attention mass lost (last row, mean over heads)", buf, t2));
+    }
     if (sim && pred) {
         int ok = abl_prediction_agrees(sim, pred);
         TRY(abl_report_summary(r, "predictor_agrees", "predictor agrees", ok ? "yes" : "NO", ok ? "true" : "false"));
@@ -814,7 +831,7 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
     if (sim)
         TRY(abl_report_note(r, "Last-row statistics: first blind d = smallest distance with a zero weight; TV "
                                "distance = 0.5 sum |p - p_exact| against a binary64 softmax of eps - m d with the "
-                               "exact slope."));
+                               "exact slope; mass lost = the share of p_exact on the zero weights."));
     if (pred && !sim)
         TRY(abl_report_note(r, "Prediction: the same rounding model as simulate, without the N x N work; "
                                "exact-sum rows = rows whose certified sum bound had to be replaced by the exact sum."));
