@@ -18,6 +18,7 @@
 /* kernel: real attention pipelines (rounding, simulation, prediction, verification) */
 #include "abl/kernel/pipeline.h"
 #include "abl/kernel/simulate.h"
+#include "abl/kernel/npy.h"
 #include "abl/kernel/verify.h"
 /* paper: the paper's tables, published values and their reproduction */
 #include "abl/paper/tables.h"
