@@ -333,6 +333,7 @@ typedef struct team {
     float *table;             /* current head's table (N floats) */
     int fast;                 /* the fast exact rows apply (abl_simulate_fast.h) */
     float *rmax;              /* fast: each row's max logit (N floats) */
+    abl_fast_gauss_head gh;   /* fast, Gaussian: the current head's logit bounds */
     int head;
     uint64_t chunk_rows, nchunks;
     atomic_uint_fast64_t next_chunk;
@@ -359,6 +360,8 @@ static void prepare_head(team *t, int h)
     }
     if (t->fast && !s->gaussian)
         abl_fast_row_max(em, t->table, t->rmax);
+    if (t->fast && s->gaussian)
+        abl_fast_gauss_prepare(s, h, t->table, &t->gh);
     t->head = h;
     /* big rows first; about 16 chunks per thread for balance */
     uint64_t want = (uint64_t)t->nthreads * 16;
@@ -403,10 +406,11 @@ static void *worker(void *arg)
             for (uint64_t i = hi; i-- > lo;) {
                 if (t->fast && i != n - 1) {
                     int hook = cfg->row_hook != NULL;
+                    uint64_t rz = 0;
                     if (!s->gaussian) {
                         zeros += abl_fast_row(&s->em, h, t->table, t->rmax, &ft, i, hook ? x : NULL, hook ? wout : NULL);
-                    } else if (abl_fast_gauss_logits(s, h, t->table, i, e, x)) {
-                        zeros += abl_fast_row_values(&s->em, &ft, x, i + 1, e, hook ? wout : NULL);
+                    } else if (abl_fast_gauss_row(s, h, t->table, &t->gh, &ft, i, x, e, hook ? wout : NULL, &rz)) {
+                        zeros += rz;
                     } else {
                         atomic_store(&t->failed, (int)ABL_ERR_UNSUPPORTED);
                         break;
@@ -470,10 +474,11 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
     t.nthreads = abl_sim_threads(cfg->threads);
     t.table = malloc(cfg->context * sizeof *t.table);
     t.fast = abl_fast_eligible(&s);
-    t.rmax = t.fast ? malloc(cfg->context * sizeof *t.rmax) : NULL;
+    t.rmax = t.fast && !s.gaussian ? malloc(cfg->context * sizeof *t.rmax) : NULL;
+    int gh_ok = !(t.fast && s.gaussian) || abl_fast_gauss_head_init(&t.gh, cfg->context);
     pthread_t *tid = calloc((size_t)t.nthreads, sizeof *tid);
     worker_arg *args = calloc((size_t)t.nthreads, sizeof *args);
-    if (out->results == NULL || t.table == NULL || tid == NULL || args == NULL || (t.fast && t.rmax == NULL)) {
+    if (out->results == NULL || t.table == NULL || tid == NULL || args == NULL || (t.fast && !s.gaussian && t.rmax == NULL) || !gh_ok) {
         st = ABL_ERR_NO_MEMORY;
     } else {
         for (int h = 0; h < s.heads; h++) {
@@ -515,6 +520,7 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
     free(args);
     free(t.table);
     free(t.rmax);
+    abl_fast_gauss_head_free(&t.gh);
     abl_sim_setup_free(&s);
     if (st != ABL_OK) {
         abl_simulation_free(out);
