@@ -110,9 +110,11 @@ extern const abl_cli_cmd abl_cli_thresholds_cmd;
 extern const abl_cli_cmd abl_cli_table_cmd;
 extern const abl_cli_cmd abl_cli_figure_cmd;
 extern const abl_cli_cmd abl_cli_plot_cmd;
+extern const abl_cli_cmd abl_cli_report_cmd;
 extern const abl_cli_cmd abl_cli_reproduce_cmd;
 extern const abl_cli_cmd abl_cli_simulate_cmd;
 extern const abl_cli_cmd abl_cli_verify_cmd;
+extern const abl_cli_cmd abl_cli_design_cmd;
 extern const abl_cli_cmd abl_cli_models_cmd;
 
 /* One line for an unknown --model NAME (with a did-you-mean); returns ABL_EXIT_USAGE. opt may be NULL. */

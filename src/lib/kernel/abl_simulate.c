@@ -40,6 +40,18 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s)
     }
     s->gaussian = s->std > 0.0;
     s->seed = cfg->seed;
+    if (cfg->logits != NULL) {
+        if (s->gaussian)
+            return ABL_ERR_INVALID_ARGUMENT;
+        if (cfg->logits->n != cfg->context)
+            return ABL_ERR_MISMATCH;
+        abl_format f32;
+        if ((st = abl_format_lookup("fp32", &f32)) != ABL_OK ||
+            (st = abl_fp_init(cfg->logits_dtype ? cfg->logits_dtype : &f32, &s->score_fp)) != ABL_OK)
+            return st;
+        s->captured = cfg->logits;
+        s->gaussian = 1;
+    }
     /* Target-fitted schedules are fitted to the paper's tau (the ftz kind) of the output dtype. */
     long k;
     st = abl_threshold_log2_multiple(&cfg->pipeline.output_dtype, ABL_TAU_FTZ, &k);
@@ -50,6 +62,10 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s)
     if (st != ABL_OK)
         return st;
     s->heads = s->schedule.count;
+    if (s->captured != NULL && s->captured->ndim == 3 && s->captured->heads != (uint64_t)s->heads) {
+        abl_sim_setup_free(s);
+        return ABL_ERR_MISMATCH;
+    }
     s->hd = calloc((size_t)s->heads, sizeof *s->hd);
     s->m_exact = calloc((size_t)s->heads, sizeof *s->m_exact);
     if (s->hd == NULL || s->m_exact == NULL) {
@@ -57,7 +73,15 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s)
         return ABL_ERR_NO_MEMORY;
     }
     for (int h = 0; h < s->heads; h++) {
-        st = abl_emul_head_init(&s->em, &s->schedule.slopes[h], &s->hd[h]);
+        /* an explicit slopes: list is what the code holds: taken as given */
+        if (s->em.slope_calc == ABL_SLOPE_CALC_EXACT || strncmp(s->schedule.spec, "slopes:", 7) == 0) {
+            st = abl_emul_head_init(&s->em, &s->schedule.slopes[h], &s->hd[h]);
+        } else {
+            float v;
+            st = abl_slope_code_value(s->em.slope_calc, &s->schedule, h, &v);
+            if (st == ABL_OK)
+                st = abl_emul_head_init_value(&s->em, (double)v, &s->hd[h]);
+        }
         if (st == ABL_OK) {
             mpfr_t m;
             mpfr_init2(m, 53);
@@ -144,6 +168,17 @@ static int row_logits(const row_ctx *rc, uint64_t i, float *x)
     const abl_emul_head *eh = &rc->s->hd[rc->head];
     uint64_t hidx = (uint64_t)rc->s->schedule.slopes[rc->head].index;
     int ok = 1;
+    if (rc->s->captured != NULL) {
+        /* captured scores: read into x, rounded to the model's score dtype, then biased in place */
+        abl_npy_row(rc->s->captured, (uint64_t)rc->head, i, i + 1, x);
+        for (uint64_t j = 0; j <= i; j++) {
+            uint64_t pos = abl_emul_pos(em, i, j);
+            float score = abl_fp_round32(&rc->s->score_fp, x[j]);
+            x[j] = abl_emul_logit(em, eh, score, pos, rc->table[pos]);
+            ok &= isfinite(x[j]) != 0;
+        }
+        return ok;
+    }
     double z[2] = {0.0, 0.0};
     for (uint64_t j = 0; j <= i; j++) {
         uint64_t pos = abl_emul_pos(em, i, j);
@@ -174,6 +209,8 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
 {
     const abl_emul *em = &rc->s->em;
     uint64_t count = i + 1, zeros = 0;
+    if (em->softmax == ABL_SOFTMAX_SDPA_EFFICIENT || em->softmax == ABL_SOFTMAX_SDPA_CUDNN)
+        return abl_sdpa_row(em, x, count, e, wout, tvw);
     if (em->softmax == ABL_SOFTMAX_EAGER) {
         float m = row_max(x, count);
         for (uint64_t j = 0; j < count; j++)
@@ -271,8 +308,11 @@ static abl_status last_row(const row_ctx *rc, float *x, float *e, float *wout, a
     /* exact logits: eps - m d with the exact slope (the row max is subtracted before exp) */
     double m = rc->s->m_exact[rc->head], zmax = -INFINITY;
     uint64_t hidx = (uint64_t)rc->s->schedule.slopes[rc->head].index;
+    if (rc->s->captured != NULL)
+        abl_npy_row(rc->s->captured, (uint64_t)rc->head, i, i + 1, sorted);   /* scratch: the scores */
     for (uint64_t j = 0; j <= i; j++) {
-        double eps = rc->s->gaussian ? rc->s->std * gauss(rc->s->seed, hidx, i, j) : 0.0;
+        double eps = rc->s->captured != NULL ? (double)abl_fp_round32(&rc->s->score_fp, sorted[j])
+                     : rc->s->gaussian ? rc->s->std * gauss(rc->s->seed, hidx, i, j) : 0.0;
         z[j] = eps - m * (double)(i - j);
         if (z[j] > zmax)
             zmax = z[j];
@@ -360,8 +400,8 @@ static void prepare_head(team *t, int h)
     }
     if (t->fast && !s->gaussian)
         abl_fast_row_max(em, t->table, t->rmax);
-    if (t->fast && s->gaussian)
-        abl_fast_gauss_prepare(s, h, t->table, &t->gh);
+    if (t->fast && s->gaussian && s->captured == NULL)
+        abl_fast_gauss_prepare(s, h, t->table, &t->gh);   /* bounds for generated scores only */
     t->head = h;
     /* big rows first; about 16 chunks per thread for balance */
     uint64_t want = (uint64_t)t->nthreads * 16;
@@ -409,7 +449,11 @@ static void *worker(void *arg)
                     uint64_t rz = 0;
                     if (!s->gaussian) {
                         zeros += abl_fast_row(&s->em, h, t->table, t->rmax, &ft, i, hook ? x : NULL, hook ? wout : NULL);
-                    } else if (abl_fast_gauss_row(s, h, t->table, &t->gh, &ft, i, x, e, hook ? wout : NULL, &rz)) {
+                    } else if (s->captured != NULL && row_logits(&rc, i, x)) {
+                        /* captured scores: the file's rows, then the fast exponentials and sums */
+                        zeros += abl_fast_row_values(&s->em, &ft, x, 0, i + 1, e, hook ? wout : NULL);
+                    } else if (s->captured == NULL &&
+                               abl_fast_gauss_row(s, h, t->table, &t->gh, &ft, i, x, e, hook ? wout : NULL, &rz)) {
                         zeros += rz;
                     } else {
                         atomic_store(&t->failed, (int)ABL_ERR_UNSUPPORTED);
@@ -668,7 +712,13 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
     snprintf(buf, sizeof buf, "%d", heads);
     TRY(abl_report_meta(r, "head_count", "heads", buf, buf));
     TRY(abl_report_meta(r, "slopes", "slopes", s.schedule.spec, NULL));
-    if (s.gaussian) {
+    if (s.captured != NULL) {
+        snprintf(buf, sizeof buf, "captured scores (%s, %s), rounded to %s", s.captured->itemsize == 4 ? "float32"
+                 : "float16", s.captured->ndim == 3 ? "one matrix per head" : "one matrix for every head",
+                 s.score_fp.name);
+        TRY(abl_report_meta(r, "logits", "logits", buf, "\"captured\""));
+        TRY(abl_report_meta(r, "logits_dtype", "scores rounded to", s.score_fp.name, NULL));
+    } else if (s.gaussian) {
         /* std <= ABL_SIMULATE_MAX_LOGIT_STD: its decimal text is whole but may be long */
         char *std = abl_decimal_string(c->logit_std);
         char *line = std != NULL ? malloc(strlen(std) + 64) : NULL;
@@ -799,8 +849,12 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
              p->output_dtype.name);
     TRY(abl_report_note(r, buf));
     if (em->has_scale) {
-        snprintf(buf, sizeof buf, "The logits are (score + bias) * %s: the kernel's effective slope is %s m (the δ "
-                                  "columns are for m itself).", p->bias_scale, p->bias_scale);
+        char sc[64];
+        abl_ratio_text(&p->bias_scale, sc, sizeof sc);
+        snprintf(buf, sizeof buf, "The bias is scaled by %s%s: the kernel's effective slope is %s m (the δ "
+                                  "columns are for m itself).", sc,
+                 p->bias_add == ABL_BIAS_ADD_BOTH ? " and added twice (scores and mask)" : "",
+                 p->bias_add == ABL_BIAS_ADD_BOTH ? "2 x that times" : sc);
         TRY(abl_report_note(r, buf));
     }
     if (sim)
