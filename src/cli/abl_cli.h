@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "alibi_blind.h"
 
 /* Exit statuses (documented in docs/alibi-blind.1). */
@@ -31,7 +32,16 @@ typedef struct abl_cli_cmd {
     int (*run)(const struct abl_cli_cmd *cmd, const char **values, int npos, char **pos);
 } abl_cli_cmd;
 
-/* Print "alibi-blind: <message>" as one line on stderr; returns ABL_EXIT_USAGE. */
+/*
+ * The CLI as a function: no exit(), no global streams. argv[0] is the program name; the report goes
+ * to `out`, messages to `err` (main passes stdout and stderr; the fuzzers pass memory streams).
+ */
+int abl_cli_main(int argc, char **argv, FILE *out, FILE *err);
+/* The streams of the running abl_cli_main. */
+extern FILE *abl_cli_out, *abl_cli_err;
+
+/* Print "alibi-blind: <message>" as one line on stderr; returns ABL_EXIT_USAGE. Control characters in
+ * the message (echoed values) are escaped (\n, \x1b), so it is always one line. */
 int abl_cli_usage_error(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))

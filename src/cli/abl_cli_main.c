@@ -23,11 +23,36 @@ static const abl_cli_cmd *const commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
+FILE *abl_cli_out, *abl_cli_err;
+
+/* One line, whatever the echoed values hold: control characters are written as escapes. */
 static void print_error(const char *fmt, va_list ap)
 {
-    fputs("alibi-blind: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    char *msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    fputs("alibi-blind: ", abl_cli_err);
+    if (msg == NULL) {
+        fputs("out of memory", abl_cli_err);
+    } else {
+        vsnprintf(msg, (size_t)n + 1, fmt, ap);
+        for (const unsigned char *p = (const unsigned char *)msg; *p != '\0'; p++) {
+            if (*p == '\n')
+                fputs("\\n", abl_cli_err);
+            else if (*p == '\t')
+                fputs("\\t", abl_cli_err);
+            else if (*p == '\r')
+                fputs("\\r", abl_cli_err);
+            else if (*p < 0x20 || *p == 0x7f)
+                fprintf(abl_cli_err, "\\x%02x", *p);
+            else
+                fputc(*p, abl_cli_err);
+        }
+        free(msg);
+    }
+    fputc('\n', abl_cli_err);
 }
 
 int abl_cli_usage_error(const char *fmt, ...)
@@ -301,7 +326,7 @@ int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path)
     if (rc != 0)
         return rc;
     if (path == NULL) {
-        if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0)
+        if (fwrite(buf, 1, len, abl_cli_out) != len || fflush(abl_cli_out) != 0)
             rc = abl_cli_internal_error("cannot write to standard output");
     } else {
         abl_cli_outfile o;
@@ -317,7 +342,7 @@ int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path)
 
 static void print_help(const abl_cli_cmd *cmd)
 {
-    printf("Usage: alibi-blind %s %s\n\n%s\n\n%s\n\nOptions:\n", cmd->name, cmd->usage, cmd->summary,
+    fprintf(abl_cli_out, "Usage: alibi-blind %s %s\n\n%s\n\n%s\n\nOptions:\n", cmd->name, cmd->usage, cmd->summary,
            cmd->description);
     size_t w = 0;
     for (size_t i = 0; i < cmd->nopts; i++) {
@@ -329,17 +354,17 @@ static void print_help(const abl_cli_cmd *cmd)
         char left[128];
         snprintf(left, sizeof left, "%s%s%s", cmd->opts[i].name, cmd->opts[i].metavar ? " " : "",
                  cmd->opts[i].metavar ? cmd->opts[i].metavar : "");
-        printf("  --%-*s  %s\n", (int)w, left, cmd->opts[i].help);
+        fprintf(abl_cli_out, "  --%-*s  %s\n", (int)w, left, cmd->opts[i].help);
     }
 }
 
 static void print_main_help(void)
 {
-    printf("Usage: alibi-blind COMMAND [options]\n\n"
+    fprintf(abl_cli_out, "Usage: alibi-blind COMMAND [options]\n\n"
            "Where, in finite precision, the heads of an ALiBi attention layer go blind.\n\nCommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        printf("  %-11s %s\n", commands[i]->name, commands[i]->summary);
-    printf("\n'alibi-blind COMMAND --help' describes a command's options. --version prints the version.\n"
+        fprintf(abl_cli_out, "  %-11s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(abl_cli_out, "\n'alibi-blind COMMAND --help' describes a command's options. --version prints the version.\n"
            "Exit status: 0 success, 1 a check found an unexplained difference, 2 bad usage or input\n"
            "(including an unwritable --output), 3 internal error.\n");
 }
@@ -387,8 +412,10 @@ static int parse_options(const abl_cli_cmd *cmd, int argc, char **argv, const ch
     return 0;
 }
 
-int main(int argc, char **argv)
+int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
 {
+    abl_cli_out = out;
+    abl_cli_err = err;
     if (argc < 2)
         return abl_cli_usage_error("no command given (see alibi-blind --help)");
     const char *name = argv[1];
@@ -397,7 +424,7 @@ int main(int argc, char **argv)
         return ABL_EXIT_OK;
     }
     if (strcmp(name, "--version") == 0) {
-        printf("alibi-blind %s (MPFR %s, GMP %s)\n", ABL_VERSION_STRING, mpfr_get_version(), gmp_version);
+        fprintf(abl_cli_out, "alibi-blind %s (MPFR %s, GMP %s)\n", ABL_VERSION_STRING, mpfr_get_version(), gmp_version);
         return ABL_EXIT_OK;
     }
     for (size_t i = 0; i < NCOMMANDS; i++) {
@@ -426,3 +453,10 @@ int main(int argc, char **argv)
     }
     return abl_cli_usage_error("unknown command '%s' (see alibi-blind --help)", name);
 }
+
+#ifndef ABL_CLI_NO_MAIN
+int main(int argc, char **argv)
+{
+    return abl_cli_main(argc, argv, stdout, stderr);
+}
+#endif

@@ -193,7 +193,7 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
             rc = abl_cli_outfile_commit(&wfile);
         if (rc == ABL_EXIT_OK && opath != NULL)
             rc = abl_cli_outfile_commit(&ofile);
-        if (rc == ABL_EXIT_OK && opath == NULL && (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0))
+        if (rc == ABL_EXIT_OK && opath == NULL && (fwrite(buf, 1, len, abl_cli_out) != len || fflush(abl_cli_out) != 0))
             rc = abl_cli_internal_error("cannot write to standard output");
         abl_cli_outfile_abort(&ofile);
         free(buf);
