@@ -26,7 +26,8 @@
 #include "abl/paper/reproduce.h"
 /* model: the catalogue of ALiBi models and config.json */
 #include "abl/model/catalogue.h"
-/* report: one report model, rendered as text, markdown, csv, json, latex */
+/* report: one report model, rendered as text, markdown, csv, json, latex; pictures (PLplot) */
 #include "abl/report/report.h"
+#include "abl/report/plot.h"
 
 #endif

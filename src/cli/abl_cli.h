@@ -95,11 +95,18 @@ int abl_cli_render(const abl_report *r, abl_output fmt, char **buf, size_t *len)
 /* Render the report and write it to stdout, or to `path` through an abl_cli_outfile. */
 int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path);
 
+/* Pictures: the device and page size from --device/--output/--width/--height (width and height may
+ * be NULL), and drawing a plot into `path` through an abl_cli_outfile. Both return an exit status. */
+int abl_cli_plot_target(const char *device, const char *path, const char *width, const char *height,
+                        abl_plot_render_options *ro);
+int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, const char *opt, const char *path);
+
 /* Subcommands. */
 extern const abl_cli_cmd abl_cli_analyze_cmd;
 extern const abl_cli_cmd abl_cli_thresholds_cmd;
 extern const abl_cli_cmd abl_cli_table_cmd;
 extern const abl_cli_cmd abl_cli_figure_cmd;
+extern const abl_cli_cmd abl_cli_plot_cmd;
 extern const abl_cli_cmd abl_cli_reproduce_cmd;
 extern const abl_cli_cmd abl_cli_simulate_cmd;
 extern const abl_cli_cmd abl_cli_verify_cmd;

@@ -15,6 +15,7 @@ static const abl_cli_cmd *const commands[] = {
     &abl_cli_analyze_cmd,
     &abl_cli_figure_cmd,
     &abl_cli_models_cmd,
+    &abl_cli_plot_cmd,
     &abl_cli_reproduce_cmd,
     &abl_cli_simulate_cmd,
     &abl_cli_table_cmd,

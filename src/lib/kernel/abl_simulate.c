@@ -15,6 +15,7 @@
 #include "abl/core/blindness.h"
 #include "abl/core/fraction.h"
 #include "kernel/abl_round.h"
+#include "kernel/abl_simulate_fast.h"
 
 /* ---- shared set-up (also used by the predictor) ---- */
 
@@ -329,6 +330,8 @@ typedef struct team {
     int nthreads;
     sbar barrier;
     float *table;             /* current head's table (N floats) */
+    int fast;                 /* the fast exact rows apply (abl_simulate_fast.h) */
+    float *rmax;              /* fast: each row's max logit (N floats) */
     int head;
     uint64_t chunk_rows, nchunks;
     atomic_uint_fast64_t next_chunk;
@@ -353,6 +356,8 @@ static void prepare_head(team *t, int h)
         }
         t->table[pos] = v;
     }
+    if (t->fast)
+        abl_fast_row_max(em, t->table, t->rmax);
     t->head = h;
     /* big rows first; about 16 chunks per thread for balance */
     uint64_t want = (uint64_t)t->nthreads * 16;
@@ -376,7 +381,10 @@ static void *worker(void *arg)
     const abl_simulate_config *cfg = &t->out->config;
     float *x = malloc(n * sizeof *x), *e = malloc(n * sizeof *e);
     float *wout = cfg->row_hook != NULL ? malloc(n * sizeof *wout) : NULL;
-    if (x == NULL || e == NULL || (cfg->row_hook != NULL && wout == NULL))
+    abl_fast_thread ft;
+    memset(&ft, 0, sizeof ft);
+    if (x == NULL || e == NULL || (cfg->row_hook != NULL && wout == NULL) ||
+        (t->fast && !abl_fast_thread_init(&ft, n)))
         atomic_store(&t->failed, (int)ABL_ERR_NO_MEMORY);
     sbar_start(&t->barrier);
     for (int h = 0; h < s->heads; h++) {
@@ -392,6 +400,16 @@ static void *worker(void *arg)
             uint64_t hi = n - c * t->chunk_rows;     /* rows [lo, hi), claimed from the bottom up */
             uint64_t lo = hi > t->chunk_rows ? hi - t->chunk_rows : 0;
             for (uint64_t i = hi; i-- > lo;) {
+                if (t->fast && i != n - 1) {
+                    int hook = cfg->row_hook != NULL;
+                    zeros += abl_fast_row(&s->em, h, t->table, t->rmax, &ft, i, hook ? x : NULL, hook ? wout : NULL);
+                    if (hook) {
+                        pthread_mutex_lock(&t->hook_mu);
+                        cfg->row_hook(cfg->row_hook_ctx, s->schedule.slopes[h].index, i, x, wout);
+                        pthread_mutex_unlock(&t->hook_mu);
+                    }
+                    continue;
+                }
                 if (!row_logits(&rc, i, x)) {
                     atomic_store(&t->failed, (int)ABL_ERR_UNSUPPORTED);
                     break;
@@ -419,6 +437,7 @@ static void *worker(void *arg)
     free(x);
     free(e);
     free(wout);
+    abl_fast_thread_free(&ft);
     mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
     return NULL;
 }
@@ -442,9 +461,11 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
     t.out = out;
     t.nthreads = abl_sim_threads(cfg->threads);
     t.table = malloc(cfg->context * sizeof *t.table);
+    t.fast = abl_fast_eligible(&s);
+    t.rmax = t.fast ? malloc(cfg->context * sizeof *t.rmax) : NULL;
     pthread_t *tid = calloc((size_t)t.nthreads, sizeof *tid);
     worker_arg *args = calloc((size_t)t.nthreads, sizeof *args);
-    if (out->results == NULL || t.table == NULL || tid == NULL || args == NULL) {
+    if (out->results == NULL || t.table == NULL || tid == NULL || args == NULL || (t.fast && t.rmax == NULL)) {
         st = ABL_ERR_NO_MEMORY;
     } else {
         for (int h = 0; h < s.heads; h++) {
@@ -485,6 +506,7 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
     free(tid);
     free(args);
     free(t.table);
+    free(t.rmax);
     abl_sim_setup_free(&s);
     if (st != ABL_OK) {
         abl_simulation_free(out);

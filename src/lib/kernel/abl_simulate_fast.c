@@ -1,0 +1,286 @@
+/* alibi-blind: the fast exact rows of `simulate` (see abl_simulate_fast.h for what makes them exact;
+ * tests/unit/test_simulate_fast.c compares them with the reference rows and the exact accumulator). */
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernel/abl_simulate_fast.h"
+
+/* GCC/Clang vector extensions of 16 bytes (one SSE2 register on baseline x86-64, one NEON register
+ * on AArch64; plain lane-by-lane C semantics elsewhere): IEEE operations lane by lane. */
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+typedef float v2f __attribute__((vector_size(8)));
+typedef double v2d __attribute__((vector_size(16)));
+
+#define LOAD(v, p) memcpy(&(v), (p), sizeof(v))
+
+int abl_fast_eligible(const abl_sim_setup *s)
+{
+#if FLT_EVAL_METHOD != 0
+    (void)s;
+    return 0;   /* binary32 expressions would be evaluated wider: only the reference rows are exact */
+#else
+    const char *env = getenv("ABL_SIMULATE_SLOW");
+    if (env != NULL && env[0] != '\0' && strcmp(env, "0") != 0)
+        return 0;
+    return s->em.softmax == ABL_SOFTMAX_EAGER && !s->gaussian;
+#endif
+}
+
+/* The positions of row i's keys form [lo, hi]; key j sits at position pos(i, j). */
+static void row_range(const abl_emul *em, uint64_t i, uint64_t *lo, uint64_t *hi)
+{
+    if (em->form == ABL_BIAS_TRAILING) {
+        *lo = em->n - 1 - i;
+        *hi = em->n - 1;
+    } else {
+        *lo = 0;
+        *hi = i;
+    }
+}
+
+void abl_fast_row_max(const abl_emul *em, const float *table, float *rmax)
+{
+    uint64_t n = em->n;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t lo, hi;
+        row_range(em, i, &lo, &hi);
+        float v = table[em->form == ABL_BIAS_TRAILING ? lo : hi];   /* the position row i adds */
+        rmax[i] = i == 0 || v > rmax[i - 1] ? v : rmax[i - 1];
+    }
+}
+
+int abl_fast_thread_init(abl_fast_thread *t, uint64_t n)
+{
+    t->etab = malloc(n * sizeof *t->etab);
+    t->row = malloc(n * sizeof *t->row);
+    t->head = -1;
+    t->m = 0.0f;
+    t->lo = 1;
+    t->hi = 0;
+    if (t->etab == NULL || t->row == NULL) {
+        abl_fast_thread_free(t);
+        return 0;
+    }
+    return 1;
+}
+
+void abl_fast_thread_free(abl_fast_thread *t)
+{
+    free(t->etab);
+    free(t->row);
+    t->etab = NULL;
+    t->row = NULL;
+}
+
+/* etab[pos] = abl_emul_eager_exp(table[pos], m) for pos in [a, b], reusing the previous position's
+ * value when the logit is the same (the same arguments give the same value). */
+static void fill_exp(const abl_emul *em, const float *table, float m, float *etab, uint64_t a, uint64_t b)
+{
+    for (uint64_t pos = a; pos <= b; pos++) {
+        if (pos > a && table[pos] == table[pos - 1])
+            etab[pos] = etab[pos - 1];
+        else
+            etab[pos] = abl_emul_eager_exp(em, table[pos], m);
+    }
+}
+
+/* Make etab valid on [lo, hi] for (head, m). Row ranges share an end (0 or N-1), so the valid
+ * positions stay one interval. */
+static void ensure_exp(const abl_emul *em, int head, const float *table, abl_fast_thread *t, float m, uint64_t lo,
+                       uint64_t hi)
+{
+    if (t->head != head || t->m != m || t->lo > t->hi) {
+        fill_exp(em, table, m, t->etab, lo, hi);
+        t->head = head;
+        t->m = m;
+        t->lo = lo;
+        t->hi = hi;
+        return;
+    }
+    if (lo < t->lo) {
+        fill_exp(em, table, m, t->etab, lo, t->lo - 1);
+        t->lo = lo;
+    }
+    if (hi > t->hi) {
+        fill_exp(em, table, m, t->etab, t->hi + 1, hi);
+        t->hi = hi;
+    }
+}
+
+float abl_fast_sum_exact(const float *e, uint64_t count, int *fallback)
+{
+    if (fallback != NULL)
+        *fallback = 0;
+    if (count == 0)
+        return 0.0f;
+    /* Binary64 sum of the (exactly converted) terms in 8 interleaved chains, then the chains. For
+     * n >= 0 terms added in any order, |S^ - S| <= gamma_(n-1) S with gamma_k = k u / (1 - k u),
+     * u = 2^-53 (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., (4.4)); with
+     * n <= 2^25 that is <= n 2^-52 S^. B = n 2^-51 S^ doubles it, and the roundings of S^ -+ B
+     * (<= 2^-53 S^ each) keep [lo, hi] around S. RN32 is monotone: RN32(lo) == RN32(hi) decides. */
+    v2d a0 = {0.0, 0.0}, a1 = a0, a2 = a0, a3 = a0;
+    uint64_t j = 0;
+    for (; j + 8 <= count; j += 8) {
+        v2f x0, x1, x2, x3;
+        LOAD(x0, e + j);
+        LOAD(x1, e + j + 2);
+        LOAD(x2, e + j + 4);
+        LOAD(x3, e + j + 6);
+        a0 += __builtin_convertvector(x0, v2d);
+        a1 += __builtin_convertvector(x1, v2d);
+        a2 += __builtin_convertvector(x2, v2d);
+        a3 += __builtin_convertvector(x3, v2d);
+    }
+    double tail = 0.0;
+    for (; j < count; j++)
+        tail += (double)e[j];
+    v2d a = (a0 + a1) + (a2 + a3);
+    double s = (a[0] + a[1]) + tail;
+    double b = (double)count * s * 0x1p-51;
+    float lo = (float)(s - b), hi = (float)(s + b);
+    if (lo == hi)
+        return lo;
+    if (fallback != NULL)
+        *fallback = 1;
+    abl_xacc acc;
+    abl_xacc_clear(&acc);
+    for (j = 0; j < count; j++)
+        abl_xacc_add(&acc, e[j]);
+    return abl_xacc_round32(&acc);
+}
+
+/* Lane k of L accumulates keys k, k + L, ... in binary32 (an IEEE binary32 addition is the
+ * reference's binary64 addition rounded once: 53 >= 2*24 + 2); then lane k += lane k + w for
+ * w = L/2, ..., 1. acc starts at +0 and +0 + e = e for e >= +0, as the reference's first assignment. */
+static float sum_lanes(const float *e, uint64_t count, unsigned lanes)
+{
+    v4f a0 = {0.0f, 0.0f, 0.0f, 0.0f}, a1 = a0, a2 = a0, a3 = a0;
+    uint64_t j = 0;
+    if (lanes == 8) {
+        for (; j + 8 <= count; j += 8) {
+            v4f x0, x1;
+            LOAD(x0, e + j);
+            LOAD(x1, e + j + 4);
+            a0 += x0;
+            a1 += x1;
+        }
+    } else {
+        for (; j + 16 <= count; j += 16) {
+            v4f x0, x1, x2, x3;
+            LOAD(x0, e + j);
+            LOAD(x1, e + j + 4);
+            LOAD(x2, e + j + 8);
+            LOAD(x3, e + j + 12);
+            a0 += x0;
+            a1 += x1;
+            a2 += x2;
+            a3 += x3;
+        }
+    }
+    float l[16];
+    memcpy(l, &a0, sizeof a0);
+    memcpy(l + 4, &a1, sizeof a1);
+    memcpy(l + 8, &a2, sizeof a2);
+    memcpy(l + 12, &a3, sizeof a3);
+    for (unsigned k = 0; j < count; j++, k++)
+        l[k] += e[j];
+    for (unsigned w = lanes / 2; w >= 1; w /= 2)
+        for (unsigned k = 0; k < w; k++)
+            l[k] += l[k + w];
+    return l[0];
+}
+
+float abl_fast_sum(const abl_emul *em, const float *e, uint64_t count, uint64_t n)
+{
+    if (em->sum == ABL_SUM_EXACT)
+        return abl_fast_sum_exact(e, count, NULL);
+    unsigned lanes = em->sum == ABL_SUM_VEC8 ? 8 : em->sum == ABL_SUM_VEC16 ? 16 : 0;
+    if (lanes == 0 || n < lanes) {
+        float s = 0.0f;
+        for (uint64_t j = 0; j < count; j++)
+            s += e[j];
+        return s;
+    }
+    return sum_lanes(e, count, lanes);
+}
+
+/* The largest binary32 value <= the output format's zero_max: p <= zero_max iff p <= zf. */
+static float zero_threshold(const abl_emul *em)
+{
+    float zf = (float)em->out.zero_max;
+    if ((double)zf > em->out.zero_max)
+        zf = 0.0f;   /* zero_max = 2^-150 (binary32 output): only 0 itself */
+    return zf;
+}
+
+/* Count p <= zf over e[0..count-1] with p = e * r (reciprocal) or e / s (divide). */
+static uint64_t count_zeros(const abl_emul *em, const float *e, uint64_t count, float s, float r, float zf)
+{
+    /* per-lane counters: at most 2^24 / 8 each */
+    v4i z0 = {0, 0, 0, 0}, z1 = z0;
+    uint64_t j = 0, zeros = 0;
+    v4f vz = {zf, zf, zf, zf};
+    if (em->normalise == ABL_NORM_DIVIDE) {
+        v4f vs = {s, s, s, s};
+        for (; j + 8 <= count; j += 8) {
+            v4f x0, x1;
+            LOAD(x0, e + j);
+            LOAD(x1, e + j + 4);
+            z0 += (v4i)(x0 / vs <= vz);
+            z1 += (v4i)(x1 / vs <= vz);
+        }
+        for (; j < count; j++)
+            zeros += e[j] / s <= zf;
+    } else {
+        v4f vr = {r, r, r, r};
+        for (; j + 8 <= count; j += 8) {
+            v4f x0, x1;
+            LOAD(x0, e + j);
+            LOAD(x1, e + j + 4);
+            z0 += (v4i)(x0 * vr <= vz);
+            z1 += (v4i)(x1 * vr <= vz);
+        }
+        for (; j < count; j++)
+            zeros += e[j] * r <= zf;
+    }
+    v4i z = z0 + z1;   /* each lane holds minus its count */
+    for (int k = 0; k < 4; k++)
+        zeros += (uint64_t)-(int64_t)z[k];
+    return zeros;
+}
+
+uint64_t abl_fast_row(const abl_emul *em, int head, const float *table, const float *rmax, abl_fast_thread *t,
+                      uint64_t i, float *logits, float *wout)
+{
+    uint64_t lo, hi, count = i + 1;
+    row_range(em, i, &lo, &hi);
+    float m = rmax[i];
+    ensure_exp(em, head, table, t, m, lo, hi);
+    const float *eslice = t->etab + lo;
+    /* key order: relative/symmetric and trailing run from the far end (pos decreasing in j) */
+    int reversed = em->form != ABL_BIAS_ABSOLUTE;
+    float s;
+    if (em->sum == ABL_SUM_EXACT && wout == NULL) {
+        s = abl_fast_sum_exact(eslice, count, NULL);
+    } else {
+        for (uint64_t j = 0; j < count; j++)
+            t->row[j] = eslice[reversed ? count - 1 - j : j];
+        s = abl_fast_sum(em, t->row, count, em->n);
+    }
+    float r = (float)(1.0 / (double)s);
+    float zf = zero_threshold(em);
+    if (logits != NULL)
+        for (uint64_t j = 0; j < count; j++)
+            logits[j] = table[lo + (reversed ? count - 1 - j : j)];
+    if (wout != NULL) {
+        uint64_t zeros = 0;
+        for (uint64_t j = 0; j < count; j++) {
+            float p = em->normalise == ABL_NORM_DIVIDE ? t->row[j] / s : t->row[j] * r;
+            zeros += p <= zf;
+            wout[j] = abl_fp_round32(&em->out, p);
+        }
+        return zeros;
+    }
+    return count_zeros(em, eslice, count, s, r, zf);
+}

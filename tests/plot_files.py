@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""The pictures as files: plot_files.py BINARY WORKDIR
+
+For every plot kind and format: the file exists, starts with the format's magic bytes, has a
+plausible size, PNGs have the size asked for, SVGs parse as XML and hold one <polyline> per series
+in the series' colour (plus one legend sample each), and two runs give the same bytes. Failures
+leave no file behind. Standard library only."""
+import os
+import struct
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+BIN, WORK = sys.argv[1], sys.argv[2]
+os.makedirs(WORK, exist_ok=True)
+failures = []
+
+# Colours the renderer uses for everything that is not a series (text and frame, grid, τ, bands).
+NON_SERIES = {"#000000", "#DDDDDD", "#D55E00", "#FFFFFF", "#EEEEEE"}
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL:", msg)
+
+
+def run(args):
+    p = subprocess.run([BIN] + args, capture_output=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def series_colours(svg_bytes):
+    """Stroke colour -> number of <polyline> elements drawn in it."""
+    root = ET.fromstring(svg_bytes)
+    counts = {}
+    for el in root.iter("{http://www.w3.org/2000/svg}polyline"):
+        c = el.get("stroke", "").upper()
+        counts[c] = counts.get(c, 0) + 1
+    return {c: n for c, n in counts.items() if c not in NON_SERIES}
+
+
+def check(kind, args, series, size=(1200, 800)):
+    """series: the number of series the picture draws (None: do not count)."""
+    for ext in ("png", "svg", "pdf"):
+        out = os.path.join(WORK, "%s.%s" % (kind, ext))
+        again = os.path.join(WORK, "%s.again.%s" % (kind, ext))
+        for f in (out, again):
+            if os.path.exists(f):
+                os.remove(f)
+        extra = ["--width", str(size[0]), "--height", str(size[1])] if size != (1200, 800) else []
+        rc, so, se = run(["plot", kind] + args + extra + ["--output", out])
+        if rc != 0 or so or se:
+            fail("%s %s: exit %d, stdout %r, stderr %r" % (kind, ext, rc, so[:200], se[:200]))
+            continue
+        if not os.path.exists(out):
+            fail("%s %s: no file" % (kind, ext))
+            continue
+        data = open(out, "rb").read()
+        if len(data) < 2000:
+            fail("%s %s: only %d bytes" % (kind, ext, len(data)))
+        if ext == "png":
+            if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+                fail("%s png: bad signature" % kind)
+            else:
+                w, h = struct.unpack(">II", data[16:24])
+                if (w, h) != size:
+                    fail("%s png: %dx%d, asked %dx%d" % (kind, w, h, size[0], size[1]))
+        elif ext == "svg":
+            try:
+                colours = series_colours(data)
+            except ET.ParseError as e:
+                fail("%s svg: not XML: %s" % (kind, e))
+                colours = None
+            if colours is not None and series is not None:
+                # One path per series and one legend sample per series.
+                if len(colours) != series or any(n != 2 for n in colours.values()):
+                    fail("%s svg: expected %d series colours with 2 polylines each, got %s" % (kind, series, colours))
+        else:
+            if data[:5] != b"%PDF-" or b"%%EOF" not in data[-32:]:
+                fail("%s pdf: bad header or trailer" % kind)
+        # The same bytes on a second run.
+        rc, _, _ = run(["plot", kind] + args + extra + ["--output", again])
+        if rc != 0 or open(again, "rb").read() != data:
+            fail("%s %s: a second run gives other bytes" % (kind, ext))
+
+
+check("bias", ["--heads", "16"], 16)
+check("bias", ["--heads", "24", "--dtype", "fp16", "--convention", "ieee"], 24, size=(900, 700))
+check("bias", ["--slopes", "slopes:0.5,0.25,0.125"], 3)
+
+# Refusals: exit 2, one line on stderr, nothing on stdout, no file.
+bad = [
+    ["plot", "bias"],                                           # no --output
+    ["plot", "bias", "--output", os.path.join(WORK, "x.jpg")],  # unknown extension
+    ["plot", "bias", "--device", "gif", "--output", os.path.join(WORK, "x.png")],
+    ["plot", "bias", "--width", "50", "--output", os.path.join(WORK, "x.png")],
+    ["plot", "bias", "--heads", "300", "--output", os.path.join(WORK, "x.png")],
+    ["plot", "bias", "--slopes", "nonsense", "--output", os.path.join(WORK, "x.png")],
+    ["plot", "nosuchkind", "--output", os.path.join(WORK, "x.png")],
+    ["plot", "bias", "--output", os.path.join(WORK, "no-such-dir", "x.png")],
+]
+for args in bad:
+    rc, so, se = run(args)
+    if rc != 2 or so or se.count(b"\n") != 1:
+        fail("%s: exit %d, stdout %r, stderr %r (want 2, nothing, one line)" % (" ".join(args[1:]), rc, so, se))
+left = [f for f in os.listdir(WORK) if f.startswith("x.") or ".tmp" in f]
+if left:
+    fail("files left behind after failures: %s" % left)
+
+print("%d failure(s)" % len(failures))
+sys.exit(1 if failures else 0)

@@ -1,0 +1,295 @@
+/* Unit tests of the pictures: devices, palette, the chart models and the PLplot renderer.
+ * The pixel test reads the PNG back with libpng and finds the τ line at the row that the axis
+ * mapping gives, with τ computed here from its closed form (-126 ln 2 for bf16, SPEC §3), the
+ * frame found from the pixels themselves. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "alibi_blind.h"
+#ifdef ABL_HAVE_PNG
+#include <png.h>
+#endif
+
+static void render(const abl_plot *p, abl_plot_device dev, int w, int h, char **buf, size_t *len)
+{
+    abl_plot_render_options o;
+    abl_plot_render_options_default(&o);
+    o.device = dev;
+    o.width = w;
+    o.height = h;
+    char err[256];
+    assert_int_equal(abl_plot_render(p, &o, buf, len, err, sizeof err), ABL_OK);
+    assert_non_null(*buf);
+    assert_true(*len > 1000);
+}
+
+static void bias16(abl_plot *p)
+{
+    abl_plot_bias_config c;
+    abl_plot_bias_config_default(&c);
+    assert_int_equal(abl_plot_bias(&c, p), ABL_OK);
+}
+
+static void test_devices(void **state)
+{
+    (void)state;
+    abl_plot_device d;
+    assert_int_equal(abl_plot_device_from_path("a/b/fig.PNG", &d), ABL_OK);
+    assert_int_equal(d, ABL_PLOT_PNG);
+    assert_int_equal(abl_plot_device_from_path("fig.svg", &d), ABL_OK);
+    assert_int_equal(d, ABL_PLOT_SVG);
+    assert_int_equal(abl_plot_device_from_path("x.pdf", &d), ABL_OK);
+    assert_int_equal(d, ABL_PLOT_PDF);
+    assert_int_equal(abl_plot_device_from_path("x.jpg", &d), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_plot_device_from_path("a.png/x", &d), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_plot_device_from_path("png", &d), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_plot_device_parse("svg", &d), ABL_OK);
+    assert_int_equal(abl_plot_device_parse("SVG", &d), ABL_ERR_INVALID_ARGUMENT);
+}
+
+static void test_palette(void **state)
+{
+    (void)state;
+    /* viridis(0) = #440154 (matplotlib), Okabe-Ito blue #0072B2 first. */
+    abl_rgb c = abl_plot_sequential(0, 16);
+    assert_int_equal(c.r, 0x44);
+    assert_int_equal(c.g, 0x01);
+    assert_int_equal(c.b, 0x54);
+    c = abl_plot_categorical(0);
+    assert_int_equal(c.r * 65536 + c.g * 256 + c.b, 0x0072B2);
+    /* 64 heads: 64 distinct colours. */
+    for (int i = 0; i < 64; i++)
+        for (int j = 0; j < i; j++) {
+            abl_rgb a = abl_plot_sequential(i, 64), b = abl_plot_sequential(j, 64);
+            assert_false(a.r == b.r && a.g == b.g && a.b == b.b);
+        }
+}
+
+/* The chart of Figure 1a: the paper's numbers (Table 1: δ1 = 124, δ16 = 22358; Figure 1: 0..4096). */
+static void test_bias_model(void **state)
+{
+    (void)state;
+    abl_plot p;
+    bias16(&p);
+    assert_int_equal(p.rows * p.cols, 1);
+    const abl_plot_panel *pn = &p.panels[0];
+    assert_int_equal(pn->nseries, 16);
+    assert_non_null(strstr(pn->series[0].label, "δ = 124"));
+    assert_non_null(strstr(pn->series[15].label, "δ = 22358"));
+    /* Heads with δ <= 4096: δ11 = round(126 ln2 · 2^5.5) = 3952 is the last (δ12 = 5590). */
+    assert_int_equal(pn->nmarkers, 11);
+    double tau = -126.0 * log(2.0);
+    assert_int_equal(pn->nhlines, 1);
+    assert_true(fabs(pn->hlines[0].y - tau) < 1e-9);
+    for (size_t i = 0; i < pn->nmarkers; i++) /* each mark sits on τ to within half a slope step */
+        assert_true(fabs(pn->markers[i].y - tau) < 0.5 * sqrt(0.5) + 1e-9);
+    assert_true(pn->ymin <= 2 * tau && pn->ymax > 0);
+    assert_true(pn->xmin == 0 && pn->xmax == 4096);
+    abl_plot_free(&p);
+}
+
+static unsigned be32(const unsigned char *b)
+{
+    return (unsigned)b[0] << 24 | (unsigned)b[1] << 16 | (unsigned)b[2] << 8 | b[3];
+}
+
+static void test_formats(void **state)
+{
+    (void)state;
+    abl_plot p;
+    bias16(&p);
+    char *buf;
+    size_t len;
+    /* PNG: signature and the IHDR size as asked. */
+    static const int sizes[][2] = {{1200, 800}, {900, 600}, {640, 1000}};
+    for (size_t i = 0; i < 3; i++) {
+        render(&p, ABL_PLOT_PNG, sizes[i][0], sizes[i][1], &buf, &len);
+        assert_memory_equal(buf, "\x89PNG\r\n\x1a\n", 8);
+        assert_memory_equal(buf + 12, "IHDR", 4);
+        assert_int_equal(be32((unsigned char *)buf + 16), sizes[i][0]);
+        assert_int_equal(be32((unsigned char *)buf + 20), sizes[i][1]);
+        free(buf);
+    }
+    /* SVG: XML, and the same bytes twice. */
+    char *buf2;
+    size_t len2;
+    render(&p, ABL_PLOT_SVG, 1200, 800, &buf, &len);
+    render(&p, ABL_PLOT_SVG, 1200, 800, &buf2, &len2);
+    assert_memory_equal(buf, "<?xml", 5);
+    assert_int_equal(len, len2);
+    assert_memory_equal(buf, buf2, len);
+    free(buf);
+    free(buf2);
+    /* PDF: header, and no clock in it (the same bytes twice). */
+    render(&p, ABL_PLOT_PDF, 1200, 800, &buf, &len);
+    render(&p, ABL_PLOT_PDF, 1200, 800, &buf2, &len2);
+    assert_memory_equal(buf, "%PDF-", 5);
+    assert_int_equal(len, len2);
+    assert_memory_equal(buf, buf2, len);
+    free(buf);
+    free(buf2);
+    abl_plot_free(&p);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    abl_plot p;
+    bias16(&p);
+    abl_plot_render_options o;
+    abl_plot_render_options_default(&o);
+    char *buf = (char *)&o;
+    size_t len = 1;
+    o.width = 10;
+    assert_int_equal(abl_plot_render(&p, &o, &buf, &len, NULL, 0), ABL_ERR_INVALID_ARGUMENT);
+    assert_null(buf);
+    assert_int_equal(len, 0);
+    o.width = 1200;
+    o.height = ABL_PLOT_MAX_SIZE + 1;
+    assert_int_equal(abl_plot_render(&p, &o, &buf, &len, NULL, 0), ABL_ERR_INVALID_ARGUMENT);
+    abl_plot_free(&p);
+    /* A series longer than one path, an empty or non-positive log axis. */
+    assert_int_equal(abl_plot_init(&p, 1, 1, "t"), ABL_OK);
+    double x[ABL_PLOT_MAX_POINTS + 1] = {0}, y[ABL_PLOT_MAX_POINTS + 1] = {0};
+    assert_int_equal(abl_plot_add_series(&p.panels[0], "s", x, y, ABL_PLOT_MAX_POINTS + 1, abl_plot_categorical(0),
+                                         NULL),
+                     ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_plot_axes(&p.panels[0], NULL, "x", "y", 1, 1, 0, 1, 0, 0), ABL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(abl_plot_axes(&p.panels[0], NULL, "x", "y", 0, 1, 0, 1, 1, 0), ABL_ERR_INVALID_ARGUMENT);
+    abl_plot_free(&p);
+    abl_plot_bias_config c;
+    abl_plot_bias_config_default(&c);
+    c.heads = ABL_PLOT_MAX_HEADS + 1;
+    assert_int_equal(abl_plot_bias(&c, &p), ABL_ERR_HEADS_RANGE);
+}
+
+#ifdef ABL_HAVE_PNG
+/* Decode an RGB(A) PNG into 8-bit RGB rows. */
+static unsigned char *decode_png(const char *buf, size_t len, unsigned *w, unsigned *h)
+{
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    assert_true(png_image_begin_read_from_memory(&img, buf, len));
+    img.format = PNG_FORMAT_RGB;
+    unsigned char *px = malloc(PNG_IMAGE_SIZE(img));
+    assert_non_null(px);
+    assert_true(png_image_finish_read(&img, NULL, px, 0, NULL));
+    *w = img.width;
+    *h = img.height;
+    return px;
+}
+
+static int near(const unsigned char *p, int r, int g, int b, int tol)
+{
+    return abs(p[0] - r) <= tol && abs(p[1] - g) <= tol && abs(p[2] - b) <= tol;
+}
+
+/* Longest run of dark pixels in row y between x0 and x1. */
+static unsigned dark_run(const unsigned char *px, unsigned w, unsigned y, unsigned x0, unsigned x1)
+{
+    unsigned best = 0, cur = 0;
+    for (unsigned x = x0; x < x1 && x < w; x++) {
+        const unsigned char *p = px + 3 * ((size_t)y * w + x);
+        cur = p[0] < 170 && p[1] < 170 && p[2] < 170 ? cur + 1 : 0;
+        if (cur > best)
+            best = cur;
+    }
+    return best;
+}
+
+static void check_tau_row(int width, int height)
+{
+    abl_plot p;
+    bias16(&p);
+    char *buf;
+    size_t len;
+    render(&p, ABL_PLOT_PNG, width, height, &buf, &len);
+    unsigned w, h;
+    unsigned char *px = decode_png(buf, len, &w, &h);
+    assert_int_equal(w, (unsigned)width);
+    assert_int_equal(h, (unsigned)height);
+    /* The frame: the topmost and bottommost rows crossed by a dark run over a third of the width
+     * in the left two thirds of the page (the legend box is at the right). An antialiased edge
+     * covers one or two pixel rows: its centre is the middle of the rows it darkens. */
+    unsigned top = 0, bottom = 0, found = 0;
+    for (unsigned y = 0; y < h; y++)
+        if (dark_run(px, w, y, 0, 2 * w / 3) > w / 3) {
+            if (!found)
+                top = y;
+            bottom = y;
+            found = 1;
+        }
+    assert_true(found && bottom > top + h / 3);
+    unsigned top_end = top, bottom_start = bottom;
+    while (dark_run(px, w, top_end + 1, 0, 2 * w / 3) > w / 3)
+        top_end++;
+    while (dark_run(px, w, bottom_start - 1, 0, 2 * w / 3) > w / 3)
+        bottom_start--;
+    assert_true(top_end - top <= 2 && bottom - bottom_start <= 2);
+    double top_c = 0.5 * (top + top_end + 1), bottom_c = 0.5 * (bottom_start + bottom + 1);
+    /* The frame's left edge: first column where a dark run spans most of top..bottom. */
+    unsigned left = 0;
+    for (unsigned x = 0; x < w / 2 && left == 0; x++) {
+        unsigned run = 0;
+        for (unsigned y = top; y <= bottom; y++) {
+            const unsigned char *q = px + 3 * ((size_t)y * w + x);
+            run += q[0] < 170 && q[1] < 170 && q[2] < 170;
+        }
+        if (run > (bottom - top) * 9 / 10)
+            left = x;
+    }
+    assert_true(left > 0);
+    /* τ = -126 ln 2 on the axis ymin..ymax of the model, between the centres of the frame's edges. */
+    const abl_plot_panel *pn = &p.panels[0];
+    double tau = -126.0 * log(2.0);
+    double yc = top_c + (pn->ymax - tau) / (pn->ymax - pn->ymin) * (bottom_c - top_c);
+    int expect = (int)floor(yc);
+    /* The dashed vermillion (#D55E00) line: many pixels on its row, none a few rows away. */
+    unsigned counts[21] = {0};
+    for (int dy = -10; dy <= 10; dy++) {
+        int y = expect + dy;
+        for (unsigned x = left + 2; x < left + (unsigned)(0.6 * width); x++)
+            counts[dy + 10] += near(px + 3 * ((size_t)y * w + x), 0xD5, 0x5E, 0x00, 40);
+    }
+    unsigned on = 0;
+    for (int dy = -1; dy <= 1; dy++)
+        on = counts[dy + 10] > on ? counts[dy + 10] : on;
+    assert_true(on > (unsigned)(0.15 * width));
+    for (int dy = -10; dy <= -5; dy++)
+        assert_true(counts[dy + 10] < on / 10);
+    for (int dy = 5; dy <= 10; dy++)
+        assert_true(counts[dy + 10] < on / 10);
+    free(px);
+    free(buf);
+    abl_plot_free(&p);
+}
+
+static void test_tau_row(void **state)
+{
+    (void)state;
+    check_tau_row(1200, 800);
+    check_tau_row(800, 1000);
+}
+#else
+static void test_tau_row(void **state)
+{
+    (void)state;
+    skip();
+}
+#endif
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_devices),    cmocka_unit_test(test_palette),  cmocka_unit_test(test_bias_model),
+        cmocka_unit_test(test_formats),    cmocka_unit_test(test_refusals), cmocka_unit_test(test_tau_row),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
