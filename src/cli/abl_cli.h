@@ -101,6 +101,31 @@ int abl_cli_plot_target(const char *device, const char *path, const char *width,
                         abl_plot_render_options *ro);
 int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, const char *opt, const char *path);
 
+/*
+ * Work budget: a computation whose nominal cost (abl_cost) is over abl_cli_budget_seconds is refused
+ * with a message saying how long it would take, unless --force is given (docs/alibi-blind.1, BUDGET).
+ */
+#define ABL_CLI_BUDGET_SECONDS 60.0
+extern double abl_cli_budget_seconds;
+/* 0 when within the budget or forced; else prints the one-line refusal and returns ABL_EXIT_USAGE. */
+int abl_cli_budget(const char *what, const abl_cost *c, int force);
+/* "4.5 minutes", "3.2 days". */
+void abl_cli_duration_text(double seconds, char *buf, size_t len);
+
+/*
+ * A progress bar with an estimate of the time left, on standard error: drawn when it is a terminal or
+ * --progress is given, never with --quiet. abl_cli_bar_update is an abl_progress_fn (ctx = the bar).
+ */
+typedef struct abl_cli_bar {
+    FILE *f;
+    const char *label;
+    int on, width;
+    double start, last;
+} abl_cli_bar;
+void abl_cli_bar_init(abl_cli_bar *b, const char *label, const abl_cli_cmd *cmd, const char **values);
+void abl_cli_bar_update(void *ctx, uint64_t done, uint64_t total);
+void abl_cli_bar_finish(abl_cli_bar *b);
+
 /* Subcommands. */
 extern const abl_cli_cmd abl_cli_analyze_cmd;
 extern const abl_cli_cmd abl_cli_thresholds_cmd;
