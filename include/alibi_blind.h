@@ -3,7 +3,7 @@
 #ifndef ALIBI_BLIND_H
 #define ALIBI_BLIND_H
 
-#define ABL_VERSION_STRING "0.1.0"
+#define ABL_VERSION_STRING "0.2.0"
 
 /* core: slope schedule -> threshold engine -> blindness distances, fractions, mitigations */
 #include "abl/core/status.h"

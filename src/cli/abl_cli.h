@@ -126,6 +126,13 @@ void abl_cli_bar_init(abl_cli_bar *b, const char *label, const abl_cli_cmd *cmd,
 void abl_cli_bar_update(void *ctx, uint64_t done, uint64_t total);
 void abl_cli_bar_finish(abl_cli_bar *b);
 
+/* The commands, sorted by name (the parser's table; completion and the tests walk it too). */
+extern const abl_cli_cmd *const abl_cli_commands[];
+extern const size_t abl_cli_ncommands;
+
+/* alibi-blind completion bash|zsh|list (hidden): argv holds the arguments after "completion". */
+int abl_cli_completion(int argc, char **argv);
+
 /* Subcommands. */
 extern const abl_cli_cmd abl_cli_analyze_cmd;
 extern const abl_cli_cmd abl_cli_thresholds_cmd;

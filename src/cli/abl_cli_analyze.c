@@ -5,13 +5,13 @@
 
 static const abl_cli_opt analyze_opts[] = {
     {"clamp", "C", "clamp the bias at C (mitigation C; paper: -87)"},
-    {"convention", "NAME", "paper (default), ftz, ieee or subnormal: which tau and rounding (SPEC §4)"},
+    {"convention", "NAME", "paper (default), ftz, ieee or subnormal: which tau and rounding (spec §4)"},
     {"ctx", "N", "context length N (1 to 1e18; 1e12 style accepted) [required]"},
     {"distance", "KIND", "linear (default) or log: g(d) = d or ln(d + 1)"},
     {"dtype", "TYPE", "floating-point format of the exponential (default bf16; eXmY for custom)"},
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
-    {"level", "LEVEL", "exponent (default: exp(x) underflows, the paper) or weight (exp(x)/S underflows, SPEC §4)"},
+    {"level", "LEVEL", "exponent (default: exp(x) underflows, the paper) or weight (exp(x)/S underflows, spec §4)"},
     {"logit", "EPS", "attention logit epsilon added to the bias (default 0)"},
     {"mitigate", "LIST", "paper mitigations, e.g. C,E,L,S: clamp -87, robust slopes 32*2^(h-1), log distance, soft cap 50"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output"},

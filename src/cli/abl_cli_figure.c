@@ -3,7 +3,7 @@
 #include "abl_cli.h"
 
 static const abl_cli_opt figure_opts[] = {
-    {"convention", "NAME", "paper (default), ftz, ieee or subnormal (SPEC §4)"},
+    {"convention", "NAME", "paper (default), ftz, ieee or subnormal (spec §4)"},
     {"ctx", "N", "last token distance of the series (default 4096)"},
     {"dtype", "TYPE", "floating-point format (default bf16)"},
     {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},

@@ -11,7 +11,7 @@
 #include <gmp.h>
 #include "abl_cli.h"
 
-static const abl_cli_cmd *const commands[] = {
+const abl_cli_cmd *const abl_cli_commands[] = {
     &abl_cli_analyze_cmd,
     &abl_cli_figure_cmd,
     &abl_cli_models_cmd,
@@ -22,7 +22,9 @@ static const abl_cli_cmd *const commands[] = {
     &abl_cli_thresholds_cmd,
     &abl_cli_verify_cmd,
 };
-#define NCOMMANDS (sizeof commands / sizeof commands[0])
+const size_t abl_cli_ncommands = sizeof abl_cli_commands / sizeof abl_cli_commands[0];
+#define commands abl_cli_commands
+#define NCOMMANDS abl_cli_ncommands
 
 FILE *abl_cli_out, *abl_cli_err;
 
@@ -428,6 +430,8 @@ int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
         fprintf(abl_cli_out, "alibi-blind %s (MPFR %s, GMP %s)\n", ABL_VERSION_STRING, mpfr_get_version(), gmp_version);
         return ABL_EXIT_OK;
     }
+    if (strcmp(name, "completion") == 0) /* hidden: shell completion from the option tables */
+        return abl_cli_completion(argc - 2, argv + 2);
     for (size_t i = 0; i < NCOMMANDS; i++) {
         const abl_cli_cmd *cmd = commands[i];
         if (strcmp(cmd->name, name) != 0)

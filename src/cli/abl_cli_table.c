@@ -4,7 +4,7 @@
 #include "abl_cli.h"
 
 static const abl_cli_opt table_opts[] = {
-    {"convention", "NAME", "tables 1, 5, 8: paper (default), ftz, ieee or subnormal (SPEC §4)"},
+    {"convention", "NAME", "tables 1, 5, 8: paper (default), ftz, ieee or subnormal (spec §4)"},
     {"digits", "N", "table 4: decimals after the point (default 4, as printed; up to 1000)"},
     {"dtype", "TYPE", "tables 1, 5, 8: format (default bf16); table 4: comma-separated list or 'all' (default bf16,fp32)"},
     {"exact", NULL, "table 8: print each δ itself (4.37e53 style) instead of * and **"},

@@ -1,4 +1,4 @@
-/* Unit tests of a whole-layer analysis. Expected values: the paper (Table 1, §3.3, §3.4), SPEC §4/§7,
+/* Unit tests of a whole-layer analysis. Expected values: the paper (Table 1, §3.3, §3.4), spec §4/§7,
  * hand-computed rationals and mpmath brute force (quoted), never the code under test. */
 #include <stdarg.h>
 #include <stddef.h>

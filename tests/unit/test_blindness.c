@@ -1,4 +1,4 @@
-/* Unit tests of the blindness engine. Expected values: the paper (Tables 1 and 8, §3.4), SPEC §6,
+/* Unit tests of the blindness engine. Expected values: the paper (Tables 1 and 8, §3.4), spec §6,
  * and mpmath at 80 digits (commands quoted beside each literal); never the code under test. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -178,7 +178,7 @@ static void test_log_distance(void **state)
     assert_int_equal(abl_blindness(&s, &q, &d), ABL_OK);
     mpz_add_ui(want, want, 1);
     assert_int_equal(mpz_cmp(d.value, want), 0);
-    /* m = 2^-8: 2^32256 - 1, about 1.06e9710 (SPEC §6: delta_9 ~ 10^9710). */
+    /* m = 2^-8: 2^32256 - 1, about 1.06e9710 (spec §6: delta_9 ~ 10^9710). */
     q.convention = ABL_CONV_PAPER;
     s = pow2(-8, 1);
     assert_int_equal(abl_blindness(&s, &q, &d), ABL_OK);
@@ -249,7 +249,7 @@ static void test_clamp(void **state)
     assert_false(abl_delta_lt_u64(&d, UINT64_MAX));
     char *margin = NULL;
     assert_int_equal(abl_clamp_margin_string(&q, 4, &margin), ABL_OK);
-    assert_string_equal(margin, "0.3365"); /* SPEC §6: only 0.34 nats */
+    assert_string_equal(margin, "0.3365"); /* spec §6: only 0.34 nats */
     free(margin);
     /* A logit of -1 pushes eps + c below tau: blind again, at the unclamped distance
      * nint((126 ln2 - 1) sqrt 2) = nint(122.10) = 122. */
@@ -283,7 +283,7 @@ static void test_text_and_int64(void **state)
     abl_delta_clear(&d);
 }
 
-/* Weight level (SPEC §4): m = 2^-8, N = 2048, ln S ~ 5.55 nats, 1420 tokens earlier than 22358.
+/* Weight level (spec §4): m = 2^-8, N = 2048, ln S ~ 5.55 nats, 1420 tokens earlier than 22358.
  * mpmath: S = (1-exp(-m*N))/(1-exp(-m)); nint((126*log(2) - log(S))/m) = 20938; ceil((134 log2 - log S)/m) = 22358;
  * m = 2^-0.5: 123 (paper) and 131 (ieee). */
 static void test_weight_level(void **state)

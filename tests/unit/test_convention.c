@@ -1,10 +1,10 @@
 /*
- * Unit tests for conventions (include/abl/convention.h) against SPEC §4's table:
+ * Unit tests for conventions (include/abl/convention.h) against spec §4's table:
  *   paper     | ftz kind     | nearest integer of -tau/m
- *   ftz       | ftz kind     | exact; flush-to-zero: exp(x) is 0 iff x < tau (SPEC §3), so strict
- *   ieee      | rn-zero kind | exact; exp(x) rounds to 0 iff x <= tau (SPEC §3)
- *   subnormal | subnormal    | exact; SPEC §1's "x <= tau gives 0"
- * The paper convention's comparison (<=, not strict) is the header's; SPEC §4 gives it only its
+ *   ftz       | ftz kind     | exact; flush-to-zero: exp(x) is 0 iff x < tau (spec §3), so strict
+ *   ieee      | rn-zero kind | exact; exp(x) rounds to 0 iff x <= tau (spec §3)
+ *   subnormal | subnormal    | exact; spec §1's "x <= tau gives 0"
+ * The paper convention's comparison (<=, not strict) is the header's; spec §4 gives it only its
  * rounding to nearest, which makes the comparison irrelevant there.
  */
 #include <setjmp.h>

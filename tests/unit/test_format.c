@@ -1,4 +1,4 @@
-/* Unit tests for abl_format: every expectation is a SPEC §2 literal or an IEEE closed form. */
+/* Unit tests for abl_format: every expectation is a spec §2 literal or an IEEE closed form. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@
 
 #define F_IEEE (ABL_FMT_HAS_INF | ABL_FMT_HAS_NAN | ABL_FMT_NEG_ZERO)
 
-/* SPEC §2 table, transcribed; max finite as the decimal/hex literal the SPEC gives (or its closed form). */
+/* spec §2 table, transcribed; max finite as the decimal/hex literal the SPEC gives (or its closed form). */
 static const struct {
     const char *name;
     int exp_bits, man_bits, p;

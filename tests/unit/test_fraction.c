@@ -43,7 +43,7 @@ static void expect_q(const mpq_t q, const char *want)
 }
 
 /* The paper's 16-head bf16 layer (deltas of Table 1's convention): row fraction 36.6 % (§3.3),
- * SPEC §7: 0.365692...; sum of (2048 - delta) over the 9 blind heads = 11983, over 16 * 2048 keys.
+ * spec §7: 0.365692...; sum of (2048 - delta) over the 9 blind heads = 11983, over 16 * 2048 keys.
  * Matrix: python3: sum(max(0,i+1-d) for i in range(2048) for d in D) / (16*2048*2049/2) = 299053/1049088. */
 static void test_paper_layer(void **state)
 {
@@ -64,7 +64,7 @@ static void test_paper_layer(void **state)
     abl_fraction_percent_text(q, 2, buf, sizeof buf);
     assert_string_equal(buf, "28.51");
     abl_fraction_decimal_text(q, 6, buf, sizeof buf);
-    assert_string_equal(buf, "0.28506"); /* SPEC §7: 0.285060... */
+    assert_string_equal(buf, "0.28506"); /* spec §7: 0.285060... */
     mpq_clear(q);
     free_deltas(d, 16);
 }

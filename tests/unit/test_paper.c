@@ -1,5 +1,5 @@
 /* Unit tests of the paper's tables and figure data, and of the published-values reader.
- * Expected numbers come from the paper (Tables 1, 4, 8; §3.3), SPEC.md (§3, §7, §8) and closed
+ * Expected numbers come from the paper (Tables 1, 4, 8; §3.3), docs/spec.md (spec §3, §7, §8) and closed
  * forms worked out by hand below (checked with mpmath at 60 digits), never from the code under test. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -251,7 +251,7 @@ static void test_table1_models(void **state)
 
 /* ---------------------------------------------------------------- Table 4 */
 
-/* SPEC §3 values, rounded to 4 decimals by hand: -92.1885750145, -103.2789299030, -87.3365447506,
+/* spec §3 values, rounded to 4 decimals by hand: -92.1885750145, -103.2789299030, -87.3365447506,
  * 88.7189252124, 88.7228390521; rn-zero -92.8817221950, -103.9720770840; rn-overflow 88.7208840768,
  * 88.7228390819. */
 static void test_table4(void **state)
@@ -282,7 +282,7 @@ static void test_table4(void **state)
 
 /* ---------------------------------------------------------------- Table 5 */
 
-/* bloom-560m: the 16-head layer of SPEC §7 at N = 2048: row 0.365692 (36.57 %), matrix 0.285060
+/* bloom-560m: the 16-head layer of spec §7 at N = 2048: row 0.365692 (36.57 %), matrix 0.285060
  * (28.51 %), 9 heads below 2048. MosaicBERT-base: 12 heads, W = 128, only delta_1 = 124 < 128:
  * row (128 - 124)/(12 * 128) = 0.26 %, matrix T(4)/(12 T(128)) = 10/99072 = 0.01 %. */
 static void test_table5(void **state)
@@ -317,7 +317,7 @@ static void test_figure(void **state)
     abl_report *r = NULL;
     assert_int_equal(abl_figure1b_report(&f, &r), ABL_OK);
     char *csv = render(r, ABL_OUT_CSV);
-    /* SPEC §7 at N = 2048; at N = 0 nothing is blind. */
+    /* spec §7 at N = 2048; at N = 0 nothing is blind. */
     assert_non_null(strstr(csv, "\n2048,9,0.365692,0.285060\n"));
     assert_non_null(strstr(csv, "distance,blind_heads,row_fraction,matrix_fraction\n0,0,0.000000,0.000000\n"));
     free(csv);

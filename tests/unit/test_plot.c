@@ -1,6 +1,6 @@
 /* Unit tests of the pictures: devices, palette, the chart models and the PLplot renderer.
  * The pixel test reads the PNG back with libpng and finds the τ line at the row that the axis
- * mapping gives, with τ computed here from its closed form (-126 ln 2 for bf16, SPEC §3), the
+ * mapping gives, with τ computed here from its closed form (-126 ln 2 for bf16, spec §3), the
  * frame found from the pixels themselves. */
 #include <stdarg.h>
 #include <stddef.h>

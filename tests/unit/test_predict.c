@@ -1,5 +1,5 @@
 /* Unit tests: the zero-logit predictor agrees exactly with `simulate` (same model, different
- * algorithm) on many configurations, and reproduces SPEC §4's weight-level shift at long context. */
+ * algorithm) on many configurations, and reproduces spec §4's weight-level shift at long context. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -112,7 +112,7 @@ static void test_random_agree(void **state)
     assert_true(ran > 120);
 }
 
-/* SPEC §4: with fp32 logits (so only exp/sum/product roundings remain) and m = 2^-8, the weight is
+/* spec §4: with fp32 logits (so only exp/sum/product roundings remain) and m = 2^-8, the weight is
  * zero iff exp(-m d) / S <= 2^-134 (bf16's rn-zero point), i.e. m d >= 134 ln 2 - ln S: the head goes
  * blind ln S / m ~ 5.5468 * 256 ~ 1420 tokens before the exponent-level delta ceil(134 ln 2 / m). */
 static void test_weight_level_shift(void **state)

@@ -69,7 +69,7 @@ static void test_builtin_reproduces(void **state)
     c = find(&r, "table1.MPT.delta_1");
     assert_string_equal(c->computed, "104");
     assert_int_equal(c->errata, ABL_ERRATA_DOCUMENTED);
-    /* §3.3: 36.6 % is the row fraction (SPEC §7: 0.365692); §5.2: 88.3 % one head's matrix fraction,
+    /* §3.3: 36.6 % is the row fraction (spec §7: 0.365692); §5.2: 88.3 % one head's matrix fraction,
      * T(1924)/T(2048) = 0.882600. */
     c = find(&r, "claim.row_fraction_16h_2048");
     assert_string_equal(c->computed, "36.6%");

@@ -1,5 +1,5 @@
 /* Unit tests: the bit-exact roundings of abl_round.c against an independent MPFR emulation of each
- * format (SPEC §2 recipe, written out here), on every rounding boundary of every emulable format. */
+ * format (spec §2 recipe, written out here), on every rounding boundary of every emulable format. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -158,7 +158,7 @@ static void test_round_saturation(void **state)
     assert_true(abl_fp_round32(&fp, -1e6f) == -448.0f);
     assert_true(abl_fp_round32(&fp, 0x1p-10f) == 0.0f);   /* half the smallest subnormal 2^-9 */
     assert_true(fp.zero_max == 0x1p-10);
-    /* bf16: the hand values of SPEC §9, spacing 8 in [1024, 2048) */
+    /* bf16: the hand values of spec §9, spacing 8 in [1024, 2048) */
     assert_int_equal(abl_format_lookup("bf16", &f), ABL_OK);
     assert_int_equal(abl_fp_init(&f, &fp), ABL_OK);
     assert_true(abl_fp_round32(&fp, 1447.4475f) == 1448.0f);

@@ -1,7 +1,7 @@
 /* Unit tests: `simulate` against a brute-force emulation written here with MPFR for every operation
  * (a different, slow implementation of the documented model: docs/pipelines.md), weight by weight,
  * Gaussian logits regenerated here from their definition, the TV distance recomputed at 256 bits,
- * plus hand-derived cases from SPEC §9. */
+ * plus hand-derived cases from spec §9. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +17,7 @@
 
 #define NMAX 200
 
-/* ---- reference roundings (SPEC §2 recipe) ---- */
+/* ---- reference roundings (spec §2 recipe) ---- */
 
 static void rnd_fmt(mpfr_t x, const abl_format *f)
 {
@@ -669,7 +669,7 @@ static int run_one(const char *spec, const char *dtype, const char *slopes, uint
     return run_threads(spec, dtype, slopes, n, std, 0, sim);
 }
 
-/* SPEC §9: in bf16 the absolute form stores m*j; near j = 2047 with m = 2^-0.5 the bf16 spacing is 8:
+/* spec §9: in bf16 the absolute form stores m*j; near j = 2047 with m = 2^-0.5 the bf16 spacing is 8:
  * fp32(m)*j for j = 2043..2047 lies in (1444, 1452) and rounds to 1448 (the ties 1444 and 1452 go to
  * the even 1440 and 1456), j = 2042 gives 1443.91 -> 1440: four keys tie with the diagonal. */
 static void test_bf16_absolute_ties(void **state)
@@ -686,7 +686,7 @@ static void test_bf16_absolute_ties(void **state)
     abl_simulation_free(&rel);
 }
 
-/* SPEC §9: fp16 output. flash2 rounds the unnormalised weight e = 2^(-m d log2 e) into fp16: zero
+/* spec §9: fp16 output. flash2 rounds the unnormalised weight e = 2^(-m d log2 e) into fp16: zero
  * iff e <= 2^-25, i.e. m d >= 25 ln 2 = 17.3287: d = ceil(17.3287 / 0.0625) = 278. The eager
  * pipeline normalises first: zero iff e/S <= 2^-25, m d >= 25 ln 2 - ln S with
  * S = (1 - e^-(mN)) / (1 - e^-m): d = ceil((17.3287 - 2.8027) / 0.0625) = 233. */

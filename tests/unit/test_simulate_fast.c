@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <gmp.h>
 #include "alibi_blind.h"
 #include "kernel/abl_round.h"
 #include "kernel/abl_simulate_fast.h"
@@ -183,6 +184,8 @@ static void hook(void *ctx, int head, uint64_t row, const float *logits, const f
     c->seen[k]++;
 }
 
+static const char *g_std;   /* Gaussian logits' std for the next runs (NULL: zero logits) */
+
 static void run_sim(const char *spec, const char *dtype, const char *slopes, uint64_t n, int threads, int slow,
                     int with_hook, abl_simulation *sim, capture *cap)
 {
@@ -197,6 +200,13 @@ static void run_sim(const char *spec, const char *dtype, const char *slopes, uin
     cfg.heads = strcmp(slopes, "press") == 0 ? 16 : 0;
     cfg.context = n;
     cfg.threads = threads;
+    mpq_t q;
+    mpq_init(q);
+    if (g_std != NULL) {
+        assert_int_equal(abl_decimal_to_mpq(g_std, q), ABL_OK);
+        cfg.logit_std = q;
+    }
+    cfg.seed = 5;
     if (with_hook) {
         cfg.row_hook = hook;
         cfg.row_hook_ctx = cap;
@@ -207,6 +217,7 @@ static void run_sim(const char *spec, const char *dtype, const char *slopes, uin
         unsetenv("ABL_SIMULATE_SLOW");
     abl_status st = abl_simulate_run(&cfg, sim);
     unsetenv("ABL_SIMULATE_SLOW");
+    mpq_clear(q);
     if (st != ABL_OK)
         fail_msg("%s %s N=%llu: status %d", spec, dtype, (unsigned long long)n, (int)st);
 }
@@ -244,7 +255,8 @@ static void compare_hooked(const char *spec, const char *dtype, const char *slop
     run_sim(spec, dtype, slopes, n, 3, 0, 1, &fast, &cf);
     run_sim(spec, dtype, slopes, n, 1, 1, 1, &slow, &cs);
     char what[160];
-    snprintf(what, sizeof what, "%s %s %s N=%llu", spec, dtype, slopes, (unsigned long long)n);
+    snprintf(what, sizeof what, "%s %s %s N=%llu std %s", spec, dtype, slopes, (unsigned long long)n,
+             g_std ? g_std : "0");
     same_results(&fast, &slow, what);
     for (size_t k = 0; k < (size_t)fast.heads * n; k++) {
         if (cf.seen[k] != 1 || cs.seen[k] != 1 || cf.hash[k] != cs.hash[k])
@@ -265,7 +277,8 @@ static void compare_plain(const char *spec, const char *dtype, const char *slope
     run_sim(spec, dtype, slopes, n, 2, 0, 0, &fast, NULL);
     run_sim(spec, dtype, slopes, n, 1, 1, 0, &slow, NULL);
     char what[160];
-    snprintf(what, sizeof what, "%s %s %s N=%llu", spec, dtype, slopes, (unsigned long long)n);
+    snprintf(what, sizeof what, "%s %s %s N=%llu std %s", spec, dtype, slopes, (unsigned long long)n,
+             g_std ? g_std : "0");
     same_results(&fast, &slow, what);
     abl_simulation_free(&fast);
     abl_simulation_free(&slow);
@@ -300,9 +313,24 @@ static void test_fast_matches_reference_long(void **state)
     (void)state;
     /* long rows: many exponentials per row, the exact sum's certificate at work, 16 lanes */
     for (size_t p = 0; p < sizeof k_pipes / sizeof *k_pipes; p++)
-        compare_plain(k_pipes[p], p % 2 ? "bf16" : "fp16", "slopes:0.5,0.03125,0.0078125,0.002", 1000 + 37 * p);
-    compare_plain("eager", "bf16", "press", 1500);
-    compare_plain("bloom-hf", "fp16", "slopes:0.001,0.0001,0.01", 2500);
+        compare_plain(k_pipes[p], p % 2 ? "bf16" : "fp16", "slopes:0.5,0.03125,0.0078125,0.002", 500 + 23 * p);
+    compare_plain("eager", "bf16", "press", 1100);
+    compare_plain("bloom-hf", "fp16", "slopes:0.001,0.0001,0.01", 1500);
+}
+
+/* Gaussian logits: every row's exponentials through abl_fastexp_rn32 */
+static void test_fast_matches_reference_gaussian(void **state)
+{
+    (void)state;
+    const char *stds[] = {"0.5", "3", "40"};
+    for (int k = 0; k < 3; k++) {
+        g_std = stds[k];
+        for (size_t p = 0; p < sizeof k_pipes / sizeof *k_pipes; p += 3)
+            compare_hooked(k_pipes[p], k % 2 ? "bf16" : "fp16", "press", 40 + (uint64_t)p);
+        compare_plain("eager", "bf16", "slopes:0.5,0.03125,0.0078125,0.002", 700);
+        compare_plain("mpt,logit-dtype=fp32,output-dtype=fp32", "bf16", "slopes:0.5,0.002", 500);
+    }
+    g_std = NULL;
 }
 
 int main(void)
@@ -313,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_sum_orders),
         cmocka_unit_test(test_fast_matches_reference_weights),
         cmocka_unit_test(test_fast_matches_reference_long),
+        cmocka_unit_test(test_fast_matches_reference_gaussian),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

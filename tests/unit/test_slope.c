@@ -1,4 +1,4 @@
-/* Unit tests for slope schedules (SPEC §5). Every expected number is independent of the code under
+/* Unit tests for slope schedules (spec §5). Every expected number is independent of the code under
  * test: exponent lists written out by hand or re-derived here from the SPEC formulas, the paper's
  * Table 1/Table 8, or MPFR evaluations of closed forms that take a different route. */
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include "abl/core/slope.h"
 #include "abl/core/decimal.h"
 
-#define TAU_BF16 (-126L) /* ftz kind of bf16/fp32: ln(2^-126) = -87.3365 (SPEC §3) */
+#define TAU_BF16 (-126L) /* ftz kind of bf16/fp32: ln(2^-126) = -87.3365 (spec §3) */
 
 typedef struct {
     long num, den; /* exponent num/den, not necessarily reduced */
@@ -69,7 +69,7 @@ static void check_pow2(const abl_schedule *s, const frac *exps, int n)
 static void test_press_h9(void **state)
 {
     (void)state;
-    /* SPEC §5: "H = 9: 2^-1 ... 2^-8, then 2^-0.5" */
+    /* spec §5: "H = 9: 2^-1 ... 2^-8, then 2^-0.5" */
     const frac e[9] = {{-1, 1}, {-2, 1}, {-3, 1}, {-4, 1}, {-5, 1}, {-6, 1}, {-7, 1}, {-8, 1}, {-1, 2}};
     abl_schedule s = parse_ok("press", 9, TAU_BF16);
     check_pow2(&s, e, 9);
@@ -256,7 +256,7 @@ static void test_geometric_steep(void **state)
 static void test_robust(void **state)
 {
     (void)state;
-    /* Paper Table 8 Explicit row / SPEC §5: targets 32 * 2^(h-1) = 32 ... 8192 */
+    /* Paper Table 8 Explicit row / spec §5: targets 32 * 2^(h-1) = 32 ... 8192 */
     const char *want[9] = {"32", "64", "128", "256", "512", "1024", "2048", "4096", "8192"};
     abl_schedule s = parse_ok("robust:32", 9, TAU_BF16);
     assert_string_equal(s.spec, "robust:32");
@@ -687,7 +687,7 @@ static void test_sorted(void **state)
     assert_int_equal(abl_schedule_sorted(NULL, &o), ABL_ERR_INVALID_ARGUMENT);
 }
 
-/* Large H works and is exact for every head (SPEC §5 formulas re-derived here); its speed is a
+/* Large H works and is exact for every head (spec §5 formulas re-derived here); its speed is a
  * bench/ matter, not a test's. */
 static void test_large_h(void **state)
 {

@@ -1,8 +1,8 @@
 /*
  * Unit tests for the table builders (include/abl/tables.h). Expected values: the paper's Table 4
  * (reference/paper-when-attention-goes-blind.txt, Appendix A: bf16 -92.1886, -87.3365, 88.7189;
- * fp32 -103.2789, -87.3365, 88.7228) and SPEC §3's 10-decimal literals, re-checked with mpmath 1.3
- * (mp.dps = 60) as k·ln 2 and ln(max), ln(max + ulp/2) from SPEC §2's p, emin, emax. One SPEC literal
+ * fp32 -103.2789, -87.3365, 88.7228) and spec §3's 10-decimal literals, re-checked with mpmath 1.3
+ * (mp.dps = 60) as k·ln 2 and ln(max), ln(max + ulp/2) from spec §2's p, emin, emax. One SPEC literal
  * is off in its last digit: fp32 subnormal is printed -103.2789299030, but -149·ln 2 =
  * -103.27892990343185110... so the correctly rounded value is -103.2789299034 (used below).
  */
@@ -36,7 +36,7 @@ static void test_paper_table4_value(void **state)
     assert_string_equal(abl_paper_table4_value(&fp32, ABL_TAU_SUBNORMAL), "-103.2789");
     assert_string_equal(abl_paper_table4_value(&fp32, ABL_TAU_FTZ), "-87.3365");
     assert_string_equal(abl_paper_table4_value(&fp32, ABL_TAU_MAX), "88.7228");
-    /* aliases name the same formats (SPEC §2) */
+    /* aliases name the same formats (spec §2) */
     abl_format alias = fmt("bfloat16");
     assert_string_equal(abl_paper_table4_value(&alias, ABL_TAU_SUBNORMAL), "-92.1886");
     alias = fmt("float32");
@@ -117,8 +117,8 @@ typedef struct want_row {
     const char *dtype, *kind, *tau, *paper_name, *paper_value, *meaning_part;
 } want_row;
 
-/* SPEC §3's kind names and 10-decimal values; the paper's Table 4 names and values; the meaning
- * column's k of tau = k·ln 2 from SPEC §2 (subnormal emin - p + 1, rn-zero emin - p, ftz emin). */
+/* spec §3's kind names and 10-decimal values; the paper's Table 4 names and values; the meaning
+ * column's k of tau = k·ln 2 from spec §2 (subnormal emin - p + 1, rn-zero emin - p, ftz emin). */
 static const want_row want10[] = {
     {"bf16", "subnormal", "-92.1885750145", "underflow τu", "-92.1886", "-133·ln 2"},
     {"bf16", "rn-zero", "-92.8817221950", "", "", "-134·ln 2"},

@@ -1,5 +1,5 @@
 /*
- * Unit tests for the threshold engine. Expected values come from SPEC §3, the paper's Table 4,
+ * Unit tests for the threshold engine. Expected values come from spec §3, the paper's Table 4,
  * mpmath literals (pasted, with how they were computed), or MPFR at much higher precision
  * through a different formula (k * const_log2, log1p) -- never from the functions under test.
  */
@@ -35,7 +35,7 @@ static void check_tau_text(const char *name, abl_tau_kind kind, int decimals, co
 }
 
 /*
- * SPEC §3 table, 10 decimals. One cell deviates from SPEC: fp32 subnormal is printed there as
+ * spec §3 table, 10 decimals. One cell deviates from SPEC: fp32 subnormal is printed there as
  * -103.2789299030, but -149*log(2) = -103.27892990343185... (mpmath, mp.dps = 40), so the
  * correctly rounded value is -103.2789299034 (the paper's 4-decimal -103.2789 agrees with both).
  */

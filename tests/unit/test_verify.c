@@ -1,6 +1,6 @@
 /*
  * Unit tests for verify (the emulated exp and the threshold proofs). Expected values come from the
- * host's own binary32/binary64 encodings, SPEC §2, or mpmath 1.3 (mp.dps = 50-60) through a
+ * host's own binary32/binary64 encodings, spec §2, or mpmath 1.3 (mp.dps = 50-60) through a
  * different route: enumerate every value of the format as a fraction, compare exp(x) with the
  * dyadic boundaries (smallest subnormal, its half, smallest normal, largest finite, ...). Never from
  * the functions under test.
@@ -86,7 +86,7 @@ static void test_decode_fp32_fp64_samples(void **state)
     assert_false(finite);
 }
 
-/* SPEC §2 max finite column and the special encodings of the fn/fnuz/MX formats. */
+/* spec §2 max finite column and the special encodings of the fn/fnuz/MX formats. */
 static void test_decode_special_formats(void **state)
 {
     (void)state;
@@ -276,7 +276,7 @@ static void test_fp32_brackets(void **state)
 }
 
 /*
- * The 12 formats of SPEC §2 all verify; the exhaustive ones examine every finite encoding:
+ * The 12 formats of spec §2 all verify; the exhaustive ones examine every finite encoding:
  * 2^16 - 2*128 (bf16: exponent 255 is Inf/NaN), 2^16 - 2*1024 (fp16), 256 - 8 (e5m2), 256 - 2
  * (e4m3fn: S.1111.111 is NaN), 256 - 1 (fnuz: 0x80 is NaN), 64, 64, 16.
  */
@@ -581,7 +581,7 @@ static void check_scan(float lo, float hi, const abl_verify_libm *l)
 /*
  * The libm scan. Its reference side: every float in [-103.98, -103.96] (bits 0xc2cff5c3 down to
  * 0xc2cfeb85, i.e. 0xa3f inputs) brackets the RN zero boundary at the fp32 rn-zero inputs above;
- * every float in [88.72, 88.73] brackets the overflow boundary (rn-overflow 88.7228390819, SPEC §3:
+ * every float in [88.72, 88.73] brackets the overflow boundary (rn-overflow 88.7228390819, spec §3:
  * 0x42b17217 = 88.72283172607421875 is finite, 0x42b17218 = 88.72283935546875 overflows). Its host
  * side (how many expf/exp2f results differ, where, their brackets) against the recount above.
  */

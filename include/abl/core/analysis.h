@@ -35,7 +35,7 @@ void abl_mitigations_name(unsigned mitigations, char *buf, size_t buflen);
 
 typedef enum abl_level {
     ABL_LEVEL_EXPONENT = 0, /* the paper: exp(x) itself underflows (x <= tau) */
-    ABL_LEVEL_WEIGHT = 1    /* the normalised weight exp(x)/S underflows (x <= tau + ln S, SPEC §4) */
+    ABL_LEVEL_WEIGHT = 1    /* the normalised weight exp(x)/S underflows (x <= tau + ln S, spec §4) */
 } abl_level;
 
 typedef struct abl_analysis_config {

@@ -1,4 +1,4 @@
-/* alibi-blind: blindness distances delta_h(eps) (SPEC §6), decided exactly. */
+/* alibi-blind: blindness distances delta_h(eps) (spec §6), decided exactly. */
 #ifndef ABL_BLINDNESS_H
 #define ABL_BLINDNESS_H
 
@@ -30,7 +30,7 @@ typedef struct abl_blind_query {
     mpq_srcptr softcap;           /* z > 0 of a soft cap on the logit: eps becomes z tanh(eps/z); NULL = none */
     /*
      * 0: exponent level (the paper: exp(x) itself underflows). k > 0: weight level for a query row of k
-     * keys with zero logits (SPEC §4): the normalised weight exp(x)/S_k underflows, i.e. the threshold is
+     * keys with zero logits (spec §4): the normalised weight exp(x)/S_k underflows, i.e. the threshold is
      * tau + ln S_k, S_k = (1 - e^(-mk))/(1 - e^(-m)). Linear distance, no logit and no clamp only
      * (ABL_ERR_UNSUPPORTED otherwise).
      */
@@ -66,7 +66,7 @@ int abl_delta_get_i64(const abl_delta *d, int64_t *out);
  */
 void abl_delta_text(const abl_delta *d, int max_digits, char *buf, size_t buflen);
 
-/* Table 8 cell (SPEC §8): the integer when delta <= 10^9, "*" when 10^9 < delta < 2^1024, "**" beyond. */
+/* Table 8 cell (spec §8): the integer when delta <= 10^9, "*" when 10^9 < delta < 2^1024, "**" beyond. */
 void abl_delta_table8_cell(const abl_delta *d, char *buf, size_t buflen);
 
 /*

@@ -1,4 +1,4 @@
-/* alibi-blind: conventions (SPEC §4): which tau, which comparison, which rounding of delta. */
+/* alibi-blind: conventions (spec §4): which tau, which comparison, which rounding of delta. */
 #ifndef ABL_CONVENTION_H
 #define ABL_CONVENTION_H
 

@@ -1,4 +1,4 @@
-/* alibi-blind: floating-point formats (SPEC §2). */
+/* alibi-blind: floating-point formats (spec §2). */
 #ifndef ABL_FORMAT_H
 #define ABL_FORMAT_H
 
@@ -33,7 +33,7 @@ typedef struct abl_format {
     unsigned flags;       /* ABL_FMT_* */
 } abl_format;
 
-/* Number of built-in formats, in SPEC §2 order (fp64 first, fp4-e2m1fn last). */
+/* Number of built-in formats, in spec §2 order (fp64 first, fp4-e2m1fn last). */
 size_t abl_format_count(void);
 
 /* Built-in format i (0 <= i < abl_format_count()), or NULL. */

@@ -1,4 +1,4 @@
-/* alibi-blind: underflow fractions (SPEC §7), exact rationals in closed form. */
+/* alibi-blind: underflow fractions (spec §7), exact rationals in closed form. */
 #ifndef ABL_FRACTION_H
 #define ABL_FRACTION_H
 

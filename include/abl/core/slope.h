@@ -1,4 +1,4 @@
-/* alibi-blind: slope schedules (SPEC §5). Slopes are kept in exact symbolic form so that
+/* alibi-blind: slope schedules (spec §5). Slopes are kept in exact symbolic form so that
  * blindness decisions are exact; `value` is only a binary64 rendering for display. */
 #ifndef ABL_SLOPE_H
 #define ABL_SLOPE_H
@@ -52,7 +52,7 @@ typedef struct abl_schedule {
 } abl_schedule;
 
 /*
- * Build a schedule from its text form (SPEC §5):
+ * Build a schedule from its text form (spec §5):
  *   press | mpt:B | pow2only | geometric:D1:DH | targets:d1,d2,... | slopes:m1,m2,...
  *   robust:D1 (mitigation E, targets D1*2^(h-1)) | robust-log:D1 (E combined with L)
  * heads: H (1..ABL_MAX_HEADS); for targets:/slopes: lists, heads = 0 takes H from the list and a

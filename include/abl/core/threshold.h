@@ -1,4 +1,4 @@
-/* alibi-blind: the threshold engine (SPEC §3). Every value comes from MPFR, correctly rounded. */
+/* alibi-blind: the threshold engine (spec §3). Every value comes from MPFR, correctly rounded. */
 #ifndef ABL_THRESHOLD_H
 #define ABL_THRESHOLD_H
 

@@ -1,4 +1,4 @@
-/* alibi-blind: real attention pipelines (SPEC §9). A pipeline fixes how a kernel builds the ALiBi
+/* alibi-blind: real attention pipelines (spec §9). A pipeline fixes how a kernel builds the ALiBi
  * bias, in which dtypes it rounds the bias and the logits, how it computes the softmax and in which
  * dtype the weights come out, so that `simulate` can emulate every rounding step. docs/pipelines.md
  * gives each preset's public source (file and line). */

@@ -1,4 +1,4 @@
-/* alibi-blind: proof of the thresholds of SPEC §3 by emulating exp in each format (MPFR). */
+/* alibi-blind: proof of the thresholds of spec §3 by emulating exp in each format (MPFR). */
 #ifndef ABL_VERIFY_H
 #define ABL_VERIFY_H
 
@@ -33,7 +33,7 @@ const char *abl_exp_class_name(abl_exp_class c);
 
 /*
  * exp(x) rounded once into fmt in direction rnd (MPFR_RNDN, RNDZ, RNDU or RNDD), emulated as in
- * SPEC §2: correctly rounded at precision p in a wide exponent range, then check_range and
+ * spec §2: correctly rounded at precision p in a wide exponent range, then check_range and
  * subnormalize in the format's range (gradual underflow). rop must have precision p; on overflow it
  * is +Inf (even for formats without Inf, where the class says what happened). Round-toward-zero
  * never overflows: it delivers the largest finite (448 for fp8-e4m3fn, not the NaN pattern 480).

@@ -1,5 +1,5 @@
 /* alibi-blind: the paper's tables (1, 4, 5, 8) and the data of its Figure 1, computed from the
- * definitions (SPEC §8). Published values are never copied into these outputs; reproduce.h
+ * definitions (spec §8). Published values are never copied into these outputs; reproduce.h
  * compares the two. */
 #ifndef ABL_PAPER_H
 #define ABL_PAPER_H
@@ -44,7 +44,7 @@ typedef struct abl_table8_config {
     unsigned mitigations;    /* ABL_MITIGATE_* */
 } abl_table8_config;
 
-/* The 16 configurations of SPEC §8, in the paper's order. */
+/* The 16 configurations of spec §8, in the paper's order. */
 size_t abl_table8_config_count(void);
 const abl_table8_config *abl_table8_config_at(size_t i);
 const abl_table8_config *abl_table8_config_find(const char *name);
@@ -52,7 +52,7 @@ const abl_table8_config *abl_table8_config_find(const char *name);
 /*
  * The nine distances of a configuration, steepest head first, into deltas[0..8] (initialised by the
  * caller). Only E and L enter: C and S do not change the distances the slopes and the distance
- * scaling imply (SPEC §8). spec (may be NULL) receives the resolved schedule ("robust-log:32").
+ * scaling imply (spec §8). spec (may be NULL) receives the resolved schedule ("robust-log:32").
  */
 abl_status abl_table8_deltas(const abl_table8_config *c, const abl_paper_options *o, abl_delta *deltas,
                              char *spec, size_t speclen);

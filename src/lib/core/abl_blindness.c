@@ -1,4 +1,4 @@
-/* alibi-blind: blindness distances (SPEC §6).
+/* alibi-blind: blindness distances (spec §6).
  *
  * delta = min{ d in N : eps - m g(d) <= tau } (or < tau under flush-to-zero), tau = k ln 2.
  * With Q = (eps - tau)/m (linear) or Q = exp((eps - tau)/m) - 1 (log), delta is ceil(Q), floor(Q) + 1

@@ -1,4 +1,4 @@
-/* alibi-blind: conventions (SPEC §4). */
+/* alibi-blind: conventions (spec §4). */
 #include <strings.h>
 #include "abl/core/convention.h"
 

@@ -1,4 +1,4 @@
-/* alibi-blind: floating-point formats (SPEC §2). */
+/* alibi-blind: floating-point formats (spec §2). */
 #include "abl/core/format.h"
 
 #include <ctype.h>
@@ -11,7 +11,7 @@
 #define MX_FLAGS (ABL_FMT_NEG_ZERO)                     /* OCP MX fp6/fp4: no Inf, no NaN */
 
 /*
- * SPEC §2 order. emin/emax are not all 1-bias/bias: formats without Inf reuse the top
+ * spec §2 order. emin/emax are not all 1-bias/bias: formats without Inf reuse the top
  * exponent for finite values (emax one higher), and the fnuz formats use bias 2^(X-1),
  * one more than IEEE, so their emin is one lower.
  */

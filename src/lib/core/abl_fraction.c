@@ -1,4 +1,4 @@
-/* alibi-blind: underflow fractions (SPEC §7), exact and in closed form: no loop over n. */
+/* alibi-blind: underflow fractions (spec §7), exact and in closed form: no loop over n. */
 #include <stdio.h>
 #include <string.h>
 #include "abl/core/fraction.h"

@@ -1,4 +1,4 @@
-/* alibi-blind: slope schedules (SPEC §5).
+/* alibi-blind: slope schedules (spec §5).
  *
  * Slopes are stored symbolically (2^(num/den), an exact decimal, or -tau/t with t = lo (hi/lo)^(g/G)).
  * Every number derived from them comes from certified interval bounds [lo, hi] of m at a working

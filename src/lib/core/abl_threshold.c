@@ -1,4 +1,4 @@
-/* alibi-blind: the threshold engine (SPEC §3). */
+/* alibi-blind: the threshold engine (spec §3). */
 #include "abl/core/threshold.h"
 #include "abl_internal.h"
 

@@ -375,7 +375,7 @@ static void prepare_head(team *t, int h)
         }
         t->table[pos] = v;
     }
-    if (t->fast)
+    if (t->fast && !s->gaussian)
         abl_fast_row_max(em, t->table, t->rmax);
     t->head = h;
     /* big rows first; about 16 chunks per thread for balance */
@@ -421,7 +421,14 @@ static void *worker(void *arg)
             for (uint64_t i = hi; i-- > lo;) {
                 if (t->fast && i != n - 1) {
                     int hook = cfg->row_hook != NULL;
-                    zeros += abl_fast_row(&s->em, h, t->table, t->rmax, &ft, i, hook ? x : NULL, hook ? wout : NULL);
+                    if (!s->gaussian) {
+                        zeros += abl_fast_row(&s->em, h, t->table, t->rmax, &ft, i, hook ? x : NULL, hook ? wout : NULL);
+                    } else if (row_logits(&rc, i, x)) {
+                        zeros += abl_fast_row_values(&s->em, x, i + 1, e, hook ? wout : NULL);
+                    } else {
+                        atomic_store(&t->failed, (int)ABL_ERR_UNSUPPORTED);
+                        break;
+                    }
                     if (hook) {
                         pthread_mutex_lock(&t->hook_mu);
                         cfg->row_hook(cfg->row_hook_ctx, s->schedule.slopes[h].index, i, x, wout);
@@ -619,7 +626,7 @@ static abl_status cell_blind(abl_report *r, int64_t d)
     return abl_report_cell(r, b, b, NULL);
 }
 
-/* delta of a head at the exponent level (SPEC §4) for the output dtype, or "n/a" */
+/* delta of a head at the exponent level (spec §4) for the output dtype, or "n/a" */
 static abl_status cell_delta(abl_report *r, const abl_slope *slope, const abl_format *fmt, abl_convention conv)
 {
     abl_blind_query q;
@@ -834,7 +841,7 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
     }
     TRY(abl_report_note(r, buf));
     snprintf(buf, sizeof buf, "Bias: %s form; slopes rounded once into %s%s; δ paper and δ ieee are the "
-                              "exponent-level distances of SPEC §4 for %s (for comparison).",
+                              "exponent-level distances of spec §4 for %s (for comparison).",
              abl_bias_form_name(p->bias_form), p->slope_dtype.name,
              p->softmax == ABL_SOFTMAX_EAGER ? ", cast to the product dtype" : ", divided by the softmax scale",
              p->output_dtype.name);

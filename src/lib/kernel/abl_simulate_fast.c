@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernel/abl_simulate_fast.h"
+#include "kernel/abl_fastexp.h"
 
 /* GCC/Clang vector extensions of 16 bytes (one SSE2 register on baseline x86-64, one NEON register
  * on AArch64; plain lane-by-lane C semantics elsewhere): IEEE operations lane by lane. */
@@ -23,7 +24,7 @@ int abl_fast_eligible(const abl_sim_setup *s)
     const char *env = getenv("ABL_SIMULATE_SLOW");
     if (env != NULL && env[0] != '\0' && strcmp(env, "0") != 0)
         return 0;
-    return s->em.softmax == ABL_SOFTMAX_EAGER && !s->gaussian;
+    return s->em.softmax == ABL_SOFTMAX_EAGER;
 #endif
 }
 
@@ -73,6 +74,14 @@ void abl_fast_thread_free(abl_fast_thread *t)
     t->row = NULL;
 }
 
+/* abl_emul_eager_exp: y = fp32(x - m) (a binary32 subtraction), then the exp model; the correctly
+ * rounded exp through abl_fastexp_rn32 (equal to abl_exp_rn32 everywhere) */
+static inline float eager_exp(const abl_emul *em, float x, float m)
+{
+    float y = x - m;
+    return em->exp == ABL_EXP_SLEEF ? abl_exp_sleef_u10(y) : abl_fastexp_rn32(y, NULL);
+}
+
 /* etab[pos] = abl_emul_eager_exp(table[pos], m) for pos in [a, b], reusing the previous position's
  * value when the logit is the same (the same arguments give the same value). */
 static void fill_exp(const abl_emul *em, const float *table, float m, float *etab, uint64_t a, uint64_t b)
@@ -81,7 +90,7 @@ static void fill_exp(const abl_emul *em, const float *table, float m, float *eta
         if (pos > a && table[pos] == table[pos - 1])
             etab[pos] = etab[pos - 1];
         else
-            etab[pos] = abl_emul_eager_exp(em, table[pos], m);
+            etab[pos] = eager_exp(em, table[pos], m);
     }
 }
 
@@ -283,4 +292,27 @@ uint64_t abl_fast_row(const abl_emul *em, int head, const float *table, const fl
         return zeros;
     }
     return count_zeros(em, eslice, count, s, r, zf);
+}
+
+uint64_t abl_fast_row_values(const abl_emul *em, const float *x, uint64_t count, float *e, float *wout)
+{
+    float m = x[0];
+    for (uint64_t j = 1; j < count; j++)
+        if (x[j] > m)
+            m = x[j];
+    for (uint64_t j = 0; j < count; j++)
+        e[j] = eager_exp(em, x[j], m);
+    float s = abl_fast_sum(em, e, count, em->n);
+    float r = (float)(1.0 / (double)s);
+    float zf = zero_threshold(em);
+    if (wout != NULL) {
+        uint64_t zeros = 0;
+        for (uint64_t j = 0; j < count; j++) {
+            float p = em->normalise == ABL_NORM_DIVIDE ? e[j] / s : e[j] * r;
+            zeros += p <= zf;
+            wout[j] = abl_fp_round32(&em->out, p);
+        }
+        return zeros;
+    }
+    return count_zeros(em, e, count, s, r, zf);
 }

@@ -5,6 +5,7 @@
  *  - zero logits: a row's logits are a contiguous slice of the head's logit table, so the binary32
  *    exponentials exp(fp32(x - M)) depend only on the position and the row max M; each thread keeps
  *    them by position for the current M (a memo of the same pure function abl_emul_eager_exp);
+ *  - Gaussian logits: each row's exponentials through abl_fastexp_rn32 (equal to abl_exp_rn32);
  *  - binary32 sums, products and quotients are done in binary32 arithmetic (bit-identical to the
  *    reference's binary64 operation + one rounding, FLT_EVAL_METHOD == 0), in vectors;
  *  - the exact sum (sum=exact) is a binary64 sum with a certified error bound, rounded once to
@@ -16,8 +17,8 @@
 #include <stdint.h>
 #include "kernel/abl_round.h"
 
-/* 1 when the fast rows apply to this configuration (eager softmax, zero logits, binary32 evaluation,
- * not disabled by ABL_SIMULATE_SLOW). */
+/* 1 when the fast rows apply to this configuration (eager softmax, binary32 evaluation, not
+ * disabled by ABL_SIMULATE_SLOW); zero logits use abl_fast_row, Gaussian ones abl_fast_row_values. */
 int abl_fast_eligible(const abl_sim_setup *s);
 
 /* rmax[i] = the max of row i's logits (table: logit by position), for every row. */
@@ -39,6 +40,10 @@ void abl_fast_thread_free(abl_fast_thread *t);
  * the row's logits in key order, wout (optional) the weights rounded into the output dtype. */
 uint64_t abl_fast_row(const abl_emul *em, int head, const float *table, const float *rmax, abl_fast_thread *t,
                       uint64_t i, float *logits, float *wout);
+
+/* The zero weights of a row whose logits x[0..count-1] (key order, finite) are given: e is scratch,
+ * wout (optional) gets the weights rounded into the output dtype. */
+uint64_t abl_fast_row_values(const abl_emul *em, const float *x, uint64_t count, float *e, float *wout);
 
 /* The binary32 sum of e[0..count-1] in the pipeline's order, as abl_emul_sum, for e >= +0 (n: the
  * row length the kernel sees). */

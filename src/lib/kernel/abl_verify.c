@@ -1,4 +1,4 @@
-/* alibi-blind: proof of the thresholds by emulating exp in each format with MPFR (SPEC §2, §3). */
+/* alibi-blind: proof of the thresholds by emulating exp in each format with MPFR (spec §2, §3). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -163,7 +163,7 @@ abl_status abl_verify_decode(const abl_format *fmt, uint64_t bits, mpfr_t x, int
 /* ------------------------------------------------------------------ the emulated exponential */
 
 /*
- * SPEC §2 recipe; the widest range must be active. Rounding in the wide range first, then
+ * spec §2 recipe; the widest range must be active. Rounding in the wide range first, then
  * check_range and subnormalize in the format's range, gives a single correct rounding.
  */
 static abl_exp_class emulate(mpfr_t y, const fmt_info *fi, const mpfr_t x, mpfr_rnd_t rnd)
@@ -1022,7 +1022,7 @@ abl_status abl_verify_report(const abl_format *formats, size_t nformats, int wit
     }
     if (st == ABL_OK) {
         abl_report_note(r, "RN, RZ, RU: exp(x) rounded once into the format (to nearest-even, toward zero, upward) "
-                           "with gradual underflow, emulated exactly with MPFR (SPEC §2). RZ gives 0 iff exp(x) < "
+                           "with gradual underflow, emulated exactly with MPFR (spec §2). RZ gives 0 iff exp(x) < "
                            "smallest subnormal; RU overflows iff exp(x) > largest finite; FTZ flushes iff exp(x) < "
                            "smallest normal (tininess before rounding; emulated as RZ below the smallest normal).");
         abl_report_note(r, "last x below: the largest representable x on the lower side (0, flushed or finite); first "

@@ -30,7 +30,7 @@ static const abl_code_path mpt_paths[] = {
      "llm-foundry attention.py flash_attn_fn with alibi_slopes (FlashAttention-2 >= 2.4)"},
 };
 static const abl_code_path relative_paths[] = {
-    {"eager", "eager", "-m(i-j) built in fp32, cast to the model dtype, softmax in fp32 (SPEC §9 definition)"},
+    {"eager", "eager", "-m(i-j) built in fp32, cast to the model dtype, softmax in fp32 (spec §9 definition)"},
 };
 static const abl_code_path encoder_paths[] = {
     {"eager", "eager,bias-form=symmetric", "-m|i-j| added to the scores, softmax (encoder, bidirectional)"},

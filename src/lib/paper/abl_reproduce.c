@@ -425,7 +425,7 @@ static abl_status check_table8(abl_reproduction *r, const abl_csv *t8)
         char id[96], conv[320], spec[128], computed[64];
         if (c == NULL) {
             idf(id, sizeof id, "table8.%s", name);
-            st = check(r, id, name, "(no such configuration)", "SPEC §8 lists 16 configurations", NULL);
+            st = check(r, id, name, "(no such configuration)", "spec §8 lists 16 configurations", NULL);
             continue;
         }
         if ((st = abl_table8_deltas(c, &o, d, spec, sizeof spec)) != ABL_OK)

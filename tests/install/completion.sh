@@ -1,0 +1,61 @@
+#!/bin/sh
+# The bash and zsh completions list every command and every option of every command, as the parser's
+# tables define them (`alibi-blind completion list`), and nothing else; the parser accepts each listed
+# option; bash -n / zsh -n parse the scripts (zsh only where installed).
+# usage: completion.sh BINARY BASH_SCRIPT ZSH_SCRIPT
+set -u
+bin=$1; bashf=$2; zshf=$3
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+"$bin" completion list > "$tmp/list" || { echo "completion list failed"; exit 1; }
+awk '$1 == "command" {print $2}' "$tmp/list" > "$tmp/commands"
+[ -s "$tmp/commands" ] || { echo "no commands listed"; exit 1; }
+# The listing is the parser's own: every command is one `--help` accepts, so is every option.
+while read -r kind cmd opt metavar; do
+  if [ "$kind" = command ]; then
+    "$bin" "$cmd" --help >/dev/null 2>&1 || { echo "parser refuses command $cmd"; fail=1; }
+  elif [ "$metavar" = - ]; then
+    "$bin" "$cmd" "$opt" --help >/dev/null 2>&1 || { echo "parser refuses $cmd $opt"; fail=1; }
+  else
+    "$bin" "$cmd" "$opt=x" --help >/dev/null 2>&1 || { echo "parser refuses $cmd $opt=VALUE"; fail=1; }
+  fi
+done < "$tmp/list"
+# Both scripts are what the binary writes now (the build regenerates them).
+"$bin" completion bash | cmp -s - "$bashf" || { echo "$bashf is stale"; fail=1; }
+"$bin" completion zsh | cmp -s - "$zshf" || { echo "$zshf is stale"; fail=1; }
+
+# bash: run the completion function as bash would and compare the candidates with the tables.
+if command -v bash >/dev/null 2>&1; then
+  bash -n "$bashf" || { echo "bash -n $bashf failed"; fail=1; }
+  complete_words() { # complete_words WORD... : candidates for the last word
+    bash -c '. "$0"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _alibi_blind; printf "%s\n" "${COMPREPLY[@]}" | sort' \
+      "$bashf" alibi-blind "$@"
+  }
+  complete_words "" | grep -v -e '^-' -e '^help$' > "$tmp/got"
+  sort "$tmp/commands" | cmp -s - "$tmp/got" || { echo "bash: commands differ:"; sort "$tmp/commands" | diff - "$tmp/got"; fail=1; }
+  while read -r cmd; do
+    { awk -v c="$cmd" '$1 == "option" && $2 == c {print $3}' "$tmp/list"; echo --help; } | sort > "$tmp/want"
+    complete_words "$cmd" "--" > "$tmp/got"
+    cmp -s "$tmp/want" "$tmp/got" || { echo "bash: options of $cmd differ:"; diff "$tmp/want" "$tmp/got"; fail=1; }
+  done < "$tmp/commands"
+else
+  echo "bash not found: bash completion not exercised"
+fi
+
+# zsh: every command in the commands array, every option in its command's _arguments block, nothing else.
+awk '/^  commands=\(/ {on=1; next} on && /^  \)/ {on=0} on {sub(/^ *\047/, ""); sub(/:.*/, ""); print}' "$zshf" \
+  | sort > "$tmp/got"
+sort "$tmp/commands" | cmp -s - "$tmp/got" || { echo "zsh: commands differ:"; sort "$tmp/commands" | diff - "$tmp/got"; fail=1; }
+while read -r cmd; do
+  { awk -v c="$cmd" '$1 == "option" && $2 == c {print $3}' "$tmp/list"; echo --help; } | sort > "$tmp/want"
+  awk -v c="$cmd" '$0 == "  " c ")" {on=1; next} on && /^    ;;$/ {on=0} on && /^      \047--/ {
+      s = $0; sub(/^      \047/, "", s); sub(/[=[].*/, "", s); print s }' "$zshf" | sort > "$tmp/got"
+  cmp -s "$tmp/want" "$tmp/got" || { echo "zsh: options of $cmd differ:"; diff "$tmp/want" "$tmp/got"; fail=1; }
+done < "$tmp/commands"
+if command -v zsh >/dev/null 2>&1; then
+  zsh -n "$zshf" || { echo "zsh -n $zshf failed"; fail=1; }
+else
+  echo "zsh not found: zsh -n skipped"
+fi
+exit $fail

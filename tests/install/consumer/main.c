@@ -1,0 +1,29 @@
+/* A program outside the project that uses the installed library: the bf16 thresholds of exp.
+ * Expected values: spec §3 (ftz: ln 2^-126 = -126 ln 2; subnormal: ln 2^-133 = -133 ln 2),
+ * independent of the library: -126*ln 2 = -87.33654475055310898657..., -133*ln 2 = -92.18857501447272615249... */
+#include <stdio.h>
+#include <string.h>
+#include <mpfr.h>
+#include "alibi_blind.h"
+
+int main(void)
+{
+    abl_format bf16;
+    if (abl_format_lookup("bf16", &bf16) != ABL_OK)
+        return 1;
+    char buf[64];
+    if (abl_threshold_string(&bf16, ABL_TAU_FTZ, 10, buf, sizeof buf) != ABL_OK)
+        return 1;
+    mpfr_t t;
+    mpfr_init2(t, 64);
+    abl_status st = abl_threshold_mpfr(t, &bf16, ABL_TAU_SUBNORMAL, MPFR_RNDN);
+    double sub = mpfr_get_d(t, MPFR_RNDN);
+    mpfr_clear(t);
+    long k = 0;
+    abl_threshold_log2_multiple(&bf16, ABL_TAU_FTZ, &k);
+    printf("alibi-blind %s: bf16 ftz tau = %s (k = %ld), subnormal tau = %.10f\n", ABL_VERSION_STRING, buf, k, sub);
+    /* the decimal string may use an ASCII or a Unicode minus: compare the digits */
+    int ok = st == ABL_OK && k == -126 && strstr(buf, "87.3365447506") != NULL && sub < -92.1885750144 &&
+             sub > -92.1885750145;
+    return ok ? 0 : 1;
+}
