@@ -40,6 +40,12 @@ int abl_cli_main(int argc, char **argv, FILE *out, FILE *err);
 /* The streams of the running abl_cli_main. */
 extern FILE *abl_cli_out, *abl_cli_err;
 
+/*
+ * --wide (accepted by every command, like --help): text output keeps one line per table row, meta
+ * line and note instead of fitting 80 columns.
+ */
+extern int abl_cli_wide;
+
 /* Print "alibi-blind: <message>" as one line on stderr; returns ABL_EXIT_USAGE. Control characters in
  * the message (echoed values) are escaped (\n, \x1b), so it is always one line. */
 int abl_cli_usage_error(const char *fmt, ...)

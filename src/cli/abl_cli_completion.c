@@ -67,7 +67,7 @@ static void print_zsh_text(const char *s)
             continue;
         } else if (c == '\\')
             c = '/';
-        putchar(c);
+        fputc(c, abl_cli_out);
     }
 }
 

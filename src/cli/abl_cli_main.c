@@ -2,6 +2,7 @@
 /* realpath is XSI */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,8 @@ static void print_error(const char *fmt, va_list ap)
     }
     fputc('\n', abl_cli_err);
 }
+
+int abl_cli_wide = 0;
 
 int abl_cli_usage_error(const char *fmt, ...)
 {
@@ -310,7 +313,7 @@ int abl_cli_render(const abl_report *r, abl_output fmt, char **buf, size_t *len)
     FILE *mem = open_memstream(buf, len);
     if (mem == NULL)
         return abl_cli_internal_error("out of memory");
-    abl_status st = abl_report_write(r, fmt, mem);
+    abl_status st = abl_report_write_width(r, fmt, abl_cli_wide ? 0 : ABL_REPORT_WIDTH, mem);
     if (fclose(mem) != 0 && st == ABL_OK)
         st = ABL_ERR_IO;
     if (st != ABL_OK) {
@@ -343,33 +346,208 @@ int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path)
     return rc;
 }
 
+/* Display width of the first n bytes (UTF-8 code points). */
+static size_t u8w(const char *s, size_t n)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80) w++;
+    return w;
+}
+
+/*
+ * Print one line of help text wrapped at ABL_HELP_WIDTH columns: `used` columns are already taken on
+ * the first line, continuation lines are indented by `indent`. Breaks fall on spaces only.
+ */
+#define ABL_HELP_WIDTH 80
+static void print_wrapped(const char *s, size_t used, size_t indent)
+{
+    size_t col = used;
+    bool line_empty = true;
+    while (*s != '\0') {
+        const char *ws = s;
+        while (*s == ' ') s++;
+        const char *wb = s;
+        while (*s != '\0' && *s != ' ') s++;
+        if (wb == s) break;
+        size_t sp = line_empty ? 0 : u8w(ws, (size_t)(wb - ws)), w = u8w(wb, (size_t)(s - wb));
+        if (!line_empty && col + sp + w > ABL_HELP_WIDTH) {
+            fprintf(abl_cli_out, "\n%*s", (int)indent, "");
+            col = indent;
+            sp = 0;
+        }
+        if (sp > 0) fprintf(abl_cli_out, "%.*s", (int)(wb - ws), ws);
+        fprintf(abl_cli_out, "%.*s", (int)(s - wb), wb);
+        col += sp + w;
+        line_empty = false;
+    }
+    fputc('\n', abl_cli_out);
+}
+
+/*
+ * A help text reflowed to ABL_HELP_WIDTH: a line that does not end a sentence ('.') continues on
+ * the next source line; a blank line stays a blank line.
+ */
+static void print_paragraphs(const char *text)
+{
+    size_t len = strlen(text);
+    char *para = malloc(len + 1);
+    if (para == NULL) return;
+    size_t n = 0;
+    const char *p = text;
+    for (;;) {
+        const char *nl = strchr(p, '\n');
+        size_t ln = nl ? (size_t)(nl - p) : strlen(p);
+        if (ln == 0) {
+            if (n > 0) {
+                para[n] = '\0';
+                print_wrapped(para, 0, 0);
+                n = 0;
+            }
+            if (nl != NULL) fputc('\n', abl_cli_out);
+        } else {
+            if (n > 0) para[n++] = ' ';
+            memcpy(para + n, p, ln);
+            n += ln;
+            while (n > 0 && para[n - 1] == ' ') n--;
+            if (n > 0 && para[n - 1] == '.') {
+                para[n] = '\0';
+                print_wrapped(para, 0, 0);
+                n = 0;
+            }
+        }
+        if (nl == NULL) break;
+        p = nl + 1;
+    }
+    if (n > 0) {
+        para[n] = '\0';
+        print_wrapped(para, 0, 0);
+    }
+    free(para);
+}
+
 static void print_help(const abl_cli_cmd *cmd)
 {
-    fprintf(abl_cli_out, "Usage: alibi-blind %s %s\n\n%s\n\n%s\n\nOptions:\n", cmd->name, cmd->usage, cmd->summary,
-           cmd->description);
+    size_t ul = strlen(cmd->name) + strlen(cmd->usage) + 32;
+    char *usage = malloc(ul);
+    if (usage == NULL) return;
+    snprintf(usage, ul, "Usage: alibi-blind %s %s", cmd->name, cmd->usage);
+    print_wrapped(usage, 0, 7);
+    free(usage);
+    fputc('\n', abl_cli_out);
+    print_paragraphs(cmd->summary);
+    fputc('\n', abl_cli_out);
+    print_paragraphs(cmd->description);
+    fprintf(abl_cli_out, "\nOptions:\n");
     size_t w = 0;
     for (size_t i = 0; i < cmd->nopts; i++) {
         size_t l = strlen(cmd->opts[i].name) + (cmd->opts[i].metavar ? strlen(cmd->opts[i].metavar) + 1 : 0);
         if (l > w)
             w = l;
     }
+    /* A long option column would leave little room: then the help goes on the next lines. */
+    bool below = w + 6 > 32;
     for (size_t i = 0; i < cmd->nopts; i++) {
         char left[128];
         snprintf(left, sizeof left, "%s%s%s", cmd->opts[i].name, cmd->opts[i].metavar ? " " : "",
                  cmd->opts[i].metavar ? cmd->opts[i].metavar : "");
-        fprintf(abl_cli_out, "  --%-*s  %s\n", (int)w, left, cmd->opts[i].help);
+        if (below && strlen(left) + 6 > 32) {
+            fprintf(abl_cli_out, "  --%s\n%*s", left, 8, "");
+            print_wrapped(cmd->opts[i].help, 8, 8);
+        } else {
+            fprintf(abl_cli_out, "  --%-*s  ", (int)(below ? 26 : w), left);
+            print_wrapped(cmd->opts[i].help, (below ? 26 : w) + 6, (below ? 26 : w) + 6);
+        }
     }
+    fprintf(abl_cli_out, "  --%-*s  ", (int)(below ? 26 : w), "wide");
+    print_wrapped("text output: one line per table row and note (no 80-column layout)", (below ? 26 : w) + 6,
+                  (below ? 26 : w) + 6);
 }
 
 static void print_main_help(void)
 {
     fprintf(abl_cli_out, "Usage: alibi-blind COMMAND [options]\n\n"
            "Where, in finite precision, the heads of an ALiBi attention layer go blind.\n\nCommands:\n");
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(abl_cli_out, "  %-11s %s\n", commands[i]->name, commands[i]->summary);
-    fprintf(abl_cli_out, "\n'alibi-blind COMMAND --help' describes a command's options. --version prints the version.\n"
-           "Exit status: 0 success, 1 a check found an unexplained difference, 2 bad usage or input\n"
-           "(including an unwritable --output), 3 internal error.\n");
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        fprintf(abl_cli_out, "  %-11s ", commands[i]->name);
+        print_wrapped(commands[i]->summary, 14, 14);
+    }
+    fprintf(abl_cli_out, "\n");
+    print_paragraphs("'alibi-blind help COMMAND' or 'alibi-blind COMMAND --help' describes a command's options; "
+                     "--wide (every command) keeps text output on one line per table row. -V or --version prints "
+                     "the version.\n"
+                     "Exit status: 0 success, 1 a check found an unexplained difference, 2 bad usage or input "
+                     "(including an unwritable --output), 3 internal error.");
+}
+
+/* Edit distance (insert, delete, substitute, adjacent swap), ASCII case-insensitive; capped at 99. */
+static size_t edit_distance(const char *a, size_t la, const char *b)
+{
+    size_t lb = strlen(b);
+    if (la > 64 || lb > 64) return 99;
+    size_t d[65][65];
+    for (size_t i = 0; i <= la; i++) d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        for (size_t j = 1; j <= lb; j++) {
+            int ca = a[i - 1] >= 'A' && a[i - 1] <= 'Z' ? a[i - 1] + 32 : a[i - 1];
+            int cb = b[j - 1] >= 'A' && b[j - 1] <= 'Z' ? b[j - 1] + 32 : b[j - 1];
+            size_t best = d[i - 1][j - 1] + (ca != cb);
+            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}
+
+/*
+ * The nearest of n names to the unknown word (or NULL when none is close): a unique name that starts
+ * with the word, else the smallest edit distance up to a third of the word's length (1 to 2 for short words).
+ */
+static const char *nearest_name(const char *word, size_t len, const char *const *names, size_t n)
+{
+    const char *prefix = NULL;
+    size_t nprefix = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (len > 0 && strncmp(names[i], word, len) == 0) {
+            prefix = names[i];
+            nprefix++;
+        }
+    }
+    if (nprefix == 1) return prefix;
+    const char *best = NULL;
+    size_t bestd = len / 3 > 2 ? len / 3 : 2;
+    if (len <= 2) bestd = 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = edit_distance(word, len, names[i]);
+        if (d <= bestd && (best == NULL || d < bestd)) {
+            best = names[i];
+            bestd = d;
+        }
+    }
+    return best;
+}
+
+static int unknown_option(const abl_cli_cmd *cmd, const char *name, size_t nlen)
+{
+    const char **names = calloc(cmd->nopts + 3, sizeof *names);
+    const char *near = NULL;
+    if (names != NULL) {
+        size_t n = 0;
+        for (size_t i = 0; i < cmd->nopts; i++) names[n++] = cmd->opts[i].name;
+        names[n++] = "help";
+        names[n++] = "wide";
+        near = nearest_name(name, nlen, names, n);
+        free(names);
+    }
+    if (near != NULL)
+        return abl_cli_usage_error("%s: unknown option '--%.*s'; did you mean --%s? (see alibi-blind %s --help)",
+                                   cmd->name, (int)nlen, name, near, cmd->name);
+    return abl_cli_usage_error("%s: unknown option '--%.*s' (see alibi-blind %s --help)", cmd->name, (int)nlen, name,
+                               cmd->name);
 }
 
 /* Parse --name value / --name=value against the command's table. */
@@ -382,6 +560,10 @@ static int parse_options(const abl_cli_cmd *cmd, int argc, char **argv, const ch
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             *help = 1;
+            continue;
+        }
+        if (strcmp(a, "--wide") == 0) {
+            abl_cli_wide = 1;
             continue;
         }
         if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
@@ -398,8 +580,7 @@ static int parse_options(const abl_cli_cmd *cmd, int argc, char **argv, const ch
             if (strlen(cmd->opts[k].name) == nlen && strncmp(cmd->opts[k].name, name, nlen) == 0)
                 break;
         if (k == cmd->nopts)
-            return abl_cli_usage_error("%s: unknown option '--%.*s' (see alibi-blind %s --help)", cmd->name,
-                                       (int)nlen, name, cmd->name);
+            return unknown_option(cmd, name, nlen);
         if (cmd->opts[k].metavar == NULL) {
             if (eq)
                 return abl_cli_usage_error("--%s takes no value", cmd->opts[k].name);
@@ -415,6 +596,25 @@ static int parse_options(const abl_cli_cmd *cmd, int argc, char **argv, const ch
     return 0;
 }
 
+static const abl_cli_cmd *find_command(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i]->name, name) == 0)
+            return commands[i];
+    return NULL;
+}
+
+static int unknown_command(const char *name)
+{
+    const char *names[NCOMMANDS + 1];
+    for (size_t i = 0; i < NCOMMANDS; i++) names[i] = commands[i]->name;
+    names[NCOMMANDS] = "help";
+    const char *near = nearest_name(name, strlen(name), names, NCOMMANDS + 1);
+    if (near != NULL)
+        return abl_cli_usage_error("unknown command '%s'; did you mean '%s'? (see alibi-blind --help)", name, near);
+    return abl_cli_usage_error("unknown command '%s' (see alibi-blind --help)", name);
+}
+
 int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
 {
     abl_cli_out = out;
@@ -422,41 +622,47 @@ int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
     if (argc < 2)
         return abl_cli_usage_error("no command given (see alibi-blind --help)");
     const char *name = argv[1];
+    if (strcmp(name, "help") == 0 && argc >= 3) {
+        /* "alibi-blind help CMD" is "alibi-blind CMD --help". */
+        const abl_cli_cmd *cmd = find_command(argv[2]);
+        if (cmd == NULL)
+            return unknown_command(argv[2]);
+        if (argc > 3)
+            return abl_cli_usage_error("help: one command at a time (got '%s' after '%s')", argv[3], argv[2]);
+        print_help(cmd);
+        return ABL_EXIT_OK;
+    }
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
         print_main_help();
         return ABL_EXIT_OK;
     }
-    if (strcmp(name, "--version") == 0) {
+    if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
         fprintf(abl_cli_out, "alibi-blind %s (MPFR %s, GMP %s)\n", ABL_VERSION_STRING, mpfr_get_version(), gmp_version);
         return ABL_EXIT_OK;
     }
     if (strcmp(name, "completion") == 0) /* hidden: shell completion from the option tables */
         return abl_cli_completion(argc - 2, argv + 2);
-    for (size_t i = 0; i < NCOMMANDS; i++) {
-        const abl_cli_cmd *cmd = commands[i];
-        if (strcmp(cmd->name, name) != 0)
-            continue;
-        const char **values = calloc(cmd->nopts + 1, sizeof *values);
-        char **pos = calloc((size_t)argc + 1, sizeof *pos);
-        if (values == NULL || pos == NULL) {
-            free(values);
-            free(pos);
-            return abl_cli_internal_error("out of memory");
-        }
-        int npos, help, rc = parse_options(cmd, argc - 2, argv + 2, values, &npos, pos, &help);
-        if (rc == 0) {
-            if (help) {
-                print_help(cmd);
-            } else {
-                rc = cmd->run(cmd, values, npos, pos);
-            }
-        }
+    const abl_cli_cmd *cmd = find_command(name);
+    if (cmd == NULL)
+        return unknown_command(name);
+    const char **values = calloc(cmd->nopts + 1, sizeof *values);
+    char **pos = calloc((size_t)argc + 1, sizeof *pos);
+    if (values == NULL || pos == NULL) {
         free(values);
         free(pos);
-        mpfr_free_cache();
-        return rc;
+        return abl_cli_internal_error("out of memory");
     }
-    return abl_cli_usage_error("unknown command '%s' (see alibi-blind --help)", name);
+    int npos, help, rc = parse_options(cmd, argc - 2, argv + 2, values, &npos, pos, &help);
+    if (rc == 0) {
+        if (help)
+            print_help(cmd);
+        else
+            rc = cmd->run(cmd, values, npos, pos);
+    }
+    free(values);
+    free(pos);
+    mpfr_free_cache();
+    return rc;
 }
 
 #ifndef ABL_CLI_NO_MAIN

@@ -3,6 +3,7 @@
 #ifndef ABL_REPORT_H
 #define ABL_REPORT_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include "abl/core/status.h"
 
@@ -40,6 +41,12 @@ abl_status abl_report_meta(abl_report *r, const char *key, const char *label, co
 abl_status abl_report_summary(abl_report *r, const char *key, const char *label, const char *text, const char *json);
 /* A column: key (JSON member and CSV header), header (text/markdown/latex header). */
 abl_status abl_report_column(abl_report *r, const char *key, const char *header, abl_align align);
+/*
+ * Mark the column just added as an explanation: when a text table does not fit its width, its
+ * cells become numbered footnotes below the table (left-aligned columns with a cell wider than 30
+ * columns are treated so without being marked).
+ */
+abl_status abl_report_column_explains(abl_report *r);
 /* Start a row; then one abl_report_cell per column, in order. */
 abl_status abl_report_row(abl_report *r);
 abl_status abl_report_cell(abl_report *r, const char *text, const char *json, const char *latex);
@@ -55,6 +62,16 @@ abl_status abl_report_json_rows_only(abl_report *r);
  * "notes" (only when there are notes). Text aligns columns by display width (UTF-8 aware).
  */
 abl_status abl_report_write(const abl_report *r, abl_output fmt, FILE *out);
+
+/*
+ * Text lines are at most ABL_REPORT_WIDTH display columns by default: meta and summary lines and
+ * notes wrap at spaces (continuation lines indented), table cells wrap inside their columns (the
+ * widest column first; a word, hence a number, is never split), and a table that still does not
+ * fit prints one "header: value" block per row. abl_report_write_width sets the limit for text
+ * (0 = no limit: one line per row, meta line and note); the other formats ignore it.
+ */
+#define ABL_REPORT_WIDTH 80
+abl_status abl_report_write_width(const abl_report *r, abl_output fmt, size_t width, FILE *out);
 
 #ifdef __cplusplus
 }

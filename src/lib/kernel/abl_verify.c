@@ -996,6 +996,7 @@ abl_status abl_verify_report(const abl_format *formats, size_t nformats, int wit
     abl_report_column(r, "dtype", "dtype", ABL_ALIGN_LEFT);
     abl_report_column(r, "kind", "kind", ABL_ALIGN_LEFT);
     abl_report_column(r, "claim", "claim", ABL_ALIGN_LEFT);
+    abl_report_column_explains(r);
     abl_report_column(r, "tau", "τ (closed form)", ABL_ALIGN_RIGHT);
     abl_report_column(r, "below", "last x below", ABL_ALIGN_RIGHT);
     abl_report_column(r, "above", "first x above", ABL_ALIGN_RIGHT);

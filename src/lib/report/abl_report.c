@@ -54,6 +54,7 @@ typedef struct kv_line {
 typedef struct column {
     char *key, *header;
     abl_align align;
+    bool explain; /* footnoted in a text table that does not fit (abl_report_column_explains) */
 } column;
 
 typedef struct cell {
@@ -201,13 +202,20 @@ abl_status abl_report_column(abl_report *r, const char *key, const char *header,
     if (cols == NULL) return ABL_ERR_NO_MEMORY;
     r->cols = cols;
     bool oom = false;
-    column c = {dup_opt(key, &oom), dup_opt(header, &oom), align};
+    column c = {dup_opt(key, &oom), dup_opt(header, &oom), align, false};
     if (oom) {
         free(c.key);
         free(c.header);
         return ABL_ERR_NO_MEMORY;
     }
     r->cols[r->ncols++] = c;
+    return ABL_OK;
+}
+
+abl_status abl_report_column_explains(abl_report *r)
+{
+    if (r == NULL || r->ncols == 0) return ABL_ERR_INVALID_ARGUMENT;
+    r->cols[r->ncols - 1].explain = true;
     return ABL_OK;
 }
 
@@ -354,68 +362,440 @@ static void put_padded(sbuf *b, const char *s, size_t width, abl_align align)
     if (align == ABL_ALIGN_LEFT) sb_spaces(b, pad);
 }
 
-static void render_text(const abl_report *r, sbuf *b)
+/*
+ * Word wrapping for the width-limited text layout. A "line" of a wrapped text is a byte range;
+ * breaks fall on spaces only, so a number (which has no space) is never split.
+ */
+typedef struct span {
+    const char *p;
+    size_t n;
+} span;
+
+/* Width of the first n bytes of s. */
+static size_t u8_width_n(const char *s, size_t n)
 {
-    if (r->title[0] != '\0' || r->nmeta > 0) {
-        if (r->title[0] != '\0') {
-            sb_puts(b, r->title);
-            sb_putc(b, '\n');
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80) w++;
+    return w;
+}
+
+/* A line may also break after a comma inside a list without spaces ("a=1,b=2"), not inside "2,000". */
+static bool comma_break(const char *p)
+{
+    return p[0] == ',' && p[1] != '\0' && p[1] != ' ' && !(p[1] >= '0' && p[1] <= '9');
+}
+
+/* Widest unbreakable word of s. */
+static size_t longest_word(const char *s)
+{
+    size_t best = 0, cur = 0;
+    for (; *s; s++) {
+        if (*s == ' ') {
+            cur = 0;
+            continue;
         }
-        for (size_t i = 0; i < r->nmeta; i++) {
-            sb_puts(b, r->meta[i].label);
-            sb_puts(b, ": ");
-            sb_puts(b, r->meta[i].text);
-            sb_putc(b, '\n');
-        }
+        if (((unsigned char)*s & 0xC0) != 0x80 && ++cur > best) best = cur;
+        if (comma_break(s)) cur = 0;
     }
-    if (r->ncols > 0) {
-        size_t *width = calloc(r->ncols, sizeof *width);
-        if (width == NULL) {
+    return best;
+}
+
+/*
+ * Split s into lines of at most `width` display columns (a longer word gets a line of its own).
+ * Writes up to cap spans into out (when out != NULL) and returns the number of lines (>= 1).
+ */
+static size_t wrap_lines(const char *s, size_t width, span *out, size_t cap)
+{
+    size_t nlines = 0;
+    while (*s == ' ') s++;
+    if (*s == '\0') {
+        if (out != NULL && cap > 0) out[0] = (span){s, 0};
+        return 1;
+    }
+    while (*s != '\0') {
+        const char *line = s, *end = s, *p = s;
+        size_t w = 0;
+        for (;;) {
+            const char *ws = p;
+            while (*p == ' ') p++;
+            const char *wb = p;
+            while (*p != '\0' && *p != ' ') {
+                if (comma_break(p++)) break;
+            }
+            if (wb == p) break; /* only trailing spaces left */
+            size_t add = u8_width_n(ws, (size_t)(p - ws));
+            if (end != line && w + add > width) {
+                p = ws;
+                break;
+            }
+            w += add;
+            end = p;
+        }
+        if (out != NULL && nlines < cap) out[nlines] = (span){line, (size_t)(end - line)};
+        nlines++;
+        s = end;
+        while (*s == ' ') s++;
+    }
+    return nlines;
+}
+
+/* Emit s wrapped at `width`, the first line after `first` columns already used, others indented. */
+static void put_wrapped(sbuf *b, const char *s, size_t width, size_t used, size_t indent)
+{
+    if (width == 0 || used + u8_width(s) <= width) {
+        sb_puts(b, s);
+        sb_putc(b, '\n');
+        return;
+    }
+    size_t avail = width > used + 8 ? width - used : 8;
+    /* The first line has `avail` columns; continuation lines have width - indent. */
+    const char *p = s;
+    bool first = true;
+    while (*p == ' ') p++;
+    do {
+        span l;
+        size_t room = first ? avail : (width > indent + 8 ? width - indent : 8);
+        wrap_lines(p, room, &l, 1);
+        if (!first) sb_spaces(b, indent);
+        char *tmp = malloc(l.n + 1);
+        if (tmp == NULL) {
             b->oom = true;
             return;
         }
-        for (size_t c = 0; c < r->ncols; c++) {
-            width[c] = u8_width(r->cols[c].header);
-            for (size_t i = 0; i < r->nrows; i++) {
-                size_t w = u8_width(cell_at(&r->rows[i], c)->text);
-                if (w > width[c]) width[c] = w;
-            }
-        }
-        block_start(b);
-        for (size_t c = 0; c < r->ncols; c++) {
-            if (c > 0) sb_puts(b, "  ");
-            put_padded(b, r->cols[c].header, width[c], r->cols[c].align);
-        }
+        memcpy(tmp, l.p, l.n);
+        tmp[l.n] = '\0';
+        put_table_text(b, tmp, false);
+        free(tmp);
         sb_putc(b, '\n');
-        for (size_t c = 0; c < r->ncols; c++) {
-            if (c > 0) sb_puts(b, "  ");
-            for (size_t k = 0; k < width[c]; k++) sb_putc(b, '-');
-        }
-        sb_putc(b, '\n');
-        for (size_t i = 0; i < r->nrows; i++) {
-            for (size_t c = 0; c < r->ncols; c++) {
-                if (c > 0) sb_puts(b, "  ");
-                put_padded(b, cell_at(&r->rows[i], c)->text, width[c], r->cols[c].align);
-            }
-            sb_putc(b, '\n');
-        }
-        free(width);
+        p = l.p + l.n;
+        while (*p == ' ') p++;
+        first = false;
+    } while (*p != '\0');
+}
+
+static void put_kv_lines(sbuf *b, const kv_line *items, size_t n, size_t width)
+{
+    for (size_t i = 0; i < n; i++) {
+        sb_puts(b, items[i].label);
+        sb_puts(b, ": ");
+        put_wrapped(b, items[i].text, width, u8_width(items[i].label) + 2, 2);
     }
+}
+
+/* Line k of a wrapped cell, padded; an empty string when the cell has fewer lines. */
+static void put_cell_line(sbuf *b, const char *text, size_t width, abl_align align, size_t k)
+{
+    size_t n = wrap_lines(text, width, NULL, 0);
+    if (k >= n) {
+        sb_spaces(b, width);
+        return;
+    }
+    span *l = malloc(n * sizeof *l);
+    char *tmp = malloc(strlen(text) + 1);
+    if (l == NULL || tmp == NULL) {
+        free(l);
+        free(tmp);
+        b->oom = true;
+        return;
+    }
+    wrap_lines(text, width, l, n);
+    memcpy(tmp, l[k].p, l[k].n);
+    tmp[l[k].n] = '\0';
+    put_padded(b, tmp, width, align);
+    free(tmp);
+    free(l);
+}
+
+/* One table row (or the header) whose cells wrap inside their columns. */
+static void put_wrapped_row(sbuf *b, const char *const *texts, const column *cols, const size_t *width, size_t ncols)
+{
+    size_t nlines = 1;
+    for (size_t c = 0; c < ncols; c++) {
+        size_t n = wrap_lines(texts[c], width[c], NULL, 0);
+        if (n > nlines) nlines = n;
+    }
+    for (size_t k = 0; k < nlines; k++) {
+        for (size_t c = 0; c < ncols; c++) {
+            if (c > 0) sb_puts(b, "  ");
+            put_cell_line(b, texts[c], width[c], cols[c].align, k);
+        }
+        sb_putc(b, '\n');
+    }
+}
+
+/* Narrowest a column may become by wrapping: its longest word, and no narrower than 12 (or its data width). */
+#define ABL_WRAP_MIN 12
+/* In a width-limited table, a left-aligned column with a cell wider than this is an explanation: footnotes. */
+#define ABL_FOOTNOTE_MIN 30
+
+/* The width-limited table: cell texts (markers replace footnoted explanations) and the footnotes. */
+typedef struct text_table {
+    size_t nrows, ncols;
+    const char **cell; /* nrows * ncols */
+    const char **note; /* footnote texts, in order of first use */
+    char **marker;     /* "[k]" for each footnote */
+    size_t nnotes;
+} text_table;
+
+static const char *tt_cell(const text_table *t, size_t i, size_t c) { return t->cell[i * t->ncols + c]; }
+
+/* Natural and minimum (wrapped) widths of column c. */
+static void tt_widths(const abl_report *r, const text_table *t, size_t c, size_t *nat, size_t *minw, size_t *data)
+{
+    size_t dataw = 0, word = longest_word(r->cols[c].header);
+    for (size_t i = 0; i < t->nrows; i++) {
+        const char *x = tt_cell(t, i, c);
+        size_t w = u8_width(x), lw = longest_word(x);
+        if (w > dataw) dataw = w;
+        if (lw > word) word = lw;
+    }
+    size_t hw = u8_width(r->cols[c].header);
+    *nat = hw > dataw ? hw : dataw;
+    size_t floor_ = dataw < ABL_WRAP_MIN ? dataw : ABL_WRAP_MIN;
+    *minw = word > floor_ ? word : floor_;
+    if (data != NULL) *data = dataw;
+}
+
+/* Render columns cols[0..n) as one table no wider than limit (wrapping cells); false if it cannot fit. */
+static bool tt_render(const abl_report *r, const text_table *t, const size_t *cols, size_t n, size_t limit,
+                      bool dry_run, sbuf *b)
+{
+    size_t *width = calloc(n, sizeof *width), *minw = calloc(n, sizeof *minw), *data = calloc(n, sizeof *data);
+    const char **texts = calloc(n, sizeof *texts);
+    column *cl = calloc(n, sizeof *cl);
+    if (width == NULL || minw == NULL || data == NULL || texts == NULL || cl == NULL) {
+        free(width);
+        free(data);
+        free(minw);
+        free(texts);
+        free(cl);
+        b->oom = true;
+        return true;
+    }
+    size_t total = 2 * (n - 1);
+    for (size_t k = 0; k < n; k++) {
+        tt_widths(r, t, cols[k], &width[k], &minw[k], &data[k]);
+        total += width[k];
+        cl[k] = r->cols[cols[k]];
+    }
+    /* Shrink one column at a time until the table fits: first headers wider than their data (a
+     * wrapped header costs little), then the widest column that can still wrap. */
+    while (total > limit) {
+        size_t best = n;
+        for (size_t k = 0; k < n; k++) {
+            size_t lo = minw[k] > data[k] ? minw[k] : data[k];
+            if (width[k] > lo && (best == n || width[k] > width[best])) best = k;
+        }
+        for (size_t k = 0; best == n && k < n; k++)
+            if (width[k] > minw[k]) best = k;
+        for (size_t k = 0; k < n; k++)
+            if (width[k] > minw[k] && width[k] > width[best]) {
+                size_t lo = minw[best] > data[best] ? minw[best] : data[best];
+                if (width[best] <= lo) best = k;
+            }
+        if (best == n) break;
+        width[best]--;
+        total--;
+    }
+    bool fits = total <= limit;
+    if (fits && !dry_run) {
+        block_start(b);
+        for (size_t k = 0; k < n; k++) texts[k] = cl[k].header;
+        put_wrapped_row(b, texts, cl, width, n);
+        for (size_t k = 0; k < n; k++) {
+            if (k > 0) sb_puts(b, "  ");
+            for (size_t j = 0; j < width[k]; j++) sb_putc(b, '-');
+        }
+        sb_putc(b, '\n');
+        for (size_t i = 0; i < t->nrows; i++) {
+            for (size_t k = 0; k < n; k++) texts[k] = tt_cell(t, i, cols[k]);
+            put_wrapped_row(b, texts, cl, width, n);
+        }
+    }
+    free(width);
+    free(minw);
+    free(data);
+    free(texts);
+    free(cl);
+    return fits;
+}
+
+/* The table in at most `limit` columns: footnotes for explanations, wrapped cells, then panels, then records. */
+static void render_table_limited(const abl_report *r, sbuf *b, size_t limit)
+{
+    size_t nc = r->ncols, nr = r->nrows;
+    text_table t = {nr, nc, NULL, NULL, NULL, 0};
+    size_t *cols = calloc(nc, sizeof *cols);
+    t.cell = calloc(nr * nc + 1, sizeof *t.cell);
+    t.note = calloc(nr * nc + 1, sizeof *t.note);
+    t.marker = calloc(nr * nc + 1, sizeof *t.marker);
+    if (cols == NULL || t.cell == NULL || t.note == NULL || t.marker == NULL) {
+        b->oom = true;
+        goto done;
+    }
+    for (size_t i = 0; i < nr; i++)
+        for (size_t c = 0; c < nc; c++) t.cell[i * nc + c] = cell_at(&r->rows[i], c)->text;
+    for (size_t c = 0; c < nc; c++) cols[c] = c;
+    /* Long explanations (wide left-aligned text) become numbered footnotes below the table. */
+    for (size_t c = 1; c < nc; c++) {
+        if (r->cols[c].align != ABL_ALIGN_LEFT) continue;
+        size_t widest = 0;
+        for (size_t i = 0; i < nr; i++) {
+            size_t w = u8_width(t.cell[i * nc + c]);
+            if (w > widest) widest = w;
+        }
+        if (widest <= ABL_FOOTNOTE_MIN && !r->cols[c].explain) continue;
+        for (size_t i = 0; i < nr; i++) {
+            const char *x = t.cell[i * nc + c];
+            if (x[0] == '\0' || u8_width(x) <= 4) continue;
+            size_t k;
+            for (k = 0; k < t.nnotes; k++)
+                if (strcmp(t.note[k], x) == 0) break;
+            if (k == t.nnotes) {
+                char m[32];
+                snprintf(m, sizeof m, "[%zu]", k + 1);
+                bool oom = false;
+                t.marker[k] = dup_opt(m, &oom);
+                if (oom) {
+                    b->oom = true;
+                    goto done;
+                }
+                t.note[t.nnotes++] = x;
+            }
+            t.cell[i * nc + c] = t.marker[k];
+        }
+    }
+    if (!tt_render(r, &t, cols, nc, limit, true, b)) {
+        /* Panels: the key column(s), then as many further columns as fit, repeated below. The key is
+         * the first column and, when it is a short left-aligned label, the second ("bf16  subnormal"). */
+        size_t nkeys = 1, nat1 = 0, min1 = 0;
+        if (nc > 2 && r->cols[1].align == ABL_ALIGN_LEFT) {
+            tt_widths(r, &t, 1, &nat1, &min1, NULL);
+            if (nat1 <= ABL_WRAP_MIN) nkeys = 2;
+        }
+        size_t start = nkeys;
+        bool ok = true;
+        size_t *panel = calloc(nc, sizeof *panel);
+        if (panel == NULL) {
+            b->oom = true;
+            goto done;
+        }
+        /* Dry run: every panel must fit with at least one column beside the key. */
+        for (int pass = 0; pass < 2 && ok; pass++) {
+            start = nkeys;
+            while (ok && start < nc) {
+                size_t n = nkeys, end = start;
+                for (size_t k = 0; k < nkeys; k++) panel[k] = k;
+                while (end < nc) {
+                    panel[n] = end;
+                    if (!tt_render(r, &t, panel, n + 1, limit, true, b)) break;
+                    n++;
+                    end++;
+                }
+                if (end == start)
+                    ok = false;
+                else if (pass == 1)
+                    tt_render(r, &t, panel, n, limit, false, b);
+                start = end;
+            }
+        }
+        if (!ok) {
+            /* Not even two columns fit: one block per row, a "header: value" line per cell. */
+            for (size_t i = 0; i < nr; i++) {
+                block_start(b);
+                for (size_t c = 0; c < nc; c++) {
+                    const char *x = tt_cell(&t, i, c);
+                    if (x[0] == '\0') continue;
+                    size_t indent = c == 0 ? 0 : 2;
+                    sb_spaces(b, indent);
+                    sb_puts(b, r->cols[c].header);
+                    sb_puts(b, ": ");
+                    put_wrapped(b, x, limit, indent + u8_width(r->cols[c].header) + 2, indent + 4);
+                }
+            }
+        }
+        free(panel);
+    } else {
+        tt_render(r, &t, cols, nc, limit, false, b);
+    }
+    if (t.nnotes > 0) {
+        block_start(b);
+        for (size_t k = 0; k < t.nnotes; k++) {
+            sb_puts(b, t.marker[k]);
+            sb_putc(b, ' ');
+            put_wrapped(b, t.note[k], limit, u8_width(t.marker[k]) + 1, u8_width(t.marker[k]) + 1);
+        }
+    }
+done:
+    for (size_t k = 0; k < t.nnotes; k++) free(t.marker[k]);
+    free(t.marker);
+    free(t.note);
+    free(t.cell);
+    free(cols);
+}
+
+static void render_table_text(const abl_report *r, sbuf *b, size_t limit)
+{
+    size_t nc = r->ncols;
+    size_t *width = calloc(nc, sizeof *width);
+    if (width == NULL) {
+        b->oom = true;
+        return;
+    }
+    size_t total = 2 * (nc - 1);
+    for (size_t c = 0; c < nc; c++) {
+        width[c] = u8_width(r->cols[c].header);
+        for (size_t i = 0; i < r->nrows; i++) {
+            size_t w = u8_width(cell_at(&r->rows[i], c)->text);
+            if (w > width[c]) width[c] = w;
+        }
+        total += width[c];
+    }
+    if (limit != 0 && total > limit) {
+        free(width);
+        render_table_limited(r, b, limit);
+        return;
+    }
+    block_start(b);
+    for (size_t c = 0; c < nc; c++) {
+        if (c > 0) sb_puts(b, "  ");
+        put_padded(b, r->cols[c].header, width[c], r->cols[c].align);
+    }
+    sb_putc(b, '\n');
+    for (size_t c = 0; c < nc; c++) {
+        if (c > 0) sb_puts(b, "  ");
+        for (size_t k = 0; k < width[c]; k++) sb_putc(b, '-');
+    }
+    sb_putc(b, '\n');
+    for (size_t i = 0; i < r->nrows; i++) {
+        for (size_t c = 0; c < nc; c++) {
+            if (c > 0) sb_puts(b, "  ");
+            put_padded(b, cell_at(&r->rows[i], c)->text, width[c], r->cols[c].align);
+        }
+        sb_putc(b, '\n');
+    }
+    free(width);
+}
+
+/* limit: the widest a line may be (0 = no limit: one line per row, meta line and note). */
+static void render_text(const abl_report *r, sbuf *b, size_t limit)
+{
+    if (r->title[0] != '\0' || r->nmeta > 0) {
+        if (r->title[0] != '\0')
+            put_wrapped(b, r->title, limit, 0, 2);
+        put_kv_lines(b, r->meta, r->nmeta, limit);
+    }
+    if (r->ncols > 0)
+        render_table_text(r, b, limit);
     if (r->nsummary > 0) {
         block_start(b);
-        for (size_t i = 0; i < r->nsummary; i++) {
-            sb_puts(b, r->summary[i].label);
-            sb_puts(b, ": ");
-            sb_puts(b, r->summary[i].text);
-            sb_putc(b, '\n');
-        }
+        put_kv_lines(b, r->summary, r->nsummary, limit);
     }
     if (r->nnotes > 0) {
         block_start(b);
-        for (size_t i = 0; i < r->nnotes; i++) {
-            sb_puts(b, r->notes[i]);
-            sb_putc(b, '\n');
-        }
+        for (size_t i = 0; i < r->nnotes; i++)
+            put_wrapped(b, r->notes[i], limit, 0, 2);
     }
     strip_trailing_spaces(b);
 }
@@ -764,10 +1144,15 @@ static void render_latex(const abl_report *r, sbuf *b)
 
 abl_status abl_report_write(const abl_report *r, abl_output fmt, FILE *out)
 {
+    return abl_report_write_width(r, fmt, ABL_REPORT_WIDTH, out);
+}
+
+abl_status abl_report_write_width(const abl_report *r, abl_output fmt, size_t width, FILE *out)
+{
     if (r == NULL || out == NULL) return ABL_ERR_INVALID_ARGUMENT;
     sbuf b = {NULL, 0, 0, false};
     switch (fmt) {
-    case ABL_OUT_TEXT: render_text(r, &b); break;
+    case ABL_OUT_TEXT: render_text(r, &b, width); break;
     case ABL_OUT_MARKDOWN: render_markdown(r, &b); break;
     case ABL_OUT_CSV: render_csv(r, &b); break;
     case ABL_OUT_JSON: render_json(r, &b); break;

@@ -1,0 +1,3 @@
+analyze
+--ctxx
+2048

@@ -1,0 +1,6 @@
+simulate
+--heads
+8
+--ctx
+300
+--wide

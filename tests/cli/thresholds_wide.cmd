@@ -1,0 +1,2 @@
+thresholds
+--wide
