@@ -10,6 +10,7 @@ static const abl_cli_opt figure_opts[] = {
     {"format", "FMT", "output: text (default), markdown, csv (streamed), json, latex"},
     {"heads", "H", "number of heads (default 16, as in the paper)"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+    {"plot", "FILE", "also draw the panel (plot bias / plot fraction --linear) into FILE (.png, .svg, .pdf)"},
     {"progress", NULL, "progress bar on stderr even when not a terminal"},
     {"quiet", NULL, "no progress bar"},
     {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:..., slopes:..."},
@@ -70,19 +71,63 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         abl_figure_free(&f);
         return ABL_EXIT_USAGE;
     }
-    int rc = ABL_EXIT_OK;
     const char *path = abl_cli_value(cmd, v, "output");
+    const char *plot_path = abl_cli_value(cmd, v, "plot");
+    abl_plot_render_options ro;
+    if (plot_path != NULL && abl_cli_plot_target(NULL, plot_path, NULL, NULL, &ro)) {
+        abl_figure_free(&f);
+        return ABL_EXIT_USAGE;
+    }
+    if (plot_path != NULL) {
+        /* The picture of the same panel and settings, written before the data. */
+        abl_plot p;
+        if (panel_b) {
+            abl_plot_fraction_config pc;
+            abl_plot_fraction_config_default(&pc);
+            pc.formats = &c.format;
+            pc.conventions = &c.convention;
+            pc.heads = f.heads;
+            pc.slopes = f.slopes_spec;
+            pc.max_context = c.max_distance;
+            pc.linear = 1;
+            st = abl_plot_fraction(&pc, &p, NULL, 0);
+        } else {
+            abl_plot_bias_config bc;
+            abl_plot_bias_config_default(&bc);
+            bc.format = c.format;
+            bc.convention = c.convention;
+            bc.heads = f.heads;
+            bc.slopes = f.slopes_spec;
+            bc.max_distance = c.max_distance;
+            st = abl_plot_bias(&bc, &p);
+        }
+        if (st == ABL_ERR_HEADS_RANGE) {
+            abl_figure_free(&f);
+            return abl_cli_usage_error("--plot: a plot draws 1 to %d heads", ABL_PLOT_MAX_HEADS);
+        }
+        if (st != ABL_OK) {
+            abl_figure_free(&f);
+            return abl_cli_internal_error("figure: %s", abl_status_message(st));
+        }
+        int prc = abl_cli_plot_write(&p, &ro, "plot", plot_path);
+        abl_plot_free(&p);
+        if (prc != 0) {
+            abl_figure_free(&f);
+            return prc;
+        }
+    }
+    int rc = ABL_EXIT_OK;
     if (out == ABL_OUT_CSV) {
         /* CSV streams row by row: memory stays O(heads) whatever the number of points. */
         abl_cli_bar bar;
         abl_cli_bar_init(&bar, "figure", cmd, v);
-        abl_progress p = {abl_cli_bar_update, &bar};
+        abl_progress pr = {abl_cli_bar_update, &bar};
         abl_cli_outfile o;
         memset(&o, 0, sizeof o);
         if (path != NULL)
             rc = abl_cli_outfile_open(&o, "output", path);
         if (rc == ABL_EXIT_OK) {
-            st = abl_figure_write_csv(&f, panel_b, path != NULL ? o.f : abl_cli_out, &p);
+            st = abl_figure_write_csv(&f, panel_b, path != NULL ? o.f : abl_cli_out, &pr);
             abl_cli_bar_finish(&bar);
             if (st != ABL_OK)
                 rc = path != NULL ? abl_cli_usage_error("--output: cannot write '%s'", path)
@@ -119,7 +164,8 @@ const abl_cli_cmd abl_cli_figure_cmd = {
     "threshold τ (a head goes blind where its line reaches τ).\n"
     "1b: the row underflow fraction (last query row; the paper's 36.6 % at 2048) and the matrix\n"
     "fraction (all causal entries) at context N = 0, step, ..., 4096.\n\n"
-    "Example: alibi-blind figure 1b --format csv --output figure1b.csv",
+    "--plot FILE draws the same panel as a picture (plot bias; plot fraction --linear).\n\n"
+    "Example: alibi-blind figure 1b --format csv --plot figure1b.png",
     figure_opts,
     sizeof figure_opts / sizeof figure_opts[0],
     run_figure,
