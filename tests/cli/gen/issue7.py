@@ -95,7 +95,7 @@ def chk(rc, out, err):
     q = int(nint((mpf("-1e59") + 126 * LN2) * 10 ** 4))   # correctly rounded to 4 decimals
     want = "-%d.%04d" % (-q // 10 ** 4, -q % 10 ** 4)
     assert "margin c − τ = %s nats" % want in out, (want, out)
-save("analyze_clamp_huge", ["analyze", "--heads", "2", "--ctx", "100", "--clamp", "-1e59"], chk)
+save("analyze_clamp_huge", ["analyze", "--heads", "2", "--ctx", "100", "--clamp", "-1e59", "--wide"], chk)
 
 # Item 4: soft cap z = 50 with eps = 100: the logit is 50 tanh(2).
 def chk(rc, out, err):
