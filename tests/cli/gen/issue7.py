@@ -36,6 +36,9 @@ def save(name, args, check=None):
     if rc != 0:
         with open(base + ".rc", "w") as f:
             f.write("%d\n" % rc)
+    if err:
+        with open(base + ".err", "w") as f:
+            f.write(err)
     return rc, out, err
 
 def decimal(fr):
