@@ -8,7 +8,7 @@ static const abl_cli_opt figure_opts[] = {
     {"dtype", "TYPE", "floating-point format (default bf16)"},
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"heads", "H", "number of heads (default 16, as in the paper)"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
     {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:..., slopes:..."},
     {"step", "S", "spacing of the distances (default 64 for 1a, 16 for 1b)"},
 };

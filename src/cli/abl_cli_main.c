@@ -171,6 +171,14 @@ int abl_cli_outfile_open(abl_cli_outfile *o, const char *opt, const char *path)
     o->opt = opt;
     if (path[0] == '\0')
         return abl_cli_usage_error("--%s: empty file name", opt);
+    if (strcmp(path, "-") == 0) {
+        /* "-" is standard output (the usual convention); written in place. */
+        o->target = strdup("standard output");
+        if (o->target == NULL)
+            return abl_cli_internal_error("out of memory");
+        o->f = stdout;
+        return 0;
+    }
     struct stat st;
     /* Write through symlinks, and into devices and fifos, rather than replacing them. */
     char *resolved = realpath(path, NULL);
@@ -255,7 +263,9 @@ int abl_cli_same_file(const char *a, const char *b)
 int abl_cli_outfile_commit(abl_cli_outfile *o)
 {
     int bad = o->f == NULL || ferror(o->f);
-    if (o->f != NULL)
+    if (o->f == stdout)
+        bad |= fflush(stdout) != 0;
+    else if (o->f != NULL)
         bad |= fclose(o->f) != 0;
     o->f = NULL;
     if (!bad && o->tmp != NULL)
@@ -272,7 +282,8 @@ int abl_cli_outfile_commit(abl_cli_outfile *o)
 void abl_cli_outfile_abort(abl_cli_outfile *o)
 {
     if (o->f != NULL)
-        fclose(o->f);
+        if (o->f != stdout)
+            fclose(o->f);
     if (o->tmp != NULL)
         unlink(o->tmp);
     free(o->tmp);
@@ -306,7 +317,7 @@ int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path)
     int rc = abl_cli_render(r, fmt, &buf, &len);
     if (rc != 0)
         return rc;
-    if (path == NULL) {
+    if (path == NULL || strcmp(path, "-") == 0) {
         if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0)
             rc = abl_cli_internal_error("cannot write to standard output");
     } else {

@@ -15,7 +15,7 @@ static const abl_cli_opt simulate_opts[] = {
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
     {"logit-std", "S", "Gaussian logits N(0, S^2) instead of zero logits (0 to 1000)"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
     {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...]: eager (default), flash2, bloom-hf, falcon-rw-hf, mpt"},
     {"predict", NULL, "zero logits: the exact predictor alone, O(N log N) per head"},
     {"seed", "K", "seed of the Gaussian logits (default 0)"},

@@ -118,9 +118,9 @@ static void test_sample_csv(void **state)
     abl_report *r = sample();
     assert_renders(r, ABL_OUT_CSV,
                    "head,slope,delta,blind,comment\n"
-                   "1,0.5,-3.25,yes,plain\n"
-                   "2,0.25,,no,\"a, b \"\"c\"\" | d\"\n"
-                   "10,2^-8,≈ 12,,\n");
+                   "1,0.5,-3.25,true,plain\n"
+                   "2,0.25,,false,\"a, b \"\"c\"\" | d\"\n"
+                   "10,0.00390625,12,,\n");
     abl_report_free(r);
 }
 

@@ -296,17 +296,15 @@ static void u64_text(uint64_t v, char *buf, size_t len)
     snprintf(buf, len, "%llu", (unsigned long long)v);
 }
 
-/* A delta for JSON: integer when it fits int64, "never", or a string like "4.37e53". */
-static void delta_json(const abl_delta *d, char *buf, size_t len)
+/* A delta cell: text, and for JSON abl_delta_json (null, an integer up to 2^53, else an exact decimal string). */
+static abl_status delta_cell(abl_report *r, const char *text, const abl_delta *d)
 {
-    int64_t v;
-    char t[64];
-    if (abl_delta_get_i64(d, &v)) {
-        snprintf(buf, len, "%lld", (long long)v);
-        return;
-    }
-    abl_delta_text(d, 0, t, sizeof t);
-    snprintf(buf, len, "\"%s\"", t);
+    char *j = abl_delta_json(d);
+    if (j == NULL)
+        return ABL_ERR_NO_MEMORY;
+    abl_status st = abl_report_cell(r, text, j, NULL);
+    free(j);
+    return st;
 }
 
 /* An exact number as a JSON number with 17 significant digits. */
@@ -455,7 +453,7 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     }
 
     abl_report_column(r, "rank", "rank", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "index", "head", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "head", "head", ABL_ALIGN_RIGHT);
     abl_report_column(r, "slope_exact", "slope", ABL_ALIGN_LEFT);
     abl_report_column(r, "slope", "m", ABL_ALIGN_RIGHT);
     abl_report_column(r, "delta", "δ", ABL_ALIGN_RIGHT);
@@ -471,7 +469,7 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     abl_report_column(r, "blind_in_context", "blind", ABL_ALIGN_LEFT);
     if (c->window > 0)
         abl_report_column(r, "window_masks", "W < δ", ABL_ALIGN_LEFT);
-    abl_report_column(r, "row_blind", "row zeros", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "row_zeros", "row zeros", ABL_ALIGN_RIGHT);
     abl_report_column(r, "row_fraction", "row %", ABL_ALIGN_RIGHT);
     abl_report_column(r, "matrix_fraction", "matrix %", ABL_ALIGN_RIGHT);
 
@@ -503,13 +501,11 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
         const abl_delta *ds[4] = {&h->delta, &h->delta_ieee, &h->delta_lo, &h->delta_hi};
         for (int d = 0; d < 2; d++) {
             abl_delta_text(ds[d], 12, t, sizeof t);
-            delta_json(ds[d], j, sizeof j);
-            abl_report_cell(r, t, j, NULL);
+            delta_cell(r, t, ds[d]);
         }
         if (c->level == ABL_LEVEL_WEIGHT) {
             abl_delta_text(&h->delta_exponent, 12, t, sizeof t);
-            delta_json(&h->delta_exponent, j, sizeof j);
-            abl_report_cell(r, t, j, NULL);
+            delta_cell(r, t, &h->delta_exponent);
             /* tokens earlier than the exponent level says */
             if (h->delta.exact && h->delta_exponent.exact) {
                 mpz_t sh;
@@ -524,8 +520,7 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
         }
         for (int d = 2; d < (c->softcap != NULL ? 4 : 2); d++) {
             abl_delta_text(ds[d], 12, t, sizeof t);
-            delta_json(ds[d], j, sizeof j);
-            abl_report_cell(r, t, j, NULL);
+            delta_cell(r, t, ds[d]);
         }
         abl_report_cell(r, h->blind_in_context ? "yes" : "no", h->blind_in_context ? "true" : "false", NULL);
         if (c->window > 0)
