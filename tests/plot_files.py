@@ -16,7 +16,13 @@ os.makedirs(WORK, exist_ok=True)
 failures = []
 
 # Colours the renderer uses for everything that is not a series (text and frame, grid, τ, bands).
-NON_SERIES = {"#000000", "#DDDDDD", "#D55E00", "#FFFFFF", "#EEEEEE"}
+# Greys (bands, grid) and the blindmap's four shades are not series either.
+NON_SERIES = {"#D55E00"}
+MAP_SHADES = {"#C6DBEF", "#6BAED6", "#2171B5", "#08306B"}
+
+
+def is_series_colour(c):
+    return len(c) == 7 and c not in NON_SERIES and c not in MAP_SHADES and not (c[1:3] == c[3:5] == c[5:7])
 
 
 def fail(msg):
@@ -36,7 +42,7 @@ def series_colours(svg_bytes):
     for el in root.iter("{http://www.w3.org/2000/svg}polyline"):
         c = el.get("stroke", "").upper()
         counts[c] = counts.get(c, 0) + 1
-    return {c: n for c, n in counts.items() if c not in NON_SERIES}
+    return counts
 
 
 def check(kind, args, series, size=(1200, 800)):
@@ -71,6 +77,10 @@ def check(kind, args, series, size=(1200, 800)):
             except ET.ParseError as e:
                 fail("%s svg: not XML: %s" % (kind, e))
                 colours = None
+            if colours is not None and kind == "blindmap" and not any(c in MAP_SHADES for c in colours):
+                fail("blindmap svg: no shaded cells")
+            if colours is not None:
+                colours = {c: n for c, n in colours.items() if is_series_colour(c)}
             if colours is not None and series is not None:
                 # One path per series and one legend sample per series.
                 if len(colours) != series or any(n != 2 for n in colours.values()):
@@ -87,6 +97,13 @@ def check(kind, args, series, size=(1200, 800)):
 check("bias", ["--heads", "16"], 16)
 check("bias", ["--heads", "24", "--dtype", "fp16", "--convention", "ieee"], 24, size=(900, 700))
 check("bias", ["--slopes", "slopes:0.5,0.25,0.125"], 3)
+check("fraction", [], 2)                                         # row and matrix
+check("fraction", ["--dtype", "bf16,fp16", "--convention", "paper,ieee"], 8)
+check("fraction", ["--linear", "--ctx", "4096"], 2)
+check("fraction", ["--pipeline", "eager", "--ctx", "512", "--heads", "4"], 4)
+check("mitigations", [], 16)                                    # Table 8's 16 combinations
+check("blindmap", ["--ctx", "256"], 0)                          # a shaded map, no series
+check("blindmap", ["--ctx", "512", "--head", "0", "--heads", "4"], 0)
 
 # Refusals: exit 2, one line on stderr, nothing on stdout, no file.
 bad = [
@@ -98,6 +115,14 @@ bad = [
     ["plot", "bias", "--slopes", "nonsense", "--output", os.path.join(WORK, "x.png")],
     ["plot", "nosuchkind", "--output", os.path.join(WORK, "x.png")],
     ["plot", "bias", "--output", os.path.join(WORK, "no-such-dir", "x.png")],
+    ["plot", "blindmap", "--ctx", "9000", "--output", os.path.join(WORK, "x.png")],
+    ["plot", "blindmap", "--head", "17", "--ctx", "64", "--output", os.path.join(WORK, "x.png")],
+    ["plot", "fraction", "--pipeline", "eager", "--ctx", "100000", "--output", os.path.join(WORK, "x.png")],
+    ["plot", "fraction", "--pipeline", "nosuch", "--ctx", "100", "--output", os.path.join(WORK, "x.png")],
+    ["plot", "mitigations", "--heads", "4", "--output", os.path.join(WORK, "x.png")],
+    ["plot", "bias", "--dtype", "bf16,fp16", "--output", os.path.join(WORK, "x.png")],
+    ["plot", "bias", "--model", "no-such-model", "--output", os.path.join(WORK, "x.png")],
+    ["figure", "1a", "--plot", os.path.join(WORK, "x.gif")],
 ]
 for args in bad:
     rc, so, se = run(args)
@@ -106,6 +131,14 @@ for args in bad:
 left = [f for f in os.listdir(WORK) if f.startswith("x.") or ".tmp" in f]
 if left:
     fail("files left behind after failures: %s" % left)
+
+# figure --plot: the data on stdout as before, and the picture.
+fig = os.path.join(WORK, "figure1a.png")
+rc, so, se = run(["figure", "1a", "--format", "csv", "--plot", fig])
+if rc != 0 or not so.startswith(b"d,") and b"," not in so.split(b"\n")[0] or not os.path.exists(fig):
+    fail("figure 1a --plot: exit %d, stdout %r" % (rc, so[:80]))
+elif open(fig, "rb").read()[:8] != b"\x89PNG\r\n\x1a\n":
+    fail("figure 1a --plot: not a PNG")
 
 print("%d failure(s)" % len(failures))
 sys.exit(1 if failures else 0)

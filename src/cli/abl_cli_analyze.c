@@ -1,5 +1,6 @@
 /* alibi-blind analyze: per-head blindness distances and underflow fractions of one layer. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "abl_cli.h"
 
@@ -13,6 +14,7 @@ static const abl_cli_opt analyze_opts[] = {
     {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
     {"level", "LEVEL", "exponent (default: exp(x) underflows, the paper) or weight (exp(x)/S underflows, spec §4)"},
     {"logit", "EPS", "attention logit epsilon added to the bias (default 0)"},
+    {"logit-range", "LO:HI", "logits between LO and HI: report delta(LO) and delta(HI) per head"},
     {"mitigate", "LIST", "paper mitigations, e.g. C,E,L,S: clamp -87, robust slopes 32*2^(h-1), log distance, soft cap 50"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
     {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:d1,..., slopes:m1,..."},
@@ -21,7 +23,7 @@ static const abl_cli_opt analyze_opts[] = {
 };
 
 typedef struct {
-    mpq_t logit, clamp, softcap;
+    mpq_t logit, clamp, softcap, lo, hi;
 } analyze_numbers;
 
 static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums);
@@ -31,9 +33,9 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
     if (npos > 0)
         return abl_cli_usage_error("analyze: unexpected argument '%s'", pos[0]);
     analyze_numbers nums;
-    mpq_inits(nums.logit, nums.clamp, nums.softcap, (mpq_ptr)0);
+    mpq_inits(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
     int rc = analyze_with(cmd, v, &nums);
-    mpq_clears(nums.logit, nums.clamp, nums.softcap, (mpq_ptr)0);
+    mpq_clears(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
     return rc;
 }
 
@@ -73,6 +75,23 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
             return ABL_EXIT_USAGE;
         cfg.logit = nums->logit;
     }
+    if ((s = abl_cli_value(cmd, v, "logit-range")) != NULL) {
+        const char *colon = strchr(s, ':');
+        if (colon == NULL || strchr(colon + 1, ':') != NULL)
+            return abl_cli_usage_error("--logit-range: '%s' is not LO:HI (e.g. -10:5)", s);
+        char *lo = strdup(s);
+        if (lo == NULL)
+            return abl_cli_internal_error("out of memory");
+        lo[colon - s] = '\0';
+        int bad = abl_cli_decimal("logit-range", lo, 0, nums->lo) || abl_cli_decimal("logit-range", colon + 1, 0, nums->hi);
+        free(lo);
+        if (bad)
+            return ABL_EXIT_USAGE;
+        if (mpq_cmp(nums->lo, nums->hi) > 0)
+            return abl_cli_usage_error("--logit-range: LO is above HI in '%s'", s);
+        cfg.logit_lo = nums->lo;
+        cfg.logit_hi = nums->hi;
+    }
     if ((s = abl_cli_value(cmd, v, "clamp")) != NULL) {
         if (abl_cli_decimal("clamp", s, 0, nums->clamp))
             return ABL_EXIT_USAGE;
@@ -110,9 +129,6 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
     } else if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
                st == ABL_ERR_DEGENERATE) {
         rc = abl_cli_usage_error("--slopes: '%s': %s", cfg.slopes ? cfg.slopes : "press", abl_status_message(st));
-    } else if (st == ABL_ERR_UNSUPPORTED && cfg.level == ABL_LEVEL_WEIGHT) {
-        rc = abl_cli_usage_error("--level weight: models zero logits with linear, unclamped distances only "
-                                 "(drop --logit/--distance log/--clamp/--softcap/--mitigate C,L,S)");
     } else if (st == ABL_ERR_UNSUPPORTED) {
         rc = abl_cli_usage_error("analyze: a blindness distance is beyond MPFR's exponent range "
                                  "(log distance with (eps - tau)/m above about 3e18 nats)");

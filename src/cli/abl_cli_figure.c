@@ -9,6 +9,7 @@ static const abl_cli_opt figure_opts[] = {
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"heads", "H", "number of heads (default 16, as in the paper)"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
+    {"plot", "FILE", "also draw the panel (plot bias / plot fraction --linear) into FILE (.png, .svg, .pdf)"},
     {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:..., slopes:..."},
     {"step", "S", "spacing of the distances (default 64 for 1a, 16 for 1b)"},
 };
@@ -60,8 +61,52 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         return abl_cli_usage_error("figure: %s", abl_status_message(st));
     if (st != ABL_OK)
         return abl_cli_internal_error("figure: %s", abl_status_message(st));
+    const char *plot_path = abl_cli_value(cmd, v, "plot");
+    abl_plot_render_options ro;
+    if (plot_path != NULL && abl_cli_plot_target(NULL, plot_path, NULL, NULL, &ro)) {
+        abl_figure_free(&f);
+        return ABL_EXIT_USAGE;
+    }
     abl_report *r = NULL;
     st = panel_b ? abl_figure1b_report(&f, &r) : abl_figure1a_report(&f, &r);
+    if (st == ABL_OK && plot_path != NULL) {
+        /* The picture of the same panel and settings, written before the data. */
+        abl_plot p;
+        if (panel_b) {
+            abl_plot_fraction_config pc;
+            abl_plot_fraction_config_default(&pc);
+            pc.formats = &c.format;
+            pc.conventions = &c.convention;
+            pc.heads = f.heads;
+            pc.slopes = f.slopes_spec;
+            pc.max_context = c.max_distance;
+            pc.linear = 1;
+            st = abl_plot_fraction(&pc, &p, NULL, 0);
+        } else {
+            abl_plot_bias_config bc;
+            abl_plot_bias_config_default(&bc);
+            bc.format = c.format;
+            bc.convention = c.convention;
+            bc.heads = f.heads;
+            bc.slopes = f.slopes_spec;
+            bc.max_distance = c.max_distance;
+            st = abl_plot_bias(&bc, &p);
+        }
+        if (st == ABL_ERR_HEADS_RANGE) {
+            abl_report_free(r);
+            abl_figure_free(&f);
+            return abl_cli_usage_error("--plot: a plot draws 1 to %d heads", ABL_PLOT_MAX_HEADS);
+        }
+        if (st == ABL_OK) {
+            int prc = abl_cli_plot_write(&p, &ro, "plot", plot_path);
+            abl_plot_free(&p);
+            if (prc != 0) {
+                abl_report_free(r);
+                abl_figure_free(&f);
+                return prc;
+            }
+        }
+    }
     int rc;
     if (st != ABL_OK)
         rc = abl_cli_internal_error("figure: %s", abl_status_message(st));
@@ -80,7 +125,8 @@ const abl_cli_cmd abl_cli_figure_cmd = {
     "threshold τ (a head goes blind where its line reaches τ).\n"
     "1b: the row underflow fraction (last query row; the paper's 36.6 % at 2048) and the matrix\n"
     "fraction (all causal entries) at context N = 0, step, ..., 4096.\n\n"
-    "Example: alibi-blind figure 1b --format csv --output figure1b.csv",
+    "--plot FILE draws the same panel as a picture (plot bias; plot fraction --linear).\n\n"
+    "Example: alibi-blind figure 1b --format csv --plot figure1b.png",
     figure_opts,
     sizeof figure_opts / sizeof figure_opts[0],
     run_figure,

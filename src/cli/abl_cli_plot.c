@@ -4,13 +4,17 @@
 #include "abl_cli.h"
 
 static const abl_cli_opt plot_opts[] = {
-    {"convention", "NAME", "paper (default), ftz, ieee or subnormal"},
-    {"ctx", "N", "right end of the distance axis (default 4096)"},
+    {"convention", "LIST", "paper (default), ftz, ieee, subnormal; fraction: a comma-separated list"},
+    {"ctx", "N", "right end of the axis: d for bias (4096), N for fraction (65536), the context of blindmap (2048)"},
     {"device", "DEV", "png, svg or pdf (default: from the --output extension)"},
-    {"dtype", "TYPE", "floating-point format (default bf16)"},
+    {"dtype", "LIST", "floating-point format (default bf16, or the model's); fraction: a comma-separated list"},
+    {"head", "H", "blindmap: the head to draw (default 1; 0: every head as small multiples)"},
     {"heads", "H", "number of heads (default 16, as in the paper)"},
     {"height", "PX", "page height (default 800; pixels for PNG, points for SVG/PDF)"},
+    {"linear", NULL, "fraction: a linear N axis from 0 (the paper's Figure 1b) instead of log N"},
+    {"model", "NAME", "heads, slopes and dtype of a catalogued model (alibi-blind models)"},
     {"output", "FILE", "the picture (required; written atomically)"},
+    {"pipeline", "LIST", "fraction: real kernels to overlay (exact predictor, N <= 65536); blindmap: the kernel"},
     {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:..., slopes:..."},
     {"width", "PX", "page width (default 1200)"},
 };
@@ -61,14 +65,53 @@ int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, con
     return rc;
 }
 
+/* Split a comma-separated list in place (at most cap items). Returns the count, or -1. */
+static int split_list(char *text, char **items, int cap)
+{
+    int n = 0;
+    if (text[0] == '\0')
+        return -1;
+    for (char *p = text;;) {
+        char *comma = strchr(p, ',');
+        if (comma != NULL)
+            *comma = '\0';
+        if (p[0] == '\0' || n == cap)
+            return -1;
+        items[n++] = p;
+        if (comma == NULL)
+            break;
+        p = comma + 1;
+    }
+    return n;
+}
+
+#define PLOT_MAX_LIST 8
+
+static int plot_status(abl_status st, const char *slopes, const char *err)
+{
+    if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
+        st == ABL_ERR_DEGENERATE)
+        return abl_cli_usage_error("--slopes: '%s': %s%s", slopes ? slopes : "press", abl_status_message(st),
+                                   st == ABL_ERR_HEADS_RANGE ? " (a plot draws 1 to 256 heads, blindmap --head 0 64)"
+                                                             : "");
+    if (st == ABL_ERR_UNSUPPORTED || (st == ABL_ERR_INVALID_ARGUMENT && err != NULL && err[0]))
+        return abl_cli_usage_error("plot: %s", err != NULL && err[0] ? err : abl_status_message(st));
+    if (st == ABL_ERR_NO_MEMORY)
+        return abl_cli_internal_error("out of memory");
+    return abl_cli_internal_error("plot: %s", abl_status_message(st));
+}
+
 static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
+    static const char *const kinds = "bias, fraction, blindmap or mitigations";
     if (npos == 0)
-        return abl_cli_usage_error("plot: which picture? (bias)");
+        return abl_cli_usage_error("plot: which picture? (%s)", kinds);
     if (npos > 1)
         return abl_cli_usage_error("plot: unexpected argument '%s'", pos[1]);
-    if (strcmp(pos[0], "bias") != 0)
-        return abl_cli_usage_error("plot: '%s' is not a picture this tool draws (bias)", pos[0]);
+    const char *kind = pos[0];
+    if (strcmp(kind, "bias") != 0 && strcmp(kind, "fraction") != 0 && strcmp(kind, "blindmap") != 0 &&
+        strcmp(kind, "mitigations") != 0)
+        return abl_cli_usage_error("plot: '%s' is not a picture this tool draws (%s)", kind, kinds);
     const char *path = abl_cli_value(cmd, v, "output");
     if (path == NULL)
         return abl_cli_usage_error("plot: --output FILE is required (.png, .svg or .pdf)");
@@ -76,47 +119,170 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
     if (abl_cli_plot_target(abl_cli_value(cmd, v, "device"), path, abl_cli_value(cmd, v, "width"),
                             abl_cli_value(cmd, v, "height"), &ro))
         return ABL_EXIT_USAGE;
+    /* Options a kind does not use are refused rather than ignored. */
+    static const struct { const char *opt, *kinds; } uses[] = {
+        {"convention", "bias fraction mitigations"}, {"ctx", "bias fraction blindmap"},
+        {"dtype", "bias fraction blindmap mitigations"}, {"head", "blindmap"}, {"heads", "bias fraction blindmap"},
+        {"linear", "fraction"}, {"model", "bias fraction blindmap"}, {"pipeline", "fraction blindmap"},
+        {"slopes", "bias fraction blindmap"},
+    };
+    for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++)
+        if (abl_cli_value(cmd, v, uses[i].opt) != NULL && strstr(uses[i].kinds, kind) == NULL)
+            return abl_cli_usage_error("plot %s: --%s does not apply (it is for: %s)", kind, uses[i].opt, uses[i].kinds);
 
-    abl_plot_bias_config c;
-    abl_plot_bias_config_default(&c);
+    /* The layer: --model first, then --heads/--slopes/--dtype override it. */
+    const abl_model *model = NULL;
     const char *s;
-    if ((s = abl_cli_value(cmd, v, "dtype")) && abl_cli_dtype("dtype", s, &c.format))
-        return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "convention")) && abl_cli_convention(s, &c.convention))
-        return ABL_EXIT_USAGE;
-    long heads = c.heads;
+    if ((s = abl_cli_value(cmd, v, "model")) != NULL && (model = abl_model_find(s)) == NULL) {
+        const abl_model *near = abl_model_suggest(s);
+        return abl_cli_usage_error("--model: unknown model '%s'%s%s%s (see alibi-blind models)", s,
+                                   near ? " (did you mean " : "", near ? near->name : "", near ? "?)" : "");
+    }
+    long heads = model != NULL ? model->heads : 16;
     if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
-    c.heads = (int)heads;
-    if ((s = abl_cli_value(cmd, v, "ctx")) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &c.max_distance))
+    const char *slopes = abl_cli_value(cmd, v, "slopes");
+    if (slopes == NULL && model != NULL)
+        slopes = model->slopes;
+    if (slopes != NULL && abl_cli_value(cmd, v, "heads") == NULL && model == NULL &&
+        (strncmp(slopes, "slopes:", 7) == 0 || strncmp(slopes, "targets:", 8) == 0))
+        heads = 0; /* the list gives H */
+    abl_format formats[PLOT_MAX_LIST];
+    size_t nformats = 1;
+    if (abl_format_lookup(model != NULL && model->dtype != NULL ? model->dtype : "bf16", &formats[0]) != ABL_OK)
+        abl_format_lookup("bf16", &formats[0]);
+    if ((s = abl_cli_value(cmd, v, "dtype")) != NULL) {
+        size_t cap = strcmp(kind, "fraction") == 0 ? PLOT_MAX_LIST : 1;
+        if (abl_cli_dtype_list("dtype", s, formats, cap, &nformats))
+            return ABL_EXIT_USAGE;
+    }
+    abl_convention convs[ABL_CONV_COUNT] = {ABL_CONV_PAPER};
+    size_t nconvs = 1;
+    int rc = 0;
+    char *copy = NULL, *items[PLOT_MAX_LIST];
+    if ((s = abl_cli_value(cmd, v, "convention")) != NULL) {
+        if ((copy = strdup(s)) == NULL)
+            return abl_cli_internal_error("out of memory");
+        int n = split_list(copy, items, strcmp(kind, "fraction") == 0 ? ABL_CONV_COUNT : 1);
+        if (n < 0)
+            rc = abl_cli_usage_error("--convention: '%s' is not %s", s,
+                                     strcmp(kind, "fraction") == 0 ? "a comma-separated list of conventions"
+                                                                   : "one convention");
+        for (int i = 0; rc == 0 && i < n; i++)
+            rc = abl_cli_convention(items[i], &convs[i]);
+        nconvs = n > 0 ? (size_t)n : 1;
+        free(copy);
+        if (rc)
+            return ABL_EXIT_USAGE;
+    }
+    uint64_t ctx = 0;
+    if ((s = abl_cli_value(cmd, v, "ctx")) &&
+        abl_cli_count("ctx", s, strcmp(kind, "blindmap") == 0 ? 2 : 1,
+                      strcmp(kind, "blindmap") == 0 ? ABL_PLOT_BLINDMAP_MAX_CONTEXT : ABL_MAX_CONTEXT, &ctx))
         return ABL_EXIT_USAGE;
-    c.slopes = abl_cli_value(cmd, v, "slopes");
-    if (c.slopes != NULL && abl_cli_value(cmd, v, "heads") == NULL &&
-        (strncmp(c.slopes, "slopes:", 7) == 0 || strncmp(c.slopes, "targets:", 8) == 0))
-        c.heads = 0; /* the list gives H */
+    char *pipecopy = NULL, *pipes[PLOT_MAX_LIST];
+    int npipes = 0;
+    if ((s = abl_cli_value(cmd, v, "pipeline")) != NULL) {
+        if ((pipecopy = strdup(s)) == NULL)
+            return abl_cli_internal_error("out of memory");
+        /* fraction: a list of presets; blindmap: one spec (which may hold field=value commas) */
+        if (strcmp(kind, "fraction") == 0)
+            npipes = split_list(pipecopy, pipes, PLOT_MAX_LIST);
+        else
+            pipes[0] = pipecopy, npipes = pipecopy[0] ? 1 : -1;
+        if (npipes < 0) {
+            free(pipecopy);
+            return abl_cli_usage_error("--pipeline: '%s' is not a comma-separated list of pipelines", s);
+        }
+    }
+    const char *label = model != NULL ? model->name : NULL;
 
     abl_plot p;
-    abl_status st = abl_plot_bias(&c, &p);
-    if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
-        st == ABL_ERR_DEGENERATE)
-        return abl_cli_usage_error("--slopes: '%s': %s%s", c.slopes ? c.slopes : "press", abl_status_message(st),
-                                   st == ABL_ERR_HEADS_RANGE ? " (a plot draws 1 to 256 heads)" : "");
-    if (st == ABL_ERR_UNSUPPORTED)
-        return abl_cli_usage_error("plot: %s", abl_status_message(st));
-    if (st != ABL_OK)
-        return abl_cli_internal_error("plot: %s", abl_status_message(st));
-    int rc = abl_cli_plot_write(&p, &ro, "output", path);
+    memset(&p, 0, sizeof p);
+    abl_status st = ABL_OK;
+    char err[320] = "";
+    if (strcmp(kind, "bias") == 0) {
+        abl_plot_bias_config c;
+        abl_plot_bias_config_default(&c);
+        c.format = formats[0];
+        c.convention = convs[0];
+        c.heads = (int)heads;
+        c.slopes = slopes;
+        c.model = label;
+        if (ctx)
+            c.max_distance = ctx;
+        st = abl_plot_bias(&c, &p);
+    } else if (strcmp(kind, "fraction") == 0) {
+        abl_plot_fraction_config c;
+        abl_plot_fraction_config_default(&c);
+        c.formats = formats;
+        c.nformats = nformats;
+        c.conventions = convs;
+        c.nconventions = nconvs;
+        c.pipelines = (const char *const *)pipes;
+        c.npipelines = (size_t)npipes;
+        c.heads = (int)heads;
+        c.slopes = slopes;
+        c.model = label;
+        c.linear = abl_cli_value(cmd, v, "linear") != NULL;
+        if (c.linear)
+            c.max_context = 4096;
+        if (ctx)
+            c.max_context = ctx;
+        if (npipes > 0 && c.max_context > ABL_PLOT_PIPELINE_MAX_CONTEXT)
+            rc = abl_cli_usage_error("plot fraction: --pipeline curves run the exact predictor at every point: "
+                                     "--ctx at most %d", ABL_PLOT_PIPELINE_MAX_CONTEXT);
+        else if (nformats * nconvs + (size_t)npipes * nformats > 32)
+            rc = abl_cli_usage_error("plot fraction: at most 32 pairs of curves");
+        else
+            st = abl_plot_fraction(&c, &p, err, sizeof err);
+    } else if (strcmp(kind, "mitigations") == 0) {
+        st = abl_plot_mitigations(&formats[0], convs[0], &p);
+    } else {
+        abl_plot_blindmap_config c;
+        abl_plot_blindmap_config_default(&c);
+        c.model_dtype = formats[0];
+        c.heads = (int)heads;
+        c.slopes = slopes;
+        c.model = label;
+        c.pipeline = npipes > 0 ? pipes[0]
+                     : model != NULL && model->family != NULL && model->family->npaths > 0
+                         ? model->family->paths[0].pipeline
+                         : NULL;
+        long head = 1;
+        if ((s = abl_cli_value(cmd, v, "head")) && abl_cli_int("head", s, 0, ABL_PLOT_MAX_HEADS, &head))
+            rc = ABL_EXIT_USAGE;
+        c.head = (int)head;
+        if (ctx)
+            c.context = ctx;
+        if (rc == 0)
+            st = abl_plot_blindmap(&c, &p, err, sizeof err);
+    }
+    if (rc == 0 && st != ABL_OK)
+        rc = plot_status(st, slopes, err);
+    free(pipecopy);
+    if (rc != 0)
+        return rc;
+    rc = abl_cli_plot_write(&p, &ro, "output", path);
     abl_plot_free(&p);
     return rc;
 }
 
 const abl_cli_cmd abl_cli_plot_cmd = {
     "plot",
-    "pictures: Figure 1a for any layer (PNG, SVG or PDF, drawn with PLplot)",
-    "bias [options] --output FILE",
+    "pictures of the paper's figures for any layer (PNG, SVG or PDF, drawn with PLplot)",
+    "bias|fraction|blindmap|mitigations [options] --output FILE",
     "bias: the paper's Figure 1a for any layer: each head's bias -m·d against the token distance d,\n"
     "the threshold τ of the chosen format and convention as a dashed line, and each head's δ marked\n"
-    "(o) where its line reaches τ. Colours are colour-blind safe (viridis by slope for many heads).\n"
+    "(o) where its line reaches τ.\n"
+    "fraction: Figure 1b: the row and matrix underflow fractions against the context N (log N up to\n"
+    "--ctx, or --linear), one pair of curves per --dtype and --convention (lists), and per real\n"
+    "kernel with --pipeline (the exact zero-logit predictor at every N, N <= 65536).\n"
+    "blindmap: the causal N x N weights of one head (--head, or 0 for every head) emulated through a\n"
+    "real kernel (simulate, N <= 8192), exactly-zero weights shaded: where attention goes blind.\n"
+    "mitigations: δ of the nine heads of each of Table 8's mitigation combinations, log10 δ, with\n"
+    "the * (10^9 < δ < 2^1024) and ** (δ >= 2^1024) regions shaded.\n"
+    "Colours are colour-blind safe (Okabe-Ito; viridis ordered by slope for many heads).\n"
     "The picture format comes from the --output extension (.png, .svg, .pdf) or --device; the\n"
     "same inputs give the same bytes.\n\n"
     "Example: alibi-blind plot bias --heads 16 --output fig1a.png",

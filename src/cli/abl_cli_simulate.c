@@ -16,7 +16,8 @@ static const abl_cli_opt simulate_opts[] = {
     {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
     {"logit-std", "S", "Gaussian logits N(0, S^2) instead of zero logits (0 to 1000)"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
-    {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...]: eager (default), flash2, bloom-hf, falcon-rw-hf, mpt"},
+    {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...]: eager (default), flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, "
+                         "falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, mpt, mpt-hf"},
     {"predict", NULL, "zero logits: the exact predictor alone, O(N log N) per head"},
     {"seed", "K", "seed of the Gaussian logits (default 0)"},
     {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:d1,..., slopes:m1,..."},
@@ -78,7 +79,7 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
     char err[512];
     const char *spec = abl_cli_value(cmd, v, "pipeline");
     if (spec != NULL && spec[0] == '\0')
-        return abl_cli_usage_error("--pipeline: empty (presets: eager, flash2, bloom-hf, falcon-rw-hf, mpt)");
+        return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
     if (abl_pipeline_parse(spec, &model, &cfg.pipeline, err, sizeof err) != ABL_OK)
         return abl_cli_usage_error("--pipeline: %s", err);
     if (abl_pipeline_check(&cfg.pipeline, err, sizeof err) != ABL_OK)
@@ -213,13 +214,28 @@ const abl_cli_cmd abl_cli_simulate_cmd = {
     "Emulates every weight of the N x N causal attention matrix of every head, rounding exactly as the\n"
     "pipeline does: the bias form and the dtypes it is built, stored and added in, the softmax (eager:\n"
     "fp32 exp, fp32 reciprocal of the sum, fp32 product, one rounding into the output dtype; flash:\n"
-    "exp2 with flush-to-zero against the running max), and the output dtype. Per head: the first blind\n"
-    "distance and the zeros of the last row, the zeros of the matrix, the distinct logits, ties and the\n"
-    "total-variation distance of the last row from an exact softmax. Streams rows (O(N) memory per\n"
-    "thread) on every core.\n\n"
+    "exp2 with flush-to-zero against the running max; sdpa-efficient / sdpa-cudnn: torch SDPA's fused\n"
+    "kernels, P in the model dtype per key block, fp32 rescaling and normalisation), and the output\n"
+    "dtype. Per head: the first blind distance and the zeros of the last row, the zeros of the matrix,\n"
+    "the distinct logits, ties and the total-variation distance of the last row from an exact softmax.\n"
+    "Streams rows (O(N) memory per thread) on every core.\n\n"
+    "Presets:\n"
+    "  eager            relative bias cast to the model dtype, fp32 softmax (= SDPA MATH)\n"
+    "  flash2           FlashAttention-2 with alibi_slopes\n"
+    "  sdpa-efficient   the eager bias as a float mask, SDPA memory-efficient kernel\n"
+    "  sdpa-cudnn       the same through SDPA's cuDNN kernel (closed source: a model\n"
+    "                   of its H200 measurements, see docs/pipelines.md)\n"
+    "  bloom-hf         transformers BloomModel (torch.pow slopes)\n"
+    "  falcon-hf-eager  transformers FalconModel, eager: bias/8 counted twice (m/4)\n"
+    "  falcon-hf-sdpa   transformers FalconModel, SDPA: bias/8 in the mask (m/8);\n"
+    "                   other backends: softmax=sdpa-cudnn, softmax=eager (MATH)\n"
+    "  falcon-rw-hf     alias of falcon-hf-sdpa\n"
+    "  mpt              llm-foundry MPT (bias and softmax in the model dtype)\n"
+    "  mpt-hf           transformers MptModel (fp32 bias and softmax)\n\n"
     "Pipeline fields (override after the preset, e.g. bloom-hf,output-dtype=fp16): bias-form\n"
-    "(relative, absolute, symmetric, trailing), slope-dtype, product-dtype, bias-dtype, bias-scale,\n"
-    "logit-dtype, softmax (eager, flash), sum (exact, sequential, vec8, vec16), exp (correct, sleef),\n"
+    "(relative, absolute, symmetric, trailing), slope-dtype, slope-calc (exact, torch-pow, mpt-pow),\n"
+    "product-dtype, bias-dtype, bias-scale, bias-add (scores, mask, both), logit-dtype, softmax (eager,\n"
+    "flash, sdpa-efficient, sdpa-cudnn), sum (exact, sequential, vec8, vec16), exp (correct, sleef),\n"
     "normalise (reciprocal, divide), output-dtype, head-dim, block; a dtype field takes a format name or\n"
     "'model' (--dtype). exp=sleef,sum=vec8 is PyTorch's CPU softmax on AVX2 bit for bit.\n"
     "docs/pipelines.md gives each preset's source.\n\n"

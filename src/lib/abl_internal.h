@@ -8,6 +8,7 @@
 #include <mpfr.h>
 #include "abl/core/status.h"
 #include "abl/core/decimal.h"
+#include "abl/core/blindness.h"
 
 
 /*
@@ -52,8 +53,22 @@ void abl_set_error(char *err, size_t errlen, const char *fmt, ...)
 #endif
     ;
 
+/*
+ * Weight level (abl_weight.c). The bias row of k keys: b(d) = max(-m g(d), c) (clamp NULL: no clamp).
+ * abl_weight_row_sum encloses sum_{d=a}^{b-1} e^(b(d)) for m in [m_lo, m_hi] at lo's precision (certified:
+ * closed form for linear distances, Euler-Maclaurin with a bounded remainder for log distances).
+ * abl_weight_offset encloses L = ln S_k - log1p(e^tau expm1(-eps)), tau = -absk ln 2, for eps in
+ * [eps_lo, eps_hi]: a key with logit eps among zero-logit keys has a zero weight iff eps + b(d) <= tau + L.
+ */
+void abl_weight_row_sum(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_hi, const mpq_t *clamp,
+                        abl_distance dist, uint64_t a, uint64_t b, uint64_t k);
+void abl_weight_offset(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_hi, const mpfr_t eps_lo,
+                       const mpfr_t eps_hi, const mpq_t *clamp, abl_distance dist, uint64_t k, unsigned long absk);
+
 /* Working precision for the first try of a Ziv loop, and the cap past which it stops widening. */
 #define ABL_ZIV_START_PREC 128
 #define ABL_ZIV_MAX_PREC (1L << 17)
+/* The cap for weight-level log-distance decisions (their harmonic sums are certified to about 2^-240). */
+#define ABL_WEIGHT_LOG_MAX_PREC 512L
 
 #endif

@@ -85,13 +85,15 @@ def torch_logits(preset, slopes, n, dtype):
             scores = alibi.baddbmm(batch1=q, batch2=k, beta=1.0, alpha=1 / 8 ** 0.5)
         m4 = torch.zeros(n, n, dtype=dtype).masked_fill(mask, fmin)
         return scores + m4
-    if preset == "falcon-rw-hf":
+    if preset == "falcon-hf-eager":
+        # transformers FalconModel, eager: the alibi enters the scores and, divided by sqrt(head_dim),
+        # the causal mask (_update_causal_mask); FalconAttention.forward adds both
         arange = torch.arange(n).view(1, n)
         alibi = (slopes.view(H, 1).bfloat16() * arange).to(dtype)   # bf16 product
+        m4 = torch.masked_fill(alibi.view(H, 1, n) / 64 ** 0.5, mask, fmin)
         scores = torch.zeros(H, n, n, dtype=torch.float32)
         logits = scores + alibi.view(H, 1, n)
         logits *= 1 / 64 ** 0.5
-        m4 = torch.zeros(n, n, dtype=dtype).masked_fill(mask, fmin)
         return logits + m4   # F.softmax(..., dtype=dtype) casts this to dtype
     if preset == "mpt":
         # build_alibi_bias(full=False): int32 (j - (N-1)) * fp32 slopes, .to(dtype); q.k*scale + bias
@@ -105,7 +107,7 @@ def torch_logits(preset, slopes, n, dtype):
 def torch_softmax(preset, x, dtype):
     if preset in ("eager", "bloom-hf"):
         return F.softmax(x, dim=-1, dtype=torch.float32).to(dtype)
-    if preset == "falcon-rw-hf":
+    if preset == "falcon-hf-eager":
         return F.softmax(x, dim=-1, dtype=dtype)
     if preset == "mpt":
         return torch.softmax(x, dim=-1)
@@ -155,12 +157,12 @@ def compare(binary, preset, dtype, n, heads, std, sums, slopes=None):
         tri = np.tril(np.ones((n, n), dtype=bool))
         if std:
             # Gaussian logits: feed the emulator's logits to the framework's softmax
-            x = torch.from_numpy(L.copy()).to(DT[dtype] if preset != "falcon-rw-hf" else torch.float32)
+            x = torch.from_numpy(L.copy()).to(DT[dtype] if preset != "falcon-hf-eager" else torch.float32)
             x = x.masked_fill(causal(n), torch.finfo(x.dtype).min)
             logit_diff = 0
         else:
             x = torch_logits(preset, held, n, DT[dtype])
-            xl = x.to(DT[dtype]) if preset == "falcon-rw-hf" else x
+            xl = x.to(DT[dtype]) if preset == "falcon-hf-eager" else x
             tl = xl.float().numpy()
             logit_diff = int(((tl != L) & tri).sum())
         p = torch_softmax(preset, x, DT[dtype]).float().numpy()
@@ -196,9 +198,9 @@ def last_row_logits(preset, slopes, n, dtype):
         return (-(slopes.view(H, 1) * (n - 1 - j).float().view(1, n))).to(dtype)
     if preset == "bloom-hf":
         return (slopes.view(H, 1) * j.view(1, n)).to(dtype)
-    if preset == "falcon-rw-hf":
+    if preset == "falcon-hf-eager":
         alibi = (slopes.view(H, 1).bfloat16() * j.view(1, n)).to(dtype)
-        return (alibi.float() * (1 / 64 ** 0.5)).to(dtype)
+        return (alibi.float() * (1 / 64 ** 0.5) + alibi / 64 ** 0.5).to(dtype)
     if preset == "mpt":
         return (torch.arange(1 - n, 1, dtype=torch.int32).view(1, n) * slopes.view(H, 1)).to(dtype)
     raise ValueError(preset)
@@ -229,7 +231,7 @@ def main():
     cases = [
         ("eager", "bf16", 0), ("eager", "bf16", 5), ("eager", "fp16", 0), ("eager", "fp16", 3),
         ("bloom-hf", "bf16", 0), ("bloom-hf", "bf16", 3), ("bloom-hf", "fp16", 0),
-        ("falcon-rw-hf", "bf16", 0), ("mpt", "bf16", 0), ("mpt", "bf16", 3),
+        ("falcon-hf-eager", "bf16", 0), ("mpt", "bf16", 0), ("mpt", "bf16", 3),
     ]
     print("torch %s, CPU capability %s (sum model %s)" % (torch.__version__, CAPABILITY, LANES))
     print("%-13s %-5s %4s %3s %-6s %9s %6s %8s %6s %4s %7s" % ("preset", "dtype", "N", "std", "sum", "weights",
@@ -251,9 +253,9 @@ def main():
                 ok = False
     nl = 4096 if quick else 32768
     print("\nlong context, last row only (the predictor's answer vs torch), N = %d:" % nl)
-    # (torch 1.13's CPU softmax has no fp16 kernel: falcon-rw-hf and mpt, which softmax in the model
+    # (torch 1.13's CPU softmax has no fp16 kernel: falcon-hf-eager and mpt, which softmax in the model
     # dtype, are checked in bf16 only)
-    for preset in ("eager", "bloom-hf", "falcon-rw-hf", "mpt"):
+    for preset in ("eager", "bloom-hf", "falcon-hf-eager", "mpt"):
         for dtype in ("bf16", "fp16") if preset in ("eager", "bloom-hf") else ("bf16",):
             agree, fb = long_context(binary, preset, dtype, nl, 16)
             print("%-13s %-5s heads agreeing %2d/16; first blind d of heads 1, 8, 16: %s" % (

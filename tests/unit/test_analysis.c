@@ -136,8 +136,43 @@ static void test_weight_matrix(void **state)
     assert_int_equal(mpz_get_ui(a.results[0].matrix_blind), 8128);
     assert_int_equal(mpz_get_ui(a.results[0].row_blind), 127); /* 300 - 173 */
     abl_analysis_free(&a);
+    /* Log distances at weight level: delta = nint(exp((126 ln2 - ln H_300(1/2))/(1/2)) - 1) = 6.56e72
+     * (mpmath, H_k(m) = zeta(m) - zeta(m, k+1)): nothing blind. */
     c.mitigations = ABL_MITIGATE_LOG;
-    assert_int_equal(abl_analysis_run(&c, &a), ABL_ERR_UNSUPPORTED);
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    char t[32];
+    abl_delta_text(&a.results[0].delta, 12, t, sizeof t);
+    assert_string_equal(t, "6.56e72");
+    assert_int_equal(mpz_get_ui(a.results[0].matrix_blind), 0);
+    abl_analysis_free(&a);
+}
+
+/* Weight level with a clamp and a window: fp16, ieee, m = 1/2, c = -17, W = 200, n = 300. mpmath brute
+ * force over rows r with k = min(r + 1, W + 1) keys, S_k = sum_d exp(max(-m d, c)), T = -25 ln2 + ln S_k,
+ * delta_r = never if c > T else ceil(-T/m): row 0 is never blind (c > tau), the others from 33 or 34;
+ * sum max(0, min(r, W) - delta_r + 1) = 30828, last delta 33; mass lost of the last row (keys 33..200 of
+ * an exact softmax) = 2.7471766973656368e-6. */
+static void test_weight_clamp_window(void **state)
+{
+    (void)state;
+    abl_analysis_config c = base(0, 300);
+    assert_int_equal(abl_format_lookup("fp16", &c.format), ABL_OK);
+    c.convention = ABL_CONV_IEEE;
+    c.slopes = "slopes:0.5";
+    mpq_t clamp;
+    mpq_init(clamp);
+    mpq_set_si(clamp, -17, 1);
+    c.clamp = clamp;
+    c.window = 200;
+    c.level = ABL_LEVEL_WEIGHT;
+    abl_analysis a;
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    mpq_clear(clamp); /* the analysis keeps its own copy */
+    expect_text(&a.results[0].delta, "33");
+    assert_int_equal(mpz_get_ui(a.results[0].matrix_blind), 30828);
+    char t[64];
+    assert_int_equal(abl_analysis_mass_lost_text(&a, 0, 17, t, sizeof t), ABL_OK);
+    assert_string_equal(t, "2.7471766973656368e-06");
     abl_analysis_free(&a);
 }
 
@@ -168,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_log),
         cmocka_unit_test(test_mitigations),
         cmocka_unit_test(test_weight_matrix),
+        cmocka_unit_test(test_weight_clamp_window),
         cmocka_unit_test(test_mitigation_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -302,15 +302,42 @@ static void test_weight_level(void **state)
     /* One key: S_1 = 1, ln S = 0: the exponent-level delta. */
     q.weight_keys = 1;
     expect_delta(&s, &q, "124");
-    /* Unsupported combinations are refused, not approximated. */
+    /* Every combination is modelled (docs/method.md §5). A logit: the threshold is tau + ln S - log1p(e^tau
+     * expm1(-eps)); mpmath: L = log(S) - log1p(exp(-126 log2)*expm1(-1)), nint((1 + 126 log2 - L)/2^-0.5)
+     * = nint(123.966) = 124. */
     abl_delta d;
     abl_delta_init(&d);
     q.weight_keys = 2048;
-    q.distance = ABL_DISTANCE_LOG;
-    assert_int_equal(abl_blindness(&s, &q, &d), ABL_ERR_UNSUPPORTED);
-    q.distance = ABL_DISTANCE_LINEAR;
     q.logit = num("1");
-    assert_int_equal(abl_blindness(&s, &q, &d), ABL_ERR_UNSUPPORTED);
+    expect_delta(&s, &q, "124");
+    q.logit = NULL;
+    /* A clamp (ieee, m = 2^-8, N = 2048): tau + ln S = -87.33493 (mpmath), so c = -87 keeps every weight
+     * (never) although the exponent-level margin is positive; c = -88 does not, and blindness starts at the
+     * unclamped 22358. Under paper the threshold is -81.79: c = -87 is blind from 20938. */
+    s = pow2(-8, 1);
+    q.convention = ABL_CONV_IEEE;
+    q.clamp = num("-87");
+    assert_int_equal(abl_blindness(&s, &q, &d), ABL_OK);
+    assert_true(d.never);
+    q.clamp = num("-88");
+    expect_delta(&s, &q, "22358");
+    q.clamp = num("-87");
+    q.convention = ABL_CONV_PAPER;
+    expect_delta(&s, &q, "20938");
+    q.clamp = NULL;
+    /* Log distance, S = sum_{j<=k} j^-m: mpmath zeta(m) - zeta(m, k+1). m = 8, ieee: k = 20 (direct sum)
+     * and k = 50 both give ceil(110160.9287) = 110161; m = 4, k = 100 (Euler-Maclaurin from j = 65):
+     * ceil(exp((134 log2 - log H)/4) - 1) = ceil(11910106427.54) = 11910106428. */
+    q.convention = ABL_CONV_IEEE;
+    q.distance = ABL_DISTANCE_LOG;
+    s = pow2(3, 1);
+    q.weight_keys = 20;
+    expect_delta(&s, &q, "110161");
+    q.weight_keys = 50;
+    expect_delta(&s, &q, "110161");
+    s = pow2(2, 1);
+    q.weight_keys = 100;
+    expect_delta(&s, &q, "11910106428");
     abl_delta_clear(&d);
 }
 

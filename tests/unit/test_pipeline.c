@@ -26,21 +26,49 @@ static void test_presets(void **state)
     /* eager: relative bias built in fp32, cast to the model dtype, softmax(dtype=float32).to(model) */
     assert_int_equal(abl_pipeline_preset("eager", &bf16, &p), ABL_OK);
     abl_pipeline_describe(&p, buf, sizeof buf);
-    assert_string_equal(buf, "bias-form=relative,slope-dtype=fp32,product-dtype=fp32,bias-dtype=bf16,"
-                             "bias-scale=1,logit-dtype=bf16,softmax=eager,sum=exact,exp=correct,"
-                             "normalise=reciprocal,output-dtype=bf16");
+    assert_string_equal(buf, "bias-form=relative,slope-dtype=fp32,slope-calc=exact,product-dtype=fp32,"
+                             "bias-dtype=bf16,bias-scale=1,bias-add=scores,logit-dtype=bf16,softmax=eager,sum=exact,"
+                             "exp=correct,normalise=reciprocal,output-dtype=bf16");
     /* bloom-hf: absolute form (build_alibi_tensor), fp32 product, .to(dtype), baddbmm in dtype */
     assert_int_equal(abl_pipeline_preset("bloom-hf", &fp16, &p), ABL_OK);
     abl_pipeline_describe(&p, buf, sizeof buf);
-    assert_string_equal(buf, "bias-form=absolute,slope-dtype=fp32,product-dtype=fp32,bias-dtype=fp16,"
-                             "bias-scale=1,logit-dtype=fp16,softmax=eager,sum=exact,exp=correct,"
-                             "normalise=reciprocal,output-dtype=fp16");
-    /* falcon-rw-hf: slopes.bfloat16() * positions (bf16 whatever the model dtype), scaled by 1/sqrt(64) */
-    assert_int_equal(abl_pipeline_preset("falcon-rw-hf", &fp16, &p), ABL_OK);
+    assert_string_equal(buf, "bias-form=absolute,slope-dtype=fp32,slope-calc=torch-pow,product-dtype=fp32,"
+                             "bias-dtype=fp16,bias-scale=1,bias-add=scores,logit-dtype=fp16,softmax=eager,sum=exact,"
+                             "exp=correct,normalise=reciprocal,output-dtype=fp16");
+    /* falcon-hf-eager: slopes.bfloat16() * positions (bf16 whatever the model dtype), scaled by 1/sqrt(64),
+     * added to the scores and again inside the mask */
+    assert_int_equal(abl_pipeline_preset("falcon-hf-eager", &fp16, &p), ABL_OK);
     assert_int_equal(p.bias_form, ABL_BIAS_ABSOLUTE);
     assert_string_equal(p.product_dtype.name, "bf16");
     assert_string_equal(p.bias_dtype.name, "fp16");
-    assert_string_equal(p.bias_scale, "0.125");
+    assert_int_equal(p.bias_add, ABL_BIAS_ADD_BOTH);
+    assert_int_equal(p.slope_calc, ABL_SLOPE_CALC_TORCH_POW);
+    assert_true(p.bias_scale.num == 1 && p.bias_scale.den == 8);
+    /* falcon-rw-hf is falcon-hf-sdpa: the mask alone (m/8) through the memory-efficient kernel */
+    abl_pipeline q;
+    assert_int_equal(abl_pipeline_preset("falcon-rw-hf", &fp16, &p), ABL_OK);
+    assert_int_equal(abl_pipeline_preset("falcon-hf-sdpa", &fp16, &q), ABL_OK);
+    char b2[512];
+    abl_pipeline_describe(&p, buf, sizeof buf);
+    abl_pipeline_describe(&q, b2, sizeof b2);
+    assert_string_equal(buf, b2);
+    assert_int_equal(p.bias_add, ABL_BIAS_ADD_MASK);
+    assert_int_equal(p.softmax, ABL_SOFTMAX_SDPA_EFFICIENT);
+    /* sdpa-efficient / sdpa-cudnn: the eager bias as a float mask (model dtype), added in fp32 */
+    assert_int_equal(abl_pipeline_preset("sdpa-cudnn", &bf16, &p), ABL_OK);
+    abl_pipeline_describe(&p, buf, sizeof buf);
+    assert_string_equal(buf, "bias-form=relative,slope-dtype=fp32,slope-calc=exact,product-dtype=fp32,"
+                             "bias-dtype=bf16,bias-scale=1,bias-add=mask,logit-dtype=fp32,softmax=sdpa-cudnn,"
+                             "output-dtype=bf16,head-dim=64,block=64");
+    /* mpt-hf: the fp32 bias of build_mpt_alibi_tensor, fp32 softmax */
+    assert_int_equal(abl_pipeline_preset("mpt-hf", &bf16, &p), ABL_OK);
+    assert_int_equal(p.bias_form, ABL_BIAS_TRAILING);
+    assert_string_equal(p.bias_dtype.name, "fp32");
+    assert_string_equal(p.logit_dtype.name, "fp32");
+    assert_int_equal(p.slope_calc, ABL_SLOPE_CALC_MPT_POW);
+    assert_int_equal(abl_pipeline_parse("falcon-hf-sdpa,softmax=sdpa-cudnn", &bf16, &p, buf, sizeof buf), ABL_OK);
+    assert_int_equal(p.softmax, ABL_SOFTMAX_SDPA_CUDNN);
+    assert_true(p.bias_scale.num == 1 && p.bias_scale.den == 8);
     /* mpt: one bias row -m (N - 1 - j) (build_alibi_bias, causal) */
     assert_int_equal(abl_pipeline_preset("mpt", NULL, &p), ABL_OK);
     assert_int_equal(p.bias_form, ABL_BIAS_TRAILING);
@@ -48,9 +76,9 @@ static void test_presets(void **state)
     /* flash2: fp32 bias inside the kernel, flash softmax, kBlockN 64 at head dim 128 */
     assert_int_equal(abl_pipeline_preset("flash2", &bf16, &p), ABL_OK);
     abl_pipeline_describe(&p, buf, sizeof buf);
-    assert_string_equal(buf, "bias-form=absolute,slope-dtype=fp32,product-dtype=fp32,bias-dtype=fp32,"
-                             "bias-scale=1,logit-dtype=fp32,softmax=flash,sum=exact,exp=correct,"
-                             "normalise=reciprocal,output-dtype=bf16,head-dim=128,block=64");
+    assert_string_equal(buf, "bias-form=absolute,slope-dtype=fp32,slope-calc=exact,product-dtype=fp32,"
+                             "bias-dtype=fp32,bias-scale=1,bias-add=scores,logit-dtype=fp32,softmax=flash,"
+                             "output-dtype=bf16,head-dim=128,block=64");
     assert_int_equal(abl_pipeline_check(&p, NULL, 0), ABL_OK);
     assert_int_equal(abl_pipeline_preset("sdpa", &bf16, &p), ABL_ERR_INVALID_ARGUMENT);
 }
@@ -71,7 +99,7 @@ static void test_parse_overrides(void **state)
     assert_int_equal(p.exp, ABL_EXP_SLEEF);
     assert_int_equal(p.normalise, ABL_NORM_DIVIDE);
     assert_int_equal(p.bias_form, ABL_BIAS_SYMMETRIC);
-    assert_string_equal(p.bias_scale, "0.5");
+    assert_true(p.bias_scale.num == 1 && p.bias_scale.den == 2);
     assert_int_equal(abl_pipeline_parse("flash2,head-dim=64,block=0,bias-form=trailing", NULL, &p, err, sizeof err),
                      ABL_OK);
     assert_int_equal(p.head_dim, 64);
@@ -98,6 +126,46 @@ static void test_parse_errors(void **state)
     assert_int_equal(abl_pipeline_parse("flash2,head-dim=0", NULL, &p, err, sizeof err), ABL_ERR_BAD_NUMBER);
     assert_int_equal(abl_pipeline_parse("eager,sum=kahan", NULL, &p, err, sizeof err), ABL_ERR_INVALID_ARGUMENT);
     assert_int_equal(abl_pipeline_parse("eager,exp=fast", NULL, &p, err, sizeof err), ABL_ERR_INVALID_ARGUMENT);
+    /* 2^64 + 1 does not fit the exact 64-bit ratio: refused, not truncated */
+    assert_int_equal(abl_pipeline_parse("eager,bias-scale=18446744073709551617", NULL, &p, err, sizeof err),
+                     ABL_ERR_BAD_NUMBER);
+    assert_non_null(strstr(err, "2^64"));
+}
+
+/* bias-scale is held as an exact ratio, whatever the length of its text (no fixed-size buffer) */
+static void test_ratio(void **state)
+{
+    (void)state;
+    abl_ratio r;
+    char buf[80];
+    assert_int_equal(abl_ratio_parse("0.125", &r), ABL_OK);
+    assert_true(r.num == 1 && r.den == 8);
+    abl_ratio_text(&r, buf, sizeof buf);
+    assert_string_equal(buf, "0.125");
+    assert_int_equal(abl_ratio_parse("1e-3", &r), ABL_OK);
+    abl_ratio_text(&r, buf, sizeof buf);
+    assert_string_equal(buf, "0.001");
+    assert_int_equal(abl_ratio_parse("12.5", &r), ABL_OK);
+    abl_ratio_text(&r, buf, sizeof buf);
+    assert_string_equal(buf, "12.5");
+    /* a long decimal (more than the old 32-byte field): 0.1250000...0 with 200 zeros is 1/8 */
+    char longtext[256];
+    memset(longtext, '0', sizeof longtext);
+    memcpy(longtext, "0.125", 5);
+    longtext[255] = '\0';
+    assert_int_equal(abl_ratio_parse(longtext, &r), ABL_OK);
+    assert_true(r.num == 1 && r.den == 8);
+    abl_pipeline p;
+    char spec[300], err[256];
+    snprintf(spec, sizeof spec, "eager,bias-scale=%s", longtext);
+    assert_int_equal(abl_pipeline_parse(spec, NULL, &p, err, sizeof err), ABL_OK);
+    assert_true(p.bias_scale.num == 1 && p.bias_scale.den == 8);
+    assert_int_equal(abl_ratio_parse("0", &r), ABL_ERR_BAD_NUMBER);
+    assert_int_equal(abl_ratio_parse("x", &r), ABL_ERR_BAD_NUMBER);
+    r.num = 1;
+    r.den = 3;
+    abl_ratio_text(&r, buf, sizeof buf);
+    assert_string_equal(buf, "1/3");
 }
 
 static void test_check(void **state)
@@ -127,6 +195,7 @@ int main(void)
         cmocka_unit_test(test_presets),
         cmocka_unit_test(test_parse_overrides),
         cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_ratio),
         cmocka_unit_test(test_check),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,6 +94,110 @@ static void test_bias_model(void **state)
     abl_plot_free(&p);
 }
 
+/* Figure 1b at N = 2048: the paper's 36.6 % (README: 36.57 %), and the closed form of spec §7 at
+ * N = 4096 recomputed here from the paper's δ (Table 1 press heads at bf16). */
+static void test_fraction_model(void **state)
+{
+    (void)state;
+    abl_plot_fraction_config c;
+    abl_plot_fraction_config_default(&c);
+    c.linear = 1;
+    c.max_context = 2048;
+    abl_plot p;
+    assert_int_equal(abl_plot_fraction(&c, &p, NULL, 0), ABL_OK);
+    const abl_plot_panel *pn = &p.panels[0];
+    assert_int_equal(pn->nseries, 2);
+    const abl_plot_series *row = &pn->series[0], *mat = &pn->series[1];
+    assert_true(row->x[row->n - 1] == 2048);
+    assert_true(fabs(row->y[row->n - 1] - 0.3657) < 0.00005);
+    assert_true(row->x[0] == 0 && row->y[0] == 0);
+    /* Matrix fraction at 2048: (1/16) sum_h T(N - δh)/T(N), T(k) = k(k+1)/2, δ from Table 1's rule. */
+    double tau = -126.0 * log(2.0), sum = 0, N = 2048;
+    for (int h = 1; h <= 16; h++) {
+        double d = round(-tau / pow(2.0, -0.5 * h));
+        double k = N - d > 0 ? N - d : 0;
+        sum += k * (k + 1) / (N * (N + 1));
+    }
+    assert_true(fabs(mat->y[mat->n - 1] - sum / 16) < 1e-9);
+    abl_plot_free(&p);
+    /* Log axis: from 1 to N, increasing, at most one path of points. */
+    c.linear = 0;
+    c.max_context = 1000000;
+    assert_int_equal(abl_plot_fraction(&c, &p, NULL, 0), ABL_OK);
+    pn = &p.panels[0];
+    assert_true(pn->xlog && pn->series[0].x[0] == 1 && pn->series[0].x[pn->series[0].n - 1] == 1e6);
+    for (size_t i = 1; i < pn->series[0].n; i++)
+        assert_true(pn->series[0].x[i] > pn->series[0].x[i - 1]);
+    abl_plot_free(&p);
+}
+
+/* Table 8 as printed by the paper: the default row's δ, and Log's * and ** cells in their bands. */
+static void test_mitigations_model(void **state)
+{
+    (void)state;
+    abl_format bf16;
+    assert_int_equal(abl_format_lookup("bf16", &bf16), ABL_OK);
+    abl_plot p;
+    assert_int_equal(abl_plot_mitigations(&bf16, ABL_CONV_PAPER, &p), ABL_OK);
+    const abl_plot_panel *pn = &p.panels[0];
+    assert_int_equal(pn->nseries, 16);
+    assert_int_equal(pn->nbands, 2);
+    static const double alibi[9] = {124, 175, 349, 699, 1397, 2795, 5590, 11179, 22358};
+    int seen = 0;
+    for (size_t s = 0; s < pn->nseries; s++) {
+        const abl_plot_series *se = &pn->series[s];
+        if (strcmp(se->label, "ALiBi (default)") == 0) {
+            for (int h = 0; h < 9; h++)
+                assert_true(se->y[h] == alibi[h]);
+            seen++;
+        }
+        if (strcmp(se->label, "Log") == 0) { /* * * * * ** ** ** ** ** */
+            for (int h = 0; h < 9; h++) {
+                const abl_plot_band *b = &pn->bands[h < 4 ? 0 : 1];
+                assert_true(se->y[h] > b->y0 && se->y[h] < b->y1);
+            }
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 2);
+    abl_plot_free(&p);
+}
+
+/* The zero map of head 1 (m = 2^-0.5) through the eager kernel: nothing within distance 100, all
+ * beyond 200 (its exponent-level δ is 124 paper / 132 ieee). */
+static void test_blindmap_model(void **state)
+{
+    (void)state;
+    abl_plot_blindmap_config c;
+    abl_plot_blindmap_config_default(&c);
+    c.context = 512;
+    c.threads = 1;
+    abl_plot p;
+    char err[256];
+    assert_int_equal(abl_plot_blindmap(&c, &p, err, sizeof err), ABL_OK);
+    const abl_plot_panel *pn = &p.panels[0];
+    const abl_plot_map *m = &pn->map;
+    assert_non_null(m->cells);
+    double bin = pn->xmax / (double)m->cols;
+    assert_true(pn->xmax == 512 && m->rows == m->cols);
+    int full = 0;
+    for (size_t r = 0; r < m->rows; r++)
+        for (size_t k = 0; k < m->cols; k++) {
+            double imin = r * bin, imax = (r + 1) * bin - 1, jmin = k * bin, jmax = (k + 1) * bin - 1;
+            double v = m->cells[r * m->cols + k];
+            if (jmin > imax)
+                assert_true(v == 0); /* above the diagonal: no causal entries */
+            else if (imax - jmin < 100)
+                assert_true(v == 0);
+            else if (imin - jmax > 200)
+                assert_true(v == 1), full++;
+        }
+    assert_true(full > 0);
+    abl_plot_free(&p);
+    c.head = 17;
+    assert_int_equal(abl_plot_blindmap(&c, &p, err, sizeof err), ABL_ERR_INVALID_ARGUMENT);
+}
+
 static unsigned be32(const unsigned char *b)
 {
     return (unsigned)b[0] << 24 | (unsigned)b[1] << 16 | (unsigned)b[2] << 8 | b[3];
@@ -290,6 +394,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_devices),    cmocka_unit_test(test_palette),  cmocka_unit_test(test_bias_model),
         cmocka_unit_test(test_formats),    cmocka_unit_test(test_refusals), cmocka_unit_test(test_tau_row),
+        cmocka_unit_test(test_fraction_model), cmocka_unit_test(test_mitigations_model),
+        cmocka_unit_test(test_blindmap_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -71,7 +71,7 @@ static int agree(const char *spec, const char *dtype, const char *slopes, int he
 static void test_presets_agree(void **state)
 {
     (void)state;
-    const char *presets[] = {"eager", "bloom-hf", "falcon-rw-hf", "mpt", "flash2"};
+    const char *presets[] = {"eager", "bloom-hf", "falcon-hf-eager", "mpt", "flash2"};
     const char *dtypes[] = {"bf16", "fp16"};
     for (size_t p = 0; p < 5; p++)
         for (size_t d = 0; d < 2; d++)
@@ -82,7 +82,7 @@ static void test_presets_agree(void **state)
 static void test_random_agree(void **state)
 {
     (void)state;
-    const char *presets[] = {"eager", "bloom-hf", "falcon-rw-hf", "mpt", "flash2"};
+    const char *presets[] = {"eager", "bloom-hf", "falcon-hf-eager", "mpt", "flash2"};
     const char *forms[] = {"", ",bias-form=relative", ",bias-form=absolute", ",bias-form=trailing",
                            ",bias-form=symmetric"};
     const char *outs[] = {"", ",output-dtype=fp32", ",output-dtype=fp8-e4m3fn", ",output-dtype=fp8-e5m2",

@@ -49,8 +49,9 @@ typedef struct abl_analysis_config {
     mpq_srcptr logit;          /* epsilon exactly, NULL = 0 */
     mpq_srcptr clamp;          /* c exactly, NULL = none (C sets -87 when NULL) */
     mpq_srcptr softcap;        /* z > 0 exactly, NULL = none (S sets 50 when NULL); caps the logit to z tanh(eps/z) */
+    mpq_srcptr logit_lo, logit_hi; /* a range of logits LO <= eps <= HI (both or neither; NULL = none) */
     unsigned mitigations;
-    abl_level level;           /* weight: zero logits, linear, unclamped (ABL_ERR_UNSUPPORTED otherwise) */
+    abl_level level;           /* weight: every logit, clamp, distance and window (spec §4, docs/method.md §5) */
 } abl_analysis_config;
 
 typedef struct abl_head_result {
@@ -60,6 +61,7 @@ typedef struct abl_head_result {
     abl_delta delta_ieee;      /* under the ieee convention, for the spread */
     abl_delta delta_lo, delta_hi; /* soft-cap range: delta(-z), delta(+z) (only with a soft cap) */
     abl_delta delta_exponent;  /* weight level only: the exponent-level delta, for the shift */
+    abl_delta delta_range_lo, delta_range_hi; /* logit range: delta(LO), delta(HI) (soft cap applied) */
     int blind_in_context;
     int window_masks;          /* W < delta: the window masks every key before it underflows */
     mpz_t row_blind, matrix_blind;
@@ -69,6 +71,7 @@ typedef struct abl_analysis {
     abl_analysis_config config;   /* as resolved (mitigations applied); numbers point at the fields below */
     char *slopes_spec;            /* the schedule text analysed (whole) */
     mpq_t logit, clamp, softcap, neg_softcap; /* own copies of the configured numbers */
+    mpq_t logit_lo, logit_hi;
     abl_schedule schedule;
     int heads;
     abl_head_result *results;     /* sorted steepest first */
@@ -79,6 +82,14 @@ typedef struct abl_analysis {
 
 abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *out);
 void abl_analysis_free(abl_analysis *a);
+
+/*
+ * Attention mass lost (spec §4, docs/method.md §5): the share of an exact softmax of the last row's zero
+ * logits that sits on its blind keys, sum_{d >= delta} e^(b(d)) / S_k, for head i (0-based, steepest
+ * first) or, with i = -1, the layer's mean over heads. Printed correctly rounded with `digits` significant
+ * digits (%g style: "2.15e-39", "0"). ABL_ERR_UNSUPPORTED when the analysis has a non-zero logit.
+ */
+abl_status abl_analysis_mass_lost_text(const abl_analysis *a, int i, int digits, char *buf, size_t buflen);
 
 /* The report of an analysis (heads table, summary, notes). The caller frees it. */
 abl_status abl_analysis_report(const abl_analysis *a, abl_report **out);

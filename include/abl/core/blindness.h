@@ -29,10 +29,11 @@ typedef struct abl_blind_query {
     mpq_srcptr clamp;             /* c of mitigation C (bias* = max(-m g(d), c)); NULL = no clamp */
     mpq_srcptr softcap;           /* z > 0 of a soft cap on the logit: eps becomes z tanh(eps/z); NULL = none */
     /*
-     * 0: exponent level (the paper: exp(x) itself underflows). k > 0: weight level for a query row of k
-     * keys with zero logits (spec §4): the normalised weight exp(x)/S_k underflows, i.e. the threshold is
-     * tau + ln S_k, S_k = (1 - e^(-mk))/(1 - e^(-m)). Linear distance, no logit and no clamp only
-     * (ABL_ERR_UNSUPPORTED otherwise).
+     * 0: exponent level (the paper: exp(x) itself underflows). k > 0: weight level for a query row that
+     * attends k keys (spec §4): every key has logit 0 except the one asked about (logit eps), the bias is
+     * b(d) = max(-m g(d), c), and the key's exact softmax weight e^(eps+b)/S underflows, i.e.
+     * eps + b(d) <= tau + ln S_k - log1p(e^tau expm1(-eps)), S_k = sum_{d<k} e^(b(d)). Every logit, clamp
+     * and distance is supported; with a clamp, `never` means the clamped weight e^(eps+c)/S stays above tau.
      */
     uint64_t weight_keys;
 } abl_blind_query;

@@ -6,6 +6,7 @@
 #define ABL_PIPELINE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "abl/core/status.h"
 #include "abl/core/format.h"
 
@@ -29,8 +30,49 @@ typedef enum abl_softmax_kind {
      * softmax scale, e = exp2(fma(x, scale*log2(e), -max*scale*log2(e))) flushed to zero below
      * 2^-126, P = e rounded into the output dtype before P.V; max is the running max over key
      * blocks processed from the diagonal block backwards. */
-    ABL_SOFTMAX_FLASH = 1
+    ABL_SOFTMAX_FLASH = 1,
+    /* torch SDPA, memory-efficient (CUTLASS) kernel: y = fp32(x * fp32(log2 e)), keys in blocks of `block`
+     * from key 0 upwards, running max mi; P = output-dtype(exp2(fp32(y - mi))) (the kernel's internal P
+     * in the model dtype), accumulated in fp32 and rescaled by exp2(mi_old - mi_new) whenever the max
+     * grows; the weight is output-dtype(fp32(acc * fp32(1 / s))), s the fp32 running row sum. */
+    ABL_SOFTMAX_SDPA_EFFICIENT = 2,
+    /* torch SDPA, cuDNN fused attention (closed source): the memory-efficient model, with the
+     * normalised fp32 output flushed to zero below 2^-126 (docs/pipelines.md: the model that explains
+     * the H200 measurements). */
+    ABL_SOFTMAX_SDPA_CUDNN = 3,
+    ABL_SOFTMAX_KIND_COUNT = 4
 } abl_softmax_kind;
+
+/* Where the bias meets the scores, with c = bias-scale:
+ *   scores: x = logit-dtype(fp32(fp32(s + b) * fp32(c)))                       (BLOOM, Falcon SDPA mask-free)
+ *   mask:   x = logit-dtype(fp32(fp32(s * fp32(c)) + bias-dtype(fp32(b * fp32(c)))))   (a pre-scaled float mask)
+ *   both:   x = logit-dtype(fp32(fp32(fp32(s + b) * fp32(c)) + bias-dtype(fp32(b * fp32(c)))))
+ *           (transformers' Falcon eager path: alibi added to the scores and again inside the causal mask) */
+typedef enum abl_bias_add {
+    ABL_BIAS_ADD_SCORES = 0,
+    ABL_BIAS_ADD_MASK = 1,
+    ABL_BIAS_ADD_BOTH = 2,
+    ABL_BIAS_ADD_COUNT = 3
+} abl_bias_add;
+
+/* How the code computes its slopes (held in slope-dtype):
+ *   exact:     the exact slope of the schedule rounded once;
+ *   torch-pow: torch.pow(fp32 base, k) of build_alibi_tensor (BLOOM, Falcon), modelled as the fp32 base
+ *              raised exactly to k and rounded once (press schedule only);
+ *   mpt-pow:   1.0 / torch.pow(2, fp32(k * fp32(B / H'))) (llm-foundry gen_slopes, transformers'
+ *              build_mpt_alibi_tensor), each step rounded once to fp32 (mpt:B schedules, or press for a
+ *              power-of-two head count, which is mpt:8). */
+typedef enum abl_slope_calc {
+    ABL_SLOPE_CALC_EXACT = 0,
+    ABL_SLOPE_CALC_TORCH_POW = 1,
+    ABL_SLOPE_CALC_MPT_POW = 2,
+    ABL_SLOPE_CALC_COUNT = 3
+} abl_slope_calc;
+
+/* An exact positive rational num/den (reduced), e.g. a bias scale. */
+typedef struct abl_ratio {
+    uint64_t num, den;
+} abl_ratio;
 
 typedef enum abl_sum_order {
     ABL_SUM_EXACT = 0,       /* the exact sum of the fp32 exponentials, rounded once to fp32 */
@@ -50,12 +92,14 @@ typedef enum abl_normalise {
 } abl_normalise;
 
 typedef struct abl_pipeline {
-    char preset[24];            /* the preset it started from */
+    const char *preset;         /* the preset it started from (a static name; never user text) */
     abl_bias_form bias_form;
     abl_format slope_dtype;     /* the slopes as the code holds them: the exact slope rounded once */
     abl_format product_dtype;   /* slope and position are cast to it and multiplied in it */
     abl_format bias_dtype;      /* the stored bias (cast from the product) */
-    char bias_scale[32];        /* exact decimal c: logit = dtype((score + bias) * fp32(c)); "1" = none */
+    abl_ratio bias_scale;       /* exact c (see abl_bias_add); 1/1 = none */
+    abl_bias_add bias_add;      /* where the bias meets the scores */
+    abl_slope_calc slope_calc;  /* how the code computes the slopes */
     abl_format logit_dtype;     /* the logits the softmax reads */
     abl_softmax_kind softmax;
     abl_sum_order sum;
@@ -63,10 +107,10 @@ typedef struct abl_pipeline {
     abl_normalise normalise;
     abl_format output_dtype;    /* eager: the probabilities; flash: P, the weights multiplied into V */
     int head_dim;               /* flash: softmax scale 1/sqrt(head_dim) */
-    int block;                  /* flash: keys per block of the running max (0: the whole row) */
+    int block;                  /* flash, sdpa-*: keys per block of the running max (0: the whole row) */
 } abl_pipeline;
 
-/* "eager, flash2, bloom-hf, falcon-rw-hf, mpt" */
+/* "eager, flash2, sdpa-efficient, ..." */
 const char *abl_pipeline_preset_names(void);
 /* "bias-form, slope-dtype, ..." */
 const char *abl_pipeline_field_names(void);
@@ -76,6 +120,18 @@ const char *abl_softmax_kind_name(abl_softmax_kind k);
 const char *abl_sum_order_name(abl_sum_order s);
 const char *abl_normalise_name(abl_normalise n);
 const char *abl_exp_model_name(abl_exp_model e);
+const char *abl_bias_add_name(abl_bias_add a);
+const char *abl_slope_calc_name(abl_slope_calc c);
+
+/* One line per preset: name and what it models (for help texts), "name: text\n..." */
+const char *abl_pipeline_preset_help(void);
+
+/* Exact rational from a positive decimal text ("0.125", "1e-3", "1/8" not accepted); ABL_ERR_BAD_NUMBER
+ * when it is not a positive decimal, ABL_ERR_UNSUPPORTED when its reduced numerator or denominator
+ * does not fit in 64 bits. */
+abl_status abl_ratio_parse(const char *text, abl_ratio *out);
+/* "0.125" when the decimal expansion terminates (at most 40 digits after the point), else "1/3". */
+void abl_ratio_text(const abl_ratio *r, char *buf, size_t buflen);
 
 /*
  * A preset; the dtypes a model runs in (the bias cast, the logits, the output) follow model_dtype
@@ -84,8 +140,8 @@ const char *abl_exp_model_name(abl_exp_model e);
 abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, abl_pipeline *out);
 
 /*
- * Override one field: bias-form, slope-dtype, product-dtype, bias-dtype, bias-scale, logit-dtype,
- * softmax, sum, exp, normalise, output-dtype, head-dim, block. A dtype value is a format name or "model".
+ * Override one field: bias-form, slope-dtype, slope-calc, product-dtype, bias-dtype, bias-scale,
+ * bias-add, logit-dtype, softmax, sum, exp, normalise, output-dtype, head-dim, block. A dtype value is a format name or "model".
  * On failure, err (if not NULL) gets one line naming the problem.
  */
 abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
@@ -102,7 +158,7 @@ abl_status abl_pipeline_parse(const char *spec, const abl_format *model_dtype, a
  */
 abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen);
 
-/* Canonical text of every field: "bias-form=relative,slope-dtype=fp32,...". */
+/* Canonical text of every field: "bias-form=relative,slope-dtype=fp32,...". Fits in 512 bytes. */
 void abl_pipeline_describe(const abl_pipeline *p, char *buf, size_t buflen);
 
 #ifdef __cplusplus

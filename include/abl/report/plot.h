@@ -51,7 +51,8 @@ typedef struct abl_plot_series {
     double *x, *y;        /* data coordinates (not log-transformed) */
     abl_rgb colour;
     double width;         /* line width (PLplot units; 0: default 2) */
-    int symbol;           /* 0: line only; > 0: also a marker glyph at every point (PLplot plpoin code) */
+    int symbol;           /* 0: line only; k > 0: also glyph k (1 ●, 2 ■, 3 ▲, 4 ◆, 5 ▼, 6 ○, 7 □, 8 △)
+                           * at every point, drawn as text so a series stays one path */
 } abl_plot_series;
 
 typedef struct abl_plot_hline {
@@ -80,6 +81,7 @@ typedef struct abl_plot_panel {
     char *title, *xlabel, *ylabel;
     double xmin, xmax, ymin, ymax;
     int xlog, ylog;       /* log10 axes (the limits stay in data units, > 0) */
+    int yflip;            /* 1: ymin at the top (a matrix: query 0 first) */
     abl_plot_series *series;
     size_t nseries;
     abl_plot_hline *hlines;
@@ -150,6 +152,49 @@ typedef struct abl_plot_bias_config {
 
 void abl_plot_bias_config_default(abl_plot_bias_config *c);
 abl_status abl_plot_bias(const abl_plot_bias_config *c, abl_plot *out);
+
+/* Figure 1b: row and matrix underflow fractions against the context N (log x), one pair of curves
+ * per (dtype, convention) and per real-kernel pipeline. */
+typedef struct abl_plot_fraction_config {
+    const abl_format *formats;         /* nformats >= 1 */
+    size_t nformats;
+    const abl_convention *conventions; /* nconventions >= 1 */
+    size_t nconventions;
+    const char *const *pipelines;      /* real kernels (zero logits, exact prediction); may be empty */
+    size_t npipelines;
+    int heads;
+    const char *slopes;
+    uint64_t max_context;              /* right end of the N axis */
+    int linear;                        /* 1: linear N axis from 0 (the paper's 0..4096); 0: log N from 1 */
+    const char *model;
+} abl_plot_fraction_config;
+
+/* Largest context the real-kernel curves accept (each point runs the exact predictor). */
+#define ABL_PLOT_PIPELINE_MAX_CONTEXT 65536
+
+void abl_plot_fraction_config_default(abl_plot_fraction_config *c);
+/* ABL_ERR_UNSUPPORTED with err naming the pipeline when it cannot be predicted. */
+abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char *err, size_t errlen);
+
+/* Table 8: δ of the nine heads of each mitigation combination, log y, with the * and ** regions. */
+abl_status abl_plot_mitigations(const abl_format *format, abl_convention convention, abl_plot *out);
+
+/* Where attention goes blind: the causal N x N weight matrix of one head (or all, as small
+ * multiples) emulated through a real pipeline, exactly-zero weights shaded. */
+#define ABL_PLOT_BLINDMAP_MAX_CONTEXT 8192
+typedef struct abl_plot_blindmap_config {
+    const char *pipeline;      /* NULL: eager */
+    abl_format model_dtype;
+    int heads;
+    const char *slopes;
+    uint64_t context;          /* N <= ABL_PLOT_BLINDMAP_MAX_CONTEXT */
+    int head;                  /* 1-based head index to draw; 0: every head, small multiples */
+    int threads;               /* 0: all cores */
+    const char *model;
+} abl_plot_blindmap_config;
+
+void abl_plot_blindmap_config_default(abl_plot_blindmap_config *c);
+abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -67,6 +67,8 @@ static void head_init(abl_head_result *h)
     abl_delta_init(&h->delta_lo);
     abl_delta_init(&h->delta_hi);
     abl_delta_init(&h->delta_exponent);
+    abl_delta_init(&h->delta_range_lo);
+    abl_delta_init(&h->delta_range_hi);
     mpz_init(h->row_blind);
     mpz_init(h->matrix_blind);
 }
@@ -78,6 +80,8 @@ static void head_clear(abl_head_result *h)
     abl_delta_clear(&h->delta_lo);
     abl_delta_clear(&h->delta_hi);
     abl_delta_clear(&h->delta_exponent);
+    abl_delta_clear(&h->delta_range_lo);
+    abl_delta_clear(&h->delta_range_hi);
     mpz_clear(h->row_blind);
     mpz_clear(h->matrix_blind);
 }
@@ -95,11 +99,25 @@ void abl_analysis_free(abl_analysis *a)
     abl_schedule_free(&a->schedule);
     free(a->slopes_spec);
     a->slopes_spec = NULL;
-    mpq_clears(a->logit, a->clamp, a->softcap, a->neg_softcap, (mpq_ptr)0);
+    mpq_clears(a->logit, a->clamp, a->softcap, a->neg_softcap, a->logit_lo, a->logit_hi, (mpq_ptr)0);
     mpz_clear(a->row_attended);
     mpz_clear(a->matrix_attended);
     mpq_clear(a->row_fraction);
     mpq_clear(a->matrix_fraction);
+}
+
+/* Keys attended by row r (0-based): r + 1, or W + 1 under a window W (keys with d > W are masked). */
+static uint64_t attended_keys(uint64_t r, uint64_t window)
+{
+    return window > 0 && r > window ? window + 1 : r + 1;
+}
+
+/* Order of two deltas as blindness distances (never is the largest). */
+static int delta_cmp(const abl_delta *a, const abl_delta *b)
+{
+    if (a->never || b->never)
+        return a->never - b->never;
+    return mpz_cmp(a->value, b->value);
 }
 
 /*
@@ -115,13 +133,15 @@ static abl_status weight_matrix_blind(const abl_slope *s, abl_blind_query q, uin
         return ABL_OK;
     uint64_t r = 0;
     mpz_export(&r, NULL, 1, sizeof r, 0, 0, last->value); /* rows below min delta cannot be blind */
+    if (mpz_sgn(last->value) == 0)
+        r = 0;
     abl_delta d, probe;
     abl_delta_init(&d);
     abl_delta_init(&probe);
     abl_status st = ABL_OK;
     while (r < n && st == ABL_OK) {
         /* Row r attends min(r, W) + 1 keys (keys with d > W are masked). */
-        q.weight_keys = window > 0 && r > window ? window + 1 : r + 1;
+        q.weight_keys = attended_keys(r, window);
         if ((st = abl_blindness(s, &q, &d)) != ABL_OK)
             break;
         uint64_t lo = r, hi = n - 1;
@@ -129,14 +149,15 @@ static abl_status weight_matrix_blind(const abl_slope *s, abl_blind_query q, uin
             lo = hi; /* every later row has the same W + 1 keys, the same S and the same delta */
         while (lo < hi && st == ABL_OK) {
             uint64_t mid = lo + (hi - lo + 1) / 2;
-            q.weight_keys = window > 0 && mid > window ? window + 1 : mid + 1;
+            q.weight_keys = attended_keys(mid, window);
             st = abl_blindness(s, &q, &probe);
-            if (mpz_cmp(probe.value, d.value) == 0)
+            if (st == ABL_OK && delta_cmp(&probe, &d) == 0)
                 lo = mid;
             else
                 hi = mid - 1;
         }
-        abl_blind_rows_add(out, r, lo, d.value, window);
+        if (!d.never && d.exact)
+            abl_blind_rows_add(out, r, lo, d.value, window);
         r = lo + 1;
     }
     abl_delta_clear(&d);
@@ -153,7 +174,7 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
     mpz_init(a->matrix_attended);
     mpq_init(a->row_fraction);
     mpq_init(a->matrix_fraction);
-    mpq_inits(a->logit, a->clamp, a->softcap, a->neg_softcap, (mpq_ptr)0);
+    mpq_inits(a->logit, a->clamp, a->softcap, a->neg_softcap, a->logit_lo, a->logit_hi, (mpq_ptr)0);
     a->config = *cfg;
     abl_analysis_config *c = &a->config;
     if (c->context < 1 || c->context > ABL_MAX_CONTEXT)
@@ -168,6 +189,16 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
     if (c->logit != NULL) {
         mpq_set(a->logit, c->logit);
         c->logit = a->logit;
+    }
+    if ((c->logit_lo == NULL) != (c->logit_hi == NULL))
+        return ABL_ERR_INVALID_ARGUMENT;
+    if (c->logit_lo != NULL) {
+        if (mpq_cmp(c->logit_lo, c->logit_hi) > 0)
+            return ABL_ERR_INVALID_ARGUMENT;
+        mpq_set(a->logit_lo, c->logit_lo);
+        mpq_set(a->logit_hi, c->logit_hi);
+        c->logit_lo = a->logit_lo;
+        c->logit_hi = a->logit_hi;
     }
     if (c->clamp != NULL || (c->mitigations & ABL_MITIGATE_CLAMP)) {
         if (c->clamp != NULL)
@@ -218,17 +249,8 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
 
     abl_blind_query q = {.format = c->format, .convention = c->convention, .distance = c->distance,
                          .logit = c->logit, .clamp = c->clamp, .softcap = c->softcap};
-    if (c->level == ABL_LEVEL_WEIGHT) {
-        if (c->distance != ABL_DISTANCE_LINEAR || c->clamp != NULL || c->softcap != NULL ||
-            (c->logit != NULL && mpq_sgn(c->logit) != 0))
-            st = ABL_ERR_UNSUPPORTED;
-        if (st != ABL_OK) {
-            free(sorted);
-            return st;
-        }
-        /* The last row attends min(n - 1, W) + 1 keys (keys with d > W are masked). */
-        q.weight_keys = c->window > 0 && c->window < c->context - 1 ? c->window + 1 : c->context;
-    }
+    if (c->level == ABL_LEVEL_WEIGHT)
+        q.weight_keys = attended_keys(c->context - 1, c->window); /* the last row */
     abl_blind_query qi = q;
     qi.convention = ABL_CONV_IEEE;
     for (int i = 0; i < a->heads && st == ABL_OK; i++) {
@@ -246,6 +268,14 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
             qs.logit = c->softcap;
             if (st == ABL_OK)
                 st = abl_blindness(&h->slope, &qs, &h->delta_hi);
+        }
+        if (st == ABL_OK && c->logit_lo != NULL) {
+            abl_blind_query qr = q; /* the soft cap, if any, caps LO and HI like any logit */
+            qr.logit = c->logit_lo;
+            st = abl_blindness(&h->slope, &qr, &h->delta_range_lo);
+            qr.logit = c->logit_hi;
+            if (st == ABL_OK)
+                st = abl_blindness(&h->slope, &qr, &h->delta_range_hi);
         }
         if (st == ABL_OK && c->level == ABL_LEVEL_WEIGHT) {
             abl_blind_query qe = q;
@@ -289,6 +319,77 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
     return st;
 }
 
+/* --- attention mass lost ------------------------------------------------------------------- */
+
+typedef struct mass_ctx {
+    const abl_analysis *a;
+    int head;   /* -1: the layer's mean */
+} mass_ctx;
+
+/* Enclose one head's lost mass sum_{d=delta}^{k-1} e^(b(d)) / S_k at lo's precision (0 when no key is blind). */
+static int head_mass(const abl_analysis *a, const abl_head_result *h, mpfr_t lo, mpfr_t hi)
+{
+    const abl_analysis_config *c = &a->config;
+    uint64_t k = attended_keys(c->context - 1, c->window);
+    mpfr_set_zero(lo, 1);
+    mpfr_set_zero(hi, 1);
+    int64_t d;
+    if (!abl_delta_get_i64(&h->delta, &d) || (uint64_t)d >= k)
+        return 0;
+    mpfr_prec_t prec = mpfr_get_prec(lo) + 32;
+    mpfr_t m_lo, m_hi, tl, th, sl, sh;
+    mpfr_inits2(prec, m_lo, m_hi, tl, th, sl, sh, (mpfr_ptr)0);
+    int bad = abl_slope_mpfr(m_lo, &h->slope, MPFR_RNDD) != ABL_OK || abl_slope_mpfr(m_hi, &h->slope, MPFR_RNDU) != ABL_OK;
+    if (!bad) {
+        const mpq_t *cp = c->clamp != NULL ? (const mpq_t *)&a->clamp : NULL;
+        abl_weight_row_sum(tl, th, m_lo, m_hi, cp, c->distance, (uint64_t)d, k, k);
+        abl_weight_row_sum(sl, sh, m_lo, m_hi, cp, c->distance, 0, k, k);
+        mpfr_div(lo, tl, sh, MPFR_RNDD);
+        mpfr_div(hi, th, sl, MPFR_RNDU);
+    }
+    mpfr_clears(m_lo, m_hi, tl, th, sl, sh, (mpfr_ptr)0);
+    return bad;
+}
+
+static int mass_interval(mpfr_t lo, mpfr_t hi, void *vctx)
+{
+    const mass_ctx *m = vctx;
+    if (m->head >= 0)
+        return head_mass(m->a, &m->a->results[m->head], lo, hi);
+    mpfr_t l, h;
+    mpfr_inits2(mpfr_get_prec(lo), l, h, (mpfr_ptr)0);
+    mpfr_set_zero(lo, 1);
+    mpfr_set_zero(hi, 1);
+    int bad = 0;
+    for (int i = 0; i < m->a->heads && !bad; i++) {
+        bad = head_mass(m->a, &m->a->results[i], l, h);
+        mpfr_add(lo, lo, l, MPFR_RNDD);
+        mpfr_add(hi, hi, h, MPFR_RNDU);
+    }
+    mpfr_div_ui(lo, lo, (unsigned long)m->a->heads, MPFR_RNDD);
+    mpfr_div_ui(hi, hi, (unsigned long)m->a->heads, MPFR_RNDU);
+    mpfr_clears(l, h, (mpfr_ptr)0);
+    return bad;
+}
+
+static int logit_is_zero(const abl_analysis_config *c)
+{
+    return c->logit == NULL || mpq_sgn(c->logit) == 0;
+}
+
+abl_status abl_analysis_mass_lost_text(const abl_analysis *a, int i, int digits, char *buf, size_t buflen)
+{
+    if (a == NULL || buf == NULL || i < -1 || i >= a->heads)
+        return ABL_ERR_INVALID_ARGUMENT;
+    if (!logit_is_zero(&a->config))
+        return ABL_ERR_UNSUPPORTED;
+    mass_ctx m = {a, i};
+    abl_mpfr_range saved = abl_mpfr_range_widen();
+    abl_status st = abl_ziv_general(mass_interval, &m, digits, buf, buflen);
+    abl_mpfr_range_restore(saved);
+    return st;
+}
+
 /* --- report ------------------------------------------------------------------------------ */
 
 static void u64_text(uint64_t v, char *buf, size_t len)
@@ -297,14 +398,13 @@ static void u64_text(uint64_t v, char *buf, size_t len)
 }
 
 /* A delta cell: text, and for JSON abl_delta_json (null, an integer up to 2^53, else an exact decimal string). */
-static abl_status delta_cell(abl_report *r, const char *text, const abl_delta *d)
+static void delta_cell(abl_report *r, const abl_delta *d)
 {
+    char t[64];
+    abl_delta_text(d, 12, t, sizeof t);
     char *j = abl_delta_json(d);
-    if (j == NULL)
-        return ABL_ERR_NO_MEMORY;
-    abl_status st = abl_report_cell(r, text, j, NULL);
+    abl_report_cell(r, t, j != NULL ? j : "null", NULL);
     free(j);
-    return st;
 }
 
 /* An exact number as a JSON number with 17 significant digits. */
@@ -353,17 +453,12 @@ static void percent_of(const mpz_t num, const mpz_t den, char *buf, size_t len, 
     mpq_clear(q);
 }
 
-abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
+/* dtype, convention, tau, context, window. */
+static void report_meta_format(const abl_analysis *a, abl_report *r)
 {
-    if (a == NULL || out == NULL)
-        return ABL_ERR_INVALID_ARGUMENT;
     const abl_analysis_config *c = &a->config;
-    abl_report *r = abl_report_new("ALiBi blindness analysis", "heads");
-    if (r == NULL)
-        return ABL_ERR_NO_MEMORY;
     char t[256], j[256];
     abl_tau_kind kind = abl_convention_tau_kind(c->convention);
-
     snprintf(t, sizeof t, "%s (p = %d, emin = %s%ld, emax = %ld)", c->format.name, c->format.precision,
              c->format.emin < 0 ? "-" : "", c->format.emin < 0 ? -c->format.emin : c->format.emin, c->format.emax);
     snprintf(j, sizeof j, "\"%s\"", c->format.name);
@@ -374,8 +469,7 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
                                                     : "exact (the first blind distance)");
     snprintf(j, sizeof j, "\"%s\"", abl_convention_name(c->convention));
     abl_report_meta(r, "convention", "convention", t, j);
-    abl_threshold_string(&c->format, kind, 10, j, sizeof j);
-    snprintf(t, sizeof t, "%s", j);
+    abl_threshold_string(&c->format, kind, 10, t, sizeof t);
     abl_threshold_string(&c->format, kind, 17, j, sizeof j);
     abl_report_meta(r, "tau", "τ", t, j);
     u64_text(c->context, t, sizeof t);
@@ -384,74 +478,103 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
         u64_text(c->window, t, sizeof t);
         abl_report_meta(r, "window", "window", t, t);
     }
-    {
-        /* The schedule as given, whole (a long list stays long). */
-        size_t sl = strlen(a->schedule.spec);
-        char *st_ = malloc(sl + 32), *sj = malloc(2 * sl + 3);
-        if (st_ == NULL || sj == NULL) {
-            free(st_);
-            free(sj);
-            abl_report_free(r);
-            return ABL_ERR_NO_MEMORY;
-        }
-        sprintf(st_, "%s (%d heads)", a->schedule.spec, a->heads);
-        char *w = sj;
-        *w++ = '"';
-        for (const char *p = a->schedule.spec; *p != '\0'; p++) {
-            if (*p == '"' || *p == '\\')
-                *w++ = '\\';
-            *w++ = *p;
-        }
-        *w++ = '"';
-        *w = '\0';
-        abl_report_meta(r, "slopes", "slopes", st_, sj);
+}
+
+/* The schedule as given, whole (a long list stays long). */
+static abl_status report_meta_slopes(const abl_analysis *a, abl_report *r)
+{
+    size_t sl = strlen(a->schedule.spec);
+    char *st_ = malloc(sl + 32), *sj = malloc(2 * sl + 3);
+    if (st_ == NULL || sj == NULL) {
         free(st_);
         free(sj);
+        return ABL_ERR_NO_MEMORY;
     }
+    sprintf(st_, "%s (%d heads)", a->schedule.spec, a->heads);
+    char *w = sj;
+    *w++ = '"';
+    for (const char *p = a->schedule.spec; *p != '\0'; p++) {
+        if (*p == '"' || *p == '\\')
+            *w++ = '\\';
+        *w++ = *p;
+    }
+    *w++ = '"';
+    *w = '\0';
+    abl_report_meta(r, "slopes", "slopes", st_, sj);
+    free(st_);
+    free(sj);
+    return ABL_OK;
+}
+
+/* The clamp with its exponent-level margin c - tau. */
+static abl_status report_meta_clamp(const abl_analysis *a, abl_report *r)
+{
+    const abl_analysis_config *c = &a->config;
+    abl_blind_query q = {.format = c->format, .convention = c->convention, .distance = c->distance,
+                         .logit = c->logit, .clamp = c->clamp};
+    char *margin = NULL, *suffix = NULL;
+    abl_status ms = abl_clamp_margin_string(&q, 4, &margin);
+    if (ms == ABL_OK && (suffix = malloc(strlen(margin) + 40)) == NULL)
+        ms = ABL_ERR_NO_MEMORY;
+    if (ms == ABL_OK) {
+        sprintf(suffix, " (margin c − τ = %s nats)", margin);
+        ms = meta_number(r, "clamp", "clamp c", c->clamp, suffix);
+    }
+    free(margin);
+    free(suffix);
+    return ms;
+}
+
+/* slopes, distance, logits, mitigations, level, clamp, soft cap. */
+static abl_status report_meta_model(const abl_analysis *a, abl_report *r)
+{
+    const abl_analysis_config *c = &a->config;
+    char t[256];
+    abl_status st = report_meta_slopes(a, r);
+    if (st != ABL_OK)
+        return st;
     abl_report_meta(r, "distance", "distance", c->distance == ABL_DISTANCE_LOG ? "log: g(d) = ln(d + 1)" : "linear: g(d) = d",
                     c->distance == ABL_DISTANCE_LOG ? "\"log\"" : "\"linear\"");
-    {
-        mpq_t zero;
-        mpq_init(zero);
-        abl_status ms = meta_number(r, "logit", "logit ε", c->logit ? c->logit : zero, "");
-        mpq_clear(zero);
-        if (ms != ABL_OK) {
-            abl_report_free(r);
-            return ms;
+    mpq_t zero;
+    mpq_init(zero);
+    st = meta_number(r, "logit", "logit ε", c->logit ? c->logit : zero, "");
+    mpq_clear(zero);
+    if (st == ABL_OK && c->logit_lo != NULL) {
+        char *lo = abl_decimal_string(c->logit_lo), *hi = abl_decimal_string(c->logit_hi);
+        char *line = lo && hi ? malloc(strlen(lo) + strlen(hi) + 8) : NULL;
+        char jl[80], jh[80], *json = malloc(2 * sizeof jl + 8);
+        if (line != NULL && json != NULL) {
+            sprintf(line, "%s to %s", lo, hi);
+            json_decimal(c->logit_lo, jl, sizeof jl);
+            json_decimal(c->logit_hi, jh, sizeof jh);
+            sprintf(json, "[%s, %s]", jl, jh);
+            abl_report_meta(r, "logit_range", "logit range", line, json);
+        } else {
+            st = ABL_ERR_NO_MEMORY;
         }
+        free(lo);
+        free(hi);
+        free(line);
+        free(json);
     }
+    if (st != ABL_OK)
+        return st;
     abl_mitigations_name(c->mitigations, t, sizeof t);
     abl_report_meta(r, "mitigations", "mitigations", t, NULL);
     abl_report_meta(r, "level", "level",
-                    c->level == ABL_LEVEL_WEIGHT ? "weight: exp(x)/S underflows, threshold τ + ln S (zero logits)"
+                    c->level == ABL_LEVEL_WEIGHT ? "weight: exp(x)/S underflows, threshold τ + ln S (spec §4)"
                                                  : "exponent: exp(x) underflows, threshold τ (the paper)",
                     c->level == ABL_LEVEL_WEIGHT ? "\"weight\"" : "\"exponent\"");
-    if (c->clamp != NULL) {
-        abl_blind_query q = {.format = c->format, .convention = c->convention, .distance = c->distance,
-                             .logit = c->logit, .clamp = c->clamp};
-        char *margin = NULL, *suffix = NULL;
-        abl_status ms = abl_clamp_margin_string(&q, 4, &margin);
-        if (ms == ABL_OK && (suffix = malloc(strlen(margin) + 40)) == NULL)
-            ms = ABL_ERR_NO_MEMORY;
-        if (ms == ABL_OK) {
-            sprintf(suffix, " (margin c − τ = %s nats)", margin);
-            ms = meta_number(r, "clamp", "clamp c", c->clamp, suffix);
-        }
-        free(margin);
-        free(suffix);
-        if (ms != ABL_OK) {
-            abl_report_free(r);
-            return ms;
-        }
-    }
-    if (c->softcap != NULL) {
-        abl_status ms = meta_number(r, "softcap", "soft cap z", c->softcap, "");
-        if (ms != ABL_OK) {
-            abl_report_free(r);
-            return ms;
-        }
-    }
+    if (c->clamp != NULL && (st = report_meta_clamp(a, r)) != ABL_OK)
+        return st;
+    if (c->softcap != NULL)
+        st = meta_number(r, "softcap", "soft cap z", c->softcap, "");
+    return st;
+}
 
+static void report_columns(const abl_analysis *a, abl_report *r, int mass)
+{
+    const abl_analysis_config *c = &a->config;
     abl_report_column(r, "rank", "rank", ABL_ALIGN_RIGHT);
     abl_report_column(r, "head", "head", ABL_ALIGN_RIGHT);
     abl_report_column(r, "slope_exact", "slope", ABL_ALIGN_LEFT);
@@ -466,73 +589,108 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
         abl_report_column(r, "delta_softcap_min", "δ(−z)", ABL_ALIGN_RIGHT);
         abl_report_column(r, "delta_softcap_max", "δ(+z)", ABL_ALIGN_RIGHT);
     }
+    if (c->logit_lo != NULL) {
+        abl_report_column(r, "delta_logit_lo", "δ(LO)", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "delta_logit_hi", "δ(HI)", ABL_ALIGN_RIGHT);
+    }
     abl_report_column(r, "blind_in_context", "blind", ABL_ALIGN_LEFT);
     if (c->window > 0)
         abl_report_column(r, "window_masks", "W < δ", ABL_ALIGN_LEFT);
     abl_report_column(r, "row_zeros", "row zeros", ABL_ALIGN_RIGHT);
     abl_report_column(r, "row_fraction", "row %", ABL_ALIGN_RIGHT);
     abl_report_column(r, "matrix_fraction", "matrix %", ABL_ALIGN_RIGHT);
+    if (mass)
+        abl_report_column(r, "mass_lost", "mass lost", ABL_ALIGN_RIGHT);
+}
 
-    for (int i = 0; i < a->heads; i++) {
-        const abl_head_result *h = &a->results[i];
-        abl_report_row(r);
-        snprintf(t, sizeof t, "%d", h->rank);
-        abl_report_cell(r, t, t, NULL);
-        snprintf(t, sizeof t, "%d", h->slope.index);
-        abl_report_cell(r, t, t, NULL);
-        char *exact = abl_slope_exact_string(&h->slope);
-        char *tex = exact != NULL ? malloc(strlen(exact) + 8) : NULL;
-        if (tex == NULL) {
-            free(exact);
-            abl_report_free(r);
-            return ABL_ERR_NO_MEMORY;
-        }
-        if (strncmp(exact, "2^", 2) == 0) {
-            sprintf(tex, "$2^{%s}$", exact + 2); /* 2^-0.5 would typeset as 2 with a caret */
-            abl_report_cell(r, exact, NULL, tex);
-        } else {
-            abl_report_cell(r, exact, NULL, NULL);
-        }
-        free(tex);
+static abl_status report_slope_cells(abl_report *r, const abl_slope *s)
+{
+    char t[64], j[64];
+    char *exact = abl_slope_exact_string(s);
+    char *tex = exact != NULL ? malloc(strlen(exact) + 8) : NULL;
+    if (tex == NULL) {
         free(exact);
-        abl_slope_decimal_text(&h->slope, 5, t, sizeof t);
-        abl_slope_decimal_text(&h->slope, 17, j, sizeof j);
-        abl_report_cell(r, t, j, NULL);
-        const abl_delta *ds[4] = {&h->delta, &h->delta_ieee, &h->delta_lo, &h->delta_hi};
-        for (int d = 0; d < 2; d++) {
-            abl_delta_text(ds[d], 12, t, sizeof t);
-            delta_cell(r, t, ds[d]);
-        }
-        if (c->level == ABL_LEVEL_WEIGHT) {
-            abl_delta_text(&h->delta_exponent, 12, t, sizeof t);
-            delta_cell(r, t, &h->delta_exponent);
-            /* tokens earlier than the exponent level says */
-            if (h->delta.exact && h->delta_exponent.exact) {
-                mpz_t sh;
-                mpz_init(sh);
-                mpz_sub(sh, h->delta_exponent.value, h->delta.value);
-                mpz_get_str(t, 10, sh);
-                abl_report_cell(r, t, t, NULL);
-                mpz_clear(sh);
-            } else {
-                abl_report_cell(r, "—", "null", NULL);
-            }
-        }
-        for (int d = 2; d < (c->softcap != NULL ? 4 : 2); d++) {
-            abl_delta_text(ds[d], 12, t, sizeof t);
-            delta_cell(r, t, ds[d]);
-        }
-        abl_report_cell(r, h->blind_in_context ? "yes" : "no", h->blind_in_context ? "true" : "false", NULL);
-        if (c->window > 0)
-            abl_report_cell(r, h->window_masks ? "yes" : "no", h->window_masks ? "true" : "false", NULL);
-        mpz_get_str(t, 10, h->row_blind);
-        abl_report_cell(r, t, t, NULL);
-        percent_of(h->row_blind, a->row_attended, t, sizeof t, j, sizeof j);
-        abl_report_cell(r, t, j, NULL);
-        percent_of(h->matrix_blind, a->matrix_attended, t, sizeof t, j, sizeof j);
+        return ABL_ERR_NO_MEMORY;
+    }
+    if (strncmp(exact, "2^", 2) == 0) {
+        sprintf(tex, "$2^{%s}$", exact + 2); /* 2^-0.5 would typeset as 2 with a caret */
+        abl_report_cell(r, exact, NULL, tex);
+    } else {
+        abl_report_cell(r, exact, NULL, NULL);
+    }
+    free(tex);
+    free(exact);
+    abl_slope_decimal_text(s, 5, t, sizeof t);
+    abl_slope_decimal_text(s, 17, j, sizeof j);
+    abl_report_cell(r, t, j, NULL);
+    return ABL_OK;
+}
+
+/* delta(exponent) - delta(weight): how many tokens earlier the weight goes blind. */
+static void report_shift_cell(abl_report *r, const abl_head_result *h)
+{
+    if (!h->delta.exact || !h->delta_exponent.exact || h->delta.never || h->delta_exponent.never) {
+        abl_report_cell(r, "—", "null", NULL);
+        return;
+    }
+    mpz_t sh;
+    mpz_init(sh);
+    mpz_sub(sh, h->delta_exponent.value, h->delta.value);
+    char *txt = mpz_get_str(NULL, 10, sh);
+    abl_report_cell(r, txt, txt, NULL);
+    void (*freefunc)(void *, size_t);
+    mp_get_memory_functions(NULL, NULL, &freefunc);
+    freefunc(txt, strlen(txt) + 1);
+    mpz_clear(sh);
+}
+
+static abl_status report_head_row(const abl_analysis *a, abl_report *r, int i, int mass)
+{
+    const abl_analysis_config *c = &a->config;
+    const abl_head_result *h = &a->results[i];
+    char t[256], j[256];
+    abl_report_row(r);
+    snprintf(t, sizeof t, "%d", h->rank);
+    abl_report_cell(r, t, t, NULL);
+    snprintf(t, sizeof t, "%d", h->slope.index);
+    abl_report_cell(r, t, t, NULL);
+    abl_status st = report_slope_cells(r, &h->slope);
+    if (st != ABL_OK)
+        return st;
+    delta_cell(r, &h->delta);
+    delta_cell(r, &h->delta_ieee);
+    if (c->level == ABL_LEVEL_WEIGHT) {
+        delta_cell(r, &h->delta_exponent);
+        report_shift_cell(r, h);
+    }
+    if (c->softcap != NULL) {
+        delta_cell(r, &h->delta_lo);
+        delta_cell(r, &h->delta_hi);
+    }
+    if (c->logit_lo != NULL) {
+        delta_cell(r, &h->delta_range_lo);
+        delta_cell(r, &h->delta_range_hi);
+    }
+    abl_report_cell(r, h->blind_in_context ? "yes" : "no", h->blind_in_context ? "true" : "false", NULL);
+    if (c->window > 0)
+        abl_report_cell(r, h->window_masks ? "yes" : "no", h->window_masks ? "true" : "false", NULL);
+    mpz_get_str(t, 10, h->row_blind);
+    abl_report_cell(r, t, t, NULL);
+    percent_of(h->row_blind, a->row_attended, t, sizeof t, j, sizeof j);
+    abl_report_cell(r, t, j, NULL);
+    percent_of(h->matrix_blind, a->matrix_attended, t, sizeof t, j, sizeof j);
+    abl_report_cell(r, t, j, NULL);
+    if (mass) {
+        abl_analysis_mass_lost_text(a, i, 3, t, sizeof t);
+        abl_analysis_mass_lost_text(a, i, 17, j, sizeof j);
         abl_report_cell(r, t, j, NULL);
     }
+    return ABL_OK;
+}
 
+static void report_summary(const abl_analysis *a, abl_report *r, int mass)
+{
+    char t[256], j[256];
     snprintf(t, sizeof t, "%d of %d", a->blind_heads, a->heads);
     snprintf(j, sizeof j, "%d", a->blind_heads);
     abl_report_summary(r, "blind_heads", "heads blind inside the context", t, j);
@@ -544,23 +702,64 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     strcat(t, " %");
     abl_fraction_decimal_text(a->matrix_fraction, 17, j, sizeof j);
     abl_report_summary(r, "matrix_fraction", "matrix fraction (causal entries)", t, j);
+    if (mass) {
+        abl_analysis_mass_lost_text(a, -1, 3, t, sizeof t);
+        abl_analysis_mass_lost_text(a, -1, 17, j, sizeof j);
+        abl_report_summary(r, "mass_lost", "attention mass lost (last row, mean over heads)", t, j);
+    }
+}
 
+static void report_notes(const abl_analysis *a, abl_report *r, int mass)
+{
+    const abl_analysis_config *c = &a->config;
     abl_report_note(r, "δ: smallest distance d at which exp(ε − m·g(d)) underflows (ε = logit); heads sorted "
                        "steepest first, 'head' is the model's own index.");
     abl_report_note(r, "δ ieee: the exact δ under round-to-nearest with gradual underflow (τ = ln of half "
                        "the smallest subnormal).");
     if (c->clamp != NULL)
-        abl_report_note(r, "clamp: 'never' when ε + c stays above τ; otherwise the head goes blind at the "
-                           "unclamped δ, before the clamp engages.");
+        abl_report_note(r, c->level == ABL_LEVEL_WEIGHT
+                               ? "clamp: 'never' when the clamped weight e^(ε+c)/S stays above e^τ; otherwise the "
+                                 "head goes blind at the unclamped δ, before the clamp engages."
+                               : "clamp: 'never' when ε + c stays above τ; otherwise the head goes blind at the "
+                                 "unclamped δ, before the clamp engages.");
     if (c->softcap != NULL)
         abl_report_note(r, "soft cap: logits lie in (−z, z), so the real δ lies between δ(−z) and δ(+z); δ uses "
                            "the capped logit z·tanh(ε/z).");
+    if (c->logit_lo != NULL)
+        abl_report_note(r, "logit range: a key whose logit lies in [LO, HI] (relative to zero-logit keys) goes "
+                           "blind between δ(LO) and δ(HI) (soft-capped like any logit).");
     if (c->level == ABL_LEVEL_WEIGHT)
         abl_report_note(r, "weight level: the last row's S over its attended keys (all n, or W + 1 with a window) "
                            "gives δ; every row uses its own S for the matrix fraction; shift = δ exponent − δ.");
     if (c->window > 0)
         abl_report_note(r, "window: keys at distance d > W are masked (d ≤ W attended), so W < δ hides every blind "
                            "key; fractions count blind keys among the attended ones.");
+    if (mass)
+        abl_report_note(r, "mass lost: the share of an exact softmax of the last row (zero logits) that sits on "
+                           "its blind keys.");
+}
+
+abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
+{
+    if (a == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_report *r = abl_report_new("ALiBi blindness analysis", "heads");
+    if (r == NULL)
+        return ABL_ERR_NO_MEMORY;
+    int mass = logit_is_zero(&a->config);
+    report_meta_format(a, r);
+    abl_status st = report_meta_model(a, r);
+    if (st == ABL_OK) {
+        report_columns(a, r, mass);
+        for (int i = 0; i < a->heads && st == ABL_OK; i++)
+            st = report_head_row(a, r, i, mass);
+    }
+    if (st != ABL_OK) {
+        abl_report_free(r);
+        return st;
+    }
+    report_summary(a, r, mass);
+    report_notes(a, r, mass);
     *out = r;
     return ABL_OK;
 }

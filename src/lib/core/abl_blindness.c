@@ -159,38 +159,8 @@ typedef struct {
     unsigned long absk;       /* tau = -absk ln 2 */
     abl_distance distance;
     uint64_t weight_keys;     /* 0: exponent level */
+    const mpq_t *clamp;       /* weight level: the clamp shapes S (NULL: none) */
 } q_ctx;
-
-/* Enclose ln S_k, S_k = sum_{d<k} e^(-m d) = expm1(-m k)/expm1(-m), decreasing in m. */
-static void log_sum_interval(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_hi, uint64_t k)
-{
-    mpfr_prec_t prec = mpfr_get_prec(lo);
-    mpfr_t t, num, den, kk;
-    mpfr_inits2(prec, t, num, den, (mpfr_ptr)0);
-    mpfr_init2(kk, 64);
-    mpfr_set_uj(kk, k, MPFR_RNDN); /* exact: 64 bits hold any uint64 */
-    /* Upper bound at m_lo: numerator -expm1(-m k) rounded up, denominator -expm1(-m) rounded down. */
-    mpfr_mul(t, m_lo, kk, MPFR_RNDU);
-    mpfr_neg(t, t, MPFR_RNDN);
-    mpfr_expm1(num, t, MPFR_RNDD);
-    mpfr_neg(num, num, MPFR_RNDN);
-    mpfr_neg(t, m_lo, MPFR_RNDN);
-    mpfr_expm1(den, t, MPFR_RNDU);
-    mpfr_neg(den, den, MPFR_RNDN);
-    mpfr_div(hi, num, den, MPFR_RNDU);
-    mpfr_log(hi, hi, MPFR_RNDU);
-    /* Lower bound at m_hi, every rounding the other way. */
-    mpfr_mul(t, m_hi, kk, MPFR_RNDD);
-    mpfr_neg(t, t, MPFR_RNDN);
-    mpfr_expm1(num, t, MPFR_RNDU);
-    mpfr_neg(num, num, MPFR_RNDN);
-    mpfr_neg(t, m_hi, MPFR_RNDN);
-    mpfr_expm1(den, t, MPFR_RNDD);
-    mpfr_neg(den, den, MPFR_RNDN);
-    mpfr_div(lo, num, den, MPFR_RNDD);
-    mpfr_log(lo, lo, MPFR_RNDD);
-    mpfr_clears(t, num, den, kk, (mpfr_ptr)0);
-}
 
 /* lo <= eps' <= hi for the logit eps' = eps, or z tanh(eps/z) under a soft cap z > 0 (increasing in eps). */
 static void logit_interval(mpfr_t lo, mpfr_t hi, const mpq_t eps, mpq_srcptr cap)
@@ -232,10 +202,12 @@ static int q_interval(mpfr_t lo, mpfr_t hi, void *vctx)
         mpfr_sgn(m_lo) <= 0)
         bad = 1;
     if (!bad && c->weight_keys > 0) {
-        /* Weight level: the threshold rises by ln S_k. */
-        mpfr_t l_lo, l_hi;
-        mpfr_inits2(prec, l_lo, l_hi, (mpfr_ptr)0);
-        log_sum_interval(l_lo, l_hi, m_lo, m_hi, c->weight_keys);
+        /* Weight level: the threshold rises by L = ln S_k - log1p(e^tau expm1(-eps')) (abl_weight.c). */
+        mpfr_t l_lo, l_hi, el, eh;
+        mpfr_inits2(prec, l_lo, l_hi, el, eh, (mpfr_ptr)0);
+        logit_interval(el, eh, *c->eps, c->cap);
+        abl_weight_offset(l_lo, l_hi, m_lo, m_hi, el, eh, c->clamp, c->distance, c->weight_keys, c->absk);
+        mpfr_clears(el, eh, (mpfr_ptr)0);
         mpfr_sub(n_lo, n_lo, l_hi, MPFR_RNDD);
         mpfr_sub(n_hi, n_hi, l_lo, MPFR_RNDU);
         mpfr_clears(l_lo, l_hi, (mpfr_ptr)0);
@@ -331,6 +303,57 @@ static abl_status clamp_allows_blindness(const mpq_t eps, mpq_srcptr cap, const 
     return ABL_OK;
 }
 
+/* Weight level: sign of eps' + c - tau - L (L from abl_weight_offset), by a Ziv loop; *allows as above. */
+static abl_status weight_clamp_allows(const q_ctx *c, const mpq_t clamp, int strict, int *allows)
+{
+    mpfr_prec_t prec = ABL_ZIV_START_PREC;
+    long max_prec = c->distance == ABL_DISTANCE_LOG ? ABL_WEIGHT_LOG_MAX_PREC : ABL_ZIV_MAX_PREC;
+    mpfr_t lo, hi, l2, m_lo, m_hi, l_lo, l_hi, el, eh;
+    mpfr_inits2(prec, lo, hi, l2, m_lo, m_hi, l_lo, l_hi, el, eh, (mpfr_ptr)0);
+    int sign = 0;
+    abl_status st = ABL_OK;
+    for (;;) {
+        mpfr_set_prec(lo, prec);
+        mpfr_set_prec(hi, prec);
+        mpfr_set_prec(l2, prec);
+        mpfr_set_prec(m_lo, prec + 16);
+        mpfr_set_prec(m_hi, prec + 16);
+        mpfr_set_prec(l_lo, prec);
+        mpfr_set_prec(l_hi, prec);
+        mpfr_set_prec(el, prec + 16);
+        mpfr_set_prec(eh, prec + 16);
+        if (abl_slope_mpfr(m_lo, c->slope, MPFR_RNDD) != ABL_OK || abl_slope_mpfr(m_hi, c->slope, MPFR_RNDU) != ABL_OK) {
+            st = ABL_ERR_BAD_SLOPE;
+            break;
+        }
+        logit_interval(el, eh, *c->eps, c->cap);
+        abl_weight_offset(l_lo, l_hi, m_lo, m_hi, el, eh, c->clamp, c->distance, c->weight_keys, c->absk);
+        /* eps' + c + absk ln 2 - L */
+        mpfr_const_log2(l2, MPFR_RNDD);
+        mpfr_mul_ui(lo, l2, c->absk, MPFR_RNDD);
+        mpfr_const_log2(l2, MPFR_RNDU);
+        mpfr_mul_ui(hi, l2, c->absk, MPFR_RNDU);
+        mpfr_add_q(lo, lo, clamp, MPFR_RNDD);
+        mpfr_add_q(hi, hi, clamp, MPFR_RNDU);
+        mpfr_add(lo, lo, el, MPFR_RNDD);
+        mpfr_add(hi, hi, eh, MPFR_RNDU);
+        mpfr_sub(lo, lo, l_hi, MPFR_RNDD);
+        mpfr_sub(hi, hi, l_lo, MPFR_RNDU);
+        if (mpfr_sgn(lo) > 0 || mpfr_sgn(hi) < 0) {
+            sign = mpfr_sgn(lo) > 0 ? 1 : -1;
+            break;
+        }
+        if (prec >= max_prec) {
+            sign = 0; /* taken as an exact tie */
+            break;
+        }
+        prec *= 2;
+    }
+    mpfr_clears(lo, hi, l2, m_lo, m_hi, l_lo, l_hi, el, eh, (mpfr_ptr)0);
+    *allows = strict ? sign < 0 : sign <= 0;
+    return st;
+}
+
 abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_delta *out)
 {
     if (slope == NULL || q == NULL || out == NULL)
@@ -359,14 +382,19 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
 
     if (q->logit != NULL)
         mpq_set(eps, q->logit);
-    if (q->weight_keys > 0 && (q->distance != ABL_DISTANCE_LINEAR || mpq_sgn(eps) != 0 || q->clamp != NULL)) {
-        st = ABL_ERR_UNSUPPORTED; /* S_k has this closed form only for zero logits, linear and unclamped */
-        goto done;
-    }
+    if (q->clamp != NULL)
+        mpq_set(clamp, q->clamp);
+    q_ctx ctx = {slope, (const mpq_t *)&eps, q->softcap, absk, q->distance, q->weight_keys,
+                 q->clamp != NULL ? (const mpq_t *)&clamp : NULL};
     if (q->clamp != NULL) {
         int allows;
-        mpq_set(clamp, q->clamp);
-        clamp_allows_blindness(eps, q->softcap, clamp, absk, abl_convention_strict(q->convention), &allows);
+        /* At the weight level the clamp decides against tau + L (the clamped weight e^c/S can flush). */
+        if (q->weight_keys > 0)
+            st = weight_clamp_allows(&ctx, clamp, abl_convention_strict(q->convention), &allows);
+        else
+            clamp_allows_blindness(eps, q->softcap, clamp, absk, abl_convention_strict(q->convention), &allows);
+        if (st != ABL_OK)
+            goto done;
         /* When the clamp can reach tau it engages no earlier than the unclamped crossing, so delta is
          * the unclamped one; otherwise the head never goes blind. */
         if (!allows) {
@@ -434,8 +462,9 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
     {
         /* Certified interval + Ziv loop. Huge values need the exponent range MPFR allows. */
         abl_mpfr_range saved = abl_mpfr_range_widen();
-        q_ctx ctx = {slope, (const mpq_t *)&eps, q->softcap, absk, q->distance, q->weight_keys};
         mpfr_prec_t prec = ABL_ZIV_START_PREC;
+        /* Log-distance sums tighten only up to about 2^-240 (abl_weight.c): widening past that is futile. */
+        long max_prec = q->weight_keys > 0 && q->distance == ABL_DISTANCE_LOG ? ABL_WEIGHT_LOG_MAX_PREC : ABL_ZIV_MAX_PREC;
         mpfr_t lo, hi;
         mpz_t zl, zh;
         mpfr_inits2(prec, lo, hi, (mpfr_ptr)0);
@@ -448,7 +477,10 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
                 break;
             }
             long bits = mpfr_zero_p(hi) ? 0 : (long)mpfr_get_exp(hi);
-            if (bits > ABL_DELTA_ZIV_BITS_MAX && mpfr_sgn(lo) > 0) {
+            /* At the weight level the exact integer only matters inside a context (< 2^60): past 2^62 the
+             * 64 certified bits are kept, which spares Euler-Maclaurin sums at thousands of bits. */
+            if ((bits > ABL_DELTA_ZIV_BITS_MAX || (q->weight_keys > 0 && bits > 63 && mpfr_cmp_ui_2exp(lo, 1, 62) >= 0)) &&
+                mpfr_sgn(lo) > 0) {
                 /* Beyond any context: keep 64 correct bits, not a multi-megabyte integer. */
                 mpfr_set(out->approx, lo, MPFR_RNDN);
                 break;
@@ -459,7 +491,7 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
             }
             rule_bound(zl, lo, rule, 0);
             rule_bound(zh, hi, rule, 1);
-            if (mpz_cmp(zl, zh) == 0 || prec >= ABL_ZIV_MAX_PREC + bits) {
+            if (mpz_cmp(zl, zh) == 0 || prec >= max_prec + bits) {
                 /* At the cap, Q is taken to sit exactly on the rule's boundary integer. */
                 mpz_set(out->value, rule == RULE_CEIL ? zl : zh);
                 finish_exact(out);

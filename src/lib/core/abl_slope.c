@@ -955,6 +955,61 @@ static abl_status take_decimal(span item, span *text, mpq_t q)
     return st;
 }
 
+/*
+ * "2^X" as the tool prints a power-of-two slope: X an exact decimal ("-0.5", "-8") or "(P/Q)" with integers
+ * ("2^(-8/9)"). 1 and num/den (den > 0, both at most 2^20 in size) set when the item has this form; 0 when
+ * it does not start with "2^"; -1 when it starts with "2^" but is malformed; -2 when out of memory.
+ */
+static int take_pow2(span item, long *num, long *den)
+{
+    item = trim(item.p, item.n);
+    if (item.n < 3 || item.p[0] != '2' || item.p[1] != '^')
+        return 0;
+    span e = {item.p + 2, item.n - 2};
+    int paren = e.n >= 2 && e.p[0] == '(' && e.p[e.n - 1] == ')';
+    if (paren) {
+        e.p++;
+        e.n -= 2;
+    }
+    if (e.n == 0 || memchr(e.p, '\0', e.n) != NULL)
+        return -1;
+    char *buf = malloc(e.n + 1);
+    if (buf == NULL)
+        return -2;
+    memcpy(buf, e.p, e.n);
+    buf[e.n] = '\0';
+    mpq_t q;
+    mpq_init(q);
+    int ok = -1;
+    if (paren) {
+        /* P/Q with optional sign on P, digits only */
+        char *slash = strchr(buf, '/');
+        if (slash != NULL) {
+            *slash = '\0';
+            const char *p = buf + (buf[0] == '-'), *d = slash + 1;
+            if (*p != '\0' && *d != '\0' && strspn(p, "0123456789") == strlen(p) && strspn(d, "0123456789") == strlen(d) &&
+                mpz_set_str(mpq_numref(q), buf, 10) == 0 && mpz_set_str(mpq_denref(q), d, 10) == 0 &&
+                mpz_sgn(mpq_denref(q)) > 0) {
+                mpq_canonicalize(q);
+                ok = 1;
+            }
+        }
+    } else if (abl_decimal_to_mpq(buf, q) == ABL_OK) {
+        ok = 1;
+    }
+    if (ok == 1) {
+        if (mpz_cmpabs_ui(mpq_numref(q), 1UL << 20) > 0 || mpz_cmp_ui(mpq_denref(q), 1UL << 20) > 0) {
+            ok = -1;
+        } else {
+            *num = mpz_get_si(mpq_numref(q));
+            *den = mpz_get_si(mpq_denref(q));
+        }
+    }
+    mpq_clear(q);
+    free(buf);
+    return ok;
+}
+
 static void slope_defaults(abl_slope *s, abl_slope_form form, int index)
 {
     memset(s, 0, sizeof *s);
@@ -1121,8 +1176,22 @@ static abl_status build_list(const spec_args *a, span args, int H, abl_schedule 
         const char *comma = memchr(args.p + pos, ',', args.n - pos);
         size_t end = comma ? (size_t)(comma - args.p) : args.n;
         span it = {args.p + pos, end - pos}, text;
-        st = take_decimal(it, &text, out->numbers[n]);
-        if (st == ABL_OK && (int)n < H) {
+        long pnum = 0, pden = 1;
+        int pow2 = a->k == K_SLOPES ? take_pow2(it, &pnum, &pden) : 0;
+        if (pow2 == -2) {
+            st = ABL_ERR_NO_MEMORY;
+        } else if (pow2 < 0) {
+            st = ABL_ERR_BAD_SLOPE_SPEC;
+        } else if (pow2 > 0) {
+            text = trim(it.p, it.n); /* the tool's own notation: 2^-0.5, 2^(-8/9) */
+            if ((int)n < H) {
+                slope_defaults(&out->slopes[n], ABL_SLOPE_POW2, (int)n + 1);
+                set_pow2(&out->slopes[n], pnum, pden);
+            }
+        } else {
+            st = take_decimal(it, &text, out->numbers[n]);
+        }
+        if (st == ABL_OK && (int)n < H && pow2 == 0) {
             abl_slope *s = &out->slopes[n];
             const char *stored = store_text(out, &used, text);
             if (a->k == K_SLOPES) {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <gmp.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,20 +12,43 @@
 #include "abl_internal.h"
 
 static const char *const k_forms[ABL_BIAS_FORM_COUNT] = {"relative", "absolute", "symmetric", "trailing"};
-static const char *const k_softmax[] = {"eager", "flash"};
+static const char *const k_softmax[ABL_SOFTMAX_KIND_COUNT] = {"eager", "flash", "sdpa-efficient", "sdpa-cudnn"};
 static const char *const k_sums[] = {"exact", "sequential", "vec8", "vec16"};
 static const char *const k_norms[] = {"reciprocal", "divide"};
 static const char *const k_exps[] = {"correct", "sleef"};
+static const char *const k_adds[ABL_BIAS_ADD_COUNT] = {"scores", "mask", "both"};
+static const char *const k_calcs[ABL_SLOPE_CALC_COUNT] = {"exact", "torch-pow", "mpt-pow"};
+
+/* The presets, in the order the help lists them. */
+static const char *const k_presets[] = {"eager",          "flash2",          "sdpa-efficient", "sdpa-cudnn",
+                                        "bloom-hf",       "falcon-hf-eager", "falcon-hf-sdpa", "falcon-rw-hf",
+                                        "mpt",            "mpt-hf"};
 
 const char *abl_pipeline_preset_names(void)
 {
-    return "eager, flash2, bloom-hf, falcon-rw-hf, mpt";
+    return "eager, flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, "
+           "mpt, mpt-hf";
+}
+
+const char *abl_pipeline_preset_help(void)
+{
+    return "eager: relative bias in fp32 cast to the model dtype, torch softmax(dtype=float32) (= SDPA MATH)\n"
+           "flash2: FlashAttention-2 with alibi_slopes (exp2 flushed below 2^-126, P in the model dtype)\n"
+           "sdpa-efficient: the eager bias as a float mask through SDPA's memory-efficient kernel\n"
+           "sdpa-cudnn: the eager bias as a float mask through SDPA's cuDNN kernel (closed source; model "
+           "fitted to its H200 measurements)\n"
+           "bloom-hf: transformers BloomModel (torch.pow slopes, m*j in fp32 cast to the model dtype)\n"
+           "falcon-hf-eager: transformers FalconModel, eager: alibi/8 added twice (scores and mask): m/4\n"
+           "falcon-hf-sdpa: transformers FalconModel, SDPA: alibi/8 in the float mask (m/8), efficient kernel\n"
+           "falcon-rw-hf: alias of falcon-hf-sdpa\n"
+           "mpt: llm-foundry MPT (trailing bias cast to the model dtype, softmax in the model dtype)\n"
+           "mpt-hf: transformers MptModel (trailing bias kept in fp32, fp32 softmax, weights cast)\n";
 }
 
 const char *abl_pipeline_field_names(void)
 {
-    return "bias-form, slope-dtype, product-dtype, bias-dtype, bias-scale, logit-dtype, softmax, sum, exp, "
-           "normalise, output-dtype, head-dim, block";
+    return "bias-form, slope-dtype, slope-calc, product-dtype, bias-dtype, bias-scale, bias-add, logit-dtype, "
+           "softmax, sum, exp, normalise, output-dtype, head-dim, block";
 }
 
 const char *abl_bias_form_name(abl_bias_form f)
@@ -34,7 +58,7 @@ const char *abl_bias_form_name(abl_bias_form f)
 
 const char *abl_softmax_kind_name(abl_softmax_kind k)
 {
-    return (unsigned)k < 2 ? k_softmax[k] : "?";
+    return (unsigned)k < ABL_SOFTMAX_KIND_COUNT ? k_softmax[k] : "?";
 }
 
 const char *abl_sum_order_name(abl_sum_order s)
@@ -52,6 +76,88 @@ const char *abl_exp_model_name(abl_exp_model e)
     return (unsigned)e < 2 ? k_exps[e] : "?";
 }
 
+const char *abl_bias_add_name(abl_bias_add a)
+{
+    return (unsigned)a < ABL_BIAS_ADD_COUNT ? k_adds[a] : "?";
+}
+
+const char *abl_slope_calc_name(abl_slope_calc c)
+{
+    return (unsigned)c < ABL_SLOPE_CALC_COUNT ? k_calcs[c] : "?";
+}
+
+/* ---- exact ratios ---- */
+
+abl_status abl_ratio_parse(const char *text, abl_ratio *out)
+{
+    if (text == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    mpq_t q;
+    mpq_init(q);
+    abl_status st = abl_decimal_to_mpq(text, q);
+    if (st == ABL_OK && mpq_sgn(q) <= 0)
+        st = ABL_ERR_BAD_NUMBER;
+    if (st == ABL_OK && (mpz_sizeinbase(mpq_numref(q), 2) > 64 || mpz_sizeinbase(mpq_denref(q), 2) > 64))
+        st = ABL_ERR_UNSUPPORTED;
+    if (st == ABL_OK) {
+        uint64_t v[2] = {0, 0};
+        mpz_export(&v[0], NULL, -1, sizeof v[0], 0, 0, mpq_numref(q));
+        mpz_export(&v[1], NULL, -1, sizeof v[1], 0, 0, mpq_denref(q));
+        out->num = v[0];
+        out->den = v[1];
+    } else if (st != ABL_ERR_UNSUPPORTED) {
+        st = ABL_ERR_BAD_NUMBER;
+    }
+    mpq_clear(q);
+    return st;
+}
+
+void abl_ratio_text(const abl_ratio *r, char *buf, size_t buflen)
+{
+    if (buf == NULL || buflen == 0)
+        return;
+    uint64_t den = r->den;
+    int twos = 0, fives = 0;
+    while (den % 2 == 0 && den > 1) {
+        den /= 2;
+        twos++;
+    }
+    while (den % 5 == 0 && den > 1) {
+        den /= 5;
+        fives++;
+    }
+    int digits = twos > fives ? twos : fives;
+    if (den != 1 || digits > 40) {
+        snprintf(buf, buflen, "%llu/%llu", (unsigned long long)r->num, (unsigned long long)r->den);
+        return;
+    }
+    mpz_t z, d;
+    mpz_init(z);
+    mpz_init(d);
+    mpz_import(z, 1, -1, sizeof r->num, 0, 0, &r->num);
+    mpz_import(d, 1, -1, sizeof r->den, 0, 0, &r->den);
+    mpz_ui_pow_ui(d, 10, (unsigned long)digits);
+    mpz_mul(z, z, d);
+    mpz_import(d, 1, -1, sizeof r->den, 0, 0, &r->den);
+    mpz_divexact(z, z, d);                       /* value * 10^digits, an integer */
+    char *t = mpz_get_str(NULL, 10, z);
+    size_t n = strlen(t), dg = (size_t)digits;
+    if (dg == 0) {
+        snprintf(buf, buflen, "%s", t);
+    } else if (n > dg) {
+        snprintf(buf, buflen, "%.*s.%s", (int)(n - dg), t, t + n - dg);
+    } else {
+        char zeros[48];
+        memset(zeros, '0', dg - n);
+        zeros[dg - n] = '\0';
+        snprintf(buf, buflen, "0.%s%s", zeros, t);
+    }
+    void (*freefunc)(void *, size_t);
+    mp_get_memory_functions(NULL, NULL, &freefunc);
+    freefunc(t, n + 1);
+    mpz_clear(z);
+    mpz_clear(d);
+}
 
 static abl_format named(const char *name)
 {
@@ -65,15 +171,24 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
 {
     if (name == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
+    const char *canon = NULL;
+    for (size_t k = 0; k < sizeof k_presets / sizeof k_presets[0]; k++)
+        if (strcmp(name, k_presets[k]) == 0)
+            canon = k_presets[k];
+    if (canon == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
     abl_format model = model_dtype ? *model_dtype : named("bf16");
     abl_format fp32 = named("fp32");
     abl_pipeline p;
     memset(&p, 0, sizeof p);
-    snprintf(p.preset, sizeof p.preset, "%s", name);
+    p.preset = canon;
     p.slope_dtype = fp32;
     p.product_dtype = fp32;
     p.bias_dtype = model;
-    snprintf(p.bias_scale, sizeof p.bias_scale, "1");
+    p.bias_scale.num = 1;
+    p.bias_scale.den = 1;
+    p.bias_add = ABL_BIAS_ADD_SCORES;
+    p.slope_calc = ABL_SLOPE_CALC_EXACT;
     p.logit_dtype = model;
     p.softmax = ABL_SOFTMAX_EAGER;
     p.sum = ABL_SUM_EXACT;
@@ -84,19 +199,53 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
     if (strcmp(name, "eager") == 0) {
         /* -m(i-j) built in fp32, cast to the model dtype, softmax(dtype=float32).to(model) */
         p.bias_form = ABL_BIAS_RELATIVE;
+    } else if (strcmp(name, "sdpa-efficient") == 0 || strcmp(name, "sdpa-cudnn") == 0) {
+        /* the eager bias passed to scaled_dot_product_attention as a float attn_mask in the model dtype;
+         * the kernel adds it to the fp32 scores (kernel_forward.h: accum += bias) */
+        p.bias_form = ABL_BIAS_RELATIVE;
+        p.bias_add = ABL_BIAS_ADD_MASK;
+        p.logit_dtype = fp32;
+        p.softmax = name[5] == 'e' ? ABL_SOFTMAX_SDPA_EFFICIENT : ABL_SOFTMAX_SDPA_CUDNN;
+        p.head_dim = 64;
+        p.block = 64;
     } else if (strcmp(name, "bloom-hf") == 0) {
-        /* build_alibi_tensor: fp32 slopes * positions, .to(dtype); baddbmm in the model dtype */
+        /* build_alibi_tensor: torch.pow slopes * positions in fp32, .to(dtype); baddbmm in the model dtype */
         p.bias_form = ABL_BIAS_ABSOLUTE;
-    } else if (strcmp(name, "falcon-rw-hf") == 0) {
-        /* slopes.bfloat16() * positions (bf16 product), .to(dtype); (scores + alibi) * 1/sqrt(64) in
-         * fp32, cast to the model dtype by softmax(dtype=hidden_states.dtype) */
+        p.slope_calc = ABL_SLOPE_CALC_TORCH_POW;
+    } else if (strcmp(name, "falcon-hf-eager") == 0) {
+        /* build_alibi_tensor: torch.pow slopes .bfloat16() * positions (bf16 product), .to(dtype);
+         * _update_causal_mask puts alibi / sqrt(head_dim) into the mask (model dtype); the eager forward
+         * adds alibi to the fp32 scores, scales by 1/sqrt(head_dim), adds the mask, and
+         * F.softmax(dtype=hidden dtype) casts to the model dtype: the bias counts twice (m/4 at head_dim 64) */
         p.bias_form = ABL_BIAS_ABSOLUTE;
+        p.slope_calc = ABL_SLOPE_CALC_TORCH_POW;
         p.product_dtype = named("bf16");
-        snprintf(p.bias_scale, sizeof p.bias_scale, "0.125");
+        p.bias_scale.den = 8;
+        p.bias_add = ABL_BIAS_ADD_BOTH;
+        p.head_dim = 64;
+    } else if (strcmp(name, "falcon-hf-sdpa") == 0 || strcmp(name, "falcon-rw-hf") == 0) {
+        /* the same alibi; the SDPA forward passes only the mask alibi / sqrt(head_dim) (model dtype) to
+         * scaled_dot_product_attention, whose kernel adds it to the fp32 scores: m/8 at head_dim 64 */
+        p.bias_form = ABL_BIAS_ABSOLUTE;
+        p.slope_calc = ABL_SLOPE_CALC_TORCH_POW;
+        p.product_dtype = named("bf16");
+        p.bias_scale.den = 8;
+        p.bias_add = ABL_BIAS_ADD_MASK;
+        p.logit_dtype = fp32;
+        p.softmax = ABL_SOFTMAX_SDPA_EFFICIENT;
+        p.head_dim = 64;
+        p.block = 64;
     } else if (strcmp(name, "mpt") == 0) {
         /* build_alibi_bias (causal): slopes * (j - (N-1)) in fp32, .to(dtype); q.k*scale + bias and
          * torch.softmax in the model dtype */
         p.bias_form = ABL_BIAS_TRAILING;
+    } else if (strcmp(name, "mpt-hf") == 0) {
+        /* build_mpt_alibi_tensor: 1 / torch.pow(2, k * 8/H') slopes times (j - (N-1)), kept in fp32; the
+         * bf16 scores plus the fp32 bias are fp32, softmax(scores.float()).to(value dtype) */
+        p.bias_form = ABL_BIAS_TRAILING;
+        p.slope_calc = ABL_SLOPE_CALC_MPT_POW;
+        p.bias_dtype = fp32;
+        p.logit_dtype = fp32;
     } else if (strcmp(name, "flash2") == 0) {
         /* FlashAttention-2, causal: +slope/scale * col in fp32; kBlockN = 64 for head dim 128 (A100) */
         p.bias_form = ABL_BIAS_ABSOLUTE;
@@ -104,8 +253,6 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
         p.logit_dtype = fp32;
         p.softmax = ABL_SOFTMAX_FLASH;
         p.block = 64;
-    } else {
-        return ABL_ERR_INVALID_ARGUMENT;
     }
     *out = p;
     return ABL_OK;
@@ -167,8 +314,9 @@ abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *valu
         }
         p->bias_form = (abl_bias_form)k;
     } else if (strcmp(field, "softmax") == 0) {
-        if ((k = lookup(k_softmax, 2, value)) < 0) {
-            abl_set_error(err, errlen, "softmax: unknown kind '%s' (known: eager, flash)", value);
+        if ((k = lookup(k_softmax, ABL_SOFTMAX_KIND_COUNT, value)) < 0) {
+            abl_set_error(err, errlen, "softmax: unknown kind '%s' (known: eager, flash, sdpa-efficient, sdpa-cudnn)",
+                          value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->softmax = (abl_softmax_kind)k;
@@ -191,16 +339,29 @@ abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *valu
         }
         p->normalise = (abl_normalise)k;
     } else if (strcmp(field, "bias-scale") == 0) {
-        mpq_t q;
-        mpq_init(q);
-        abl_status st = abl_decimal_to_mpq(value, q);
-        int pos = st == ABL_OK && mpq_sgn(q) > 0;
-        mpq_clear(q);
-        if (!pos || strlen(value) >= sizeof p->bias_scale) {
+        abl_ratio r;
+        abl_status st = abl_ratio_parse(value, &r);
+        if (st == ABL_ERR_UNSUPPORTED) {
+            abl_set_error(err, errlen, "bias-scale: '%s' needs a numerator or denominator above 2^64", value);
+            return ABL_ERR_BAD_NUMBER;
+        }
+        if (st != ABL_OK) {
             abl_set_error(err, errlen, "bias-scale: '%s' is not a positive decimal number", value);
             return ABL_ERR_BAD_NUMBER;
         }
-        snprintf(p->bias_scale, sizeof p->bias_scale, "%s", value);
+        p->bias_scale = r;
+    } else if (strcmp(field, "bias-add") == 0) {
+        if ((k = lookup(k_adds, ABL_BIAS_ADD_COUNT, value)) < 0) {
+            abl_set_error(err, errlen, "bias-add: unknown place '%s' (known: scores, mask, both)", value);
+            return ABL_ERR_INVALID_ARGUMENT;
+        }
+        p->bias_add = (abl_bias_add)k;
+    } else if (strcmp(field, "slope-calc") == 0) {
+        if ((k = lookup(k_calcs, ABL_SLOPE_CALC_COUNT, value)) < 0) {
+            abl_set_error(err, errlen, "slope-calc: unknown calculation '%s' (known: exact, torch-pow, mpt-pow)", value);
+            return ABL_ERR_INVALID_ARGUMENT;
+        }
+        p->slope_calc = (abl_slope_calc)k;
     } else if (strcmp(field, "head-dim") == 0) {
         if (!parse_int(value, 1, 65536, &v)) {
             abl_set_error(err, errlen, "head-dim: '%s' is not an integer from 1 to 65536", value);
@@ -283,6 +444,15 @@ abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen)
             return ABL_ERR_UNSUPPORTED;
         }
     }
+    if (p->bias_scale.num == 0 || p->bias_scale.den == 0) {
+        abl_set_error(err, errlen, "bias-scale: must be positive");
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (p->softmax != ABL_SOFTMAX_EAGER && p->softmax != ABL_SOFTMAX_FLASH && p->exp != ABL_EXP_CORRECT) {
+        abl_set_error(err, errlen, "exp=%s: softmax=%s models exp2 (correctly rounded); exp applies to eager",
+                      abl_exp_model_name(p->exp), abl_softmax_kind_name(p->softmax));
+        return ABL_ERR_UNSUPPORTED;
+    }
     if (p->softmax == ABL_SOFTMAX_FLASH) {
         const abl_format *fs[] = {&p->product_dtype, &p->bias_dtype, &p->logit_dtype};
         const char *names[] = {"product-dtype", "bias-dtype", "logit-dtype"};
@@ -298,13 +468,15 @@ abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen)
                     abl_exp_model_name(p->exp));
             return ABL_ERR_UNSUPPORTED;
         }
-        mpq_t q;
-        mpq_init(q);
-        int one = abl_decimal_to_mpq(p->bias_scale, q) == ABL_OK && mpq_cmp_ui(q, 1, 1) == 0;
-        mpq_clear(q);
-        if (!one) {
-            abl_set_error(err, errlen, "bias-scale=%s: softmax=flash applies the softmax scale itself (head-dim)",
-                    p->bias_scale);
+        if (p->bias_scale.num != p->bias_scale.den) {
+            char t[64];
+            abl_ratio_text(&p->bias_scale, t, sizeof t);
+            abl_set_error(err, errlen, "bias-scale=%s: softmax=flash applies the softmax scale itself (head-dim)", t);
+            return ABL_ERR_UNSUPPORTED;
+        }
+        if (p->bias_add != ABL_BIAS_ADD_SCORES) {
+            abl_set_error(err, errlen, "bias-add=%s: softmax=flash adds the bias inside the kernel (use scores)",
+                          abl_bias_add_name(p->bias_add));
             return ABL_ERR_UNSUPPORTED;
         }
     }
@@ -315,12 +487,19 @@ void abl_pipeline_describe(const abl_pipeline *p, char *buf, size_t buflen)
 {
     if (buf == NULL || buflen == 0)
         return;
+    char scale[64];
+    abl_ratio_text(&p->bias_scale, scale, sizeof scale);
     int n = snprintf(buf, buflen,
-                     "bias-form=%s,slope-dtype=%s,product-dtype=%s,bias-dtype=%s,bias-scale=%s,logit-dtype=%s,"
-                     "softmax=%s,sum=%s,exp=%s,normalise=%s,output-dtype=%s",
-                     abl_bias_form_name(p->bias_form), p->slope_dtype.name, p->product_dtype.name,
-                     p->bias_dtype.name, p->bias_scale, p->logit_dtype.name, abl_softmax_kind_name(p->softmax),
-                     abl_sum_order_name(p->sum), abl_exp_model_name(p->exp), abl_normalise_name(p->normalise), p->output_dtype.name);
-    if (n > 0 && (size_t)n < buflen && p->softmax == ABL_SOFTMAX_FLASH)
+                     "bias-form=%s,slope-dtype=%s,slope-calc=%s,product-dtype=%s,bias-dtype=%s,bias-scale=%s,"
+                     "bias-add=%s,logit-dtype=%s,softmax=%s",
+                     abl_bias_form_name(p->bias_form), p->slope_dtype.name, abl_slope_calc_name(p->slope_calc),
+                     p->product_dtype.name, p->bias_dtype.name, scale, abl_bias_add_name(p->bias_add),
+                     p->logit_dtype.name, abl_softmax_kind_name(p->softmax));
+    if (n > 0 && (size_t)n < buflen && p->softmax == ABL_SOFTMAX_EAGER)
+        n += snprintf(buf + n, buflen - (size_t)n, ",sum=%s,exp=%s,normalise=%s", abl_sum_order_name(p->sum),
+                      abl_exp_model_name(p->exp), abl_normalise_name(p->normalise));
+    if (n > 0 && (size_t)n < buflen)
+        n += snprintf(buf + n, buflen - (size_t)n, ",output-dtype=%s", p->output_dtype.name);
+    if (n > 0 && (size_t)n < buflen && p->softmax != ABL_SOFTMAX_EAGER)
         snprintf(buf + n, buflen - (size_t)n, ",head-dim=%d,block=%d", p->head_dim, p->block);
 }

@@ -307,22 +307,24 @@ abl_status abl_emul_init(const abl_pipeline *p, uint64_t n, abl_emul *out)
         (st = abl_fp_init(&p->logit_dtype, &out->logit)) != ABL_OK ||
         (st = abl_fp_init(&p->output_dtype, &out->out)) != ABL_OK)
         return st;
-    mpq_t q;
-    mpq_init(q);
-    st = abl_decimal_to_mpq(p->bias_scale, q);
-    if (st == ABL_OK && mpq_sgn(q) <= 0)
-        st = ABL_ERR_BAD_NUMBER;
-    if (st == ABL_OK) {
-        out->has_scale = mpq_cmp_ui(q, 1, 1) != 0;
+    out->bias_add = p->bias_add;
+    out->slope_calc = p->slope_calc;
+    if (p->bias_scale.num == 0 || p->bias_scale.den == 0)
+        return ABL_ERR_BAD_NUMBER;
+    out->has_scale = p->bias_scale.num != p->bias_scale.den;
+    {
+        mpq_t q;
+        mpq_init(q);
+        mpz_import(mpq_numref(q), 1, -1, sizeof p->bias_scale.num, 0, 0, &p->bias_scale.num);
+        mpz_import(mpq_denref(q), 1, -1, sizeof p->bias_scale.den, 0, 0, &p->bias_scale.den);
+        mpq_canonicalize(q);
         mpfr_t t;
         mpfr_init2(t, 24);
         mpfr_set_q(t, q, MPFR_RNDN);   /* the kernel multiplies by an fp32 scalar */
         out->scale = mpfr_get_flt(t, MPFR_RNDN);
         mpfr_clear(t);
+        mpq_clear(q);
     }
-    mpq_clear(q);
-    if (st != ABL_OK)
-        return st;
     /* Python: softmax_scale = head_dim ** -0.5 (binary64), passed to the kernel as float;
      * params.scale_softmax_log2 = softmax_scale * M_LOG2E evaluated in binary64, stored as float. */
     out->sm_scale = (float)pow((double)p->head_dim, -0.5);
@@ -336,6 +338,14 @@ abl_status abl_emul_head_init(const abl_emul *e, const abl_slope *s, abl_emul_he
     abl_status st = abl_fp_round_slope(&e->slope, s, &held);
     if (st != ABL_OK)
         return st;
+    return abl_emul_head_init_value(e, held, out);
+}
+
+abl_status abl_emul_head_init_value(const abl_emul *e, double value, abl_emul_head *out)
+{
+    double held = abl_fp_round(&e->slope, value);
+    if (!(held > 0.0) || !isfinite(held))
+        return ABL_ERR_DEGENERATE;
     out->held = held;
     if (e->softmax == ABL_SOFTMAX_FLASH)
         out->factor = (float)(held / (double)e->sm_scale);   /* alibi_slope / params.scale_softmax */
@@ -355,14 +365,37 @@ float abl_emul_bias_mag(const abl_emul *e, const abl_emul_head *h, uint64_t pos)
     return (float)abl_fp_round(&e->bias, prod);
 }
 
+/* The bias as the mask holds it: bias-dtype(fp32(b * fp32(c))) (b itself when c = 1). */
+static float mask_bias(const abl_emul *e, float b)
+{
+    if (!e->has_scale)
+        return b;
+    return (float)abl_fp_round(&e->bias, (double)(float)((double)b * (double)e->scale));
+}
+
 float abl_emul_logit(const abl_emul *e, const abl_emul_head *h, float score, uint64_t pos, float mag)
 {
     int neg = e->form != ABL_BIAS_ABSOLUTE;
     if (e->softmax == ABL_SOFTMAX_FLASH)
         return fmaf(neg ? -h->factor : h->factor, (float)pos, score);
-    float t = (float)((double)score + (double)(neg ? -mag : mag));
-    if (e->has_scale)
-        t = (float)((double)t * (double)e->scale);
+    float b = neg ? -mag : mag, t;
+    switch (e->bias_add) {
+    case ABL_BIAS_ADD_MASK:
+        t = e->has_scale ? (float)((double)score * (double)e->scale) : score;
+        t = (float)((double)t + (double)mask_bias(e, b));
+        break;
+    case ABL_BIAS_ADD_BOTH:
+        t = (float)((double)score + (double)b);
+        if (e->has_scale)
+            t = (float)((double)t * (double)e->scale);
+        t = (float)((double)t + (double)mask_bias(e, b));
+        break;
+    default:
+        t = (float)((double)score + (double)b);
+        if (e->has_scale)
+            t = (float)((double)t * (double)e->scale);
+        break;
+    }
     return abl_fp_round32(&e->logit, t);
 }
 

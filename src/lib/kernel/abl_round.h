@@ -74,12 +74,14 @@ typedef struct abl_emul {
     abl_sum_order sum;
     abl_normalise normalise;
     abl_exp_model exp;
+    abl_bias_add bias_add;
+    abl_slope_calc slope_calc;
     abl_fp slope, prod, bias, logit, out;
     int has_scale;
     float scale;           /* fp32(bias-scale) */
     float sm_scale;        /* flash: fp32(head_dim^-0.5), as Python computes it and passes it as float */
     float c_log2;          /* flash: fp32(sm_scale * log2(e)) (params.scale_softmax_log2) */
-    int block;             /* flash: keys per block of the running max (0: whole row) */
+    int block;             /* flash, sdpa: keys per block of the running max (0: whole row) */
     uint64_t n;            /* context */
 } abl_emul;
 
@@ -93,6 +95,19 @@ typedef struct abl_emul_head {
 } abl_emul_head;
 
 abl_status abl_emul_head_init(const abl_emul *e, const abl_slope *s, abl_emul_head *out);
+/* The same from a slope value the code computed (slope-calc), rounded into slope-dtype. */
+abl_status abl_emul_head_init_value(const abl_emul *e, double value, abl_emul_head *out);
+
+/* The slope of head h (0-based, schedule order) as the code computes it in fp32 (slope-calc torch-pow
+ * or mpt-pow); ABL_ERR_UNSUPPORTED when the schedule is not the one that code builds. */
+abl_status abl_slope_code_value(abl_slope_calc calc, const abl_schedule *sched, int h, float *out);
+
+/* sdpa-efficient / sdpa-cudnn: the zero weights of one row whose logits are x[0..count-1] (fp32
+ * values as the kernel reads them). acc is scratch (count floats); wout (optional) gets the weights
+ * as they come out (the coefficient of v_j, in the output dtype); tvw (optional) the same in binary64. */
+uint64_t abl_sdpa_row(const abl_emul *e, const float *x, uint64_t count, float *acc, float *wout, double *tvw);
+/* fp32(log2 e) as the memory-efficient kernel holds it (kLog2e) */
+#define ABL_SDPA_LOG2E 1.4426950408889634074f
 
 /* The position the bias multiplies for query i and key j <= i. */
 static inline uint64_t abl_emul_pos(const abl_emul *e, uint64_t i, uint64_t j)

@@ -16,6 +16,7 @@
 #include "abl/core/fraction.h"
 #include "kernel/abl_round.h"
 #include "kernel/abl_simulate_fast.h"
+#include "kernel/abl_fastgauss.h"
 
 /* ---- shared set-up (also used by the predictor) ---- */
 
@@ -56,7 +57,15 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s)
         return ABL_ERR_NO_MEMORY;
     }
     for (int h = 0; h < s->heads; h++) {
-        st = abl_emul_head_init(&s->em, &s->schedule.slopes[h], &s->hd[h]);
+        /* an explicit slopes: list is what the code holds: taken as given */
+        if (s->em.slope_calc == ABL_SLOPE_CALC_EXACT || strncmp(s->schedule.spec, "slopes:", 7) == 0) {
+            st = abl_emul_head_init(&s->em, &s->schedule.slopes[h], &s->hd[h]);
+        } else {
+            float v;
+            st = abl_slope_code_value(s->em.slope_calc, &s->schedule, h, &v);
+            if (st == ABL_OK)
+                st = abl_emul_head_init_value(&s->em, (double)v, &s->hd[h]);
+        }
         if (st == ABL_OK) {
             mpfr_t m;
             mpfr_init2(m, 53);
@@ -104,7 +113,7 @@ static inline uint64_t mix64(uint64_t z)
 
 /* Box-Muller: keys j = 2k and 2k + 1 of a row share one draw (cos and sin). (head - 1, i, k) is packed
  * into 16 + 24 + 24 bits (H <= 2^16, N <= 2^24): one key per pair of logits. */
-static void gauss_pair(uint64_t seed, uint64_t head, uint64_t i, uint64_t k, double *z0, double *z1)
+void abl_sim_gauss_pair(uint64_t seed, uint64_t head, uint64_t i, uint64_t k, double *z0, double *z1)
 {
     uint64_t h1 = mix64(((head - 1) << 48 | i << 24 | k) ^ mix64(seed));
     uint64_t h2 = mix64(h1 ^ UINT64_C(0xD1B54A32D192ED03));
@@ -118,7 +127,7 @@ static void gauss_pair(uint64_t seed, uint64_t head, uint64_t i, uint64_t k, dou
 static double gauss(uint64_t seed, uint64_t head, uint64_t i, uint64_t j)
 {
     double z0, z1;
-    gauss_pair(seed, head, i, j / 2, &z0, &z1);
+    abl_sim_gauss_pair(seed, head, i, j / 2, &z0, &z1);
     return j % 2 ? z1 : z0;
 }
 
@@ -147,7 +156,7 @@ static int row_logits(const row_ctx *rc, uint64_t i, float *x)
     for (uint64_t j = 0; j <= i; j++) {
         uint64_t pos = abl_emul_pos(em, i, j);
         if (j % 2 == 0)
-            gauss_pair(rc->s->seed, hidx, i, j / 2, &z[0], &z[1]);
+            abl_sim_gauss_pair(rc->s->seed, hidx, i, j / 2, &z[0], &z[1]);
         float score = (float)(rc->s->std * z[j % 2]);
         x[j] = abl_emul_logit(em, eh, score, pos, rc->table[pos]);
         ok &= isfinite(x[j]) != 0;
@@ -173,6 +182,8 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
 {
     const abl_emul *em = &rc->s->em;
     uint64_t count = i + 1, zeros = 0;
+    if (em->softmax == ABL_SOFTMAX_SDPA_EFFICIENT || em->softmax == ABL_SOFTMAX_SDPA_CUDNN)
+        return abl_sdpa_row(em, x, count, e, wout, tvw);
     if (em->softmax == ABL_SOFTMAX_EAGER) {
         float m = row_max(x, count);
         for (uint64_t j = 0; j < count; j++)
@@ -404,8 +415,8 @@ static void *worker(void *arg)
                     int hook = cfg->row_hook != NULL;
                     if (!s->gaussian) {
                         zeros += abl_fast_row(&s->em, h, t->table, t->rmax, &ft, i, hook ? x : NULL, hook ? wout : NULL);
-                    } else if (row_logits(&rc, i, x)) {
-                        zeros += abl_fast_row_values(&s->em, x, i + 1, e, hook ? wout : NULL);
+                    } else if (abl_fast_gauss_logits(s, h, t->table, i, e, x)) {
+                        zeros += abl_fast_row_values(&s->em, &ft, x, i + 1, e, hook ? wout : NULL);
                     } else {
                         atomic_store(&t->failed, (int)ABL_ERR_UNSUPPORTED);
                         break;
@@ -797,8 +808,12 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
              p->output_dtype.name);
     TRY(abl_report_note(r, buf));
     if (em->has_scale) {
-        snprintf(buf, sizeof buf, "The logits are (score + bias) * %s: the kernel's effective slope is %s m (the δ "
-                                  "columns are for m itself).", p->bias_scale, p->bias_scale);
+        char sc[64];
+        abl_ratio_text(&p->bias_scale, sc, sizeof sc);
+        snprintf(buf, sizeof buf, "The bias is scaled by %s%s: the kernel's effective slope is %s m (the δ "
+                                  "columns are for m itself).", sc,
+                 p->bias_add == ABL_BIAS_ADD_BOTH ? " and added twice (scores and mask)" : "",
+                 p->bias_add == ABL_BIAS_ADD_BOTH ? "2 x that times" : sc);
         TRY(abl_report_note(r, buf));
     }
     if (sim)

@@ -1,10 +1,12 @@
 /* alibi-blind: the fast exact rows of `simulate` (see abl_simulate_fast.h for what makes them exact;
  * tests/unit/test_simulate_fast.c compares them with the reference rows and the exact accumulator). */
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel/abl_simulate_fast.h"
 #include "kernel/abl_fastexp.h"
+#include "kernel/abl_fastgauss.h"
 
 /* GCC/Clang vector extensions of 16 bytes (one SSE2 register on baseline x86-64, one NEON register
  * on AArch64; plain lane-by-lane C semantics elsewhere): IEEE operations lane by lane. */
@@ -51,15 +53,21 @@ void abl_fast_row_max(const abl_emul *em, const float *table, float *rmax)
     }
 }
 
+#define MEMO 4096
+
 int abl_fast_thread_init(abl_fast_thread *t, uint64_t n)
 {
     t->etab = malloc(n * sizeof *t->etab);
     t->row = malloc(n * sizeof *t->row);
+    t->tag = calloc(MEMO, sizeof *t->tag);
+    t->stamp = calloc(MEMO, sizeof *t->stamp);
+    t->val = calloc(MEMO, sizeof *t->val);
+    t->cur = 0;
     t->head = -1;
     t->m = 0.0f;
     t->lo = 1;
     t->hi = 0;
-    if (t->etab == NULL || t->row == NULL) {
+    if (t->etab == NULL || t->row == NULL || t->tag == NULL || t->stamp == NULL || t->val == NULL) {
         abl_fast_thread_free(t);
         return 0;
     }
@@ -70,8 +78,13 @@ void abl_fast_thread_free(abl_fast_thread *t)
 {
     free(t->etab);
     free(t->row);
+    free(t->tag);
+    free(t->stamp);
+    free(t->val);
     t->etab = NULL;
     t->row = NULL;
+    t->tag = t->stamp = NULL;
+    t->val = NULL;
 }
 
 /* abl_emul_eager_exp: y = fp32(x - m) (a binary32 subtraction), then the exp model; the correctly
@@ -294,14 +307,36 @@ uint64_t abl_fast_row(const abl_emul *em, int head, const float *table, const fl
     return count_zeros(em, eslice, count, s, r, zf);
 }
 
-uint64_t abl_fast_row_values(const abl_emul *em, const float *x, uint64_t count, float *e, float *wout)
+uint64_t abl_fast_row_values(const abl_emul *em, abl_fast_thread *t, const float *x, uint64_t count, float *e,
+                             float *wout)
 {
     float m = x[0];
     for (uint64_t j = 1; j < count; j++)
         if (x[j] > m)
             m = x[j];
-    for (uint64_t j = 0; j < count; j++)
-        e[j] = eager_exp(em, x[j], m);
+    /* exp(fp32(x - m)) depends only on x within the row: remembered by x's bit pattern (a new
+     * stamp per row forgets the previous row's values) */
+    if (++t->cur == 0) {
+        memset(t->stamp, 0, MEMO * sizeof *t->stamp);
+        t->cur = 1;
+    }
+    for (uint64_t j = 0; j < count; j++) {
+        if (x[j] - m < -104.0f) {
+            e[j] = 0.0f;   /* both exp models give +0 below -104 (abl_exp_rn32, abl_exp_sleef_u10) */
+            continue;
+        }
+        uint32_t b;
+        memcpy(&b, &x[j], sizeof b);
+        uint32_t h = (b ^ (b >> 16) ^ (b >> 11)) & (MEMO - 1);
+        if (t->stamp[h] == t->cur && t->tag[h] == b) {
+            e[j] = t->val[h];
+        } else {
+            e[j] = eager_exp(em, x[j], m);
+            t->stamp[h] = t->cur;
+            t->tag[h] = b;
+            t->val[h] = e[j];
+        }
+    }
     float s = abl_fast_sum(em, e, count, em->n);
     float r = (float)(1.0 / (double)s);
     float zf = zero_threshold(em);
@@ -315,4 +350,49 @@ uint64_t abl_fast_row_values(const abl_emul *em, const float *x, uint64_t count,
         return zeros;
     }
     return count_zeros(em, e, count, s, r, zf);
+}
+
+int abl_fast_gauss_logits(const abl_sim_setup *s, int head, const float *table, uint64_t i, float *score, float *x)
+{
+    const abl_emul *em = &s->em;
+    const abl_emul_head *eh = &s->hd[head];
+    uint64_t hidx = (uint64_t)s->schedule.slopes[head].index;
+    abl_fastgauss_scores(s->seed, hidx, i, s->std, i + 1, score, NULL);
+    int ok = 1;
+    if (em->logit.fp32_grid && !em->logit.identity) {
+        /* abl_emul_logit inlined for the formats on binary32's grid (bf16, tf32, ...): the binary32
+         * sum (and product by the scale), then abl_fp_round32's bit rounding and finish() */
+        const abl_fp *f = &em->logit;
+        int neg = em->form != ABL_BIAS_ABSOLUTE;
+        unsigned k = (unsigned)(24 - f->p);
+        uint32_t half = k > 0 ? 1u << (k - 1) : 0, mask = k > 0 ? ~((1u << k) - 1u) : ~0u;
+        float mx = (float)f->max;
+        for (uint64_t j = 0; j <= i; j++) {
+            uint64_t pos = abl_emul_pos(em, i, j);
+            float t = score[j] + (neg ? -table[pos] : table[pos]);
+            if (em->has_scale)
+                t *= em->scale;
+            float ax = fabsf(t);
+            uint32_t u;
+            memcpy(&u, &ax, sizeof u);
+            if (k > 0)
+                u = (u + (half - 1) + ((u >> k) & 1u)) & mask;
+            float r;
+            memcpy(&r, &u, sizeof r);
+            if (!(r <= mx))
+                r = f->has_inf || isnan(r) ? (isnan(t) ? t : INFINITY) : mx;
+            if (r == 0.0f && !f->neg_zero)
+                x[j] = 0.0f;
+            else
+                x[j] = copysignf(r, t);
+            ok &= isfinite(x[j]) != 0;
+        }
+        return ok;
+    }
+    for (uint64_t j = 0; j <= i; j++) {
+        uint64_t pos = abl_emul_pos(em, i, j);
+        x[j] = abl_emul_logit(em, eh, score[j], pos, table[pos]);
+        ok &= isfinite(x[j]) != 0;
+    }
+    return ok;
 }

@@ -31,6 +31,9 @@ typedef struct abl_fast_thread {
     int head;               /* -1: nothing cached */
     float m;                /* the row max etab was built for */
     uint64_t lo, hi;        /* positions [lo, hi] are valid (lo > hi: none) */
+    /* Gaussian rows: exp(fp32(x - M)) by logit x for the current row (M fixed), direct-mapped */
+    uint32_t *tag, *stamp, cur;
+    float *val;
 } abl_fast_thread;
 
 int abl_fast_thread_init(abl_fast_thread *t, uint64_t n);
@@ -43,7 +46,12 @@ uint64_t abl_fast_row(const abl_emul *em, int head, const float *table, const fl
 
 /* The zero weights of a row whose logits x[0..count-1] (key order, finite) are given: e is scratch,
  * wout (optional) gets the weights rounded into the output dtype. */
-uint64_t abl_fast_row_values(const abl_emul *em, const float *x, uint64_t count, float *e, float *wout);
+uint64_t abl_fast_row_values(const abl_emul *em, abl_fast_thread *t, const float *x, uint64_t count, float *e,
+                             float *wout);
+
+/* Gaussian logits of row i (key order) as the reference's row_logits forms them, the scores through
+ * abl_fastgauss_scores (score: N floats of scratch); 0 when one is not finite. */
+int abl_fast_gauss_logits(const abl_sim_setup *s, int head, const float *table, uint64_t i, float *score, float *x);
 
 /* The binary32 sum of e[0..count-1] in the pipeline's order, as abl_emul_sum, for e >= +0 (n: the
  * row length the kernel sees). */

@@ -894,6 +894,178 @@ static abl_status add_libm(abl_report *r)
     return st;
 }
 
+/* The texts of a verify report, accumulated format by format. */
+typedef struct verify_texts {
+    text_buf names, nj;    /* dtypes: text, JSON */
+    text_buf mt, mj;       /* inputs: method per format, text, JSON */
+    text_buf ct, cj;       /* classes of exp(x) (exhaustive formats), text, JSON */
+    text_buf bis;          /* formats proved by bisection */
+    text_buf same, diff;   /* FTZ after rounding: same boundary as ftz / the note where it differs */
+    text_buf bad;          /* claims that disagree */
+    size_t nbad;
+    int agree, any_exhaustive, any_bisection, no_inf;
+} verify_texts;
+
+/* How format i was proved: the "dtypes", "inputs" and "classes" texts. */
+static void texts_method(verify_texts *t, const abl_verify_result *v, size_t i)
+{
+    const char *name = v->format.name;
+    tb_add(&t->names, "%s%s", i ? ", " : "", name);
+    tb_add(&t->nj, "%s\"%s\"", i ? ", " : "[", name);
+    if (v->method == ABL_VERIFY_EXHAUSTIVE) {
+        tb_add(&t->mt, "%s%s: every finite input (%llu encodings, %llu emulated exp calls)", i ? "; " : "", name,
+               (unsigned long long)v->inputs, (unsigned long long)v->evaluations);
+        tb_add(&t->ct, "%s%s: %llu zero, %llu subnormal, %llu normal, %llu overflow (FTZ: %llu zero)",
+               t->any_exhaustive ? "; " : "", name, (unsigned long long)v->class_count[ABL_EXP_ZERO],
+               (unsigned long long)v->class_count[ABL_EXP_SUBNORMAL],
+               (unsigned long long)v->class_count[ABL_EXP_NORMAL],
+               (unsigned long long)v->class_count[ABL_EXP_OVERFLOW], (unsigned long long)v->ftz_zero_count);
+        tb_add(&t->cj, "%s\"%s\": {\"zero\": %llu, \"subnormal\": %llu, \"normal\": %llu, \"overflow\": %llu, "
+                       "\"ftz_zero\": %llu}",
+               t->any_exhaustive ? ", " : "", name, (unsigned long long)v->class_count[ABL_EXP_ZERO],
+               (unsigned long long)v->class_count[ABL_EXP_SUBNORMAL],
+               (unsigned long long)v->class_count[ABL_EXP_NORMAL],
+               (unsigned long long)v->class_count[ABL_EXP_OVERFLOW], (unsigned long long)v->ftz_zero_count);
+        t->any_exhaustive = 1;
+    } else {
+        tb_add(&t->mt, "%s%s: bisection over the ordered encodings (%llu emulated exp calls)", i ? "; " : "", name,
+               (unsigned long long)v->evaluations);
+        tb_add(&t->bis, "%s%s", t->any_bisection ? ", " : "", name);
+        t->any_bisection = 1;
+    }
+    tb_add(&t->mj, "%s\"%s\": {\"method\": \"%s\", \"inputs\": %llu, \"evaluations\": %llu}", i ? ", " : "", name,
+           v->method == ABL_VERIFY_EXHAUSTIVE ? "exhaustive" : "bisection", (unsigned long long)v->inputs,
+           (unsigned long long)v->evaluations);
+    if (!(v->format.flags & ABL_FMT_HAS_INF))
+        t->no_inf = 1;
+}
+
+/* Which claims of the format disagree (the five kinds and FTZ after rounding). */
+static void texts_agreement(verify_texts *t, const abl_verify_result *v)
+{
+    const char *name = v->format.name;
+    for (int k = 0; k < ABL_TAU_KIND_COUNT; k++) {
+        if (!v->bound[k].agrees) {
+            tb_add(&t->bad, "%s%s %s", t->nbad ? ", " : "", name, abl_tau_kind_name((abl_tau_kind)k));
+            t->nbad++;
+        }
+    }
+    if (!v->ftz_after_rounding.agrees) {
+        tb_add(&t->bad, "%s%s ftz after rounding", t->nbad ? ", " : "", name);
+        t->nbad++;
+    }
+    t->agree &= v->agrees;
+}
+
+/* FTZ applied after RN rounding: the same boundary as the ftz kind, or a note with the other one. */
+static void texts_ftz_after_rounding(verify_texts *t, const abl_verify_result *v)
+{
+    const abl_verify_bound *fa = &v->ftz_after_rounding;
+    if (v->ftz_after_rounding_same) {
+        tb_add(&t->same, "%s%s", t->same.n ? ", " : "", v->format.name);
+        return;
+    }
+    /* ln((2^p - 1) 2^(emin - p)) = ln(2^emin - 2^(emin - p)), 4 decimals for the note. */
+    char lo[1300], hi[1300], jl[1300], tau[64], ptau[72];
+    mpfr_t a, b;
+    mpfr_init2(a, 128);
+    mpfr_init2(b, 128);
+    mpfr_flags_t flags = mpfr_flags_save();
+    abl_mpfr_range w = abl_mpfr_range_widen();
+    ftz_after_tau(a, b, &v->format);
+    mpfr_snprintf(tau, sizeof tau, "%.4RNf", a);
+    abl_mpfr_range_restore(w);
+    mpfr_flags_restore(flags, MPFR_FLAGS_ALL);
+    mpfr_clear(a);
+    mpfr_clear(b);
+    snprintf(ptau, sizeof ptau, "%s", tau);
+    input_cells(&v->format, fa->has_below, fa->below_bits, lo, sizeof lo, jl, sizeof jl);
+    input_cells(&v->format, fa->has_above, fa->above_bits, hi, sizeof hi, jl, sizeof jl);
+    tb_add(&t->diff,
+           "%s%s: if instead the subnormal result of RN rounding is flushed, exp(x) = 0 iff x < "
+           "ln(2^emin − 2^(emin−p)) = %s…, %s by emulation: last flushed x = %s, first kept x = %s "
+           "(an x just below the ftz τ rounds up to the smallest normal).",
+           t->diff.n ? " " : "", v->format.name, ptau, fa->agrees ? "proved" : "NOT confirmed", lo, hi);
+}
+
+/* Frees the texts; returns non-zero if any of them ran out of memory. */
+static int texts_free(verify_texts *t)
+{
+    text_buf *all[] = {&t->names, &t->nj, &t->mt, &t->mj, &t->ct, &t->cj, &t->bis, &t->same, &t->diff, &t->bad};
+    int oom = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        oom |= all[i]->oom;
+        free(all[i]->s);
+    }
+    return oom;
+}
+
+/* One row per format and threshold kind. */
+static abl_status add_rows(abl_report *r, const abl_verify_result *res, size_t nformats)
+{
+    abl_report_column(r, "dtype", "dtype", ABL_ALIGN_LEFT);
+    abl_report_column(r, "kind", "kind", ABL_ALIGN_LEFT);
+    abl_report_column(r, "claim", "claim", ABL_ALIGN_LEFT);
+    abl_report_column_explains(r);
+    abl_report_column(r, "tau", "τ (closed form)", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "below", "last x below", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "above", "first x above", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "agrees", "agrees", ABL_ALIGN_LEFT);
+    abl_status st = ABL_OK;
+    for (size_t i = 0; i < nformats && st == ABL_OK; i++)
+        for (int k = 0; k < ABL_TAU_KIND_COUNT && st == ABL_OK; k++)
+            st = add_row(r, &res[i], (abl_tau_kind)k);
+    return st;
+}
+
+/* The classes of exp(x), the verdict over all claims, and (with_libm) the host libm comparison. */
+static abl_status add_summary(abl_report *r, const verify_texts *t, size_t nformats, int with_libm)
+{
+    if (t->any_exhaustive)
+        abl_report_summary(r, "classes", "exp(x) rounded to nearest", tb_str(&t->ct), tb_str(&t->cj));
+    char s[256];
+    size_t total = nformats * (ABL_TAU_KIND_COUNT + 1);
+    if (t->agree)
+        snprintf(s, sizeof s, "all %zu claims hold (%zu thresholds and %zu FTZ-after-rounding check%s)", total,
+                 nformats * ABL_TAU_KIND_COUNT, nformats, nformats == 1 ? "" : "s");
+    else
+        snprintf(s, sizeof s, "DISAGREEMENT in %zu of %zu claims", t->nbad, total);
+    abl_report_summary(r, "agrees", "agreement", s, t->agree ? "true" : "false");
+    if (!t->agree)
+        abl_report_summary(r, "disagreements", "disagreeing", tb_str(&t->bad), NULL);
+    return with_libm ? add_libm(r) : ABL_OK;
+}
+
+/* What the columns mean, how the wide formats were proved, and FTZ after rounding. */
+static void add_notes(abl_report *r, const verify_texts *t)
+{
+    abl_report_note(r, "RN, RZ, RU: exp(x) rounded once into the format (to nearest-even, toward zero, upward) "
+                       "with gradual underflow, emulated exactly with MPFR (spec §2). RZ gives 0 iff exp(x) < "
+                       "smallest subnormal; RU overflows iff exp(x) > largest finite; FTZ flushes iff exp(x) < "
+                       "smallest normal (tininess before rounding; emulated as RZ below the smallest normal).");
+    abl_report_note(r, "last x below: the largest representable x on the lower side (0, flushed or finite); first "
+                       "x above: the next representable x, on the other side. A row agrees iff the two straddle "
+                       "the MPFR enclosure of τ as its claim states (≤ or <), so the claim holds for every input.");
+    if (t->no_inf)
+        abl_report_note(r, "overflows: Inf; formats without Inf give NaN or saturate to the largest finite there.");
+    if (t->any_bisection) {
+        char s[512];
+        snprintf(s, sizeof s, "%s: bisection over the ordered encodings; exp and rounding are monotone, so "
+                              "one boundary per claim, bracketed by adjacent representable inputs.", tb_str(&t->bis));
+        abl_report_note(r, s);
+    }
+    if (t->same.n) {
+        text_buf s = {0};
+        tb_add(&s, "FTZ applied after RN rounding (a subnormal result flushed) has the same boundary for: %s.",
+               tb_str(&t->same));
+        abl_report_note(r, tb_str(&s));
+        free(s.s);
+    }
+    if (t->diff.n)
+        abl_report_note(r, tb_str(&t->diff));
+    abl_report_note(r, "verify exits 1 on any disagreement with the closed form.");
+}
+
 abl_status abl_verify_report(const abl_format *formats, size_t nformats, int with_libm, abl_report **out,
                              int *all_agree)
 {
@@ -913,152 +1085,27 @@ abl_status abl_verify_report(const abl_format *formats, size_t nformats, int wit
         return st;
     }
 
-    text_buf names = {0}, nj = {0}, mt = {0}, mj = {0}, ct = {0}, cj = {0}, bis = {0}, same = {0}, diff = {0}, bad = {0};
-    int agree = 1, any_exhaustive = 0, any_bisection = 0, no_inf = 0;
-    size_t nbad = 0;
-    tb_add(&mj, "{");
-    tb_add(&cj, "{");
+    verify_texts t = {.agree = 1};
+    tb_add(&t.mj, "{");
+    tb_add(&t.cj, "{");
     for (size_t i = 0; i < nformats; i++) {
-        const abl_verify_result *v = &res[i];
-        const char *name = v->format.name;
-        tb_add(&names, "%s%s", i ? ", " : "", name);
-        tb_add(&nj, "%s\"%s\"", i ? ", " : "[", name);
-        if (v->method == ABL_VERIFY_EXHAUSTIVE) {
-            tb_add(&mt, "%s%s: every finite input (%llu encodings, %llu emulated exp calls)", i ? "; " : "", name,
-                   (unsigned long long)v->inputs, (unsigned long long)v->evaluations);
-            tb_add(&ct, "%s%s: %llu zero, %llu subnormal, %llu normal, %llu overflow (FTZ: %llu zero)",
-                   any_exhaustive ? "; " : "", name, (unsigned long long)v->class_count[ABL_EXP_ZERO],
-                   (unsigned long long)v->class_count[ABL_EXP_SUBNORMAL],
-                   (unsigned long long)v->class_count[ABL_EXP_NORMAL],
-                   (unsigned long long)v->class_count[ABL_EXP_OVERFLOW], (unsigned long long)v->ftz_zero_count);
-            tb_add(&cj, "%s\"%s\": {\"zero\": %llu, \"subnormal\": %llu, \"normal\": %llu, \"overflow\": %llu, "
-                        "\"ftz_zero\": %llu}",
-                   any_exhaustive ? ", " : "", name, (unsigned long long)v->class_count[ABL_EXP_ZERO],
-                   (unsigned long long)v->class_count[ABL_EXP_SUBNORMAL],
-                   (unsigned long long)v->class_count[ABL_EXP_NORMAL],
-                   (unsigned long long)v->class_count[ABL_EXP_OVERFLOW], (unsigned long long)v->ftz_zero_count);
-            any_exhaustive = 1;
-        } else {
-            tb_add(&mt, "%s%s: bisection over the ordered encodings (%llu emulated exp calls)", i ? "; " : "", name,
-                   (unsigned long long)v->evaluations);
-            tb_add(&bis, "%s%s", any_bisection ? ", " : "", name);
-            any_bisection = 1;
-        }
-        tb_add(&mj, "%s\"%s\": {\"method\": \"%s\", \"inputs\": %llu, \"evaluations\": %llu}", i ? ", " : "", name,
-               v->method == ABL_VERIFY_EXHAUSTIVE ? "exhaustive" : "bisection", (unsigned long long)v->inputs,
-               (unsigned long long)v->evaluations);
-        if (!(v->format.flags & ABL_FMT_HAS_INF))
-            no_inf = 1;
-        for (int k = 0; k < ABL_TAU_KIND_COUNT; k++) {
-            if (!v->bound[k].agrees) {
-                tb_add(&bad, "%s%s %s", nbad ? ", " : "", name, abl_tau_kind_name((abl_tau_kind)k));
-                nbad++;
-            }
-        }
-        const abl_verify_bound *fa = &v->ftz_after_rounding;
-        if (!fa->agrees) {
-            tb_add(&bad, "%s%s ftz after rounding", nbad ? ", " : "", name);
-            nbad++;
-        }
-        agree &= v->agrees;
-        if (v->ftz_after_rounding_same) {
-            tb_add(&same, "%s%s", same.n ? ", " : "", name);
-        } else {
-            /* ln((2^p - 1) 2^(emin - p)) = ln(2^emin - 2^(emin - p)), 4 decimals for the note. */
-            char lo[1300], hi[1300], jl[1300], tau[64], ptau[72];
-            mpfr_t a, b;
-            mpfr_init2(a, 128);
-            mpfr_init2(b, 128);
-            mpfr_flags_t flags = mpfr_flags_save();
-            abl_mpfr_range w = abl_mpfr_range_widen();
-            ftz_after_tau(a, b, &v->format);
-            mpfr_snprintf(tau, sizeof tau, "%.4RNf", a);
-            abl_mpfr_range_restore(w);
-            mpfr_flags_restore(flags, MPFR_FLAGS_ALL);
-            mpfr_clear(a);
-            mpfr_clear(b);
-            snprintf(ptau, sizeof ptau, "%s", tau);
-            input_cells(&v->format, fa->has_below, fa->below_bits, lo, sizeof lo, jl, sizeof jl);
-            input_cells(&v->format, fa->has_above, fa->above_bits, hi, sizeof hi, jl, sizeof jl);
-            tb_add(&diff,
-                   "%s%s: if instead the subnormal result of RN rounding is flushed, exp(x) = 0 iff x < "
-                   "ln(2^emin − 2^(emin−p)) = %s…, %s by emulation: last flushed x = %s, first kept x = %s "
-                   "(an x just below the ftz τ rounds up to the smallest normal).",
-                   diff.n ? " " : "", v->format.name, ptau, fa->agrees ? "proved" : "NOT confirmed", lo, hi);
-        }
+        texts_method(&t, &res[i], i);
+        texts_agreement(&t, &res[i]);
+        texts_ftz_after_rounding(&t, &res[i]);
     }
-    tb_add(&mj, "}");
-    tb_add(&cj, "}");
-    tb_add(&nj, "]");
-    abl_report_meta(r, "dtypes", "dtypes", tb_str(&names), tb_str(&nj));
-    abl_report_meta(r, "inputs", "inputs", tb_str(&mt), tb_str(&mj));
+    tb_add(&t.mj, "}");
+    tb_add(&t.cj, "}");
+    tb_add(&t.nj, "]");
+    abl_report_meta(r, "dtypes", "dtypes", tb_str(&t.names), tb_str(&t.nj));
+    abl_report_meta(r, "inputs", "inputs", tb_str(&t.mt), tb_str(&t.mj));
 
-    abl_report_column(r, "dtype", "dtype", ABL_ALIGN_LEFT);
-    abl_report_column(r, "kind", "kind", ABL_ALIGN_LEFT);
-    abl_report_column(r, "claim", "claim", ABL_ALIGN_LEFT);
-    abl_report_column_explains(r);
-    abl_report_column(r, "tau", "τ (closed form)", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "below", "last x below", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "above", "first x above", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "agrees", "agrees", ABL_ALIGN_LEFT);
-    for (size_t i = 0; i < nformats && st == ABL_OK; i++)
-        for (int k = 0; k < ABL_TAU_KIND_COUNT && st == ABL_OK; k++)
-            st = add_row(r, &res[i], (abl_tau_kind)k);
-
-    if (st == ABL_OK) {
-        if (any_exhaustive)
-            abl_report_summary(r, "classes", "exp(x) rounded to nearest", tb_str(&ct), tb_str(&cj));
-        char t[256];
-        size_t total = nformats * (ABL_TAU_KIND_COUNT + 1);
-        if (agree)
-            snprintf(t, sizeof t, "all %zu claims hold (%zu thresholds and %zu FTZ-after-rounding check%s)", total,
-                     nformats * ABL_TAU_KIND_COUNT, nformats, nformats == 1 ? "" : "s");
-        else
-            snprintf(t, sizeof t, "DISAGREEMENT in %zu of %zu claims", nbad, total);
-        abl_report_summary(r, "agrees", "agreement", t, agree ? "true" : "false");
-        if (!agree)
-            abl_report_summary(r, "disagreements", "disagreeing", tb_str(&bad), NULL);
-        if (with_libm)
-            st = add_libm(r);
-    }
-    if (st == ABL_OK) {
-        abl_report_note(r, "RN, RZ, RU: exp(x) rounded once into the format (to nearest-even, toward zero, upward) "
-                           "with gradual underflow, emulated exactly with MPFR (spec §2). RZ gives 0 iff exp(x) < "
-                           "smallest subnormal; RU overflows iff exp(x) > largest finite; FTZ flushes iff exp(x) < "
-                           "smallest normal (tininess before rounding; emulated as RZ below the smallest normal).");
-        abl_report_note(r, "last x below: the largest representable x on the lower side (0, flushed or finite); first "
-                           "x above: the next representable x, on the other side. A row agrees iff the two straddle "
-                           "the MPFR enclosure of τ as its claim states (≤ or <), so the claim holds for every input.");
-        if (no_inf)
-            abl_report_note(r, "overflows: Inf; formats without Inf give NaN or saturate to the largest finite there.");
-        if (any_bisection) {
-            char t[512];
-            snprintf(t, sizeof t, "%s: bisection over the ordered encodings; exp and rounding are monotone, so "
-                                  "one boundary per claim, bracketed by adjacent representable inputs.", tb_str(&bis));
-            abl_report_note(r, t);
-        }
-        if (same.n) {
-            text_buf t = {0};
-            tb_add(&t, "FTZ applied after RN rounding (a subnormal result flushed) has the same boundary for: %s.",
-                   tb_str(&same));
-            abl_report_note(r, tb_str(&t));
-            free(t.s);
-        }
-        if (diff.n)
-            abl_report_note(r, tb_str(&diff));
-        abl_report_note(r, "verify exits 1 on any disagreement with the closed form.");
-    }
-    int oom = names.oom || nj.oom || mt.oom || mj.oom || ct.oom || cj.oom || bis.oom || same.oom || diff.oom || bad.oom;
-    free(names.s);
-    free(nj.s);
-    free(mt.s);
-    free(mj.s);
-    free(ct.s);
-    free(cj.s);
-    free(bis.s);
-    free(same.s);
-    free(diff.s);
-    free(bad.s);
+    st = add_rows(r, res, nformats);
+    if (st == ABL_OK)
+        st = add_summary(r, &t, nformats, with_libm);
+    if (st == ABL_OK)
+        add_notes(r, &t);
+    int agree = t.agree;
+    int oom = texts_free(&t);
     free(res);
     if (st == ABL_OK && oom)
         st = ABL_ERR_NO_MEMORY;

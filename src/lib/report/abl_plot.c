@@ -343,6 +343,15 @@ static void on_plabort(PLCHAR_VECTOR msg)
         snprintf(plplot_message, sizeof plplot_message, "%s", msg != NULL ? msg : "error");
 }
 
+/* Marker glyphs (UTF-8), drawn as text: 1-based index of abl_plot_series.symbol. */
+static const char *const glyphs[] = {"●", "■", "▲", "◆", "▼", "○", "□", "△"};
+#define NGLYPHS ((int)(sizeof glyphs / sizeof glyphs[0]))
+
+static const char *glyph(int symbol)
+{
+    return glyphs[(symbol - 1) % NGLYPHS];
+}
+
 enum { COL_BG = 0, COL_FG = 1, COL_GRID = 2, COL_TAU = 3, COL_BAND = 4, COL_MAP = 5, COL_SERIES = 6 };
 
 static void set_colour(int idx, abl_rgb c)
@@ -435,13 +444,18 @@ static int draw_panel(const abl_plot *p, int i, double chr)
     vp v = panel_viewport(p, i);
     plvpor(v.x0, v.x1, v.y0, v.y1);
     double x0 = tx(pn, pn->xmin), x1 = tx(pn, pn->xmax), y0 = ty(pn, pn->ymin), y1 = ty(pn, pn->ymax);
-    plwind(x0, x1, y0, y1);
+    if (pn->yflip)
+        plwind(x0, x1, y1, y0);
+    else
+        plwind(x0, x1, y0, y1);
     /* Shaded bands and zero maps first, then the grid, series, lines, markers, the frame last. */
     for (size_t b = 0; b < pn->nbands; b++) {
         double b0 = fmax(ty(pn, pn->bands[b].y0), y0), b1 = fmin(ty(pn, pn->bands[b].y1), y1);
         if (b0 >= b1)
             continue;
         PLFLT xs[4] = {x0, x1, x1, x0}, ys[4] = {b0, b0, b1, b1};
+        unsigned char g = (unsigned char)(0xF2 - 0x10 * (b % 3)); /* each band a little darker */
+        set_colour(COL_BAND, (abl_rgb){g, g, g});
         plcol0(COL_BAND);
         plfill(4, xs, ys);
         if (pn->bands[b].label != NULL) {
@@ -449,7 +463,7 @@ static int draw_panel(const abl_plot *p, int i, double chr)
             if (t == NULL)
                 return -1;
             plcol0(COL_FG);
-            plptex(x0 + 0.01 * (x1 - x0), 0.5 * (b0 + b1), 1, 0, 0.0, t);
+            plptex(x1 - 0.01 * (x1 - x0), 0.5 * (b0 + b1), 1, 0, 1.0, t);
             free(t);
         }
     }
@@ -472,8 +486,9 @@ static int draw_panel(const abl_plot *p, int i, double chr)
         if (se->n > 1)
             plline((PLINT)se->n, xs, ys);
         if (se->symbol > 0) {
-            plssym(0, 1.0);
-            plpoin((PLINT)se->n, xs, ys, se->symbol);
+            plschr(0, chr * 0.8);
+            plstring((PLINT)se->n, xs, ys, glyph(se->symbol));
+            plschr(0, chr);
         }
     }
     plwidth(2.0);
@@ -509,11 +524,13 @@ static int draw_panel(const abl_plot *p, int i, double chr)
     char xo[16], yo[16];
     snprintf(xo, sizeof xo, "bcnst%s", pn->xlog ? "l" : "");
     snprintf(yo, sizeof yo, "bcnstv%s", pn->ylog ? "l" : "");
-    plbox(xo, 0, 0, yo, 0, 0);
-    double small = p->rows * p->cols > 4 ? 0.8 : 1.0;
+    int many = p->rows * p->cols > 4;
+    double small = many ? 0.6 : 1.0;
     plschr(0, chr * small);
+    /* Small multiples: two intervals per axis, so the numbers do not collide. */
+    plbox(xo, many && !pn->xlog ? (x1 - x0) / 2 : 0, 0, yo, many && !pn->ylog ? (y1 - y0) / 2 : 0, 0);
     if ((pn->xlabel && put_text("b", 2.6, 0.5, 0.5, pn->xlabel) != 0) ||
-        (pn->ylabel && put_text("l", p->rows * p->cols > 4 ? 2.8 : 4.2, 0.5, 0.5, pn->ylabel) != 0) ||
+        (pn->ylabel && put_text("l", many ? 2.8 : 4.2, 0.5, 0.5, pn->ylabel) != 0) ||
         (pn->title && put_text("t", 0.8, 0.5, 0.5, pn->title) != 0))
         return -1;
     plschr(0, chr);
@@ -552,8 +569,8 @@ static int draw_legend(const abl_plot *p, double chr)
             widths[k] = se->width > 0 ? se->width + 1 : 3.0;
             tcol[k] = COL_FG;
             snum[k] = 1;
-            sscale[k] = 1.0;
-            syms[k] = se->symbol == 9 ? "#(851)" : se->symbol == 16 ? "#(841)" : "#(840)";
+            sscale[k] = 0.8;
+            syms[k] = se->symbol > 0 ? glyph(se->symbol) : "";
             if ((texts[k] = pl_text(se->label)) == NULL)
                 rc = -1;
             ctexts[k] = texts[k] != NULL ? texts[k] : "";

@@ -9,6 +9,8 @@
 #include "abl/core/analysis.h"
 #include "abl/core/fraction.h"
 #include "abl/core/threshold.h"
+#include "abl/kernel/simulate.h"
+#include "abl/paper/paper.h"
 #include "abl/report/plot.h"
 
 /* τ of a convention as a double and as text with 4 decimals ("-87.3365"). */
@@ -111,6 +113,429 @@ abl_status abl_plot_bias(const abl_plot_bias_config *c, abl_plot *out)
         st = abl_plot_add_hline(pn, tau, buf);
     }
     abl_analysis_free(&a);
+    if (st != ABL_OK)
+        abl_plot_free(out);
+    return st;
+}
+
+/* ---------------------------------------------------------------- fraction (Figure 1b) */
+
+void abl_plot_fraction_config_default(abl_plot_fraction_config *c)
+{
+    static abl_format bf16;
+    static const abl_convention paper = ABL_CONV_PAPER;
+    abl_format_lookup("bf16", &bf16);
+    memset(c, 0, sizeof *c);
+    c->formats = &bf16;
+    c->nformats = 1;
+    c->conventions = &paper;
+    c->nconventions = 1;
+    c->heads = 16;
+    c->max_context = 65536;
+}
+
+#define FRACTION_POINTS 200
+
+/* Curve i of n (row and matrix alternate): each pair one hue (Okabe-Ito up to five pairs, viridis
+ * beyond), the matrix curve a lighter tint of it (drawn thinner). */
+static abl_rgb curve_colour(int i, int n)
+{
+    int pair = i / 2, pairs = (n + 1) / 2;
+    abl_rgb c = pairs <= 5 ? abl_plot_categorical(pair) : abl_plot_sequential(pair, pairs);
+    if (i % 2 == 1) {
+        c.r = (unsigned char)(c.r + (255 - c.r) * 45 / 100);
+        c.g = (unsigned char)(c.g + (255 - c.g) * 45 / 100);
+        c.b = (unsigned char)(c.b + (255 - c.b) * 45 / 100);
+    }
+    return c;
+}
+
+/* The contexts N of the x axis: 0..max evenly (linear) or 1..max geometrically, as integers. */
+static size_t fraction_contexts(uint64_t max, int linear, uint64_t *n)
+{
+    size_t k = 0;
+    for (int i = 0; i < FRACTION_POINTS; i++) {
+        uint64_t v;
+        if (linear)
+            v = (uint64_t)llround((double)max * i / (FRACTION_POINTS - 1));
+        else
+            v = (uint64_t)llround(pow((double)max, (double)i / (FRACTION_POINTS - 1)));
+        if (v > max || i == FRACTION_POINTS - 1)
+            v = max;
+        if (!linear && v < 1)
+            v = 1;
+        if (k == 0 || v > n[k - 1])
+            n[k++] = v;
+    }
+    return k;
+}
+
+abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char *err, size_t errlen)
+{
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    if (c == NULL || out == NULL || c->nformats < 1 || c->nconventions < 1 || c->max_context < 1 ||
+        c->max_context > ABL_MAX_CONTEXT || (c->npipelines > 0 && c->max_context > ABL_PLOT_PIPELINE_MAX_CONTEXT))
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    size_t curves = 2 * (c->nformats * c->nconventions + c->npipelines * c->nformats);
+    /* Each curve its own colour: Okabe-Ito for up to five, viridis beyond. */
+    if (curves > 2 * 32)
+        return ABL_ERR_INVALID_ARGUMENT;
+    uint64_t ns[FRACTION_POINTS];
+    double x[FRACTION_POINTS], yr[FRACTION_POINTS], ym[FRACTION_POINTS];
+    size_t np = fraction_contexts(c->max_context, c->linear, ns);
+    for (size_t i = 0; i < np; i++)
+        x[i] = (double)ns[i];
+    char title[256], buf[512];
+    if (c->model != NULL)
+        snprintf(title, sizeof title, "Underflow fractions of %s against the context", c->model);
+    else
+        snprintf(title, sizeof title, "Underflow fractions of a %d-head layer against the context", c->heads);
+    abl_status st = abl_plot_init(out, 1, 1, title);
+    if (st != ABL_OK)
+        return st;
+    out->legend = 1;
+    abl_plot_panel *pn = &out->panels[0];
+    st = abl_plot_set_caption(out, "row: share of the last query row's keys that are blind; "
+                                   "matrix (lighter, thinner): share of all causal entries");
+    if (st == ABL_OK)
+        st = abl_plot_axes(pn, NULL, "context length N (tokens)", "underflow fraction", c->linear ? 0 : 1,
+                           (double)c->max_context, 0, 1, !c->linear, 0);
+    if (st == ABL_OK && c->max_context == 1)
+        st = abl_plot_axes(pn, NULL, "context length N (tokens)", "underflow fraction", c->linear ? 0 : 0.5, 2, 0,
+                           1, !c->linear, 0);
+    int ci = 0, ncurves = (int)curves;
+    abl_plot_series *s;
+    mpq_t q;
+    mpq_init(q);
+    /* The closed form (spec §7) for each format and convention. */
+    for (size_t f = 0; st == ABL_OK && f < c->nformats; f++)
+        for (size_t v = 0; st == ABL_OK && v < c->nconventions; v++) {
+            abl_analysis_config ac;
+            memset(&ac, 0, sizeof ac);
+            ac.format = c->formats[f];
+            ac.convention = c->conventions[v];
+            ac.heads = c->heads;
+            ac.slopes = c->slopes;
+            ac.context = c->max_context;
+            abl_analysis a;
+            st = abl_analysis_run(&ac, &a);
+            abl_delta *d = st == ABL_OK ? calloc((size_t)a.heads, sizeof *d) : NULL;
+            if (st == ABL_OK && d == NULL)
+                st = ABL_ERR_NO_MEMORY;
+            if (st == ABL_OK && a.heads > ABL_PLOT_MAX_HEADS)
+                st = ABL_ERR_HEADS_RANGE;
+            for (int h = 0; st == ABL_OK && h < a.heads; h++)
+                d[h] = a.results[h].delta; /* shallow: read only */
+            for (size_t i = 0; st == ABL_OK && i < np; i++) {
+                if (ns[i] == 0) {
+                    yr[i] = ym[i] = 0;
+                    continue;
+                }
+                st = abl_fraction_row(d, a.heads, ns[i], 0, q);
+                yr[i] = mpq_get_d(q);
+                if (st == ABL_OK)
+                    st = abl_fraction_matrix(d, a.heads, ns[i], 0, q);
+                ym[i] = mpq_get_d(q);
+            }
+            free(d);
+            abl_analysis_free(&a);
+            snprintf(buf, sizeof buf, "%s %s: row", c->formats[f].name, abl_convention_name(c->conventions[v]));
+            if (st == ABL_OK)
+                st = abl_plot_add_series(pn, buf, x, yr, np, curve_colour(ci++, ncurves), NULL);
+            snprintf(buf, sizeof buf, "%s %s: matrix", c->formats[f].name, abl_convention_name(c->conventions[v]));
+            if (st == ABL_OK)
+                st = abl_plot_add_series(pn, buf, x, ym, np, curve_colour(ci++, ncurves), &s);
+            if (st == ABL_OK)
+                s->width = 1.3;
+        }
+    mpq_clear(q);
+    /* Real kernels: the exact zero-logit predictor at every N (kernel/predict). */
+    for (size_t pi = 0; st == ABL_OK && pi < c->npipelines; pi++)
+        for (size_t f = 0; st == ABL_OK && f < c->nformats; f++) {
+            abl_simulate_config sc;
+            memset(&sc, 0, sizeof sc);
+            char perr[256] = "";
+            if (abl_pipeline_parse(c->pipelines[pi], &c->formats[f], &sc.pipeline, perr, sizeof perr) != ABL_OK) {
+                if (err != NULL)
+                    snprintf(err, errlen, "--pipeline: '%s': %s", c->pipelines[pi], perr);
+                st = ABL_ERR_UNSUPPORTED;
+                break;
+            }
+            sc.slopes = c->slopes;
+            sc.heads = c->heads;
+            for (size_t i = 0; st == ABL_OK && i < np; i++) {
+                if (ns[i] == 0) {
+                    yr[i] = ym[i] = 0;
+                    continue;
+                }
+                sc.context = ns[i];
+                abl_prediction pr;
+                memset(&pr, 0, sizeof pr);
+                st = abl_predict_run(&sc, &pr);
+                if (st == ABL_OK) {
+                    double n = (double)ns[i], h = (double)pr.heads;
+                    yr[i] = (double)pr.row_zeros / (h * n);
+                    ym[i] = (double)pr.matrix_zeros / (h * n * (n + 1) / 2);
+                } else if (st == ABL_ERR_UNSUPPORTED && err != NULL) {
+                    snprintf(err, errlen, "--pipeline: '%s' cannot be predicted exactly (zero logits, eager kernels "
+                                          "with an exact sum and a correctly rounded exp, or flash)",
+                             c->pipelines[pi]);
+                }
+                abl_prediction_free(&pr);
+            }
+            snprintf(buf, sizeof buf, "%s (%s): row", c->pipelines[pi], c->formats[f].name);
+            if (st == ABL_OK)
+                st = abl_plot_add_series(pn, buf, x, yr, np, curve_colour(ci++, ncurves), NULL);
+            snprintf(buf, sizeof buf, "%s (%s): matrix", c->pipelines[pi], c->formats[f].name);
+            if (st == ABL_OK)
+                st = abl_plot_add_series(pn, buf, x, ym, np, curve_colour(ci++, ncurves), &s);
+            if (st == ABL_OK)
+                s->width = 1.3;
+        }
+    if (st != ABL_OK)
+        abl_plot_free(out);
+    return st;
+}
+
+/* ---------------------------------------------------------------- mitigations (Table 8) */
+
+/* The y axis (log δ) ends at 10^12: a δ that Table 8 prints as * (10^9 < δ < 2^1024) is drawn in the
+ * middle of the * band, one printed as ** (δ >= 2^1024) in the ** band, as the table shows them. */
+#define MIT_STAR_LO 1e9
+#define MIT_STAR_HI 1e11
+#define MIT_TOP 1e12
+#define MIT_STAR_Y 1e10
+#define MIT_STARSTAR_Y 3.16227766016838e11
+
+abl_status abl_plot_mitigations(const abl_format *format, abl_convention convention, abl_plot *out)
+{
+    if (format == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    abl_paper_options o;
+    abl_paper_options_default(&o);
+    o.format = *format;
+    o.convention = convention;
+    char title[160], buf[256];
+    snprintf(title, sizeof title, "δ per head under the paper's mitigations (Table 8, %s, %s)", format->name,
+             abl_convention_name(convention));
+    abl_status st = abl_plot_init(out, 1, 1, title);
+    if (st != ABL_OK)
+        return st;
+    out->legend = 1;
+    abl_plot_panel *pn = &out->panels[0];
+    st = abl_plot_set_caption(out, "C clamp, E explicit robust slopes, L log distance, S soft-cap; "
+                                   "* and ** as Table 8 prints them");
+    if (st == ABL_OK)
+        st = abl_plot_axes(pn, NULL, "head (steepest first)", "δ (tokens)", 0.5, ABL_TABLE8_HEADS + 0.5, 1, MIT_TOP,
+                           0, 1);
+    if (st == ABL_OK)
+        st = abl_plot_add_band(pn, MIT_STAR_LO, MIT_STAR_HI, "*   10^9 < δ < 2^1024");
+    if (st == ABL_OK)
+        st = abl_plot_add_band(pn, MIT_STAR_HI, MIT_TOP, "**  δ ≥ 2^1024");
+    size_t nc = abl_table8_config_count();
+    abl_delta d[ABL_TABLE8_HEADS];
+    for (int h = 0; h < ABL_TABLE8_HEADS; h++)
+        abl_delta_init(&d[h]);
+    for (size_t i = 0; st == ABL_OK && i < nc; i++) {
+        const abl_table8_config *tc = abl_table8_config_at(i);
+        st = abl_table8_deltas(tc, &o, d, NULL, 0);
+        double x[ABL_TABLE8_HEADS], y[ABL_TABLE8_HEADS];
+        for (int h = 0; st == ABL_OK && h < ABL_TABLE8_HEADS; h++) {
+            x[h] = h + 1;
+            char cell[16];
+            abl_delta_table8_cell(&d[h], cell, sizeof cell);
+            if (d[h].never || strcmp(cell, "**") == 0) {
+                y[h] = MIT_STARSTAR_Y;
+            } else if (strcmp(cell, "*") == 0) {
+                y[h] = MIT_STAR_Y;
+            } else {
+                double v = mpfr_get_d(d[h].approx, MPFR_RNDN);
+                y[h] = v < 1 ? 1 : v;
+            }
+        }
+        abl_plot_series *s;
+        snprintf(buf, sizeof buf, "%s", tc->name);
+        if (st == ABL_OK)
+            st = abl_plot_add_series(pn, buf, x, y, ABL_TABLE8_HEADS, abl_plot_sequential((int)i, (int)nc), &s);
+        if (st == ABL_OK) {
+            s->symbol = 1 + (int)(i % 8);
+            s->width = 1.5;
+        }
+    }
+    for (int h = 0; h < ABL_TABLE8_HEADS; h++)
+        abl_delta_clear(&d[h]);
+    if (st != ABL_OK)
+        abl_plot_free(out);
+    return st;
+}
+
+/* ---------------------------------------------------------------- blindmap (simulate) */
+
+void abl_plot_blindmap_config_default(abl_plot_blindmap_config *c)
+{
+    memset(c, 0, sizeof *c);
+    abl_format_lookup("bf16", &c->model_dtype);
+    c->heads = 16;
+    c->context = 2048;
+    c->head = 1;
+}
+
+typedef struct map_acc {
+    uint64_t n, bin;        /* N, tokens per cell */
+    size_t cells;           /* cells per side */
+    int heads, head;        /* head: 0 = all */
+    uint32_t *zeros;        /* per map (head), cells x cells */
+    uint32_t *total;
+} map_acc;
+
+static void map_hook(void *ctx, int head_index, uint64_t row, const float *logits, const float *weights)
+{
+    (void)logits;
+    map_acc *m = ctx;
+    int k;
+    if (m->head != 0) {
+        if (head_index != m->head)
+            return;
+        k = 0;
+    } else {
+        k = head_index - 1;
+        if (k < 0 || k >= m->heads)
+            return;
+    }
+    size_t r = (size_t)(row / m->bin), side = m->cells;
+    uint32_t *z = m->zeros + (size_t)k * side * side + r * side, *t = m->total + (size_t)k * side * side + r * side;
+    for (uint64_t j = 0; j <= row; j++) {
+        size_t c = (size_t)(j / m->bin);
+        t[c]++;
+        z[c] += weights[j] == 0.0f;
+    }
+}
+
+abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char *err, size_t errlen)
+{
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    if (c == NULL || out == NULL || c->context < 2 || c->context > ABL_PLOT_BLINDMAP_MAX_CONTEXT || c->head < 0)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    abl_simulate_config sc;
+    memset(&sc, 0, sizeof sc);
+    char perr[256] = "";
+    const char *pipe = c->pipeline != NULL ? c->pipeline : "eager";
+    if (abl_pipeline_parse(pipe, &c->model_dtype, &sc.pipeline, perr, sizeof perr) != ABL_OK) {
+        if (err != NULL)
+            snprintf(err, errlen, "--pipeline: '%s': %s", pipe, perr);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    abl_schedule sched;
+    memset(&sched, 0, sizeof sched);
+    abl_status st = abl_schedule_parse(c->slopes != NULL ? c->slopes : "press", c->heads, -126, &sched);
+    if (st != ABL_OK)
+        return st;
+    int heads = sched.count;
+    if (heads > 64 && c->head == 0) {
+        abl_schedule_free(&sched);
+        return ABL_ERR_HEADS_RANGE;
+    }
+    if (c->head > heads) {
+        abl_schedule_free(&sched);
+        if (err != NULL)
+            snprintf(err, errlen, "--head: %d is not a head of this %d-head layer", c->head, heads);
+        return ABL_ERR_INVALID_ARGUMENT;
+    }
+    int maps = c->head == 0 ? heads : 1;
+    map_acc m;
+    memset(&m, 0, sizeof m);
+    m.n = c->context;
+    size_t target = c->head == 0 ? (heads > 16 ? 48 : 96) : 256;
+    m.bin = 1; /* a power of two: whole cells for a power-of-two N */
+    while ((c->context + m.bin - 1) / m.bin > target)
+        m.bin *= 2;
+    m.cells = (size_t)((c->context + m.bin - 1) / m.bin);
+    m.heads = heads;
+    m.head = c->head;
+    size_t per = m.cells * m.cells;
+    m.zeros = calloc(per * (size_t)maps, sizeof *m.zeros);
+    m.total = calloc(per * (size_t)maps, sizeof *m.total);
+    if (m.zeros == NULL || m.total == NULL) {
+        free(m.zeros);
+        free(m.total);
+        abl_schedule_free(&sched);
+        return ABL_ERR_NO_MEMORY;
+    }
+    sc.slopes = c->slopes;
+    sc.heads = c->heads;
+    sc.context = c->context;
+    sc.threads = c->threads;
+    sc.row_hook = map_hook;
+    sc.row_hook_ctx = &m;
+    abl_simulation sim;
+    memset(&sim, 0, sizeof sim);
+    st = abl_simulate_run(&sc, &sim);
+    if (st == ABL_ERR_UNSUPPORTED && err != NULL)
+        snprintf(err, errlen, "--pipeline: '%s' cannot be emulated at N = %llu", pipe, (unsigned long long)c->context);
+    char title[256], buf[256];
+    if (st == ABL_OK) {
+        const char *who = c->model != NULL ? c->model : "the layer";
+        if (c->head == 0)
+            snprintf(title, sizeof title, "Where attention goes blind: every head of %s (%s, N = %llu)", who, pipe,
+                     (unsigned long long)c->context);
+        else
+            snprintf(title, sizeof title, "Where attention goes blind: head %d of %s (%s, N = %llu)", c->head, who,
+                     pipe, (unsigned long long)c->context);
+        int cols = 1, rows = 1;
+        if (c->head == 0) {
+            while (cols * cols < heads)
+                cols++;
+            rows = (heads + cols - 1) / cols;
+        }
+        st = abl_plot_init(out, rows, cols, title);
+    }
+    if (st == ABL_OK) {
+        snprintf(buf, sizeof buf, "shaded: share of exactly-zero weights in each cell (%llu x %llu tokens), "
+                                  "white none, darkest all; query i down, key j across",
+                 (unsigned long long)m.bin, (unsigned long long)m.bin);
+        st = abl_plot_set_caption(out, buf);
+    }
+    for (int k = 0; st == ABL_OK && k < out->rows * out->cols; k++) {
+        abl_plot_panel *pn = &out->panels[k];
+        double N = (double)c->context;
+        if (k >= maps) { /* an empty grid cell: keep a valid (blank) panel */
+            st = abl_plot_axes(pn, NULL, NULL, NULL, 0, N, 0, N, 0, 0);
+            continue;
+        }
+        int hi = c->head == 0 ? k + 1 : c->head;
+        const abl_sim_head *r = &sim.results[hi - 1];
+        char exact[96], fb[48];
+        abl_slope_exact_text(&r->slope, exact, sizeof exact);
+        if (r->first_blind >= 0)
+            snprintf(fb, sizeof fb, maps > 1 ? "d ≥ %lld" : "first blind d = %lld", (long long)r->first_blind);
+        else
+            snprintf(fb, sizeof fb, "no zero");
+        if (maps > 1)
+            snprintf(buf, sizeof buf, "h%d %s: %s", hi, exact, fb);
+        else
+            snprintf(buf, sizeof buf, "head %d: m = %s, %s", hi, exact, fb);
+        st = abl_plot_axes(pn, buf, maps > 4 ? NULL : "key j", maps > 4 ? NULL : "query i", 0, N, 0, N, 0, 0);
+        pn->yflip = 1;
+        pn->map.rows = pn->map.cols = m.cells;
+        pn->map.cells = st == ABL_OK ? malloc(per * sizeof *pn->map.cells) : NULL;
+        if (st == ABL_OK && pn->map.cells == NULL)
+            st = ABL_ERR_NO_MEMORY;
+        for (size_t i = 0; st == ABL_OK && i < per; i++) {
+            uint32_t t = m.total[(size_t)k * per + i];
+            pn->map.cells[i] = t ? (double)m.zeros[(size_t)k * per + i] / t : 0.0;
+        }
+        /* The map spans whole cells: the last may reach past N. */
+        pn->xmax = pn->ymax = (double)(m.cells * m.bin);
+    }
+    abl_simulation_free(&sim);
+    abl_schedule_free(&sched);
+    free(m.zeros);
+    free(m.total);
     if (st != ABL_OK)
         abl_plot_free(out);
     return st;

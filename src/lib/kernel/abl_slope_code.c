@@ -1,0 +1,129 @@
+/* alibi-blind: slopes as the models' code computes them in fp32 (pipeline field slope-calc).
+ *
+ * torch-pow (transformers' BLOOM and Falcon build_alibi_tensor):
+ *     base = torch.tensor(2 ** (-(2 ** -(log2(c) - 3))), dtype=float32)   c = 2^floor(log2 H)
+ *     slopes = torch.pow(base, arange(1, 1 + c))  [+ torch.pow(extra_base, arange(1, 1 + 2r, 2))]
+ *   modelled as RN32(base32^k): the fp32 base raised exactly to the integer k, rounded once. The exact
+ *   power of a 24-bit base is enclosed by MPFR's directed roundings (Ziv loop), so the value is the
+ *   correctly rounded one, whatever k. torch's own pow is not correctly rounded (CPU: Sleef powf
+ *   u10; CUDA: powf); docs/pipelines.md lists where the CPU value differs by one ulp.
+ * mpt-pow (llm-foundry gen_slopes, transformers' build_mpt_alibi_tensor):
+ *     m = arange(1, H' + 1).float() * (B / H');  slopes = 1.0 / torch.pow(2, m)
+ *   modelled as RN32(1 / RN32(2^RN32(k * RN32(B / H')))) with B / H' a binary64 quotient. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpfr.h>
+#include "kernel/abl_round.h"
+
+/* RN32 of base32^k, base32 > 0 a binary32 value, k >= 1 */
+static float pow_rn32(float base32, unsigned long k)
+{
+    mpfr_t b, lo, hi;
+    mpfr_init2(b, 24);
+    mpfr_set_flt(b, base32, MPFR_RNDN);
+    float r = 0.0f;
+    for (mpfr_prec_t w = 64;; w *= 2) {
+        mpfr_inits2(w, lo, hi, (mpfr_ptr)0);
+        int il = mpfr_pow_ui(lo, b, k, MPFR_RNDD);
+        mpfr_pow_ui(hi, b, k, MPFR_RNDU);
+        float fl = mpfr_get_flt(lo, MPFR_RNDN), fh = mpfr_get_flt(hi, MPFR_RNDN);
+        mpfr_clears(lo, hi, (mpfr_ptr)0);
+        if (il == 0 || fl == fh || w >= (mpfr_prec_t)1 << 24) {
+            r = fl;
+            break;
+        }
+    }
+    mpfr_clear(b);
+    return r;
+}
+
+/* RN32(2^e) for a binary32 e (exp2 of a dyadic rational: exact when e is an integer) */
+static float exp2_rn32_exact(float e)
+{
+    mpfr_t x, t;
+    mpfr_init2(x, 24);
+    mpfr_init2(t, 24);
+    mpfr_set_flt(x, e, MPFR_RNDN);
+    mpfr_exp2(t, x, MPFR_RNDN);   /* MPFR rounds correctly to the 24-bit precision */
+    float r = mpfr_get_flt(t, MPFR_RNDN);
+    mpfr_clear(x);
+    mpfr_clear(t);
+    return r;
+}
+
+static int is_pow2(int h)
+{
+    return h > 0 && (h & (h - 1)) == 0;
+}
+
+static float torch_pow_slope(int H, int index)
+{
+    int c = 1;
+    while (c * 2 <= H)
+        c *= 2;
+    /* base 2^(-8/c) for the first c heads, 2^(-4/c) (the base of 2c) for the interleaved rest */
+    int first = index <= c;
+    unsigned long k = first ? (unsigned long)index : (unsigned long)(2 * (index - c) - 1);
+    mpfr_t e, t;
+    mpfr_init2(e, 64);
+    mpfr_init2(t, 24);
+    mpfr_set_si(e, first ? -8 : -4, MPFR_RNDN);
+    mpfr_div_si(e, e, c, MPFR_RNDN);       /* c is a power of two: exact; Python's 2 ** x is correctly
+                                             * rounded binary64 here (an exact dyadic exponent), and the
+                                             * fp32 tensor of it the binary32 rounding of that double */
+    mpfr_t d;
+    mpfr_init2(d, 53);
+    mpfr_exp2(d, e, MPFR_RNDN);
+    float base32 = mpfr_get_flt(d, MPFR_RNDN);
+    mpfr_clear(d);
+    mpfr_clear(e);
+    mpfr_clear(t);
+    return pow_rn32(base32, k);
+}
+
+static float mpt_pow_slope(int H, long B, int index)
+{
+    long Hp = 1;
+    while (Hp < H)
+        Hp *= 2;
+    long k;                          /* 1-based position in arange(1, H' + 1) */
+    if (Hp == H)
+        k = index;
+    else if (index <= Hp / 2)
+        k = 2L * index;              /* slopes[1::2] */
+    else
+        k = 2L * (index - Hp / 2) - 1; /* slopes[::2] */
+    double q = (double)B / (double)Hp;            /* Python: alibi_bias_max / num_heads_power_of_2 */
+    float s = (float)q;
+    float m = (float)((double)(float)k * (double)s);   /* fp32 product */
+    float p = exp2_rn32_exact(m);
+    return (float)(1.0 / (double)p);
+}
+
+abl_status abl_slope_code_value(abl_slope_calc calc, const abl_schedule *sched, int h, float *out)
+{
+    if (sched == NULL || out == NULL || h < 0 || h >= sched->count)
+        return ABL_ERR_INVALID_ARGUMENT;
+    int H = sched->count, index = sched->slopes[h].index;
+    if (calc == ABL_SLOPE_CALC_TORCH_POW) {
+        if (strcmp(sched->spec, "press") != 0)
+            return ABL_ERR_UNSUPPORTED;
+        *out = torch_pow_slope(H, index);
+        return ABL_OK;
+    }
+    if (calc == ABL_SLOPE_CALC_MPT_POW) {
+        long B = 8;
+        if (strncmp(sched->spec, "mpt:", 4) == 0) {
+            char *end;
+            B = strtol(sched->spec + 4, &end, 10);
+            if (*end != '\0' || B <= 0)
+                return ABL_ERR_UNSUPPORTED;
+        } else if (strcmp(sched->spec, "press") != 0 || !is_pow2(H)) {
+            return ABL_ERR_UNSUPPORTED;
+        }
+        *out = mpt_pow_slope(H, B, index);
+        return ABL_OK;
+    }
+    return ABL_ERR_INVALID_ARGUMENT;
+}

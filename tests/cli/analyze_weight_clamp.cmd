@@ -1,0 +1,11 @@
+analyze
+--heads
+8
+--ctx
+2048
+--level
+weight
+--clamp
+-87
+--convention
+ftz

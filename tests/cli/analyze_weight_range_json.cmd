@@ -1,0 +1,13 @@
+analyze
+--slopes
+slopes:2^-0.5,2^(-8/9),0.25
+--ctx
+4096
+--level
+weight
+--logit-range
+-10:2.5
+--window
+3000
+--format
+json

@@ -1,0 +1,5 @@
+analyze
+--ctx
+2048
+--logit-range
+3:1
