@@ -46,7 +46,7 @@ if [ "$mode" = --install ]; then
   check "" /usr/bin/alibi-blind /usr/lib
   man -w alibi-blind >/dev/null 2>&1 || [ -f /usr/share/man/man1/alibi-blind.1 ]
   dpkg -s alibi-blind | grep -q '^Status: install ok installed'
-  apt-get remove -y alibi-blind >/dev/null
-  [ ! -e /usr/bin/alibi-blind ] || { echo "apt-get remove left /usr/bin/alibi-blind"; exit 1; }
+  apt-get purge -y alibi-blind >/dev/null
+  [ ! -e /usr/bin/alibi-blind ] || { echo "apt-get purge left /usr/bin/alibi-blind"; exit 1; }
   echo "installed package: ok (installed, checked, removed)"
 fi

@@ -29,5 +29,6 @@
 /* report: one report model, rendered as text, markdown, csv, json, latex; pictures (PLplot) */
 #include "abl/report/report.h"
 #include "abl/report/plot.h"
+#include "abl/report/html.h"
 
 #endif

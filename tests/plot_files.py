@@ -123,6 +123,10 @@ bad = [
     ["plot", "bias", "--dtype", "bf16,fp16", "--output", os.path.join(WORK, "x.png")],
     ["plot", "bias", "--model", "no-such-model", "--output", os.path.join(WORK, "x.png")],
     ["figure", "1a", "--plot", os.path.join(WORK, "x.gif")],
+    ["report", "--heads", "8"],                                  # no --output
+    ["report", "--model", "no-such-model", "--output", os.path.join(WORK, "x.html")],
+    ["report", "--pipeline", "nosuch", "--output", os.path.join(WORK, "x.html")],
+    ["report", "--heads", "0", "--output", os.path.join(WORK, "x.html")],
 ]
 for args in bad:
     rc, so, se = run(args)

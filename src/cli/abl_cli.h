@@ -110,6 +110,7 @@ extern const abl_cli_cmd abl_cli_thresholds_cmd;
 extern const abl_cli_cmd abl_cli_table_cmd;
 extern const abl_cli_cmd abl_cli_figure_cmd;
 extern const abl_cli_cmd abl_cli_plot_cmd;
+extern const abl_cli_cmd abl_cli_report_cmd;
 extern const abl_cli_cmd abl_cli_reproduce_cmd;
 extern const abl_cli_cmd abl_cli_simulate_cmd;
 extern const abl_cli_cmd abl_cli_verify_cmd;

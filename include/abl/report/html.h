@@ -1,0 +1,46 @@
+/* alibi-blind: the one-page HTML report of a layer: the model, the kernel, the per-head table, the
+ * fractions and the pictures (inline SVG drawn by plot.h), with no external asset. */
+#ifndef ABL_HTML_H
+#define ABL_HTML_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+#include "abl/core/status.h"
+#include "abl/core/format.h"
+#include "abl/core/convention.h"
+#include "abl/model/catalogue.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct abl_html_config {
+    const abl_model *model;    /* NULL: a layer given by heads/slopes/format */
+    abl_format format;
+    abl_convention convention;
+    int heads;                 /* 0: from a slopes:/targets: list */
+    const char *slopes;        /* NULL: press */
+    uint64_t context;          /* N */
+    const char *pipeline;      /* the kernel (NULL: the model's default code path, else eager) */
+    int threads;               /* blindmap emulation; 0: all cores */
+} abl_html_config;
+
+/* Largest N at which the report predicts each head's first blind distance through the kernel, and
+ * the N of its zero map (min(N, this)). */
+#define ABL_HTML_PREDICT_MAX_CONTEXT 65536
+#define ABL_HTML_BLINDMAP_CONTEXT 2048
+
+/*
+ * The page, into a malloc'd buffer. ABL_ERR_UNSUPPORTED (err says why) for a pipeline that cannot
+ * be parsed; slope and head errors as abl_analysis_run returns them.
+ */
+abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char *err, size_t errlen);
+
+/* Append s to f with &, <, >, " and ' escaped. */
+void abl_html_escape(FILE *f, const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

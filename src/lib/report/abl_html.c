@@ -1,0 +1,347 @@
+/* alibi-blind: the one-page HTML report (inline SVG pictures, inline CSS, no script, no external
+ * asset). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gmp.h>
+#include "abl/core/analysis.h"
+#include "abl/core/fraction.h"
+#include "abl/core/threshold.h"
+#include "abl/kernel/simulate.h"
+#include "abl/report/html.h"
+#include "abl/report/plot.h"
+
+void abl_html_escape(FILE *f, const char *s)
+{
+    for (; s != NULL && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static void row2(FILE *f, const char *key, const char *value)
+{
+    fputs("<tr><th>", f);
+    abl_html_escape(f, key);
+    fputs("</th><td>", f);
+    abl_html_escape(f, value);
+    fputs("</td></tr>\n", f);
+}
+
+/* The SVG of a plot without its XML prologue, scaled to the page width. */
+static abl_status put_svg(FILE *f, abl_plot *p, const char *caption, char *err, size_t errlen)
+{
+    abl_plot_render_options o;
+    abl_plot_render_options_default(&o);
+    o.device = ABL_PLOT_SVG;
+    char *svg = NULL;
+    size_t len = 0;
+    abl_status st = abl_plot_render(p, &o, &svg, &len, err, errlen);
+    abl_plot_free(p);
+    if (st != ABL_OK)
+        return st;
+    char *start = strstr(svg, "<svg");
+    if (start == NULL) {
+        free(svg);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    /* The root's fixed size in points gives way to the page width (the viewBox keeps the shape). */
+    char *end = strchr(start, '>');
+    fputs("<figure>\n<svg class=\"plot\" role=\"img\"", f);
+    for (char *a = start + 4; end != NULL && a < end;) {
+        /* copy the root attributes except width= and height= */
+        while (a < end && (*a == ' ' || *a == '\n' || *a == '\t' || *a == '\r'))
+            a++;
+        if (a >= end)
+            break;
+        char *eq = memchr(a, '=', (size_t)(end - a));
+        if (eq == NULL || eq[1] != '"')
+            break;
+        char *close = memchr(eq + 2, '"', (size_t)(end - eq - 2));
+        if (close == NULL)
+            break;
+        size_t nlen = (size_t)(eq - a);
+        if (!((nlen == 5 && strncmp(a, "width", 5) == 0) || (nlen == 6 && strncmp(a, "height", 6) == 0))) {
+            fputc(' ', f);
+            fwrite(a, 1, (size_t)(close + 1 - a), f);
+        }
+        a = close + 1;
+    }
+    fputs(">", f);
+    if (end != NULL)
+        fwrite(end + 1, 1, len - (size_t)(end + 1 - svg), f);
+    fputs("<figcaption>", f);
+    abl_html_escape(f, caption);
+    fputs("</figcaption>\n</figure>\n", f);
+    free(svg);
+    return ABL_OK;
+}
+
+static const char style[] =
+    "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#111;background:#fff}"
+    "h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}"
+    "table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:.2em .6em}"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f4f4f4;text-align:left}"
+    "figure{margin:1.5em 0}svg.plot{width:100%;height:auto;display:block;border:1px solid #eee}"
+    "figcaption{font-size:.9em;color:#444}.note{font-size:.9em;color:#444}";
+
+abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char *err, size_t errlen)
+{
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    if (c == NULL || buf == NULL || len == NULL || c->context < 1 || c->context > ABL_MAX_CONTEXT)
+        return ABL_ERR_INVALID_ARGUMENT;
+    *buf = NULL;
+    *len = 0;
+    const char *pipe = c->pipeline;
+    if (pipe == NULL)
+        pipe = c->model != NULL && c->model->family != NULL && c->model->family->npaths > 0
+                   ? c->model->family->paths[0].pipeline
+                   : "eager";
+    abl_pipeline pl;
+    char perr[256] = "", text[512];
+    if (abl_pipeline_parse(pipe, &c->format, &pl, perr, sizeof perr) != ABL_OK) {
+        if (err != NULL)
+            snprintf(err, errlen, "--pipeline: '%s': %s", pipe, perr);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    abl_analysis_config ac;
+    memset(&ac, 0, sizeof ac);
+    ac.format = c->format;
+    ac.convention = c->convention;
+    ac.heads = c->heads;
+    ac.slopes = c->slopes;
+    ac.context = c->context;
+    abl_analysis a;
+    abl_status st = abl_analysis_run(&ac, &a);
+    if (st != ABL_OK) {
+        abl_analysis_free(&a);
+        return st;
+    }
+    if (a.heads > ABL_PLOT_MAX_HEADS) {
+        abl_analysis_free(&a);
+        return ABL_ERR_HEADS_RANGE;
+    }
+    /* The kernel's own first blind distance per head (exact predictor), where it applies. */
+    abl_prediction pr;
+    memset(&pr, 0, sizeof pr);
+    int predicted = 0;
+    abl_simulate_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.pipeline = pl;
+    sc.slopes = a.schedule.spec;
+    sc.heads = a.heads;
+    sc.context = c->context;
+    if (c->context >= 2 && c->context <= ABL_HTML_PREDICT_MAX_CONTEXT)
+        predicted = abl_predict_run(&sc, &pr) == ABL_OK;
+
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *f = open_memstream(&out, &outlen);
+    if (f == NULL) {
+        abl_prediction_free(&pr);
+        abl_analysis_free(&a);
+        return ABL_ERR_NO_MEMORY;
+    }
+    char title[256];
+    if (c->model != NULL)
+        snprintf(title, sizeof title, "alibi-blind report: %s at %llu tokens", c->model->name,
+                 (unsigned long long)c->context);
+    else
+        snprintf(title, sizeof title, "alibi-blind report: a %d-head layer at %llu tokens", a.heads,
+                 (unsigned long long)c->context);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
+    abl_html_escape(f, title);
+    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", style);
+    abl_html_escape(f, title);
+    fputs("</h1>\n<p class=\"note\">Where, in finite precision, the heads of this ALiBi layer go blind: the "
+          "distance δ beyond which exp(−m·d) underflows to zero, and the share of the attention matrix lost. "
+          "Definitions: docs/spec.md.</p>\n",
+          f);
+
+    /* The model and the kernel. */
+    fputs("<h2>Model and kernel</h2>\n<table>\n", f);
+    if (c->model != NULL) {
+        const abl_model *m = c->model;
+        row2(f, "model", m->name);
+        if (m->hf_id != NULL)
+            row2(f, "Hugging Face id", m->hf_id);
+        if (m->family != NULL)
+            row2(f, "family", m->family->name);
+        snprintf(text, sizeof text, "%d", m->heads);
+        row2(f, "heads per layer", text);
+        if (m->layers > 0) {
+            snprintf(text, sizeof text, "%d", m->layers);
+            row2(f, "layers", text);
+        }
+        if (m->context > 0) {
+            snprintf(text, sizeof text, "%llu", (unsigned long long)m->context);
+            row2(f, "trained context", text);
+        }
+        if (m->source != NULL)
+            row2(f, "source", m->source);
+    } else {
+        snprintf(text, sizeof text, "%d", a.heads);
+        row2(f, "heads", text);
+    }
+    row2(f, "slopes", a.schedule.spec);
+    row2(f, "dtype", c->format.name);
+    char tau[64];
+    abl_threshold_string(&c->format, abl_convention_tau_kind(c->convention), 10, tau, sizeof tau);
+    snprintf(text, sizeof text, "%s (τ = %s)", abl_convention_name(c->convention), tau);
+    row2(f, "convention", text);
+    snprintf(text, sizeof text, "%llu", (unsigned long long)c->context);
+    row2(f, "context N", text);
+    row2(f, "kernel (pipeline)", pipe);
+    abl_pipeline_describe(&pl, text, sizeof text);
+    row2(f, "kernel roundings", text);
+    fputs("</table>\n", f);
+
+    /* Fractions. */
+    char rowp[64], matp[64];
+    abl_fraction_percent_text(a.row_fraction, 2, rowp, sizeof rowp);
+    abl_fraction_percent_text(a.matrix_fraction, 2, matp, sizeof matp);
+    fputs("<h2>Fractions</h2>\n<table>\n", f);
+    snprintf(text, sizeof text, "%d of %d", a.blind_heads, a.heads);
+    row2(f, "heads blind inside the context", text);
+    snprintf(text, sizeof text, "%s %%", rowp);
+    row2(f, "row fraction (last query row)", text);
+    snprintf(text, sizeof text, "%s %%", matp);
+    row2(f, "matrix fraction (causal entries)", text);
+    if (predicted) {
+        double n = (double)c->context, h = (double)pr.heads;
+        snprintf(text, sizeof text, "%.2f %%", 100.0 * (double)pr.row_zeros / (h * n));
+        row2(f, "row fraction through the kernel (exact zeros)", text);
+        snprintf(text, sizeof text, "%.2f %%", 100.0 * (double)pr.matrix_zeros / (h * n * (n + 1) / 2));
+        row2(f, "matrix fraction through the kernel (exact zeros)", text);
+    }
+    fputs("</table>\n", f);
+
+    /* Per head. */
+    fputs("<h2>Per head</h2>\n<table>\n<tr><th>rank</th><th>head</th><th>slope</th><th>m</th><th>δ</th>"
+          "<th>δ ieee</th><th>blind</th>",
+          f);
+    if (predicted)
+        fputs("<th>first blind d (kernel)</th>", f);
+    fputs("<th>row zeros</th><th>row %</th><th>matrix %</th></tr>\n", f);
+    mpq_t q;
+    mpq_init(q);
+    for (int h = 0; h < a.heads; h++) {
+        const abl_head_result *r = &a.results[h];
+        char exact[96], m[64], d[64], di[64], rz[64], rp[64], mp[64];
+        abl_slope_exact_text(&r->slope, exact, sizeof exact);
+        abl_slope_decimal_text(&r->slope, 5, m, sizeof m);
+        abl_delta_text(&r->delta, 12, d, sizeof d);
+        abl_delta_text(&r->delta_ieee, 12, di, sizeof di);
+        gmp_snprintf(rz, sizeof rz, "%Zd", r->row_blind);
+        mpq_set_num(q, r->row_blind);
+        mpq_set_den(q, a.row_attended);
+        mpq_canonicalize(q);
+        abl_fraction_percent_text(q, 2, rp, sizeof rp);
+        mpq_set_num(q, r->matrix_blind);
+        mpq_set_den(q, a.matrix_attended);
+        mpq_canonicalize(q);
+        abl_fraction_percent_text(q, 2, mp, sizeof mp);
+        fprintf(f, "<tr><td class=\"n\">%d</td><td class=\"n\">%d</td><td>", r->rank, r->slope.index);
+        abl_html_escape(f, exact);
+        fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td>", m, d, di,
+                r->blind_in_context ? "yes" : "no");
+        if (predicted) {
+            int64_t fb = pr.results[r->slope.index - 1].first_blind;
+            if (fb >= 0)
+                fprintf(f, "<td class=\"n\">%lld</td>", (long long)fb);
+            else
+                fputs("<td class=\"n\">none</td>", f);
+        }
+        fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n", rz, rp, mp);
+    }
+    mpq_clear(q);
+    fputs("</table>\n<p class=\"note\">δ: the first blind distance under the convention; δ ieee: under one "
+          "round-to-nearest exp with gradual underflow; first blind d (kernel): the smallest distance with an "
+          "exactly-zero weight in the last row through the kernel's roundings (zero logits).</p>\n",
+          f);
+
+    /* Pictures. */
+    fputs("<h2>Pictures</h2>\n", f);
+    abl_plot p;
+    abl_plot_bias_config bc;
+    abl_plot_bias_config_default(&bc);
+    bc.format = c->format;
+    bc.convention = c->convention;
+    bc.heads = a.heads;
+    bc.slopes = a.schedule.spec;
+    bc.max_distance = c->context;
+    bc.model = c->model != NULL ? c->model->name : NULL;
+    st = abl_plot_bias(&bc, &p);
+    if (st == ABL_OK)
+        st = put_svg(f, &p, "Figure 1a for this layer: each head's bias −m·d, τ dashed, δ marked.", err, errlen);
+    if (st == ABL_OK) {
+        abl_plot_fraction_config fc;
+        abl_plot_fraction_config_default(&fc);
+        fc.formats = &c->format;
+        fc.conventions = &c->convention;
+        fc.heads = a.heads;
+        fc.slopes = a.schedule.spec;
+        fc.max_context = c->context < 2 ? 2 : c->context;
+        fc.model = bc.model;
+        const char *pipes[1] = {pipe};
+        if (predicted && c->context <= 4096) {
+            fc.pipelines = pipes;
+            fc.npipelines = 1;
+        }
+        st = abl_plot_fraction(&fc, &p, err, errlen);
+        if (st == ABL_ERR_UNSUPPORTED && fc.npipelines > 0) { /* the formula curves alone */
+            fc.npipelines = 0;
+            st = abl_plot_fraction(&fc, &p, err, errlen);
+        }
+        if (st == ABL_OK)
+            st = put_svg(f, &p, "Figure 1b for this layer: underflow fractions against the context.", err, errlen);
+    }
+    if (st == ABL_OK && abl_pipeline_check(&pl, NULL, 0) == ABL_OK) {
+        abl_plot_blindmap_config mc;
+        abl_plot_blindmap_config_default(&mc);
+        mc.pipeline = pipe;
+        mc.model_dtype = c->format;
+        mc.heads = a.heads;
+        mc.slopes = a.schedule.spec;
+        mc.context = c->context < ABL_HTML_BLINDMAP_CONTEXT ? c->context : ABL_HTML_BLINDMAP_CONTEXT;
+        mc.head = a.heads <= 64 ? 0 : 1;
+        mc.threads = c->threads;
+        mc.model = bc.model;
+        if (mc.context >= 2) {
+            abl_status bs = abl_plot_blindmap(&mc, &p, err, errlen);
+            if (bs == ABL_OK) {
+                snprintf(text, sizeof text, "Where attention goes blind: exactly-zero weights through %s at N = %llu.",
+                         pipe, (unsigned long long)mc.context);
+                st = put_svg(f, &p, text, err, errlen);
+            } else if (bs != ABL_ERR_UNSUPPORTED) {
+                st = bs;
+            }
+        }
+    }
+    if (st == ABL_OK) {
+        st = abl_plot_mitigations(&c->format, c->convention, &p);
+        if (st == ABL_OK)
+            st = put_svg(f, &p, "The paper's mitigations (Table 8, nine heads): δ per head for each combination.",
+                         err, errlen);
+    }
+    fputs("</body>\n</html>\n", f);
+    int bad = fclose(f) != 0;
+    abl_prediction_free(&pr);
+    abl_analysis_free(&a);
+    if (st == ABL_OK && bad)
+        st = ABL_ERR_NO_MEMORY;
+    if (st != ABL_OK) {
+        free(out);
+        return st;
+    }
+    *buf = out;
+    *len = outlen;
+    return ABL_OK;
+}

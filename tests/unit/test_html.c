@@ -1,0 +1,78 @@
+/* Unit tests of the HTML report: self-contained (no script, no external reference), four inline
+ * pictures, the paper's δ in the per-head table, escaping. δ of the 8-head press layer (slopes
+ * 2^-1 ... 2^-8) at bf16: round(126 ln 2 / m) = 175 (m = 1/2) and 22358 (m = 2^-8), paper Table 1. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "alibi_blind.h"
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+static void test_report(void **state)
+{
+    (void)state;
+    abl_html_config c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(abl_format_lookup("bf16", &c.format), ABL_OK);
+    c.convention = ABL_CONV_PAPER;
+    c.heads = 8;
+    c.context = 1024;
+    c.threads = 1;
+    char *buf = NULL, err[256];
+    size_t len = 0;
+    assert_int_equal(abl_html_report(&c, &buf, &len, err, sizeof err), ABL_OK);
+    assert_non_null(buf);
+    assert_int_equal(strlen(buf), len);
+    assert_memory_equal(buf, "<!DOCTYPE html>", 15);
+    assert_int_equal(count(buf, "<svg"), 4);
+    assert_int_equal(count(buf, "</svg>"), 4);
+    assert_int_equal(count(buf, "<?xml"), 0);
+    assert_int_equal(count(buf, "<script"), 0);
+    assert_int_equal(count(buf, "http://www.w3.org/2000/svg"), 4); /* namespaces only */
+    assert_int_equal(count(buf, "https://"), 0);
+    assert_non_null(strstr(buf, "<td class=\"n\">175</td>"));
+    assert_non_null(strstr(buf, "<td class=\"n\">22358</td>"));
+    assert_non_null(strstr(buf, "</html>\n"));
+    free(buf);
+    /* A catalogued model: its name in the title. */
+    c.model = abl_model_find("bloom-560m");
+    assert_non_null(c.model);
+    c.heads = 16;
+    assert_int_equal(abl_html_report(&c, &buf, &len, err, sizeof err), ABL_OK);
+    assert_non_null(strstr(buf, "<title>alibi-blind report: bloom-560m at 1024 tokens</title>"));
+    free(buf);
+    c.pipeline = "no-such-kernel";
+    assert_int_equal(abl_html_report(&c, &buf, &len, err, sizeof err), ABL_ERR_UNSUPPORTED);
+    assert_null(buf);
+    assert_non_null(strstr(err, "no-such-kernel"));
+}
+
+static void test_escape(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    abl_html_escape(f, "<a href=\"x\">&'</a>");
+    fclose(f);
+    assert_string_equal(buf, "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+    free(buf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_report), cmocka_unit_test(test_escape)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
