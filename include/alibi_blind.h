@@ -18,6 +18,7 @@
 /* kernel: real attention pipelines (rounding, simulation, prediction, verification) */
 #include "abl/kernel/pipeline.h"
 #include "abl/kernel/simulate.h"
+#include "abl/kernel/npy.h"
 #include "abl/kernel/verify.h"
 /* paper: the paper's tables, published values and their reproduction */
 #include "abl/paper/tables.h"
@@ -26,6 +27,7 @@
 #include "abl/paper/reproduce.h"
 /* model: the catalogue of ALiBi models and config.json */
 #include "abl/model/catalogue.h"
+#include "abl/design/design.h"
 /* report: one report model, rendered as text, markdown, csv, json, latex; pictures (PLplot) */
 #include "abl/report/report.h"
 #include "abl/report/plot.h"

@@ -114,6 +114,7 @@ extern const abl_cli_cmd abl_cli_report_cmd;
 extern const abl_cli_cmd abl_cli_reproduce_cmd;
 extern const abl_cli_cmd abl_cli_simulate_cmd;
 extern const abl_cli_cmd abl_cli_verify_cmd;
+extern const abl_cli_cmd abl_cli_design_cmd;
 extern const abl_cli_cmd abl_cli_models_cmd;
 
 /* One line for an unknown --model NAME (with a did-you-mean); returns ABL_EXIT_USAGE. opt may be NULL. */

@@ -14,6 +14,7 @@
 
 const abl_cli_cmd *const abl_cli_commands[] = {
     &abl_cli_analyze_cmd,
+    &abl_cli_design_cmd,
     &abl_cli_figure_cmd,
     &abl_cli_models_cmd,
     &abl_cli_plot_cmd,

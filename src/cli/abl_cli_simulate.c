@@ -15,6 +15,8 @@ static const abl_cli_opt simulate_opts[] = {
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
     {"logit-std", "S", "Gaussian logits N(0, S^2) instead of zero logits (0 to 1000)"},
+    {"logits", "FILE", "captured scores q.k^T*scale before the bias: .npy float32/float16, [H,N,N] or [N,N]"},
+    {"logits-dtype", "TYPE", "the dtype the model held the captured scores in (rounded to it; default fp32)"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
     {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...]: eager (default), flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, "
                          "falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, mpt, mpt-hf"},
@@ -52,20 +54,31 @@ static void dump_row(void *ctx, int head, uint64_t row, const float *logits, con
         d->bad = 1;
 }
 
-static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std);
+static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std, const abl_npy *npy);
 
 static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
         return abl_cli_usage_error("simulate: unexpected argument '%s'", pos[0]);
+    abl_npy npy;
+    memset(&npy, 0, sizeof npy);
+    const char *lpath = abl_cli_value(cmd, v, "logits");
+    if (lpath != NULL) {
+        char lerr[256];
+        if (lpath[0] == '\0')
+            return abl_cli_usage_error("--logits: empty file name");
+        if (abl_npy_open(lpath, &npy, lerr, sizeof lerr) != ABL_OK)
+            return abl_cli_usage_error("--logits: %s: %s", lpath, lerr);
+    }
     mpq_t logit_std;
     mpq_init(logit_std);
-    int rc = simulate_with(cmd, v, logit_std);
+    int rc = simulate_with(cmd, v, logit_std, lpath != NULL ? &npy : NULL);
     mpq_clear(logit_std);
+    abl_npy_close(&npy);
     return rc;
 }
 
-static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std)
+static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std, const abl_npy *npy)
 {
     abl_simulate_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -88,10 +101,36 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
     if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
     cfg.heads = (int)heads;
-    if ((s = abl_cli_value(cmd, v, "ctx")) == NULL)
+    abl_format ldt;
+    if ((s = abl_cli_value(cmd, v, "logits-dtype")) != NULL) {
+        if (npy == NULL)
+            return abl_cli_usage_error("--logits-dtype: applies to --logits FILE only");
+        if (abl_cli_dtype("logits-dtype", s, &ldt))
+            return ABL_EXIT_USAGE;
+        if (ldt.precision > 24 || ldt.emin < -126 || ldt.emax > 127)
+            return abl_cli_usage_error("--logits-dtype: %s is wider than binary32 (the scores are read as float32)",
+                                       ldt.name);
+        cfg.logits_dtype = &ldt;
+    }
+    if ((s = abl_cli_value(cmd, v, "ctx")) == NULL && npy == NULL)
         return abl_cli_usage_error("simulate: --ctx N is required");
-    if (abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &cfg.context))
+    if (s != NULL && abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &cfg.context))
         return ABL_EXIT_USAGE;
+    if (npy != NULL) {
+        if (s == NULL)
+            cfg.context = npy->n;
+        else if (cfg.context != npy->n)
+            return abl_cli_usage_error("--logits: the file holds N = %llu scores per row, --ctx is %llu",
+                                       (unsigned long long)npy->n, (unsigned long long)cfg.context);
+        if (npy->ndim == 3) {
+            if (cfg.heads == 0 && abl_cli_value(cmd, v, "slopes") == NULL)
+                cfg.heads = (int)npy->heads;
+            else if (cfg.heads != 0 && (uint64_t)cfg.heads != npy->heads)
+                return abl_cli_usage_error("--logits: the file holds H = %llu heads, --heads is %d",
+                                           (unsigned long long)npy->heads, cfg.heads);
+        }
+        cfg.logits = npy;
+    }
     int gaussian = 0;
     if ((s = abl_cli_value(cmd, v, "logit-std")) != NULL) {
         if (abl_cli_decimal("logit-std", s, 0, logit_std))
@@ -112,7 +151,12 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
     if (cfg.heads == 0 && (cfg.slopes == NULL || (strncmp(cfg.slopes, "slopes:", 7) != 0 &&
                                                   strncmp(cfg.slopes, "targets:", 8) != 0)))
         return abl_cli_usage_error("simulate: --heads H is required (except with slopes:/targets: lists)");
+    if (npy != NULL && gaussian)
+        return abl_cli_usage_error("--logits: captured scores exclude --logit-std");
     int predict = abl_cli_value(cmd, v, "predict") != NULL, compare = abl_cli_value(cmd, v, "compare") != NULL;
+    if (npy != NULL && (predict || compare))
+        return abl_cli_usage_error("--%s: the predictor answers for zero logits (drop --logits)",
+                                   predict ? "predict" : "compare");
     if (predict && compare)
         return abl_cli_usage_error("simulate: --predict and --compare exclude each other");
     if (predict || compare) {

@@ -24,7 +24,9 @@ awk '{print $1, $2, ($1 == "option" ? $3 : "")}' "$tmp/list" | sed 's/ $//' | so
 awk '$1 == "command" {print $2}' "$tmp/want" > "$tmp/cmds"
 awk 'NR == FNR {c[$1]; next} ($2 in c)' "$tmp/cmds" "$tmp/man" > "$tmp/got"
 if ! cmp -s "$tmp/want" "$tmp/got"; then
-  echo "man page and option tables differ (< only in the tables: document it; > only in the man page):"
+  echo "man page and option tables differ (< only in the tables: document it; > only in the man page)."
+  echo "Format: each command is a subsection '.SS NAME' (under COMMANDS), each of its options an item"
+  echo "'.TP' followed by '.BI \\-\\-opt \" ARG\"' or '.B \\-\\-flag' and a line of text (see docs/alibi-blind.1):"
   diff "$tmp/want" "$tmp/got" | grep '^[<>]'
   fail=1
 fi

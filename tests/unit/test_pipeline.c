@@ -59,7 +59,7 @@ static void test_presets(void **state)
     abl_pipeline_describe(&p, buf, sizeof buf);
     assert_string_equal(buf, "bias-form=relative,slope-dtype=fp32,slope-calc=exact,product-dtype=fp32,"
                              "bias-dtype=bf16,bias-scale=1,bias-add=mask,logit-dtype=fp32,softmax=sdpa-cudnn,"
-                             "output-dtype=bf16,head-dim=64,block=64");
+                             "output-dtype=bf16,head-dim=64,block=128");
     /* mpt-hf: the fp32 bias of build_mpt_alibi_tensor, fp32 softmax */
     assert_int_equal(abl_pipeline_preset("mpt-hf", &bf16, &p), ABL_OK);
     assert_int_equal(p.bias_form, ABL_BIAS_TRAILING);
@@ -68,6 +68,10 @@ static void test_presets(void **state)
     assert_int_equal(p.slope_calc, ABL_SLOPE_CALC_MPT_POW);
     assert_int_equal(abl_pipeline_parse("falcon-hf-sdpa,softmax=sdpa-cudnn", &bf16, &p, buf, sizeof buf), ABL_OK);
     assert_int_equal(p.softmax, ABL_SOFTMAX_SDPA_CUDNN);
+    assert_int_equal(p.block, 128);   /* the kernel's tile comes with softmax= */
+    assert_int_equal(abl_pipeline_parse("falcon-hf-sdpa,softmax=sdpa-cudnn,block=32", &bf16, &p, buf, sizeof buf),
+                     ABL_OK);
+    assert_int_equal(p.block, 32);
     assert_true(p.bias_scale.num == 1 && p.bias_scale.den == 8);
     /* mpt: one bias row -m (N - 1 - j) (build_alibi_bias, causal) */
     assert_int_equal(abl_pipeline_preset("mpt", NULL, &p), ABL_OK);

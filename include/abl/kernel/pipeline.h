@@ -36,7 +36,7 @@ typedef enum abl_softmax_kind {
      * in the model dtype), accumulated in fp32 and rescaled by exp2(mi_old - mi_new) whenever the max
      * grows; the weight is output-dtype(fp32(acc * fp32(1 / s))), s the fp32 running row sum. */
     ABL_SOFTMAX_SDPA_EFFICIENT = 2,
-    /* torch SDPA, cuDNN fused attention (closed source): the memory-efficient model, with the
+    /* torch SDPA, cuDNN fused attention (closed source): the memory-efficient model with key tiles of 128, the
      * normalised fp32 output flushed to zero below 2^-126 (docs/pipelines.md: the model that explains
      * the H200 measurements). */
     ABL_SOFTMAX_SDPA_CUDNN = 3,

@@ -7,6 +7,7 @@
 #include "abl/core/status.h"
 #include "abl/core/slope.h"
 #include "abl/kernel/pipeline.h"
+#include "abl/kernel/npy.h"
 #include "abl/report/report.h"
 
 #ifdef __cplusplus
@@ -33,6 +34,11 @@ typedef struct abl_simulate_config {
     int threads;               /* 0: all online cores */
     abl_row_hook row_hook;     /* NULL: none (simulate only) */
     void *row_hook_ctx;
+    const abl_npy *logits;     /* captured scores (simulate --logits): [H, N, N] or [N, N]; NULL: none.
+                                * Excludes Gaussian logits; N must equal context and a 3-D file's H the
+                                * head count (ABL_ERR_MISMATCH otherwise). */
+    const abl_format *logits_dtype; /* the dtype the model held the scores in (rounded to it first);
+                                * NULL: fp32 */
 } abl_simulate_config;
 
 typedef struct abl_sim_head {

@@ -207,7 +207,7 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
         p.logit_dtype = fp32;
         p.softmax = name[5] == 'e' ? ABL_SOFTMAX_SDPA_EFFICIENT : ABL_SOFTMAX_SDPA_CUDNN;
         p.head_dim = 64;
-        p.block = 64;
+        p.block = p.softmax == ABL_SOFTMAX_SDPA_CUDNN ? 128 : 64;
     } else if (strcmp(name, "bloom-hf") == 0) {
         /* build_alibi_tensor: torch.pow slopes * positions in fp32, .to(dtype); baddbmm in the model dtype */
         p.bias_form = ABL_BIAS_ABSOLUTE;
@@ -320,6 +320,12 @@ abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *valu
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->softmax = (abl_softmax_kind)k;
+        /* the kernel's own key block (an explicit block= after softmax= overrides it): the memory-efficient
+         * kernel's kKeysPerBlock is 64 for head dims up to 64 (128 above), cuDNN's measured tile is 128 */
+        if (p->softmax == ABL_SOFTMAX_SDPA_EFFICIENT)
+            p->block = 64;
+        else if (p->softmax == ABL_SOFTMAX_SDPA_CUDNN)
+            p->block = 128;
     } else if (strcmp(field, "sum") == 0) {
         if ((k = lookup(k_sums, 4, value)) < 0) {
             abl_set_error(err, errlen, "sum: unknown order '%s' (known: exact, sequential, vec8, vec16)", value);

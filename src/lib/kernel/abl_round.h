@@ -169,8 +169,10 @@ typedef struct abl_sim_setup {
     abl_emul_head *hd;     /* model order */
     double *m_exact;       /* exact slopes to binary64 (the TV reference) */
     double std;            /* Gaussian logits' standard deviation; 0: zero logits */
-    int gaussian;
+    int gaussian;          /* non-zero scores: Gaussian or captured (the table holds |bias|) */
     uint64_t seed;
+    const abl_npy *captured;   /* captured scores, or NULL */
+    abl_fp score_fp;       /* the dtype the captured scores are rounded to */
 } abl_sim_setup;
 
 abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s);

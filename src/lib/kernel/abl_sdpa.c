@@ -10,7 +10,8 @@
  * fp32(1 / s) and converts to the output dtype. The weight of key j is the coefficient with which v_j
  * reaches the output: out(fp32(fp32(P_j * r_1 * ... * r_k) * fp32(1 / s))).
  *
- * cuDNN (closed source): the same, with the normalised fp32 output flushed to zero below 2^-126 before
+ * cuDNN (closed source): the same online softmax with key tiles of 128 (block=128), and the normalised
+ * fp32 output flushed to zero below 2^-126 before
  * the conversion (the model that explains the H200 measurements; docs/pipelines.md). */
 #include <math.h>
 #include <string.h>

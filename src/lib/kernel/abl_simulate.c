@@ -40,6 +40,18 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s)
     }
     s->gaussian = s->std > 0.0;
     s->seed = cfg->seed;
+    if (cfg->logits != NULL) {
+        if (s->gaussian)
+            return ABL_ERR_INVALID_ARGUMENT;
+        if (cfg->logits->n != cfg->context)
+            return ABL_ERR_MISMATCH;
+        abl_format f32;
+        if ((st = abl_format_lookup("fp32", &f32)) != ABL_OK ||
+            (st = abl_fp_init(cfg->logits_dtype ? cfg->logits_dtype : &f32, &s->score_fp)) != ABL_OK)
+            return st;
+        s->captured = cfg->logits;
+        s->gaussian = 1;
+    }
     /* Target-fitted schedules are fitted to the paper's tau (the ftz kind) of the output dtype. */
     long k;
     st = abl_threshold_log2_multiple(&cfg->pipeline.output_dtype, ABL_TAU_FTZ, &k);
@@ -50,6 +62,10 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s)
     if (st != ABL_OK)
         return st;
     s->heads = s->schedule.count;
+    if (s->captured != NULL && s->captured->ndim == 3 && s->captured->heads != (uint64_t)s->heads) {
+        abl_sim_setup_free(s);
+        return ABL_ERR_MISMATCH;
+    }
     s->hd = calloc((size_t)s->heads, sizeof *s->hd);
     s->m_exact = calloc((size_t)s->heads, sizeof *s->m_exact);
     if (s->hd == NULL || s->m_exact == NULL) {
@@ -152,6 +168,17 @@ static int row_logits(const row_ctx *rc, uint64_t i, float *x)
     const abl_emul_head *eh = &rc->s->hd[rc->head];
     uint64_t hidx = (uint64_t)rc->s->schedule.slopes[rc->head].index;
     int ok = 1;
+    if (rc->s->captured != NULL) {
+        /* captured scores: read into x, rounded to the model's score dtype, then biased in place */
+        abl_npy_row(rc->s->captured, (uint64_t)rc->head, i, i + 1, x);
+        for (uint64_t j = 0; j <= i; j++) {
+            uint64_t pos = abl_emul_pos(em, i, j);
+            float score = abl_fp_round32(&rc->s->score_fp, x[j]);
+            x[j] = abl_emul_logit(em, eh, score, pos, rc->table[pos]);
+            ok &= isfinite(x[j]) != 0;
+        }
+        return ok;
+    }
     double z[2] = {0.0, 0.0};
     for (uint64_t j = 0; j <= i; j++) {
         uint64_t pos = abl_emul_pos(em, i, j);
@@ -281,8 +308,11 @@ static abl_status last_row(const row_ctx *rc, float *x, float *e, float *wout, a
     /* exact logits: eps - m d with the exact slope (the row max is subtracted before exp) */
     double m = rc->s->m_exact[rc->head], zmax = -INFINITY;
     uint64_t hidx = (uint64_t)rc->s->schedule.slopes[rc->head].index;
+    if (rc->s->captured != NULL)
+        abl_npy_row(rc->s->captured, (uint64_t)rc->head, i, i + 1, sorted);   /* scratch: the scores */
     for (uint64_t j = 0; j <= i; j++) {
-        double eps = rc->s->gaussian ? rc->s->std * gauss(rc->s->seed, hidx, i, j) : 0.0;
+        double eps = rc->s->captured != NULL ? (double)abl_fp_round32(&rc->s->score_fp, sorted[j])
+                     : rc->s->gaussian ? rc->s->std * gauss(rc->s->seed, hidx, i, j) : 0.0;
         z[j] = eps - m * (double)(i - j);
         if (z[j] > zmax)
             zmax = z[j];
@@ -415,7 +445,8 @@ static void *worker(void *arg)
                     int hook = cfg->row_hook != NULL;
                     if (!s->gaussian) {
                         zeros += abl_fast_row(&s->em, h, t->table, t->rmax, &ft, i, hook ? x : NULL, hook ? wout : NULL);
-                    } else if (abl_fast_gauss_logits(s, h, t->table, i, e, x)) {
+                    } else if (s->captured != NULL ? row_logits(&rc, i, x)
+                                                   : abl_fast_gauss_logits(s, h, t->table, i, e, x)) {
                         zeros += abl_fast_row_values(&s->em, &ft, x, i + 1, e, hook ? wout : NULL);
                     } else {
                         atomic_store(&t->failed, (int)ABL_ERR_UNSUPPORTED);
@@ -677,7 +708,13 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
     snprintf(buf, sizeof buf, "%d", heads);
     TRY(abl_report_meta(r, "head_count", "heads", buf, buf));
     TRY(abl_report_meta(r, "slopes", "slopes", s.schedule.spec, NULL));
-    if (s.gaussian) {
+    if (s.captured != NULL) {
+        snprintf(buf, sizeof buf, "captured scores (%s, %s), rounded to %s", s.captured->itemsize == 4 ? "float32"
+                 : "float16", s.captured->ndim == 3 ? "one matrix per head" : "one matrix for every head",
+                 s.score_fp.name);
+        TRY(abl_report_meta(r, "logits", "logits", buf, "\"captured\""));
+        TRY(abl_report_meta(r, "logits_dtype", "scores rounded to", s.score_fp.name, NULL));
+    } else if (s.gaussian) {
         /* std <= ABL_SIMULATE_MAX_LOGIT_STD: its decimal text is whole but may be long */
         char *std = abl_decimal_string(c->logit_std);
         char *line = std != NULL ? malloc(strlen(std) + 64) : NULL;

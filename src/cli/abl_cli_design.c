@@ -1,0 +1,418 @@
+/* alibi-blind design: slopes, a clamp and logit budgets that keep every head of a layer seeing on a kernel. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "abl_cli.h"
+
+static const abl_cli_opt design_opts[] = {
+    {"clamp", NULL, "only the least restrictive clamp (per kernel and dtype) and the paper's -87 judged"},
+    {"ctx", "N", "context N: no zero weight anywhere in the N x N causal matrix [required]"},
+    {"dtype", "TYPE", "the model dtype the pipeline's 'model' fields follow (default bf16)"},
+    {"format", "FMT", "text (default), markdown, csv, json, latex, python (a list literal), slopes (slopes: spec)"},
+    {"heads", "H", "number of heads to design (1 to 65536)"},
+    {"keep", "WHAT", "all (default): every head keeps every key (steepest head as steep as allowed)"},
+    {"logit-budget", "B", "the most negative logit a key at distance N-1 must still be seen with (default 0)"},
+    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+    {"pipeline", "SPEC", "the kernel: preset[,field=value...] (default eager; see simulate --help)"},
+    {"slopes", "SPEC", "judge an existing schedule instead: the largest N each head keeps every key"},
+    {"targets", "LIST", "d1,...,dH: slopes whose first blind distance on the kernel is exactly each target"},
+    {"threads", "T", "threads for the predictor and the emulation (default: all cores)"},
+};
+
+#define DESIGN_SIMULATE_MAX 4096
+#define DESIGN_SEES_CAP (UINT64_C(1) << 24)
+
+typedef struct design_run {
+    abl_design_config cfg;
+    char pipe_text[512];
+    const char *pipe_spec;
+    const char *mode;           /* keep all, targets, slopes, clamp */
+    float *slopes;              /* the answer (or the held slopes of --slopes) */
+    int n;
+    uint64_t *targets;
+    uint64_t *sees;             /* --slopes: largest N per head */
+    int simulated;
+    abl_design_clamp clamp;
+    int have_clamp;
+    const char *schedule;       /* the schedule the clamp is judged for */
+} design_run;
+
+static int parse_targets(const char *list, uint64_t **out, int *n)
+{
+    *n = 1;
+    for (const char *p = list; *p; p++)
+        *n += *p == ',';
+    if (*n > ABL_MAX_HEADS)
+        return abl_cli_usage_error("--targets: more than %d targets", ABL_MAX_HEADS);
+    *out = calloc((size_t)*n, sizeof **out);
+    char *copy = strdup(list);
+    if (*out == NULL || copy == NULL) {
+        free(copy);
+        return abl_cli_internal_error("out of memory");
+    }
+    int rc = 0, i = 0;
+    char *p = copy;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (comma != NULL)
+            *comma = '\0';
+        if (abl_cli_count("targets", p, 1, ABL_SIMULATE_MAX_CONTEXT, &(*out)[i++])) {
+            rc = ABL_EXIT_USAGE;
+            break;
+        }
+        if (comma == NULL)
+            break;
+        p = comma + 1;
+    }
+    free(copy);
+    return rc;
+}
+
+static void cell_text(abl_report *r, const char *t)
+{
+    abl_report_cell(r, t, t, NULL);
+}
+
+static abl_status build_report(design_run *d, abl_report **out)
+{
+    char t[256], j[256];
+    abl_report *r = abl_report_new("ALiBi slope design", "heads");
+    if (r == NULL)
+        return ABL_ERR_NO_MEMORY;
+    snprintf(j, sizeof j, "\"%s\"", d->cfg.pipeline.preset);
+    abl_report_meta(r, "pipeline", "pipeline", d->cfg.pipeline.preset, j);
+    snprintf(j, sizeof j, "\"%s\"", d->cfg.pipeline.output_dtype.name);
+    abl_report_meta(r, "dtype", "output dtype", d->cfg.pipeline.output_dtype.name, j);
+    snprintf(t, sizeof t, "%llu", (unsigned long long)d->cfg.context);
+    abl_report_meta(r, "context", "context N", t, t);
+    snprintf(j, sizeof j, "\"%s\"", d->mode);
+    abl_report_meta(r, "mode", "mode", d->mode, j);
+    char *b = d->cfg.budget ? abl_decimal_string(d->cfg.budget) : NULL;
+    abl_report_meta(r, "logit_budget", "logit budget B", b ? b : "0", b ? b : "0");
+    free(b);
+    if (d->slopes != NULL) {
+        abl_report_column(r, "head", "head", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "slope", "slope (fp32)", ABL_ALIGN_RIGHT);
+        if (d->targets != NULL)
+            abl_report_column(r, "first_blind", "first blind", ABL_ALIGN_RIGHT);
+        if (d->sees != NULL)
+            abl_report_column(r, "sees", "sees N", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "min_logit_half", "min logit d=N/2", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "min_logit_last", "min logit d=N-1", ABL_ALIGN_RIGHT);
+        for (int h = 0; h < d->n; h++) {
+            abl_report_row(r);
+            snprintf(t, sizeof t, "%d", h + 1);
+            cell_text(r, t);
+            char *exact = abl_design_slopes_spec(&d->slopes[h], 1);
+            snprintf(t, sizeof t, "%.9g", (double)d->slopes[h]);
+            abl_report_cell(r, t, exact ? exact + 7 : "null", NULL);
+            free(exact);
+            if (d->targets != NULL) {
+                snprintf(t, sizeof t, "%llu", (unsigned long long)d->targets[h]);
+                cell_text(r, t);
+            }
+            if (d->sees != NULL) {
+                snprintf(t, sizeof t, "%s%llu", d->sees[h] >= DESIGN_SEES_CAP ? ">=" : "",
+                         (unsigned long long)d->sees[h]);
+                abl_report_cell(r, t, d->sees[h] >= DESIGN_SEES_CAP ? "null" : t, NULL);
+            }
+            uint64_t ds[2] = {d->cfg.context / 2, d->cfg.context - 1};
+            for (int k = 0; k < 2; k++) {
+                char *ml = NULL;
+                abl_status st = abl_design_min_logit(&d->cfg, d->slopes[h], ds[k], 2, &ml);
+                if (st != ABL_OK) {
+                    abl_report_free(r);
+                    return st;
+                }
+                cell_text(r, ml);
+                free(ml);
+            }
+        }
+        if (d->targets == NULL && d->sees == NULL) {
+            snprintf(t, sizeof t, "no zero weight in %llu x %llu on %s%s", (unsigned long long)d->cfg.context,
+                     (unsigned long long)d->cfg.context, d->pipe_spec, d->simulated ? " (predictor and simulate)" : " (predictor)");
+            abl_report_summary(r, "verified", "verified", t, "true");
+        } else if (d->targets != NULL) {
+            snprintf(t, sizeof t, "first blind distance = target for every head on %s%s", d->pipe_spec,
+                     d->simulated ? " (predictor and simulate)" : " (predictor)");
+            abl_report_summary(r, "verified", "verified", t, "true");
+        }
+    }
+    if (d->have_clamp) {
+        snprintf(t, sizeof t, "%s (margin %s nats; for %s)", d->clamp.clamp_text, d->clamp.margin_text, d->schedule);
+        abl_report_summary(r, "clamp", "least restrictive clamp c", t, d->clamp.clamp_text);
+        snprintf(t, sizeof t, "%s (rounded up into the %s logits)", d->clamp.bound_text,
+                 d->cfg.pipeline.logit_dtype.name);
+        abl_report_summary(r, "clamp_bound", "exact bound", t, d->clamp.bound_text);
+        abl_report_summary(r, "clamp_margin", "clamp margin", d->clamp.margin_text, d->clamp.margin_text);
+        if (d->clamp.paper_failing > 0)
+            snprintf(t, sizeof t, "margin %s nats: leaves zero weights in %d of %d heads", d->clamp.paper_margin_text,
+                     d->clamp.paper_failing, d->n);
+        else
+            snprintf(t, sizeof t, "margin %s nats: keeps every head", d->clamp.paper_margin_text);
+        abl_report_summary(r, "paper_clamp_margin", "paper's clamp -87", t, d->clamp.paper_margin_text);
+        snprintf(j, sizeof j, "%d", d->clamp.paper_failing);
+        abl_report_summary(r, "paper_clamp_failing_heads", "heads -87 leaves blind", j, j);
+    }
+    if (d->slopes != NULL)
+        abl_report_note(r, "slopes are binary32 values; each is decided by the kernel's exact zero-logit predictor "
+                           "(and the full emulation for N <= 4096).");
+    if (d->sees != NULL)
+        abl_report_note(r, "sees N: the largest context whose N x N matrix has no zero weight for that head.");
+    abl_report_note(r, "min logit: the smallest logit (relative to zero-logit keys) a key at that distance needs "
+                       "to keep a non-zero weight in the last row (exact weight level, spec §4; rounded up).");
+    if (d->have_clamp)
+        abl_report_note(r, "clamp: bias = max(-m d, c); decided exactly at the weight level (eager: the clamped "
+                           "weight e^c/S against the output dtype; flash: exp2's flush threshold).");
+    *out = r;
+    return ABL_OK;
+}
+
+static int emit_special(design_run *d, const char *fmt, const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (mem == NULL)
+        return abl_cli_internal_error("out of memory");
+    if (strcmp(fmt, "python") == 0) {
+        fputc('[', mem);
+        for (int h = 0; h < d->n; h++)
+            fprintf(mem, "%s%.9g", h > 0 ? ", " : "", (double)d->slopes[h]);
+        fputs("]\n", mem);
+    } else {
+        char *spec = abl_design_slopes_spec(d->slopes, d->n);
+        fprintf(mem, "%s\n", spec ? spec : "");
+        free(spec);
+    }
+    fclose(mem);
+    int rc = 0;
+    if (path == NULL) {
+        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
+            rc = abl_cli_internal_error("cannot write to standard output");
+    } else {
+        abl_cli_outfile o;
+        rc = abl_cli_outfile_open(&o, "output", path);
+        if (rc == 0) {
+            fwrite(text, 1, len, o.f);
+            rc = abl_cli_outfile_commit(&o);
+        }
+    }
+    free(text);
+    return rc;
+}
+
+static int design_status(abl_status st, const char *what)
+{
+    if (st == ABL_ERR_NO_MEMORY)
+        return abl_cli_internal_error("%s", abl_status_message(st));
+    return abl_cli_usage_error("design: %s: %s", what, abl_status_message(st));
+}
+
+static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mpq_t budget)
+{
+    const char *s;
+    const char *fmt = abl_cli_value(cmd, v, "format");
+    abl_output out = ABL_OUT_TEXT;
+    int special = fmt != NULL && (strcmp(fmt, "python") == 0 || strcmp(fmt, "slopes") == 0);
+    if (fmt != NULL && !special && abl_cli_output(fmt, &out))
+        return ABL_EXIT_USAGE;
+    abl_format model;
+    if (abl_cli_dtype("dtype", (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16", &model))
+        return ABL_EXIT_USAGE;
+    char err[512];
+    d->pipe_spec = abl_cli_value(cmd, v, "pipeline");
+    if (d->pipe_spec != NULL && d->pipe_spec[0] == '\0')
+        return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
+    if (abl_pipeline_parse(d->pipe_spec, &model, &d->cfg.pipeline, err, sizeof err) != ABL_OK)
+        return abl_cli_usage_error("--pipeline: %s", err);
+    if (abl_pipeline_check(&d->cfg.pipeline, err, sizeof err) != ABL_OK)
+        return abl_cli_usage_error("--pipeline: %s", err);
+    if (d->cfg.pipeline.softmax == ABL_SOFTMAX_EAGER &&
+        (d->cfg.pipeline.sum != ABL_SUM_EXACT || d->cfg.pipeline.exp != ABL_EXP_CORRECT))
+        return abl_cli_usage_error("--pipeline: design decides with the exact predictor, which models sum=exact "
+                                   "and exp=correct (got sum=%s, exp=%s)", abl_sum_order_name(d->cfg.pipeline.sum),
+                                   abl_exp_model_name(d->cfg.pipeline.exp));
+    if (d->pipe_spec == NULL)
+        d->pipe_spec = "eager";
+    if ((s = abl_cli_value(cmd, v, "ctx")) == NULL)
+        return abl_cli_usage_error("design: --ctx N is required");
+    if (abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &d->cfg.context))
+        return ABL_EXIT_USAGE;
+    long heads = 0, threads = 0;
+    if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
+        return ABL_EXIT_USAGE;
+    if ((s = abl_cli_value(cmd, v, "threads")) && abl_cli_int("threads", s, 1, 256, &threads))
+        return ABL_EXIT_USAGE;
+    d->cfg.threads = (int)threads;
+    if ((s = abl_cli_value(cmd, v, "logit-budget")) != NULL) {
+        if (abl_cli_decimal("logit-budget", s, 0, budget))
+            return ABL_EXIT_USAGE;
+        if (mpq_sgn(budget) > 0)
+            return abl_cli_usage_error("--logit-budget: %s must be 0 or negative (a logit below the others)", s);
+        d->cfg.budget = budget;
+    }
+    if ((s = abl_cli_value(cmd, v, "keep")) != NULL && strcmp(s, "all") != 0)
+        return abl_cli_usage_error("--keep: unknown value '%s' (known: all)", s);
+    const char *slopes = abl_cli_value(cmd, v, "slopes"), *targets = abl_cli_value(cmd, v, "targets");
+    int clamp_only = abl_cli_value(cmd, v, "clamp") != NULL;
+    if ((slopes != NULL) + (targets != NULL) + (abl_cli_value(cmd, v, "keep") != NULL) > 1)
+        return abl_cli_usage_error("design: --keep, --slopes and --targets exclude each other");
+    if (special && (clamp_only || slopes != NULL))
+        return abl_cli_usage_error("--format %s: exports designed slopes (drop --clamp/--slopes)", fmt);
+    abl_status st;
+    if (targets != NULL) {
+        int nt;
+        if (parse_targets(targets, &d->targets, &nt))
+            return ABL_EXIT_USAGE;
+        if (heads != 0 && heads != nt)
+            return abl_cli_usage_error("--targets: %d targets for --heads %ld", nt, heads);
+        for (int i = 0; i < nt; i++)
+            if (d->targets[i] >= d->cfg.context)
+                return abl_cli_usage_error("--targets: target %llu is not inside the context (below --ctx %llu)",
+                                           (unsigned long long)d->targets[i], (unsigned long long)d->cfg.context);
+        d->mode = "targets";
+        d->n = nt;
+        d->slopes = calloc((size_t)nt, sizeof *d->slopes);
+        if (d->slopes == NULL)
+            return abl_cli_internal_error("out of memory");
+        int failed = 0;
+        st = abl_design_targets(&d->cfg, d->targets, nt, d->slopes, &failed);
+        if (st == ABL_ERR_DEGENERATE)
+            return abl_cli_usage_error("--targets: no binary32 slope has its first blind distance at exactly %llu "
+                                       "on %s at N = %llu", (unsigned long long)d->targets[failed], d->pipe_spec,
+                                       (unsigned long long)d->cfg.context);
+        if (st != ABL_OK)
+            return design_status(st, "targets");
+    } else if (slopes != NULL) {
+        d->mode = "slopes";
+        d->schedule = slopes;
+        st = abl_design_held_slopes(&d->cfg, slopes, (int)heads, &d->slopes, &d->n);
+        if (st != ABL_OK)
+            return abl_cli_usage_error("--slopes: '%s': %s", slopes, abl_status_message(st));
+        d->sees = calloc((size_t)d->n, sizeof *d->sees);
+        if (d->sees == NULL)
+            return abl_cli_internal_error("out of memory");
+        for (int h = 0; h < d->n; h++)
+            if ((st = abl_design_largest_context(&d->cfg, d->slopes[h], DESIGN_SEES_CAP, &d->sees[h])) != ABL_OK)
+                return design_status(st, "slopes");
+    } else {
+        if (heads == 0)
+            return abl_cli_usage_error("design: --heads H is required (or --targets/--slopes)");
+        d->mode = clamp_only ? "clamp" : "keep all";
+        d->n = (int)heads;
+        if (!clamp_only) {
+            d->slopes = calloc((size_t)heads, sizeof *d->slopes);
+            if (d->slopes == NULL)
+                return abl_cli_internal_error("out of memory");
+            st = abl_design_keep_all(&d->cfg, (int)heads, d->slopes);
+            if (st == ABL_ERR_DEGENERATE) {
+                char *b = d->cfg.budget ? abl_decimal_string(d->cfg.budget) : NULL;
+                int rc = abl_cli_usage_error("design: no slope keeps %s at distance %llu on %s (logit budget %s is "
+                                             "below what the normaliser allows)", b ? "a key" : "every key",
+                                             (unsigned long long)(d->cfg.context - 1), d->pipe_spec, b ? b : "0");
+                free(b);
+                return rc;
+            }
+            if (st != ABL_OK)
+                return design_status(st, "keep all");
+        }
+    }
+    /* Verify before printing. */
+    if (d->slopes != NULL && d->targets == NULL && d->sees == NULL) {
+        st = abl_design_verify(&d->cfg, d->slopes, d->n, DESIGN_SIMULATE_MAX, &d->simulated);
+        if (st != ABL_OK)
+            return abl_cli_internal_error("design: the designed slopes failed verification on %s: %s", d->pipe_spec,
+                                          abl_status_message(st));
+    }
+    if (d->targets != NULL && d->cfg.context <= DESIGN_SIMULATE_MAX) {
+        char *spec = abl_design_slopes_spec(d->slopes, d->n);
+        abl_simulate_config sc;
+        memset(&sc, 0, sizeof sc);
+        sc.pipeline = d->cfg.pipeline;
+        sc.slopes = spec;
+        sc.context = d->cfg.context;
+        sc.threads = d->cfg.threads;
+        abl_simulation sim;
+        st = spec ? abl_simulate_run(&sc, &sim) : ABL_ERR_NO_MEMORY;
+        free(spec);
+        if (st != ABL_OK)
+            return design_status(st, "simulate");
+        for (int h = 0; h < d->n; h++)
+            if (sim.results[h].first_blind != (int64_t)d->targets[h])
+                st = ABL_ERR_MISMATCH;
+        abl_simulation_free(&sim);
+        if (st != ABL_OK)
+            return abl_cli_internal_error("design: simulate disagrees with the predictor on a target");
+        d->simulated = 1;
+    }
+    if (special)
+        return emit_special(d, fmt, abl_cli_value(cmd, v, "output"));
+    /* The clamp, for the schedule a user has (press unless --slopes). */
+    if (d->targets == NULL) {
+        float *sched = d->slopes;
+        int nsched = d->n;
+        float *press = NULL;
+        if (d->sees == NULL) {
+            d->schedule = "press";
+            if ((st = abl_design_held_slopes(&d->cfg, "press", d->n, &press, &nsched)) != ABL_OK)
+                return design_status(st, "press");
+            sched = press;
+        }
+        abl_design_clamp_init(&d->clamp);
+        d->have_clamp = 1;
+        st = abl_design_clamp_find(&d->cfg, sched, nsched, 4, &d->clamp);
+        free(press);
+        if (st == ABL_ERR_DEGENERATE)
+            return abl_cli_usage_error("design: no clamp keeps every weight at N = %llu (even uniform attention "
+                                       "underflows)", (unsigned long long)d->cfg.context);
+        if (st != ABL_OK)
+            return design_status(st, "clamp");
+    }
+    if (clamp_only) {
+        free(d->slopes);
+        d->slopes = NULL;
+    }
+    abl_report *r = NULL;
+    st = build_report(d, &r);
+    if (st != ABL_OK)
+        return design_status(st, "report");
+    int rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+    abl_report_free(r);
+    return rc;
+}
+
+static int run_design(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+{
+    if (npos > 0)
+        return abl_cli_usage_error("design: unexpected argument '%s'", pos[0]);
+    design_run d;
+    memset(&d, 0, sizeof d);
+    mpq_t budget;
+    mpq_init(budget);
+    int rc = design_with(cmd, v, &d, budget);
+    if (d.have_clamp)
+        abl_design_clamp_clear(&d.clamp);
+    free(d.slopes);
+    free(d.targets);
+    free(d.sees);
+    mpq_clear(budget);
+    return rc;
+}
+
+const abl_cli_cmd abl_cli_design_cmd = {
+    "design",
+    "slopes, a clamp and logit budgets that keep every head seeing on a kernel",
+    "--heads H --ctx N [--pipeline SPEC] [options]",
+    "Designs binary32 ALiBi slopes for a kernel so that no head has a zero attention weight anywhere in\n"
+    "the N x N causal matrix: the steepest head as steep as the kernel allows, the others spread like\n"
+    "the Press schedule (2^(-8/H) apart). Every answer is decided by the kernel's exact zero-logit\n"
+    "predictor and checked again (with the full emulation for N <= 4096) before it is printed. Also\n"
+    "prints the least restrictive clamp for the Press schedule (the paper's -87 judged against it) and\n"
+    "the smallest logit a key needs to stay seen. --slopes judges an existing schedule (the largest N\n"
+    "each head keeps every key), --targets places first blind distances exactly.\n\n"
+    "Example: alibi-blind design --heads 40 --ctx 32768 --dtype bf16 --pipeline eager",
+    design_opts,
+    sizeof design_opts / sizeof design_opts[0],
+    run_design,
+};

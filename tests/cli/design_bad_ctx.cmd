@@ -1,0 +1,5 @@
+design
+--heads
+4
+--ctx
+0

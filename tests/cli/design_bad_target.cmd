@@ -1,0 +1,5 @@
+design
+--targets
+100,600
+--ctx
+512

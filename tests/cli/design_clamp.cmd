@@ -1,0 +1,6 @@
+design
+--clamp
+--heads
+16
+--ctx
+2048

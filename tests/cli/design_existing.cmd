@@ -1,0 +1,7 @@
+design
+--slopes
+press
+--heads
+16
+--ctx
+2048

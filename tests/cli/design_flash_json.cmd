@@ -1,0 +1,9 @@
+design
+--heads
+2
+--ctx
+512
+--pipeline
+flash2
+--format
+json

@@ -1,0 +1,5 @@
+design
+--targets
+100,300
+--ctx
+512

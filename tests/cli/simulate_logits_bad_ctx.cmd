@@ -1,0 +1,5 @@
+simulate
+--logits
+@DATA@/scores_zero_f32.npy
+--ctx
+32

@@ -1,0 +1,7 @@
+simulate
+--heads
+2
+--ctx
+8
+--logits-dtype
+fp16

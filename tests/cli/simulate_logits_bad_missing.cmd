@@ -1,0 +1,5 @@
+simulate
+--heads
+2
+--logits
+@DATA@/no_such_file.npy

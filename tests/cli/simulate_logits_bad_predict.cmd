@@ -1,0 +1,4 @@
+simulate
+--logits
+@DATA@/scores_zero_f32.npy
+--predict

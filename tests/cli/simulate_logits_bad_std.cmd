@@ -1,0 +1,5 @@
+simulate
+--logits
+@DATA@/scores_zero_f32.npy
+--logit-std
+1

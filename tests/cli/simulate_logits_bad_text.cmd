@@ -1,0 +1,5 @@
+simulate
+--heads
+4
+--logits
+@DATA@/scores_bad_text.npy

@@ -1,0 +1,13 @@
+simulate
+--logits
+@DATA@/scores_gauss_f32.npy
+--slopes
+slopes:0.70710678,0.5
+--pipeline
+eager
+--dtype
+fp16
+--logits-dtype
+fp16
+--format
+csv

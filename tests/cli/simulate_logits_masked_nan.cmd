@@ -1,0 +1,9 @@
+simulate
+--logits
+@DATA@/scores_masked_nan.npy
+--heads
+2
+--dtype
+fp16
+--format
+csv
