@@ -15,6 +15,7 @@
 #include "abl/core/blindness.h"
 #include "abl/core/fraction.h"
 #include "abl/core/analysis.h"
+#include "abl/core/progress.h"
 /* kernel: real attention pipelines (rounding, simulation, prediction, verification) */
 #include "abl/kernel/pipeline.h"
 #include "abl/kernel/simulate.h"

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "alibi_blind.h"
 
 /* Exit statuses (documented in docs/alibi-blind.1). */
@@ -32,12 +33,21 @@ typedef struct abl_cli_cmd {
 } abl_cli_cmd;
 
 /*
+ * The CLI as a function: no exit(), no global streams. argv[0] is the program name; the report goes
+ * to `out`, messages to `err` (main passes stdout and stderr; the fuzzers pass memory streams).
+ */
+int abl_cli_main(int argc, char **argv, FILE *out, FILE *err);
+/* The streams of the running abl_cli_main. */
+extern FILE *abl_cli_out, *abl_cli_err;
+
+/*
  * --wide (accepted by every command, like --help): text output keeps one line per table row, meta
  * line and note instead of fitting 80 columns.
  */
 extern int abl_cli_wide;
 
-/* Print "alibi-blind: <message>" as one line on stderr; returns ABL_EXIT_USAGE. */
+/* Print "alibi-blind: <message>" as one line on stderr; returns ABL_EXIT_USAGE. Control characters in
+ * the message (echoed values) are escaped (\n, \x1b), so it is always one line. */
 int abl_cli_usage_error(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
@@ -96,6 +106,31 @@ int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path);
 int abl_cli_plot_target(const char *device, const char *path, const char *width, const char *height,
                         abl_plot_render_options *ro);
 int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, const char *opt, const char *path);
+
+/*
+ * Work budget: a computation whose nominal cost (abl_cost) is over abl_cli_budget_seconds is refused
+ * with a message saying how long it would take, unless --force is given (docs/alibi-blind.1, BUDGET).
+ */
+#define ABL_CLI_BUDGET_SECONDS 60.0
+extern double abl_cli_budget_seconds;
+/* 0 when within the budget or forced; else prints the one-line refusal and returns ABL_EXIT_USAGE. */
+int abl_cli_budget(const char *what, const abl_cost *c, int force);
+/* "4.5 minutes", "3.2 days". */
+void abl_cli_duration_text(double seconds, char *buf, size_t len);
+
+/*
+ * A progress bar with an estimate of the time left, on standard error: drawn when it is a terminal or
+ * --progress is given, never with --quiet. abl_cli_bar_update is an abl_progress_fn (ctx = the bar).
+ */
+typedef struct abl_cli_bar {
+    FILE *f;
+    const char *label;
+    int on, width;
+    double start, last;
+} abl_cli_bar;
+void abl_cli_bar_init(abl_cli_bar *b, const char *label, const abl_cli_cmd *cmd, const char **values);
+void abl_cli_bar_update(void *ctx, uint64_t done, uint64_t total);
+void abl_cli_bar_finish(abl_cli_bar *b);
 
 /* The commands, sorted by name (the parser's table; completion and the tests walk it too). */
 extern const abl_cli_cmd *const abl_cli_commands[];

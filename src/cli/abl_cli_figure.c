@@ -6,10 +6,13 @@ static const abl_cli_opt figure_opts[] = {
     {"convention", "NAME", "paper (default), ftz, ieee or subnormal (spec §4)"},
     {"ctx", "N", "last token distance of the series (default 4096)"},
     {"dtype", "TYPE", "floating-point format (default bf16)"},
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
+    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
+    {"format", "FMT", "output: text (default), markdown, csv (streamed), json, latex"},
     {"heads", "H", "number of heads (default 16, as in the paper)"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
     {"plot", "FILE", "also draw the panel (plot bias / plot fraction --linear) into FILE (.png, .svg, .pdf)"},
+    {"progress", NULL, "progress bar on stderr even when not a terminal"},
+    {"quiet", NULL, "no progress bar"},
     {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:..., slopes:..."},
     {"step", "S", "spacing of the distances (default 64 for 1a, 16 for 1b)"},
 };
@@ -61,15 +64,21 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         return abl_cli_usage_error("figure: %s", abl_status_message(st));
     if (st != ABL_OK)
         return abl_cli_internal_error("figure: %s", abl_status_message(st));
+    /* The series' cost is known now: refuse it above the budget unless forced. */
+    abl_cost cost;
+    abl_figure_estimate(&f, &cost);
+    if (abl_cli_budget("figure", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0) {
+        abl_figure_free(&f);
+        return ABL_EXIT_USAGE;
+    }
+    const char *path = abl_cli_value(cmd, v, "output");
     const char *plot_path = abl_cli_value(cmd, v, "plot");
     abl_plot_render_options ro;
     if (plot_path != NULL && abl_cli_plot_target(NULL, plot_path, NULL, NULL, &ro)) {
         abl_figure_free(&f);
         return ABL_EXIT_USAGE;
     }
-    abl_report *r = NULL;
-    st = panel_b ? abl_figure1b_report(&f, &r) : abl_figure1a_report(&f, &r);
-    if (st == ABL_OK && plot_path != NULL) {
+    if (plot_path != NULL) {
         /* The picture of the same panel and settings, written before the data. */
         abl_plot p;
         if (panel_b) {
@@ -93,25 +102,55 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
             st = abl_plot_bias(&bc, &p);
         }
         if (st == ABL_ERR_HEADS_RANGE) {
-            abl_report_free(r);
             abl_figure_free(&f);
             return abl_cli_usage_error("--plot: a plot draws 1 to %d heads", ABL_PLOT_MAX_HEADS);
         }
-        if (st == ABL_OK) {
-            int prc = abl_cli_plot_write(&p, &ro, "plot", plot_path);
-            abl_plot_free(&p);
-            if (prc != 0) {
-                abl_report_free(r);
-                abl_figure_free(&f);
-                return prc;
-            }
+        if (st != ABL_OK) {
+            abl_figure_free(&f);
+            return abl_cli_internal_error("figure: %s", abl_status_message(st));
+        }
+        int prc = abl_cli_plot_write(&p, &ro, "plot", plot_path);
+        abl_plot_free(&p);
+        if (prc != 0) {
+            abl_figure_free(&f);
+            return prc;
         }
     }
-    int rc;
-    if (st != ABL_OK)
+    int rc = ABL_EXIT_OK;
+    if (out == ABL_OUT_CSV) {
+        /* CSV streams row by row: memory stays O(heads) whatever the number of points. */
+        abl_cli_bar bar;
+        abl_cli_bar_init(&bar, "figure", cmd, v);
+        abl_progress pr = {abl_cli_bar_update, &bar};
+        abl_cli_outfile o;
+        memset(&o, 0, sizeof o);
+        if (path != NULL)
+            rc = abl_cli_outfile_open(&o, "output", path);
+        if (rc == ABL_EXIT_OK) {
+            st = abl_figure_write_csv(&f, panel_b, path != NULL ? o.f : abl_cli_out, &pr);
+            abl_cli_bar_finish(&bar);
+            if (st != ABL_OK)
+                rc = path != NULL ? abl_cli_usage_error("--output: cannot write '%s'", path)
+                                  : abl_cli_internal_error("figure: %s", abl_status_message(st));
+            else if (path != NULL)
+                rc = abl_cli_outfile_commit(&o);
+            else if (fflush(abl_cli_out) != 0)
+                rc = abl_cli_internal_error("cannot write to standard output");
+        }
+        abl_cli_outfile_abort(&o);
+        abl_figure_free(&f);
+        return rc;
+    }
+    abl_report *r = NULL;
+    st = panel_b ? abl_figure1b_report(&f, &r) : abl_figure1a_report(&f, &r);
+    if (st == ABL_ERR_CONTEXT_RANGE)
+        rc = abl_cli_usage_error("figure: %zu points x %d heads is more than %d cells for a %s table held in "
+                                 "memory; --format csv streams any number", f.points, f.heads, ABL_FIGURE_MAX_CELLS,
+                                 abl_cli_value(cmd, v, "format") ? abl_cli_value(cmd, v, "format") : "text");
+    else if (st != ABL_OK)
         rc = abl_cli_internal_error("figure: %s", abl_status_message(st));
     else
-        rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+        rc = abl_cli_emit(r, out, path);
     abl_report_free(r);
     abl_figure_free(&f);
     return rc;

@@ -29,11 +29,36 @@ const size_t abl_cli_ncommands = sizeof abl_cli_commands / sizeof abl_cli_comman
 #define commands abl_cli_commands
 #define NCOMMANDS abl_cli_ncommands
 
+FILE *abl_cli_out, *abl_cli_err;
+
+/* One line, whatever the echoed values hold: control characters are written as escapes. */
 static void print_error(const char *fmt, va_list ap)
 {
-    fputs("alibi-blind: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    char *msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    fputs("alibi-blind: ", abl_cli_err);
+    if (msg == NULL) {
+        fputs("out of memory", abl_cli_err);
+    } else {
+        vsnprintf(msg, (size_t)n + 1, fmt, ap);
+        for (const unsigned char *p = (const unsigned char *)msg; *p != '\0'; p++) {
+            if (*p == '\n')
+                fputs("\\n", abl_cli_err);
+            else if (*p == '\t')
+                fputs("\\t", abl_cli_err);
+            else if (*p == '\r')
+                fputs("\\r", abl_cli_err);
+            else if (*p < 0x20 || *p == 0x7f)
+                fprintf(abl_cli_err, "\\x%02x", *p);
+            else
+                fputc(*p, abl_cli_err);
+        }
+        free(msg);
+    }
+    fputc('\n', abl_cli_err);
 }
 
 int abl_cli_wide = 0;
@@ -178,7 +203,7 @@ int abl_cli_outfile_open(abl_cli_outfile *o, const char *opt, const char *path)
         o->target = strdup("standard output");
         if (o->target == NULL)
             return abl_cli_internal_error("out of memory");
-        o->f = stdout;
+        o->f = abl_cli_out;
         return 0;
     }
     struct stat st;
@@ -265,8 +290,8 @@ int abl_cli_same_file(const char *a, const char *b)
 int abl_cli_outfile_commit(abl_cli_outfile *o)
 {
     int bad = o->f == NULL || ferror(o->f);
-    if (o->f == stdout)
-        bad |= fflush(stdout) != 0;
+    if (o->f == abl_cli_out)
+        bad |= fflush(abl_cli_out) != 0;
     else if (o->f != NULL)
         bad |= fclose(o->f) != 0;
     o->f = NULL;
@@ -284,7 +309,7 @@ int abl_cli_outfile_commit(abl_cli_outfile *o)
 void abl_cli_outfile_abort(abl_cli_outfile *o)
 {
     if (o->f != NULL)
-        if (o->f != stdout)
+        if (o->f != abl_cli_out)
             fclose(o->f);
     if (o->tmp != NULL)
         unlink(o->tmp);
@@ -320,7 +345,7 @@ int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path)
     if (rc != 0)
         return rc;
     if (path == NULL || strcmp(path, "-") == 0) {
-        if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0)
+        if (fwrite(buf, 1, len, abl_cli_out) != len || fflush(abl_cli_out) != 0)
             rc = abl_cli_internal_error("cannot write to standard output");
     } else {
         abl_cli_outfile o;
@@ -360,16 +385,16 @@ static void print_wrapped(const char *s, size_t used, size_t indent)
         if (wb == s) break;
         size_t sp = line_empty ? 0 : u8w(ws, (size_t)(wb - ws)), w = u8w(wb, (size_t)(s - wb));
         if (!line_empty && col + sp + w > ABL_HELP_WIDTH) {
-            printf("\n%*s", (int)indent, "");
+            fprintf(abl_cli_out, "\n%*s", (int)indent, "");
             col = indent;
             sp = 0;
         }
-        if (sp > 0) printf("%.*s", (int)(wb - ws), ws);
-        printf("%.*s", (int)(s - wb), wb);
+        if (sp > 0) fprintf(abl_cli_out, "%.*s", (int)(wb - ws), ws);
+        fprintf(abl_cli_out, "%.*s", (int)(s - wb), wb);
         col += sp + w;
         line_empty = false;
     }
-    putchar('\n');
+    fputc('\n', abl_cli_out);
 }
 
 /*
@@ -392,7 +417,7 @@ static void print_paragraphs(const char *text)
                 print_wrapped(para, 0, 0);
                 n = 0;
             }
-            if (nl != NULL) putchar('\n');
+            if (nl != NULL) fputc('\n', abl_cli_out);
         } else {
             if (n > 0) para[n++] = ' ';
             memcpy(para + n, p, ln);
@@ -422,11 +447,11 @@ static void print_help(const abl_cli_cmd *cmd)
     snprintf(usage, ul, "Usage: alibi-blind %s %s", cmd->name, cmd->usage);
     print_wrapped(usage, 0, 7);
     free(usage);
-    putchar('\n');
+    fputc('\n', abl_cli_out);
     print_paragraphs(cmd->summary);
-    putchar('\n');
+    fputc('\n', abl_cli_out);
     print_paragraphs(cmd->description);
-    printf("\nOptions:\n");
+    fprintf(abl_cli_out, "\nOptions:\n");
     size_t w = 0;
     for (size_t i = 0; i < cmd->nopts; i++) {
         size_t l = strlen(cmd->opts[i].name) + (cmd->opts[i].metavar ? strlen(cmd->opts[i].metavar) + 1 : 0);
@@ -440,27 +465,27 @@ static void print_help(const abl_cli_cmd *cmd)
         snprintf(left, sizeof left, "%s%s%s", cmd->opts[i].name, cmd->opts[i].metavar ? " " : "",
                  cmd->opts[i].metavar ? cmd->opts[i].metavar : "");
         if (below && strlen(left) + 6 > 32) {
-            printf("  --%s\n%*s", left, 8, "");
+            fprintf(abl_cli_out, "  --%s\n%*s", left, 8, "");
             print_wrapped(cmd->opts[i].help, 8, 8);
         } else {
-            printf("  --%-*s  ", (int)(below ? 26 : w), left);
+            fprintf(abl_cli_out, "  --%-*s  ", (int)(below ? 26 : w), left);
             print_wrapped(cmd->opts[i].help, (below ? 26 : w) + 6, (below ? 26 : w) + 6);
         }
     }
-    printf("  --%-*s  ", (int)(below ? 26 : w), "wide");
+    fprintf(abl_cli_out, "  --%-*s  ", (int)(below ? 26 : w), "wide");
     print_wrapped("text output: one line per table row and note (no 80-column layout)", (below ? 26 : w) + 6,
                   (below ? 26 : w) + 6);
 }
 
 static void print_main_help(void)
 {
-    printf("Usage: alibi-blind COMMAND [options]\n\n"
+    fprintf(abl_cli_out, "Usage: alibi-blind COMMAND [options]\n\n"
            "Where, in finite precision, the heads of an ALiBi attention layer go blind.\n\nCommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++) {
-        printf("  %-11s ", commands[i]->name);
+        fprintf(abl_cli_out, "  %-11s ", commands[i]->name);
         print_wrapped(commands[i]->summary, 14, 14);
     }
-    printf("\n");
+    fprintf(abl_cli_out, "\n");
     print_paragraphs("'alibi-blind help COMMAND' or 'alibi-blind COMMAND --help' describes a command's options; "
                      "--wide (every command) keeps text output on one line per table row. -V or --version prints "
                      "the version.\n"
@@ -603,8 +628,10 @@ static int unknown_command(const char *name)
     return abl_cli_usage_error("unknown command '%s' (see alibi-blind --help)", name);
 }
 
-int main(int argc, char **argv)
+int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
 {
+    abl_cli_out = out;
+    abl_cli_err = err;
     if (argc < 2)
         return abl_cli_usage_error("no command given (see alibi-blind --help)");
     const char *name = argv[1];
@@ -623,7 +650,7 @@ int main(int argc, char **argv)
         return ABL_EXIT_OK;
     }
     if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
-        printf("alibi-blind %s (MPFR %s, GMP %s)\n", ABL_VERSION_STRING, mpfr_get_version(), gmp_version);
+        fprintf(abl_cli_out, "alibi-blind %s (MPFR %s, GMP %s)\n", ABL_VERSION_STRING, mpfr_get_version(), gmp_version);
         return ABL_EXIT_OK;
     }
     if (strcmp(name, "completion") == 0) /* hidden: shell completion from the option tables */
@@ -650,3 +677,10 @@ int main(int argc, char **argv)
     mpfr_free_cache();
     return rc;
 }
+
+#ifndef ABL_CLI_NO_MAIN
+int main(int argc, char **argv)
+{
+    return abl_cli_main(argc, argv, stdout, stderr);
+}
+#endif

@@ -45,7 +45,7 @@ static int run_reproduce(const abl_cli_cmd *cmd, const char **v, int npos, char 
         return rc;
     if (!ok) {
         /* The report is complete on stdout; the one stderr line says why the status is 1. */
-        fprintf(stderr, "alibi-blind: reproduce: %zu unexplained difference(s), %zu stale erratum/errata\n",
+        fprintf(abl_cli_err, "alibi-blind: reproduce: %zu unexplained difference(s), %zu stale erratum/errata\n",
                 unexplained, stale);
         return ABL_EXIT_DIFFERS;
     }

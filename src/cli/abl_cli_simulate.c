@@ -12,6 +12,7 @@ static const abl_cli_opt simulate_opts[] = {
     {"compare", NULL, "run the simulation and the zero-logit predictor; exit 1 if they disagree"},
     {"ctx", "N", "context length N: queries 0..N-1 (1 to 16777216) [required]"},
     {"dtype", "TYPE", "the model dtype the pipeline's 'model' fields follow (default bf16)"},
+    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
     {"logit-std", "S", "Gaussian logits N(0, S^2) instead of zero logits (0 to 1000)"},
@@ -21,6 +22,8 @@ static const abl_cli_opt simulate_opts[] = {
     {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...]: eager (default), flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, "
                          "falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, mpt, mpt-hf"},
     {"predict", NULL, "zero logits: the exact predictor alone, O(N log N) per head"},
+    {"progress", NULL, "progress bar on stderr even when not a terminal"},
+    {"quiet", NULL, "no progress bar"},
     {"seed", "K", "seed of the Gaussian logits (default 0)"},
     {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:d1,..., slopes:m1,..."},
     {"threads", "T", "threads (default: every online core)"},
@@ -195,8 +198,22 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
     memset(&sim, 0, sizeof sim);
     memset(&pred, 0, sizeof pred);
     abl_status st = ABL_OK;
-    if (!predict)
+    abl_cli_bar bar;
+    abl_cli_bar_init(&bar, "simulate", cmd, v);
+    if (!predict) {
+        /* The cost is known before any work starts: refuse it above the budget unless forced. */
+        abl_cost cost;
+        st = abl_simulate_estimate(&cfg, &cost);
+        if (st == ABL_OK && abl_cli_budget("simulate", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0) {
+            abl_cli_outfile_abort(&wfile);
+            return ABL_EXIT_USAGE;
+        }
+        cfg.progress.fn = abl_cli_bar_update;
+        cfg.progress.ctx = &bar;
+    }
+    if (!predict && st == ABL_OK)
         st = abl_simulate_run(&cfg, &sim);
+    abl_cli_bar_finish(&bar);
     if (st == ABL_OK && (predict || compare))
         st = abl_predict_run(&cfg, &pred);
     int rc = ABL_EXIT_OK;
@@ -238,7 +255,7 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
             rc = abl_cli_outfile_commit(&wfile);
         if (rc == ABL_EXIT_OK && opath != NULL)
             rc = abl_cli_outfile_commit(&ofile);
-        if (rc == ABL_EXIT_OK && opath == NULL && (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0))
+        if (rc == ABL_EXIT_OK && opath == NULL && (fwrite(buf, 1, len, abl_cli_out) != len || fflush(abl_cli_out) != 0))
             rc = abl_cli_internal_error("cannot write to standard output");
         abl_cli_outfile_abort(&ofile);
         free(buf);

@@ -5,3 +5,4 @@ analyze
 100
 --clamp
 -1e59
+--wide

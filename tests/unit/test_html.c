@@ -51,6 +51,9 @@ static void test_report(void **state)
     c.heads = 16;
     assert_int_equal(abl_html_report(&c, &buf, &len, err, sizeof err), ABL_OK);
     assert_non_null(strstr(buf, "<title>alibi-blind report: bloom-560m at 1024 tokens</title>"));
+    /* With a kernel the predictor handles: the design section (recommended slopes and the clamp). */
+    assert_non_null(strstr(buf, "<h2>Design</h2>"));
+    assert_non_null(strstr(buf, "least restrictive clamp c"));
     free(buf);
     c.pipeline = "no-such-kernel";
     assert_int_equal(abl_html_report(&c, &buf, &len, err, sizeof err), ABL_ERR_UNSUPPORTED);

@@ -417,7 +417,7 @@ static void test_builtin_equals_files(void **state)
     assert_string_equal(abl_csv_get(&p.files[ABL_PUB_CLAIMS], 0, "printed_value"), "-103.27");
     abl_published_free(&p);
     assert_int_equal(abl_published_load_dir("/nonexistent-abl-dir", &p, err, sizeof err), ABL_ERR_IO);
-    assert_non_null(strstr(err, "/nonexistent-abl-dir/table1.csv"));
+    assert_non_null(strstr(err, "cannot read table1.csv"));
 }
 
 /* abl_paper_table4_value (tables.h, used by `thresholds`) keeps its own copy of Table 4: it must agree

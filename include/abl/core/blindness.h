@@ -44,6 +44,8 @@ typedef struct abl_delta {
     int exact;        /* `value` holds the exact integer (always, unless the integer would exceed ABL_DELTA_EXACT_BITS_MAX bits) */
     mpz_t value;
     mpfr_t approx;    /* delta rounded to nearest with 64 bits: huge values, display */
+    int capped;       /* the Ziv loop reached ABL_ZIV_MAX_PREC bits without deciding: Q was taken to sit exactly
+                       * on the rule's boundary (reports say so) */
 } abl_delta;
 
 void abl_delta_init(abl_delta *d);

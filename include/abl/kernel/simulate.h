@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include "abl/core/status.h"
+#include "abl/core/progress.h"
 #include "abl/core/slope.h"
 #include "abl/kernel/pipeline.h"
 #include "abl/kernel/npy.h"
@@ -34,12 +35,22 @@ typedef struct abl_simulate_config {
     int threads;               /* 0: all online cores */
     abl_row_hook row_hook;     /* NULL: none (simulate only) */
     void *row_hook_ctx;
+    abl_progress progress;     /* simulate: weights emulated so far, of H N (N + 1) / 2 */
     const abl_npy *logits;     /* captured scores (simulate --logits): [H, N, N] or [N, N]; NULL: none.
                                 * Excludes Gaussian logits; N must equal context and a 3-D file's H the
                                 * head count (ABL_ERR_MISMATCH otherwise). */
     const abl_format *logits_dtype; /* the dtype the model held the scores in (rounded to it first);
                                 * NULL: fp32 */
 } abl_simulate_config;
+
+/*
+ * Nominal cost of abl_simulate_run: H N (N + 1) / 2 weights at the documented nominal rate (per thread:
+ * ABL_SIMULATE_RATE_FAST weights/s for the fast exact rows of zero logits through an eager softmax,
+ * ABL_SIMULATE_RATE weights/s otherwise), on min(threads, online cores) threads.
+ */
+#define ABL_SIMULATE_RATE_FAST 2e8
+#define ABL_SIMULATE_RATE 5e6
+abl_status abl_simulate_estimate(const abl_simulate_config *cfg, abl_cost *out);
 
 typedef struct abl_sim_head {
     abl_slope slope;           /* exact */
@@ -52,6 +63,8 @@ typedef struct abl_sim_head {
     uint64_t tied_with_diagonal; /* keys j < N-1 of the last row whose logit equals the diagonal's */
     double tv_distance;        /* 0.5 sum |p - p_exact| over the last row, p_exact a binary64 softmax of
                                 * the unrounded logits eps - m d */
+    double mass_lost;          /* attention mass lost: the share of that binary64 softmax sitting on the
+                                * last row's zero weights (measured) */
 } abl_sim_head;
 
 typedef struct abl_simulation {

@@ -6,9 +6,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <gmp.h>
 #include <mpfr.h>
 #include "abl/core/status.h"
+#include "abl/core/progress.h"
 #include "abl/core/format.h"
 #include "abl/core/convention.h"
 #include "abl/core/slope.h"
@@ -136,6 +138,17 @@ void abl_figure_free(abl_figure *f);
 abl_status abl_figure1a_report(const abl_figure *f, abl_report **out);
 /* Figure 1b: row and matrix underflow fractions at context N = x (0 at N = 0). */
 abl_status abl_figure1b_report(const abl_figure *f, abl_report **out);
+
+/*
+ * The cost of a panel's series: points x heads values (`panel_b` 0 for 1a, 1 for 1b) at the nominal
+ * rate ABL_FIGURE_RATE per second. A report (abl_figure1a_report/1b) holds the whole table in memory
+ * and is refused (ABL_ERR_CONTEXT_RANGE) past ABL_FIGURE_MAX_CELLS cells; abl_figure_write_csv streams
+ * the series row by row in O(heads) memory, with the same bytes as the report's CSV rendering.
+ */
+#define ABL_FIGURE_RATE 5e5
+#define ABL_FIGURE_MAX_CELLS 4000000
+void abl_figure_estimate(const abl_figure *f, abl_cost *out);
+abl_status abl_figure_write_csv(const abl_figure *f, int panel_b, FILE *out, const abl_progress *progress);
 
 #ifdef __cplusplus
 }

@@ -47,9 +47,25 @@ const char *abl_published_file_name(abl_published_file f);
 const char *abl_published_builtin_text(abl_published_file f, size_t *len);
 
 typedef struct abl_published {
-    char source[512];            /* "built-in" or the directory it was read from */
+    char *source;                /* "built-in" or the directory it was read from (malloc'd, whole) */
     abl_csv files[ABL_PUB_COUNT];
 } abl_published;
+
+/*
+ * Limits of a published directory, so that reading it has a bounded cost: each file is a regular
+ * file (not a fifo, device or directory; symlinks are followed) of at most ABL_PUBLISHED_MAX_BYTES,
+ * and every field is at most ABL_PUBLISHED_MAX_FIELD bytes (a printed number or name; a longer field
+ * is refused, never cut).
+ */
+#define ABL_PUBLISHED_MAX_BYTES (16L * 1024 * 1024)
+#define ABL_PUBLISHED_MAX_FIELD 100
+
+/*
+ * Parse and check the text of one published file into p->files[f] (what abl_published_load_dir does
+ * for each file): columns, no empty table, no repeated header or key (O(n log n)), field sizes.
+ */
+abl_status abl_published_parse(abl_published_file f, const char *text, size_t len, abl_published *p, char *err,
+                               size_t errlen);
 
 /*
  * Load the compiled-in transcription, or read DIR/table1.csv ... DIR/claims.csv. Each file must have

@@ -47,7 +47,7 @@ typedef struct abl_check {
 } abl_check;
 
 typedef struct abl_reproduction {
-    char source[512];         /* where the published values came from */
+    char *source;             /* where the published values came from (malloc'd) */
     abl_check *checks;
     size_t count, cap;
     size_t matches, differences, documented, unexplained, stale;

@@ -731,6 +731,19 @@ static void report_notes(const abl_analysis *a, abl_report *r, int mass)
     if (c->level == ABL_LEVEL_WEIGHT)
         abl_report_note(r, "weight level: the last row's S over its attended keys (all n, or W + 1 with a window) "
                            "gives δ; every row uses its own S for the matrix fraction; shift = δ exponent − δ.");
+    int capped = 0;
+    for (int i = 0; i < a->heads; i++) {
+        const abl_head_result *h = &a->results[i];
+        capped += h->delta.capped || h->delta_ieee.capped || h->delta_lo.capped || h->delta_hi.capped ||
+                  h->delta_exponent.capped;
+    }
+    if (capped > 0) {
+        char t[256];
+        snprintf(t, sizeof t, "precision: for %d head(s) the certified interval still straddled a rounding boundary "
+                              "at the precision cap (%ld bits); δ there takes Q to sit exactly on the boundary.",
+                 capped, (long)ABL_ZIV_MAX_PREC);
+        abl_report_note(r, t);
+    }
     if (c->window > 0)
         abl_report_note(r, "window: keys at distance d > W are masked (d ≤ W attended), so W < δ hides every blind "
                            "key; fractions count blind keys among the attended ones.");

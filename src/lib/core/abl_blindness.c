@@ -22,6 +22,7 @@ void abl_delta_init(abl_delta *d)
 {
     d->never = 0;
     d->exact = 0;
+    d->capped = 0;
     mpz_init(d->value);
     mpfr_init2(d->approx, 64);
     mpfr_set_zero(d->approx, 1);
@@ -37,6 +38,7 @@ void abl_delta_set(abl_delta *dst, const abl_delta *src)
 {
     dst->never = src->never;
     dst->exact = src->exact;
+    dst->capped = src->capped;
     mpz_set(dst->value, src->value);
     mpfr_set(dst->approx, src->approx, MPFR_RNDN);
 }
@@ -377,6 +379,7 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
     mpq_inits(eps, clamp, m, t, qv, (mpq_ptr)0);
     out->never = 0;
     out->exact = 0;
+    out->capped = 0;
     mpz_set_ui(out->value, 0);
     mpfr_set_zero(out->approx, 1);
 
@@ -406,7 +409,11 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
 
     int eps_zero = mpq_sgn(eps) == 0;
     int have_q = 0;
-    if (q->weight_keys > 0 || (q->softcap != NULL && !eps_zero)) {
+    /* One key with a zero logit and no clamp: S_1 = e^(-m g(0)) = 1 and ln S_1 = 0 exactly, so the weight
+     * level is the exponent level (symbolic shortcuts included: Q may be an exact tie such as 100.5,
+     * which no precision decides). */
+    uint64_t weight_keys = q->weight_keys == 1 && eps_zero && q->clamp == NULL ? 0 : q->weight_keys;
+    if (weight_keys > 0 || (q->softcap != NULL && !eps_zero)) {
         /* ln S_k, or z tanh(eps/z) with eps != 0, keeps Q transcendental: no symbolic shortcut. */
     } else if (q->distance == ABL_DISTANCE_LINEAR) {
         if (absk == 0 && eps_zero) {
@@ -462,6 +469,7 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
     {
         /* Certified interval + Ziv loop. Huge values need the exponent range MPFR allows. */
         abl_mpfr_range saved = abl_mpfr_range_widen();
+        ctx.weight_keys = weight_keys;
         mpfr_prec_t prec = ABL_ZIV_START_PREC;
         /* Log-distance sums tighten only up to about 2^-240 (abl_weight.c): widening past that is futile. */
         long max_prec = q->weight_keys > 0 && q->distance == ABL_DISTANCE_LOG ? ABL_WEIGHT_LOG_MAX_PREC : ABL_ZIV_MAX_PREC;
@@ -492,7 +500,8 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
             rule_bound(zl, lo, rule, 0);
             rule_bound(zh, hi, rule, 1);
             if (mpz_cmp(zl, zh) == 0 || prec >= max_prec + bits) {
-                /* At the cap, Q is taken to sit exactly on the rule's boundary integer. */
+                /* At the cap, Q is taken to sit exactly on the rule's boundary integer (and it is said). */
+                out->capped = mpz_cmp(zl, zh) != 0;
                 mpz_set(out->value, rule == RULE_CEIL ? zl : zh);
                 finish_exact(out);
                 break;

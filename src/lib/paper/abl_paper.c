@@ -762,6 +762,8 @@ abl_status abl_figure1a_report(const abl_figure *f, abl_report **out)
 {
     if (f == NULL || out == NULL || f->heads < 1)
         return ABL_ERR_INVALID_ARGUMENT;
+    if ((double)f->points * (double)(f->heads + 2) > ABL_FIGURE_MAX_CELLS)
+        return ABL_ERR_CONTEXT_RANGE;
     abl_report *r = abl_report_new("ALiBi bias −m·d versus token distance, one series per head, and the "
                                    "threshold τ",
                                    "points");
@@ -797,10 +799,37 @@ abl_status abl_figure1a_report(const abl_figure *f, abl_report **out)
     return ABL_OK;
 }
 
+/* Row and matrix fractions of Figure 1b at context n, as the CSV cells (blind heads, 6 decimals). */
+static abl_status fig1b_cells(const abl_figure *f, uint64_t n, char *blind_t, char *row_t, char *mat_t, size_t len)
+{
+    mpq_t row, mat, hundredth;
+    mpq_inits(row, mat, hundredth, (mpq_ptr)0);
+    mpq_set_ui(hundredth, 1, 100);
+    abl_status st = ABL_OK;
+    int blind = 0;
+    if (n > 0) {
+        for (int h = 0; h < f->heads; h++)
+            blind += abl_delta_lt_u64(&f->deltas[h], n);
+        st = abl_fraction_row(f->deltas, f->heads, n, 0, row);
+        if (st == ABL_OK)
+            st = abl_fraction_matrix(f->deltas, f->heads, n, 0, mat);
+    }
+    snprintf(blind_t, len, "%d", blind);
+    /* A fraction with 6 decimals: the percent text of q/100. */
+    mpq_mul(row, row, hundredth);
+    mpq_mul(mat, mat, hundredth);
+    abl_fraction_percent_text(row, 6, row_t, len);
+    abl_fraction_percent_text(mat, 6, mat_t, len);
+    mpq_clears(row, mat, hundredth, (mpq_ptr)0);
+    return st;
+}
+
 abl_status abl_figure1b_report(const abl_figure *f, abl_report **out)
 {
     if (f == NULL || out == NULL || f->heads < 1)
         return ABL_ERR_INVALID_ARGUMENT;
+    if (f->points > ABL_FIGURE_MAX_CELLS)
+        return ABL_ERR_CONTEXT_RANGE;
     abl_report *r = abl_report_new("Underflow fraction versus token distance: row (last query row) and matrix "
                                    "(all causal entries)",
                                    "points");
@@ -811,39 +840,19 @@ abl_status abl_figure1b_report(const abl_figure *f, abl_report **out)
     abl_report_column(r, "blind_heads", "blind heads", ABL_ALIGN_RIGHT);
     abl_report_column(r, "row_fraction", "row", ABL_ALIGN_RIGHT);
     abl_report_column(r, "matrix_fraction", "matrix", ABL_ALIGN_RIGHT);
-    mpq_t row, mat, hundredth;
-    mpq_inits(row, mat, hundredth, (mpq_ptr)0);
-    mpq_set_ui(hundredth, 1, 100);
     abl_status st = ABL_OK;
     for (size_t i = 0; i < f->points && st == ABL_OK; i++) {
         uint64_t n = f->x[i];
-        char t[96];
-        int blind = 0;
-        mpq_set_ui(row, 0, 1);
-        mpq_set_ui(mat, 0, 1);
-        if (n > 0) {
-            for (int h = 0; h < f->heads; h++)
-                blind += abl_delta_lt_u64(&f->deltas[h], n);
-            st = abl_fraction_row(f->deltas, f->heads, n, 0, row);
-            if (st == ABL_OK)
-                st = abl_fraction_matrix(f->deltas, f->heads, n, 0, mat);
-            if (st != ABL_OK)
-                break;
-        }
+        char t[96], b[96], rw[96], m[96];
+        if ((st = fig1b_cells(f, n, b, rw, m, sizeof b)) != ABL_OK)
+            break;
         abl_report_row(r);
         snprintf(t, sizeof t, "%llu", (unsigned long long)n);
         abl_report_cell(r, t, t, NULL);
-        snprintf(t, sizeof t, "%d", blind);
-        abl_report_cell(r, t, t, NULL);
-        /* A fraction with 6 decimals: the percent text of q/100. */
-        mpq_mul(row, row, hundredth);
-        mpq_mul(mat, mat, hundredth);
-        abl_fraction_percent_text(row, 6, t, sizeof t);
-        abl_report_cell(r, t, t, NULL);
-        abl_fraction_percent_text(mat, 6, t, sizeof t);
-        abl_report_cell(r, t, t, NULL);
+        abl_report_cell(r, b, b, NULL);
+        abl_report_cell(r, rw, rw, NULL);
+        abl_report_cell(r, m, m, NULL);
     }
-    mpq_clears(row, mat, hundredth, (mpq_ptr)0);
     if (st != ABL_OK) {
         abl_report_free(r);
         return st;
@@ -853,4 +862,50 @@ abl_status abl_figure1b_report(const abl_figure *f, abl_report **out)
                        "blind share of all causal entries. Exact rationals, rounded to 6 decimals; 0 at N = 0.");
     *out = r;
     return ABL_OK;
+}
+
+void abl_figure_estimate(const abl_figure *f, abl_cost *out)
+{
+    memset(out, 0, sizeof *out);
+    out->units = (double)f->points * (double)f->heads;
+    out->seconds = out->units / ABL_FIGURE_RATE;
+    out->threads = 1;
+    out->unit_name = "values (points x heads)";
+}
+
+abl_status abl_figure_write_csv(const abl_figure *f, int panel_b, FILE *out, const abl_progress *progress)
+{
+    if (f == NULL || out == NULL || f->heads < 1)
+        return ABL_ERR_INVALID_ARGUMENT;
+    char tau[64];
+    if (panel_b) {
+        fputs("distance,blind_heads,row_fraction,matrix_fraction\n", out);
+    } else {
+        fputs("distance", out);
+        for (int h = 1; h <= f->heads; h++)
+            fprintf(out, ",h%d", h);
+        fputs(",tau\n", out);
+        abl_threshold_string(&f->config.format, abl_convention_tau_kind(f->config.convention), 4, tau, sizeof tau);
+    }
+    abl_status st = ABL_OK;
+    for (size_t i = 0; i < f->points && st == ABL_OK; i++) {
+        uint64_t n = f->x[i];
+        char t[96], b[96], rw[96], m[96];
+        if (panel_b) {
+            if ((st = fig1b_cells(f, n, b, rw, m, sizeof b)) == ABL_OK)
+                fprintf(out, "%llu,%s,%s,%s\n", (unsigned long long)n, b, rw, m);
+        } else {
+            fprintf(out, "%llu", (unsigned long long)n);
+            for (int h = 0; h < f->heads; h++) {
+                bias_text(&f->slopes[h], n, t, sizeof t);
+                fprintf(out, ",%s", t);
+            }
+            fprintf(out, ",%s\n", tau);
+        }
+        if (ferror(out))
+            st = ABL_ERR_IO;
+        if (progress != NULL && progress->fn != NULL)
+            progress->fn(progress->ctx, (uint64_t)i + 1, (uint64_t)f->points);
+    }
+    return st;
 }

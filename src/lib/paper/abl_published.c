@@ -1,6 +1,10 @@
 /* alibi-blind: the paper's published values — a small RFC 4180 reader and the compiled-in
  * transcription (see include/abl/published.h). */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,50 +255,112 @@ void abl_published_free(abl_published *p)
         return;
     for (int f = 0; f < ABL_PUB_COUNT; f++)
         abl_csv_free(&p->files[f]);
+    free(p->source);
+    p->source = NULL;
 }
 
-static abl_status load_one(abl_published *p, abl_published_file f, const char *text, size_t len, char *err,
-                           size_t errlen)
+/* Rows ordered by their key (and second key), then by position: equal keys become neighbours. */
+typedef struct {
+    const abl_csv *csv;
+    long k1, k2;
+} key_order;
+
+static key_order sort_keys; /* qsort has no context argument in C11 */
+
+static int compare_rows(const void *pa, const void *pb)
 {
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    const abl_csv *c = sort_keys.csv;
+    int d = strcmp(c->cells[a * c->cols + (size_t)sort_keys.k1], c->cells[b * c->cols + (size_t)sort_keys.k1]);
+    if (d == 0 && sort_keys.k2 >= 0)
+        d = strcmp(c->cells[a * c->cols + (size_t)sort_keys.k2], c->cells[b * c->cols + (size_t)sort_keys.k2]);
+    return d != 0 ? d : (a > b) - (a < b);
+}
+
+static int same_key(const abl_csv *c, size_t a, size_t b, long k1, long k2)
+{
+    return strcmp(c->cells[a * c->cols + (size_t)k1], c->cells[b * c->cols + (size_t)k1]) == 0 &&
+           (k2 < 0 || strcmp(c->cells[a * c->cols + (size_t)k2], c->cells[b * c->cols + (size_t)k2]) == 0);
+}
+
+abl_status abl_published_parse(abl_published_file f, const char *text, size_t len, abl_published *p, char *err,
+                               size_t errlen)
+{
+    if ((unsigned)f >= ABL_PUB_COUNT || text == NULL || p == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_csv_free(&p->files[f]);
     char why[256] = "";
     abl_status st = abl_csv_parse(text, len, &p->files[f], why, sizeof why);
     if (st == ABL_ERR_PARSE && err != NULL)
         snprintf(err, errlen, "%s: %s", file_names[f], why);
     if (st != ABL_OK)
         return st;
+    const abl_csv *csv = &p->files[f];
     for (int c = 0; required[f][c] != NULL; c++) {
-        if (abl_csv_column(&p->files[f], required[f][c]) < 0) {
+        if (abl_csv_column(csv, required[f][c]) < 0) {
             if (err != NULL)
                 snprintf(err, errlen, "%s: no column '%s'", file_names[f], required[f][c]);
             return ABL_ERR_PARSE;
         }
     }
+    for (size_t i = 0; i < csv->rows * csv->cols; i++) {
+        if (strlen(csv->cells[i]) > ABL_PUBLISHED_MAX_FIELD) {
+            if (err != NULL)
+                snprintf(err, errlen, "%s: line %zu: a field longer than %d bytes", file_names[f], i / csv->cols + 2,
+                         ABL_PUBLISHED_MAX_FIELD);
+            return ABL_ERR_PARSE;
+        }
+    }
     /* Each published item once: a repeated row (or a repeated header) would be checked twice or
      * mistaken for data, and an empty table would make every documented difference look stale. */
-    const abl_csv *csv = &p->files[f];
-    const char *key = required[f][0], *key2 = f == ABL_PUB_TABLE4 ? "format" : NULL;
+    const char *key = required[f][0];
+    long k1 = abl_csv_column(csv, key), k2 = f == ABL_PUB_TABLE4 ? abl_csv_column(csv, "format") : -1;
     if (csv->rows == 0) {
         if (err != NULL)
             snprintf(err, errlen, "%s: no rows", file_names[f]);
         return ABL_ERR_PARSE;
     }
     for (size_t r = 0; r < csv->rows; r++) {
-        const char *k = abl_csv_get(csv, r, key), *k2 = key2 ? abl_csv_get(csv, r, key2) : "";
-        if (strcmp(k, key) == 0) {
+        if (strcmp(abl_csv_get(csv, r, key), key) == 0) {
             if (err != NULL)
                 snprintf(err, errlen, "%s: line %zu repeats the header", file_names[f], r + 2);
             return ABL_ERR_PARSE;
         }
-        for (size_t q = 0; q < r; q++) {
-            if (strcmp(abl_csv_get(csv, q, key), k) == 0 && (key2 == NULL || strcmp(abl_csv_get(csv, q, key2), k2) == 0)) {
-                if (err != NULL)
-                    snprintf(err, errlen, "%s: line %zu repeats '%s%s%s' of line %zu", file_names[f], r + 2, k,
-                             key2 ? " " : "", k2, q + 2);
-                return ABL_ERR_PARSE;
-            }
+    }
+    /* Repeated keys: sort the row indices by key (O(n log n)); the first repeat in file order is the
+     * smallest second index of any group of equal keys, repeating the group's first row. */
+    size_t *idx = malloc(csv->rows * sizeof *idx);
+    if (idx == NULL)
+        return ABL_ERR_NO_MEMORY;
+    for (size_t r = 0; r < csv->rows; r++)
+        idx[r] = r;
+    sort_keys.csv = csv;
+    sort_keys.k1 = k1;
+    sort_keys.k2 = k2;
+    qsort(idx, csv->rows, sizeof *idx, compare_rows);
+    size_t best_r = SIZE_MAX, best_q = 0;
+    for (size_t i = 1; i < csv->rows; i++) {
+        if (same_key(csv, idx[i - 1], idx[i], k1, k2) && (i < 2 || !same_key(csv, idx[i - 2], idx[i], k1, k2)) &&
+            idx[i] < best_r) {
+            best_r = idx[i];
+            best_q = idx[i - 1];
         }
     }
+    free(idx);
+    if (best_r != SIZE_MAX) {
+        if (err != NULL)
+            snprintf(err, errlen, "%s: line %zu repeats '%s%s%s' of line %zu", file_names[f], best_r + 2,
+                     abl_csv_get(csv, best_r, key), k2 >= 0 ? " " : "", k2 >= 0 ? abl_csv_get(csv, best_r, "format") : "",
+                     best_q + 2);
+        return ABL_ERR_PARSE;
+    }
     return ABL_OK;
+}
+
+static abl_status load_one(abl_published *p, abl_published_file f, const char *text, size_t len, char *err,
+                           size_t errlen)
+{
+    return abl_published_parse(f, text, len, p, err, errlen);
 }
 
 abl_status abl_published_builtin(abl_published *out, char *err, size_t errlen)
@@ -302,7 +368,8 @@ abl_status abl_published_builtin(abl_published *out, char *err, size_t errlen)
     if (out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
-    snprintf(out->source, sizeof out->source, "built-in");
+    if ((out->source = strdup("built-in")) == NULL)
+        return ABL_ERR_NO_MEMORY;
     for (int f = 0; f < ABL_PUB_COUNT; f++) {
         size_t len = 0;
         const char *text = abl_published_builtin_text((abl_published_file)f, &len);
@@ -315,34 +382,54 @@ abl_status abl_published_builtin(abl_published *out, char *err, size_t errlen)
     return ABL_OK;
 }
 
-static abl_status read_file(const char *path, char **text, size_t *len)
+/* A regular file of at most ABL_PUBLISHED_MAX_BYTES, read whole. *why names a refusal. */
+static abl_status read_file(const char *path, char **text, size_t *len, const char **why)
 {
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL)
+    *why = NULL;
+    /* O_NONBLOCK: opening a fifo must not wait for a writer (it is refused just below). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0)
         return ABL_ERR_IO;
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
+    struct stat st_;
+    if (fstat(fd, &st_) != 0) {
+        close(fd);
+        return ABL_ERR_IO;
+    }
+    if (!S_ISREG(st_.st_mode)) {
+        close(fd);
+        *why = "not a regular file";
+        return ABL_ERR_PARSE;
+    }
+    if (st_.st_size > ABL_PUBLISHED_MAX_BYTES) {
+        close(fd);
+        *why = "larger than 16 MiB";
+        return ABL_ERR_PARSE;
+    }
+    size_t cap = (size_t)st_.st_size + 2, n = 0;
+    char *buf = malloc(cap);
+    if (buf == NULL) {
+        close(fd);
+        return ABL_ERR_NO_MEMORY;
+    }
     abl_status st = ABL_OK;
-    for (;;) {
-        if (n + 4096 > cap) {
-            size_t ncap = cap ? cap * 2 : 8192;
-            char *p = realloc(buf, ncap);
-            if (p == NULL) {
-                st = ABL_ERR_NO_MEMORY;
-                break;
-            }
-            buf = p;
-            cap = ncap;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, fp);
-        n += got;
-        if (got == 0) {
-            if (ferror(fp))
-                st = ABL_ERR_IO;
+    /* Read at most one byte past the size fstat gave: a file that grows meanwhile is refused. */
+    while (n < cap - 1) {
+        ssize_t got = read(fd, buf + n, cap - 1 - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            st = ABL_ERR_IO;
             break;
         }
+        if (got == 0)
+            break;
+        n += (size_t)got;
     }
-    fclose(fp);
+    close(fd);
+    if (st == ABL_OK && n > (size_t)st_.st_size) {
+        *why = "changed while it was read";
+        st = ABL_ERR_PARSE;
+    }
     if (st != ABL_OK) {
         free(buf);
         return st;
@@ -358,15 +445,25 @@ abl_status abl_published_load_dir(const char *dir, abl_published *out, char *err
     if (dir == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
-    snprintf(out->source, sizeof out->source, "%s", dir);
+    if ((out->source = strdup(dir)) == NULL)
+        return ABL_ERR_NO_MEMORY;
     for (int f = 0; f < ABL_PUB_COUNT; f++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, file_names[f]);
+        /* The whole path, however long the directory's name; messages name the file, not the directory. */
+        char *path = malloc(strlen(dir) + strlen(file_names[f]) + 2);
+        if (path == NULL) {
+            abl_published_free(out);
+            return ABL_ERR_NO_MEMORY;
+        }
+        sprintf(path, "%s/%s", dir, file_names[f]);
         char *text = NULL;
         size_t len = 0;
-        abl_status st = read_file(path, &text, &len);
+        const char *why = NULL;
+        abl_status st = read_file(path, &text, &len, &why);
+        free(path);
         if (st == ABL_ERR_IO && err != NULL)
-            snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+            snprintf(err, errlen, "cannot read %s: %s", file_names[f], strerror(errno));
+        if (st == ABL_ERR_PARSE && why != NULL && err != NULL)
+            snprintf(err, errlen, "%s: %s", file_names[f], why);
         if (st == ABL_OK) {
             st = load_one(out, (abl_published_file)f, text, len, err, errlen);
             free(text);

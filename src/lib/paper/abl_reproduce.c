@@ -96,6 +96,7 @@ void abl_reproduction_free(abl_reproduction *r)
     if (r == NULL)
         return;
     free(r->checks);
+    free(r->source);
     for (size_t i = 0; i < r->nnotes; i++)
         free(r->notes[i]);
     free(r->notes);
@@ -695,7 +696,8 @@ abl_status abl_reproduce_run(const abl_published *pub, abl_reproduction *r)
     if (pub == NULL || r == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     memset(r, 0, sizeof *r);
-    snprintf(r->source, sizeof r->source, "%s", pub->source);
+    if ((r->source = strdup(pub->source != NULL ? pub->source : "")) == NULL)
+        return ABL_ERR_NO_MEMORY;
     abl_status st = check_table4(r, &pub->files[ABL_PUB_TABLE4]);
     if (st == ABL_OK)
         st = check_table1(r, &pub->files[ABL_PUB_TABLE1], &pub->files[ABL_PUB_TABLE5]);
@@ -744,15 +746,36 @@ abl_status abl_reproduce_report(const abl_reproduction *r, int differences_only,
     if (rep == NULL)
         return ABL_ERR_NO_MEMORY;
     char t[1024], j[1100];
-    snprintf(t, sizeof t, "%s%s", r->source,
-             strcmp(r->source, "built-in") == 0 ? " (tables/published, transcribed from arXiv 2608.03994v1)" : "");
-    j[0] = '"';
-    snprintf(j + 1, sizeof j - 2, "%s", r->source);
-    for (char *p = j + 1; *p; p++)
-        if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20)
-            *p = '_';
-    strcat(j, "\"");
-    abl_report_meta(rep, "published", "published values", t, j);
+    {
+        /* The directory's name whole (text), JSON-escaped. */
+        size_t sl = strlen(r->source);
+        char *st_ = malloc(sl + 64), *sj = malloc(6 * sl + 3);
+        if (st_ == NULL || sj == NULL) {
+            free(st_);
+            free(sj);
+            abl_report_free(rep);
+            return ABL_ERR_NO_MEMORY;
+        }
+        sprintf(st_, "%s%s", r->source,
+                strcmp(r->source, "built-in") == 0 ? " (tables/published, transcribed from arXiv 2608.03994v1)" : "");
+        char *w = sj;
+        *w++ = '"';
+        for (const unsigned char *p = (const unsigned char *)r->source; *p; p++) {
+            if (*p == '"' || *p == '\\') {
+                *w++ = '\\';
+                *w++ = (char)*p;
+            } else if (*p < 0x20 || *p == 0x7f) {
+                w += sprintf(w, "\\u%04x", *p);
+            } else {
+                *w++ = (char)*p;
+            }
+        }
+        *w++ = '"';
+        *w = '\0';
+        abl_report_meta(rep, "published", "published values", st_, sj);
+        free(st_);
+        free(sj);
+    }
     abl_report_meta(rep, "default_convention", "convention",
                     "paper unless a row says otherwise: bf16, τ = -87.3365 (ftz kind), δ rounded to the nearest "
                     "integer",

@@ -7,6 +7,7 @@
 #include "abl/core/analysis.h"
 #include "abl/core/fraction.h"
 #include "abl/core/threshold.h"
+#include "abl/design/design.h"
 #include "abl/kernel/simulate.h"
 #include "abl/report/html.h"
 #include "abl/report/plot.h"
@@ -83,13 +84,63 @@ static abl_status put_svg(FILE *f, abl_plot *p, const char *caption, char *err, 
     return ABL_OK;
 }
 
+/* Design (spec: the design command): slopes that keep every head seeing at N on this kernel, and the
+ * least restrictive clamp for the layer's own slopes, both decided by the exact predictor. */
+static void design_section(FILE *f, const abl_pipeline *pl, uint64_t n, const char *spec, int heads, int threads)
+{
+    abl_design_config dc;
+    memset(&dc, 0, sizeof dc);
+    dc.pipeline = *pl;
+    dc.context = n;
+    dc.threads = threads;
+    fputs("<h2>Design</h2>\n", f);
+    float *rec = malloc((size_t)heads * sizeof *rec);
+    if (rec != NULL && abl_design_keep_all(&dc, heads, rec) == ABL_OK) {
+        fprintf(f, "<p>Slopes that keep every head seeing every key of the %llu × %llu causal matrix on this kernel "
+                   "(steepest head as steep as allowed, the Press spread below it; binary32):</p>\n"
+                   "<table>\n<tr><th>head</th><th>recommended slope</th></tr>\n",
+                (unsigned long long)n, (unsigned long long)n);
+        for (int h = 0; h < heads; h++)
+            fprintf(f, "<tr><td class=\"n\">%d</td><td class=\"n\">%.9g</td></tr>\n", h + 1, (double)rec[h]);
+        fputs("</table>\n", f);
+        char *sp = abl_design_slopes_spec(rec, heads);
+        if (sp != NULL) {
+            fputs("<p class=\"note\">As a schedule for --slopes: <code>", f);
+            abl_html_escape(f, sp);
+            fputs("</code></p>\n", f);
+            free(sp);
+        }
+    } else {
+        fputs("<p class=\"note\">No slope keeps every key at this context on this kernel.</p>\n", f);
+    }
+    free(rec);
+    float *held = NULL;
+    int nh = 0;
+    if (abl_design_held_slopes(&dc, spec, heads, &held, &nh) == ABL_OK) {
+        abl_design_clamp cl;
+        abl_design_clamp_init(&cl);
+        if (abl_design_clamp_find(&dc, held, nh, 4, &cl) == ABL_OK) {
+            fputs("<table>\n", f);
+            row2(f, "least restrictive clamp c (this layer's slopes)", cl.clamp_text ? cl.clamp_text : "");
+            row2(f, "its margin (nats)", cl.margin_text ? cl.margin_text : "");
+            char t[64];
+            snprintf(t, sizeof t, "margin %s nats, %d head(s) left blind",
+                     cl.paper_margin_text ? cl.paper_margin_text : "?", cl.paper_failing);
+            row2(f, "the paper's clamp -87", t);
+            fputs("</table>\n", f);
+        }
+        abl_design_clamp_clear(&cl);
+        free(held);
+    }
+}
+
 static const char style[] =
     "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#111;background:#fff}"
     "h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}"
     "table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:.2em .6em}"
     "td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f4f4f4;text-align:left}"
     "figure{margin:1.5em 0}svg.plot{width:100%;height:auto;display:block;border:1px solid #eee}"
-    "figcaption{font-size:.9em;color:#444}.note{font-size:.9em;color:#444}";
+    "figcaption{font-size:.9em;color:#444}.note{font-size:.9em;color:#444}code{word-break:break-all}";
 
 abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char *err, size_t errlen)
 {
@@ -266,6 +317,9 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
           "round-to-nearest exp with gradual underflow; first blind d (kernel): the smallest distance with an "
           "exactly-zero weight in the last row through the kernel's roundings (zero logits).</p>\n",
           f);
+
+    if (predicted && abl_pipeline_check(&pl, NULL, 0) == ABL_OK)
+        design_section(f, &pl, c->context, a.schedule.spec, a.heads, c->threads);
 
     /* Pictures. */
     fputs("<h2>Pictures</h2>\n", f);

@@ -537,7 +537,7 @@ static int draw_panel(const abl_plot *p, int i, double chr)
     return 0;
 }
 
-static int draw_legend(const abl_plot *p, double chr)
+static int draw_legend(const abl_plot *p, double chr, int svg)
 {
     const abl_plot_panel *pn = &p->panels[0];
     if (!p->legend || pn->nseries == 0)
@@ -579,6 +579,8 @@ static int draw_legend(const abl_plot *p, double chr)
         if (rc == 0) {
             PLINT cols = 1, rows = shown;
             double scale = shown > 16 ? 0.5 : 0.62, spacing = shown > 16 ? 1.3 : 1.6;
+            if (svg) /* a browser's sans-serif runs wider than PLplot's estimate of it */
+                scale *= 0.8;
             double top = p->caption != NULL ? GRID_TOP_CAPTION : GRID_TOP_TITLE;
             plvpor(LEGEND_RIGHT + 0.01, 0.995, GRID_BOTTOM, top);
             plwind(0, 1, 0, 1);
@@ -741,7 +743,7 @@ abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, 
     for (int i = 0; rc == 0 && i < p->rows * p->cols; i++)
         rc |= draw_panel(p, i, chr) != 0;
     if (rc == 0)
-        rc |= draw_legend(p, chr) != 0;
+        rc |= draw_legend(p, chr, o->device == ABL_PLOT_SVG) != 0;
     plend1(); /* closes mem */
     if (rc != 0)
         st = ABL_ERR_NO_MEMORY;

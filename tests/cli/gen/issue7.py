@@ -36,6 +36,9 @@ def save(name, args, check=None):
     if rc != 0:
         with open(base + ".rc", "w") as f:
             f.write("%d\n" % rc)
+    if err:
+        with open(base + ".err", "w") as f:
+            f.write(err)
     return rc, out, err
 
 def decimal(fr):
@@ -95,7 +98,7 @@ def chk(rc, out, err):
     q = int(nint((mpf("-1e59") + 126 * LN2) * 10 ** 4))   # correctly rounded to 4 decimals
     want = "-%d.%04d" % (-q // 10 ** 4, -q % 10 ** 4)
     assert "margin c − τ = %s nats" % want in out, (want, out)
-save("analyze_clamp_huge", ["analyze", "--heads", "2", "--ctx", "100", "--clamp", "-1e59"], chk)
+save("analyze_clamp_huge", ["analyze", "--heads", "2", "--ctx", "100", "--clamp", "-1e59", "--wide"], chk)
 
 # Item 4: soft cap z = 50 with eps = 100: the logit is 50 tanh(2).
 def chk(rc, out, err):
@@ -148,4 +151,14 @@ def chk(rc, out, err):
 save("simulate_weights_full", ["simulate", "--heads", "1", "--ctx", "8", "--weights", "/dev/full"], chk)
 save("simulate_weights_is_output", ["simulate", "--heads", "1", "--ctx", "8", "--weights", "same.txt", "--output",
                                     "./same.txt"], chk)
+# Ziv: one key means S_1 = 1, ln S_1 = 0 exactly, and Q = t exactly for targets fitted to this tau:
+# 100.5 is a tie that no precision decides (it ran to the precision cap, 6-10 s). Paper rounding takes
+# ties up: 101; ieee: ceil(134/126 * 100.5) = 107.
+def chk(rc, out, err):
+    rows = csv_rows(out)
+    assert [r["delta"] for r in rows] == ["100", "101"], rows
+    assert rows[1]["delta_ieee"] == str(int(ceil(mpf(134) / 126 * mpf("100.5")))) == "107"
+    assert "precision" not in out
+save("analyze_weight_one_key", ["analyze", "--level", "weight", "--ctx", "1", "--slopes", "targets:100,100.5",
+                                "--format", "csv"], chk)
 print("ok")

@@ -1,0 +1,101 @@
+/* alibi-blind CLI: the progress bar (drawn from the library's abl_progress reports) and the work budget. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "abl_cli.h"
+
+double abl_cli_budget_seconds = ABL_CLI_BUDGET_SECONDS;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void abl_cli_duration_text(double s, char *buf, size_t len)
+{
+    if (s < 1)
+        snprintf(buf, len, "under a second");
+    else if (s < 90)
+        snprintf(buf, len, "%.0f seconds", s);
+    else if (s < 90 * 60)
+        snprintf(buf, len, "%.1f minutes", s / 60);
+    else if (s < 36 * 3600)
+        snprintf(buf, len, "%.1f hours", s / 3600);
+    else if (s < 2 * 365.25 * 86400)
+        snprintf(buf, len, "%.1f days", s / 86400);
+    else
+        snprintf(buf, len, "%.3g years", s / (365.25 * 86400));
+}
+
+int abl_cli_budget(const char *what, const abl_cost *c, int force)
+{
+    if (force || c->seconds <= abl_cli_budget_seconds)
+        return 0;
+    char need[64], budget[64];
+    abl_cli_duration_text(c->seconds, need, sizeof need);
+    abl_cli_duration_text(abl_cli_budget_seconds, budget, sizeof budget);
+    return abl_cli_usage_error("%s: about %s of work (%.3g %s on %d thread%s at the nominal rate), over the budget "
+                               "of %s: pass --force to run it anyway",
+                               what, need, c->units, c->unit_name ? c->unit_name : "units", c->threads,
+                               c->threads == 1 ? "" : "s", budget);
+}
+
+void abl_cli_bar_init(abl_cli_bar *b, const char *label, const abl_cli_cmd *cmd, const char **values)
+{
+    memset(b, 0, sizeof *b);
+    b->label = label;
+    b->f = abl_cli_err;
+    int fd = b->f != NULL ? fileno(b->f) : -1;
+    b->on = abl_cli_value(cmd, values, "progress") != NULL || (fd >= 0 && isatty(fd));
+    if (abl_cli_value(cmd, values, "quiet") != NULL)
+        b->on = 0;
+    b->start = now_s();
+    b->last = -1;
+}
+
+/* One line, redrawn in place with \r: never a newline, so an error line after it is still one line. */
+void abl_cli_bar_update(void *ctx, uint64_t done, uint64_t total)
+{
+    abl_cli_bar *b = ctx;
+    if (!b->on || total == 0)
+        return;
+    double t = now_s();
+    if (b->last >= 0 && t - b->last < 0.2 && done < total)
+        return;
+    b->last = t;
+    double frac = done >= total ? 1.0 : (double)done / (double)total;
+    char bar[41];
+    int fill = (int)(frac * 40);
+    memset(bar, '#', (size_t)fill);
+    memset(bar + fill, '-', (size_t)(40 - fill));
+    bar[40] = '\0';
+    char eta[64] = "";
+    double elapsed = t - b->start;
+    if (done > 0 && done < total && elapsed > 0.5) {
+        char d[48];
+        abl_cli_duration_text(elapsed * (1.0 - frac) / frac, d, sizeof d);
+        snprintf(eta, sizeof eta, "  about %s left", d);
+    }
+    int n = fprintf(b->f, "\r%s [%s] %3.0f%%%s", b->label, bar, 100 * frac, eta);
+    /* pad over a longer previous line */
+    for (int k = n; k < b->width; k++)
+        fputc(' ', b->f);
+    if (n > b->width)
+        b->width = n;
+    fflush(b->f);
+}
+
+void abl_cli_bar_finish(abl_cli_bar *b)
+{
+    if (!b->on || b->width == 0)
+        return;
+    fputc('\r', b->f);
+    for (int k = 0; k < b->width; k++)
+        fputc(' ', b->f);
+    fputc('\r', b->f);
+    fflush(b->f);
+    b->width = 0;
+}

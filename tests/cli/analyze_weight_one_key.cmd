@@ -1,0 +1,9 @@
+analyze
+--level
+weight
+--ctx
+1
+--slopes
+targets:100,100.5
+--format
+csv

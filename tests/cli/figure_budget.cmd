@@ -1,0 +1,6 @@
+figure
+1a
+--heads
+65536
+--step
+1

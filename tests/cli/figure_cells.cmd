@@ -1,0 +1,6 @@
+figure
+1a
+--heads
+1000
+--step
+1

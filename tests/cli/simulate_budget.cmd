@@ -1,0 +1,9 @@
+simulate
+--heads
+32
+--ctx
+16384
+--logit-std
+1
+--threads
+1

@@ -1,0 +1,100 @@
+/* libFuzzer harness: the whole command line, in process (abl_cli_main with memory streams).
+ *
+ * Input: the arguments after the program name, one per line (exactly a tests/cli/NAME.cmd file, so the
+ * golden tests are the seed corpus); a NUL also ends an argument (argv cannot hold one). After each
+ * input the harness checks the CLI's contract and aborts (a finding) when it is broken:
+ *   exit 0 or 1  -> something on standard output (every command prints a report or help);
+ *   exit 2       -> exactly one line on standard error and nothing on standard output;
+ *   exit 3       -> only for "out of memory";
+ *   any other exit status is a finding, and so is every sanitizer report, leak and timeout.
+ * Inputs that would write files (--output, --weights, --plot) or lift the work budget (--force) are
+ * skipped: the fuzzer must not write outside memory, and every input it runs has a bounded cost. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "abl_cli.h"
+
+static int skipped(const char *arg)
+{
+    static const char *const writers[] = {"--output", "--weights", "--plot", "--force"};
+    for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++)
+        if (strncmp(arg, writers[i], strlen(writers[i])) == 0)
+            return 1;
+    return 0;
+}
+
+static size_t count_char(const char *s, size_t n, char c)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += s[i] == c;
+    return k;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > 65536)
+        return 0;
+    char *text = malloc(size + 1);
+    char **argv = malloc((size + 2) * sizeof *argv);
+    if (text == NULL || argv == NULL) {
+        free(text);
+        free(argv);
+        return 0;
+    }
+    memcpy(text, data, size);
+    text[size] = '\0';
+    int argc = 0;
+    argv[argc++] = "alibi-blind";
+    char *p = text, *end = text + size;
+    int skip = 0;
+    while (p < end) {
+        char *q = p;
+        while (q < end && *q != '\n' && *q != '\0')
+            q++;
+        *q = '\0';
+        skip |= skipped(p);
+        argv[argc++] = p;
+        p = q + 1;
+    }
+    argv[argc] = NULL;
+    if (skip) {
+        free(text);
+        free(argv);
+        return 0;
+    }
+    /* A small work budget: expensive inputs are refused (exit 2, checked like any other answer). */
+    abl_cli_budget_seconds = 0.05;
+    char *out = NULL, *err = NULL;
+    size_t outlen = 0, errlen = 0;
+    FILE *fo = open_memstream(&out, &outlen), *fe = open_memstream(&err, &errlen);
+    if (fo == NULL || fe == NULL)
+        abort();
+    int rc = abl_cli_main(argc, argv, fo, fe);
+    fclose(fo);
+    fclose(fe);
+    int bad = 0;
+    if (rc == 0 || rc == 1)
+        bad = outlen == 0;
+    else if (rc == 2)
+        bad = outlen != 0 || count_char(err, errlen, '\n') != 1 || errlen == 0 || err[errlen - 1] != '\n';
+    else if (rc == 3)
+        bad = strstr(err, "out of memory") == NULL;
+    else
+        bad = 1;
+    if (bad) {
+        fprintf(stderr, "contract broken: exit %d, %zu bytes on stdout, stderr:\n%s\nargs:", rc, outlen, err);
+        for (int i = 1; i < argc; i++)
+            fprintf(stderr, " [%s]", argv[i]);
+        fputc('\n', stderr);
+        abort();
+    }
+    free(out);
+    free(err);
+    free(text);
+    free(argv);
+    return 0;
+}

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Run every libFuzzer harness of a build for a bounded time, seeded from the golden tests.
+#   tests/fuzz/run.sh BUILD_DIR [SECONDS_PER_HARNESS (default 60)] [extra libFuzzer flags]
+# Exit status non-zero on any finding (crash, sanitizer report, leak, timeout, broken contract); the
+# reproducer is left as BUILD_DIR/fuzz-findings/<harness>/crash-* (or leak-*, timeout-*). docs/fuzzing.md.
+set -eu
+build=$1; secs=${2:-60}; shift; [ $# -gt 0 ] && shift
+src=$(cd "$(dirname "$0")/../.." && pwd)
+work="$build/fuzz-work"; findings="$build/fuzz-findings"
+rm -rf "$work"; mkdir -p "$work" "$findings"
+
+# Seeds: the golden command lines (one argument per line, @DATA@ expanded) and the published tables.
+mkdir -p "$work/fuzz_cli" "$work/fuzz_published"
+for c in "$src"/tests/cli/*.cmd; do
+  sed "s|@DATA@|$src/tests/cli/data|g" "$c" > "$work/fuzz_cli/$(basename "$c" .cmd)"
+done
+i=0
+for t in table1 table4 table5 table8 claims; do
+  { printf "\\$(printf '%03o' $i)"; cat "$src/tables/published/$t.csv"; } > "$work/fuzz_published/$t"
+  i=$((i + 1))
+done
+
+status=0
+for h in "$build"/tests/fuzz/fuzz_*; do
+  [ -x "$h" ] || continue
+  name=$(basename "$h")
+  mkdir -p "$work/$name" "$findings/$name"
+  echo "=== $name: $secs s"
+  # -timeout: one input may take at most 20 s; -rss_limit_mb: 2 GiB; the corpus grows in $work.
+  if ! ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      "$h" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+      -artifact_prefix="$findings/$name/" "$@" "$work/$name" > "$work/$name.log" 2>&1; then
+    echo "FINDING in $name:"; tail -40 "$work/$name.log"; status=1
+  else
+    grep -E '^stat::number_of_executed_units|^Done' "$work/$name.log" | tail -2
+  fi
+done
+exit $status

@@ -1,0 +1,22 @@
+#!/bin/sh
+# The progress bar: on standard error only, one line redrawn with \r (never a newline, so an error line
+# after it stays one line), cleared at the end; --quiet wins over --progress; stdout is unchanged.
+# usage: progress.sh BINARY
+set -u
+bin=$1
+dir=$(mktemp -d) || exit 99
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+for args in "figure 1b --format csv --ctx 4096 --step 1024" "simulate --heads 2 --ctx 64 --format csv"; do
+  $bin $args > "$dir/plain" 2>"$dir/plain.err" || fail "$args"
+  $bin $args --progress > "$dir/bar" 2>"$dir/bar.err" || fail "$args --progress"
+  cmp -s "$dir/plain" "$dir/bar" || fail "$args: --progress changed standard output"
+  [ -s "$dir/plain.err" ] && fail "$args: a bar without --progress on a non-terminal"
+  grep -q '100%' "$dir/bar.err" || fail "$args: no 100% in the bar: $(cat "$dir/bar.err")"
+  grep -q '\[#' "$dir/bar.err" || fail "$args: no bar drawn"
+  [ "$(tr -cd '\n' < "$dir/bar.err" | wc -c)" -eq 0 ] || fail "$args: the bar wrote a newline"
+  [ "$(tail -c 1 "$dir/bar.err" | od -An -c | tr -d ' ')" = '\r' ] || fail "$args: the bar was not cleared"
+  $bin $args --progress --quiet > /dev/null 2>"$dir/quiet.err" || fail "$args --quiet"
+  [ -s "$dir/quiet.err" ] && fail "$args: --quiet drew a bar"
+done
+echo "progress: ok"
