@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "abl/core/analysis.h"
 #include "abl/core/fraction.h"
 #include "abl/core/threshold.h"
@@ -12,7 +13,7 @@ abl_status abl_mitigations_parse(const char *text, unsigned *out)
     if (text == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     *out = 0;
-    if (strcmp(text, "none") == 0)
+    if (strcasecmp(text, "none") == 0)
         return ABL_OK;
     const char *p = text;
     if (*p == '\0')

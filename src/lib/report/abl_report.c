@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---------------------------------------------------------------- output format names */
 
@@ -25,7 +26,7 @@ abl_status abl_output_parse(const char *text, abl_output *out)
 {
     if (text == NULL || out == NULL) return ABL_ERR_INVALID_ARGUMENT;
     for (size_t i = 0; i < sizeof output_names / sizeof output_names[0]; i++) {
-        if (strcmp(text, output_names[i].name) == 0) {
+        if (strcasecmp(text, output_names[i].name) == 0) {
             *out = output_names[i].out;
             return ABL_OK;
         }
