@@ -225,7 +225,8 @@ static void test_names_list(void **state)
     (void)state;
     assert_non_null(names);
     assert_string_equal(names, "fp64, fp32, tf32, bf16, fp16, fp8-e5m2, fp8-e4m3fn, fp8-e4m3fnuz, "
-                               "fp8-e5m2fnuz, fp6-e2m3fn, fp6-e3m2fn, fp4-e2m1fn");
+                               "fp8-e5m2fnuz, fp6-e2m3fn, fp6-e3m2fn, fp4-e2m1fn, float8_e4m3, fp8-e3m4, "
+                               "fp8-e4m3b11fnuz");
     for (i = 0; i < N_SPEC; i++)
         assert_non_null(strstr(names, k_spec[i].name));
 }
