@@ -747,9 +747,26 @@ static void figure_meta(abl_report *r, const abl_figure *f, const char *figure)
     abl_threshold_string(&f->config.format, abl_convention_tau_kind(f->config.convention), 17, j, sizeof j);
     tau_text(&f->config.format, f->config.convention, t, sizeof t);
     abl_report_meta(r, "tau", "τ", t, j);
-    snprintf(t, sizeof t, "%s (%d heads)", f->slopes_spec, f->heads);
-    snprintf(j, sizeof j, "\"%s\"", f->slopes_spec);
-    abl_report_meta(r, "slopes", "slopes", t, j);
+    {
+        /* The schedule as given, whole (a long list stays long). */
+        size_t sl = strlen(f->slopes_spec);
+        char *st_ = malloc(sl + 32), *sj = malloc(2 * sl + 3);
+        if (st_ != NULL && sj != NULL) {
+            sprintf(st_, "%s (%d heads)", f->slopes_spec, f->heads);
+            char *w = sj;
+            *w++ = '"';
+            for (const char *p = f->slopes_spec; *p != '\0'; p++) {
+                if (*p == '"' || *p == '\\')
+                    *w++ = '\\';
+                *w++ = *p;
+            }
+            *w++ = '"';
+            *w = '\0';
+            abl_report_meta(r, "slopes", "slopes", st_, sj);
+        }
+        free(st_);
+        free(sj);
+    }
     /* Each head's slope and delta, steepest first: where its line crosses τ. */
     size_t ot = 0, oj = 0;
     t[0] = '\0';
