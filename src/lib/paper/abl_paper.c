@@ -898,6 +898,30 @@ void abl_figure_estimate(const abl_figure *f, abl_cost *out)
     out->unit_name = "values (points x heads)";
 }
 
+abl_status abl_figure_estimate_config(const abl_figure_config *c, int panel_b, abl_cost *out)
+{
+    if (c == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (c->step < 1 || c->max_distance < 1 || c->max_distance > ABL_MAX_CONTEXT)
+        return ABL_ERR_CONTEXT_RANGE;
+    abl_analysis_config a;
+    memset(&a, 0, sizeof a);
+    a.heads = c->heads;
+    a.slopes = c->slopes;
+    abl_cost layer;
+    abl_status st = abl_analysis_estimate(&a, &layer);
+    if (st != ABL_OK)
+        return st;
+    double points = (double)(c->max_distance / c->step + 1 + (c->max_distance % c->step != 0));
+    (void)panel_b;
+    out->units = points * layer.units;
+    out->seconds = out->units / ABL_FIGURE_RATE + layer.seconds;
+    out->threads = 1;
+    out->unit_name = "values (points x heads)";
+    return ABL_OK;
+}
+
 abl_status abl_figure_write_csv(const abl_figure *f, int panel_b, FILE *out, const abl_progress *progress)
 {
     if (f == NULL || out == NULL || f->heads < 1)
