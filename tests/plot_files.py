@@ -97,6 +97,7 @@ def check(kind, args, series, size=(1200, 800)):
 check("bias", ["--heads", "16"], 16)
 check("bias", ["--heads", "24", "--dtype", "fp16", "--convention", "ieee"], 24, size=(900, 700))
 check("bias", ["--slopes", "slopes:0.5,0.25,0.125"], 3)
+check("bias", ["--model", "bloom-560m"], 16)                     # the catalogue's 16 heads
 check("fraction", [], 2)                                         # row and matrix
 check("fraction", ["--dtype", "bf16,fp16", "--convention", "paper,ieee"], 8)
 check("fraction", ["--linear", "--ctx", "4096"], 2)

@@ -63,6 +63,8 @@ typedef struct abl_sim_head {
     uint64_t tied_with_diagonal; /* keys j < N-1 of the last row whose logit equals the diagonal's */
     double tv_distance;        /* 0.5 sum |p - p_exact| over the last row, p_exact a binary64 softmax of
                                 * the unrounded logits eps - m d */
+    double mass_lost;          /* attention mass lost: the share of that binary64 softmax sitting on the
+                                * last row's zero weights (measured) */
 } abl_sim_head;
 
 typedef struct abl_simulation {

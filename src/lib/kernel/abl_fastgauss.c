@@ -148,11 +148,11 @@ static void pairs(uint64_t seed, uint64_t ms, uint64_t head, uint64_t i, uint64_
     }
 }
 
-void abl_fastgauss_scores(uint64_t seed, uint64_t head, uint64_t i, double std, uint64_t count, float *score,
-                          uint64_t *slow)
+void abl_fastgauss_scores(uint64_t seed, uint64_t head, uint64_t i, double std, uint64_t from, uint64_t count,
+                          float *score, uint64_t *slow)
 {
     uint64_t ms = mix64(seed), base = (head - 1) << 48 | i << 24;
-    uint64_t npairs = (count + 1) / 2, k = 0;
+    uint64_t npairs = (count + 1) / 2, k = from / 2;
     for (; k + 4 <= npairs && 2 * k + 8 <= count; k += 4)
         pairs(seed, ms, head, i, base, std, k, 4, score + 2 * k, slow);
     if (k < npairs) {

@@ -10,9 +10,13 @@
 /* The reference generator (abl_simulate.c): keys 2k and 2k + 1 of row i of head `head` (1-based). */
 void abl_sim_gauss_pair(uint64_t seed, uint64_t head, uint64_t i, uint64_t k, double *z0, double *z1);
 
-/* score[j] = (float)(std * z_j) for keys j = 0..count-1 of row i, exactly as the reference forms
- * them. *slow (optional) is incremented for each pair recomputed by the reference. */
-void abl_fastgauss_scores(uint64_t seed, uint64_t head, uint64_t i, double std, uint64_t count, float *score,
-                          uint64_t *slow);
+/* score[j] = (float)(std * z_j) for keys j = from..count-1 (from even) of row i, exactly as the
+ * reference forms them. *slow (optional) is incremented for each pair recomputed by the reference. */
+void abl_fastgauss_scores(uint64_t seed, uint64_t head, uint64_t i, double std, uint64_t from, uint64_t count,
+                          float *score, uint64_t *slow);
+
+/* An upper bound on |z| for every draw: r = sqrt(-2 ln u1) <= sqrt(106 ln 2) = 8.57190... (u1 >= 2^-53),
+ * |cos|, |sin| <= 1, with room for the host's last-bit errors. */
+#define ABL_GAUSS_Z_BOUND 8.6
 
 #endif

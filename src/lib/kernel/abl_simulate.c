@@ -322,10 +322,14 @@ static abl_status last_row(const row_ctx *rc, float *x, float *e, float *wout, a
         z[j] = exp(z[j] - zmax);
         sum += z[j];
     }
-    double tv = 0.0;
-    for (uint64_t j = 0; j <= i; j++)
+    double tv = 0.0, lost = 0.0;
+    for (uint64_t j = 0; j <= i; j++) {
         tv += fabs(w[j] - z[j] / sum);
+        if (w[j] == 0.0)
+            lost += z[j] / sum;
+    }
     out->tv_distance = 0.5 * tv;
+    out->mass_lost = lost;
     free(w);
     free(z);
     free(sorted);
@@ -373,6 +377,7 @@ typedef struct team {
     float *table;             /* current head's table (N floats) */
     int fast;                 /* the fast exact rows apply (abl_simulate_fast.h) */
     float *rmax;              /* fast: each row's max logit (N floats) */
+    abl_fast_gauss_head gh;   /* fast, Gaussian: the current head's logit bounds */
     int head;
     uint64_t chunk_rows, nchunks;
     atomic_uint_fast64_t next_chunk;
@@ -418,6 +423,8 @@ static void prepare_head(team *t, int h)
     }
     if (t->fast && !s->gaussian)
         abl_fast_row_max(em, t->table, t->rmax);
+    if (t->fast && s->gaussian && s->captured == NULL)
+        abl_fast_gauss_prepare(s, h, t->table, &t->gh);   /* bounds for generated scores only */
     t->head = h;
     /* big rows first; about 16 chunks per thread for balance */
     uint64_t want = (uint64_t)t->nthreads * 16;
@@ -462,11 +469,15 @@ static void *worker(void *arg)
             for (uint64_t i = hi; i-- > lo;) {
                 if (t->fast && i != n - 1) {
                     int hook = cfg->row_hook != NULL;
+                    uint64_t rz = 0;
                     if (!s->gaussian) {
                         zeros += abl_fast_row(&s->em, h, t->table, t->rmax, &ft, i, hook ? x : NULL, hook ? wout : NULL);
-                    } else if (s->captured != NULL ? row_logits(&rc, i, x)
-                                                   : abl_fast_gauss_logits(s, h, t->table, i, e, x)) {
-                        zeros += abl_fast_row_values(&s->em, &ft, x, i + 1, e, hook ? wout : NULL);
+                    } else if (s->captured != NULL && row_logits(&rc, i, x)) {
+                        /* captured scores: the file's rows, then the fast exponentials and sums */
+                        zeros += abl_fast_row_values(&s->em, &ft, x, 0, i + 1, e, hook ? wout : NULL);
+                    } else if (s->captured == NULL &&
+                               abl_fast_gauss_row(s, h, t->table, &t->gh, &ft, i, x, e, hook ? wout : NULL, &rz)) {
+                        zeros += rz;
                     } else {
                         atomic_store(&t->failed, (int)ABL_ERR_UNSUPPORTED);
                         break;
@@ -531,10 +542,11 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
     t.nthreads = abl_sim_threads(cfg->threads);
     t.table = malloc(cfg->context * sizeof *t.table);
     t.fast = abl_fast_eligible(&s);
-    t.rmax = t.fast ? malloc(cfg->context * sizeof *t.rmax) : NULL;
+    t.rmax = t.fast && !s.gaussian ? malloc(cfg->context * sizeof *t.rmax) : NULL;
+    int gh_ok = !(t.fast && s.gaussian) || abl_fast_gauss_head_init(&t.gh, cfg->context);
     pthread_t *tid = calloc((size_t)t.nthreads, sizeof *tid);
     worker_arg *args = calloc((size_t)t.nthreads, sizeof *args);
-    if (out->results == NULL || t.table == NULL || tid == NULL || args == NULL || (t.fast && t.rmax == NULL)) {
+    if (out->results == NULL || t.table == NULL || tid == NULL || args == NULL || (t.fast && !s.gaussian && t.rmax == NULL) || !gh_ok) {
         st = ABL_ERR_NO_MEMORY;
     } else {
         for (int h = 0; h < s.heads; h++) {
@@ -580,6 +592,7 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
     free(args);
     free(t.table);
     free(t.rmax);
+    abl_fast_gauss_head_free(&t.gh);
     abl_sim_setup_free(&s);
     if (st != ABL_OK) {
         abl_simulation_free(out);
@@ -803,6 +816,7 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
         TRY(abl_report_column(r, "longest_tie_run", "longest tie", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "tied_with_diagonal", "tied w/ diag", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "tv_distance", "TV distance", ABL_ALIGN_RIGHT));
+        TRY(abl_report_column(r, "mass_lost", "mass lost", ABL_ALIGN_RIGHT));
     }
     if (sim && pred) {
         TRY(abl_report_column(r, "predicted_first_blind_distance", "pred. first blind d", ABL_ALIGN_RIGHT));
@@ -836,6 +850,9 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
             snprintf(buf, sizeof buf, "%.4g", a->tv_distance);
             snprintf(t2, sizeof t2, "%.6e", a->tv_distance);
             TRY(abl_report_cell(r, buf, t2, NULL));
+            snprintf(buf, sizeof buf, "%.3g", a->mass_lost);
+            snprintf(t2, sizeof t2, "%.6e", a->mass_lost);
+            TRY(abl_report_cell(r, buf, t2, NULL));
         } else {
             const abl_pred_head *b = &pred->results[h];
             TRY(cell_blind(r, b->first_blind));
@@ -866,6 +883,15 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
     TRY(abl_report_summary(r, "row_fraction", "row fraction", text, json));
     fraction_cells(mz, (uint64_t)heads, n, 1, text, sizeof text, json, sizeof json);
     TRY(abl_report_summary(r, "matrix_fraction", "matrix fraction", text, json));
+    if (sim) {
+        double lost = 0.0;
+        for (int h = 0; h < heads; h++)
+            lost += sim->results[h].mass_lost;
+        char t2[40];
+        snprintf(buf, sizeof buf, "%.3g", lost / heads);
+        snprintf(t2, sizeof t2, "%.6e", lost / heads);
+        TRY(abl_report_summary(r, "mass_lost", "attention mass lost (last row, mean over heads)", buf, t2));
+    }
     if (sim && pred) {
         int ok = abl_prediction_agrees(sim, pred);
         TRY(abl_report_summary(r, "predictor_agrees", "predictor agrees", ok ? "yes" : "NO", ok ? "true" : "false"));
@@ -906,7 +932,7 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
     if (sim)
         TRY(abl_report_note(r, "Last-row statistics: first blind d = smallest distance with a zero weight; TV "
                                "distance = 0.5 sum |p - p_exact| against a binary64 softmax of eps - m d with the "
-                               "exact slope."));
+                               "exact slope; mass lost = the share of p_exact on the zero weights."));
     if (pred && !sim)
         TRY(abl_report_note(r, "Prediction: the same rounding model as simulate, without the N x N work; "
                                "exact-sum rows = rows whose certified sum bound had to be replaced by the exact sum."));

@@ -307,11 +307,11 @@ uint64_t abl_fast_row(const abl_emul *em, int head, const float *table, const fl
     return count_zeros(em, eslice, count, s, r, zf);
 }
 
-uint64_t abl_fast_row_values(const abl_emul *em, abl_fast_thread *t, const float *x, uint64_t count, float *e,
-                             float *wout)
+uint64_t abl_fast_row_values(const abl_emul *em, abl_fast_thread *t, const float *x, uint64_t from, uint64_t count,
+                             float *e, float *wout)
 {
-    float m = x[0];
-    for (uint64_t j = 1; j < count; j++)
+    float m = x[from];
+    for (uint64_t j = from + 1; j < count; j++)
         if (x[j] > m)
             m = x[j];
     /* exp(fp32(x - m)) depends only on x within the row: remembered by x's bit pattern (a new
@@ -320,7 +320,7 @@ uint64_t abl_fast_row_values(const abl_emul *em, abl_fast_thread *t, const float
         memset(t->stamp, 0, MEMO * sizeof *t->stamp);
         t->cur = 1;
     }
-    for (uint64_t j = 0; j < count; j++) {
+    for (uint64_t j = from; j < count; j++) {
         if (x[j] - m < -104.0f) {
             e[j] = 0.0f;   /* both exp models give +0 below -104 (abl_exp_rn32, abl_exp_sleef_u10) */
             continue;
@@ -337,27 +337,90 @@ uint64_t abl_fast_row_values(const abl_emul *em, abl_fast_thread *t, const float
             t->val[h] = e[j];
         }
     }
-    float s = abl_fast_sum(em, e, count, em->n);
+    float s;
+    if (em->sum == ABL_SUM_EXACT) {
+        s = abl_fast_sum_exact(e + from, count - from, NULL);   /* the skipped +0 add nothing */
+    } else {
+        memset(e, 0, from * sizeof *e);                          /* the lanes see every key */
+        s = abl_fast_sum(em, e, count, em->n);
+    }
     float r = (float)(1.0 / (double)s);
     float zf = zero_threshold(em);
     if (wout != NULL) {
         uint64_t zeros = 0;
         for (uint64_t j = 0; j < count; j++) {
-            float p = em->normalise == ABL_NORM_DIVIDE ? e[j] / s : e[j] * r;
+            float ej = j < from ? 0.0f : e[j];
+            float p = em->normalise == ABL_NORM_DIVIDE ? ej / s : ej * r;
             zeros += p <= zf;
             wout[j] = abl_fp_round32(&em->out, p);
         }
         return zeros;
     }
-    return count_zeros(em, e, count, s, r, zf);
+    return from + count_zeros(em, e + from, count - from, s, r, zf);
 }
 
-int abl_fast_gauss_logits(const abl_sim_setup *s, int head, const float *table, uint64_t i, float *score, float *x)
+int abl_fast_gauss_head_init(abl_fast_gauss_head *g, uint64_t n)
+{
+    g->xhi = malloc(n * sizeof *g->xhi);
+    g->xlo = malloc(n * sizeof *g->xlo);
+    g->rmaxlo = malloc(n * sizeof *g->rmaxlo);
+    g->skip = 0;
+    if (g->xhi == NULL || g->xlo == NULL || g->rmaxlo == NULL) {
+        abl_fast_gauss_head_free(g);
+        return 0;
+    }
+    return 1;
+}
+
+void abl_fast_gauss_head_free(abl_fast_gauss_head *g)
+{
+    free(g->xhi);
+    free(g->xlo);
+    free(g->rmaxlo);
+    g->xhi = g->xlo = g->rmaxlo = NULL;
+}
+
+void abl_fast_gauss_prepare(const abl_sim_setup *s, int head, const float *table, abl_fast_gauss_head *g)
+{
+    const abl_emul *em = &s->em;
+    /* every score lies in [-smax, smax] */
+    float smax = nextafterf((float)(s->std * ABL_GAUSS_Z_BOUND), INFINITY);
+    g->skip = isfinite(smax) != 0;
+    for (uint64_t pos = 0; pos < em->n; pos++) {
+        g->xhi[pos] = abl_emul_logit(em, &s->hd[head], smax, pos, table[pos]);
+        g->xlo[pos] = abl_emul_logit(em, &s->hd[head], -smax, pos, table[pos]);
+        if (!isfinite(g->xhi[pos]) || !isfinite(g->xlo[pos]))
+            g->skip = 0;
+    }
+    if (g->skip)
+        abl_fast_row_max(em, g->xlo, g->rmaxlo);
+}
+
+/* The keys j < j0 of row i whose exponential is +0 whatever their draw: the logit is a monotone
+ * function of the score (binary32 sum, product by a positive scale, rounding into the logit dtype),
+ * so x_j <= xhi[pos] and the row max M >= max of xlo over the row = rmaxlo[i]; then
+ * fp32(x_j - M) <= fp32(xhi[pos] - rmaxlo[i]) < -104 makes e_j = +0 under both exp models, x_j is
+ * finite (between two finite bounds) and cannot be the row max. */
+static uint64_t skipped_keys(const abl_emul *em, const abl_fast_gauss_head *g, uint64_t i)
+{
+    if (!g->skip)
+        return 0;
+    float mlo = g->rmaxlo[i];
+    uint64_t j = 0;
+    while (j < i && g->xhi[abl_emul_pos(em, i, j)] - mlo < -104.0f)
+        j++;
+    return j;
+}
+
+/* Gaussian logits of keys from..i of row i (key order), as the reference's row_logits forms them,
+ * the scores through abl_fastgauss_scores; 0 when one is not finite. */
+static int gauss_logits(const abl_sim_setup *s, int head, const float *table, uint64_t i, uint64_t from, float *score,
+                        float *x)
 {
     const abl_emul *em = &s->em;
     const abl_emul_head *eh = &s->hd[head];
     uint64_t hidx = (uint64_t)s->schedule.slopes[head].index;
-    abl_fastgauss_scores(s->seed, hidx, i, s->std, i + 1, score, NULL);
+    abl_fastgauss_scores(s->seed, hidx, i, s->std, from & ~UINT64_C(1), i + 1, score, NULL);
     int ok = 1;
     if (em->logit.fp32_grid && !em->logit.identity) {
         /* abl_emul_logit inlined for the formats on binary32's grid (bf16, tf32, ...): the binary32
@@ -367,7 +430,7 @@ int abl_fast_gauss_logits(const abl_sim_setup *s, int head, const float *table, 
         unsigned k = (unsigned)(24 - f->p);
         uint32_t half = k > 0 ? 1u << (k - 1) : 0, mask = k > 0 ? ~((1u << k) - 1u) : ~0u;
         float mx = (float)f->max;
-        for (uint64_t j = 0; j <= i; j++) {
+        for (uint64_t j = from; j <= i; j++) {
             uint64_t pos = abl_emul_pos(em, i, j);
             float t = score[j] + (neg ? -table[pos] : table[pos]);
             if (em->has_scale)
@@ -389,10 +452,20 @@ int abl_fast_gauss_logits(const abl_sim_setup *s, int head, const float *table, 
         }
         return ok;
     }
-    for (uint64_t j = 0; j <= i; j++) {
+    for (uint64_t j = from; j <= i; j++) {
         uint64_t pos = abl_emul_pos(em, i, j);
         x[j] = abl_emul_logit(em, eh, score[j], pos, table[pos]);
         ok &= isfinite(x[j]) != 0;
     }
     return ok;
+}
+
+int abl_fast_gauss_row(const abl_sim_setup *s, int head, const float *table, const abl_fast_gauss_head *g,
+                       abl_fast_thread *t, uint64_t i, float *x, float *e, float *wout, uint64_t *zeros)
+{
+    uint64_t from = wout == NULL ? skipped_keys(&s->em, g, i) : 0;
+    if (!gauss_logits(s, head, table, i, from, e, x))
+        return 0;
+    *zeros = abl_fast_row_values(&s->em, t, x, from, i + 1, e, wout);
+    return 1;
 }

@@ -44,14 +44,28 @@ void abl_fast_thread_free(abl_fast_thread *t);
 uint64_t abl_fast_row(const abl_emul *em, int head, const float *table, const float *rmax, abl_fast_thread *t,
                       uint64_t i, float *logits, float *wout);
 
-/* The zero weights of a row whose logits x[0..count-1] (key order, finite) are given: e is scratch,
- * wout (optional) gets the weights rounded into the output dtype. */
-uint64_t abl_fast_row_values(const abl_emul *em, abl_fast_thread *t, const float *x, uint64_t count, float *e,
-                             float *wout);
+/* The zero weights of a row whose logits x[from..count-1] (key order, finite) are given, keys
+ * j < from being known to have e = +0 (and logits below the row max): e is scratch, wout (optional,
+ * then from = 0) gets the weights rounded into the output dtype. */
+uint64_t abl_fast_row_values(const abl_emul *em, abl_fast_thread *t, const float *x, uint64_t from, uint64_t count,
+                             float *e, float *wout);
 
-/* Gaussian logits of row i (key order) as the reference's row_logits forms them, the scores through
- * abl_fastgauss_scores (score: N floats of scratch); 0 when one is not finite. */
-int abl_fast_gauss_logits(const abl_sim_setup *s, int head, const float *table, uint64_t i, float *score, float *x);
+/* Gaussian rows: per head, the logit bounds for the scores' range (abl_fastgauss.h) */
+typedef struct abl_fast_gauss_head {
+    float *xhi, *xlo;      /* by position: the logit for the largest / smallest possible score */
+    float *rmaxlo;         /* by row: the max of xlo over the row's keys */
+    int skip;              /* the bounds are finite: keys may be skipped */
+} abl_fast_gauss_head;
+
+int abl_fast_gauss_head_init(abl_fast_gauss_head *g, uint64_t n);
+void abl_fast_gauss_head_free(abl_fast_gauss_head *g);
+void abl_fast_gauss_prepare(const abl_sim_setup *s, int head, const float *table, abl_fast_gauss_head *g);
+
+/* A Gaussian row (not the last): the zeros into *zeros, x gets the logits (all of them when wout is
+ * given, for the row hook; else keys whose exponential is provably +0 are skipped without a draw);
+ * e is scratch. 0 when a logit is not finite. */
+int abl_fast_gauss_row(const abl_sim_setup *s, int head, const float *table, const abl_fast_gauss_head *g,
+                       abl_fast_thread *t, uint64_t i, float *x, float *e, float *wout, uint64_t *zeros);
 
 /* The binary32 sum of e[0..count-1] in the pipeline's order, as abl_emul_sum, for e >= +0 (n: the
  * row length the kernel sees). */

@@ -463,7 +463,9 @@ static int draw_panel(const abl_plot *p, int i, double chr)
             if (t == NULL)
                 return -1;
             plcol0(COL_FG);
-            plptex(x1 - 0.01 * (x1 - x0), 0.5 * (b0 + b1), 1, 0, 1.0, t);
+            plschr(0, chr * 0.85);
+            plptex(x1 - 0.01 * (x1 - x0), b0 + 0.72 * (b1 - b0), 1, 0, 1.0, t); /* upper part of the band */
+            plschr(0, chr);
             free(t);
         }
     }
