@@ -913,7 +913,10 @@ abl_status abl_figure_estimate_config(const abl_figure_config *c, int panel_b, a
     abl_status st = abl_analysis_estimate(&a, &layer);
     if (st != ABL_OK)
         return st;
-    double points = (double)(c->max_distance / c->step + 1 + (c->max_distance % c->step != 0));
+    uint64_t n = c->max_distance / c->step + 1 + (c->max_distance % c->step != 0);
+    if (n > ABL_FIGURE_MAX_POINTS)
+        return ABL_ERR_CONTEXT_RANGE; /* a hard limit (abl_figure_run says so), not a budget */
+    double points = (double)n;
     (void)panel_b;
     out->units = points * layer.units;
     out->seconds = out->units / ABL_FIGURE_RATE + layer.seconds;
