@@ -24,6 +24,10 @@ for t in table1 table4 table5 table8 claims; do
   i=$((i + 1))
 done
 
+# The .npy reader: the golden tests' score files, good and bad.
+mkdir -p "$work/fuzz_npy"
+cp "$src"/tests/cli/data/scores_*.npy "$work/fuzz_npy/"
+
 status=0
 for h in "$build"/tests/fuzz/fuzz_*; do
   [ -x "$h" ] || continue

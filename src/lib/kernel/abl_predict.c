@@ -48,14 +48,114 @@ static int eager_zero(const abl_emul *em, float ex, float s, float r)
     return ex == 0.0f || abl_emul_zero(em, abl_emul_eager_p32(em, ex, s, r));
 }
 
-/* J for row i of an absolute/trailing eager head, given the fp32 row sum s. */
-static int64_t abs_J(const pctx *c, uint64_t i, float m, float s)
+/* J for row i of an absolute/trailing eager head, given the fp32 row sum s. zero(j) is monotone (true
+ * exactly for j <= J), so a search that starts at the previous row's answer `hint` and gallops outwards
+ * before bisecting finds the same J as a bisection of [0, i], in O(log |J - hint|) evaluations. */
+static int abs_zero(const pctx *c, int64_t j, float m, float s, float r)
+{
+    return eager_zero(c->em, abl_emul_eager_exp(c->em, c->V[j], m), s, r);
+}
+
+static int64_t abs_J(const pctx *c, uint64_t i, float m, float s, int64_t hint)
 {
     float r = (float)(1.0 / (double)s);
-    int64_t J;
-    BISECT(i, eager_zero(c->em, abl_emul_eager_exp(c->em, c->V[j], m), s, r), J);
-    return J;
+    int64_t top = (int64_t)i;
+    if (hint > top)
+        hint = top;
+    int64_t lo, hi;   /* invariant: zero(lo) or lo = -1; !zero(hi) or hi = i + 1 */
+    if (hint < 0 || abs_zero(c, hint, m, s, r)) {
+        lo = hint < 0 ? -1 : hint;
+        int64_t step = 1;
+        for (;;) {
+            int64_t t = lo + step;
+            if (t > top) {
+                hi = top + 1;
+                break;
+            }
+            if (!abs_zero(c, t, m, s, r)) {
+                hi = t;
+                break;
+            }
+            lo = t;
+            step *= 2;
+        }
+    } else {
+        hi = hint;
+        int64_t step = 1;
+        for (;;) {
+            int64_t t = hi - step;
+            if (t < 0) {
+                lo = -1;
+                break;
+            }
+            if (abs_zero(c, t, m, s, r)) {
+                lo = t;
+                break;
+            }
+            hi = t;
+            step *= 2;
+        }
+    }
+    while (hi - lo > 1) {
+        int64_t j = lo + (hi - lo) / 2;
+        if (abs_zero(c, j, m, s, r))
+            lo = j;
+        else
+            hi = j;
+    }
+    return lo;
 }
+
+/* Largest j in [0, i] with ZERO_J (monotone: true exactly for j <= J), or -1, searched from `hint`
+ * outwards (galloping) and then by bisection: the same answer as BISECT. */
+#define GALLOP(i, hint, ZERO_J, out)                                                                              \
+    do {                                                                                                          \
+        int64_t top_ = (int64_t)(i), h_ = (hint) > top_ ? top_ : (hint), lo_, hi_, st_ = 1, j;                    \
+        if (h_ < 0) {                                                                                             \
+            lo_ = -1;                                                                                             \
+        } else {                                                                                                  \
+            j = h_;                                                                                               \
+            lo_ = (ZERO_J) ? h_ : -2;                                                                             \
+        }                                                                                                         \
+        if (lo_ != -2) {                                                                                          \
+            for (;;) {                                                                                            \
+                j = lo_ + st_;                                                                                    \
+                if (j > top_) {                                                                                   \
+                    hi_ = top_ + 1;                                                                               \
+                    break;                                                                                        \
+                }                                                                                                 \
+                if (!(ZERO_J)) {                                                                                  \
+                    hi_ = j;                                                                                      \
+                    break;                                                                                        \
+                }                                                                                                 \
+                lo_ = j;                                                                                          \
+                st_ *= 2;                                                                                         \
+            }                                                                                                     \
+        } else {                                                                                                  \
+            hi_ = h_;                                                                                             \
+            for (;;) {                                                                                            \
+                j = hi_ - st_;                                                                                    \
+                if (j < 0) {                                                                                      \
+                    lo_ = -1;                                                                                     \
+                    break;                                                                                        \
+                }                                                                                                 \
+                if (ZERO_J) {                                                                                     \
+                    lo_ = j;                                                                                      \
+                    break;                                                                                        \
+                }                                                                                                 \
+                hi_ = j;                                                                                          \
+                st_ *= 2;                                                                                         \
+            }                                                                                                     \
+        }                                                                                                         \
+        while (hi_ - lo_ > 1) {                                                                                   \
+            j = lo_ + (hi_ - lo_) / 2;                                                                            \
+            if (ZERO_J)                                                                                           \
+                lo_ = j;                                                                                          \
+            else                                                                                                  \
+                hi_ = j;                                                                                          \
+        }                                                                                                         \
+        (out) = lo_;                                                                                              \
+    } while (0)
 
 /* ulp of a logit-dtype value (0 counts as the smallest subnormal) */
 static double logit_ulp(const abl_fp *f, float v)
@@ -129,7 +229,7 @@ static void predict_head(const pctx *c, int h, abl_pred_head *out)
             float m = c->T[abl_emul_pos(em, i, i)];
             float ms = abl_emul_max_scaled(em, m);
             int64_t J;
-            BISECT(i, abl_emul_zero(em, abl_emul_flash_exp(em, c->T[abl_emul_pos(em, i, (uint64_t)j)], ms)), J);
+            GALLOP(i, Jlast, abl_emul_zero(em, abl_emul_flash_exp(em, c->T[abl_emul_pos(em, i, (uint64_t)j)], ms)), J);
             matrix += (uint64_t)(J + 1);
             Jlast = J;
         }
@@ -144,13 +244,14 @@ static void predict_head(const pctx *c, int h, abl_pred_head *out)
             float s = abl_xacc_round32(&acc);
             float r = (float)(1.0 / (double)s);
             int64_t J;
-            BISECT(i, eager_zero(em, c->ed[i - (uint64_t)j], s, r), J);
+            GALLOP(i, Jlast, eager_zero(em, c->ed[i - (uint64_t)j], s, r), J);
             matrix += (uint64_t)(J + 1);
             Jlast = J;
         }
     } else {
         for (uint64_t j = 0; j < n; j++)
             c->V[j] = c->T[abl_emul_pos(em, n - 1, j)];   /* pos(i, j) does not depend on i here */
+        int64_t Jx_last = -1;
         double A = 0.0, t = 0.0, a = 0.0;   /* A ~ sum_j exp(V[j] - V[i]); rel. error t, abs. error a */
         for (uint64_t i = 0; i < n; i++) {
             float m = c->V[i];
@@ -182,7 +283,8 @@ static void predict_head(const pctx *c, int h, abl_pred_head *out)
             }
             /* terms whose fp32 subtraction may be inexact: a prefix j <= Jx */
             int64_t Jx;
-            BISECT(i, !sub_exact(&em->logit, c->V[j], m), Jx);
+            GALLOP(i, Jx_last, !sub_exact(&em->logit, c->V[j], m), Jx);
+            Jx_last = Jx;
             double xsub = 0.0;
             if (Jx >= 0) {
                 double dl = (double)c->V[Jx] - (double)m;   /* the largest such exponent */
@@ -199,7 +301,7 @@ static void predict_head(const pctx *c, int h, abl_pred_head *out)
             int64_t J = -1;
             int decided = tl > 0.0 && isfinite(th), ncand = 0;
             for (float sv = slo; decided; sv = nextafterf(sv, INFINITY)) {
-                int64_t Jc = abs_J(c, i, m, sv);
+                int64_t Jc = abs_J(c, i, m, sv, Jlast);
                 if (ncand > 0 && Jc != J)
                     decided = 0;
                 J = Jc;
@@ -213,7 +315,7 @@ static void predict_head(const pctx *c, int h, abl_pred_head *out)
                 abl_xacc_clear(&acc);
                 for (uint64_t j = 0; j <= i; j++)
                     abl_xacc_add(&acc, abl_emul_eager_exp(em, c->V[j], m));
-                J = abs_J(c, i, m, abl_xacc_round32(&acc));
+                J = abs_J(c, i, m, abl_xacc_round32(&acc), Jlast);
                 exact_rows++;
             }
             matrix += (uint64_t)(J + 1);

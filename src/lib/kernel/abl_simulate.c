@@ -734,192 +734,222 @@ static void fraction_cells(uint64_t count, uint64_t heads, uint64_t n, int matri
 
 #define TRY(x)                                                                                                    \
     do {                                                                                                          \
-        if ((st = (x)) != ABL_OK)                                                                                 \
-            goto done;                                                                                            \
+        abl_status st_ = (x);                                                                                     \
+        if (st_ != ABL_OK)                                                                                        \
+            return st_;                                                                                           \
     } while (0)
 
-abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simulation *sim,
-                                 const abl_prediction *pred, abl_report **out)
-{
-    if (out == NULL || (sim == NULL && pred == NULL) || (sim == NULL && cfg == NULL))
-        return ABL_ERR_INVALID_ARGUMENT;
-    *out = NULL;
-    abl_status st = ABL_OK;
-    abl_sim_setup s;
-    memset(&s, 0, sizeof s);
-    const abl_simulate_config *c = sim ? &sim->config : cfg;
-    /* the schedule again, for slopes and head indices (cheap; never differs from the run's) */
-    if ((st = abl_sim_setup_init(c, &s)) != ABL_OK)
-        return st;
-    int heads = s.heads;
-    uint64_t n = c->context;
-    const abl_pipeline *p = &c->pipeline;
-    char title[160], buf[512], json[600];
-    snprintf(title, sizeof title, "%s of the %s pipeline (N = %llu)",
-             sim ? "Simulated attention weights" : "Predicted zero weights", p->preset, (unsigned long long)n);
-    abl_report *r = abl_report_new(title, "heads");
-    if (r == NULL) {
-        abl_sim_setup_free(&s);
-        return ABL_ERR_NO_MEMORY;
-    }
-    snprintf(json, sizeof json, "\"%s\"", p->preset);
-    TRY(abl_report_meta(r, "pipeline", "pipeline", p->preset, json));
-    abl_pipeline_describe(p, buf, sizeof buf);
-    TRY(abl_report_meta(r, "pipeline_fields", "fields", buf, NULL));
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)n);
-    TRY(abl_report_meta(r, "context", "context N", buf, buf));
-    snprintf(buf, sizeof buf, "%d", heads);
-    TRY(abl_report_meta(r, "head_count", "heads", buf, buf));
-    TRY(abl_report_meta(r, "slopes", "slopes", s.schedule.spec, NULL));
-    if (s.captured != NULL) {
-        snprintf(buf, sizeof buf, "captured scores (%s, %s), rounded to %s", s.captured->itemsize == 4 ? "float32"
-                 : "float16", s.captured->ndim == 3 ? "one matrix per head" : "one matrix for every head",
-                 s.score_fp.name);
-        TRY(abl_report_meta(r, "logits", "logits", buf, "\"captured\""));
-        TRY(abl_report_meta(r, "logits_dtype", "scores rounded to", s.score_fp.name, NULL));
-    } else if (s.gaussian) {
-        /* std <= ABL_SIMULATE_MAX_LOGIT_STD: its decimal text is whole but may be long */
-        char *std = abl_decimal_string(c->logit_std);
-        char *line = std != NULL ? malloc(strlen(std) + 64) : NULL;
-        if (line == NULL) {
-            free(std);
-            abl_report_free(r);
-            abl_sim_setup_free(&s);
-            return ABL_ERR_NO_MEMORY;
-        }
-        sprintf(line, "Gaussian, std %s, seed %llu", std, (unsigned long long)c->seed);
-        st = abl_report_meta(r, "logits", "logits", line, "\"gaussian\"");
-        if (st == ABL_OK)
-            st = abl_report_meta(r, "logit_std", "logit std", std, std);
-        free(line);
-        free(std);
-        TRY(st);
-        snprintf(buf, sizeof buf, "%llu", (unsigned long long)c->seed);
-        TRY(abl_report_meta(r, "seed", "seed", buf, buf));
-    } else {
-        TRY(abl_report_meta(r, "logits", "logits", "zero", "\"zero\""));
-    }
-    TRY(abl_report_meta(r, "mode", "mode", sim && pred ? "simulation, checked against the predictor"
-                                               : sim ? "simulation" : "prediction (zero logits)", NULL));
+/* What a report is built from: the set-up (slopes, held values, emulation constants) and the results. */
+typedef struct rep_ctx {
+    abl_report *r;
+    const abl_sim_setup *s;
+    const abl_simulate_config *c;
+    const abl_simulation *sim;     /* NULL: prediction only */
+    const abl_prediction *pred;    /* NULL: simulation only */
+} rep_ctx;
 
+/* The logits line: zero, Gaussian (std and seed) or captured. */
+static abl_status report_logits_meta(const rep_ctx *x)
+{
+    const abl_sim_setup *s = x->s;
+    char buf[256];
+    if (s->captured != NULL) {
+        snprintf(buf, sizeof buf, "captured scores (%s, %s), rounded to %s", s->captured->itemsize == 4 ? "float32"
+                 : "float16", s->captured->ndim == 3 ? "one matrix per head" : "one matrix for every head",
+                 s->score_fp.name);
+        TRY(abl_report_meta(x->r, "logits", "logits", buf, "\"captured\""));
+        return abl_report_meta(x->r, "logits_dtype", "scores rounded to", s->score_fp.name, NULL);
+    }
+    if (!s->gaussian)
+        return abl_report_meta(x->r, "logits", "logits", "zero", "\"zero\"");
+    /* std <= ABL_SIMULATE_MAX_LOGIT_STD: its decimal text is whole but may be long */
+    char *std = abl_decimal_string(x->c->logit_std);
+    char *line = std != NULL ? malloc(strlen(std) + 64) : NULL;
+    abl_status st = ABL_ERR_NO_MEMORY;
+    if (line != NULL) {
+        sprintf(line, "Gaussian, std %s, seed %llu", std, (unsigned long long)x->c->seed);
+        st = abl_report_meta(x->r, "logits", "logits", line, "\"gaussian\"");
+        if (st == ABL_OK)
+            st = abl_report_meta(x->r, "logit_std", "logit std", std, std);
+    }
+    free(line);
+    free(std);
+    TRY(st);
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)x->c->seed);
+    return abl_report_meta(x->r, "seed", "seed", buf, buf);
+}
+
+static abl_status report_meta(const rep_ctx *x)
+{
+    const abl_pipeline *p = &x->c->pipeline;
+    char buf[600], json[600];
+    snprintf(json, sizeof json, "\"%s\"", p->preset);
+    TRY(abl_report_meta(x->r, "pipeline", "pipeline", p->preset, json));
+    abl_pipeline_describe(p, buf, sizeof buf);
+    TRY(abl_report_meta(x->r, "pipeline_fields", "fields", buf, NULL));
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)x->c->context);
+    TRY(abl_report_meta(x->r, "context", "context N", buf, buf));
+    snprintf(buf, sizeof buf, "%d", x->s->heads);
+    TRY(abl_report_meta(x->r, "head_count", "heads", buf, buf));
+    TRY(abl_report_meta(x->r, "slopes", "slopes", x->s->schedule.spec, NULL));
+    TRY(report_logits_meta(x));
+    return abl_report_meta(x->r, "mode", "mode", x->sim && x->pred ? "simulation, checked against the predictor"
+                                                 : x->sim ? "simulation" : "prediction (zero logits)", NULL);
+}
+
+static abl_status report_columns(const rep_ctx *x)
+{
+    abl_report *r = x->r;
+    char buf[64];
     TRY(abl_report_column(r, "index", "head", ABL_ALIGN_RIGHT));
     TRY(abl_report_column(r, "slope_exact", "m", ABL_ALIGN_LEFT));
-    snprintf(buf, sizeof buf, "m (%s)", p->slope_dtype.name);
+    snprintf(buf, sizeof buf, "m (%s)", x->c->pipeline.slope_dtype.name);
     TRY(abl_report_column(r, "slope", buf, ABL_ALIGN_RIGHT));
     TRY(abl_report_column(r, "paper_delta", "δ paper", ABL_ALIGN_RIGHT));
     TRY(abl_report_column(r, "ieee_delta", "δ ieee", ABL_ALIGN_RIGHT));
     TRY(abl_report_column(r, "first_blind_distance", "first blind d", ABL_ALIGN_RIGHT));
     TRY(abl_report_column(r, "row_zeros", "row zeros", ABL_ALIGN_RIGHT));
     TRY(abl_report_column(r, "matrix_zeros", "matrix zeros", ABL_ALIGN_RIGHT));
-    if (sim) {
+    if (x->sim) {
         TRY(abl_report_column(r, "distinct_logits", "distinct logits", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "longest_tie_run", "longest tie", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "tied_with_diagonal", "tied w/ diag", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "tv_distance", "TV distance", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "mass_lost", "mass lost", ABL_ALIGN_RIGHT));
     }
-    if (sim && pred) {
+    if (x->sim && x->pred) {
         TRY(abl_report_column(r, "predicted_first_blind_distance", "pred. first blind d", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "predicted_row_zeros", "pred. row zeros", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "predicted_matrix_zeros", "pred. matrix zeros", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "agrees", "agrees", ABL_ALIGN_LEFT));
     }
-    if (!sim)
+    if (!x->sim)
         TRY(abl_report_column(r, "exact_rows", "exact-sum rows", ABL_ALIGN_RIGHT));
+    return ABL_OK;
+}
 
-    for (int h = 0; h < heads; h++) {
-        const abl_slope *sl = &s.schedule.slopes[h];
-        TRY(abl_report_row(r));
-        snprintf(buf, sizeof buf, "%d", sl->index);
-        TRY(abl_report_cell(r, buf, buf, NULL));
-        abl_slope_exact_text(sl, buf, sizeof buf);
-        TRY(abl_report_cell(r, buf, NULL, NULL));
-        snprintf(buf, sizeof buf, "%.9g", s.hd[h].held);
-        TRY(abl_report_cell(r, buf, buf, NULL));
-        TRY(cell_delta(r, sl, &p->output_dtype, ABL_CONV_PAPER));
-        TRY(cell_delta(r, sl, &p->output_dtype, ABL_CONV_IEEE));
-        if (sim) {
-            const abl_sim_head *a = &sim->results[h];
-            TRY(cell_blind(r, a->first_blind));
-            TRY(cell_u64(r, a->row_zeros));
-            TRY(cell_u64(r, a->matrix_zeros));
-            TRY(cell_u64(r, a->distinct_logits));
-            TRY(cell_u64(r, a->longest_tie_run));
-            TRY(cell_u64(r, a->tied_with_diagonal));
-            char t2[40];
-            snprintf(buf, sizeof buf, "%.4g", a->tv_distance);
-            snprintf(t2, sizeof t2, "%.6e", a->tv_distance);
-            TRY(abl_report_cell(r, buf, t2, NULL));
-            snprintf(buf, sizeof buf, "%.3g", a->mass_lost);
-            snprintf(t2, sizeof t2, "%.6e", a->mass_lost);
-            TRY(abl_report_cell(r, buf, t2, NULL));
-        } else {
-            const abl_pred_head *b = &pred->results[h];
-            TRY(cell_blind(r, b->first_blind));
-            TRY(cell_u64(r, b->row_zeros));
-            TRY(cell_u64(r, b->matrix_zeros));
-        }
-        if (sim && pred) {
-            const abl_pred_head *b = &pred->results[h];
-            const abl_sim_head *a = &sim->results[h];
-            TRY(cell_blind(r, b->first_blind));
-            TRY(cell_u64(r, b->row_zeros));
-            TRY(cell_u64(r, b->matrix_zeros));
-            int ok = a->first_blind == b->first_blind && a->row_zeros == b->row_zeros &&
-                     a->matrix_zeros == b->matrix_zeros;
-            TRY(abl_report_cell(r, ok ? "yes" : "NO", ok ? "true" : "false", NULL));
-        }
-        if (!sim)
-            TRY(cell_u64(r, pred->results[h].exact_rows));
+/* One head's row: slope, deltas, then the simulation's or the prediction's counts (or both). */
+static abl_status report_head(const rep_ctx *x, int h)
+{
+    abl_report *r = x->r;
+    const abl_pipeline *p = &x->c->pipeline;
+    const abl_slope *sl = &x->s->schedule.slopes[h];
+    char buf[128];
+    TRY(abl_report_row(r));
+    snprintf(buf, sizeof buf, "%d", sl->index);
+    TRY(abl_report_cell(r, buf, buf, NULL));
+    abl_slope_exact_text(sl, buf, sizeof buf);
+    TRY(abl_report_cell(r, buf, NULL, NULL));
+    snprintf(buf, sizeof buf, "%.9g", x->s->hd[h].held);
+    TRY(abl_report_cell(r, buf, buf, NULL));
+    TRY(cell_delta(r, sl, &p->output_dtype, ABL_CONV_PAPER));
+    TRY(cell_delta(r, sl, &p->output_dtype, ABL_CONV_IEEE));
+    const abl_pred_head *b = x->pred ? &x->pred->results[h] : NULL;
+    if (x->sim) {
+        const abl_sim_head *a = &x->sim->results[h];
+        TRY(cell_blind(r, a->first_blind));
+        TRY(cell_u64(r, a->row_zeros));
+        TRY(cell_u64(r, a->matrix_zeros));
+        TRY(cell_u64(r, a->distinct_logits));
+        TRY(cell_u64(r, a->longest_tie_run));
+        TRY(cell_u64(r, a->tied_with_diagonal));
+        char t2[40];
+        snprintf(buf, sizeof buf, "%.4g", a->tv_distance);
+        snprintf(t2, sizeof t2, "%.6e", a->tv_distance);
+        TRY(abl_report_cell(r, buf, t2, NULL));
+        snprintf(buf, sizeof buf, "%.3g", a->mass_lost);
+        snprintf(t2, sizeof t2, "%.6e", a->mass_lost);
+        TRY(abl_report_cell(r, buf, t2, NULL));
+        if (b == NULL)
+            return ABL_OK;
+        TRY(cell_blind(r, b->first_blind));
+        TRY(cell_u64(r, b->row_zeros));
+        TRY(cell_u64(r, b->matrix_zeros));
+        int ok = a->first_blind == b->first_blind && a->row_zeros == b->row_zeros && a->matrix_zeros == b->matrix_zeros;
+        return abl_report_cell(r, ok ? "yes" : "NO", ok ? "true" : "false", NULL);
     }
+    TRY(cell_blind(r, b->first_blind));
+    TRY(cell_u64(r, b->row_zeros));
+    TRY(cell_u64(r, b->matrix_zeros));
+    return cell_u64(r, b->exact_rows);
+}
 
-    uint64_t rz = sim ? sim->row_zeros : pred->row_zeros, mz = sim ? sim->matrix_zeros : pred->matrix_zeros;
-    char text[64];
+static abl_status report_summary(const rep_ctx *x)
+{
+    abl_report *r = x->r;
+    uint64_t rz = x->sim ? x->sim->row_zeros : x->pred->row_zeros;
+    uint64_t mz = x->sim ? x->sim->matrix_zeros : x->pred->matrix_zeros;
+    uint64_t heads = (uint64_t)x->s->heads, n = x->c->context;
+    char buf[64], text[64], json[96];
     u64_text(rz, buf, sizeof buf);
     TRY(abl_report_summary(r, "row_zeros", "zero weights in the last rows", buf, buf));
     u64_text(mz, buf, sizeof buf);
     TRY(abl_report_summary(r, "matrix_zeros", "zero weights in the matrices", buf, buf));
-    fraction_cells(rz, (uint64_t)heads, n, 0, text, sizeof text, json, sizeof json);
+    fraction_cells(rz, heads, n, 0, text, sizeof text, json, sizeof json);
     TRY(abl_report_summary(r, "row_fraction", "row fraction", text, json));
-    fraction_cells(mz, (uint64_t)heads, n, 1, text, sizeof text, json, sizeof json);
+    fraction_cells(mz, heads, n, 1, text, sizeof text, json, sizeof json);
     TRY(abl_report_summary(r, "matrix_fraction", "matrix fraction", text, json));
-    if (sim) {
+    if (x->sim) {
         double lost = 0.0;
-        for (int h = 0; h < heads; h++)
-            lost += sim->results[h].mass_lost;
+        for (int h = 0; h < x->s->heads; h++)
+            lost += x->sim->results[h].mass_lost;
         char t2[40];
-        snprintf(buf, sizeof buf, "%.3g", lost / heads);
-        snprintf(t2, sizeof t2, "%.6e", lost / heads);
+        snprintf(buf, sizeof buf, "%.3g", lost / x->s->heads);
+        snprintf(t2, sizeof t2, "%.6e", lost / x->s->heads);
         TRY(abl_report_summary(r, "mass_lost", "attention mass lost (last row, mean over heads)", buf, t2));
     }
-    if (sim && pred) {
-        int ok = abl_prediction_agrees(sim, pred);
+    if (x->sim && x->pred) {
+        int ok = abl_prediction_agrees(x->sim, x->pred);
         TRY(abl_report_summary(r, "predictor_agrees", "predictor agrees", ok ? "yes" : "NO", ok ? "true" : "false"));
     }
+    return ABL_OK;
+}
 
-    const abl_emul *em = &s.em;
+/* The softmax model in one sentence. */
+static void softmax_note(const abl_pipeline *p, const abl_emul *em, char *buf, size_t len)
+{
     if (p->softmax == ABL_SOFTMAX_EAGER) {
-        snprintf(buf, sizeof buf,
+        snprintf(buf, len,
                  "Eager softmax: e = fp32(exp(fp32(x - max))) %s, S = %s fp32 sum, p = %s, then one "
                  "round-to-nearest-even into %s; a weight is zero when p <= %.9g (half the smallest subnormal).",
-                 p->exp == ABL_EXP_SLEEF ? "as Sleef_expf8_u10 computes it" : "correctly rounded", p->sum == ABL_SUM_EXACT ? "the correctly rounded" : p->sum == ABL_SUM_SEQUENTIAL ? "a sequential"
+                 p->exp == ABL_EXP_SLEEF ? "as Sleef_expf8_u10 computes it" : "correctly rounded",
+                 p->sum == ABL_SUM_EXACT ? "the correctly rounded" : p->sum == ABL_SUM_SEQUENTIAL ? "a sequential"
                  : p->sum == ABL_SUM_VEC8 ? "an 8-lane (PyTorch AVX2)" : "a 16-lane (PyTorch AVX-512)",
                  p->normalise == ABL_NORM_DIVIDE ? "fp32(e / S)" : "fp32(e * fp32(1/S))", p->output_dtype.name,
                  em->out.zero_max);
-    } else {
-        snprintf(buf, sizeof buf,
+    } else if (p->softmax == ABL_SOFTMAX_FLASH) {
+        snprintf(buf, len,
                  "Flash softmax: slope/scale added in fp32 by fma, e = exp2(fma(x, %.9g, -fp32(max * %.9g))) flushed "
                  "to zero below 2^-126, running max over blocks of %d keys from the diagonal; P = e rounded into %s "
                  "is zero when e <= %.9g.",
                  (double)em->c_log2, (double)em->c_log2, p->block, p->output_dtype.name, em->out.zero_max);
+    } else {
+        snprintf(buf, len,
+                 "SDPA %s kernel: y = fp32(x * fp32(log2 e)), keys in blocks of %d from key 0 with a running max; "
+                 "P = %s(exp2(y - max)), rescaled in fp32 when the max grows; weight = %s(fp32(P * rescales * "
+                 "fp32(1/s)))%s.",
+                 p->softmax == ABL_SOFTMAX_SDPA_CUDNN ? "cuDNN" : "memory-efficient", p->block, p->output_dtype.name,
+                 p->output_dtype.name,
+                 p->softmax == ABL_SOFTMAX_SDPA_CUDNN ? ", the fp32 value flushed to zero below 2^-126" : "");
     }
-    TRY(abl_report_note(r, buf));
-    snprintf(buf, sizeof buf, "Bias: %s form; slopes rounded once into %s%s; δ paper and δ ieee are the "
+}
+
+static abl_status report_notes(const rep_ctx *x)
+{
+    const abl_pipeline *p = &x->c->pipeline;
+    const abl_emul *em = &x->s->em;
+    char buf[600];
+    softmax_note(p, em, buf, sizeof buf);
+    TRY(abl_report_note(x->r, buf));
+    snprintf(buf, sizeof buf, "Bias: %s form; slopes %s into %s%s; δ paper and δ ieee are the "
                               "exponent-level distances of spec §4 for %s (for comparison).",
-             abl_bias_form_name(p->bias_form), p->slope_dtype.name,
-             p->softmax == ABL_SOFTMAX_EAGER ? ", cast to the product dtype" : ", divided by the softmax scale",
+             abl_bias_form_name(p->bias_form),
+             p->slope_calc == ABL_SLOPE_CALC_EXACT ? "rounded once" : p->slope_calc == ABL_SLOPE_CALC_TORCH_POW
+             ? "as torch.pow(fp32 base, k) computes them, held" : "as 1 / torch.pow(2, k B/H') computes them, held",
+             p->slope_dtype.name,
+             p->softmax == ABL_SOFTMAX_FLASH ? ", divided by the softmax scale" : ", cast to the product dtype",
              p->output_dtype.name);
-    TRY(abl_report_note(r, buf));
+    TRY(abl_report_note(x->r, buf));
     if (em->has_scale) {
         char sc[64];
         abl_ratio_text(&p->bias_scale, sc, sizeof sc);
@@ -927,16 +957,51 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
                                   "columns are for m itself).", sc,
                  p->bias_add == ABL_BIAS_ADD_BOTH ? " and added twice (scores and mask)" : "",
                  p->bias_add == ABL_BIAS_ADD_BOTH ? "2 x that times" : sc);
-        TRY(abl_report_note(r, buf));
+        TRY(abl_report_note(x->r, buf));
     }
-    if (sim)
-        TRY(abl_report_note(r, "Last-row statistics: first blind d = smallest distance with a zero weight; TV "
-                               "distance = 0.5 sum |p - p_exact| against a binary64 softmax of eps - m d with the "
-                               "exact slope; mass lost = the share of p_exact on the zero weights."));
-    if (pred && !sim)
-        TRY(abl_report_note(r, "Prediction: the same rounding model as simulate, without the N x N work; "
-                               "exact-sum rows = rows whose certified sum bound had to be replaced by the exact sum."));
-done:
+    if (x->sim)
+        TRY(abl_report_note(x->r, "Last-row statistics: first blind d = smallest distance with a zero weight; TV "
+                                  "distance = 0.5 sum |p - p_exact| against a binary64 softmax of eps - m d with the "
+                                  "exact slope; mass lost = the share of p_exact on the zero weights."));
+    if (x->pred && !x->sim)
+        TRY(abl_report_note(x->r, "Prediction: the same rounding model as simulate, without the N x N work; "
+                                  "exact-sum rows = rows whose certified sum bound had to be replaced by the exact sum."));
+    return ABL_OK;
+}
+
+static abl_status report_fill(const rep_ctx *x)
+{
+    TRY(report_meta(x));
+    TRY(report_columns(x));
+    for (int h = 0; h < x->s->heads; h++)
+        TRY(report_head(x, h));
+    TRY(report_summary(x));
+    return report_notes(x);
+}
+
+abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simulation *sim,
+                                 const abl_prediction *pred, abl_report **out)
+{
+    if (out == NULL || (sim == NULL && pred == NULL) || (sim == NULL && cfg == NULL))
+        return ABL_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    abl_sim_setup s;
+    const abl_simulate_config *c = sim ? &sim->config : cfg;
+    /* the schedule again, for slopes and head indices (cheap; never differs from the run's) */
+    abl_status st = abl_sim_setup_init(c, &s);
+    if (st != ABL_OK)
+        return st;
+    char title[160];
+    snprintf(title, sizeof title, "%s of the %s pipeline (N = %llu)",
+             sim ? "Simulated attention weights" : "Predicted zero weights", c->pipeline.preset,
+             (unsigned long long)c->context);
+    abl_report *r = abl_report_new(title, "heads");
+    if (r == NULL) {
+        abl_sim_setup_free(&s);
+        return ABL_ERR_NO_MEMORY;
+    }
+    rep_ctx x = {r, &s, c, sim, pred};
+    st = report_fill(&x);
     abl_sim_setup_free(&s);
     if (st != ABL_OK) {
         abl_report_free(r);
