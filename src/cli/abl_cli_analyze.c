@@ -11,6 +11,7 @@ static const abl_cli_opt analyze_opts[] = {
     {"ctx", "N", "context length N (1 to 1e18; 1e12 style accepted) [required]"},
     {"distance", "KIND", "linear (default) or log: g(d) = d or ln(d + 1)"},
     {"dtype", "TYPE", "floating-point format of the exponential (default bf16; eXmY for custom)"},
+    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
     {"level", "LEVEL", "exponent (default: exp(x) underflows, the paper) or weight (exp(x)/S underflows, spec §4)"},
@@ -129,6 +130,11 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
                                                   strncmp(cfg.slopes, "targets:", 8) != 0)))
         return abl_cli_usage_error("analyze: --heads H is required (except with slopes:/targets: lists)");
 
+    /* Known before any work starts: refuse a layer over the budget unless forced. */
+    abl_cost cost;
+    if (abl_analysis_estimate(&cfg, &cost) == ABL_OK &&
+        abl_cli_budget("analyze", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
+        return ABL_EXIT_USAGE;
     abl_analysis a;
     abl_status st = abl_analysis_run(&cfg, &a);
     int rc = ABL_EXIT_OK;

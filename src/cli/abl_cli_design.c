@@ -12,6 +12,7 @@ static const abl_cli_opt design_opts[] = {
     {"heads", "H", "number of heads to design (1 to 65536)"},
     {"keep", "WHAT", "all (default): every head keeps every key (steepest head as steep as allowed)"},
     {"logit-budget", "B", "the most negative logit a key at distance N-1 must still be seen with (default 0)"},
+    {"model", "NAME", "a catalogued model (alibi-blind models): its heads, dtype, kernel, context and slopes"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output"},
     {"pipeline", "SPEC", "the kernel: preset[,field=value...] (default eager; see simulate --help)"},
     {"slopes", "SPEC", "judge an existing schedule instead: the largest N each head keeps every key"},
@@ -35,6 +36,7 @@ typedef struct design_run {
     abl_design_clamp clamp;
     int have_clamp;
     const char *schedule;       /* the schedule the clamp is judged for */
+    const abl_model *model;     /* --model, or NULL */
 } design_run;
 
 static int parse_targets(const char *list, uint64_t **out, int *n)
@@ -79,6 +81,10 @@ static abl_status build_report(design_run *d, abl_report **out)
     abl_report *r = abl_report_new("ALiBi slope design", "heads");
     if (r == NULL)
         return ABL_ERR_NO_MEMORY;
+    if (d->model != NULL) {
+        snprintf(j, sizeof j, "\"%s\"", d->model->name);
+        abl_report_meta(r, "model", "model", d->model->name, j);
+    }
     snprintf(j, sizeof j, "\"%s\"", d->cfg.pipeline.preset);
     abl_report_meta(r, "pipeline", "pipeline", d->cfg.pipeline.preset, j);
     snprintf(j, sizeof j, "\"%s\"", d->cfg.pipeline.output_dtype.name);
@@ -217,11 +223,24 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     int special = fmt != NULL && (strcmp(fmt, "python") == 0 || strcmp(fmt, "slopes") == 0);
     if (fmt != NULL && !special && abl_cli_output(fmt, &out))
         return ABL_EXIT_USAGE;
+    /* --model first; --heads, --dtype, --pipeline, --ctx override it. */
+    const abl_model *cat = NULL;
+    if ((s = abl_cli_value(cmd, v, "model")) != NULL && (cat = abl_model_find(s)) == NULL) {
+        const abl_model *near = abl_model_suggest(s);
+        return abl_cli_usage_error("--model: unknown model '%s'%s%s%s (see alibi-blind models)", s,
+                                   near ? " (did you mean " : "", near ? near->name : "", near ? "?)" : "");
+    }
     abl_format model;
-    if (abl_cli_dtype("dtype", (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16", &model))
+    const char *dt = abl_cli_value(cmd, v, "dtype");
+    if (dt == NULL)
+        dt = cat != NULL && cat->dtype != NULL ? cat->dtype : "bf16";
+    if (abl_cli_dtype("dtype", dt, &model))
         return ABL_EXIT_USAGE;
     char err[512];
     d->pipe_spec = abl_cli_value(cmd, v, "pipeline");
+    if (d->pipe_spec == NULL && cat != NULL && cat->family != NULL && cat->family->npaths > 0)
+        d->pipe_spec = cat->family->paths[0].pipeline;
+    d->model = cat;
     if (d->pipe_spec != NULL && d->pipe_spec[0] == '\0')
         return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
     if (abl_pipeline_parse(d->pipe_spec, &model, &d->cfg.pipeline, err, sizeof err) != ABL_OK)
@@ -235,11 +254,13 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
                                    abl_exp_model_name(d->cfg.pipeline.exp));
     if (d->pipe_spec == NULL)
         d->pipe_spec = "eager";
-    if ((s = abl_cli_value(cmd, v, "ctx")) == NULL)
+    if ((s = abl_cli_value(cmd, v, "ctx")) == NULL && (cat == NULL || cat->context == 0))
         return abl_cli_usage_error("design: --ctx N is required");
-    if (abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &d->cfg.context))
+    if (s == NULL)
+        d->cfg.context = cat->context;
+    else if (abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &d->cfg.context))
         return ABL_EXIT_USAGE;
-    long heads = 0, threads = 0;
+    long heads = cat != NULL ? cat->heads : 0, threads = 0;
     if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
     if ((s = abl_cli_value(cmd, v, "threads")) && abl_cli_int("threads", s, 1, 256, &threads))
@@ -354,8 +375,8 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         int nsched = d->n;
         float *press = NULL;
         if (d->sees == NULL) {
-            d->schedule = "press";
-            if ((st = abl_design_held_slopes(&d->cfg, "press", d->n, &press, &nsched)) != ABL_OK)
+            d->schedule = d->model != NULL && d->model->slopes != NULL ? d->model->slopes : "press";
+            if ((st = abl_design_held_slopes(&d->cfg, d->schedule, d->n, &press, &nsched)) != ABL_OK)
                 return design_status(st, "press");
             sched = press;
         }

@@ -58,6 +58,11 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         (strncmp(c.slopes, "slopes:", 7) == 0 || strncmp(c.slopes, "targets:", 8) == 0))
         c.heads = 0; /* the list gives H */
 
+    /* The cost is known before any work starts: refuse it above the budget unless forced. */
+    abl_cost cost;
+    if (abl_figure_estimate_config(&c, panel_b, &cost) == ABL_OK &&
+        abl_cli_budget("figure", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
+        return ABL_EXIT_USAGE;
     abl_figure f;
     abl_status st = abl_figure_run(&c, &f);
     if (st == ABL_ERR_CONTEXT_RANGE)
@@ -69,13 +74,6 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         return abl_cli_usage_error("figure: %s", abl_status_message(st));
     if (st != ABL_OK)
         return abl_cli_internal_error("figure: %s", abl_status_message(st));
-    /* The series' cost is known now: refuse it above the budget unless forced. */
-    abl_cost cost;
-    abl_figure_estimate(&f, &cost);
-    if (abl_cli_budget("figure", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0) {
-        abl_figure_free(&f);
-        return ABL_EXIT_USAGE;
-    }
     const char *path = abl_cli_value(cmd, v, "output");
     const char *plot_path = abl_cli_value(cmd, v, "plot");
     abl_plot_render_options ro;

@@ -777,3 +777,26 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     *out = r;
     return ABL_OK;
 }
+
+abl_status abl_analysis_estimate(const abl_analysis_config *cfg, abl_cost *out)
+{
+    if (cfg == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    int heads = cfg->heads;
+    const char *spec = cfg->slopes;
+    if (spec != NULL && heads == 0) {
+        /* A list gives H: count it by parsing (the numbers only; tau is irrelevant to the count). */
+        abl_schedule s;
+        abl_status st = abl_schedule_parse(spec, 0, -1, &s);
+        if (st != ABL_OK)
+            return st;
+        heads = s.count;
+        abl_schedule_free(&s);
+    }
+    out->units = (double)heads;
+    out->threads = 1;
+    out->seconds = heads * ABL_ANALYSIS_HEAD_SECONDS * (cfg->level == ABL_LEVEL_WEIGHT ? 4 : 1);
+    out->unit_name = "heads";
+    return ABL_OK;
+}

@@ -739,9 +739,26 @@ static void figure_meta(abl_report *r, const abl_figure *f, const char *figure)
     abl_threshold_string(&f->config.format, abl_convention_tau_kind(f->config.convention), 17, j, sizeof j);
     tau_text(&f->config.format, f->config.convention, t, sizeof t);
     abl_report_meta(r, "tau", "τ", t, j);
-    snprintf(t, sizeof t, "%s (%d heads)", f->slopes_spec, f->heads);
-    snprintf(j, sizeof j, "\"%s\"", f->slopes_spec);
-    abl_report_meta(r, "slopes", "slopes", t, j);
+    {
+        /* The schedule as given, whole (a long list stays long). */
+        size_t sl = strlen(f->slopes_spec);
+        char *st_ = malloc(sl + 32), *sj = malloc(2 * sl + 3);
+        if (st_ != NULL && sj != NULL) {
+            sprintf(st_, "%s (%d heads)", f->slopes_spec, f->heads);
+            char *w = sj;
+            *w++ = '"';
+            for (const char *p = f->slopes_spec; *p != '\0'; p++) {
+                if (*p == '"' || *p == '\\')
+                    *w++ = '\\';
+                *w++ = *p;
+            }
+            *w++ = '"';
+            *w = '\0';
+            abl_report_meta(r, "slopes", "slopes", st_, sj);
+        }
+        free(st_);
+        free(sj);
+    }
     /* Each head's slope and delta, steepest first: where its line crosses τ. */
     size_t ot = 0, oj = 0;
     t[0] = '\0';
@@ -871,6 +888,33 @@ void abl_figure_estimate(const abl_figure *f, abl_cost *out)
     out->seconds = out->units / ABL_FIGURE_RATE;
     out->threads = 1;
     out->unit_name = "values (points x heads)";
+}
+
+abl_status abl_figure_estimate_config(const abl_figure_config *c, int panel_b, abl_cost *out)
+{
+    if (c == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (c->step < 1 || c->max_distance < 1 || c->max_distance > ABL_MAX_CONTEXT)
+        return ABL_ERR_CONTEXT_RANGE;
+    abl_analysis_config a;
+    memset(&a, 0, sizeof a);
+    a.heads = c->heads;
+    a.slopes = c->slopes;
+    abl_cost layer;
+    abl_status st = abl_analysis_estimate(&a, &layer);
+    if (st != ABL_OK)
+        return st;
+    uint64_t n = c->max_distance / c->step + 1 + (c->max_distance % c->step != 0);
+    if (n > ABL_FIGURE_MAX_POINTS)
+        return ABL_ERR_CONTEXT_RANGE; /* a hard limit (abl_figure_run says so), not a budget */
+    double points = (double)n;
+    (void)panel_b;
+    out->units = points * layer.units;
+    out->seconds = out->units / ABL_FIGURE_RATE + layer.seconds;
+    out->threads = 1;
+    out->unit_name = "values (points x heads)";
+    return ABL_OK;
 }
 
 abl_status abl_figure_write_csv(const abl_figure *f, int panel_b, FILE *out, const abl_progress *progress)

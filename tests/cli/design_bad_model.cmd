@@ -1,0 +1,5 @@
+design
+--model
+bloom-560x
+--ctx
+512

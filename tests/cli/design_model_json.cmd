@@ -1,0 +1,7 @@
+design
+--model
+bloom-560m
+--ctx
+512
+--format
+json
