@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "abl_cli.h"
 
 static const abl_cli_opt analyze_opts[] = {
@@ -17,7 +18,7 @@ static const abl_cli_opt analyze_opts[] = {
     {"logit", "EPS", "attention logit epsilon added to the bias (default 0)"},
     {"logit-range", "LO:HI", "logits between LO and HI: report delta(LO) and delta(HI) per head"},
     {"mitigate", "LIST", "paper mitigations, e.g. C,E,L,S: clamp -87, robust slopes 32*2^(h-1), log distance, soft cap 50"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
     {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:d1,..., slopes:m1,..."},
     {"softcap", "Z", "soft-cap logits to (-Z, Z) and report the range of delta (mitigation S; paper: 50)"},
     {"window", "W", "hard attention window: keys farther than W are masked"},
@@ -63,9 +64,9 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
     if ((s = abl_cli_value(cmd, v, "window")) && abl_cli_count("window", s, 1, ABL_MAX_CONTEXT, &cfg.window))
         return ABL_EXIT_USAGE;
     if ((s = abl_cli_value(cmd, v, "distance")) != NULL) {
-        if (strcmp(s, "linear") == 0)
+        if (strcasecmp(s, "linear") == 0)
             cfg.distance = ABL_DISTANCE_LINEAR;
-        else if (strcmp(s, "log") == 0)
+        else if (strcasecmp(s, "log") == 0)
             cfg.distance = ABL_DISTANCE_LOG;
         else
             return abl_cli_usage_error("--distance: unknown distance '%s' (known: linear, log)", s);
@@ -96,6 +97,13 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
     if ((s = abl_cli_value(cmd, v, "clamp")) != NULL) {
         if (abl_cli_decimal("clamp", s, 0, nums->clamp))
             return ABL_EXIT_USAGE;
+        /* The bias -m*d is never positive: a clamp c >= 0 flattens all of it, almost surely a sign error. */
+        if (mpq_sgn(nums->clamp) > 0)
+            return abl_cli_usage_error("--clamp: %s is positive, so max(-m*d, c) = c flattens every bias "
+                                       "(the bias is never positive); did you mean --clamp -%s?", s, s);
+        if (mpq_sgn(nums->clamp) == 0)
+            return abl_cli_usage_error("--clamp: 0 flattens every bias to 0 (the bias is never positive); "
+                                       "a clamp is negative, e.g. --clamp -87");
         cfg.clamp = nums->clamp;
     }
     if ((s = abl_cli_value(cmd, v, "softcap")) != NULL) {
@@ -105,12 +113,12 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
     }
     if ((s = abl_cli_value(cmd, v, "mitigate")) && abl_mitigations_parse(s, &cfg.mitigations) != ABL_OK)
         return abl_cli_usage_error("--mitigate: '%s' is not a list of C, E, L, S (e.g. C,E or none)", s);
-    if ((cfg.mitigations & ABL_MITIGATE_LOG) && (s = abl_cli_value(cmd, v, "distance")) && strcmp(s, "log") != 0)
+    if ((cfg.mitigations & ABL_MITIGATE_LOG) && (s = abl_cli_value(cmd, v, "distance")) && strcasecmp(s, "log") != 0)
         return abl_cli_usage_error("--distance: mitigation L uses log distances; drop --distance %s", s);
     if ((s = abl_cli_value(cmd, v, "level")) != NULL) {
-        if (strcmp(s, "exponent") == 0)
+        if (strcasecmp(s, "exponent") == 0)
             cfg.level = ABL_LEVEL_EXPONENT;
-        else if (strcmp(s, "weight") == 0)
+        else if (strcasecmp(s, "weight") == 0)
             cfg.level = ABL_LEVEL_WEIGHT;
         else
             return abl_cli_usage_error("--level: unknown level '%s' (known: exponent, weight)", s);

@@ -745,7 +745,6 @@ abl_status abl_reproduce_report(const abl_reproduction *r, int differences_only,
     abl_report *rep = abl_report_new("Reproduction of the paper's published numbers", "checks");
     if (rep == NULL)
         return ABL_ERR_NO_MEMORY;
-    abl_report_json_rows_only(rep); /* issue 3: JSON is an array of {id, published, computed, verdict, reason} */
     char t[1024], j[1100];
     {
         /* The directory's name whole (text), JSON-escaped. */
