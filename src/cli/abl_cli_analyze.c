@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "abl_cli.h"
 
 static const abl_cli_opt analyze_opts[] = {
@@ -11,6 +12,7 @@ static const abl_cli_opt analyze_opts[] = {
     {"ctx", "N", "context length N (1 to 1e18; 1e12 style accepted) [required]"},
     {"distance", "KIND", "linear (default) or log: g(d) = d or ln(d + 1)"},
     {"dtype", "TYPE", "floating-point format of the exponential (default bf16; eXmY for custom)"},
+    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
     {"level", "LEVEL", "exponent (default: exp(x) underflows, the paper) or weight (exp(x)/S underflows, spec §4)"},
@@ -18,7 +20,7 @@ static const abl_cli_opt analyze_opts[] = {
     {"logit-range", "LO:HI", "logits between LO and HI: report delta(LO) and delta(HI) per head"},
     {"mitigate", "LIST", "paper mitigations, e.g. C,E,L,S: clamp -87, robust slopes 32*2^(h-1), log distance, soft cap 50"},
     {"model", "NAME", "a model of the catalogue (alibi-blind models): its heads, slopes, dtype, context, code path"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
     {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...] or a code path of the model: the real kernel's first blind d"},
     {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:d1,..., slopes:m1,..."},
     {"softcap", "Z", "soft-cap logits to (-Z, Z) and report the range of delta (mitigation S; paper: 50)"},
@@ -103,9 +105,9 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
     if ((s = abl_cli_value(cmd, v, "window")) && abl_cli_count("window", s, 1, ABL_MAX_CONTEXT, &cfg.window))
         return ABL_EXIT_USAGE;
     if ((s = abl_cli_value(cmd, v, "distance")) != NULL) {
-        if (strcmp(s, "linear") == 0)
+        if (strcasecmp(s, "linear") == 0)
             cfg.distance = ABL_DISTANCE_LINEAR;
-        else if (strcmp(s, "log") == 0)
+        else if (strcasecmp(s, "log") == 0)
             cfg.distance = ABL_DISTANCE_LOG;
         else
             return abl_cli_usage_error("--distance: unknown distance '%s' (known: linear, log)", s);
@@ -136,6 +138,13 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
     if ((s = abl_cli_value(cmd, v, "clamp")) != NULL) {
         if (abl_cli_decimal("clamp", s, 0, nums->clamp))
             return ABL_EXIT_USAGE;
+        /* The bias -m*d is never positive: a clamp c >= 0 flattens all of it, almost surely a sign error. */
+        if (mpq_sgn(nums->clamp) > 0)
+            return abl_cli_usage_error("--clamp: %s is positive, so max(-m*d, c) = c flattens every bias "
+                                       "(the bias is never positive); did you mean --clamp -%s?", s, s);
+        if (mpq_sgn(nums->clamp) == 0)
+            return abl_cli_usage_error("--clamp: 0 flattens every bias to 0 (the bias is never positive); "
+                                       "a clamp is negative, e.g. --clamp -87");
         cfg.clamp = nums->clamp;
     }
     if ((s = abl_cli_value(cmd, v, "softcap")) != NULL) {
@@ -145,12 +154,12 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
     }
     if ((s = abl_cli_value(cmd, v, "mitigate")) && abl_mitigations_parse(s, &cfg.mitigations) != ABL_OK)
         return abl_cli_usage_error("--mitigate: '%s' is not a list of C, E, L, S (e.g. C,E or none)", s);
-    if ((cfg.mitigations & ABL_MITIGATE_LOG) && (s = abl_cli_value(cmd, v, "distance")) && strcmp(s, "log") != 0)
+    if ((cfg.mitigations & ABL_MITIGATE_LOG) && (s = abl_cli_value(cmd, v, "distance")) && strcasecmp(s, "log") != 0)
         return abl_cli_usage_error("--distance: mitigation L uses log distances; drop --distance %s", s);
     if ((s = abl_cli_value(cmd, v, "level")) != NULL) {
-        if (strcmp(s, "exponent") == 0)
+        if (strcasecmp(s, "exponent") == 0)
             cfg.level = ABL_LEVEL_EXPONENT;
-        else if (strcmp(s, "weight") == 0)
+        else if (strcasecmp(s, "weight") == 0)
             cfg.level = ABL_LEVEL_WEIGHT;
         else
             return abl_cli_usage_error("--level: unknown level '%s' (known: exponent, weight)", s);
@@ -162,6 +171,11 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
                                                   strncmp(cfg.slopes, "targets:", 8) != 0)))
         return abl_cli_usage_error("analyze: --heads H is required (except with slopes:/targets: lists)");
 
+    /* Known before any work starts: refuse a layer over the budget unless forced. */
+    abl_cost cost;
+    if (abl_analysis_estimate(&cfg, &cost) == ABL_OK &&
+        abl_cli_budget("analyze", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
+        return ABL_EXIT_USAGE;
     abl_analysis a;
     abl_status st = abl_analysis_run(&cfg, &a);
     int rc = ABL_EXIT_OK;

@@ -194,7 +194,7 @@ static int emit_special(design_run *d, const char *fmt, const char *path)
     fclose(mem);
     int rc = 0;
     if (path == NULL) {
-        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
+        if (fwrite(text, 1, len, abl_cli_out) != len || fflush(abl_cli_out) != 0)
             rc = abl_cli_internal_error("cannot write to standard output");
     } else {
         abl_cli_outfile o;

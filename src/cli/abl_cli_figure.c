@@ -4,17 +4,18 @@
 
 static const abl_cli_opt figure_opts[] = {
     {"convention", "NAME", "paper (default), ftz, ieee or subnormal (spec §4)"},
-    {"ctx", "N", "last token distance of the series (default 4096)"},
+    {"ctx", "N", "alias of --until (kept for scripts; --ctx is the context length elsewhere)"},
     {"dtype", "TYPE", "floating-point format (default bf16)"},
     {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
     {"format", "FMT", "output: text (default), markdown, csv (streamed), json, latex"},
     {"heads", "H", "number of heads (default 16, as in the paper)"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
     {"plot", "FILE", "also draw the panel (plot bias / plot fraction --linear) into FILE (.png, .svg, .pdf)"},
     {"progress", NULL, "progress bar on stderr even when not a terminal"},
     {"quiet", NULL, "no progress bar"},
     {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:..., slopes:..."},
     {"step", "S", "spacing of the distances (default 64 for 1a, 16 for 1b)"},
+    {"until", "N", "last value of the series: distance d (1a) or context N (1b); default 4096"},
 };
 
 static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
@@ -44,6 +45,10 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
     c.heads = (int)heads;
+    if (abl_cli_value(cmd, v, "ctx") != NULL && abl_cli_value(cmd, v, "until") != NULL)
+        return abl_cli_usage_error("figure: --ctx is an alias of --until: give one of them");
+    if ((s = abl_cli_value(cmd, v, "until")) && abl_cli_count("until", s, 1, ABL_MAX_CONTEXT, &c.max_distance))
+        return ABL_EXIT_USAGE;
     if ((s = abl_cli_value(cmd, v, "ctx")) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &c.max_distance))
         return ABL_EXIT_USAGE;
     if ((s = abl_cli_value(cmd, v, "step")) && abl_cli_count("step", s, 1, ABL_MAX_CONTEXT, &c.step))
@@ -53,6 +58,11 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         (strncmp(c.slopes, "slopes:", 7) == 0 || strncmp(c.slopes, "targets:", 8) == 0))
         c.heads = 0; /* the list gives H */
 
+    /* The cost is known before any work starts: refuse it above the budget unless forced. */
+    abl_cost cost;
+    if (abl_figure_estimate_config(&c, panel_b, &cost) == ABL_OK &&
+        abl_cli_budget("figure", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
+        return ABL_EXIT_USAGE;
     abl_figure f;
     abl_status st = abl_figure_run(&c, &f);
     if (st == ABL_ERR_CONTEXT_RANGE)
@@ -64,13 +74,6 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         return abl_cli_usage_error("figure: %s", abl_status_message(st));
     if (st != ABL_OK)
         return abl_cli_internal_error("figure: %s", abl_status_message(st));
-    /* The series' cost is known now: refuse it above the budget unless forced. */
-    abl_cost cost;
-    abl_figure_estimate(&f, &cost);
-    if (abl_cli_budget("figure", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0) {
-        abl_figure_free(&f);
-        return ABL_EXIT_USAGE;
-    }
     const char *path = abl_cli_value(cmd, v, "output");
     const char *plot_path = abl_cli_value(cmd, v, "plot");
     abl_plot_render_options ro;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <gmp.h>
@@ -92,15 +93,23 @@ const char *abl_cli_value(const abl_cli_cmd *cmd, const char **values, const cha
 
 int abl_cli_int(const char *opt, const char *text, long lo, long hi, long *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (text[0] == '\0' || *end != '\0' || errno != 0 || text[0] == ' ' || text[0] == '+')
-        return abl_cli_usage_error("--%s: '%s' is not an integer", opt, text);
-    if (v < lo || v > hi)
-        return abl_cli_usage_error("--%s: %ld is out of range (%ld to %ld)", opt, v, lo, hi);
-    *out = v;
-    return 0;
+    /* Every integer option takes the same spellings as --ctx: "16", "1e1", "2.048e3" (an exact
+     * decimal that is a whole number). */
+    mpq_t q;
+    mpq_init(q);
+    int rc = 0;
+    if (abl_decimal_to_mpq(text, q) != ABL_OK) {
+        rc = abl_cli_usage_error("--%s: '%s' is not an integer", opt, text);
+    } else if (mpz_cmp_ui(mpq_denref(q), 1) != 0) {
+        rc = abl_cli_usage_error("--%s: '%s' is not a whole number", opt, text);
+    } else if (!mpz_fits_slong_p(mpq_numref(q)) || mpz_cmp_si(mpq_numref(q), lo) < 0 ||
+               mpz_cmp_si(mpq_numref(q), hi) > 0) {
+        rc = abl_cli_usage_error("--%s: %s is out of range (%ld to %ld)", opt, text, lo, hi);
+    } else {
+        *out = mpz_get_si(mpq_numref(q));
+    }
+    mpq_clear(q);
+    return rc;
 }
 
 int abl_cli_count(const char *opt, const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -147,16 +156,19 @@ int abl_cli_decimal(const char *opt, const char *text, int positive, mpq_t q)
 
 int abl_cli_dtype(const char *opt, const char *text, abl_format *out)
 {
+    const char *amb = abl_format_ambiguous(text);
+    if (amb != NULL)
+        return abl_cli_usage_error("--%s: '%s' is ambiguous: %s", opt, text, amb);
     if (abl_format_lookup(text, out) != ABL_OK)
-        return abl_cli_usage_error("--%s: unknown floating-point format '%s' (known: %s, or eXmY)", opt, text,
-                                   abl_format_names());
+        return abl_cli_usage_error("--%s: unknown floating-point format '%s' (known: %s, torch.<dtype>, "
+                                   "ml_dtypes names, or eXmY)", opt, text, abl_format_names());
     return 0;
 }
 
 int abl_cli_dtype_list(const char *opt, const char *list, abl_format *out, size_t cap, size_t *n)
 {
     *n = 0;
-    if (strcmp(list, "all") == 0) {
+    if (strcasecmp(list, "all") == 0) {
         for (size_t i = 0; i < abl_format_count() && *n < cap; i++)
             out[(*n)++] = *abl_format_at(i);
         return 0;
@@ -199,6 +211,14 @@ int abl_cli_outfile_open(abl_cli_outfile *o, const char *opt, const char *path)
     o->opt = opt;
     if (path[0] == '\0')
         return abl_cli_usage_error("--%s: empty file name", opt);
+    if (strcmp(path, "-") == 0) {
+        /* "-" is standard output (the usual convention); written in place. */
+        o->target = strdup("standard output");
+        if (o->target == NULL)
+            return abl_cli_internal_error("out of memory");
+        o->f = abl_cli_out;
+        return 0;
+    }
     struct stat st;
     /* Write through symlinks, and into devices and fifos, rather than replacing them. */
     char *resolved = realpath(path, NULL);
@@ -283,7 +303,9 @@ int abl_cli_same_file(const char *a, const char *b)
 int abl_cli_outfile_commit(abl_cli_outfile *o)
 {
     int bad = o->f == NULL || ferror(o->f);
-    if (o->f != NULL)
+    if (o->f == abl_cli_out)
+        bad |= fflush(abl_cli_out) != 0;
+    else if (o->f != NULL)
         bad |= fclose(o->f) != 0;
     o->f = NULL;
     if (!bad && o->tmp != NULL)
@@ -300,7 +322,8 @@ int abl_cli_outfile_commit(abl_cli_outfile *o)
 void abl_cli_outfile_abort(abl_cli_outfile *o)
 {
     if (o->f != NULL)
-        fclose(o->f);
+        if (o->f != abl_cli_out)
+            fclose(o->f);
     if (o->tmp != NULL)
         unlink(o->tmp);
     free(o->tmp);
@@ -334,7 +357,7 @@ int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path)
     int rc = abl_cli_render(r, fmt, &buf, &len);
     if (rc != 0)
         return rc;
-    if (path == NULL) {
+    if (path == NULL || strcmp(path, "-") == 0) {
         if (fwrite(buf, 1, len, abl_cli_out) != len || fflush(abl_cli_out) != 0)
             rc = abl_cli_internal_error("cannot write to standard output");
     } else {

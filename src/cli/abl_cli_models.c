@@ -5,7 +5,7 @@
 
 static const abl_cli_opt models_opts[] = {
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
 };
 
 /* "unknown model 'X' (did you mean 'Y'? see alibi-blind models)" */

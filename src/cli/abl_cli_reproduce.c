@@ -5,7 +5,7 @@
 static const abl_cli_opt reproduce_opts[] = {
     {"differences", NULL, "list only the values that differ (and stale errata)"},
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
     {"published", "DIR", "read the published values from DIR/table1.csv ... DIR/claims.csv instead of the built-in copy"},
 };
 

@@ -20,7 +20,7 @@ static const abl_cli_opt simulate_opts[] = {
     {"logits", "FILE", "captured scores q.k^T*scale before the bias: .npy float32/float16, [H,N,N] or [N,N]"},
     {"logits-dtype", "TYPE", "the dtype the model held the captured scores in (rounded to it; default fp32)"},
     {"model", "NAME", "a model of the catalogue (alibi-blind models): its heads, slopes, dtype, context, code path"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
     {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...]: eager (default), flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, "
                          "falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, mpt, mpt-hf"},
     {"predict", NULL, "zero logits: the exact predictor alone, O(N log N) per head"},

@@ -10,7 +10,7 @@ static const abl_cli_opt table_opts[] = {
     {"exact", NULL, "table 8: print each δ itself (4.37e53 style) instead of * and **"},
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"ieee", NULL, "tables 1, 5: add δ1 and δH under the ieee convention"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
     {"rn", NULL, "table 4: add the exact round-to-nearest points (where exp gives 0 or overflows)"},
 };
 

@@ -7,7 +7,7 @@ static const abl_cli_opt thresholds_opts[] = {
     {"digits", "N", "decimals after the point, correctly rounded (default 10, up to 1000)"},
     {"dtype", "LIST", "comma-separated formats, or 'all' (default bf16,fp32)"},
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
 };
 
 static int run_thresholds(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)

@@ -7,7 +7,7 @@ static const abl_cli_opt verify_opts[] = {
     {"dtype", "LIST", "comma-separated formats, or 'all' (default bf16,fp32,fp16)"},
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"libm", NULL, "also compare the host expf/exp2f with the correctly rounded exp (binary32; informational)"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
+    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
 };
 
 /* verify decodes encodings into 64 bits: wider custom formats are refused up front. */

@@ -1,6 +1,6 @@
 thresholds
 --dtype
-bf16,fp16,e4m3
+bf16,fp16,float8_e4m3fn
 --digits
 40
 --format

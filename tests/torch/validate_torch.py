@@ -175,7 +175,7 @@ def compare(binary, preset, dtype, n, heads, std, sums, slopes=None):
             jh = rep["heads"][h]
             fb = first_blind(tz[h, n - 1])
             rows.append((int(tz[h, n - 1].sum()) == jh["row_zeros"], int(tz[h].sum()) == jh["matrix_zeros"],
-                         fb == jh["first_blind_distance"]))
+                         fb == jh["first_blind"]))
         heads_ok = sum(all(r) for r in rows)
         # ulp distance in the output dtype between differing weights
         maxulp = 0
@@ -217,8 +217,8 @@ def long_context(binary, preset, dtype, n, heads):
     agree = 0
     for h in range(heads):
         z = p[h] == 0
-        agree += int(z.sum()) == rep["heads"][h]["row_zeros"] and first_blind(z) == rep["heads"][h]["first_blind_distance"]
-    return agree, [(rep["heads"][h]["first_blind_distance"], int((p[h] == 0).sum())) for h in range(heads)]
+        agree += int(z.sum()) == rep["heads"][h]["row_zeros"] and first_blind(z) == rep["heads"][h]["first_blind"]
+    return agree, [(rep["heads"][h]["first_blind"], int((p[h] == 0).sum())) for h in range(heads)]
 
 
 def main():

@@ -32,6 +32,11 @@ static const struct {
     {"fp6-e2m3fn", 2, 3, 4, 0, 2, 7.5, ABL_FMT_NEG_ZERO},
     {"fp6-e3m2fn", 3, 2, 3, -2, 4, 28.0, ABL_FMT_NEG_ZERO},
     {"fp4-e2m1fn", 2, 1, 2, 0, 2, 6.0, ABL_FMT_NEG_ZERO},
+    /* ml_dtypes README (jax-ml/ml_dtypes): float8_e4m3 "IEEE 754, with NaN and inf", bias 7 (max
+     * 1.875 * 2^7); float8_e3m4 the same with bias 3 (1.9375 * 2^3); float8_e4m3b11fnuz bias 11, NaN 0x80. */
+    {"float8_e4m3", 4, 3, 4, -6, 7, 240.0, F_IEEE},
+    {"fp8-e3m4", 3, 4, 5, -2, 3, 15.5, F_IEEE},
+    {"fp8-e4m3b11fnuz", 4, 3, 4, -10, 4, 30.0, ABL_FMT_HAS_NAN},
 };
 #define N_SPEC (sizeof k_spec / sizeof k_spec[0])
 
@@ -125,8 +130,12 @@ static void test_aliases(void **state)
         {"HALF", "fp16"},
         {"e5m2", "fp8-e5m2"}, {"float8_e5m2", "fp8-e5m2"}, {"fp8e5m2", "fp8-e5m2"},
         {"fp8_e5m2", "fp8-e5m2"}, {"E5M2", "fp8-e5m2"},
-        {"e4m3", "fp8-e4m3fn"}, {"e4m3fn", "fp8-e4m3fn"}, {"float8_e4m3fn", "fp8-e4m3fn"},
-        {"fp8e4m3", "fp8-e4m3fn"}, {"fp8-e4m3", "fp8-e4m3fn"}, {"fp8_e4m3fn", "fp8-e4m3fn"},
+        {"e4m3fn", "fp8-e4m3fn"}, {"float8_e4m3fn", "fp8-e4m3fn"}, {"fp8_e4m3fn", "fp8-e4m3fn"},
+        {"torch.float8_e4m3fn", "fp8-e4m3fn"}, {"ml_dtypes.float8_e4m3fn", "fp8-e4m3fn"},
+        {"float8_e4m3", "float8_e4m3"}, {"ml_dtypes.float8_e4m3", "float8_e4m3"},
+        {"float8_e3m4", "fp8-e3m4"}, {"e3m4", "fp8-e3m4"}, {"float8_e4m3b11fnuz", "fp8-e4m3b11fnuz"},
+        {"torch.bfloat16", "bf16"}, {"TORCH.BFLOAT16", "bf16"}, {"torch.half", "fp16"}, {"torch.float", "fp32"},
+        {"torch.double", "fp64"}, {"torch.float8_e5m2", "fp8-e5m2"}, {"np.float16", "fp16"},
         {"Float8_E4M3FN", "fp8-e4m3fn"},
         {"float8_e4m3fnuz", "fp8-e4m3fnuz"}, {"e4m3fnuz", "fp8-e4m3fnuz"},
         {"float8_e5m2fnuz", "fp8-e5m2fnuz"}, {"e5m2fnuz", "fp8-e5m2fnuz"},
@@ -138,6 +147,23 @@ static void test_aliases(void **state)
     (void)state;
     for (i = 0; i < sizeof table / sizeof table[0]; i++)
         expect_alias(table[i][0], table[i][1]);
+}
+
+/* Names meaning different formats in torch and ml_dtypes are refused, with the candidates. */
+static void test_ambiguous(void **state)
+{
+    static const char *const names[] = {"e4m3", "E4M3", "fp8-e4m3", "fp8_e4m3", "fp8e4m3", "fp8", "torch.float8"};
+    abl_format f;
+    (void)state;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        assert_non_null(abl_format_ambiguous(names[i]));
+        assert_int_equal(abl_format_lookup(names[i], &f), ABL_ERR_UNKNOWN_DTYPE);
+    }
+    assert_non_null(strstr(abl_format_ambiguous("e4m3"), "max 448"));
+    assert_non_null(strstr(abl_format_ambiguous("e4m3"), "max 240"));
+    assert_null(abl_format_ambiguous("e4m3fn"));
+    /* torch has no tf32 dtype. */
+    assert_int_equal(abl_format_lookup("torch.tf32", &f), ABL_ERR_UNKNOWN_DTYPE);
 }
 
 static void expect_custom(const char *text, const char *name, int x, int y)
@@ -199,7 +225,8 @@ static void test_names_list(void **state)
     (void)state;
     assert_non_null(names);
     assert_string_equal(names, "fp64, fp32, tf32, bf16, fp16, fp8-e5m2, fp8-e4m3fn, fp8-e4m3fnuz, "
-                               "fp8-e5m2fnuz, fp6-e2m3fn, fp6-e3m2fn, fp4-e2m1fn");
+                               "fp8-e5m2fnuz, fp6-e2m3fn, fp6-e3m2fn, fp4-e2m1fn, float8_e4m3, fp8-e3m4, "
+                               "fp8-e4m3b11fnuz");
     for (i = 0; i < N_SPEC; i++)
         assert_non_null(strstr(names, k_spec[i].name));
 }
@@ -211,7 +238,7 @@ int main(void)
         cmocka_unit_test(test_builtin_fields),
         cmocka_unit_test(test_against_float_h),
         cmocka_unit_test(test_canonical_names),
-        cmocka_unit_test(test_aliases),
+        cmocka_unit_test(test_aliases), cmocka_unit_test(test_ambiguous),
         cmocka_unit_test(test_custom),
         cmocka_unit_test(test_rejections),
         cmocka_unit_test(test_names_list),

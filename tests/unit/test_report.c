@@ -118,9 +118,9 @@ static void test_sample_csv(void **state)
     abl_report *r = sample();
     assert_renders(r, ABL_OUT_CSV,
                    "head,slope,delta,blind,comment\n"
-                   "1,0.5,-3.25,yes,plain\n"
-                   "2,0.25,,no,\"a, b \"\"c\"\" | d\"\n"
-                   "10,2^-8,≈ 12,,\n");
+                   "1,0.5,-3.25,true,plain\n"
+                   "2,0.25,,false,\"a, b \"\"c\"\" | d\"\n"
+                   "10,0.00390625,12,,\n");
     abl_report_free(r);
 }
 
@@ -479,9 +479,11 @@ static void test_output_names(void **state)
     abl_output o = ABL_OUT_CSV;
     assert_int_equal(abl_output_parse("html", &o), ABL_ERR_UNKNOWN_OUTPUT);
     assert_int_equal(abl_output_parse("", &o), ABL_ERR_UNKNOWN_OUTPUT);
-    assert_int_equal(abl_output_parse("JSON", &o), ABL_ERR_UNKNOWN_OUTPUT);
     assert_int_equal(abl_output_parse("json ", &o), ABL_ERR_UNKNOWN_OUTPUT);
     assert_int_equal(o, ABL_OUT_CSV); /* untouched on failure */
+    /* case-insensitive, like every other name (issue 11) */
+    assert_int_equal(abl_output_parse("JSON", &o), ABL_OK);
+    assert_int_equal(o, ABL_OUT_JSON);
     assert_int_equal(abl_output_parse(NULL, &o), ABL_ERR_INVALID_ARGUMENT);
     assert_int_equal(abl_output_parse("text", NULL), ABL_ERR_INVALID_ARGUMENT);
 

@@ -214,10 +214,11 @@ static void test_report_json(void **state)
     FILE *f = open_memstream(&buf, &len);
     assert_int_equal(abl_report_write(rep, ABL_OUT_JSON, f), ABL_OK);
     fclose(f);
-    /* Issue 3: the JSON is an array of objects with id, published, computed, verdict, reason. */
-    assert_non_null(strstr(buf, "[\n  {\"id\": \"table1.MPT.delta_1\", \"published\": \"10\", "
+    /* An object: the rows ("checks": id, published, computed, verdict, reason) and the counts (issue 11). */
+    assert_non_null(strstr(buf, "\"checks\": [\n    {\"id\": \"table1.MPT.delta_1\", \"published\": \"10\", "
                                 "\"computed\": \"104\", \"verdict\": \"differs\", \"errata\": \"documented\""));
-    assert_int_equal(buf[0], '[');
+    assert_int_equal(buf[0], '{');
+    assert_non_null(strstr(buf, "\"checked\": "));
     /* --differences: only the 43 differing rows. */
     size_t rows = 0;
     for (const char *q = strstr(buf, "{\"id\""); q != NULL; q = strstr(q + 1, "{\"id\""))

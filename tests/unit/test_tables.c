@@ -59,7 +59,7 @@ static void test_paper_table4_value(void **state)
 /* ---- CSV rendering, split back into cells (RFC 4180) ---- */
 
 #define MAX_ROWS 32
-#define MAX_COLS 8
+#define MAX_COLS 12
 
 typedef struct csv {
     int rows, cols[MAX_ROWS];
@@ -142,22 +142,24 @@ static void check_csv(const char *text, const want_row *want, int nrows)
     static csv t;
     csv_split(text, &t);
     assert_int_equal(t.rows, 1 + nrows);
-    static const char *header[] = {"dtype", "kind", "tau", "paper_name", "paper_value", "meaning"};
-    assert_int_equal(t.cols[0], 6);
-    for (int c = 0; c < 6; c++)
+    static const char *header[] = {"dtype", "kind", "tau", "tau_decimal", "paper_name", "paper_value",
+                                   "paper_difference", "paper_verdict", "linear", "finfo", "meaning"};
+    assert_int_equal(t.cols[0], 11);
+    for (int c = 0; c < 11; c++)
         assert_string_equal(t.cell[0][c], header[c]);
     for (int i = 0; i < nrows; i++) {
         const want_row *w = &want[i];
         char(*row)[256] = t.cell[i + 1];
-        assert_int_equal(t.cols[i + 1], 6);
+        assert_int_equal(t.cols[i + 1], 11);
         assert_string_equal(row[0], w->dtype);
         assert_string_equal(row[1], w->kind);
         if (strcmp(row[2], w->tau) != 0)
             fail_msg("%s %s: tau %s, want %s", w->dtype, w->kind, row[2], w->tau);
-        assert_string_equal(row[3], w->paper_name);
-        assert_string_equal(row[4], w->paper_value);
-        if (strstr(row[5], w->meaning_part) != row[5])
-            fail_msg("%s %s: meaning \"%s\" does not start with \"%s\"", w->dtype, w->kind, row[5], w->meaning_part);
+        assert_string_equal(row[3], w->tau);
+        assert_string_equal(row[4], w->paper_name);
+        assert_string_equal(row[5], w->paper_value);
+        if (strstr(row[10], w->meaning_part) != row[10])
+            fail_msg("%s %s: meaning \"%s\" does not start with \"%s\"", w->dtype, w->kind, row[10], w->meaning_part);
     }
 }
 

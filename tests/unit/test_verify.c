@@ -294,6 +294,9 @@ static void test_every_builtin_verifies(void **state)
         {"fp8-e4m3fn", ABL_VERIFY_EXHAUSTIVE, 254}, {"fp8-e4m3fnuz", ABL_VERIFY_EXHAUSTIVE, 255},
         {"fp8-e5m2fnuz", ABL_VERIFY_EXHAUSTIVE, 255}, {"fp6-e2m3fn", ABL_VERIFY_EXHAUSTIVE, 64},
         {"fp6-e3m2fn", ABL_VERIFY_EXHAUSTIVE, 64}, {"fp4-e2m1fn", ABL_VERIFY_EXHAUSTIVE, 16},
+        /* IEEE 8-bit: 256 minus the 2 * 2^m Inf/NaN encodings; fnuz: 0x80 is NaN. */
+        {"float8_e4m3", ABL_VERIFY_EXHAUSTIVE, 240}, {"fp8-e3m4", ABL_VERIFY_EXHAUSTIVE, 224},
+        {"fp8-e4m3b11fnuz", ABL_VERIFY_EXHAUSTIVE, 255},
     };
     assert_int_equal(abl_format_count(), sizeof want / sizeof want[0]);
     for (size_t i = 0; i < abl_format_count(); i++) {

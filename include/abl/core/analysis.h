@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <gmp.h>
 #include "abl/core/status.h"
+#include "abl/core/progress.h"
 #include "abl/core/format.h"
 #include "abl/core/convention.h"
 #include "abl/core/slope.h"
@@ -81,6 +82,13 @@ typedef struct abl_analysis {
 } abl_analysis;
 
 abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *out);
+
+/*
+ * Nominal cost of abl_analysis_run: one unit per head at ABL_ANALYSIS_HEAD_SECONDS each (exact slopes,
+ * sorting and Ziv loops; the weight level counts four). Cheap: it only counts the schedule's heads.
+ */
+#define ABL_ANALYSIS_HEAD_SECONDS 2e-4
+abl_status abl_analysis_estimate(const abl_analysis_config *cfg, abl_cost *out);
 void abl_analysis_free(abl_analysis *a);
 
 /*

@@ -67,6 +67,15 @@ int abl_delta_get_i64(const abl_delta *d, int64_t *out);
  */
 void abl_delta_text(const abl_delta *d, int max_digits, char *buf, size_t buflen);
 
+/*
+ * The one JSON type of a delta (docs/schema/README.md): null when never; a JSON integer up to 2^53
+ * (exact in every JSON reader); above, a string holding the exact decimal integer (up to
+ * ABL_DELTA_JSON_DIGITS digits), or beyond that the value rounded to 17 significant digits in
+ * e-notation ("1.2345678901234567e5000"). Returns a malloc'd token, or NULL when out of memory.
+ */
+#define ABL_DELTA_JSON_DIGITS 1000
+char *abl_delta_json(const abl_delta *d);
+
 /* Table 8 cell (spec §8): the integer when delta <= 10^9, "*" when 10^9 < delta < 2^1024, "**" beyond. */
 void abl_delta_table8_cell(const abl_delta *d, char *buf, size_t buflen);
 

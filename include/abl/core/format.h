@@ -46,6 +46,14 @@ const abl_format *abl_format_at(size_t i);
  */
 abl_status abl_format_lookup(const char *name, abl_format *out);
 
+/*
+ * A name that means different formats in different libraries ("e4m3": torch.float8_e4m3fn, max
+ * 448, or ml_dtypes.float8_e4m3, IEEE-style, max 240): the text naming the candidates; NULL for any
+ * other name. abl_format_lookup refuses these names. Lookup also takes torch.<dtype> (PyTorch's
+ * names: torch.bfloat16, torch.half, torch.float8_e4m3fn, ...), ml_dtypes.<name> and np.<name>.
+ */
+const char *abl_format_ambiguous(const char *name);
+
 /* Comma-separated list of canonical names of the built-in formats (for --help). */
 const char *abl_format_names(void);
 

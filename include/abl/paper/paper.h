@@ -148,6 +148,9 @@ abl_status abl_figure1b_report(const abl_figure *f, abl_report **out);
 #define ABL_FIGURE_RATE 5e5
 #define ABL_FIGURE_MAX_CELLS 4000000
 void abl_figure_estimate(const abl_figure *f, abl_cost *out);
+/* The same from the configuration, before abl_figure_run (which analyses every head): points x heads at
+ * ABL_FIGURE_RATE plus the analysis of the heads (abl_analysis_estimate). */
+abl_status abl_figure_estimate_config(const abl_figure_config *c, int panel_b, abl_cost *out);
 abl_status abl_figure_write_csv(const abl_figure *f, int panel_b, FILE *out, const abl_progress *progress);
 
 #ifdef __cplusplus

@@ -37,7 +37,7 @@ const abl_known_difference *abl_known_difference_at(size_t i);
 const abl_known_difference *abl_known_difference_find(const char *id);
 
 typedef struct abl_check {
-    char id[96];              /* "table8.E+L.d1", "table4.bf16.underflow", "claim.row_fraction_16h_2048" */
+    char id[256];              /* "table8.E+L.d1", "table4.bf16.underflow", "claim.row_fraction_16h_2048" */
     char published[128];      /* as printed */
     char computed[128];       /* formatted like the printed value */
     char convention[320];     /* what was computed, and how */

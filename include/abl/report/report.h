@@ -47,6 +47,8 @@ abl_status abl_report_column(abl_report *r, const char *key, const char *header,
  * columns are treated so without being marked).
  */
 abl_status abl_report_column_explains(abl_report *r);
+/* Mark the column just added as data for programs: JSON and CSV carry it, text/markdown/latex do not. */
+abl_status abl_report_column_data_only(abl_report *r);
 /* Start a row; then one abl_report_cell per column, in order. */
 abl_status abl_report_row(abl_report *r);
 abl_status abl_report_cell(abl_report *r, const char *text, const char *json, const char *latex);

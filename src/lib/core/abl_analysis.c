@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "abl/core/analysis.h"
 #include "abl/core/fraction.h"
 #include "abl/core/threshold.h"
@@ -12,7 +13,7 @@ abl_status abl_mitigations_parse(const char *text, unsigned *out)
     if (text == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     *out = 0;
-    if (strcmp(text, "none") == 0)
+    if (strcasecmp(text, "none") == 0)
         return ABL_OK;
     const char *p = text;
     if (*p == '\0')
@@ -397,25 +398,14 @@ static void u64_text(uint64_t v, char *buf, size_t len)
     snprintf(buf, len, "%llu", (unsigned long long)v);
 }
 
-/* A delta for JSON: integer when it fits int64, "never", or a string like "4.37e53". */
-static void delta_json(const abl_delta *d, char *buf, size_t len)
-{
-    int64_t v;
-    char t[64];
-    if (abl_delta_get_i64(d, &v)) {
-        snprintf(buf, len, "%lld", (long long)v);
-        return;
-    }
-    abl_delta_text(d, 0, t, sizeof t);
-    snprintf(buf, len, "\"%s\"", t);
-}
-
+/* A delta cell: text, and for JSON abl_delta_json (null, an integer up to 2^53, else an exact decimal string). */
 static void delta_cell(abl_report *r, const abl_delta *d)
 {
-    char t[64], j[80];
+    char t[64];
     abl_delta_text(d, 12, t, sizeof t);
-    delta_json(d, j, sizeof j);
-    abl_report_cell(r, t, j, NULL);
+    char *j = abl_delta_json(d);
+    abl_report_cell(r, t, j != NULL ? j : "null", NULL);
+    free(j);
 }
 
 /* An exact number as a JSON number with 17 significant digits. */
@@ -587,7 +577,7 @@ static void report_columns(const abl_analysis *a, abl_report *r, int mass)
 {
     const abl_analysis_config *c = &a->config;
     abl_report_column(r, "rank", "rank", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "index", "head", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "head", "head", ABL_ALIGN_RIGHT);
     abl_report_column(r, "slope_exact", "slope", ABL_ALIGN_LEFT);
     abl_report_column(r, "slope", "m", ABL_ALIGN_RIGHT);
     abl_report_column(r, "delta", "δ", ABL_ALIGN_RIGHT);
@@ -607,7 +597,7 @@ static void report_columns(const abl_analysis *a, abl_report *r, int mass)
     abl_report_column(r, "blind_in_context", "blind", ABL_ALIGN_LEFT);
     if (c->window > 0)
         abl_report_column(r, "window_masks", "W < δ", ABL_ALIGN_LEFT);
-    abl_report_column(r, "row_blind", "row zeros", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "row_zeros", "row zeros", ABL_ALIGN_RIGHT);
     abl_report_column(r, "row_fraction", "row %", ABL_ALIGN_RIGHT);
     abl_report_column(r, "matrix_fraction", "matrix %", ABL_ALIGN_RIGHT);
     if (mass)
@@ -785,5 +775,28 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     report_summary(a, r, mass);
     report_notes(a, r, mass);
     *out = r;
+    return ABL_OK;
+}
+
+abl_status abl_analysis_estimate(const abl_analysis_config *cfg, abl_cost *out)
+{
+    if (cfg == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    int heads = cfg->heads;
+    const char *spec = cfg->slopes;
+    if (spec != NULL && heads == 0) {
+        /* A list gives H: count it by parsing (the numbers only; tau is irrelevant to the count). */
+        abl_schedule s;
+        abl_status st = abl_schedule_parse(spec, 0, -1, &s);
+        if (st != ABL_OK)
+            return st;
+        heads = s.count;
+        abl_schedule_free(&s);
+    }
+    out->units = (double)heads;
+    out->threads = 1;
+    out->seconds = heads * ABL_ANALYSIS_HEAD_SECONDS * (cfg->level == ABL_LEVEL_WEIGHT ? 4 : 1);
+    out->unit_name = "heads";
     return ABL_OK;
 }

@@ -6,6 +6,7 @@
  * Ziv loop on a certified interval decides it; the cases where Q can be an exact integer (slopes fitted
  * to the same tau, rational slopes with log distances: Q = 2^(|k|/m) - 1) are solved symbolically. */
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "abl/core/blindness.h"
@@ -594,6 +595,39 @@ void abl_delta_text(const abl_delta *d, int max_digits, char *buf, size_t buflen
         mpfr_snprintf(buf, buflen, "%.2Re", d->approx);
     }
     tidy_exponent(buf);
+}
+
+char *abl_delta_json(const abl_delta *d)
+{
+    size_t cap = ABL_DELTA_JSON_DIGITS + 64;
+    char *buf = malloc(cap);
+    if (buf == NULL)
+        return NULL;
+    if (d->never) {
+        snprintf(buf, cap, "null");
+    } else if (d->exact && mpz_sizeinbase(d->value, 2) <= 53) {
+        snprintf(buf, cap, "%lu", mpz_get_ui(d->value));
+    } else if (d->exact && mpz_sizeinbase(d->value, 10) <= ABL_DELTA_JSON_DIGITS) {
+        buf[0] = '"';
+        mpz_get_str(buf + 1, 10, d->value);
+        strcat(buf, "\"");
+    } else {
+        mpfr_t x;
+        if (d->exact) {
+            size_t bits = mpz_sizeinbase(d->value, 2);
+            mpfr_init2(x, (mpfr_prec_t)bits);
+            mpfr_set_z(x, d->value, MPFR_RNDN);
+        } else {
+            mpfr_init2(x, mpfr_get_prec(d->approx));
+            mpfr_set(x, d->approx, MPFR_RNDN);
+        }
+        buf[0] = '"';
+        mpfr_snprintf(buf + 1, cap - 2, "%.16Re", x);
+        mpfr_clear(x);
+        tidy_exponent(buf + 1);
+        strcat(buf, "\"");
+    }
+    return buf;
 }
 
 void abl_delta_table8_cell(const abl_delta *d, char *buf, size_t buflen)

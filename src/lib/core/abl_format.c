@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define IEEE_FLAGS (ABL_FMT_HAS_INF | ABL_FMT_HAS_NAN | ABL_FMT_NEG_ZERO)
 #define FN_FLAGS (ABL_FMT_HAS_NAN | ABL_FMT_NEG_ZERO)   /* finite-only, NaN kept */
@@ -29,9 +30,23 @@ static const abl_format k_formats[] = {
     {"fp6-e2m3fn", 2, 3, 4, 0, 2, 0, MX_FLAGS},
     {"fp6-e3m2fn", 3, 2, 3, -2, 4, 0, MX_FLAGS},
     {"fp4-e2m1fn", 2, 1, 2, 0, 2, 0, MX_FLAGS},
+    /* ml_dtypes' IEEE-style fp8 formats (Inf and NaN reserved in the top exponent):
+     * float8_e4m3 max 1.111b * 2^7 = 240, float8_e3m4 max 1.1111b * 2^3 = 15.5. */
+    {"float8_e4m3", 4, 3, 4, -6, 7, 0, IEEE_FLAGS},
+    {"fp8-e3m4", 3, 4, 5, -2, 3, 0, IEEE_FLAGS},
+    /* ml_dtypes float8_e4m3b11fnuz: bias 11, no Inf, NaN = 0x80: max 1.111b * 2^4 = 30. */
+    {"fp8-e4m3b11fnuz", 4, 3, 4, -10, 4, 0, FNUZ_FLAGS},
 };
 
 #define FORMAT_COUNT (sizeof k_formats / sizeof k_formats[0])
+
+#define E4M3_CANDIDATES                                                                                   \
+    "fp8-e4m3fn (torch.float8_e4m3fn, ml_dtypes float8_e4m3fn: no Inf, max 448) or float8_e4m3 "         \
+    "(ml_dtypes float8_e4m3: IEEE-style with Inf, max 240)"
+#define FP8_CANDIDATES                                                                                    \
+    "fp8-e4m3fn, fp8-e5m2, float8_e4m3, fp8-e3m4, fp8-e4m3fnuz, fp8-e5m2fnuz or fp8-e4m3b11fnuz"
+
+static int equal_nocase(const char *a, const char *b);
 
 /* Aliases, compared case-insensitively; canonical names are matched from k_formats directly. */
 static const struct {
@@ -44,8 +59,8 @@ static const struct {
     {"bfloat16", 3}, {"e8m7", 3},
     {"half", 4}, {"float16", 4}, {"f16", 4}, {"e5m10", 4},
     {"e5m2", 5}, {"float8_e5m2", 5}, {"fp8e5m2", 5}, {"fp8_e5m2", 5},
-    {"e4m3", 6}, {"e4m3fn", 6}, {"float8_e4m3fn", 6}, {"fp8e4m3", 6}, {"fp8-e4m3", 6},
-    {"fp8_e4m3", 6}, {"fp8_e4m3fn", 6}, {"fp8e4m3fn", 6},
+    /* e4m3, fp8-e4m3, fp8_e4m3, fp8e4m3 are ambiguous (abl_format_ambiguous): refused. */
+    {"e4m3fn", 6}, {"float8_e4m3fn", 6}, {"fp8_e4m3fn", 6}, {"fp8e4m3fn", 6},
     {"e4m3fnuz", 7}, {"float8_e4m3fnuz", 7}, {"fp8_e4m3fnuz", 7}, {"fp8e4m3fnuz", 7},
     {"e5m2fnuz", 8}, {"float8_e5m2fnuz", 8}, {"fp8_e5m2fnuz", 8}, {"fp8e5m2fnuz", 8},
     {"e2m3", 9}, {"e2m3fn", 9}, {"fp6_e2m3", 9}, {"fp6-e2m3", 9}, {"fp6_e2m3fn", 9},
@@ -54,7 +69,40 @@ static const struct {
     {"float6_e3m2fn", 10},
     {"e2m1", 11}, {"e2m1fn", 11}, {"fp4", 11}, {"fp4_e2m1", 11}, {"fp4-e2m1", 11},
     {"fp4_e2m1fn", 11}, {"float4_e2m1fn", 11},
+    {"e3m4", 13}, {"float8_e3m4", 13}, {"fp8_e3m4", 13}, {"fp8e3m4", 13},
+    {"e4m3b11fnuz", 14}, {"float8_e4m3b11fnuz", 14}, {"fp8_e4m3b11fnuz", 14},
 };
+
+/*
+ * PyTorch's names (torch.finfo / tensor.dtype spellings), each with the format it denotes; only the
+ * floating dtypes torch has (torch.float is float32, torch.half float16).
+ */
+static const struct {
+    const char *name;
+    size_t index;
+} k_torch[] = {
+    {"float64", 0}, {"double", 0}, {"float32", 1}, {"float", 1}, {"bfloat16", 3}, {"float16", 4},
+    {"half", 4}, {"float8_e5m2", 5}, {"float8_e4m3fn", 6}, {"float8_e4m3fnuz", 7}, {"float8_e5m2fnuz", 8},
+};
+
+/* Names that mean different formats in different libraries: refused, with the candidates. */
+static const struct {
+    const char *name, *candidates;
+} k_ambiguous[] = {
+    {"e4m3", E4M3_CANDIDATES},     {"fp8-e4m3", E4M3_CANDIDATES}, {"fp8_e4m3", E4M3_CANDIDATES},
+    {"fp8e4m3", E4M3_CANDIDATES},  {"fp8", FP8_CANDIDATES},       {"float8", FP8_CANDIDATES},
+    {"torch.float8", FP8_CANDIDATES},
+};
+
+const char *abl_format_ambiguous(const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    for (size_t i = 0; i < sizeof k_ambiguous / sizeof k_ambiguous[0]; i++)
+        if (equal_nocase(name, k_ambiguous[i].name))
+            return k_ambiguous[i].candidates;
+    return NULL;
+}
 
 size_t abl_format_count(void)
 {
@@ -69,7 +117,7 @@ const abl_format *abl_format_at(size_t i)
 const char *abl_format_names(void)
 {
     return "fp64, fp32, tf32, bf16, fp16, fp8-e5m2, fp8-e4m3fn, fp8-e4m3fnuz, fp8-e5m2fnuz, "
-           "fp6-e2m3fn, fp6-e3m2fn, fp4-e2m1fn";
+           "fp6-e2m3fn, fp6-e3m2fn, fp4-e2m1fn, float8_e4m3, fp8-e3m4, fp8-e4m3b11fnuz";
 }
 
 static int equal_nocase(const char *a, const char *b)
@@ -120,6 +168,25 @@ abl_status abl_format_lookup(const char *name, abl_format *out)
 
     if (!name || !out)
         return ABL_ERR_INVALID_ARGUMENT;
+    if (abl_format_ambiguous(name) != NULL)
+        return ABL_ERR_UNKNOWN_DTYPE;
+    /* torch.<dtype>: PyTorch's own names only. */
+    if (strncasecmp(name, "torch.", 6) == 0) {
+        for (i = 0; i < sizeof k_torch / sizeof k_torch[0]; i++) {
+            if (equal_nocase(name + 6, k_torch[i].name)) {
+                *out = k_formats[k_torch[i].index];
+                return ABL_OK;
+            }
+        }
+        return ABL_ERR_UNKNOWN_DTYPE;
+    }
+    /* ml_dtypes.<name>, np./numpy.<name>: the library's names, which are aliases here. */
+    if (strncasecmp(name, "ml_dtypes.", 10) == 0)
+        name += 10;
+    else if (strncasecmp(name, "numpy.", 6) == 0)
+        name += 6;
+    else if (strncasecmp(name, "np.", 3) == 0)
+        name += 3;
     for (i = 0; i < FORMAT_COUNT; i++) {
         if (equal_nocase(name, k_formats[i].name)) {
             *out = k_formats[i];

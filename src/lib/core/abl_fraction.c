@@ -150,15 +150,25 @@ void abl_fraction_percent_text(const mpq_t q, int decimals, char *buf, size_t bu
     if (decimals < 0)
         decimals = 0;
     /* round(q * 100 * 10^decimals), ties up; q >= 0 here. */
-    mpz_t num, den, p;
-    mpz_inits(num, den, p, (mpz_ptr)0);
-    mpz_ui_pow_ui(p, 10, (unsigned long)decimals);
-    mpz_mul_ui(num, mpq_numref(q), 100);
-    mpz_mul(num, num, p);
-    mpz_mul_2exp(num, num, 1);
-    mpz_add(num, num, mpq_denref(q));
-    mpz_mul_2exp(den, mpq_denref(q), 1);
-    mpz_fdiv_q(num, num, den);
+    mpz_t num, den, p, hundred;
+    mpz_inits(num, den, p, hundred, (mpz_ptr)0);
+    /* Never print 0.00 for a positive fraction nor 100.00 for one below 1: add decimals until the
+     * rounded value is neither (at most 40 more). */
+    for (int extra = 0;; extra++) {
+        mpz_ui_pow_ui(p, 10, (unsigned long)decimals);
+        mpz_mul_ui(num, mpq_numref(q), 100);
+        mpz_mul(num, num, p);
+        mpz_mul_2exp(num, num, 1);
+        mpz_add(num, num, mpq_denref(q));
+        mpz_mul_2exp(den, mpq_denref(q), 1);
+        mpz_fdiv_q(num, num, den);
+        mpz_mul_ui(hundred, p, 100);
+        int false_zero = mpz_sgn(num) == 0 && mpq_sgn(q) > 0;
+        int false_full = mpz_cmp(num, hundred) == 0 && mpq_cmp_ui(q, 1, 1) < 0;
+        if (!(false_zero || false_full) || extra >= 40)
+            break;
+        decimals++;
+    }
     char *s = mpz_get_str(NULL, 10, num);
     size_t len = strlen(s);
     if (decimals == 0) {
@@ -184,7 +194,7 @@ void abl_fraction_percent_text(const mpq_t q, int decimals, char *buf, size_t bu
     void (*freefunc)(void *, size_t);
     mp_get_memory_functions(NULL, NULL, &freefunc);
     freefunc(s, len + 1);
-    mpz_clears(num, den, p, (mpz_ptr)0);
+    mpz_clears(num, den, p, hundred, (mpz_ptr)0);
 }
 
 void abl_fraction_decimal_text(const mpq_t q, int digits, char *buf, size_t buflen)

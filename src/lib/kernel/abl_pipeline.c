@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "abl/core/decimal.h"
 #include "abl/kernel/pipeline.h"
 #include "abl_internal.h"
@@ -173,7 +174,7 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
         return ABL_ERR_INVALID_ARGUMENT;
     const char *canon = NULL;
     for (size_t k = 0; k < sizeof k_presets / sizeof k_presets[0]; k++)
-        if (strcmp(name, k_presets[k]) == 0)
+        if (strcasecmp(name, k_presets[k]) == 0)
             canon = k_presets[k];
     if (canon == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
@@ -196,10 +197,10 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
     p.output_dtype = model;
     p.head_dim = 128;
     p.block = 0;
-    if (strcmp(name, "eager") == 0) {
+    if (strcasecmp(name, "eager") == 0) {
         /* -m(i-j) built in fp32, cast to the model dtype, softmax(dtype=float32).to(model) */
         p.bias_form = ABL_BIAS_RELATIVE;
-    } else if (strcmp(name, "sdpa-efficient") == 0 || strcmp(name, "sdpa-cudnn") == 0) {
+    } else if (strcasecmp(name, "sdpa-efficient") == 0 || strcasecmp(name, "sdpa-cudnn") == 0) {
         /* the eager bias passed to scaled_dot_product_attention as a float attn_mask in the model dtype;
          * the kernel adds it to the fp32 scores (kernel_forward.h: accum += bias) */
         p.bias_form = ABL_BIAS_RELATIVE;
@@ -208,11 +209,11 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
         p.softmax = name[5] == 'e' ? ABL_SOFTMAX_SDPA_EFFICIENT : ABL_SOFTMAX_SDPA_CUDNN;
         p.head_dim = 64;
         p.block = p.softmax == ABL_SOFTMAX_SDPA_CUDNN ? 128 : 64;
-    } else if (strcmp(name, "bloom-hf") == 0) {
+    } else if (strcasecmp(name, "bloom-hf") == 0) {
         /* build_alibi_tensor: torch.pow slopes * positions in fp32, .to(dtype); baddbmm in the model dtype */
         p.bias_form = ABL_BIAS_ABSOLUTE;
         p.slope_calc = ABL_SLOPE_CALC_TORCH_POW;
-    } else if (strcmp(name, "falcon-hf-eager") == 0) {
+    } else if (strcasecmp(name, "falcon-hf-eager") == 0) {
         /* build_alibi_tensor: torch.pow slopes .bfloat16() * positions (bf16 product), .to(dtype);
          * _update_causal_mask puts alibi / sqrt(head_dim) into the mask (model dtype); the eager forward
          * adds alibi to the fp32 scores, scales by 1/sqrt(head_dim), adds the mask, and
@@ -223,7 +224,7 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
         p.bias_scale.den = 8;
         p.bias_add = ABL_BIAS_ADD_BOTH;
         p.head_dim = 64;
-    } else if (strcmp(name, "falcon-hf-sdpa") == 0 || strcmp(name, "falcon-rw-hf") == 0) {
+    } else if (strcasecmp(name, "falcon-hf-sdpa") == 0 || strcasecmp(name, "falcon-rw-hf") == 0) {
         /* the same alibi; the SDPA forward passes only the mask alibi / sqrt(head_dim) (model dtype) to
          * scaled_dot_product_attention, whose kernel adds it to the fp32 scores: m/8 at head_dim 64 */
         p.bias_form = ABL_BIAS_ABSOLUTE;
@@ -235,18 +236,18 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
         p.softmax = ABL_SOFTMAX_SDPA_EFFICIENT;
         p.head_dim = 64;
         p.block = 64;
-    } else if (strcmp(name, "mpt") == 0) {
+    } else if (strcasecmp(name, "mpt") == 0) {
         /* build_alibi_bias (causal): slopes * (j - (N-1)) in fp32, .to(dtype); q.k*scale + bias and
          * torch.softmax in the model dtype */
         p.bias_form = ABL_BIAS_TRAILING;
-    } else if (strcmp(name, "mpt-hf") == 0) {
+    } else if (strcasecmp(name, "mpt-hf") == 0) {
         /* build_mpt_alibi_tensor: 1 / torch.pow(2, k * 8/H') slopes times (j - (N-1)), kept in fp32; the
          * bf16 scores plus the fp32 bias are fp32, softmax(scores.float()).to(value dtype) */
         p.bias_form = ABL_BIAS_TRAILING;
         p.slope_calc = ABL_SLOPE_CALC_MPT_POW;
         p.bias_dtype = fp32;
         p.logit_dtype = fp32;
-    } else if (strcmp(name, "flash2") == 0) {
+    } else if (strcasecmp(name, "flash2") == 0) {
         /* FlashAttention-2, causal: +slope/scale * col in fp32; kBlockN = 64 for head dim 128 (A100) */
         p.bias_form = ABL_BIAS_ABSOLUTE;
         p.bias_dtype = fp32;
@@ -261,7 +262,7 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
 static int lookup(const char *const *names, int n, const char *text)
 {
     for (int i = 0; i < n; i++)
-        if (strcmp(names[i], text) == 0)
+        if (strcasecmp(names[i], text) == 0)
             return i;
     return -1;
 }
@@ -284,18 +285,18 @@ abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *valu
         return ABL_ERR_INVALID_ARGUMENT;
     abl_format model = model_dtype ? *model_dtype : named("bf16");
     abl_format *dtype = NULL;
-    if (strcmp(field, "slope-dtype") == 0)
+    if (strcasecmp(field, "slope-dtype") == 0)
         dtype = &p->slope_dtype;
-    else if (strcmp(field, "product-dtype") == 0)
+    else if (strcasecmp(field, "product-dtype") == 0)
         dtype = &p->product_dtype;
-    else if (strcmp(field, "bias-dtype") == 0)
+    else if (strcasecmp(field, "bias-dtype") == 0)
         dtype = &p->bias_dtype;
-    else if (strcmp(field, "logit-dtype") == 0)
+    else if (strcasecmp(field, "logit-dtype") == 0)
         dtype = &p->logit_dtype;
-    else if (strcmp(field, "output-dtype") == 0)
+    else if (strcasecmp(field, "output-dtype") == 0)
         dtype = &p->output_dtype;
     if (dtype != NULL) {
-        if (strcmp(value, "model") == 0) {
+        if (strcasecmp(value, "model") == 0) {
             *dtype = model;
         } else if (abl_format_lookup(value, dtype) != ABL_OK) {
             abl_set_error(err, errlen, "%s: unknown floating-point format '%s' (known: %s, eXmY, or model)", field, value,
@@ -306,14 +307,14 @@ abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *valu
     }
     int k;
     long v;
-    if (strcmp(field, "bias-form") == 0) {
+    if (strcasecmp(field, "bias-form") == 0) {
         if ((k = lookup(k_forms, ABL_BIAS_FORM_COUNT, value)) < 0) {
             abl_set_error(err, errlen, "bias-form: unknown form '%s' (known: relative, absolute, symmetric, trailing)",
                     value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->bias_form = (abl_bias_form)k;
-    } else if (strcmp(field, "softmax") == 0) {
+    } else if (strcasecmp(field, "softmax") == 0) {
         if ((k = lookup(k_softmax, ABL_SOFTMAX_KIND_COUNT, value)) < 0) {
             abl_set_error(err, errlen, "softmax: unknown kind '%s' (known: eager, flash, sdpa-efficient, sdpa-cudnn)",
                           value);
@@ -326,25 +327,25 @@ abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *valu
             p->block = 64;
         else if (p->softmax == ABL_SOFTMAX_SDPA_CUDNN)
             p->block = 128;
-    } else if (strcmp(field, "sum") == 0) {
+    } else if (strcasecmp(field, "sum") == 0) {
         if ((k = lookup(k_sums, 4, value)) < 0) {
             abl_set_error(err, errlen, "sum: unknown order '%s' (known: exact, sequential, vec8, vec16)", value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->sum = (abl_sum_order)k;
-    } else if (strcmp(field, "exp") == 0) {
+    } else if (strcasecmp(field, "exp") == 0) {
         if ((k = lookup(k_exps, 2, value)) < 0) {
             abl_set_error(err, errlen, "exp: unknown model '%s' (known: correct, sleef)", value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->exp = (abl_exp_model)k;
-    } else if (strcmp(field, "normalise") == 0 || strcmp(field, "normalize") == 0) {
+    } else if (strcasecmp(field, "normalise") == 0 || strcasecmp(field, "normalize") == 0) {
         if ((k = lookup(k_norms, 2, value)) < 0) {
             abl_set_error(err, errlen, "normalise: unknown mode '%s' (known: reciprocal, divide)", value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->normalise = (abl_normalise)k;
-    } else if (strcmp(field, "bias-scale") == 0) {
+    } else if (strcasecmp(field, "bias-scale") == 0) {
         abl_ratio r;
         abl_status st = abl_ratio_parse(value, &r);
         if (st == ABL_ERR_UNSUPPORTED) {
@@ -356,25 +357,25 @@ abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *valu
             return ABL_ERR_BAD_NUMBER;
         }
         p->bias_scale = r;
-    } else if (strcmp(field, "bias-add") == 0) {
+    } else if (strcasecmp(field, "bias-add") == 0) {
         if ((k = lookup(k_adds, ABL_BIAS_ADD_COUNT, value)) < 0) {
             abl_set_error(err, errlen, "bias-add: unknown place '%s' (known: scores, mask, both)", value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->bias_add = (abl_bias_add)k;
-    } else if (strcmp(field, "slope-calc") == 0) {
+    } else if (strcasecmp(field, "slope-calc") == 0) {
         if ((k = lookup(k_calcs, ABL_SLOPE_CALC_COUNT, value)) < 0) {
             abl_set_error(err, errlen, "slope-calc: unknown calculation '%s' (known: exact, torch-pow, mpt-pow)", value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->slope_calc = (abl_slope_calc)k;
-    } else if (strcmp(field, "head-dim") == 0) {
+    } else if (strcasecmp(field, "head-dim") == 0) {
         if (!parse_int(value, 1, 65536, &v)) {
             abl_set_error(err, errlen, "head-dim: '%s' is not an integer from 1 to 65536", value);
             return ABL_ERR_BAD_NUMBER;
         }
         p->head_dim = (int)v;
-    } else if (strcmp(field, "block") == 0) {
+    } else if (strcasecmp(field, "block") == 0) {
         if (!parse_int(value, 0, 1L << 24, &v)) {
             abl_set_error(err, errlen, "block: '%s' is not an integer from 0 to 16777216", value);
             return ABL_ERR_BAD_NUMBER;

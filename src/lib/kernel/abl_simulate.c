@@ -692,20 +692,25 @@ static abl_status cell_delta(abl_report *r, const abl_slope *slope, const abl_fo
     abl_delta d;
     abl_delta_init(&d);
     abl_status st = abl_blindness(slope, &q, &d);
-    char text[64], json[80];
+    char text[64];
+    char *json = NULL;
     int64_t v;
     if (st != ABL_OK) {
         snprintf(text, sizeof text, "n/a");
-        snprintf(json, sizeof json, "null");
-    } else if (abl_delta_get_i64(&d, &v)) {
-        snprintf(text, sizeof text, "%lld", (long long)v);
-        snprintf(json, sizeof json, "%lld", (long long)v);
     } else {
-        abl_delta_text(&d, 12, text, sizeof text);
-        snprintf(json, sizeof json, "\"%s\"", text);
+        if (abl_delta_get_i64(&d, &v))
+            snprintf(text, sizeof text, "%lld", (long long)v);
+        else
+            abl_delta_text(&d, 12, text, sizeof text);
+        if ((json = abl_delta_json(&d)) == NULL) {
+            abl_delta_clear(&d);
+            return ABL_ERR_NO_MEMORY;
+        }
     }
     abl_delta_clear(&d);
-    return abl_report_cell(r, text, json, NULL);
+    st = abl_report_cell(r, text, json != NULL ? json : "null", NULL);
+    free(json);
+    return st;
 }
 
 static void fraction_cells(uint64_t count, uint64_t heads, uint64_t n, int matrix, char *text, size_t tl, char *json,
@@ -801,13 +806,13 @@ static abl_status report_columns(const rep_ctx *x)
 {
     abl_report *r = x->r;
     char buf[64];
-    TRY(abl_report_column(r, "index", "head", ABL_ALIGN_RIGHT));
+    TRY(abl_report_column(r, "head", "head", ABL_ALIGN_RIGHT));
     TRY(abl_report_column(r, "slope_exact", "m", ABL_ALIGN_LEFT));
     snprintf(buf, sizeof buf, "m (%s)", x->c->pipeline.slope_dtype.name);
     TRY(abl_report_column(r, "slope", buf, ABL_ALIGN_RIGHT));
-    TRY(abl_report_column(r, "paper_delta", "δ paper", ABL_ALIGN_RIGHT));
-    TRY(abl_report_column(r, "ieee_delta", "δ ieee", ABL_ALIGN_RIGHT));
-    TRY(abl_report_column(r, "first_blind_distance", "first blind d", ABL_ALIGN_RIGHT));
+    TRY(abl_report_column(r, "delta", "δ paper", ABL_ALIGN_RIGHT));
+    TRY(abl_report_column(r, "delta_ieee", "δ ieee", ABL_ALIGN_RIGHT));
+    TRY(abl_report_column(r, "first_blind", "first blind d", ABL_ALIGN_RIGHT));
     TRY(abl_report_column(r, "row_zeros", "row zeros", ABL_ALIGN_RIGHT));
     TRY(abl_report_column(r, "matrix_zeros", "matrix zeros", ABL_ALIGN_RIGHT));
     if (x->sim) {
@@ -818,7 +823,7 @@ static abl_status report_columns(const rep_ctx *x)
         TRY(abl_report_column(r, "mass_lost", "mass lost", ABL_ALIGN_RIGHT));
     }
     if (x->sim && x->pred) {
-        TRY(abl_report_column(r, "predicted_first_blind_distance", "pred. first blind d", ABL_ALIGN_RIGHT));
+        TRY(abl_report_column(r, "predicted_first_blind", "pred. first blind d", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "predicted_row_zeros", "pred. row zeros", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "predicted_matrix_zeros", "pred. matrix zeros", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "agrees", "agrees", ABL_ALIGN_LEFT));

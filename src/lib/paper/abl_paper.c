@@ -69,20 +69,10 @@ static void add_common_meta(abl_report *r, const char *table, const abl_format *
 /* Delta as a table cell and as a JSON token (integer, or a string such as "4.37e53" / "never"). */
 static void delta_cells(const abl_delta *d, char *text, size_t tlen, char *json, size_t jlen)
 {
-    int64_t v;
     abl_delta_text(d, 18, text, tlen);
-    if (abl_delta_get_i64(d, &v)) {
-        snprintf(json, jlen, "%lld", (long long)v);
-    } else if (jlen > 2) {
-        /* quote by hand: the text (a short "4.37e53" or "never") fits, and gcc -O3 cannot prove it */
-        size_t n = strlen(text);
-        if (n > jlen - 3)
-            n = jlen - 3;
-        json[0] = '"';
-        memcpy(json + 1, text, n);
-        json[n + 1] = '"';
-        json[n + 2] = '\0';
-    }
+    char *j = abl_delta_json(d);
+    snprintf(json, jlen, "%s", j != NULL ? j : "null");
+    free(j);
 }
 
 /* "2^-0.5" -> "$2^{-0.5}$" for LaTeX; other texts escaped by hand for the few characters slopes use. */
@@ -212,14 +202,16 @@ abl_status abl_table8_report(const abl_paper_options *o, abl_report **out)
         abl_report_row(r);
         abl_report_cell(r, c->name, NULL, NULL);
         for (int h = 0; h < ABL_TABLE8_HEADS; h++) {
-            char t[64], j[80];
-            int64_t v;
+            /* Text shows the paper's * and ** (or δ with --exact); JSON and CSV always carry δ itself. */
+            char t[64];
             abl_table8_cell_text(&d[h], o->exact, t, sizeof t);
-            if (abl_delta_get_i64(&d[h], &v) && (o->exact || v <= 1000000000))
-                snprintf(j, sizeof j, "%lld", (long long)v);
-            else
-                snprintf(j, sizeof j, "\"%s\"", t);
+            char *j = abl_delta_json(&d[h]);
+            if (j == NULL) {
+                st = ABL_ERR_NO_MEMORY;
+                break;
+            }
             abl_report_cell(r, t, j, NULL);
+            free(j);
         }
     }
     for (int h = 0; h < ABL_TABLE8_HEADS; h++)
@@ -335,10 +327,10 @@ abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
     abl_report_column(r, "heads", "Heads", ABL_ALIGN_RIGHT);
     abl_report_column(r, "slopes", "Slopes", ABL_ALIGN_LEFT);
     abl_report_column(r, "delta_1", "δ1", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "delta_H", "δH", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "delta_h", "δH", ABL_ALIGN_RIGHT);
     if (o->ieee) {
         abl_report_column(r, "delta_1_ieee", "δ1 ieee", ABL_ALIGN_RIGHT);
-        abl_report_column(r, "delta_H_ieee", "δH ieee", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "delta_h_ieee", "δH ieee", ABL_ALIGN_RIGHT);
     }
     abl_status st = ABL_OK;
     for (size_t i = 0; i < abl_paper_model_count() && st == ABL_OK; i++) {
@@ -578,10 +570,10 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
     abl_report_column(r, "heads", "Heads", ABL_ALIGN_RIGHT);
     abl_report_column(r, "slopes", "Slopes", ABL_ALIGN_LEFT);
     abl_report_column(r, "delta_1", "δ1", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "delta_H", "δH", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "delta_h", "δH", ABL_ALIGN_RIGHT);
     if (o->ieee) {
         abl_report_column(r, "delta_1_ieee", "δ1 ieee", ABL_ALIGN_RIGHT);
-        abl_report_column(r, "delta_H_ieee", "δH ieee", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "delta_h_ieee", "δH ieee", ABL_ALIGN_RIGHT);
     }
     abl_report_column(r, "blind_heads", "blind in W", ABL_ALIGN_RIGHT);
     abl_report_column(r, "row_fraction", "row % at W", ABL_ALIGN_RIGHT);
@@ -747,9 +739,26 @@ static void figure_meta(abl_report *r, const abl_figure *f, const char *figure)
     abl_threshold_string(&f->config.format, abl_convention_tau_kind(f->config.convention), 17, j, sizeof j);
     tau_text(&f->config.format, f->config.convention, t, sizeof t);
     abl_report_meta(r, "tau", "τ", t, j);
-    snprintf(t, sizeof t, "%s (%d heads)", f->slopes_spec, f->heads);
-    snprintf(j, sizeof j, "\"%s\"", f->slopes_spec);
-    abl_report_meta(r, "slopes", "slopes", t, j);
+    {
+        /* The schedule as given, whole (a long list stays long). */
+        size_t sl = strlen(f->slopes_spec);
+        char *st_ = malloc(sl + 32), *sj = malloc(2 * sl + 3);
+        if (st_ != NULL && sj != NULL) {
+            sprintf(st_, "%s (%d heads)", f->slopes_spec, f->heads);
+            char *w = sj;
+            *w++ = '"';
+            for (const char *p = f->slopes_spec; *p != '\0'; p++) {
+                if (*p == '"' || *p == '\\')
+                    *w++ = '\\';
+                *w++ = *p;
+            }
+            *w++ = '"';
+            *w = '\0';
+            abl_report_meta(r, "slopes", "slopes", st_, sj);
+        }
+        free(st_);
+        free(sj);
+    }
     /* Each head's slope and delta, steepest first: where its line crosses τ. */
     size_t ot = 0, oj = 0;
     t[0] = '\0';
@@ -759,7 +768,7 @@ static void figure_meta(abl_report *r, const abl_figure *f, const char *figure)
         abl_slope_exact_text(&f->slopes[h], s, sizeof s);
         delta_cells(&f->deltas[h], d, sizeof d, dj, sizeof dj);
         ot += (size_t)snprintf(t + ot, sizeof t - ot, "%s%s: %s", h ? ", " : "", s, d);
-        oj += (size_t)snprintf(j + oj, sizeof j - oj, "%s{\"head\": %d, \"slope\": \"%s\", \"delta\": %s}",
+        oj += (size_t)snprintf(j + oj, sizeof j - oj, "%s{\"head\": %d, \"slope_exact\": \"%s\", \"delta\": %s}",
                                h ? ", " : "", h + 1, s, dj);
     }
     snprintf(j + oj, sizeof j - oj, "]");
@@ -879,6 +888,33 @@ void abl_figure_estimate(const abl_figure *f, abl_cost *out)
     out->seconds = out->units / ABL_FIGURE_RATE;
     out->threads = 1;
     out->unit_name = "values (points x heads)";
+}
+
+abl_status abl_figure_estimate_config(const abl_figure_config *c, int panel_b, abl_cost *out)
+{
+    if (c == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (c->step < 1 || c->max_distance < 1 || c->max_distance > ABL_MAX_CONTEXT)
+        return ABL_ERR_CONTEXT_RANGE;
+    abl_analysis_config a;
+    memset(&a, 0, sizeof a);
+    a.heads = c->heads;
+    a.slopes = c->slopes;
+    abl_cost layer;
+    abl_status st = abl_analysis_estimate(&a, &layer);
+    if (st != ABL_OK)
+        return st;
+    uint64_t n = c->max_distance / c->step + 1 + (c->max_distance % c->step != 0);
+    if (n > ABL_FIGURE_MAX_POINTS)
+        return ABL_ERR_CONTEXT_RANGE; /* a hard limit (abl_figure_run says so), not a budget */
+    double points = (double)n;
+    (void)panel_b;
+    out->units = points * layer.units;
+    out->seconds = out->units / ABL_FIGURE_RATE + layer.seconds;
+    out->threads = 1;
+    out->unit_name = "values (points x heads)";
+    return ABL_OK;
 }
 
 abl_status abl_figure_write_csv(const abl_figure *f, int panel_b, FILE *out, const abl_progress *progress)

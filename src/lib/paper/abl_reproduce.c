@@ -247,7 +247,7 @@ static abl_status check_table4(abl_reproduction *r, const abl_csv *t4)
     for (size_t row = 0; row < t4->rows && st == ABL_OK; row++) {
         const char *name = abl_csv_get(t4, row, "name"), *fname = abl_csv_get(t4, row, "format");
         const char *value = abl_csv_get(t4, row, "value");
-        char id[96], conv[320], computed[96] = "(nothing to compute)", remark[400] = "";
+        char id[256], conv[320], computed[96] = "(nothing to compute)", remark[400] = "";
         idf(id, sizeof id, "table4.%s.%s", fname, name);
         size_t k;
         for (k = 0; k < sizeof names / sizeof names[0]; k++)
@@ -357,7 +357,7 @@ static abl_status check_table1(abl_reproduction *r, const abl_csv *t1, const abl
     for (size_t row = 0; row < t1->rows && st == ABL_OK; row++) {
         const char *name = abl_csv_get(t1, row, "model");
         const abl_paper_model *m = abl_paper_model_find(name);
-        char id[96], conv[320], computed[96], what[96];
+        char id[256], conv[320], computed[96], what[96];
         if (m == NULL) {
             idf(id, sizeof id, "table1.%s.model", name);
             st = check(r, id, name, "(no such model)", "Table 1 models: BLOOM, Falcon-RW, MPT", NULL);
@@ -392,7 +392,7 @@ static abl_status check_table1(abl_reproduction *r, const abl_csv *t1, const abl
     for (size_t i = 0; i < abl_paper_model_count() && st == ABL_OK; i++) {
         const abl_paper_model *m = abl_paper_model_at(i);
         long row = abl_csv_find(t5, "model", m->table5_name);
-        char id[96];
+        char id[256];
         if (row < 0) {
             idf(id, sizeof id, "table5.%s.model", m->table5_name);
             st = check(r, id, "(absent)", m->table5_name, "Table 5 lists every model of Table 1", NULL);
@@ -422,7 +422,7 @@ static abl_status check_table8(abl_reproduction *r, const abl_csv *t8)
     for (size_t row = 0; row < t8->rows && st == ABL_OK; row++) {
         const char *name = abl_csv_get(t8, row, "name");
         const abl_table8_config *c = abl_table8_config_find(name);
-        char id[96], conv[320], spec[128], computed[64];
+        char id[256], conv[320], spec[128], computed[64];
         if (c == NULL) {
             idf(id, sizeof id, "table8.%s", name);
             st = check(r, id, name, "(no such configuration)", "spec §8 lists 16 configurations", NULL);
@@ -657,7 +657,7 @@ static abl_status check_claims(abl_reproduction *r, const abl_csv *claims)
     abl_status st = ABL_OK;
     for (size_t row = 0; row < claims->rows && st == ABL_OK; row++) {
         const char *cid = abl_csv_get(claims, row, "id"), *v = abl_csv_get(claims, row, "printed_value");
-        char id[96];
+        char id[256];
         idf(id, sizeof id, "claim.%s", cid);
         size_t k;
         for (k = 0; k < sizeof not_computable / sizeof not_computable[0]; k++)
@@ -745,7 +745,6 @@ abl_status abl_reproduce_report(const abl_reproduction *r, int differences_only,
     abl_report *rep = abl_report_new("Reproduction of the paper's published numbers", "checks");
     if (rep == NULL)
         return ABL_ERR_NO_MEMORY;
-    abl_report_json_rows_only(rep); /* issue 3: JSON is an array of {id, published, computed, verdict, reason} */
     char t[1024], j[1100];
     {
         /* The directory's name whole (text), JSON-escaped. */

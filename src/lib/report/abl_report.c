@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---------------------------------------------------------------- output format names */
 
@@ -25,7 +26,7 @@ abl_status abl_output_parse(const char *text, abl_output *out)
 {
     if (text == NULL || out == NULL) return ABL_ERR_INVALID_ARGUMENT;
     for (size_t i = 0; i < sizeof output_names / sizeof output_names[0]; i++) {
-        if (strcmp(text, output_names[i].name) == 0) {
+        if (strcasecmp(text, output_names[i].name) == 0) {
             *out = output_names[i].out;
             return ABL_OK;
         }
@@ -54,7 +55,8 @@ typedef struct kv_line {
 typedef struct column {
     char *key, *header;
     abl_align align;
-    bool explain; /* footnoted in a text table that does not fit (abl_report_column_explains) */
+    bool explain;   /* footnoted in a text table that does not fit (abl_report_column_explains) */
+    bool data_only; /* JSON and CSV only (abl_report_column_data_only) */
 } column;
 
 typedef struct cell {
@@ -202,7 +204,7 @@ abl_status abl_report_column(abl_report *r, const char *key, const char *header,
     if (cols == NULL) return ABL_ERR_NO_MEMORY;
     r->cols = cols;
     bool oom = false;
-    column c = {dup_opt(key, &oom), dup_opt(header, &oom), align, false};
+    column c = {dup_opt(key, &oom), dup_opt(header, &oom), align, false, false};
     if (oom) {
         free(c.key);
         free(c.header);
@@ -216,6 +218,13 @@ abl_status abl_report_column_explains(abl_report *r)
 {
     if (r == NULL || r->ncols == 0) return ABL_ERR_INVALID_ARGUMENT;
     r->cols[r->ncols - 1].explain = true;
+    return ABL_OK;
+}
+
+abl_status abl_report_column_data_only(abl_report *r)
+{
+    if (r == NULL || r->ncols == 0) return ABL_ERR_INVALID_ARGUMENT;
+    r->cols[r->ncols - 1].data_only = true;
     return ABL_OK;
 }
 
@@ -871,12 +880,52 @@ static void csv_field(sbuf *b, const char *s)
     sb_putc(b, '"');
 }
 
-/* CSV is for programs: a missing value (JSON null) is an empty cell, never a dash. */
+/*
+ * CSV is for programs and carries the JSON values (one schema: same unit and type in both, e.g. a
+ * fraction, not the percentage a text cell shows): null is an empty cell; a number or true/false
+ * is the JSON token; a JSON string is its decoded text; an object or array falls back to the text.
+ */
 static void csv_cell(sbuf *b, const cell *c)
 {
-    if (c->json != NULL && strcmp(c->json, "null") == 0)
+    const char *j = c->json;
+    if (j == NULL || j[0] == '{' || j[0] == '[') {
+        csv_field(b, c->text);
         return;
-    csv_field(b, c->text);
+    }
+    if (strcmp(j, "null") == 0)
+        return;
+    if (j[0] != '"') {
+        csv_field(b, j);
+        return;
+    }
+    /* Decode the JSON string (the escapes the report writer's callers produce). */
+    sbuf s = {NULL, 0, 0, false};
+    for (const char *p = j + 1; *p != '\0' && *p != '"'; p++) {
+        if (*p == '\\' && p[1] != '\0') {
+            p++;
+            switch (*p) {
+            case 'n': sb_putc(&s, '\n'); break;
+            case 't': sb_putc(&s, '\t'); break;
+            case 'r': sb_putc(&s, '\r'); break;
+            case 'u': /* \u00XX: control characters only */
+                if (p[1] && p[2] && p[3] && p[4]) {
+                    char hex[5] = {p[1], p[2], p[3], p[4], '\0'};
+                    sb_putc(&s, (char)strtol(hex, NULL, 16));
+                    p += 4;
+                }
+                break;
+            default: sb_putc(&s, *p);
+            }
+        } else {
+            sb_putc(&s, *p);
+        }
+    }
+    if (s.oom) {
+        b->oom = true;
+    } else {
+        csv_field(b, s.p != NULL ? s.p : "");
+    }
+    free(s.p);
 }
 
 static void render_csv(const abl_report *r, sbuf *b)
@@ -1151,6 +1200,44 @@ abl_status abl_report_write_width(const abl_report *r, abl_output fmt, size_t wi
 {
     if (r == NULL || out == NULL) return ABL_ERR_INVALID_ARGUMENT;
     sbuf b = {NULL, 0, 0, false};
+    /* The formats for people leave out the data-only columns: render a shallow view without them. */
+    abl_report view;
+    column *vcols = NULL;
+    row *vrows = NULL;
+    size_t ndata = 0;
+    for (size_t c = 0; c < r->ncols; c++) ndata += r->cols[c].data_only;
+    if (ndata > 0 && (fmt == ABL_OUT_TEXT || fmt == ABL_OUT_MARKDOWN || fmt == ABL_OUT_LATEX)) {
+        view = *r;
+        vcols = calloc(r->ncols, sizeof *vcols);
+        vrows = calloc(r->nrows + 1, sizeof *vrows);
+        bool oom = vcols == NULL || vrows == NULL;
+        for (size_t i = 0; !oom && i < r->nrows; i++) {
+            vrows[i].cells = calloc(r->ncols, sizeof *vrows[i].cells);
+            if (vrows[i].cells == NULL) oom = true;
+        }
+        if (oom) {
+            for (size_t i = 0; vrows != NULL && i < r->nrows; i++) free(vrows[i].cells);
+            free(vcols);
+            free(vrows);
+            return ABL_ERR_NO_MEMORY;
+        }
+        size_t n = 0;
+        for (size_t c = 0; c < r->ncols; c++) {
+            if (r->cols[c].data_only) continue;
+            vcols[n] = r->cols[c];
+            for (size_t i = 0; i < r->nrows; i++) {
+                if (c < r->rows[i].n) {
+                    vrows[i].cells[n] = r->rows[i].cells[c];
+                    vrows[i].n = n + 1;
+                }
+            }
+            n++;
+        }
+        view.cols = vcols;
+        view.ncols = n;
+        view.rows = vrows;
+        r = &view;
+    }
     switch (fmt) {
     case ABL_OUT_TEXT: render_text(r, &b, width); break;
     case ABL_OUT_MARKDOWN: render_markdown(r, &b); break;
@@ -1158,6 +1245,11 @@ abl_status abl_report_write_width(const abl_report *r, abl_output fmt, size_t wi
     case ABL_OUT_JSON: render_json(r, &b); break;
     case ABL_OUT_LATEX: render_latex(r, &b); break;
     default: return ABL_ERR_INVALID_ARGUMENT;
+    }
+    if (vrows != NULL) {
+        for (size_t i = 0; i < r->nrows; i++) free(vrows[i].cells);
+        free(vrows);
+        free(vcols);
     }
     if (b.oom) {
         free(b.p);

@@ -1,0 +1,7 @@
+analyze
+--heads
+8
+--ctx
+100
+--clamp
+87

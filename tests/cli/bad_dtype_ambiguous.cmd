@@ -1,0 +1,3 @@
+thresholds
+--dtype
+e4m3
