@@ -8,6 +8,9 @@
 #include "abl/core/analysis.h"
 #include "abl/core/fraction.h"
 #include "abl/core/threshold.h"
+#include "abl/model/catalogue.h"
+#include "abl/model/compare.h"
+#include "abl/model/config.h"
 #include "abl_internal.h"
 
 void abl_paper_options_default(abl_paper_options *o)
@@ -307,6 +310,58 @@ abl_status abl_paper_model_deltas(const char *slopes, int heads, const abl_forma
     return st;
 }
 
+/*
+ * The kernel's answer for a paper model: the exact first blind distance of head 1 and head H on the
+ * catalogue model's default code path at context W (the zero-logit predictor, as `analyze --model`).
+ * *done = 0 when the model is not in the catalogue or its default path is one the table does not
+ * predict (falcon-hf-sdpa: tens of seconds at W = 2048); the cells are then empty.
+ */
+static abl_status kernel_first_blind(const char *hf_id, uint64_t window, int *done, int64_t *fb1, int64_t *fbh,
+                                     const char **path, const char **pipeline)
+{
+    *done = 0;
+    const abl_model *m = abl_model_find(hf_id);
+    abl_model_spec spec;
+    if (m == NULL || abl_model_spec_from_catalogue(m, &spec) != ABL_OK || spec.path == NULL)
+        return ABL_OK;
+    *path = spec.path->name;
+    *pipeline = spec.path->pipeline;
+    if (strncmp(spec.pipeline, "falcon-hf-sdpa", 14) == 0)
+        return ABL_OK;
+    abl_compare_config cc;
+    memset(&cc, 0, sizeof cc);
+    cc.dtype = spec.dtype;
+    cc.convention = ABL_CONV_PAPER;
+    cc.heads = spec.heads;
+    cc.slopes = spec.slopes;
+    cc.context = window;
+    char err[256];
+    abl_status st = abl_pipeline_parse(spec.pipeline, &spec.dtype, &cc.pipeline, err, sizeof err);
+    if (st != ABL_OK)
+        return st;
+    abl_compare c;
+    if ((st = abl_compare_run(&cc, &c)) != ABL_OK)
+        return st;
+    *fb1 = c.results[0].first_blind;
+    *fbh = c.results[c.heads - 1].first_blind;
+    *done = 1;
+    abl_compare_free(&c);
+    return ABL_OK;
+}
+
+static void first_blind_cell(abl_report *r, int done, int64_t d)
+{
+    char t[32];
+    if (!done) {
+        abl_report_cell(r, "", "null", NULL);
+    } else if (d < 0) {
+        abl_report_cell(r, "none", "null", NULL);
+    } else {
+        snprintf(t, sizeof t, "%lld", (long long)d);
+        abl_report_cell(r, t, t, NULL);
+    }
+}
+
 abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
 {
     if (o == NULL || out == NULL)
@@ -332,7 +387,11 @@ abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
         abl_report_column(r, "delta_1_ieee", "δ1 ieee", ABL_ALIGN_RIGHT);
         abl_report_column(r, "delta_h_ieee", "δH ieee", ABL_ALIGN_RIGHT);
     }
+    abl_report_column(r, "first_blind_1", "kernel 1", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "first_blind_h", "kernel H", ABL_ALIGN_RIGHT);
     abl_status st = ABL_OK;
+    char kernels[512] = "";
+    size_t klen = 0;
     for (size_t i = 0; i < abl_paper_model_count() && st == ABL_OK; i++) {
         const abl_paper_model *m = &paper_models[i];
         abl_analysis a;
@@ -369,6 +428,18 @@ abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
             abl_report_cell(r, t, j, NULL);
         }
         abl_analysis_free(&a);
+        int done = 0;
+        int64_t fb1 = -1, fbh = -1;
+        const char *path = NULL, *pipe = NULL;
+        if ((st = kernel_first_blind(m->hub_id, m->window, &done, &fb1, &fbh, &path, &pipe)) != ABL_OK)
+            break;
+        first_blind_cell(r, done, fb1);
+        first_blind_cell(r, done, fbh);
+        if (path != NULL && klen < sizeof kernels)
+            klen += (size_t)snprintf(kernels + klen, sizeof kernels - klen, "%s%s: %s (pipeline %s)%s",
+                                     klen ? "; " : "", m->name, path, pipe,
+                                     done ? "" : ", not predicted here (tens of seconds at this window; "
+                                                 "analyze --model gives it)");
     }
     if (st != ABL_OK) {
         abl_report_free(r);
@@ -386,6 +457,13 @@ abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
     abl_report_note(r, "Inputs from the models' configurations: BLOOM-560M (n_head = 16, n_layer = 24), "
                        "Falcon-RW-7B (n_head = 64, n_layer = 36), MPT-7B (n_heads = 32, n_layers = 32, "
                        "alibi_bias_max = 8: slopes 2^(−h/4)).");
+    char kn[1400];
+    snprintf(kn, sizeof kn,
+             "kernel 1, kernel H: first_blind, the exact first blind distance (smallest d with an exactly-zero "
+             "weight in the last row of a W-token context) of head 1 and head H on the model's default code path "
+             "(zero-logit predictor, as analyze --model; none: no zero inside W). Code paths: %s.",
+             kernels);
+    abl_report_note(r, kn);
     abl_report_note(r, "†: the paper prints δ1 = 10 and δH = 2,000 for MPT (\"The MPT architecture applied "
                        "additional clamping\"). MPT-7B's code builds the bias −m·|i − j| without a clamp (its "
                        "alibi_bias_max = 8 sets the slopes; clip_qkv = null), so neither value can be derived; the "
