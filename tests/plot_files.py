@@ -12,6 +12,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 BIN, WORK = sys.argv[1], sys.argv[2]
+CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "configs")
 os.makedirs(WORK, exist_ok=True)
 failures = []
 
@@ -98,6 +99,7 @@ check("bias", ["--heads", "16"], 16)
 check("bias", ["--heads", "24", "--dtype", "fp16", "--convention", "ieee"], 24, size=(900, 700))
 check("bias", ["--slopes", "slopes:0.5,0.25,0.125"], 3)
 check("bias", ["--model", "bloom-560m"], 16)                     # the catalogue's 16 heads
+check("bias", ["--config", os.path.join(CONFIGS, "bloom-560m.json")], 16)  # n_head 16 from config.json
 check("fraction", [], 2)                                         # row and matrix
 check("fraction", ["--dtype", "bf16,fp16", "--convention", "paper,ieee"], 8)
 check("fraction", ["--linear", "--ctx", "4096"], 2)
@@ -128,6 +130,8 @@ bad = [
     ["report", "--model", "no-such-model", "--output", os.path.join(WORK, "x.html")],
     ["report", "--pipeline", "nosuch", "--output", os.path.join(WORK, "x.html")],
     ["report", "--heads", "0", "--output", os.path.join(WORK, "x.html")],
+    ["plot", "bias", "--config", os.path.join(CONFIGS, "bad-truncated.json"), "--output", os.path.join(WORK, "x.png")],
+    ["report", "--config", os.path.join(CONFIGS, "bad-heads-zero.json"), "--output", os.path.join(WORK, "x.html")],
 ]
 for args in bad:
     rc, so, se = run(args)
@@ -144,6 +148,14 @@ if rc != 0 or not so.startswith(b"d,") and b"," not in so.split(b"\n")[0] or not
     fail("figure 1a --plot: exit %d, stdout %r" % (rc, so[:80]))
 elif open(fig, "rb").read()[:8] != b"\x89PNG\r\n\x1a\n":
     fail("figure 1a --plot: not a PNG")
+
+# report --config: the page, as with --model.
+page = os.path.join(WORK, "report-config.html")
+if os.path.exists(page):
+    os.remove(page)
+rc, so, se = run(["report", "--config", os.path.join(CONFIGS, "mpt-7b-instruct.json"), "--ctx", "256", "--output", page])
+if rc != 0 or so or se or not os.path.exists(page) or not open(page, "rb").read(15).lower().startswith(b"<!doctype html"):
+    fail("report --config: exit %d, stdout %r, stderr %r" % (rc, so[:80], se[:200]))
 
 print("%d failure(s)" % len(failures))
 sys.exit(1 if failures else 0)

@@ -179,6 +179,10 @@ typedef struct abl_cli_setup {
 /* Resolve; returns 0, or the exit status after printing the one-line error. max_ctx bounds --ctx. */
 int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_ctx, abl_cli_setup *s);
 void abl_cli_setup_free(abl_cli_setup *s);
+/* --config PATH alone (design, plot, report): 0, or the exit status after the one-line error. */
+int abl_cli_config_spec(const abl_cli_cmd *cmd, const char **v, abl_model_spec *spec, int *have);
+/* A JSON string literal of arbitrary text (malloc'd; NULL when out of memory). */
+char *abl_cli_json_string(const char *s);
 
 /*
  * Run the paper's model and the kernel's predictor side by side and write the report (analyze), or

@@ -6,6 +6,7 @@
 
 static const abl_cli_opt design_opts[] = {
     {"clamp", NULL, "only the least restrictive clamp (per kernel and dtype) and the paper's -87 judged"},
+    {"config", "PATH", "a Hugging Face config.json: its heads, dtype, kernel, context and slopes"},
     {"ctx", "N", "context N: no zero weight anywhere in the N x N causal matrix [required]"},
     {"dtype", "TYPE", "the model dtype the pipeline's 'model' fields follow (default bf16)"},
     {"format", "FMT", "text (default), markdown, csv, json, latex, python (a list literal), slopes (slopes: spec)"},
@@ -37,6 +38,8 @@ typedef struct design_run {
     int have_clamp;
     const char *schedule;       /* the schedule the clamp is judged for */
     const abl_model *model;     /* --model, or NULL */
+    const char *config;         /* --config, or NULL */
+    abl_model_spec spec;        /* what --config gave */
 } design_run;
 
 static int parse_targets(const char *list, uint64_t **out, int *n)
@@ -84,6 +87,15 @@ static abl_status build_report(design_run *d, abl_report **out)
     if (d->model != NULL) {
         snprintf(j, sizeof j, "\"%s\"", d->model->name);
         abl_report_meta(r, "model", "model", d->model->name, j);
+    }
+    if (d->config != NULL) {
+        char *q = abl_cli_json_string(d->config);
+        if (q == NULL) {
+            abl_report_free(r);
+            return ABL_ERR_NO_MEMORY;
+        }
+        abl_report_meta(r, "config", "config", d->config, q);
+        free(q);
     }
     snprintf(j, sizeof j, "\"%s\"", d->cfg.pipeline.preset);
     abl_report_meta(r, "pipeline", "pipeline", d->cfg.pipeline.preset, j);
@@ -230,16 +242,24 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         return abl_cli_usage_error("--model: unknown model '%s'%s%s%s (see alibi-blind models)", s,
                                    near ? " (did you mean " : "", near ? near->name : "", near ? "?)" : "");
     }
+    int have_config;
+    int crc = abl_cli_config_spec(cmd, v, &d->spec, &have_config);
+    if (crc != 0)
+        return crc;
+    d->config = have_config ? abl_cli_value(cmd, v, "config") : NULL;
     abl_format model;
     const char *dt = abl_cli_value(cmd, v, "dtype");
-    if (dt == NULL)
-        dt = cat != NULL && cat->dtype != NULL ? cat->dtype : "bf16";
-    if (abl_cli_dtype("dtype", dt, &model))
+    if (dt == NULL && have_config)
+        model = d->spec.dtype;
+    else if (abl_cli_dtype("dtype", dt != NULL ? dt : cat != NULL && cat->dtype != NULL ? cat->dtype : "bf16",
+                           &model))
         return ABL_EXIT_USAGE;
     char err[512];
     d->pipe_spec = abl_cli_value(cmd, v, "pipeline");
     if (d->pipe_spec == NULL && cat != NULL && cat->family != NULL && cat->family->npaths > 0)
         d->pipe_spec = cat->family->paths[0].pipeline;
+    if (d->pipe_spec == NULL && have_config)
+        d->pipe_spec = d->spec.pipeline;
     d->model = cat;
     if (d->pipe_spec != NULL && d->pipe_spec[0] == '\0')
         return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
@@ -254,13 +274,14 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
                                    abl_exp_model_name(d->cfg.pipeline.exp));
     if (d->pipe_spec == NULL)
         d->pipe_spec = "eager";
-    if ((s = abl_cli_value(cmd, v, "ctx")) == NULL && (cat == NULL || cat->context == 0))
+    uint64_t given_ctx = cat != NULL ? cat->context : have_config ? d->spec.context : 0;
+    if ((s = abl_cli_value(cmd, v, "ctx")) == NULL && given_ctx == 0)
         return abl_cli_usage_error("design: --ctx N is required");
     if (s == NULL)
-        d->cfg.context = cat->context;
+        d->cfg.context = given_ctx;
     else if (abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &d->cfg.context))
         return ABL_EXIT_USAGE;
-    long heads = cat != NULL ? cat->heads : 0, threads = 0;
+    long heads = cat != NULL ? cat->heads : have_config ? d->spec.heads : 0, threads = 0;
     if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
     if ((s = abl_cli_value(cmd, v, "threads")) && abl_cli_int("threads", s, 1, 256, &threads))
@@ -375,7 +396,9 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         int nsched = d->n;
         float *press = NULL;
         if (d->sees == NULL) {
-            d->schedule = d->model != NULL && d->model->slopes != NULL ? d->model->slopes : "press";
+            d->schedule = d->model != NULL && d->model->slopes != NULL ? d->model->slopes
+                          : d->config != NULL                          ? d->spec.slopes
+                                                                       : "press";
             if ((st = abl_design_held_slopes(&d->cfg, d->schedule, d->n, &press, &nsched)) != ABL_OK)
                 return design_status(st, "press");
             sched = press;

@@ -120,6 +120,31 @@ static int out_of_memory(void)
     return abl_cli_internal_error("out of memory");
 }
 
+char *abl_cli_json_string(const char *s)
+{
+    return json_string_dup(s);
+}
+
+/* --config PATH for the commands that read a catalogued --model themselves (design, plot, report): the
+ * same exclusion and the same one-line errors as abl_cli_setup_resolve. *have is 1 when a config was read. */
+int abl_cli_config_spec(const abl_cli_cmd *cmd, const char **v, abl_model_spec *spec, int *have)
+{
+    const char *config = abl_cli_value(cmd, v, "config");
+    *have = 0;
+    if (config == NULL)
+        return 0;
+    if (abl_cli_value(cmd, v, "model") != NULL)
+        return abl_cli_usage_error("--model and --config exclude each other");
+    char err[256];
+    abl_status st = abl_model_spec_from_file(config, spec, err, sizeof err);
+    if (st == ABL_ERR_NO_MEMORY)
+        return out_of_memory();
+    if (st != ABL_OK)
+        return abl_cli_usage_error("%s: %s", config, err);
+    *have = 1;
+    return 0;
+}
+
 int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_ctx, abl_cli_setup *s)
 {
     memset(s, 0, sizeof *s);

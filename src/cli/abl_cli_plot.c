@@ -4,6 +4,7 @@
 #include "abl_cli.h"
 
 static const abl_cli_opt plot_opts[] = {
+    {"config", "PATH", "heads, slopes and dtype (blindmap: kernel) of a Hugging Face config.json"},
     {"convention", "LIST", "paper (default), ftz, ieee, subnormal; fraction: a comma-separated list"},
     {"ctx", "N", "right end of the axis: d for bias (4096), N for fraction (65536), the context of blindmap (2048)"},
     {"device", "DEV", "png, svg or pdf (default: from the --output extension)"},
@@ -123,7 +124,7 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
     static const struct { const char *opt, *kinds; } uses[] = {
         {"convention", "bias fraction mitigations"}, {"ctx", "bias fraction blindmap"},
         {"dtype", "bias fraction blindmap mitigations"}, {"head", "blindmap"}, {"heads", "bias fraction blindmap"},
-        {"linear", "fraction"}, {"model", "bias fraction blindmap"}, {"pipeline", "fraction blindmap"},
+        {"linear", "fraction"}, {"model", "bias fraction blindmap"}, {"config", "bias fraction blindmap"}, {"pipeline", "fraction blindmap"},
         {"slopes", "bias fraction blindmap"},
     };
     for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++)
@@ -138,19 +139,27 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
         return abl_cli_usage_error("--model: unknown model '%s'%s%s%s (see alibi-blind models)", s,
                                    near ? " (did you mean " : "", near ? near->name : "", near ? "?)" : "");
     }
-    long heads = model != NULL ? model->heads : 16;
+    abl_model_spec spec;
+    int have_config, rc0 = abl_cli_config_spec(cmd, v, &spec, &have_config);
+    if (rc0 != 0)
+        return rc0;
+    long heads = model != NULL ? model->heads : have_config ? spec.heads : 16;
     if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
     const char *slopes = abl_cli_value(cmd, v, "slopes");
     if (slopes == NULL && model != NULL)
         slopes = model->slopes;
-    if (slopes != NULL && abl_cli_value(cmd, v, "heads") == NULL && model == NULL &&
+    if (slopes == NULL && have_config)
+        slopes = spec.slopes;
+    if (slopes != NULL && abl_cli_value(cmd, v, "heads") == NULL && model == NULL && !have_config &&
         (strncmp(slopes, "slopes:", 7) == 0 || strncmp(slopes, "targets:", 8) == 0))
         heads = 0; /* the list gives H */
     abl_format formats[PLOT_MAX_LIST];
     size_t nformats = 1;
     if (abl_format_lookup(model != NULL && model->dtype != NULL ? model->dtype : "bf16", &formats[0]) != ABL_OK)
         abl_format_lookup("bf16", &formats[0]);
+    if (model == NULL && have_config)
+        formats[0] = spec.dtype;
     if ((s = abl_cli_value(cmd, v, "dtype")) != NULL) {
         size_t cap = strcmp(kind, "fraction") == 0 ? PLOT_MAX_LIST : 1;
         if (abl_cli_dtype_list("dtype", s, formats, cap, &nformats))
@@ -195,7 +204,7 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
             return abl_cli_usage_error("--pipeline: '%s' is not a comma-separated list of pipelines", s);
         }
     }
-    const char *label = model != NULL ? model->name : NULL;
+    const char *label = model != NULL ? model->name : have_config && spec.model_type[0] ? spec.model_type : NULL;
 
     abl_plot p;
     memset(&p, 0, sizeof p);
@@ -248,7 +257,8 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
         c.pipeline = npipes > 0 ? pipes[0]
                      : model != NULL && model->family != NULL && model->family->npaths > 0
                          ? model->family->paths[0].pipeline
-                         : NULL;
+                     : have_config ? spec.pipeline
+                                   : NULL;
         long head = 1;
         if ((s = abl_cli_value(cmd, v, "head")) && abl_cli_int("head", s, 0, ABL_PLOT_MAX_HEADS, &head))
             rc = ABL_EXIT_USAGE;

@@ -4,6 +4,7 @@
 #include "abl_cli.h"
 
 static const abl_cli_opt report_opts[] = {
+    {"config", "PATH", "a Hugging Face config.json: heads, slopes, dtype, context, kernel"},
     {"convention", "NAME", "paper (default), ftz, ieee or subnormal"},
     {"ctx", "N", "context length N (default: the model's trained context, else 2048)"},
     {"dtype", "TYPE", "floating-point format (default: the model's, else bf16)"},
@@ -29,28 +30,40 @@ static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         return abl_cli_usage_error("--model: unknown model '%s'%s%s%s (see alibi-blind models)", s,
                                    near ? " (did you mean " : "", near ? near->name : "", near ? "?)" : "");
     }
+    abl_model_spec spec;
+    int have_config, rc0 = abl_cli_config_spec(cmd, v, &spec, &have_config);
+    if (rc0 != 0)
+        return rc0;
     abl_format_lookup("bf16", &c.format);
     if (c.model != NULL && c.model->dtype != NULL)
         abl_format_lookup(c.model->dtype, &c.format);
+    if (have_config)
+        c.format = spec.dtype;
     if ((s = abl_cli_value(cmd, v, "dtype")) && abl_cli_dtype("dtype", s, &c.format))
         return ABL_EXIT_USAGE;
     c.convention = ABL_CONV_PAPER;
     if ((s = abl_cli_value(cmd, v, "convention")) && abl_cli_convention(s, &c.convention))
         return ABL_EXIT_USAGE;
-    long heads = c.model != NULL ? c.model->heads : 16;
+    long heads = c.model != NULL ? c.model->heads : have_config ? spec.heads : 16;
     if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
     c.slopes = abl_cli_value(cmd, v, "slopes");
     if (c.slopes == NULL && c.model != NULL)
         c.slopes = c.model->slopes;
-    if (c.slopes != NULL && abl_cli_value(cmd, v, "heads") == NULL && c.model == NULL &&
+    if (c.slopes == NULL && have_config)
+        c.slopes = spec.slopes;
+    if (c.slopes != NULL && abl_cli_value(cmd, v, "heads") == NULL && c.model == NULL && !have_config &&
         (strncmp(c.slopes, "slopes:", 7) == 0 || strncmp(c.slopes, "targets:", 8) == 0))
         heads = 0;
     c.heads = (int)heads;
-    c.context = c.model != NULL && c.model->context > 0 ? c.model->context : 2048;
+    c.context = c.model != NULL && c.model->context > 0 ? c.model->context
+                : have_config && spec.context > 0    ? spec.context
+                                                     : 2048;
     if ((s = abl_cli_value(cmd, v, "ctx")) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &c.context))
         return ABL_EXIT_USAGE;
     c.pipeline = abl_cli_value(cmd, v, "pipeline");
+    if (c.pipeline == NULL && have_config)
+        c.pipeline = spec.pipeline;
     char *buf = NULL, err[320] = "";
     size_t len = 0;
     abl_status st = abl_html_report(&c, &buf, &len, err, sizeof err);
@@ -76,7 +89,7 @@ static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **p
 const abl_cli_cmd abl_cli_report_cmd = {
     "report",
     "one self-contained HTML page for a model or layer: tables and pictures",
-    "--model NAME|--heads H [options] --output report.html",
+    "--model NAME|--config FILE|--heads H [options] --output report.html",
     "The model and its kernel, the per-head table (δ, δ ieee, the kernel's first blind distance,\n"
     "zeros), the row and matrix fractions, and the pictures of plot (bias, fraction, blindmap,\n"
     "mitigations) as inline SVG: one file, no external asset, no script.\n\n"

@@ -1,0 +1,5 @@
+design
+--config
+@DATA@/../../data/configs/bad-heads-zero.json
+--ctx
+512
