@@ -2,4 +2,4 @@ analyze
 --model
 bigscience/bloom-560m
 --format
-csv
+json

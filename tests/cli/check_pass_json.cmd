@@ -6,4 +6,4 @@ check
 --max-blind-heads
 9
 --format
-csv
+json

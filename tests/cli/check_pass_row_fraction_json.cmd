@@ -6,4 +6,4 @@ falcon-rw-7b
 --max-row-fraction
 0.07
 --format
-csv
+json

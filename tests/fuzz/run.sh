@@ -28,6 +28,10 @@ done
 mkdir -p "$work/fuzz_npy"
 cp "$src"/tests/cli/data/scores_*.npy "$work/fuzz_npy/"
 
+# The config.json reader: the test configs, good and bad.
+mkdir -p "$work/fuzz_config"
+cp "$src"/tests/data/configs/*.json "$work/fuzz_config/"
+
 status=0
 for h in "$build"/tests/fuzz/fuzz_*; do
   [ -x "$h" ] || continue

@@ -1,0 +1,39 @@
+/* libFuzzer harness: the config.json reader of --config (abl_model_spec_from_json: jansson parse, the
+ * model_type / ALiBi detection, head count, context, dtype, slopes and the code path). Input: the
+ * file's bytes (not NUL-terminated). Seeds: the .json files of tests/data/configs. Findings: sanitizer reports,
+ * leaks, timeouts, and a broken contract: a status other than OK / ABL_ERR_PARSE, an error message
+ * that is empty, not NUL-terminated or more than one line, or an accepted spec without a positive head
+ * count or with unterminated strings. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "alibi_blind.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > ABL_CONFIG_MAX_BYTES)
+        return 0;
+    abl_model_spec s;
+    char err[256];
+    memset(err, 'x', sizeof err);
+    abl_status st = abl_model_spec_from_json((const char *)data, size, &s, err, sizeof err);
+    if (st != ABL_OK) {
+        if (st != ABL_ERR_PARSE)
+            abort();
+        if (!memchr(err, '\0', sizeof err) || err[0] == '\0' || strchr(err, '\n'))
+            abort();
+        return 0;
+    }
+    if (s.heads <= 0 || !memchr(s.model_type, '\0', sizeof s.model_type)
+        || !memchr(s.slopes, '\0', sizeof s.slopes) || !memchr(s.pipeline, '\0', sizeof s.pipeline)
+        || !memchr(s.heads_src.field, '\0', sizeof s.heads_src.field))
+        abort();
+    char buf[160];
+    abl_source_text(&s.heads_src, buf, sizeof buf);
+    abl_source_text(&s.dtype_src, buf, sizeof buf);
+    abl_source_text(&s.slopes_src, buf, sizeof buf);
+    abl_source_text(&s.pipeline_src, buf, sizeof buf);
+    return 0;
+}
