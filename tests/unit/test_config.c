@@ -184,6 +184,16 @@ static void test_malformed(void **state)
     expect_json_error("{\"model_type\": \"bloom\", \"n_head\": 70000}", "n_head is not a positive integer in range");
     expect_json_error("{\"model_type\": \"bloom\", \"n_head\": 16, \"hidden_size\": -5}",
                       "hidden_size is not a positive integer");
+    /* jansson quotes the offending bytes, raw newline included: the message stays one line (fuzz_config
+     * finding crash-cb50f954) */
+    expect_json_error("{\"ar$hi\": null,\"\\\n   \"zo\": 2\n}\n", "not JSON: line 2, column 0: invalid escape");
+    {
+        char e2[256];
+        abl_model_spec s2;
+        const char *j2 = "{\"a\": \"\\\n\"}";
+        assert_int_equal(abl_model_spec_from_json(j2, strlen(j2), &s2, e2, sizeof e2), ABL_ERR_PARSE);
+        assert_null(strchr(e2, '\n'));
+    }
     /* a long model_type is named truncated, within one line */
     char big[400];
     snprintf(big, sizeof big, "{\"model_type\": \"%0300d\"}", 0);

@@ -264,4 +264,9 @@ void abl_set_error(char *err, size_t errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
+    /* The message is one line whatever it quotes: text from user files or from jansson (which echoes
+     * the offending bytes, raw newlines included) has its control characters replaced by '?'. */
+    for (char *c = err; *c != '\0'; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
 }
