@@ -165,6 +165,13 @@ int abl_cli_dtype(const char *opt, const char *text, abl_format *out)
     return 0;
 }
 
+int abl_cli_dtype_one(const char *opt, const char *text, const char *why, abl_format *out)
+{
+    if (strchr(text, ',') != NULL || strcasecmp(text, "all") == 0)
+        return abl_cli_usage_error("--%s: '%s' is a list, but %s", opt, text, why);
+    return abl_cli_dtype(opt, text, out);
+}
+
 int abl_cli_dtype_list(const char *opt, const char *list, abl_format *out, size_t cap, size_t *n)
 {
     *n = 0;
@@ -357,6 +364,29 @@ int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path)
     int rc = abl_cli_render(r, fmt, &buf, &len);
     if (rc != 0)
         return rc;
+    return abl_cli_emit_buffer(buf, len, path);
+}
+
+int abl_cli_emit_set(const abl_report_set *s, abl_output fmt, const char *path)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (mem == NULL)
+        return abl_cli_internal_error("out of memory");
+    abl_status st = abl_report_set_write(s, fmt, abl_cli_wide ? 0 : ABL_REPORT_WIDTH, mem);
+    if (fclose(mem) != 0 && st == ABL_OK)
+        st = ABL_ERR_IO;
+    if (st != ABL_OK) {
+        free(buf);
+        return abl_cli_internal_error("cannot render the report: %s", abl_status_message(st));
+    }
+    return abl_cli_emit_buffer(buf, len, path);
+}
+
+int abl_cli_emit_buffer(char *buf, size_t len, const char *path)
+{
+    int rc = 0;
     if (path == NULL || strcmp(path, "-") == 0) {
         if (fwrite(buf, 1, len, abl_cli_out) != len || fflush(abl_cli_out) != 0)
             rc = abl_cli_internal_error("cannot write to standard output");
