@@ -45,6 +45,10 @@ extern FILE *abl_cli_out, *abl_cli_err;
  * line and note instead of fitting 80 columns.
  */
 extern int abl_cli_wide;
+/* The options every command takes, handled by the shared parser rather than the command's table
+ * (--help, --wide): help texts, completions and the man page test list them for every command. */
+extern const abl_cli_opt abl_cli_shared_opts[];
+extern const size_t abl_cli_nshared;
 
 /* Print "alibi-blind: <message>" as one line on stderr; returns ABL_EXIT_USAGE. Control characters in
  * the message (echoed values) are escaped (\n, \x1b), so it is always one line. */

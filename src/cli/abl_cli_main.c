@@ -65,6 +65,13 @@ static void print_error(const char *fmt, va_list ap)
 
 int abl_cli_wide = 0;
 
+/* Handled by parse_options for every command; help, completion and the man page test list them too. */
+const abl_cli_opt abl_cli_shared_opts[] = {
+    {"help", NULL, "describe the command and its options (also -h)"},
+    {"wide", NULL, "text output: one line per table row and note (no 80-column layout)"},
+};
+const size_t abl_cli_nshared = sizeof abl_cli_shared_opts / sizeof abl_cli_shared_opts[0];
+
 int abl_cli_usage_error(const char *fmt, ...)
 {
     va_list ap;
@@ -515,9 +522,13 @@ static void print_help(const abl_cli_cmd *cmd)
             print_wrapped(cmd->opts[i].help, (below ? 26 : w) + 6, (below ? 26 : w) + 6);
         }
     }
-    fprintf(abl_cli_out, "  --%-*s  ", (int)(below ? 26 : w), "wide");
-    print_wrapped("text output: one line per table row and note (no 80-column layout)", (below ? 26 : w) + 6,
-                  (below ? 26 : w) + 6);
+    /* The shared options (--help itself is what the reader just used). */
+    for (size_t i = 0; i < abl_cli_nshared; i++) {
+        if (strcmp(abl_cli_shared_opts[i].name, "help") == 0)
+            continue;
+        fprintf(abl_cli_out, "  --%-*s  ", (int)(below ? 26 : w), abl_cli_shared_opts[i].name);
+        print_wrapped(abl_cli_shared_opts[i].help, (below ? 26 : w) + 6, (below ? 26 : w) + 6);
+    }
 }
 
 static void print_main_help(void)
@@ -589,13 +600,12 @@ static const char *nearest_name(const char *word, size_t len, const char *const 
 
 static int unknown_option(const abl_cli_cmd *cmd, const char *name, size_t nlen)
 {
-    const char **names = calloc(cmd->nopts + 3, sizeof *names);
+    const char **names = calloc(cmd->nopts + abl_cli_nshared + 1, sizeof *names);
     const char *near = NULL;
     if (names != NULL) {
         size_t n = 0;
         for (size_t i = 0; i < cmd->nopts; i++) names[n++] = cmd->opts[i].name;
-        names[n++] = "help";
-        names[n++] = "wide";
+        for (size_t i = 0; i < abl_cli_nshared; i++) names[n++] = abl_cli_shared_opts[i].name;
         near = nearest_name(name, nlen, names, n);
         free(names);
     }
@@ -675,6 +685,7 @@ int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
 {
     abl_cli_out = out;
     abl_cli_err = err;
+    abl_cli_wide = 0; /* a flag of this call only (the fuzzers call abl_cli_main again and again) */
     if (argc < 2)
         return abl_cli_usage_error("no command given (see alibi-blind --help)");
     const char *name = argv[1];
