@@ -235,6 +235,56 @@ static void test_text_layout(void **state)
     abl_report_free(r);
 }
 
+static char *render_width(const abl_report *r, size_t width)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(abl_report_write_width(r, ABL_OUT_TEXT, width, f), ABL_OK);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+/* A column marked new_panel starts a panel when the table is split, though it would fit in the one before
+ * (four 6-wide columns need 3 + 4 * 8 = 35 > 30 columns: without the mark, c joins a and b); a table that
+ * fits is not split. */
+static void test_new_panel(void **state)
+{
+    (void)state;
+    abl_report *r = abl_report_new("T", "rows");
+    assert_non_null(r);
+    assert_int_equal(abl_report_column(r, "k", "key", ABL_ALIGN_LEFT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "a", "aaaaaa", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "b", "bbbbbb", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "c", "cccccc", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_column_new_panel(r), ABL_OK);
+    assert_int_equal(abl_report_column(r, "d", "dddddd", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    for (int c = 0; c < 5; c++)
+        assert_int_equal(abl_report_cell(r, c == 0 ? "row" : "1", NULL, NULL), ABL_OK);
+    char *got = render_width(r, 30);
+    assert_string_equal(got, "T\n"
+                             "\n"
+                             "key  aaaaaa  bbbbbb\n"
+                             "---  ------  ------\n"
+                             "row       1       1\n"
+                             "\n"
+                             "key  cccccc  dddddd\n"
+                             "---  ------  ------\n"
+                             "row       1       1\n");
+    free(got);
+    got = render_width(r, 80);
+    assert_string_equal(got, "T\n"
+                             "\n"
+                             "key  aaaaaa  bbbbbb  cccccc  dddddd\n"
+                             "---  ------  ------  ------  ------\n"
+                             "row       1       1       1       1\n");
+    free(got);
+    abl_report_free(r);
+    assert_int_equal(abl_report_column_new_panel(NULL), ABL_ERR_INVALID_ARGUMENT);
+}
+
 static void test_markdown_escaping(void **state)
 {
     (void)state;
@@ -601,7 +651,7 @@ int main(void)
         cmocka_unit_test(test_json_escaping),   cmocka_unit_test(test_latex_escaping),
         cmocka_unit_test(test_growth),          cmocka_unit_test(test_errors),
         cmocka_unit_test(test_write_failure),   cmocka_unit_test(test_output_names),
-        cmocka_unit_test(test_set),
+        cmocka_unit_test(test_new_panel),       cmocka_unit_test(test_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,6 +49,12 @@ abl_status abl_report_column(abl_report *r, const char *key, const char *header,
 abl_status abl_report_column_explains(abl_report *r);
 /* Mark the column just added as data for programs: JSON and CSV carry it, text/markdown/latex do not. */
 abl_status abl_report_column_data_only(abl_report *r);
+/*
+ * Mark the column just added as the first of a group: when a text table is split into panels to fit
+ * its width, the group starts a new panel (so that adding a group leaves the earlier panels as they
+ * were). A table that fits is not split.
+ */
+abl_status abl_report_column_new_panel(abl_report *r);
 /* Start a row; then one abl_report_cell per column, in order. */
 abl_status abl_report_row(abl_report *r);
 abl_status abl_report_cell(abl_report *r, const char *text, const char *json, const char *latex);

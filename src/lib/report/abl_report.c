@@ -57,6 +57,7 @@ typedef struct column {
     abl_align align;
     bool explain;   /* footnoted in a text table that does not fit (abl_report_column_explains) */
     bool data_only; /* JSON and CSV only (abl_report_column_data_only) */
+    bool new_panel; /* starts a text panel when the table is split (abl_report_column_new_panel) */
 } column;
 
 typedef struct cell {
@@ -204,7 +205,7 @@ abl_status abl_report_column(abl_report *r, const char *key, const char *header,
     if (cols == NULL) return ABL_ERR_NO_MEMORY;
     r->cols = cols;
     bool oom = false;
-    column c = {dup_opt(key, &oom), dup_opt(header, &oom), align, false, false};
+    column c = {dup_opt(key, &oom), dup_opt(header, &oom), align, false, false, false};
     if (oom) {
         free(c.key);
         free(c.header);
@@ -225,6 +226,13 @@ abl_status abl_report_column_data_only(abl_report *r)
 {
     if (r == NULL || r->ncols == 0) return ABL_ERR_INVALID_ARGUMENT;
     r->cols[r->ncols - 1].data_only = true;
+    return ABL_OK;
+}
+
+abl_status abl_report_column_new_panel(abl_report *r)
+{
+    if (r == NULL || r->ncols == 0) return ABL_ERR_INVALID_ARGUMENT;
+    r->cols[r->ncols - 1].new_panel = true;
     return ABL_OK;
 }
 
@@ -697,6 +705,7 @@ static void render_table_limited(const abl_report *r, sbuf *b, size_t limit)
                 size_t n = nkeys, end = start;
                 for (size_t k = 0; k < nkeys; k++) panel[k] = k;
                 while (end < nc) {
+                    if (end > start && r->cols[end].new_panel) break;
                     panel[n] = end;
                     if (!tt_render(r, &t, panel, n + 1, limit, true, b)) break;
                     n++;
