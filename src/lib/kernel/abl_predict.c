@@ -14,7 +14,6 @@
  *    two ends of the bound are tried, and only when they disagree on J_i is the exact sum formed
  *    (O(i), rare). */
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -359,7 +358,7 @@ typedef struct pteam {
     atomic_int failed;
 } pteam;
 
-static void *pworker(void *arg)
+static void pworker(void *arg)
 {
     pteam *t = arg;
     uint64_t n = t->s->em.n;
@@ -379,8 +378,6 @@ static void *pworker(void *arg)
     free(c.T);
     free(c.V);
     free(c.ed);
-    mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
-    return NULL;
 }
 
 abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
@@ -418,16 +415,7 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
         int nt = abl_sim_threads(cfg->threads);
         if (nt > s.heads)
             nt = s.heads;
-        pthread_t tid[256];
-        int started = 0;
-        for (int k = 1; k < nt; k++) {
-            if (pthread_create(&tid[started], NULL, pworker, &t) != 0)
-                break;
-            started++;
-        }
-        pworker(&t);
-        for (int k = 0; k < started; k++)
-            pthread_join(tid[k], NULL);
+        abl_sim_team_run(nt, pworker, &t, 0, NULL, NULL);
         st = (abl_status)atomic_load(&t.failed);
     }
     abl_sim_setup_free(&s);
