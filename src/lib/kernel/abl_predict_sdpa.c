@@ -55,6 +55,7 @@ typedef struct sp {
     uint64_t *t;      /* relative: the block's nearest distance */
     float *g;         /* rescale factors */
     double *R;        /* binary64 product of the factors a block's keys go through */
+    double *SR;       /* sum over those factors of the product of the ones after it (chain_bounds) */
     double *lob;      /* lower bound of the block's smallest final accumulator */
     double *env;      /* monotone envelope of lob */
     float *bs;        /* relative: block sums of this residue; absolute: full block sums */
@@ -76,10 +77,58 @@ static float add32(float a, float b)
     return (float)((double)a + (double)b);
 }
 
+/* abl_exp2_rn32 bit for bit: the same binary64 exp2 and the same test for a value near a binary32
+ * rounding boundary (|frac - 1/2| <= 2^-20 of the binary32 spacing, read from the 29 bits of the
+ * binary64 mantissa below it), without frexp/ldexp; results below 2^-125 go through abl_exp2_rn32. */
+static float exp2_rn32(float y)
+{
+    if (y <= -150.0f)
+        return 0.0f;
+    if (y < -125.0f || y >= 127.0f)
+        return abl_exp2_rn32(y);
+    double d = exp2((double)y);
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    uint64_t low = u & ((UINT64_C(1) << 29) - 1);
+    if (low + 512 >= (UINT64_C(1) << 28) && low <= (UINT64_C(1) << 28) + 512)
+        return abl_exp2_rn32(y);
+    return (float)d;
+}
+
 /* RN32(2^fp32(a - b)) */
 static float ex2(float a, float b)
 {
-    return abl_exp2_rn32((float)((double)a - (double)b));
+    return exp2_rn32((float)((double)a - (double)b));
+}
+
+/* abl_xacc_round32 (the exact sum rounded once to binary32, ties to even) with word operations. */
+static float xround(const abl_xacc *a)
+{
+    int k = 3;
+    while (k >= 0 && a->w[k] == 0)
+        k--;
+    if (k < 0)
+        return 0.0f;
+    int top = 63;
+    while (!(a->w[k] >> top))
+        top--;
+    int P = 64 * k + top;                     /* the leading bit is worth 2^(P - 149) */
+    if (P <= 23)
+        return (float)((double)a->w[0] * 0x1p-149);   /* at most 24 bits: exact */
+    int low = P - 24, wi = low / 64, off = low % 64;   /* the round bit's position */
+    uint64_t win = a->w[wi] >> off;
+    if (off > 0 && wi < 3)
+        win |= a->w[wi + 1] << (64 - off);
+    uint64_t mant = (win >> 1) & ((UINT64_C(1) << 24) - 1), round = win & 1u;
+    int sticky = off > 0 && (a->w[wi] & ((UINT64_C(1) << off) - 1)) != 0;
+    for (int w = 0; w < wi && !sticky; w++)
+        sticky = a->w[w] != 0;
+    if (round && (sticky || (mant & 1u)))
+        mant++;
+    uint64_t e = (uint64_t)(1023 + P - 23 - 149) << 52;   /* 2^(P - 172), a normal binary64 */
+    double scale;
+    memcpy(&scale, &e, sizeof scale);
+    return (float)((double)mant * scale);
 }
 
 static float outr(const sp *c, float v)
@@ -92,6 +141,54 @@ static float from_bits(uint32_t u)
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
+}
+
+/* A monotone predicate over an index range: true exactly on a prefix. */
+typedef int (*pred_fn)(sp *c, const void *ctx, int64_t x);
+
+/* The first x in [lo, hi) where f is false (hi if none). With a hint (the answer of a neighbouring
+ * row) it gallops from the hint outwards, then bisects: the same answer in O(log |answer - hint|)
+ * evaluations; without one (hint < lo) it bisects [lo, hi]. */
+static int64_t first_false(sp *c, const void *ctx, pred_fn f, int64_t lo, int64_t hi, int64_t hint)
+{
+    int64_t a = lo, b = hi;   /* the answer lies in [a, b] */
+    if (hint >= lo) {
+        if (hint > hi)
+            hint = hi;
+        if (hint < hi && f(c, ctx, hint)) {
+            a = hint + 1;
+            for (int64_t step = 1;; step *= 2) {
+                int64_t t = hint + step;
+                if (t >= hi)
+                    break;
+                if (!f(c, ctx, t)) {
+                    b = t;
+                    break;
+                }
+                a = t + 1;
+            }
+        } else {
+            b = hint;
+            for (int64_t step = 1;; step *= 2) {
+                int64_t t = hint - step;
+                if (t < lo)
+                    break;
+                if (f(c, ctx, t)) {
+                    a = t + 1;
+                    break;
+                }
+                b = t;
+            }
+        }
+    }
+    while (a < b) {
+        int64_t m = a + (b - a) / 2;
+        if (f(c, ctx, m))
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a;
 }
 
 /* The epilogue's zero test, literally: is the weight zero for w = fp32(acc * alpha)? */
@@ -174,21 +271,26 @@ static double rmul(double R, float g)
     return v < RFLOOR ? RFLOOR : v;
 }
 
-/* Bounds on the fp32 chain ((P * g_1) * g_2) ... * g_k, k = steps, each product rounded, given R, the
- * binary64 product of the factors (each of its k - 1 products within 2^-53). While every value is
- * normal each rounding is within 2^-24 relative; once below 2^-126 within 2^-150 absolute; the
- * factors being <= 1, an absolute error is never enlarged by the later products. If the lower
- * relative bound is normal no intermediate value was subnormal (each is at least the final one). */
-static void chain_bounds(float P, double R, uint64_t steps, double *lo, double *hi)
+/* Bounds on the fp32 chain a = fl(...fl(fl(P * g_1) * g_2) ... * g_k), k = steps, given R, the binary64
+ * product of the factors (each of its products within 2^-53), and SR, the sum over the steps of the
+ * product of the factors applied after that step. Each rounding is fl(z) = z (1 + r) + e with
+ * |r| <= 2^-24, |e| <= 2^-150 (e = 0 while z >= 2^-126), so
+ *   |a - P prod g| <= P prod g ((1 + 2^-24)^k - 1) + 2^-150 sum_v (prod of the later g) (1 + 2^-24)^k;
+ * (1 + 2^-23)^(k + 1) covers both (1 + 2^-24)^k and the binary64 errors of R, SR and P * R. If the
+ * relative lower bound is normal no intermediate value was below 2^-126 (each is at least the final
+ * one, the factors being <= 1), so every e is 0. */
+static void chain_bounds(float P, double R, double SR, uint64_t steps, double *lo, double *hi)
 {
     double k = (double)steps + 1.0;
     double x = (double)P * R;
     /* (1 + 2^-23)^k <= e^(k 2^-23) <= 1 + k 2^-22 while k 2^-23 <= 1 */
-    *hi = x * (k <= 0x1p23 ? 1.0 + k * 0x1p-22 : exp(k * 0x1p-23) * (1.0 + 0x1p-40));
+    double up = k <= 0x1p23 ? 1.0 + k * 0x1p-22 : exp(k * 0x1p-23) * (1.0 + 0x1p-40);
+    *hi = x * up;
     *lo = R <= RFLOOR ? -1.0 : x * (1.0 - k * 0x1p-23);
     if (*lo < 0x1p-126) {
-        *lo -= (double)steps * 0x1p-150;
-        *hi += (double)steps * 0x1p-150;
+        double e = SR * up * 0x1p-150;
+        *lo -= e;
+        *hi += e;
     }
 }
 
@@ -237,7 +339,7 @@ static float rel_bs(sp *c, uint64_t t)
                 abl_xacc_add(&c->win, e);
             }
         }
-        c->bsT[s] = abl_xacc_round32(&c->win);
+        c->bsT[s] = xround(&c->win);
         c->bs_done++;
     }
     return c->bsT[t];
@@ -245,6 +347,7 @@ static float rel_bs(sp *c, uint64_t t)
 
 typedef struct rgrp {
     uint64_t rho, Q, K;
+    int64_t h_u1, h_u2;   /* the previous row's answers (search hints) */
 } rgrp;
 
 static uint64_t rel_len(const sp *c, const rgrp *r, uint64_t u)
@@ -266,7 +369,7 @@ static int rel_zero(sp *c, uint64_t u, uint64_t d, float A)
     if (u == 0 || P == 0.0f)
         return P <= A;
     double lo, hi;
-    chain_bounds(P, c->R[u], u, &lo, &hi);
+    chain_bounds(P, c->R[u], c->SR[u], u, &lo, &hi);
     if (hi <= A)
         return 1;
     if (lo > A)
@@ -279,57 +382,61 @@ static int rel_zero(sp *c, uint64_t u, uint64_t d, float A)
     return a <= A;
 }
 
+/* A question about this residue under threshold A (u: a block). */
+typedef struct rq {
+    const rgrp *r;
+    uint64_t u;
+    float A;
+} rq;
+
+static int rel_key_nonzero(sp *c, const void *x, int64_t o)
+{
+    const rq *q = x;
+    return !rel_zero(c, q->u, c->t[q->u] + (uint64_t)o, q->A);
+}
+
+static int rel_top_nonzero(sp *c, const void *x, int64_t u)
+{
+    const rq *q = x;
+    return !rel_zero(c, (uint64_t)u, c->t[u], q->A);
+}
+
+static int rel_env_above(sp *c, const void *x, int64_t u)
+{
+    const rq *q = x;
+    return c->env[u] > (double)q->A;
+}
+
 /* Zeros of block u under threshold A (a suffix of the block by distance). */
 static uint64_t rel_cnt(sp *c, const rgrp *r, uint64_t u, float A)
 {
     if (c->lob[u] > (double)A)
         return 0;
-    uint64_t len = rel_len(c, r, u), t = c->t[u];
-    if (rel_zero(c, u, t, A))
-        return len;
-    uint64_t lo = 0, hi = len;   /* offset lo is not zero, hi is (or past the block) */
-    while (hi - lo > 1) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (rel_zero(c, u, t + mid, A))
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return len - hi;
+    uint64_t len = rel_len(c, r, u);
+    rq x = {r, u, A};
+    return len - (uint64_t)first_false(c, &x, rel_key_nonzero, 0, (int64_t)len, -1);
 }
 
 /* Zeros of row q of this residue under threshold A; *first (if given) gets the smallest zero
- * distance, -1 when none. */
-static uint64_t rel_row(sp *c, const rgrp *r, uint64_t q, float A, int64_t *first)
+ * distance, -1 when none. Blocks before u1 hold no zero (envelope of lower bounds), blocks from u2
+ * on are entirely zero (their nearest key is), the ones between are counted one by one. */
+static uint64_t rel_row(sp *c, rgrp *r, uint64_t q, float A, int64_t *first)
 {
-    int64_t lo = -1, hi = (int64_t)q + 1;   /* u2: the first block whose nearest key is zero */
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (rel_zero(c, (uint64_t)mid, c->t[mid], A))
-            hi = mid;
-        else
-            lo = mid;
-    }
-    uint64_t u2 = (uint64_t)hi;
-    lo = -1;
-    hi = (int64_t)q + 1;                    /* u1: the first block that may hold a zero */
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (c->env[mid] <= (double)A)
-            hi = mid;
-        else
-            lo = mid;
-    }
+    rq x = {r, 0, A};
+    int64_t u2 = first_false(c, &x, rel_top_nonzero, 0, (int64_t)q + 1, r->h_u2);
+    int64_t u1 = first_false(c, &x, rel_env_above, 0, (int64_t)q + 1, r->h_u1);
+    r->h_u1 = u1;
+    r->h_u2 = u2;
     uint64_t z = 0;
     int64_t f = -1;
-    for (uint64_t u = (uint64_t)hi; u < u2; u++) {
+    for (uint64_t u = (uint64_t)u1; u < (uint64_t)u2; u++) {
         uint64_t k = rel_cnt(c, r, u, A);
         if (k > 0 && f < 0)
             f = (int64_t)(c->t[u] + rel_len(c, r, u) - k);
         z += k;
     }
-    if (u2 <= q) {
-        z += u2 == 0 ? r->rho + 1 + q * c->B : (q - u2 + 1) * c->B;
+    if ((uint64_t)u2 <= q) {
+        z += u2 == 0 ? r->rho + 1 + q * c->B : (q - (uint64_t)u2 + 1) * c->B;
         if (f < 0)
             f = (int64_t)c->t[u2];
     }
@@ -344,6 +451,7 @@ static void rel_setup(sp *c, const rgrp *r)
     const float *y = c->y;
     c->t[0] = 0;
     c->R[0] = 1.0;
+    c->SR[0] = 0.0;
     c->lob[0] = (double)outr(c, ex2(y[r->rho], y[0]));
     c->env[0] = c->lob[0];
     for (uint64_t u = 1; u <= r->Q; u++) {
@@ -351,10 +459,11 @@ static void rel_setup(sp *c, const rgrp *r)
         c->t[u] = t;
         c->g[u] = ex2(y[t], y[c->t[u - 1]]);
         c->R[u] = rmul(c->R[u - 1], c->g[u]);
+        c->SR[u] = c->SR[u - 1] + c->R[u - 1];   /* block u's chain ends with g_(u-1), ..., g_1 */
         float pm = outr(c, ex2(y[t + c->B - 1], y[t]));
         double lo = 0.0, hi;
         if (pm != 0.0f)
-            chain_bounds(pm, c->R[u], u, &lo, &hi);
+            chain_bounds(pm, c->R[u], c->SR[u], u, &lo, &hi);
         c->lob[u] = lo;
         c->env[u] = lo < c->env[u - 1] ? lo : c->env[u - 1];
     }
@@ -400,11 +509,11 @@ static abl_status rel_head(sp *c, abl_pred_head *out)
     c->bs_done = 1;
     uint64_t matrix = 0;
     for (uint64_t rho = 0; rho < B && rho < n; rho++) {
-        rgrp r = {rho, (n - 1 - rho) / B, 0};
+        rgrp r = {rho, (n - 1 - rho) / B, 0, -1, -1};
         abl_xacc_add(&pre, ex2(c->y[rho], c->y[0]));
         c->gen++;
         rel_setup(c, &r);
-        rel_sums(c, &r, abl_xacc_round32(&pre));
+        rel_sums(c, &r, xround(&pre));
         uint64_t z = 0;
         float AK = 0.0f;
         for (uint64_t q = 0; q <= r.Q; q++) {
@@ -435,6 +544,9 @@ static abl_status rel_head(sp *c, abl_pred_head *out)
 typedef struct agrp {
     uint64_t q;       /* the row's last (partial) block */
     float A2;         /* threshold on the accumulators before the last rescale */
+    uint64_t k, i;    /* the block or row a question is about */
+    float A;          /* the row's threshold */
+    int64_t h_k1, h_k2, h_part;   /* the previous row's answers (search hints) */
 } agrp;
 
 /* Is the pre-final accumulator of key j (full block k < q) at most a->A2? */
@@ -447,7 +559,7 @@ static int abs_zero(sp *c, const agrp *a, uint64_t k, uint64_t j)
     if (steps == 0 || P == 0.0f)
         return P <= a->A2;
     double lo, hi;
-    chain_bounds(P, c->R[k], steps, &lo, &hi);
+    chain_bounds(P, c->R[k], c->SR[k], steps, &lo, &hi);
     if (hi <= a->A2)
         return 1;
     if (lo > a->A2)
@@ -460,47 +572,53 @@ static int abs_zero(sp *c, const agrp *a, uint64_t k, uint64_t j)
     return v <= a->A2;
 }
 
+static int abs_key_zero(sp *c, const void *x, int64_t j)
+{
+    const agrp *a = x;
+    return abs_zero(c, a, a->k, (uint64_t)j);
+}
+
+static int abs_top_zero(sp *c, const void *x, int64_t k)
+{
+    const agrp *a = x;
+    return abs_zero(c, a, (uint64_t)k, (uint64_t)k * c->B + c->B - 1);
+}
+
+static int abs_env_le(sp *c, const void *x, int64_t k)
+{
+    const agrp *a = x;
+    return c->env[k] <= (double)a->A2;
+}
+
+static int abs_part_zero(sp *c, const void *x, int64_t j)
+{
+    const agrp *a = x;
+    return outr(c, ex2(c->y[j], c->y[a->i])) <= a->A;
+}
+
 /* Zeros of full block k (a prefix of its keys). */
-static uint64_t abs_cnt(sp *c, const agrp *a, uint64_t k)
+static uint64_t abs_cnt(sp *c, agrp *a, uint64_t k)
 {
     if (c->lob[k] > (double)a->A2)
         return 0;
-    int64_t lo = (int64_t)(k * c->B) - 1, hi = (int64_t)(k * c->B + c->B);   /* lo zero, hi not */
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (abs_zero(c, a, k, (uint64_t)mid))
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return (uint64_t)(lo + 1) - k * c->B;
+    a->k = k;
+    int64_t lo = (int64_t)(k * c->B);
+    return (uint64_t)(first_false(c, a, abs_key_zero, lo, lo + (int64_t)c->B, -1) - lo);
 }
 
-/* Zeros among the full blocks of a row; *jmax gets the largest zero key (-1: none). */
-static uint64_t abs_full(sp *c, const agrp *a, int64_t *jmax)
+/* Zeros among the full blocks of a row; *jmax gets the largest zero key (-1: none). Blocks before
+ * k2 are entirely zero (their last key is), blocks from k1 on hold none (envelope of lower bounds),
+ * the ones between are counted one by one. */
+static uint64_t abs_full(sp *c, agrp *a, int64_t *jmax)
 {
     uint64_t B = c->B;
-    int64_t lo = -1, hi = (int64_t)a->q;   /* k2: the first block whose last key is not zero */
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (abs_zero(c, a, (uint64_t)mid, (uint64_t)mid * B + B - 1))
-            lo = mid;
-        else
-            hi = mid;
-    }
-    uint64_t k2 = (uint64_t)hi;
-    lo = -1;
-    hi = (int64_t)a->q;                    /* k1: blocks from here on hold no zero */
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (c->env[mid] > (double)a->A2)
-            hi = mid;
-        else
-            lo = mid;
-    }
-    uint64_t k1 = (uint64_t)hi, z = k2 * B;
-    *jmax = k2 > 0 ? (int64_t)(k2 * B) - 1 : -1;
-    for (uint64_t k = k2; k < k1; k++) {
+    int64_t k2 = first_false(c, a, abs_top_zero, 0, (int64_t)a->q, a->h_k2);
+    int64_t k1 = first_false(c, a, abs_env_le, 0, (int64_t)a->q, a->h_k1);
+    a->h_k1 = k1;
+    a->h_k2 = k2;
+    uint64_t z = (uint64_t)k2 * B;
+    *jmax = k2 > 0 ? k2 * (int64_t)B - 1 : -1;
+    for (uint64_t k = (uint64_t)k2; k < (uint64_t)k1; k++) {
         uint64_t m = abs_cnt(c, a, k);
         if (m > 0)
             *jmax = (int64_t)(k * B + m) - 1;
@@ -510,17 +628,14 @@ static uint64_t abs_full(sp *c, const agrp *a, int64_t *jmax)
 }
 
 /* Zeros of the partial block [q B, i] (a prefix: acc = P = out(2^fp32(y_j - y_i))). */
-static uint64_t abs_part(sp *c, uint64_t q, uint64_t i, float A)
+static uint64_t abs_part(sp *c, agrp *a, uint64_t i, float A)
 {
-    int64_t lo = (int64_t)(q * c->B) - 1, hi = (int64_t)i + 1;   /* lo zero, hi not */
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (outr(c, ex2(c->y[mid], c->y[i])) <= A)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return (uint64_t)(lo + 1) - q * c->B;
+    a->i = i;
+    a->A = A;
+    int64_t lo = (int64_t)(a->q * c->B);
+    int64_t x = first_false(c, a, abs_part_zero, lo, (int64_t)i + 1, a->h_part);
+    a->h_part = x;
+    return (uint64_t)(x - lo);
 }
 
 /* The full blocks (shared by every row): maxima, factors, sums, first keys' P, prefix sums. */
@@ -540,7 +655,7 @@ static void abs_blocks(sp *c, uint64_t Qm)
                 e = ex2(y[j], c->M[k]);
             abl_xacc_add(&acc, e);
         }
-        c->bs[k] = abl_xacc_round32(&acc);
+        c->bs[k] = xround(&acc);
         c->pmin[k] = outr(c, ex2(y[k * B], c->M[k]));
         c->sq[k + 1] = k > 0 ? add32(mul32(c->sq[k], c->g[k]), c->bs[k]) : c->bs[0];
     }
@@ -552,9 +667,10 @@ static void abs_group(sp *c, uint64_t q)
     c->gen++;
     for (uint64_t k = q; k-- > 0;) {
         c->R[k] = k + 1 == q ? 1.0 : rmul(c->R[k + 1], c->g[k + 1]);
+        c->SR[k] = k + 1 == q ? 0.0 : c->SR[k + 1] + c->R[k + 1];   /* after g_(k+1): g_(k+2)... */
         double lo = 0.0, hi;
         if (c->pmin[k] != 0.0f)
-            chain_bounds(c->pmin[k], c->R[k], q - 1 - k, &lo, &hi);
+            chain_bounds(c->pmin[k], c->R[k], c->SR[k], q - 1 - k, &lo, &hi);
         c->lob[k] = lo;
         c->env[k] = k + 1 == q || lo < c->env[k + 1] ? lo : c->env[k + 1];
     }
@@ -585,17 +701,18 @@ static abl_status abs_head(sp *c, abl_pred_head *out)
         abs_group(c, q);
         abl_xacc part;
         abl_xacc_clear(&part);
+        agrp a = {q, 0.0f, 0, 0, 0.0f, -1, -1, -1};
         uint64_t end = q * B + B < n ? q * B + B : n;
         for (uint64_t i = q * B; i < end; i++) {
             abs_psum(c, q, i, &part);
-            float ps = abl_xacc_round32(&part);
+            float ps = xround(&part);
             float gp = q > 0 ? ex2(c->M[q - 1], c->y[i]) : 1.0f;
             float s = q > 0 ? add32(mul32(c->sq[q], gp), ps) : ps;
             float A = astar(c, (float)(1.0 / (double)s));
-            uint64_t zp = abs_part(c, q, i, A), z = zp;
+            uint64_t zp = abs_part(c, &a, i, A), z = zp;
             int64_t jmax = -1;
             if (q > 0) {
-                agrp a = {q, below(c, A, gp)};
+                a.A2 = below(c, A, gp);
                 z += abs_full(c, &a, &jmax);
             }
             if (zp > 0)
@@ -621,6 +738,7 @@ static void sp_free(sp *c)
     free(c->t);
     free(c->g);
     free(c->R);
+    free(c->SR);
     free(c->lob);
     free(c->env);
     free(c->bs);
@@ -663,6 +781,7 @@ abl_status abl_predict_sdpa_head(const abl_emul *em, const float *T, uint64_t n,
     c.t = malloc(G * sizeof *c.t);
     c.g = malloc(G * sizeof *c.g);
     c.R = malloc(G * sizeof *c.R);
+    c.SR = malloc(G * sizeof *c.SR);
     c.lob = malloc(G * sizeof *c.lob);
     c.env = malloc(G * sizeof *c.env);
     c.bs = malloc(G * sizeof *c.bs);
@@ -670,7 +789,7 @@ abl_status abl_predict_sdpa_head(const abl_emul *em, const float *T, uint64_t n,
     c.pmin = malloc(G * sizeof *c.pmin);
     c.M = malloc(G * sizeof *c.M);
     abl_status st = ABL_ERR_NO_MEMORY;
-    if (c.y && c.memo && c.stamp && c.bsT && c.t && c.g && c.R && c.lob && c.env && c.bs && c.sq && c.pmin && c.M) {
+    if (c.y && c.memo && c.stamp && c.bsT && c.t && c.g && c.R && c.SR && c.lob && c.env && c.bs && c.sq && c.pmin && c.M) {
         if (!sp_logits(&c, T))
             st = abl_predict_sdpa_head_rows(em, T, n, out);
         else if (em->form == ABL_BIAS_RELATIVE || em->form == ABL_BIAS_SYMMETRIC)
