@@ -78,21 +78,28 @@ static float add32(float a, float b)
 }
 
 /* abl_exp2_rn32 bit for bit: the same binary64 exp2 and the same test for a value near a binary32
- * rounding boundary (|frac - 1/2| <= 2^-20 of the binary32 spacing, read from the 29 bits of the
- * binary64 mantissa below it), without frexp/ldexp; results below 2^-125 go through abl_exp2_rn32. */
+ * rounding boundary (|frac - 1/2| <= 2^-20, frac the part of d below the binary32 spacing, 2^-149
+ * at least), without frexp/ldexp: for normal results frac is the 29 bits of the binary64 mantissa
+ * below the binary32 ones; below 2^-125 it is read from d * 2^149 (exact). */
 static float exp2_rn32(float y)
 {
     if (y <= -150.0f)
         return 0.0f;
-    if (y < -125.0f || y >= 127.0f)
+    if (y >= 127.0f)
         return abl_exp2_rn32(y);
     double d = exp2((double)y);
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    uint64_t low = u & ((UINT64_C(1) << 29) - 1);
-    if (low + 512 >= (UINT64_C(1) << 28) && low <= (UINT64_C(1) << 28) + 512)
-        return abl_exp2_rn32(y);
-    return (float)d;
+    int near;
+    if (y < -125.0f) {
+        double t = d * 0x1p149;   /* < 2^24 */
+        double frac = t - (double)(int64_t)t;
+        near = fabs(frac - 0.5) <= 0x1p-20;
+    } else {
+        uint64_t u;
+        memcpy(&u, &d, sizeof u);
+        uint64_t low = u & ((UINT64_C(1) << 29) - 1);
+        near = low + 512 >= (UINT64_C(1) << 28) && low <= (UINT64_C(1) << 28) + 512;
+    }
+    return near ? abl_exp2_rn32(y) : (float)d;
 }
 
 /* RN32(2^fp32(a - b)) */
@@ -141,6 +148,24 @@ static float from_bits(uint32_t u)
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
+}
+
+static uint32_t to_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* the next fp32 value up / down from a finite v >= 0 (down from 0 stays 0) */
+static float up1(float v)
+{
+    return from_bits(to_bits(v) + 1u);
+}
+
+static float down1(float v)
+{
+    return v > 0.0f ? from_bits(to_bits(v) - 1u) : 0.0f;
 }
 
 /* A monotone predicate over an index range: true exactly on a prefix. */
@@ -221,14 +246,14 @@ static float largest_below(float lim, float g)
     if (mul32(1.0f, g) <= lim)
         return 1.0f;
     /* RN(a g) <= lim when a g is below the midpoint of lim and its successor: start there */
-    double mid = ((double)lim + (double)nextafterf(lim, INFINITY)) / 2.0;
+    double mid = ((double)lim + (double)up1(lim)) / 2.0;
     float a = (float)(mid / (double)g);
     if (a > 1.0f)
         a = 1.0f;
     while (a > 0.0f && mul32(a, g) > lim)
-        a = nextafterf(a, 0.0f);
+        a = down1(a);
     for (;;) {
-        float b = nextafterf(a, 1.0f);
+        float b = up1(a);
         if (b > 1.0f || mul32(b, g) > lim)
             return a;
         a = b;
