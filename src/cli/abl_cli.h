@@ -45,6 +45,10 @@ extern FILE *abl_cli_out, *abl_cli_err;
  * line and note instead of fitting 80 columns.
  */
 extern int abl_cli_wide;
+/* The options every command takes, handled by the shared parser rather than the command's table
+ * (--help, --wide): help texts, completions and the man page test list them for every command. */
+extern const abl_cli_opt abl_cli_shared_opts[];
+extern const size_t abl_cli_nshared;
 
 /* Print "alibi-blind: <message>" as one line on stderr; returns ABL_EXIT_USAGE. Control characters in
  * the message (echoed values) are escaped (\n, \x1b), so it is always one line. */
@@ -69,6 +73,10 @@ int abl_cli_count(const char *opt, const char *text, uint64_t lo, uint64_t hi, u
 /* An exact decimal (any length) into q, which the caller has initialised: the one place user numbers are read. */
 int abl_cli_decimal(const char *opt, const char *text, int positive, mpq_t q);
 int abl_cli_dtype(const char *opt, const char *text, abl_format *out);
+/* One format where one is inherent: a list ("bf16,fp16", "all") is refused with `why` ("simulate
+ * runs one pipeline in one model dtype; run it once per dtype"). */
+int abl_cli_dtype_one(const char *opt, const char *text, const char *why, abl_format *out);
+#define ABL_CLI_ONE_PIPELINE "simulate runs one pipeline in one model dtype (run it once per dtype)"
 /* A comma-separated list of formats, or "all" (every built-in format); at most cap entries. */
 int abl_cli_dtype_list(const char *opt, const char *list, abl_format *out, size_t cap, size_t *n);
 int abl_cli_convention(const char *text, abl_convention *out);
@@ -100,6 +108,10 @@ int abl_cli_render(const abl_report *r, abl_output fmt, char **buf, size_t *len)
 
 /* Render the report and write it to stdout, or to `path` through an abl_cli_outfile. */
 int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path);
+/* The same for a set of reports (analyze --dtype LIST). */
+int abl_cli_emit_set(const abl_report_set *s, abl_output fmt, const char *path);
+/* Write a rendered buffer (freed here) to stdout or to `path`. */
+int abl_cli_emit_buffer(char *buf, size_t len, const char *path);
 
 /* Pictures: the device and page size from --device/--output/--width/--height (width and height may
  * be NULL), and drawing a plot into `path` through an abl_cli_outfile. Both return an exit status. */
@@ -186,10 +198,11 @@ char *abl_cli_json_string(const char *s);
 
 /*
  * Run the paper's model and the kernel's predictor side by side and write the report (analyze), or
- * the verdict (check, limits != NULL: exit 1 when the limits are exceeded). Returns the exit status.
+ * the verdict (check, limits != NULL: exit 1 when the limits are exceeded). With keep != NULL the
+ * report is handed back in *keep instead of written (analyze --dtype LIST). Returns the exit status.
  */
 int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl_cli_setup *s, abl_output out,
-                    const char *path, const abl_check_limits *limits);
+                    const char *path, const abl_check_limits *limits, abl_report **keep);
 
 /* One line for an unknown --model NAME (with a did-you-mean); returns ABL_EXIT_USAGE. opt may be NULL. */
 int abl_cli_unknown_model(const char *opt, const char *name);

@@ -11,7 +11,8 @@ static const abl_cli_opt analyze_opts[] = {
     {"convention", "NAME", "paper (default), ftz, ieee or subnormal: which tau and rounding (spec §4)"},
     {"ctx", "N", "context length N (1 to 1e18; 1e12 style accepted) [required]"},
     {"distance", "KIND", "linear (default) or log: g(d) = d or ln(d + 1)"},
-    {"dtype", "TYPE", "floating-point format of the exponential (default bf16; eXmY for custom)"},
+    {"dtype", "LIST", "format of the exponential (default bf16; eXmY for custom), or a list (bf16,fp16 or all): "
+                      "compared, then one section each"},
     {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
@@ -28,7 +29,7 @@ static const abl_cli_opt analyze_opts[] = {
 };
 
 /* With a kernel: the paper's delta and the pipeline's exact first blind distance, head by head. */
-static int run_kernel(const abl_cli_cmd *cmd, const char **v, abl_output out)
+static int run_kernel(const abl_cli_cmd *cmd, const char **v, abl_report **r)
 {
     static const char *const refused[] = {"clamp", "distance", "level", "logit", "mitigate", "softcap", "window"};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
@@ -53,7 +54,7 @@ static int run_kernel(const abl_cli_cmd *cmd, const char **v, abl_output out)
         abl_cli_setup_free(&s);
         return ABL_EXIT_USAGE;
     }
-    rc = abl_cli_compare(cmd->name, &cc, &s, out, abl_cli_value(cmd, v, "output"), NULL);
+    rc = abl_cli_compare(cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r);
     abl_cli_setup_free(&s);
     return rc;
 }
@@ -62,34 +63,102 @@ typedef struct {
     mpq_t logit, clamp, softcap, lo, hi;
 } analyze_numbers;
 
-static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums);
+static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums, abl_report **r);
+
+/* The report of one dtype (--dtype holds one format, or is absent). */
+static int analyze_report(const abl_cli_cmd *cmd, const char **v, abl_report **r)
+{
+    if (abl_cli_value(cmd, v, "model") || abl_cli_value(cmd, v, "config") || abl_cli_value(cmd, v, "pipeline"))
+        return run_kernel(cmd, v, r);
+    analyze_numbers nums;
+    mpq_inits(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
+    int rc = analyze_with(cmd, v, &nums, r);
+    mpq_clears(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
+    return rc;
+}
+
+/* What the overview of analyze --dtype LIST compares, dtype by dtype (meta and summary keys). */
+static const abl_report_compare plain_compare[] = {
+    {"tau", "τ"}, {"blind_heads", "blind heads"}, {"row_fraction", "row fraction"},
+    {"matrix_fraction", "matrix fraction"}, {"mass_lost", "mass lost"},
+};
+static const abl_report_compare kernel_compare[] = {
+    {"paper_blind_heads", "paper: blind"}, {"blind_heads", "kernel: blind"},
+    {"paper_row_fraction", "paper: row"}, {"row_fraction", "kernel: row"},
+    {"matrix_fraction", "kernel: matrix"},
+};
+
+#define ANALYZE_MAX_DTYPES 64
+
+/* analyze --dtype bf16,fp16: the same layer once per format, one document (abl_report_set). */
+static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *list, abl_output out)
+{
+    abl_format fmts[ANALYZE_MAX_DTYPES];
+    size_t n = 0;
+    if (abl_cli_dtype_list("dtype", list, fmts, ANALYZE_MAX_DTYPES, &n))
+        return ABL_EXIT_USAGE;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(fmts[i].name, fmts[k].name) == 0)
+                return abl_cli_usage_error("--dtype: %s is named twice in '%s'", fmts[i].name, list);
+    const char **w = malloc(cmd->nopts * sizeof *w);
+    if (w == NULL)
+        return abl_cli_internal_error("out of memory");
+    size_t slot = 0;
+    for (size_t i = 0; i < cmd->nopts; i++) {
+        w[i] = v[i];
+        if (strcmp(cmd->opts[i].name, "dtype") == 0)
+            slot = i;
+    }
+    abl_report *reps[ANALYZE_MAX_DTYPES] = {NULL};
+    const char *labels[ANALYZE_MAX_DTYPES];
+    int rc = ABL_EXIT_OK;
+    for (size_t i = 0; rc == ABL_EXIT_OK && i < n; i++) {
+        w[slot] = labels[i] = fmts[i].name;
+        rc = analyze_report(cmd, w, &reps[i]);
+    }
+    if (rc == ABL_EXIT_OK) {
+        int kernel = abl_cli_value(cmd, v, "model") || abl_cli_value(cmd, v, "config") ||
+                     abl_cli_value(cmd, v, "pipeline");
+        abl_report_set set = {
+            (const abl_report *const *)reps, labels, n,
+            kernel ? "ALiBi blindness by dtype: the paper's model and the real kernel" : "ALiBi blindness by dtype",
+            "dtype", "dtype", "dtypes", "analyses",
+            kernel ? kernel_compare : plain_compare,
+            kernel ? sizeof kernel_compare / sizeof kernel_compare[0] : sizeof plain_compare / sizeof plain_compare[0],
+        };
+        rc = abl_cli_emit_set(&set, out, abl_cli_value(cmd, v, "output"));
+    }
+    for (size_t i = 0; i < n; i++)
+        abl_report_free(reps[i]);
+    free(w);
+    return rc;
+}
 
 static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
         return abl_cli_usage_error("analyze: unexpected argument '%s'", pos[0]);
-    if (abl_cli_value(cmd, v, "model") || abl_cli_value(cmd, v, "config") || abl_cli_value(cmd, v, "pipeline")) {
-        abl_output o = ABL_OUT_TEXT;
-        const char *f = abl_cli_value(cmd, v, "format");
-        if (f != NULL && abl_cli_output(f, &o))
-            return ABL_EXIT_USAGE;
-        return run_kernel(cmd, v, o);
-    }
-    analyze_numbers nums;
-    mpq_inits(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
-    int rc = analyze_with(cmd, v, &nums);
-    mpq_clears(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
+    abl_output out = ABL_OUT_TEXT;
+    const char *s = abl_cli_value(cmd, v, "format");
+    if (s != NULL && abl_cli_output(s, &out))
+        return ABL_EXIT_USAGE;
+    const char *dt = abl_cli_value(cmd, v, "dtype");
+    if (dt != NULL && (strchr(dt, ',') != NULL || strcasecmp(dt, "all") == 0))
+        return analyze_dtypes(cmd, v, dt, out);
+    abl_report *r = NULL;
+    int rc = analyze_report(cmd, v, &r);
+    if (rc == ABL_EXIT_OK)
+        rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+    abl_report_free(r);
     return rc;
 }
 
-static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums)
+static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums, abl_report **r)
 {
     abl_analysis_config cfg;
     memset(&cfg, 0, sizeof cfg);
     const char *s;
-    abl_output out = ABL_OUT_TEXT;
-    if ((s = abl_cli_value(cmd, v, "format")) && abl_cli_output(s, &out))
-        return ABL_EXIT_USAGE;
     if (abl_cli_dtype("dtype", (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16", &cfg.format))
         return ABL_EXIT_USAGE;
     if ((s = abl_cli_value(cmd, v, "convention")) && abl_cli_convention(s, &cfg.convention))
@@ -192,13 +261,9 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
     } else if (st != ABL_OK) {
         rc = abl_cli_usage_error("analyze: %s", abl_status_message(st));
     } else {
-        abl_report *r = NULL;
-        st = abl_analysis_report(&a, &r);
+        st = abl_analysis_report(&a, r);
         if (st != ABL_OK)
             rc = abl_cli_internal_error("%s", abl_status_message(st));
-        else
-            rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
-        abl_report_free(r);
     }
     abl_analysis_free(&a);
     return rc;
@@ -216,6 +281,9 @@ const abl_cli_cmd abl_cli_analyze_cmd = {
     "and zero weights of a real kernel (the zero-logit predictor of simulate). --model/--config give the\n"
     "heads, slopes, dtype, context and the model's default code path; --heads, --slopes, --dtype, --ctx\n"
     "and --pipeline override them, and the output says where each value came from.\n\n"
+    "With --dtype bf16,fp16 (or all): the same layer once per format; first a comparison (one row per\n"
+    "format: the blind heads and fractions), then one section each. csv adds a first column dtype;\n"
+    "json is {\"dtypes\": [...], \"analyses\": [one object per format]}.\n\n"
     "Example: alibi-blind analyze --heads 16 --ctx 2048   (the paper's BLOOM layer: delta1 = 124)\n"
     "         alibi-blind analyze --model falcon-rw-7b    (the real Falcon code: bias scaled by 1/8)",
     analyze_opts,

@@ -57,7 +57,7 @@ static int run_check(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         cc.slopes = s.slopes;
         cc.context = s.context;
         cc.pipeline = s.pipeline;
-        rc = abl_cli_compare(cmd->name, &cc, &s, out, abl_cli_value(cmd, v, "output"), &lim);
+        rc = abl_cli_compare(cmd->name, &cc, &s, out, abl_cli_value(cmd, v, "output"), &lim, NULL);
     }
     abl_cli_setup_free(&s);
     mpq_clear(frac);

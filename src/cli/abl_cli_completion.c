@@ -1,8 +1,9 @@
 /*
  * alibi-blind completion bash|zsh|list: shell completion scripts written from the same command and option
  * tables the parser uses (abl_cli_commands), so a new command or option is completed as soon as it exists.
- * Hidden: not listed by --help. `list` prints one line per command ("command NAME") and per option
- * ("option NAME --OPT METAVAR", "-" for a flag): the tests compare the man page and the scripts with it.
+ * Hidden: not listed by --help. `list` prints one line per command ("command NAME"), per option
+ * ("option NAME --OPT METAVAR", "-" for a flag) and per option every command takes ("shared --OPT -",
+ * abl_cli_shared_opts): the tests compare the man page and the scripts with it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -108,7 +109,9 @@ static void bash_script(void)
         fprintf(abl_cli_out, "        esac\n        opts=\"");
         for (size_t k = 0; k < c->nopts; k++)
             fprintf(abl_cli_out, "--%s ", c->opts[k].name);
-        fprintf(abl_cli_out, "--help\"\n        args=\"");
+        for (size_t k = 0; k < abl_cli_nshared; k++)
+            fprintf(abl_cli_out, "--%s%s", abl_cli_shared_opts[k].name, k + 1 < abl_cli_nshared ? " " : "");
+        fprintf(abl_cli_out, "\"\n        args=\"");
         print_positionals(abl_cli_out, c);
         fprintf(abl_cli_out, "\";;\n");
     }
@@ -152,8 +155,8 @@ static void zsh_script(void)
     for (size_t i = 0; i < abl_cli_ncommands; i++) {
         const abl_cli_cmd *c = abl_cli_commands[i];
         fprintf(abl_cli_out, "  %s)\n    _arguments \\\n", c->name);
-        for (size_t k = 0; k < c->nopts; k++) {
-            const abl_cli_opt *o = &c->opts[k];
+        for (size_t k = 0; k < c->nopts + abl_cli_nshared; k++) {
+            const abl_cli_opt *o = k < c->nopts ? &c->opts[k] : &abl_cli_shared_opts[k - c->nopts];
             fprintf(abl_cli_out, "      '--%s%s[", o->name, o->metavar ? "=" : "");
             print_zsh_text(o->help);
             fprintf(abl_cli_out, "]");
@@ -167,9 +170,8 @@ static void zsh_script(void)
                     fprintf(abl_cli_out, strcmp(o->metavar, "DIR") == 0 ? "_files -/" : "_files");
                 }
             }
-            fprintf(abl_cli_out, "' \\\n");
+            fprintf(abl_cli_out, "'%s", k + 1 < c->nopts + abl_cli_nshared ? " \\\n" : "");
         }
-        fprintf(abl_cli_out, "      '--help[describe the options]'");
         if (positionals(c) > 0) {
             fprintf(abl_cli_out, " \\\n      '1:argument:(");
             print_positionals(abl_cli_out, c);
@@ -191,6 +193,10 @@ static void list_tables(void)
         for (size_t k = 0; k < c->nopts; k++)
             fprintf(abl_cli_out, "option %s --%s %s\n", c->name, c->opts[k].name, c->opts[k].metavar ? c->opts[k].metavar : "-");
     }
+    /* Every command takes these too (the shared parser handles them). */
+    for (size_t k = 0; k < abl_cli_nshared; k++)
+        fprintf(abl_cli_out, "shared --%s %s\n", abl_cli_shared_opts[k].name,
+                abl_cli_shared_opts[k].metavar ? abl_cli_shared_opts[k].metavar : "-");
 }
 
 int abl_cli_completion(int argc, char **argv)

@@ -251,8 +251,9 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     const char *dt = abl_cli_value(cmd, v, "dtype");
     if (dt == NULL && have_config)
         model = d->spec.dtype;
-    else if (abl_cli_dtype("dtype", dt != NULL ? dt : cat != NULL && cat->dtype != NULL ? cat->dtype : "bf16",
-                           &model))
+    else if (dt != NULL ? abl_cli_dtype_one("dtype", dt, "design fits one pipeline in one model dtype (run it once "
+                                            "per dtype)", &model)
+                        : abl_cli_dtype("dtype", cat != NULL && cat->dtype != NULL ? cat->dtype : "bf16", &model))
         return ABL_EXIT_USAGE;
     char err[512];
     d->pipe_spec = abl_cli_value(cmd, v, "pipeline");

@@ -37,7 +37,9 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     abl_output out = ABL_OUT_TEXT;
     if ((s = abl_cli_value(cmd, v, "format")) && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "dtype")) && abl_cli_dtype("dtype", s, &c.format))
+    if ((s = abl_cli_value(cmd, v, "dtype")) &&
+        abl_cli_dtype_one("dtype", s, "a figure panel is drawn for one format (run it once per dtype; plot "
+                          "fraction --dtype LIST puts several in one picture)", &c.format))
         return ABL_EXIT_USAGE;
     if ((s = abl_cli_value(cmd, v, "convention")) && abl_cli_convention(s, &c.convention))
         return ABL_EXIT_USAGE;

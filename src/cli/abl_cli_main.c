@@ -65,6 +65,13 @@ static void print_error(const char *fmt, va_list ap)
 
 int abl_cli_wide = 0;
 
+/* Handled by parse_options for every command; help, completion and the man page test list them too. */
+const abl_cli_opt abl_cli_shared_opts[] = {
+    {"help", NULL, "describe the command and its options (also -h)"},
+    {"wide", NULL, "text output: one line per table row and note (no 80-column layout)"},
+};
+const size_t abl_cli_nshared = sizeof abl_cli_shared_opts / sizeof abl_cli_shared_opts[0];
+
 int abl_cli_usage_error(const char *fmt, ...)
 {
     va_list ap;
@@ -163,6 +170,13 @@ int abl_cli_dtype(const char *opt, const char *text, abl_format *out)
         return abl_cli_usage_error("--%s: unknown floating-point format '%s' (known: %s, torch.<dtype>, "
                                    "ml_dtypes names, or eXmY)", opt, text, abl_format_names());
     return 0;
+}
+
+int abl_cli_dtype_one(const char *opt, const char *text, const char *why, abl_format *out)
+{
+    if (strchr(text, ',') != NULL || strcasecmp(text, "all") == 0)
+        return abl_cli_usage_error("--%s: '%s' is a list, but %s", opt, text, why);
+    return abl_cli_dtype(opt, text, out);
 }
 
 int abl_cli_dtype_list(const char *opt, const char *list, abl_format *out, size_t cap, size_t *n)
@@ -357,6 +371,29 @@ int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path)
     int rc = abl_cli_render(r, fmt, &buf, &len);
     if (rc != 0)
         return rc;
+    return abl_cli_emit_buffer(buf, len, path);
+}
+
+int abl_cli_emit_set(const abl_report_set *s, abl_output fmt, const char *path)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (mem == NULL)
+        return abl_cli_internal_error("out of memory");
+    abl_status st = abl_report_set_write(s, fmt, abl_cli_wide ? 0 : ABL_REPORT_WIDTH, mem);
+    if (fclose(mem) != 0 && st == ABL_OK)
+        st = ABL_ERR_IO;
+    if (st != ABL_OK) {
+        free(buf);
+        return abl_cli_internal_error("cannot render the report: %s", abl_status_message(st));
+    }
+    return abl_cli_emit_buffer(buf, len, path);
+}
+
+int abl_cli_emit_buffer(char *buf, size_t len, const char *path)
+{
+    int rc = 0;
     if (path == NULL || strcmp(path, "-") == 0) {
         if (fwrite(buf, 1, len, abl_cli_out) != len || fflush(abl_cli_out) != 0)
             rc = abl_cli_internal_error("cannot write to standard output");
@@ -485,9 +522,13 @@ static void print_help(const abl_cli_cmd *cmd)
             print_wrapped(cmd->opts[i].help, (below ? 26 : w) + 6, (below ? 26 : w) + 6);
         }
     }
-    fprintf(abl_cli_out, "  --%-*s  ", (int)(below ? 26 : w), "wide");
-    print_wrapped("text output: one line per table row and note (no 80-column layout)", (below ? 26 : w) + 6,
-                  (below ? 26 : w) + 6);
+    /* The shared options (--help itself is what the reader just used). */
+    for (size_t i = 0; i < abl_cli_nshared; i++) {
+        if (strcmp(abl_cli_shared_opts[i].name, "help") == 0)
+            continue;
+        fprintf(abl_cli_out, "  --%-*s  ", (int)(below ? 26 : w), abl_cli_shared_opts[i].name);
+        print_wrapped(abl_cli_shared_opts[i].help, (below ? 26 : w) + 6, (below ? 26 : w) + 6);
+    }
 }
 
 static void print_main_help(void)
@@ -559,13 +600,12 @@ static const char *nearest_name(const char *word, size_t len, const char *const 
 
 static int unknown_option(const abl_cli_cmd *cmd, const char *name, size_t nlen)
 {
-    const char **names = calloc(cmd->nopts + 3, sizeof *names);
+    const char **names = calloc(cmd->nopts + abl_cli_nshared + 1, sizeof *names);
     const char *near = NULL;
     if (names != NULL) {
         size_t n = 0;
         for (size_t i = 0; i < cmd->nopts; i++) names[n++] = cmd->opts[i].name;
-        names[n++] = "help";
-        names[n++] = "wide";
+        for (size_t i = 0; i < abl_cli_nshared; i++) names[n++] = abl_cli_shared_opts[i].name;
         near = nearest_name(name, nlen, names, n);
         free(names);
     }
@@ -645,6 +685,7 @@ int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
 {
     abl_cli_out = out;
     abl_cli_err = err;
+    abl_cli_wide = 0; /* a flag of this call only (the fuzzers call abl_cli_main again and again) */
     if (argc < 2)
         return abl_cli_usage_error("no command given (see alibi-blind --help)");
     const char *name = argv[1];

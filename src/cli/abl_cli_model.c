@@ -193,7 +193,9 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
     /* dtype */
     abl_source src;
     if ((o = abl_cli_value(cmd, v, "dtype")) != NULL) {
-        if (abl_cli_dtype("dtype", o, &s->dtype))
+        /* analyze splits a list before it gets here: simulate and check run one pipeline. */
+        if (abl_cli_dtype_one("dtype", o, strcmp(cmd->name, "check") == 0 ? "check gates one model dtype (run it once "
+                              "per dtype)" : ABL_CLI_ONE_PIPELINE, &s->dtype))
             return ABL_EXIT_USAGE;
         option_source(&src, "dtype");
     } else if (s->have_model) {
@@ -296,7 +298,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
 }
 
 int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl_cli_setup *s, abl_output out,
-                    const char *path, const abl_check_limits *limits)
+                    const char *path, const abl_check_limits *limits, abl_report **keep)
 {
     if (cc->pipeline.softmax == ABL_SOFTMAX_EAGER &&
         (cc->pipeline.sum != ABL_SUM_EXACT || cc->pipeline.exp != ABL_EXP_CORRECT))
@@ -324,10 +326,15 @@ int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl
     abl_report *r = NULL;
     st = limits ? abl_check_report(&c, limits, s->meta, s->nmeta, &r) : abl_compare_report(&c, s->meta, s->nmeta, &r);
     int rc;
-    if (st != ABL_OK)
+    if (st != ABL_OK) {
         rc = abl_cli_internal_error("%s", abl_status_message(st));
-    else
+    } else if (keep != NULL) {
+        *keep = r;
+        r = NULL;
+        rc = ABL_EXIT_OK;
+    } else {
         rc = abl_cli_emit(r, out, path);
+    }
     if (rc == ABL_EXIT_OK && limits != NULL && !abl_check_pass(&c, limits)) {
         /* The verdict is complete on stdout; the one stderr line says why the status is 1. */
         int worst = -1;

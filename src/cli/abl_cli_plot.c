@@ -161,9 +161,14 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
     if (model == NULL && have_config)
         formats[0] = spec.dtype;
     if ((s = abl_cli_value(cmd, v, "dtype")) != NULL) {
-        size_t cap = strcmp(kind, "fraction") == 0 ? PLOT_MAX_LIST : 1;
-        if (abl_cli_dtype_list("dtype", s, formats, cap, &nformats))
+        if (strcmp(kind, "fraction") != 0) {
+            char why[96]; /* kind is one of the four names checked above, never other user text */
+            snprintf(why, sizeof why, "plot %s draws one format (plot fraction takes a list)", kind);
+            if (abl_cli_dtype_one("dtype", s, why, &formats[0]))
+                return ABL_EXIT_USAGE;
+        } else if (abl_cli_dtype_list("dtype", s, formats, PLOT_MAX_LIST, &nformats)) {
             return ABL_EXIT_USAGE;
+        }
     }
     abl_convention convs[ABL_CONV_COUNT] = {ABL_CONV_PAPER};
     size_t nconvs = 1;

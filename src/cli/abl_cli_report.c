@@ -39,7 +39,8 @@ static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         abl_format_lookup(c.model->dtype, &c.format);
     if (have_config)
         c.format = spec.dtype;
-    if ((s = abl_cli_value(cmd, v, "dtype")) && abl_cli_dtype("dtype", s, &c.format))
+    if ((s = abl_cli_value(cmd, v, "dtype")) &&
+        abl_cli_dtype_one("dtype", s, "a report describes one model in one dtype (run it once per dtype)", &c.format))
         return ABL_EXIT_USAGE;
     c.convention = ABL_CONV_PAPER;
     if ((s = abl_cli_value(cmd, v, "convention")) && abl_cli_convention(s, &c.convention))

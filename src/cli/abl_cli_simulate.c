@@ -106,7 +106,7 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
         cfg.heads = setup->heads;
     } else {
         abl_format model;
-        if (abl_cli_dtype("dtype", (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16", &model))
+        if (abl_cli_dtype_one("dtype", (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16", ABL_CLI_ONE_PIPELINE, &model))
             return ABL_EXIT_USAGE;
         char err[512];
         const char *spec = abl_cli_value(cmd, v, "pipeline");

@@ -1,7 +1,9 @@
 #!/bin/sh
 # The bash and zsh completions list every command and every option of every command, as the parser's
-# tables define them (`alibi-blind completion list`), and nothing else; the parser accepts each listed
-# option; bash -n / zsh -n parse the scripts (zsh only where installed).
+# tables define them (`alibi-blind completion list`), plus the options the shared parser gives every
+# command (--help, --wide: the "shared" lines), and nothing else; the parser accepts each listed option;
+# every option a command's --help prints is completed; bash -n / zsh -n parse the scripts (zsh only
+# where installed).
 # usage: completion.sh BINARY BASH_SCRIPT ZSH_SCRIPT
 set -u
 bin=$1; bashf=$2; zshf=$3
@@ -11,9 +13,15 @@ fail=0
 "$bin" completion list > "$tmp/list" || { echo "completion list failed"; exit 1; }
 awk '$1 == "command" {print $2}' "$tmp/list" > "$tmp/commands"
 [ -s "$tmp/commands" ] || { echo "no commands listed"; exit 1; }
+awk '$1 == "shared" {print $2}' "$tmp/list" > "$tmp/shared"
+for o in --help --wide; do
+  grep -qx -- "$o" "$tmp/shared" || { echo "completion list: $o is not listed as a shared option"; fail=1; }
+done
 # The listing is the parser's own: every command is one `--help` accepts, so is every option.
 while read -r kind cmd opt metavar; do
-  if [ "$kind" = command ]; then
+  if [ "$kind" = shared ]; then
+    continue
+  elif [ "$kind" = command ]; then
     "$bin" "$cmd" --help >/dev/null 2>&1 || { echo "parser refuses command $cmd"; fail=1; }
   elif [ "$metavar" = - ]; then
     "$bin" "$cmd" "$opt" --help >/dev/null 2>&1 || { echo "parser refuses $cmd $opt"; fail=1; }
@@ -21,6 +29,18 @@ while read -r kind cmd opt metavar; do
     "$bin" "$cmd" "$opt=x" --help >/dev/null 2>&1 || { echo "parser refuses $cmd $opt=VALUE"; fail=1; }
   fi
 done < "$tmp/list"
+while read -r cmd; do
+  while read -r o; do
+    "$bin" "$cmd" "$o" --help >/dev/null 2>&1 || { echo "parser refuses $cmd $o (a shared option)"; fail=1; }
+  done < "$tmp/shared"
+done < "$tmp/commands"
+# What a user reads in `CMD --help` is what completes: every --option line of the help text is listed.
+while read -r cmd; do
+  "$bin" "$cmd" --help | sed -n 's/^  \(--[a-z0-9][a-z0-9-]*\).*/\1/p' | sort -u > "$tmp/helpopts"
+  { awk -v c="$cmd" '$1 == "option" && $2 == c {print $3}' "$tmp/list"; cat "$tmp/shared"; } | sort -u > "$tmp/listed"
+  missing=$(comm -23 "$tmp/helpopts" "$tmp/listed")
+  [ -z "$missing" ] || { echo "$cmd --help shows options the completion list lacks: $missing"; fail=1; }
+done < "$tmp/commands"
 # Both scripts are what the binary writes now (the build regenerates them).
 "$bin" completion bash | cmp -s - "$bashf" || { echo "$bashf is stale"; fail=1; }
 "$bin" completion zsh | cmp -s - "$zshf" || { echo "$zshf is stale"; fail=1; }
@@ -35,7 +55,7 @@ if command -v bash >/dev/null 2>&1; then
   complete_words "" | grep -v -e '^-' -e '^help$' > "$tmp/got"
   sort "$tmp/commands" | cmp -s - "$tmp/got" || { echo "bash: commands differ:"; sort "$tmp/commands" | diff - "$tmp/got"; fail=1; }
   while read -r cmd; do
-    { awk -v c="$cmd" '$1 == "option" && $2 == c {print $3}' "$tmp/list"; echo --help; } | sort > "$tmp/want"
+    { awk -v c="$cmd" '$1 == "option" && $2 == c {print $3}' "$tmp/list"; cat "$tmp/shared"; } | sort > "$tmp/want"
     complete_words "$cmd" "--" > "$tmp/got"
     cmp -s "$tmp/want" "$tmp/got" || { echo "bash: options of $cmd differ:"; diff "$tmp/want" "$tmp/got"; fail=1; }
   done < "$tmp/commands"
@@ -48,7 +68,7 @@ awk '/^  commands=\(/ {on=1; next} on && /^  \)/ {on=0} on {sub(/^ *\047/, ""); 
   | sort > "$tmp/got"
 sort "$tmp/commands" | cmp -s - "$tmp/got" || { echo "zsh: commands differ:"; sort "$tmp/commands" | diff - "$tmp/got"; fail=1; }
 while read -r cmd; do
-  { awk -v c="$cmd" '$1 == "option" && $2 == c {print $3}' "$tmp/list"; echo --help; } | sort > "$tmp/want"
+  { awk -v c="$cmd" '$1 == "option" && $2 == c {print $3}' "$tmp/list"; cat "$tmp/shared"; } | sort > "$tmp/want"
   awk -v c="$cmd" '$0 == "  " c ")" {on=1; next} on && /^    ;;$/ {on=0} on && /^      \047--/ {
       s = $0; sub(/^      \047/, "", s); sub(/[=[].*/, "", s); print s }' "$zshf" | sort > "$tmp/got"
   cmp -s "$tmp/want" "$tmp/got" || { echo "zsh: options of $cmd differ:"; diff "$tmp/want" "$tmp/got"; fail=1; }

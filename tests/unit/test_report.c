@@ -235,6 +235,56 @@ static void test_text_layout(void **state)
     abl_report_free(r);
 }
 
+static char *render_width(const abl_report *r, size_t width)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(abl_report_write_width(r, ABL_OUT_TEXT, width, f), ABL_OK);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+/* A column marked new_panel starts a panel when the table is split, though it would fit in the one before
+ * (four 6-wide columns need 3 + 4 * 8 = 35 > 30 columns: without the mark, c joins a and b); a table that
+ * fits is not split. */
+static void test_new_panel(void **state)
+{
+    (void)state;
+    abl_report *r = abl_report_new("T", "rows");
+    assert_non_null(r);
+    assert_int_equal(abl_report_column(r, "k", "key", ABL_ALIGN_LEFT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "a", "aaaaaa", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "b", "bbbbbb", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "c", "cccccc", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_column_new_panel(r), ABL_OK);
+    assert_int_equal(abl_report_column(r, "d", "dddddd", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    for (int c = 0; c < 5; c++)
+        assert_int_equal(abl_report_cell(r, c == 0 ? "row" : "1", NULL, NULL), ABL_OK);
+    char *got = render_width(r, 30);
+    assert_string_equal(got, "T\n"
+                             "\n"
+                             "key  aaaaaa  bbbbbb\n"
+                             "---  ------  ------\n"
+                             "row       1       1\n"
+                             "\n"
+                             "key  cccccc  dddddd\n"
+                             "---  ------  ------\n"
+                             "row       1       1\n");
+    free(got);
+    got = render_width(r, 80);
+    assert_string_equal(got, "T\n"
+                             "\n"
+                             "key  aaaaaa  bbbbbb  cccccc  dddddd\n"
+                             "---  ------  ------  ------  ------\n"
+                             "row       1       1       1       1\n");
+    free(got);
+    abl_report_free(r);
+    assert_int_equal(abl_report_column_new_panel(NULL), ABL_ERR_INVALID_ARGUMENT);
+}
+
 static void test_markdown_escaping(void **state)
 {
     (void)state;
@@ -499,6 +549,95 @@ static void test_output_names(void **state)
     assert_null(abl_output_name((abl_output)99));
 }
 
+/* A small report of one format for the set tests: a meta line, two columns, a summary, two notes
+ * (the second one only in some, to see that common notes are printed once and others stay). */
+static abl_report *one_format(const char *tau, const char *delta, const char *blind, int extra_note)
+{
+    abl_report *r = abl_report_new("Layer", "heads");
+    assert_non_null(r);
+    assert_int_equal(abl_report_meta(r, "tau", "tau", tau, NULL), ABL_OK);
+    assert_int_equal(abl_report_column(r, "head", "head", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "delta", "delta", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "1", "1", NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, delta, delta, NULL), ABL_OK);
+    assert_int_equal(abl_report_summary(r, "blind_heads", "blind heads", blind, NULL), ABL_OK);
+    assert_int_equal(abl_report_note(r, "delta: the first blind distance."), ABL_OK);
+    if (extra_note)
+        assert_int_equal(abl_report_note(r, "this format only."), ABL_OK);
+    return r;
+}
+
+static char *render_set(const abl_report_set *s, abl_output fmt)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(abl_report_set_write(s, fmt, ABL_REPORT_WIDTH, f), ABL_OK);
+    assert_int_equal(fclose(f), 0);
+    assert_non_null(buf);
+    return buf;
+}
+
+static void test_set(void **state)
+{
+    (void)state;
+    abl_report *a = one_format("-87", "349", "1 of 1", 1), *b = one_format("-9.7", "39", "1 of 1", 0);
+    const abl_report *reps[] = {a, b};
+    const char *labels[] = {"bf16", "fp16"};
+    static const abl_report_compare cmp[] = {{"tau", "tau"}, {"blind_heads", "blind"}, {"absent", "none"}};
+    abl_report_set s = {reps, labels, 2, "By dtype", "dtype", "dtype", "dtypes", "analyses", cmp, 3};
+    char *got = render_set(&s, ABL_OUT_TEXT);
+    assert_string_equal(got, "By dtype\n\n"
+                             "dtype   tau   blind  none\n"
+                             "-----  ----  ------  ----\n"
+                             "bf16    -87  1 of 1\n"
+                             "fp16   -9.7  1 of 1\n\n"
+                             "Layer: bf16\ntau: -87\n\nhead  delta\n----  -----\n   1    349\n\n"
+                             "blind heads: 1 of 1\n\nthis format only.\n\n"
+                             "Layer: fp16\ntau: -9.7\n\nhead  delta\n----  -----\n   1     39\n\n"
+                             "blind heads: 1 of 1\n\ndelta: the first blind distance.\n");
+    free(got);
+    got = render_set(&s, ABL_OUT_CSV);
+    assert_string_equal(got, "dtype,head,delta\nbf16,1,349\nfp16,1,39\n");
+    free(got);
+    got = render_set(&s, ABL_OUT_JSON);
+    assert_string_equal(got, "{\n  \"dtypes\": [\"bf16\", \"fp16\"],\n  \"analyses\": [\n"
+                             "    {\n      \"tau\": \"-87\",\n      \"heads\": [\n        {\"head\": 1, \"delta\": 349}\n"
+                             "      ],\n      \"blind_heads\": \"1 of 1\",\n      \"notes\": [\n"
+                             "        \"delta: the first blind distance.\",\n        \"this format only.\"\n      ]\n    },\n"
+                             "    {\n      \"tau\": \"-9.7\",\n      \"heads\": [\n        {\"head\": 1, \"delta\": 39}\n"
+                             "      ],\n      \"blind_heads\": \"1 of 1\",\n      \"notes\": [\n"
+                             "        \"delta: the first blind distance.\"\n      ]\n    }\n  ]\n}\n");
+    free(got);
+    got = render_set(&s, ABL_OUT_MARKDOWN);
+    assert_non_null(strstr(got, "## By dtype\n\n| dtype | tau | blind | none |\n|:---|---:|---:|---:|\n"
+                                "| bf16 | -87 | 1 of 1 |  |\n"));
+    assert_non_null(strstr(got, "\n\n## Layer: fp16\n"));
+    free(got);
+    /* CSV needs the same columns in every report; an empty set or a NULL label is refused. */
+    abl_report *c = abl_report_new("Layer", "heads");
+    assert_int_equal(abl_report_column(c, "other", "other", ABL_ALIGN_LEFT), ABL_OK);
+    const abl_report *mixed[] = {a, c};
+    abl_report_set bad = s;
+    bad.reports = mixed;
+    FILE *f = fopen("/dev/null", "w");
+    assert_non_null(f);
+    assert_int_equal(abl_report_set_write(&bad, ABL_OUT_CSV, 80, f), ABL_ERR_INVALID_ARGUMENT);
+    bad = s;
+    bad.n = 0;
+    assert_int_equal(abl_report_set_write(&bad, ABL_OUT_TEXT, 80, f), ABL_ERR_INVALID_ARGUMENT);
+    const char *nolabel[] = {"bf16", NULL};
+    bad = s;
+    bad.labels = nolabel;
+    assert_int_equal(abl_report_set_write(&bad, ABL_OUT_JSON, 80, f), ABL_ERR_INVALID_ARGUMENT);
+    fclose(f);
+    abl_report_free(a);
+    abl_report_free(b);
+    abl_report_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -512,6 +651,7 @@ int main(void)
         cmocka_unit_test(test_json_escaping),   cmocka_unit_test(test_latex_escaping),
         cmocka_unit_test(test_growth),          cmocka_unit_test(test_errors),
         cmocka_unit_test(test_write_failure),   cmocka_unit_test(test_output_names),
+        cmocka_unit_test(test_new_panel),       cmocka_unit_test(test_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

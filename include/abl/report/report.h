@@ -49,6 +49,12 @@ abl_status abl_report_column(abl_report *r, const char *key, const char *header,
 abl_status abl_report_column_explains(abl_report *r);
 /* Mark the column just added as data for programs: JSON and CSV carry it, text/markdown/latex do not. */
 abl_status abl_report_column_data_only(abl_report *r);
+/*
+ * Mark the column just added as the first of a group: when a text table is split into panels to fit
+ * its width, the group starts a new panel (so that adding a group leaves the earlier panels as they
+ * were). A table that fits is not split.
+ */
+abl_status abl_report_column_new_panel(abl_report *r);
 /* Start a row; then one abl_report_cell per column, in order. */
 abl_status abl_report_row(abl_report *r);
 abl_status abl_report_cell(abl_report *r, const char *text, const char *json, const char *latex);
@@ -74,6 +80,32 @@ abl_status abl_report_write(const abl_report *r, abl_output fmt, FILE *out);
  */
 #define ABL_REPORT_WIDTH 80
 abl_status abl_report_write_width(const abl_report *r, abl_output fmt, size_t width, FILE *out);
+
+/*
+ * Several reports of one shape as one document (analyze --dtype bf16,fp16: one report per dtype).
+ * Text, markdown and latex: an overview first (title; one row per report: its label and the meta or
+ * summary values named in compare), then each report as a section titled "<its title>: <label>";
+ * notes that the last section repeats are printed there only, once. CSV: one table, the label in a
+ * first column label_key, the header once (the reports must share their columns). JSON:
+ * {"<labels_key>": [labels...], "<set_key>": [each report's own JSON object...]}.
+ */
+typedef struct abl_report_compare {
+    const char *key;      /* a meta or summary key of the reports ("row_fraction") */
+    const char *header;   /* its overview column header ("row %") */
+} abl_report_compare;
+
+typedef struct abl_report_set {
+    const abl_report *const *reports;
+    const char *const *labels;         /* one per report ("bf16") */
+    size_t n;                          /* at least 1 */
+    const char *title;                 /* the overview's title */
+    const char *label_key, *label_header; /* "dtype": CSV column and overview column */
+    const char *labels_key, *set_key;  /* JSON: "dtypes" (the labels), "analyses" (the objects) */
+    const abl_report_compare *compare; /* the overview's columns after the label (ncompare may be 0) */
+    size_t ncompare;
+} abl_report_set;
+
+abl_status abl_report_set_write(const abl_report_set *s, abl_output fmt, size_t width, FILE *out);
 
 #ifdef __cplusplus
 }

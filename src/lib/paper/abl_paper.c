@@ -9,9 +9,8 @@
 #include "abl/core/fraction.h"
 #include "abl/core/threshold.h"
 #include "abl/model/catalogue.h"
-#include "abl/model/compare.h"
-#include "abl/model/config.h"
 #include "abl_internal.h"
+#include "abl_paper_kernel.h"
 
 void abl_paper_options_default(abl_paper_options *o)
 {
@@ -310,58 +309,6 @@ abl_status abl_paper_model_deltas(const char *slopes, int heads, const abl_forma
     return st;
 }
 
-/*
- * The kernel's answer for a paper model: the exact first blind distance of head 1 and head H on the
- * catalogue model's default code path at context W (the zero-logit predictor, as `analyze --model`).
- * *done = 0 when the model is not in the catalogue or its default path is one the table does not
- * predict (falcon-hf-sdpa: tens of seconds at W = 2048); the cells are then empty.
- */
-static abl_status kernel_first_blind(const char *hf_id, uint64_t window, int *done, int64_t *fb1, int64_t *fbh,
-                                     const char **path, const char **pipeline)
-{
-    *done = 0;
-    const abl_model *m = abl_model_find(hf_id);
-    abl_model_spec spec;
-    if (m == NULL || abl_model_spec_from_catalogue(m, &spec) != ABL_OK || spec.path == NULL)
-        return ABL_OK;
-    *path = spec.path->name;
-    *pipeline = spec.path->pipeline;
-    if (strncmp(spec.pipeline, "falcon-hf-sdpa", 14) == 0)
-        return ABL_OK;
-    abl_compare_config cc;
-    memset(&cc, 0, sizeof cc);
-    cc.dtype = spec.dtype;
-    cc.convention = ABL_CONV_PAPER;
-    cc.heads = spec.heads;
-    cc.slopes = spec.slopes;
-    cc.context = window;
-    char err[256];
-    abl_status st = abl_pipeline_parse(spec.pipeline, &spec.dtype, &cc.pipeline, err, sizeof err);
-    if (st != ABL_OK)
-        return st;
-    abl_compare c;
-    if ((st = abl_compare_run(&cc, &c)) != ABL_OK)
-        return st;
-    *fb1 = c.results[0].first_blind;
-    *fbh = c.results[c.heads - 1].first_blind;
-    *done = 1;
-    abl_compare_free(&c);
-    return ABL_OK;
-}
-
-static void first_blind_cell(abl_report *r, int done, int64_t d)
-{
-    char t[32];
-    if (!done) {
-        abl_report_cell(r, "", "null", NULL);
-    } else if (d < 0) {
-        abl_report_cell(r, "none", "null", NULL);
-    } else {
-        snprintf(t, sizeof t, "%lld", (long long)d);
-        abl_report_cell(r, t, t, NULL);
-    }
-}
-
 abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
 {
     if (o == NULL || out == NULL)
@@ -428,18 +375,18 @@ abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
             abl_report_cell(r, t, j, NULL);
         }
         abl_analysis_free(&a);
-        int done = 0;
-        int64_t fb1 = -1, fbh = -1;
-        const char *path = NULL, *pipe = NULL;
-        if ((st = kernel_first_blind(m->hub_id, m->window, &done, &fb1, &fbh, &path, &pipe)) != ABL_OK)
+        abl_kernel_cells k;
+        if ((st = abl_kernel_cells_run(abl_model_find(m->hub_id), m->heads, m->window, &k)) != ABL_OK) {
+            abl_kernel_cells_clear(&k);
             break;
-        first_blind_cell(r, done, fb1);
-        first_blind_cell(r, done, fbh);
-        if (path != NULL && klen < sizeof kernels)
-            klen += (size_t)snprintf(kernels + klen, sizeof kernels - klen, "%s%s: %s (pipeline %s)%s",
-                                     klen ? "; " : "", m->name, path, pipe,
-                                     done ? "" : ", not predicted here (tens of seconds at this window; "
-                                                 "analyze --model gives it)");
+        }
+        abl_kernel_cell_first_blind(r, &k, 0);
+        abl_kernel_cell_first_blind(r, &k, 1);
+        if (k.path != NULL && klen < sizeof kernels)
+            klen += (size_t)snprintf(kernels + klen, sizeof kernels - klen, "%s%s: %s (pipeline %s)%s%s",
+                                     klen ? "; " : "", m->name, k.path, k.preset, k.skipped ? ", " : "",
+                                     k.skipped ? k.skipped : "");
+        abl_kernel_cells_clear(&k);
     }
     if (st != ABL_OK) {
         abl_report_free(r);
@@ -566,9 +513,75 @@ static int parse_count(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
-/* One Table 5 row: the printed inputs, then the computed columns. */
+/* The catalogue entry of a Table 5 row (by the row's printed name), or NULL. */
+static const abl_model *table5_model(const char *name)
+{
+    for (size_t i = 0; name != NULL && i < abl_model_count(); i++) {
+        const abl_model *m = abl_model_at(i);
+        if (m->table5 != NULL && strcmp(m->table5, name) == 0)
+            return m;
+    }
+    return NULL;
+}
+
+/* The kernel columns of one Table 5 row; the code path joins the footnote's list. */
+static abl_status table5_kernel(abl_report *r, const char *name, long heads, long window, const char *dtype,
+                                abl_kernel_notes *notes)
+{
+    abl_kernel_cells k;
+    abl_status st = abl_kernel_cells_run(table5_model(name), (int)heads, (uint64_t)window, &k);
+    if (st == ABL_OK) {
+        abl_report_cell(r, k.skipped ? "" : k.preset, k.skipped ? "null" : NULL, NULL);
+        abl_kernel_cell_first_blind(r, &k, 0);
+        abl_kernel_cell_first_blind(r, &k, 1);
+        abl_kernel_cell_blind_heads(r, &k);
+        abl_kernel_cell_fraction(r, &k, 0);
+        abl_kernel_cell_fraction(r, &k, 1);
+        abl_kernel_notes_add(notes, &k, dtype);
+    }
+    abl_kernel_cells_clear(&k);
+    return st;
+}
+
+/* The footnotes on the kernel columns: what they are, the code paths, the empty cells. */
+static abl_status table5_kernel_notes(abl_report *r, const abl_kernel_notes *n, const char *dtype)
+{
+    char *dtypes = abl_kernel_notes_dtypes(n);
+    size_t len = 1400 + (dtypes != NULL ? strlen(dtypes) : 0);
+    char *t = malloc(len);
+    if (t == NULL) {
+        free(dtypes);
+        return ABL_ERR_NO_MEMORY;
+    }
+    snprintf(t, len,
+             "kernel columns: the model on a real kernel, not the paper's exponent model: its catalogue entry "
+             "(alibi-blind models NAME: heads, slopes as the model's code computes them, dtype %s%s%s) on its "
+             "default code path at context W, the exact zero weights from the zero-logit predictor (as analyze "
+             "--model NAME --ctx W). kernel 1, kernel H: first_blind, the smallest d with an exactly-zero weight "
+             "in the last row, of the steepest and the flattest head (those of δ1 and δH; none: no zero inside "
+             "W); kernel blind: heads with such a zero; kernel row %%, kernel matrix %%: the exactly-zero weights "
+             "of that row and of the W(W + 1)/2 causal entries. enc rows run under a causal mask, where "
+             "−m·|i − j| is the relative bias: their last row is the encoder's own (every key on one side), the "
+             "matrix is that of the causally masked layer.",
+             dtype, dtypes != NULL ? " except " : "", dtypes != NULL ? dtypes : "");
+    free(dtypes);
+    abl_status st = abl_report_note(r, t);
+    free(t);
+    char *paths = abl_kernel_notes_paths(n), *empty = abl_kernel_notes_empty(n);
+    if (paths == NULL)
+        st = ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK)
+        st = abl_report_note(r, paths);
+    if (st == ABL_OK && empty != NULL)
+        st = abl_report_note(r, empty);
+    free(paths);
+    free(empty);
+    return st;
+}
+
+/* One Table 5 row: the printed inputs, then the computed columns, then the kernel's. */
 static abl_status table5_row(abl_report *r, const abl_csv *t5, size_t row, const char *name, long heads,
-                             const abl_paper_options *o)
+                             const abl_paper_options *o, abl_kernel_notes *notes)
 {
     long window;
     if (parse_count(abl_csv_get(t5, row, "window"), 1, (long)1e15, &window) != 0)
@@ -612,7 +625,13 @@ static abl_status table5_row(abl_report *r, const abl_csv *t5, size_t row, const
     abl_fraction_decimal_text(a.matrix_fraction, 17, j, sizeof j);
     abl_report_cell(r, t, j, NULL);
     abl_analysis_free(&a);
-    return ABL_OK;
+    /* The ‡ row carries the printed name plus the mark; the catalogue knows the printed name. */
+    char plain[160];
+    snprintf(plain, sizeof plain, "%s", name);
+    char *mark = strstr(plain, "‡");
+    if (mark != NULL)
+        *mark = '\0';
+    return table5_kernel(r, plain, heads, window, o->format.name, notes);
 }
 
 abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *o, abl_report **out)
@@ -656,6 +675,22 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
     abl_report_column(r, "blind_heads", "blind in W", ABL_ALIGN_RIGHT);
     abl_report_column(r, "row_fraction", "row % at W", ABL_ALIGN_RIGHT);
     abl_report_column(r, "matrix_fraction", "matrix % at W", ABL_ALIGN_RIGHT);
+    /* The real kernel beside the paper's model (issue 8): for programs, the preset it ran. */
+    abl_report_column(r, "pipeline", "pipeline", ABL_ALIGN_LEFT);
+    abl_report_column_data_only(r);
+    abl_report_column(r, "first_blind_1", "kernel 1", ABL_ALIGN_RIGHT);
+    abl_report_column_new_panel(r);
+    abl_report_column(r, "first_blind_h", "kernel H", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "kernel_blind_heads", "kernel blind", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "kernel_row_fraction", "kernel row %", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "kernel_matrix_fraction", "kernel matrix %", ABL_ALIGN_RIGHT);
+    abl_kernel_notes *notes = calloc(1, sizeof *notes);
+    if (notes == NULL) {
+        if (own)
+            abl_published_free(&builtin);
+        abl_report_free(r);
+        return ABL_ERR_NO_MEMORY;
+    }
     abl_status st = ABL_OK;
     char note[1024] = "";
     for (size_t row = 0; row < t5->rows && st == ABL_OK; row++) {
@@ -665,7 +700,7 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
             st = ABL_ERR_PARSE;
             break;
         }
-        if ((st = table5_row(r, t5, row, name, heads, o)) != ABL_OK)
+        if ((st = table5_row(r, t5, row, name, heads, o, notes)) != ABL_OK)
             break;
         /* A printed head count that contradicts the model's configuration: add the configured one. */
         for (size_t i = 0; i < abl_paper_model_count(); i++) {
@@ -674,7 +709,7 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
                 continue;
             char label[160];
             snprintf(label, sizeof label, "%s‡", name);
-            if ((st = table5_row(r, t5, row, label, m->heads, o)) != ABL_OK)
+            if ((st = table5_row(r, t5, row, label, m->heads, o, notes)) != ABL_OK)
                 break;
             snprintf(note, sizeof note,
                      "‡: %s is printed with %ld heads; its configuration (%s) and Table 1 have %d. The row "
@@ -685,6 +720,7 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
     if (own)
         abl_published_free(&builtin);
     if (st != ABL_OK) {
+        free(notes);
         abl_report_free(r);
         return st;
     }
@@ -692,8 +728,8 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
     tau_text(&o->format, o->convention, tau, sizeof tau);
     snprintf(t, sizeof t,
              "Model, arch., type, size, languages, public, window, heads and slopes as the paper's Table 5 prints "
-             "them; the other columns are computed with press slopes for the printed number of heads (%s, "
-             "τ = %s).",
+             "them; δ1, δH, blind in W, row %% and matrix %% are computed with press slopes for the printed number "
+             "of heads (%s, τ = %s).",
              o->format.name, tau);
     abl_report_note(r, t);
     abl_report_note(r, "blind in W: heads whose δ is below the window (blind somewhere in the last row of a "
@@ -703,6 +739,12 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
                        "fractions above count the causal half.");
     if (note[0] != '\0')
         abl_report_note(r, note);
+    st = table5_kernel_notes(r, notes, o->format.name);
+    free(notes);
+    if (st != ABL_OK) {
+        abl_report_free(r);
+        return st;
+    }
     *out = r;
     return ABL_OK;
 }

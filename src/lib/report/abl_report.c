@@ -57,6 +57,7 @@ typedef struct column {
     abl_align align;
     bool explain;   /* footnoted in a text table that does not fit (abl_report_column_explains) */
     bool data_only; /* JSON and CSV only (abl_report_column_data_only) */
+    bool new_panel; /* starts a text panel when the table is split (abl_report_column_new_panel) */
 } column;
 
 typedef struct cell {
@@ -204,7 +205,7 @@ abl_status abl_report_column(abl_report *r, const char *key, const char *header,
     if (cols == NULL) return ABL_ERR_NO_MEMORY;
     r->cols = cols;
     bool oom = false;
-    column c = {dup_opt(key, &oom), dup_opt(header, &oom), align, false, false};
+    column c = {dup_opt(key, &oom), dup_opt(header, &oom), align, false, false, false};
     if (oom) {
         free(c.key);
         free(c.header);
@@ -225,6 +226,13 @@ abl_status abl_report_column_data_only(abl_report *r)
 {
     if (r == NULL || r->ncols == 0) return ABL_ERR_INVALID_ARGUMENT;
     r->cols[r->ncols - 1].data_only = true;
+    return ABL_OK;
+}
+
+abl_status abl_report_column_new_panel(abl_report *r)
+{
+    if (r == NULL || r->ncols == 0) return ABL_ERR_INVALID_ARGUMENT;
+    r->cols[r->ncols - 1].new_panel = true;
     return ABL_OK;
 }
 
@@ -697,6 +705,7 @@ static void render_table_limited(const abl_report *r, sbuf *b, size_t limit)
                 size_t n = nkeys, end = start;
                 for (size_t k = 0; k < nkeys; k++) panel[k] = k;
                 while (end < nc) {
+                    if (end > start && r->cols[end].new_panel) break;
                     panel[n] = end;
                     if (!tt_render(r, &t, panel, n + 1, limit, true, b)) break;
                     n++;
@@ -1196,10 +1205,10 @@ abl_status abl_report_write(const abl_report *r, abl_output fmt, FILE *out)
     return abl_report_write_width(r, fmt, ABL_REPORT_WIDTH, out);
 }
 
-abl_status abl_report_write_width(const abl_report *r, abl_output fmt, size_t width, FILE *out)
+/* Append the rendering of r to b (b->oom set on allocation failure). */
+static abl_status render_into(const abl_report *r, abl_output fmt, size_t width, sbuf *bp)
 {
-    if (r == NULL || out == NULL) return ABL_ERR_INVALID_ARGUMENT;
-    sbuf b = {NULL, 0, 0, false};
+    sbuf b = *bp;
     /* The formats for people leave out the data-only columns: render a shallow view without them. */
     abl_report view;
     column *vcols = NULL;
@@ -1251,6 +1260,14 @@ abl_status abl_report_write_width(const abl_report *r, abl_output fmt, size_t wi
         free(vrows);
         free(vcols);
     }
+    *bp = b;
+    return b.oom ? ABL_ERR_NO_MEMORY : ABL_OK;
+}
+
+/* Write the rendered buffer and free it. */
+static abl_status write_out(sbuf *bp, FILE *out)
+{
+    sbuf b = *bp;
     if (b.oom) {
         free(b.p);
         return ABL_ERR_NO_MEMORY;
@@ -1261,4 +1278,179 @@ abl_status abl_report_write_width(const abl_report *r, abl_output fmt, size_t wi
     if (fflush(out) != 0 || ferror(out)) st = ABL_ERR_IO;
     free(b.p);
     return st;
+}
+
+abl_status abl_report_write_width(const abl_report *r, abl_output fmt, size_t width, FILE *out)
+{
+    if (r == NULL || out == NULL) return ABL_ERR_INVALID_ARGUMENT;
+    sbuf b = {NULL, 0, 0, false};
+    abl_status st = render_into(r, fmt, width, &b);
+    if (st == ABL_ERR_INVALID_ARGUMENT) {
+        free(b.p);
+        return st;
+    }
+    return write_out(&b, out);
+}
+
+/* ---------------------------------------------------------------- a set of reports */
+
+/* The kv line `key` among r's meta and summary lines, or NULL. */
+static const kv_line *find_kv(const abl_report *r, const char *key)
+{
+    for (size_t i = 0; i < r->nmeta; i++)
+        if (strcmp(r->meta[i].key, key) == 0) return &r->meta[i];
+    for (size_t i = 0; i < r->nsummary; i++)
+        if (strcmp(r->summary[i].key, key) == 0) return &r->summary[i];
+    return NULL;
+}
+
+/* The overview: one row per report, its label and the compared meta/summary values. */
+static abl_report *set_overview(const abl_report_set *s)
+{
+    abl_report *o = abl_report_new(s->title, s->set_key);
+    abl_status st = o != NULL ? abl_report_column(o, s->label_key, s->label_header, ABL_ALIGN_LEFT) : ABL_ERR_NO_MEMORY;
+    for (size_t k = 0; st == ABL_OK && k < s->ncompare; k++)
+        st = abl_report_column(o, s->compare[k].key, s->compare[k].header, ABL_ALIGN_RIGHT);
+    for (size_t i = 0; st == ABL_OK && i < s->n; i++) {
+        st = abl_report_row(o);
+        if (st == ABL_OK) st = abl_report_cell(o, s->labels[i], NULL, NULL);
+        for (size_t k = 0; st == ABL_OK && k < s->ncompare; k++) {
+            const kv_line *kv = find_kv(s->reports[i], s->compare[k].key);
+            st = abl_report_cell(o, kv != NULL ? kv->text : "", kv != NULL ? kv->json : "null", NULL);
+        }
+    }
+    if (st != ABL_OK) {
+        abl_report_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+static bool has_note(const abl_report *r, const char *note)
+{
+    for (size_t i = 0; i < r->nnotes; i++)
+        if (strcmp(r->notes[i], note) == 0) return true;
+    return false;
+}
+
+/* One section for people: the report titled "<title>: <label>"; a note the last section repeats is
+ * left to it, so that notes common to all sections are printed once, at the end. */
+static abl_status render_section(const abl_report_set *s, size_t i, abl_output fmt, size_t width, sbuf *b)
+{
+    const abl_report *r = s->reports[i], *last = s->reports[s->n - 1];
+    abl_report view = *r;
+    size_t tl = strlen(r->title) + strlen(s->labels[i]) + 3;
+    char *title = malloc(tl);
+    char **notes = calloc(r->nnotes + 1, sizeof *notes);
+    if (title == NULL || notes == NULL) {
+        free(title);
+        free(notes);
+        return ABL_ERR_NO_MEMORY;
+    }
+    snprintf(title, tl, "%s: %s", r->title, s->labels[i]);
+    view.title = title;
+    view.notes = notes;
+    view.nnotes = 0;
+    for (size_t k = 0; k < r->nnotes; k++)
+        if (r == last || !has_note(last, r->notes[k])) notes[view.nnotes++] = r->notes[k];
+    if (fmt != ABL_OUT_LATEX) block_start(b);
+    abl_status st = render_into(&view, fmt, width, b);
+    free(title);
+    free(notes);
+    return st;
+}
+
+/* CSV: one table, the label first on every row (the reports share their columns). */
+static abl_status render_set_csv(const abl_report_set *s, sbuf *b)
+{
+    const abl_report *first = s->reports[0];
+    for (size_t i = 1; i < s->n; i++) {
+        if (s->reports[i]->ncols != first->ncols) return ABL_ERR_INVALID_ARGUMENT;
+        for (size_t c = 0; c < first->ncols; c++)
+            if (strcmp(s->reports[i]->cols[c].key, first->cols[c].key) != 0) return ABL_ERR_INVALID_ARGUMENT;
+    }
+    csv_field(b, s->label_key);
+    for (size_t c = 0; c < first->ncols; c++) {
+        sb_putc(b, ',');
+        csv_field(b, first->cols[c].key);
+    }
+    sb_putc(b, '\n');
+    for (size_t i = 0; i < s->n; i++) {
+        const abl_report *r = s->reports[i];
+        for (size_t w = 0; w < r->nrows; w++) {
+            csv_field(b, s->labels[i]);
+            for (size_t c = 0; c < r->ncols; c++) {
+                sb_putc(b, ',');
+                csv_cell(b, cell_at(&r->rows[w], c));
+            }
+            sb_putc(b, '\n');
+        }
+    }
+    return ABL_OK;
+}
+
+/* JSON: {"<labels_key>": [labels], "<set_key>": [each report's own object, indented]}. */
+static abl_status render_set_json(const abl_report_set *s, sbuf *b)
+{
+    sb_puts(b, "{\n  ");
+    json_string(b, s->labels_key);
+    sb_puts(b, ": [");
+    for (size_t i = 0; i < s->n; i++) {
+        if (i > 0) sb_puts(b, ", ");
+        json_string(b, s->labels[i]);
+    }
+    sb_puts(b, "],\n  ");
+    json_string(b, s->set_key);
+    sb_puts(b, ": [\n");
+    for (size_t i = 0; i < s->n; i++) {
+        sbuf one = {NULL, 0, 0, false};
+        abl_status st = render_into(s->reports[i], ABL_OUT_JSON, 0, &one);
+        if (st != ABL_OK) {
+            free(one.p);
+            return st;
+        }
+        /* JSON strings hold no raw newline, so indenting line by line is safe. */
+        for (size_t k = 0; k < one.len;) {
+            size_t e = k;
+            while (e < one.len && one.p[e] != '\n') e++;
+            sb_puts(b, "    ");
+            sb_putn(b, one.p + k, e - k);
+            if (e + 1 >= one.len && i + 1 < s->n) sb_putc(b, ',');
+            sb_putc(b, '\n');
+            k = e + 1;
+        }
+        free(one.p);
+    }
+    sb_puts(b, "  ]\n}\n");
+    return ABL_OK;
+}
+
+abl_status abl_report_set_write(const abl_report_set *s, abl_output fmt, size_t width, FILE *out)
+{
+    if (s == NULL || out == NULL || s->n == 0 || s->reports == NULL || s->labels == NULL ||
+        (fmt != ABL_OUT_TEXT && fmt != ABL_OUT_MARKDOWN && fmt != ABL_OUT_CSV && fmt != ABL_OUT_JSON &&
+         fmt != ABL_OUT_LATEX))
+        return ABL_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->reports[i] == NULL || s->labels[i] == NULL) return ABL_ERR_INVALID_ARGUMENT;
+    sbuf b = {NULL, 0, 0, false};
+    abl_status st = ABL_OK;
+    if (fmt == ABL_OUT_CSV) {
+        st = render_set_csv(s, &b);
+    } else if (fmt == ABL_OUT_JSON) {
+        st = render_set_json(s, &b);
+    } else {
+        if (s->ncompare > 0) {
+            abl_report *o = set_overview(s);
+            st = o != NULL ? render_into(o, fmt, width, &b) : ABL_ERR_NO_MEMORY;
+            abl_report_free(o);
+        }
+        for (size_t i = 0; st == ABL_OK && i < s->n; i++)
+            st = render_section(s, i, fmt, width, &b);
+    }
+    if (st != ABL_OK) {
+        free(b.p);
+        return st;
+    }
+    return write_out(&b, out);
 }

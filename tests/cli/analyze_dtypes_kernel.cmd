@@ -1,0 +1,9 @@
+analyze
+--heads
+4
+--ctx
+2048
+--pipeline
+eager
+--dtype
+bf16,fp16

@@ -1,0 +1,9 @@
+analyze
+--heads
+2
+--ctx
+2048
+--dtype
+bf16,fp16
+--format
+latex

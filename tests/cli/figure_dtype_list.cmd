@@ -1,0 +1,4 @@
+figure
+1a
+--dtype
+bf16,fp16

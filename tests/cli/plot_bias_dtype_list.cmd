@@ -1,0 +1,10 @@
+plot
+bias
+--heads
+4
+--ctx
+100
+--dtype
+bf16,fp16
+--output
+bias.svg

@@ -1,0 +1,7 @@
+simulate
+--heads
+2
+--ctx
+64
+--dtype
+bf16,fp16
