@@ -80,6 +80,11 @@ int abl_cli_dtype_one(const char *opt, const char *text, const char *why, abl_fo
 /* A comma-separated list of formats, or "all" (every built-in format); at most cap entries. */
 int abl_cli_dtype_list(const char *opt, const char *list, abl_format *out, size_t cap, size_t *n);
 int abl_cli_convention(const char *text, abl_convention *out);
+/* --pipeline SPEC parsed, and checked when `check` (abl_pipeline_parse_msg/_check_msg: the message is
+ * whole, however long the spec it quotes); 0, or the exit status after the one-line error. plot and
+ * report parse here what the library parses again, so that a bad spec never reaches the library's
+ * fixed-size error buffers. */
+int abl_cli_pipeline(const char *spec, const abl_format *model, int check, abl_pipeline *out);
 int abl_cli_output(const char *text, abl_output *out);
 
 /*

@@ -255,7 +255,6 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
                                             "per dtype)", &model)
                         : abl_cli_dtype("dtype", cat != NULL && cat->dtype != NULL ? cat->dtype : "bf16", &model))
         return ABL_EXIT_USAGE;
-    char err[512];
     d->pipe_spec = abl_cli_value(cmd, v, "pipeline");
     if (d->pipe_spec == NULL && cat != NULL && cat->family != NULL && cat->family->npaths > 0)
         d->pipe_spec = cat->family->paths[0].pipeline;
@@ -264,10 +263,9 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     d->model = cat;
     if (d->pipe_spec != NULL && d->pipe_spec[0] == '\0')
         return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
-    if (abl_pipeline_parse(d->pipe_spec, &model, &d->cfg.pipeline, err, sizeof err) != ABL_OK)
-        return abl_cli_usage_error("--pipeline: %s", err);
-    if (abl_pipeline_check(&d->cfg.pipeline, err, sizeof err) != ABL_OK)
-        return abl_cli_usage_error("--pipeline: %s", err);
+    int prc = abl_cli_pipeline(d->pipe_spec, &model, 1, &d->cfg.pipeline);
+    if (prc != 0)
+        return prc;
     if (d->cfg.pipeline.softmax == ABL_SOFTMAX_EAGER &&
         (d->cfg.pipeline.sum != ABL_SUM_EXACT || d->cfg.pipeline.exp != ABL_EXP_CORRECT))
         return abl_cli_usage_error("--pipeline: design decides with the exact predictor, which models sum=exact "

@@ -204,6 +204,20 @@ int abl_cli_dtype_list(const char *opt, const char *list, abl_format *out, size_
     return rc;
 }
 
+int abl_cli_pipeline(const char *spec, const abl_format *model, int check, abl_pipeline *out)
+{
+    char *msg = NULL;
+    abl_status st = abl_pipeline_parse_msg(spec, model, out, &msg);
+    if (st == ABL_OK && check)
+        st = abl_pipeline_check_msg(out, &msg);
+    if (st == ABL_OK)
+        return 0;
+    int rc = st == ABL_ERR_NO_MEMORY || msg == NULL ? abl_cli_internal_error("out of memory")
+                                                    : abl_cli_usage_error("--pipeline: %s", msg);
+    free(msg);
+    return rc;
+}
+
 int abl_cli_convention(const char *text, abl_convention *out)
 {
     if (abl_convention_parse(text, out) != ABL_OK)

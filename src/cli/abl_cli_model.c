@@ -285,11 +285,9 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
         s->meta[s->nmeta++] = (abl_compare_meta){"code_path", "code path", path_name, own(s, j)};
     }
     note_source(s, "pipeline", &src);
-    char err[512];
-    if (abl_pipeline_parse(spec, &s->dtype, &s->pipeline, err, sizeof err) != ABL_OK)
-        return abl_cli_usage_error("--pipeline: %s", err);
-    if (abl_pipeline_check(&s->pipeline, err, sizeof err) != ABL_OK)
-        return abl_cli_usage_error("--pipeline: %s", err);
+    int prc = abl_cli_pipeline(spec, &s->dtype, 1, &s->pipeline);
+    if (prc != 0)
+        return prc;
     s->pipeline_spec = spec;
 
     if (build_sources(s) != 0)

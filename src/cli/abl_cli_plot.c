@@ -208,6 +208,14 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
             free(pipecopy);
             return abl_cli_usage_error("--pipeline: '%s' is not a comma-separated list of pipelines", s);
         }
+        for (int i = 0; i < npipes; i++) {
+            abl_pipeline pl;
+            int prc = abl_cli_pipeline(pipes[i], &formats[0], 0, &pl);
+            if (prc != 0) {
+                free(pipecopy);
+                return prc;
+            }
+        }
     }
     const char *label = model != NULL ? model->name : have_config && spec.model_type[0] ? spec.model_type : NULL;
 

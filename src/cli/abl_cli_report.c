@@ -65,6 +65,9 @@ static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     c.pipeline = abl_cli_value(cmd, v, "pipeline");
     if (c.pipeline == NULL && have_config)
         c.pipeline = spec.pipeline;
+    abl_pipeline pl;
+    if (c.pipeline != NULL && (rc0 = abl_cli_pipeline(c.pipeline, &c.format, 0, &pl)) != 0)
+        return rc0;
     char *buf = NULL, err[320] = "";
     size_t len = 0;
     abl_status st = abl_html_report(&c, &buf, &len, err, sizeof err);

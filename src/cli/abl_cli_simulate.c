@@ -108,14 +108,12 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
         abl_format model;
         if (abl_cli_dtype_one("dtype", (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16", ABL_CLI_ONE_PIPELINE, &model))
             return ABL_EXIT_USAGE;
-        char err[512];
         const char *spec = abl_cli_value(cmd, v, "pipeline");
         if (spec != NULL && spec[0] == '\0')
             return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
-        if (abl_pipeline_parse(spec, &model, &cfg.pipeline, err, sizeof err) != ABL_OK)
-            return abl_cli_usage_error("--pipeline: %s", err);
-        if (abl_pipeline_check(&cfg.pipeline, err, sizeof err) != ABL_OK)
-            return abl_cli_usage_error("--pipeline: %s", err);
+        int prc = abl_cli_pipeline(spec, &model, 1, &cfg.pipeline);
+        if (prc != 0)
+            return prc;
         long heads = 0;
         if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
             return ABL_EXIT_USAGE;

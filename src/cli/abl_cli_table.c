@@ -93,6 +93,9 @@ const abl_cli_cmd abl_cli_table_cmd = {
     "Table 5: every ALiBi model of the paper's list with δ1, δH, the heads blind inside its own window\n"
     "and the row and matrix underflow fractions at the window.\n"
     "Table 8: the 16 training configurations (H = 9), * for 10^9 < δ < 2^1024, ** beyond.\n"
+    "Tables 1 and 5 add the real kernel's answer beside the paper's: the model's catalogue entry on its\n"
+    "default code path at the window (kernel 1, kernel H: first_blind; table 5 also kernel blind,\n"
+    "kernel row %, kernel matrix %), as analyze --model NAME --ctx W.\n"
     "Every number is computed (MPFR/GMP); alibi-blind reproduce compares them with the published ones.\n\n"
     "Example: alibi-blind table 8 --format markdown",
     table_opts,

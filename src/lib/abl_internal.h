@@ -47,6 +47,13 @@ abl_mpfr_range abl_mpfr_range_widen(void);
 void abl_mpfr_range_restore(abl_mpfr_range saved);
 
 /* printf into an optional message buffer (err may be NULL): the detail behind a returned status. */
+/* The message as abl_set_error writes it, but malloc'd whole into *msg (NULL: no message wanted;
+ * *msg NULL when out of memory). For messages that quote user text of any length. */
+void abl_error_dup(char **msg, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 void abl_set_error(char *err, size_t errlen, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

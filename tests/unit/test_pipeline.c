@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include <mpfr.h>
@@ -193,6 +195,56 @@ static void test_check(void **state)
     assert_int_equal(abl_pipeline_check(&p, err, sizeof err), ABL_ERR_UNSUPPORTED);
 }
 
+/* No fixed-size buffer holds user text: a 10,000-character spec comes back whole in the _msg forms
+ * (each message is built here from the spec, not read from the library), and the buffer forms cut it. */
+static void test_long_spec(void **state)
+{
+    (void)state;
+    enum { LONG = 10000 };
+    char *value = malloc(LONG + 1);
+    assert_non_null(value);
+    memset(value, 'x', LONG);
+    memcpy(value + LONG - 3, "END", 4);
+    const char *prefix[] = {"eager,bias-form=", "eager,", "", "eager,softmax=flash,exp="};
+    const char *want_fmt[] = {"bias-form: unknown form '%s' (known: relative, absolute, symmetric, trailing)",
+                              "'%s' is not FIELD=VALUE (fields: ", "unknown pipeline preset '%s' (known: ",
+                              "exp: unknown model '%s' (known: correct, sleef)"};
+    for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++) {
+        size_t n = strlen(prefix[i]) + LONG + 1;
+        char *spec = malloc(n), *want = malloc(LONG + 200);
+        assert_non_null(spec);
+        assert_non_null(want);
+        snprintf(spec, n, "%s%s", prefix[i], value);
+        snprintf(want, LONG + 200, want_fmt[i], value);
+        abl_pipeline p;
+        char *msg = NULL;
+        assert_int_equal(abl_pipeline_parse_msg(spec, NULL, &p, &msg), ABL_ERR_INVALID_ARGUMENT);
+        assert_non_null(msg);
+        assert_true(strlen(msg) > LONG);
+        assert_memory_equal(msg, want, strlen(want));
+        free(msg);
+        /* The buffer form: the same message, cut at errlen - 1 bytes, always terminated. */
+        char err[64];
+        assert_int_equal(abl_pipeline_parse(spec, NULL, &p, err, sizeof err), ABL_ERR_INVALID_ARGUMENT);
+        assert_int_equal(strlen(err), sizeof err - 1);
+        assert_memory_equal(err, want, sizeof err - 1);
+        /* No message wanted. */
+        assert_int_equal(abl_pipeline_parse_msg(spec, NULL, &p, NULL), ABL_ERR_INVALID_ARGUMENT);
+        free(spec);
+        free(want);
+    }
+    /* Success leaves *msg NULL; a check failure comes back through _check_msg. */
+    abl_pipeline p;
+    char *msg = NULL;
+    assert_int_equal(abl_pipeline_parse_msg("eager,output-dtype=fp64", NULL, &p, &msg), ABL_OK);
+    assert_null(msg);
+    assert_int_equal(abl_pipeline_check_msg(&p, &msg), ABL_ERR_UNSUPPORTED);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "output-dtype=fp64: the emulator holds every pipeline dtype in binary32"));
+    free(msg);
+    free(value);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -201,6 +253,7 @@ int main(void)
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_ratio),
         cmocka_unit_test(test_check),
+        cmocka_unit_test(test_long_spec),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     mpfr_free_cache();

@@ -158,6 +158,17 @@ abl_status abl_pipeline_parse(const char *spec, const abl_format *model_dtype, a
  */
 abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen);
 
+/*
+ * The same three with the message (on failure) in *msg: malloc'd, whole however long the user's text it
+ * quotes, one line (control characters become '?'); the caller frees it. *msg stays NULL on success,
+ * when msg is NULL, or when even the message could not be allocated. The err/errlen forms above copy
+ * it, cut at errlen - 1 bytes: use these where the message is shown to the user.
+ */
+abl_status abl_pipeline_set_msg(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
+                                char **msg);
+abl_status abl_pipeline_parse_msg(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char **msg);
+abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg);
+
 /* Canonical text of every field: "bias-form=relative,slope-dtype=fp32,...". Fits in 512 bytes. */
 void abl_pipeline_describe(const abl_pipeline *p, char *buf, size_t buflen);
 

@@ -270,3 +270,22 @@ void abl_set_error(char *err, size_t errlen, const char *fmt, ...)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = '?';
 }
+
+void abl_error_dup(char **msg, const char *fmt, ...)
+{
+    if (msg == NULL)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    *msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (*msg == NULL)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(*msg, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    for (char *c = *msg; *c != '\0'; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+}

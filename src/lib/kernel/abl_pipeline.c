@@ -278,8 +278,8 @@ static int parse_int(const char *text, long lo, long hi, long *out)
     return 1;
 }
 
-abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
-                            char *err, size_t errlen)
+abl_status abl_pipeline_set_msg(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
+                                char **msg)
 {
     if (p == NULL || field == NULL || value == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
@@ -299,7 +299,7 @@ abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *valu
         if (strcasecmp(value, "model") == 0) {
             *dtype = model;
         } else if (abl_format_lookup(value, dtype) != ABL_OK) {
-            abl_set_error(err, errlen, "%s: unknown floating-point format '%s' (known: %s, eXmY, or model)", field, value,
+            abl_error_dup(msg, "%s: unknown floating-point format '%s' (known: %s, eXmY, or model)", field, value,
                     abl_format_names());
             return ABL_ERR_UNKNOWN_DTYPE;
         }
@@ -309,14 +309,14 @@ abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *valu
     long v;
     if (strcasecmp(field, "bias-form") == 0) {
         if ((k = lookup(k_forms, ABL_BIAS_FORM_COUNT, value)) < 0) {
-            abl_set_error(err, errlen, "bias-form: unknown form '%s' (known: relative, absolute, symmetric, trailing)",
+            abl_error_dup(msg, "bias-form: unknown form '%s' (known: relative, absolute, symmetric, trailing)",
                     value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->bias_form = (abl_bias_form)k;
     } else if (strcasecmp(field, "softmax") == 0) {
         if ((k = lookup(k_softmax, ABL_SOFTMAX_KIND_COUNT, value)) < 0) {
-            abl_set_error(err, errlen, "softmax: unknown kind '%s' (known: eager, flash, sdpa-efficient, sdpa-cudnn)",
+            abl_error_dup(msg, "softmax: unknown kind '%s' (known: eager, flash, sdpa-efficient, sdpa-cudnn)",
                           value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
@@ -329,19 +329,19 @@ abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *valu
             p->block = 128;
     } else if (strcasecmp(field, "sum") == 0) {
         if ((k = lookup(k_sums, 4, value)) < 0) {
-            abl_set_error(err, errlen, "sum: unknown order '%s' (known: exact, sequential, vec8, vec16)", value);
+            abl_error_dup(msg, "sum: unknown order '%s' (known: exact, sequential, vec8, vec16)", value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->sum = (abl_sum_order)k;
     } else if (strcasecmp(field, "exp") == 0) {
         if ((k = lookup(k_exps, 2, value)) < 0) {
-            abl_set_error(err, errlen, "exp: unknown model '%s' (known: correct, sleef)", value);
+            abl_error_dup(msg, "exp: unknown model '%s' (known: correct, sleef)", value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->exp = (abl_exp_model)k;
     } else if (strcasecmp(field, "normalise") == 0 || strcasecmp(field, "normalize") == 0) {
         if ((k = lookup(k_norms, 2, value)) < 0) {
-            abl_set_error(err, errlen, "normalise: unknown mode '%s' (known: reciprocal, divide)", value);
+            abl_error_dup(msg, "normalise: unknown mode '%s' (known: reciprocal, divide)", value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->normalise = (abl_normalise)k;
@@ -349,47 +349,46 @@ abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *valu
         abl_ratio r;
         abl_status st = abl_ratio_parse(value, &r);
         if (st == ABL_ERR_UNSUPPORTED) {
-            abl_set_error(err, errlen, "bias-scale: '%s' needs a numerator or denominator above 2^64", value);
+            abl_error_dup(msg, "bias-scale: '%s' needs a numerator or denominator above 2^64", value);
             return ABL_ERR_BAD_NUMBER;
         }
         if (st != ABL_OK) {
-            abl_set_error(err, errlen, "bias-scale: '%s' is not a positive decimal number", value);
+            abl_error_dup(msg, "bias-scale: '%s' is not a positive decimal number", value);
             return ABL_ERR_BAD_NUMBER;
         }
         p->bias_scale = r;
     } else if (strcasecmp(field, "bias-add") == 0) {
         if ((k = lookup(k_adds, ABL_BIAS_ADD_COUNT, value)) < 0) {
-            abl_set_error(err, errlen, "bias-add: unknown place '%s' (known: scores, mask, both)", value);
+            abl_error_dup(msg, "bias-add: unknown place '%s' (known: scores, mask, both)", value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->bias_add = (abl_bias_add)k;
     } else if (strcasecmp(field, "slope-calc") == 0) {
         if ((k = lookup(k_calcs, ABL_SLOPE_CALC_COUNT, value)) < 0) {
-            abl_set_error(err, errlen, "slope-calc: unknown calculation '%s' (known: exact, torch-pow, mpt-pow)", value);
+            abl_error_dup(msg, "slope-calc: unknown calculation '%s' (known: exact, torch-pow, mpt-pow)", value);
             return ABL_ERR_INVALID_ARGUMENT;
         }
         p->slope_calc = (abl_slope_calc)k;
     } else if (strcasecmp(field, "head-dim") == 0) {
         if (!parse_int(value, 1, 65536, &v)) {
-            abl_set_error(err, errlen, "head-dim: '%s' is not an integer from 1 to 65536", value);
+            abl_error_dup(msg, "head-dim: '%s' is not an integer from 1 to 65536", value);
             return ABL_ERR_BAD_NUMBER;
         }
         p->head_dim = (int)v;
     } else if (strcasecmp(field, "block") == 0) {
         if (!parse_int(value, 0, 1L << 24, &v)) {
-            abl_set_error(err, errlen, "block: '%s' is not an integer from 0 to 16777216", value);
+            abl_error_dup(msg, "block: '%s' is not an integer from 0 to 16777216", value);
             return ABL_ERR_BAD_NUMBER;
         }
         p->block = (int)v;
     } else {
-        abl_set_error(err, errlen, "unknown pipeline field '%s' (known: %s)", field, abl_pipeline_field_names());
+        abl_error_dup(msg, "unknown pipeline field '%s' (known: %s)", field, abl_pipeline_field_names());
         return ABL_ERR_INVALID_ARGUMENT;
     }
     return ABL_OK;
 }
 
-abl_status abl_pipeline_parse(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char *err,
-                              size_t errlen)
+abl_status abl_pipeline_parse_msg(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char **msg)
 {
     if (out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
@@ -405,21 +404,21 @@ abl_status abl_pipeline_parse(const char *spec, const abl_format *model_dtype, a
     char *tok = strtok_r(copy, ",", &save);
     abl_pipeline p;
     if (tok == NULL || spec[0] == ',' || spec[n - 1] == ',' || strstr(spec, ",,") != NULL) {
-        abl_set_error(err, errlen, "'%s' is not PRESET[,FIELD=VALUE...]", spec);
+        abl_error_dup(msg, "'%s' is not PRESET[,FIELD=VALUE...]", spec);
         st = ABL_ERR_INVALID_ARGUMENT;
     } else if (abl_pipeline_preset(tok, model_dtype, &p) != ABL_OK) {
-        abl_set_error(err, errlen, "unknown pipeline preset '%s' (known: %s)", tok, abl_pipeline_preset_names());
+        abl_error_dup(msg, "unknown pipeline preset '%s' (known: %s)", tok, abl_pipeline_preset_names());
         st = ABL_ERR_INVALID_ARGUMENT;
     }
     while (st == ABL_OK && (tok = strtok_r(NULL, ",", &save)) != NULL) {
         char *eq = strchr(tok, '=');
         if (eq == NULL || eq == tok) {
-            abl_set_error(err, errlen, "'%s' is not FIELD=VALUE (fields: %s)", tok, abl_pipeline_field_names());
+            abl_error_dup(msg, "'%s' is not FIELD=VALUE (fields: %s)", tok, abl_pipeline_field_names());
             st = ABL_ERR_INVALID_ARGUMENT;
             break;
         }
         *eq = '\0';
-        st = abl_pipeline_set(&p, tok, eq + 1, model_dtype, err, errlen);
+        st = abl_pipeline_set_msg(&p, tok, eq + 1, model_dtype, msg);
     }
     free(copy);
     if (st == ABL_OK)
@@ -432,7 +431,7 @@ static int fits_binary32(const abl_format *f)
     return f->precision >= 1 && f->precision <= 24 && f->emin >= -126 && f->emax <= 127;
 }
 
-abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen)
+abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg)
 {
     if (p == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
@@ -446,17 +445,17 @@ abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen)
     };
     for (size_t i = 0; i < sizeof dts / sizeof dts[0]; i++) {
         if (!fits_binary32(dts[i].f)) {
-            abl_set_error(err, errlen, "%s=%s: the emulator holds every pipeline dtype in binary32 (precision <= 24, "
+            abl_error_dup(msg, "%s=%s: the emulator holds every pipeline dtype in binary32 (precision <= 24, "
                     "exponents inside binary32's)", dts[i].field, dts[i].f->name);
             return ABL_ERR_UNSUPPORTED;
         }
     }
     if (p->bias_scale.num == 0 || p->bias_scale.den == 0) {
-        abl_set_error(err, errlen, "bias-scale: must be positive");
+        abl_error_dup(msg, "bias-scale: must be positive");
         return ABL_ERR_UNSUPPORTED;
     }
     if (p->softmax != ABL_SOFTMAX_EAGER && p->softmax != ABL_SOFTMAX_FLASH && p->exp != ABL_EXP_CORRECT) {
-        abl_set_error(err, errlen, "exp=%s: softmax=%s models exp2 (correctly rounded); exp applies to eager",
+        abl_error_dup(msg, "exp=%s: softmax=%s models exp2 (correctly rounded); exp applies to eager",
                       abl_exp_model_name(p->exp), abl_softmax_kind_name(p->softmax));
         return ABL_ERR_UNSUPPORTED;
     }
@@ -465,29 +464,64 @@ abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen)
         const char *names[] = {"product-dtype", "bias-dtype", "logit-dtype"};
         for (int i = 0; i < 3; i++) {
             if (strcmp(fs[i]->name, "fp32") != 0) {
-                abl_set_error(err, errlen, "%s=%s: softmax=flash adds the bias to the fp32 scores inside the kernel "
+                abl_error_dup(msg, "%s=%s: softmax=flash adds the bias to the fp32 scores inside the kernel "
                         "(use fp32)", names[i], fs[i]->name);
                 return ABL_ERR_UNSUPPORTED;
             }
         }
         if (p->exp != ABL_EXP_CORRECT) {
-            abl_set_error(err, errlen, "exp=%s: softmax=flash models exp2 (correctly rounded); exp applies to eager",
+            abl_error_dup(msg, "exp=%s: softmax=flash models exp2 (correctly rounded); exp applies to eager",
                     abl_exp_model_name(p->exp));
             return ABL_ERR_UNSUPPORTED;
         }
         if (p->bias_scale.num != p->bias_scale.den) {
             char t[64];
             abl_ratio_text(&p->bias_scale, t, sizeof t);
-            abl_set_error(err, errlen, "bias-scale=%s: softmax=flash applies the softmax scale itself (head-dim)", t);
+            abl_error_dup(msg, "bias-scale=%s: softmax=flash applies the softmax scale itself (head-dim)", t);
             return ABL_ERR_UNSUPPORTED;
         }
         if (p->bias_add != ABL_BIAS_ADD_SCORES) {
-            abl_set_error(err, errlen, "bias-add=%s: softmax=flash adds the bias inside the kernel (use scores)",
+            abl_error_dup(msg, "bias-add=%s: softmax=flash adds the bias inside the kernel (use scores)",
                           abl_bias_add_name(p->bias_add));
             return ABL_ERR_UNSUPPORTED;
         }
     }
     return ABL_OK;
+}
+
+/*
+ * The buffer forms: the message copied into err, cut at errlen - 1 bytes. A message quotes the user's
+ * text, which has no bound, so callers that echo it use the _msg forms (malloc'd, whole).
+ */
+static abl_status to_buffer(abl_status st, char *msg, char *err, size_t errlen)
+{
+    if (st != ABL_OK && msg != NULL)
+        abl_set_error(err, errlen, "%s", msg);
+    free(msg);
+    return st;
+}
+
+abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
+                            char *err, size_t errlen)
+{
+    char *msg = NULL;
+    abl_status st = abl_pipeline_set_msg(p, field, value, model_dtype, err != NULL ? &msg : NULL);
+    return to_buffer(st, msg, err, errlen);
+}
+
+abl_status abl_pipeline_parse(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char *err,
+                              size_t errlen)
+{
+    char *msg = NULL;
+    abl_status st = abl_pipeline_parse_msg(spec, model_dtype, out, err != NULL ? &msg : NULL);
+    return to_buffer(st, msg, err, errlen);
+}
+
+abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen)
+{
+    char *msg = NULL;
+    abl_status st = abl_pipeline_check_msg(p, err != NULL ? &msg : NULL);
+    return to_buffer(st, msg, err, errlen);
 }
 
 void abl_pipeline_describe(const abl_pipeline *p, char *buf, size_t buflen)

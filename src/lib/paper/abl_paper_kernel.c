@@ -19,11 +19,12 @@ static const struct {
     const char *preset, *reason;
 } slow_paths[] = {
     {"falcon-hf-sdpa", "not predicted here (tens of seconds at this window; analyze --model gives it)"},
+    {NULL, NULL}, /* the end (the list may be otherwise empty) */
 };
 
 const char *abl_kernel_skip_reason(const char *preset)
 {
-    for (size_t i = 0; preset != NULL && i < sizeof slow_paths / sizeof slow_paths[0]; i++)
+    for (size_t i = 0; preset != NULL && slow_paths[i].preset != NULL; i++)
         if (strcmp(preset, slow_paths[i].preset) == 0)
             return slow_paths[i].reason;
     return NULL;
