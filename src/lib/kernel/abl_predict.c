@@ -10,8 +10,9 @@
  *  - eager, relative/symmetric form: every row sees the same exponentials e(d), d = i - j, so the
  *    exact row sums are prefix sums, kept exactly in a fixed-point accumulator;
  *  - eager, absolute/trailing form: the exponentials change with the row max. A binary64 recurrence
- *    gives the row sum with a certified error bound; the few candidate fp32 sums inside the bound
- *    are tried, and only when they disagree on J_i is the exact sum formed (O(i), rare). */
+ *    gives the row sum with a certified error bound; J_i is non-decreasing in the fp32 sum, so the
+ *    two ends of the bound are tried, and only when they disagree on J_i is the exact sum formed
+ *    (O(i), rare). */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -157,15 +158,21 @@ static int64_t abs_J(const pctx *c, uint64_t i, float m, float s, int64_t hint)
         (out) = lo_;                                                                                              \
     } while (0)
 
-/* ulp of a logit-dtype value (0 counts as the smallest subnormal) */
+/* ulp of a logit-dtype value (0 counts as the smallest subnormal). A value at or above the format's
+ * smallest normal is a normal binary32 (every format here has emin >= -126), so its exponent is read
+ * from the bits; the ulp 2^(e - p + 1) >= 2^-149 is a normal binary64 built from its exponent. */
 static double logit_ulp(const abl_fp *f, float v)
 {
-    double a = fabs((double)v);
-    if (a < f->min_normal)
+    float a = fabsf(v);
+    if ((double)a < f->min_normal)
         return f->min_sub;
-    int e;
-    (void)frexp(a, &e);
-    return ldexp(1.0, e - 1 - f->p + 1);
+    uint32_t u;
+    memcpy(&u, &a, sizeof u);
+    int e = (int)(u >> 23) - 127;
+    uint64_t b = (uint64_t)(e - f->p + 1 + 1023) << 52;
+    double q;
+    memcpy(&q, &b, sizeof q);
+    return q;
 }
 
 /* fp32(v - m) is exact when both lie on the grid of the finer ulp and the difference has at most
@@ -176,6 +183,19 @@ static int sub_exact(const abl_fp *f, float v, float m)
         return 1;   /* v - 0 = v (the same for every key of the row: the prefix stays a prefix) */
     double q = fmin(logit_ulp(f, v), logit_ulp(f, m));
     return fabs((double)v - (double)m) <= 0x1p24 * q;
+}
+
+/* One step of the bound B of sum_j exp(y_j) |y_j| (y_j = V[j] - V[i] <= 0) from row i-1 to row i,
+ * when the max moves by delta = V[i-1] - V[i] in [-60, 0): every old term's exponential is multiplied
+ * by w = exp(delta) and its |y| grows by |delta|, so B_i = w (B_{i-1} + |delta| A_{i-1}) (the new
+ * term has y = 0). Ahi >= A_{i-1} is the certified upper bound of the old sum. B only bounds an error
+ * term, so each step is inflated by (1 + 2^-44), far more than the binary64 roundings of exp (1 ulp,
+ * its argument within 2^-53 |delta| <= 2^-47), the product, the sum (2^-53 each); over 2^24 rows
+ * that inflation stays below 2^-19. Terms that fell below e^-60 are dropped by the caller, who adds
+ * their total ((i + 1) 60 e^-60 < (i + 1) 10^-24) back. */
+static double abs_B_step(double B, double Ahi, double w, double delta)
+{
+    return w * (B + -delta * Ahi) * (1.0 + 0x1p-44);
 }
 
 /* SDPA kernels: every row through the kernel model (the zero pattern is not a prefix of the row in
@@ -253,6 +273,7 @@ static void predict_head(const pctx *c, int h, abl_pred_head *out)
             c->V[j] = c->T[abl_emul_pos(em, n - 1, j)];   /* pos(i, j) does not depend on i here */
         int64_t Jx_last = -1;
         double A = 0.0, t = 0.0, a = 0.0;   /* A ~ sum_j exp(V[j] - V[i]); rel. error t, abs. error a */
+        double B = 0.0;   /* an upper bound of sum_{j: V[j] - V[i] > -60} exp(y_j) |y_j|, y_j = V[j] - V[i] */
         for (uint64_t i = 0; i < n; i++) {
             float m = c->V[i];
             if (i == 0) {
@@ -267,13 +288,16 @@ static void predict_head(const pctx *c, int h, abl_pred_head *out)
                     a = (double)(i + 1) * 0x1p-1000;
                     A = 1.0;
                     t = 0.0;
+                    B = 0.0;
                 } else if (delta < -60.0) {
                     /* older terms are below e^-60 each: keep them as an absolute error only */
                     a = ((A * (1.0 + 2.0 * t)) + a) * exp(delta) * (1.0 + 0x1p-40);
                     A = 1.0;
                     t = 0.0;
+                    B = 0.0;
                 } else {
                     double w = exp(delta);
+                    B = abs_B_step(B, A * (1.0 + 2.0 * t) + a, w, delta);
                     A = A * w + 1.0;
                     /* exp within 1 ulp, argument within 2^-53|delta|, *, + each 2^-53: bounded
                      * generously */
@@ -291,24 +315,24 @@ static void predict_head(const pctx *c, int h, abl_pred_head *out)
                 if (dl > -104.5) {
                     double g = dl <= -1.0 ? exp(dl) * -dl : exp(-1.0);
                     xsub = (double)(Jx + 1) * g * 0x1p-23;
+                    /* the same terms bounded through B (much tighter when |m| is small and the
+                     * inexact terms are many but decay geometrically) */
+                    xsub = fmin(xsub, (B + (double)(i + 1) * 1e-24) * 0x1p-23);
                 }
             }
             double absb = (double)(i + 1) * 0x1p-149 + xsub;
             double tl = ((A * (1.0 - 2.0 * t) - a) * (1.0 - 0x1p-24) - absb) * (1.0 - 0x1p-50);
             double th = ((A * (1.0 + 2.0 * t) + a) * (1.0 + 0x1p-24) + absb) * (1.0 + 0x1p-50);
             float slo = (float)tl, shi = (float)th;
-            /* the fp32 sums the exact sum can round to (RN is monotone); at most 16 tried */
+            /* The exact sum rounds (RN is monotone) to an fp32 value in [slo, shi], and J(s) is
+             * non-decreasing in s (fp32(1/s) and every later rounding are monotone), so when
+             * J(slo) = J(shi) every candidate in between gives the same J. */
             int64_t J = -1;
-            int decided = tl > 0.0 && isfinite(th), ncand = 0;
-            for (float sv = slo; decided; sv = nextafterf(sv, INFINITY)) {
-                int64_t Jc = abs_J(c, i, m, sv, Jlast);
-                if (ncand > 0 && Jc != J)
-                    decided = 0;
-                J = Jc;
-                if (++ncand >= 16 && sv < shi)
-                    decided = 0;
-                if (sv >= shi)
-                    break;
+            int decided = tl > 0.0 && isfinite(th);
+            if (decided) {
+                J = abs_J(c, i, m, slo, Jlast);
+                if (shi != slo && J < (int64_t)i && abs_zero(c, J + 1, m, shi, (float)(1.0 / (double)shi)))
+                    decided = 0;   /* zero(J) holds for shi too; J(shi) > J(slo) */
             }
             if (!decided) {
                 abl_xacc acc;

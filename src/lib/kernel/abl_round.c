@@ -115,6 +115,14 @@ abl_status abl_fp_round_slope(const abl_fp *f, const abl_slope *s, double *out)
  * other side of a binary32 rounding boundary than the value itself. */
 static int near_boundary32(double d)
 {
+    if (d >= 0x1p-126 && d < 0x1p128) {
+        /* binary32-normal range: the low 29 of binary64's 52 fraction bits are d's position inside
+         * its binary32 spacing in units of 2^-29, the same test as below without frexp/ldexp */
+        uint64_t b;
+        memcpy(&b, &d, sizeof b);
+        int64_t low = (int64_t)(b & ((UINT64_C(1) << 29) - 1)) - (INT64_C(1) << 28);
+        return low >= -(INT64_C(1) << 9) && low <= (INT64_C(1) << 9);
+    }
     int e;
     (void)frexp(d, &e);
     int q = e - 1 - 23;           /* binary32 spacing at d is 2^q ... */
