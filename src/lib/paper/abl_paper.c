@@ -525,11 +525,19 @@ static const abl_model *table5_model(const char *name)
 }
 
 /* The kernel columns of one Table 5 row; the code path joins the footnote's list. */
+/* What the kernel columns carry from row to row: the footnotes' lists and the previous answer. */
+typedef struct table5_kernel_state {
+    abl_kernel_notes notes;
+    abl_kernel_cells last;
+    int have_last;
+} table5_kernel_state;
+
 static abl_status table5_kernel(abl_report *r, const char *name, long heads, long window, const char *dtype,
-                                abl_kernel_notes *notes)
+                                table5_kernel_state *ks)
 {
     abl_kernel_cells k;
-    abl_status st = abl_kernel_cells_run(table5_model(name), (int)heads, (uint64_t)window, &k);
+    abl_status st = abl_kernel_cells_run_after(table5_model(name), (int)heads, (uint64_t)window,
+                                               ks->have_last ? &ks->last : NULL, &k);
     if (st == ABL_OK) {
         abl_report_cell(r, k.skipped ? "" : k.preset, k.skipped ? "null" : NULL, NULL);
         abl_kernel_cell_first_blind(r, &k, 0);
@@ -537,7 +545,12 @@ static abl_status table5_kernel(abl_report *r, const char *name, long heads, lon
         abl_kernel_cell_blind_heads(r, &k);
         abl_kernel_cell_fraction(r, &k, 0);
         abl_kernel_cell_fraction(r, &k, 1);
-        abl_kernel_notes_add(notes, &k, dtype);
+        abl_kernel_notes_add(&ks->notes, &k, dtype);
+        if (ks->have_last)
+            abl_kernel_cells_clear(&ks->last);
+        ks->last = k; /* keeps k's fractions */
+        ks->have_last = 1;
+        return ABL_OK;
     }
     abl_kernel_cells_clear(&k);
     return st;
@@ -581,7 +594,7 @@ static abl_status table5_kernel_notes(abl_report *r, const abl_kernel_notes *n, 
 
 /* One Table 5 row: the printed inputs, then the computed columns, then the kernel's. */
 static abl_status table5_row(abl_report *r, const abl_csv *t5, size_t row, const char *name, long heads,
-                             const abl_paper_options *o, abl_kernel_notes *notes)
+                             const abl_paper_options *o, table5_kernel_state *ks)
 {
     long window;
     if (parse_count(abl_csv_get(t5, row, "window"), 1, (long)1e15, &window) != 0)
@@ -631,7 +644,7 @@ static abl_status table5_row(abl_report *r, const abl_csv *t5, size_t row, const
     char *mark = strstr(plain, "‡");
     if (mark != NULL)
         *mark = '\0';
-    return table5_kernel(r, plain, heads, window, o->format.name, notes);
+    return table5_kernel(r, plain, heads, window, o->format.name, ks);
 }
 
 abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *o, abl_report **out)
@@ -684,8 +697,8 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
     abl_report_column(r, "kernel_blind_heads", "kernel blind", ABL_ALIGN_RIGHT);
     abl_report_column(r, "kernel_row_fraction", "kernel row %", ABL_ALIGN_RIGHT);
     abl_report_column(r, "kernel_matrix_fraction", "kernel matrix %", ABL_ALIGN_RIGHT);
-    abl_kernel_notes *notes = calloc(1, sizeof *notes);
-    if (notes == NULL) {
+    table5_kernel_state *ks = calloc(1, sizeof *ks);
+    if (ks == NULL) {
         if (own)
             abl_published_free(&builtin);
         abl_report_free(r);
@@ -700,7 +713,7 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
             st = ABL_ERR_PARSE;
             break;
         }
-        if ((st = table5_row(r, t5, row, name, heads, o, notes)) != ABL_OK)
+        if ((st = table5_row(r, t5, row, name, heads, o, ks)) != ABL_OK)
             break;
         /* A printed head count that contradicts the model's configuration: add the configured one. */
         for (size_t i = 0; i < abl_paper_model_count(); i++) {
@@ -709,7 +722,7 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
                 continue;
             char label[160];
             snprintf(label, sizeof label, "%s‡", name);
-            if ((st = table5_row(r, t5, row, label, m->heads, o, notes)) != ABL_OK)
+            if ((st = table5_row(r, t5, row, label, m->heads, o, ks)) != ABL_OK)
                 break;
             snprintf(note, sizeof note,
                      "‡: %s is printed with %ld heads; its configuration (%s) and Table 1 have %d. The row "
@@ -719,8 +732,10 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
     }
     if (own)
         abl_published_free(&builtin);
+    if (ks->have_last)
+        abl_kernel_cells_clear(&ks->last);
     if (st != ABL_OK) {
-        free(notes);
+        free(ks);
         abl_report_free(r);
         return st;
     }
@@ -739,8 +754,8 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
                        "fractions above count the causal half.");
     if (note[0] != '\0')
         abl_report_note(r, note);
-    st = table5_kernel_notes(r, notes, o->format.name);
-    free(notes);
+    st = table5_kernel_notes(r, &ks->notes, o->format.name);
+    free(ks);
     if (st != ABL_OK) {
         abl_report_free(r);
         return st;
