@@ -65,15 +65,8 @@ abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out)
         return ABL_ERR_CONTEXT_RANGE;
     }
 
-    abl_analysis_config ac;
-    memset(&ac, 0, sizeof ac);
-    ac.format = cfg->dtype;
-    ac.convention = cfg->convention;
-    ac.heads = cfg->heads;
-    ac.slopes = cfg->slopes;
-    ac.context = cfg->context;
     abl_analysis a;
-    abl_status st = abl_analysis_run(&ac, &a);
+    abl_status st = abl_analysis_layer(&cfg->dtype, cfg->convention, cfg->heads, cfg->slopes, 0, cfg->context, &a);
     if (st != ABL_OK) {
         abl_analysis_free(&a);
         abl_compare_free(out);
