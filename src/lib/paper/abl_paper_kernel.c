@@ -10,15 +10,14 @@
 
 /*
  * Default code paths whose exact prediction at a paper window costs too much for tables that CI
- * regenerates on every run (falcon-hf-sdpa: ~6 s per Falcon-RW model in a Release build, ~30 s in
- * Debug, minutes under the sanitizers). Their cells stay empty and the footnote says so. When the
- * predictor for a path is fast, delete its entry here, then regenerate tables/ and the table goldens:
- * nothing else changes.
+ * regenerates on every run. Their cells stay empty and the footnote says so. When the predictor for a
+ * path is fast, delete its entry here, then regenerate tables/ and the table goldens: nothing else
+ * changes. (falcon-hf-sdpa was here until the SDPA predictor stopped running every row,
+ * src/lib/kernel/abl_predict_sdpa.c.)
  */
 static const struct {
     const char *preset, *reason;
 } slow_paths[] = {
-    {"falcon-hf-sdpa", "not predicted here (tens of seconds at this window; analyze --model gives it)"},
     {NULL, NULL}, /* the end (the list may be otherwise empty) */
 };
 
