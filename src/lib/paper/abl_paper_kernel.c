@@ -9,16 +9,15 @@
 #include "abl_paper_kernel.h"
 
 /*
- * Default code paths whose exact prediction at a paper window costs too much for tables that CI
- * regenerates on every run (falcon-hf-sdpa: ~6 s per Falcon-RW model in a Release build, ~30 s in
- * Debug, minutes under the sanitizers). Their cells stay empty and the footnote says so. When the
- * predictor for a path is fast, delete its entry here, then regenerate tables/ and the table goldens:
- * nothing else changes.
+ * Default code paths whose exact prediction at a paper window would cost too much for tables that CI
+ * regenerates on every run: their cells stay empty and the footnote gives the reason. None today
+ * (falcon-hf-sdpa was one, at ~6 s per Falcon-RW model in Release, until the SDPA predictor of
+ * abl_predict_sdpa.c made it 0.07 s). An entry is {"preset", "not predicted here (why; analyze --model
+ * gives it)"}; adding or deleting one, then regenerating tables/ and the table goldens, is the whole change.
  */
 static const struct {
     const char *preset, *reason;
 } slow_paths[] = {
-    {"falcon-hf-sdpa", "not predicted here (tens of seconds at this window; analyze --model gives it)"},
     {NULL, NULL}, /* the end (the list may be otherwise empty) */
 };
 
