@@ -25,15 +25,7 @@ void abl_paper_options_default(abl_paper_options *o)
 static abl_status run_layer(const char *slopes, int heads, unsigned mitigations, const abl_format *fmt,
                             abl_convention conv, uint64_t context, abl_analysis *a)
 {
-    abl_analysis_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.format = *fmt;
-    cfg.convention = conv;
-    cfg.heads = heads;
-    cfg.slopes = slopes;
-    cfg.context = context;
-    cfg.mitigations = mitigations;
-    return abl_analysis_run(&cfg, a);
+    return abl_analysis_layer(fmt, conv, heads, slopes, mitigations, context, a);
 }
 
 static void tau_text(const abl_format *fmt, abl_convention conv, char *buf, size_t len)

@@ -9,11 +9,11 @@
 #include "abl_paper_kernel.h"
 
 /*
- * Default code paths whose exact prediction at a paper window would cost too much for tables that CI
- * regenerates on every run: their cells stay empty and the footnote gives the reason. None today
- * (falcon-hf-sdpa was one, at ~6 s per Falcon-RW model in Release, until the SDPA predictor of
- * abl_predict_sdpa.c made it 0.07 s). An entry is {"preset", "not predicted here (why; analyze --model
- * gives it)"}; adding or deleting one, then regenerating tables/ and the table goldens, is the whole change.
+ * Default code paths whose exact prediction at a paper window costs too much for tables that CI
+ * regenerates on every run. Their cells stay empty and the footnote says so. When the predictor for a
+ * path is fast, delete its entry here, then regenerate tables/ and the table goldens: nothing else
+ * changes. (falcon-hf-sdpa was here until the SDPA predictor stopped running every row,
+ * src/lib/kernel/abl_predict_sdpa.c.)
  */
 static const struct {
     const char *preset, *reason;
