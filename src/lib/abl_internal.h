@@ -9,6 +9,7 @@
 #include "abl/core/status.h"
 #include "abl/core/decimal.h"
 #include "abl/core/blindness.h"
+#include "abl/core/analysis.h"
 
 
 /*
@@ -47,6 +48,19 @@ abl_mpfr_range abl_mpfr_range_widen(void);
 void abl_mpfr_range_restore(abl_mpfr_range saved);
 
 /* printf into an optional message buffer (err may be NULL): the detail behind a returned status. */
+/*
+ * The paper's analysis of one layer (abl_analysis_run with only these fields set): the start that
+ * plots, the HTML report, compare, the paper's tables and reproduce share. a is as abl_analysis_run
+ * leaves it (free it on success and on failure).
+ */
+abl_status abl_analysis_layer(const abl_format *format, abl_convention convention, int heads, const char *slopes,
+                              unsigned mitigations, uint64_t context, abl_analysis *a);
+
+/* The same at zero mitigations, refused (ABL_ERR_HEADS_RANGE, a freed) above ABL_PLOT_MAX_HEADS heads:
+ * the layer a picture or the HTML report draws (abl_plot_kinds.c). On failure a is freed. */
+abl_status abl_plot_layer(const abl_format *format, abl_convention convention, int heads, const char *slopes,
+                          uint64_t context, abl_analysis *a);
+
 /* The message as abl_set_error writes it, but malloc'd whole into *msg (NULL: no message wanted;
  * *msg NULL when out of memory). For messages that quote user text of any length. */
 void abl_error_dup(char **msg, const char *fmt, ...)

@@ -166,6 +166,20 @@ static abl_status weight_matrix_blind(const abl_slope *s, abl_blind_query q, uin
     return st;
 }
 
+abl_status abl_analysis_layer(const abl_format *format, abl_convention convention, int heads, const char *slopes,
+                              unsigned mitigations, uint64_t context, abl_analysis *a)
+{
+    abl_analysis_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.format = *format;
+    cfg.convention = convention;
+    cfg.heads = heads;
+    cfg.slopes = slopes;
+    cfg.mitigations = mitigations;
+    cfg.context = context;
+    return abl_analysis_run(&cfg, a);
+}
+
 abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
 {
     if (cfg == NULL || a == NULL)

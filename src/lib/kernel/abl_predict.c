@@ -14,11 +14,11 @@
  *    two ends of the bound are tried, and only when they disagree on J_i is the exact sum formed
  *    (O(i), rare). */
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "abl/kernel/simulate.h"
+#include "kernel/abl_predict_sdpa.h"
 #include "kernel/abl_round.h"
 
 typedef struct pctx {
@@ -198,40 +198,7 @@ static double abs_B_step(double B, double Ahi, double w, double delta)
     return w * (B + -delta * Ahi) * (1.0 + 0x1p-44);
 }
 
-/* SDPA kernels: every row through the kernel model (the zero pattern is not a prefix of the row in
- * general: the output rounding acts after per-block rescaling). */
-static void sdpa_head(const pctx *c, abl_pred_head *out)
-{
-    const abl_emul *em = c->em;
-    uint64_t n = c->n;
-    float *x = malloc(n * sizeof *x), *acc = malloc(n * sizeof *acc), *w = malloc(n * sizeof *w);
-    out->matrix_zeros = 0;
-    out->row_zeros = 0;
-    out->first_blind = -1;
-    out->exact_rows = 0;
-    if (x != NULL && acc != NULL && w != NULL) {
-        for (uint64_t i = 0; i < n; i++) {
-            for (uint64_t j = 0; j <= i; j++)
-                x[j] = c->T[abl_emul_pos(em, i, j)];
-            uint64_t z = abl_sdpa_row(em, x, i + 1, acc, i == n - 1 ? w : NULL, NULL);
-            out->matrix_zeros += z;
-            if (i == n - 1) {
-                out->row_zeros = z;
-                for (uint64_t d = 0; d <= i; d++) {
-                    if (w[i - d] == 0.0f) {
-                        out->first_blind = (int64_t)d;
-                        break;
-                    }
-                }
-            }
-        }
-    }
-    free(x);
-    free(acc);
-    free(w);
-}
-
-static void predict_head(const pctx *c, int h, abl_pred_head *out)
+static abl_status predict_head(const pctx *c, int h, abl_pred_head *out)
 {
     const abl_emul *em = c->em;
     const abl_emul_head *eh = &c->s->hd[h];
@@ -240,10 +207,8 @@ static void predict_head(const pctx *c, int h, abl_pred_head *out)
         c->T[pos] = abl_emul_logit(em, eh, 0.0f, pos, abl_emul_bias_mag(em, eh, pos));
     uint64_t matrix = 0, exact_rows = 0;
     int64_t Jlast = -1;
-    if (em->softmax == ABL_SOFTMAX_SDPA_EFFICIENT || em->softmax == ABL_SOFTMAX_SDPA_CUDNN) {
-        sdpa_head(c, out);
-        return;
-    }
+    if (em->softmax == ABL_SOFTMAX_SDPA_EFFICIENT || em->softmax == ABL_SOFTMAX_SDPA_CUDNN)
+        return abl_predict_sdpa_head(em, c->T, n, out);   /* abl_predict_sdpa.c */
     if (em->softmax == ABL_SOFTMAX_FLASH) {
         for (uint64_t i = 0; i < n; i++) {
             float m = c->T[abl_emul_pos(em, i, i)];
@@ -350,6 +315,7 @@ static void predict_head(const pctx *c, int h, abl_pred_head *out)
     out->row_zeros = (uint64_t)(Jlast + 1);
     out->first_blind = Jlast >= 0 ? (int64_t)(n - 1) - Jlast : -1;
     out->exact_rows = exact_rows;
+    return ABL_OK;
 }
 
 typedef struct pteam {
@@ -359,7 +325,7 @@ typedef struct pteam {
     atomic_int failed;
 } pteam;
 
-static void *pworker(void *arg)
+static void pworker(void *arg)
 {
     pteam *t = arg;
     uint64_t n = t->s->em.n;
@@ -374,13 +340,13 @@ static void *pworker(void *arg)
         int h = atomic_fetch_add(&t->next, 1);
         if (h >= t->s->heads || atomic_load(&t->failed) != 0)
             break;
-        predict_head(&c, h, &t->out->results[h]);
+        abl_status hs = predict_head(&c, h, &t->out->results[h]);
+        if (hs != ABL_OK)
+            atomic_store(&t->failed, (int)hs);
     }
     free(c.T);
     free(c.V);
     free(c.ed);
-    mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
-    return NULL;
 }
 
 abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
@@ -418,16 +384,7 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
         int nt = abl_sim_threads(cfg->threads);
         if (nt > s.heads)
             nt = s.heads;
-        pthread_t tid[256];
-        int started = 0;
-        for (int k = 1; k < nt; k++) {
-            if (pthread_create(&tid[started], NULL, pworker, &t) != 0)
-                break;
-            started++;
-        }
-        pworker(&t);
-        for (int k = 0; k < started; k++)
-            pthread_join(tid[k], NULL);
+        abl_sim_team_run(nt, pworker, &t, 0, NULL, NULL);
         st = (abl_status)atomic_load(&t.failed);
     }
     abl_sim_setup_free(&s);

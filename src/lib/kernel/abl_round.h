@@ -179,5 +179,14 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s);
 void abl_sim_setup_free(abl_sim_setup *s);
 /* Threads to use: `requested`, or every online core when 0 (1..256). */
 int abl_sim_threads(int requested);
+/*
+ * A team of nt threads running fn: nt - 1 new threads and the caller's (k = 0), thread k with
+ * (char *)args + k * argsize (argsize 0: all with args). Threads that cannot be created are done
+ * without: ready(ctx, n), when not NULL, learns how many run before the caller's fn starts (simulate
+ * releases its barrier for exactly those). Each thread frees its MPFR cache when fn returns; the
+ * call returns after all have joined, with n (>= 1).
+ */
+int abl_sim_team_run(int nt, void (*fn)(void *arg), void *args, size_t argsize, void (*ready)(void *ctx, int n),
+                     void *ctx);
 
 #endif

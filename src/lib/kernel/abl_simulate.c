@@ -116,6 +116,42 @@ int abl_sim_threads(int requested)
     return (int)n;
 }
 
+typedef struct team_member {
+    void (*fn)(void *);
+    void *arg;
+} team_member;
+
+static void *team_thread(void *p)
+{
+    team_member *m = p;
+    m->fn(m->arg);
+    mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
+    return NULL;
+}
+
+int abl_sim_team_run(int nt, void (*fn)(void *arg), void *args, size_t argsize, void (*ready)(void *ctx, int n),
+                     void *ctx)
+{
+    pthread_t *tid = nt > 1 ? calloc((size_t)nt, sizeof *tid) : NULL;
+    team_member *m = nt > 1 ? calloc((size_t)nt, sizeof *m) : NULL;
+    int started = 1;
+    for (int k = 1; tid != NULL && m != NULL && k < nt; k++) {
+        m[started] = (team_member){fn, (char *)args + (size_t)started * argsize};
+        if (pthread_create(&tid[started], NULL, team_thread, &m[started]) != 0)
+            break;
+        started++;
+    }
+    if (ready != NULL)
+        ready(ctx, started);
+    team_member self = {fn, args};
+    team_thread(&self);
+    for (int k = 1; k < started; k++)
+        pthread_join(tid[k], NULL);
+    free(tid);
+    free(m);
+    return started;
+}
+
 /* ---- Gaussian logits: a counter-based generator, so every (seed, head, i, j) has its own value
  * whatever thread computes it ---- */
 
@@ -439,7 +475,7 @@ typedef struct worker_arg {
     int id;
 } worker_arg;
 
-static void *worker(void *arg)
+static void worker(void *arg)
 {
     worker_arg *wa = arg;
     team *t = wa->t;
@@ -518,8 +554,18 @@ static void *worker(void *arg)
     free(e);
     free(wout);
     abl_fast_thread_free(&ft);
-    mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
-    return NULL;
+}
+
+/* abl_sim_team_run's ready: run with the threads we got, then release them all at once. */
+static void team_ready(void *ctx, int n)
+{
+    team *t = ctx;
+    t->nthreads = n;
+    pthread_mutex_lock(&t->barrier.mu);
+    t->barrier.count = n;
+    t->barrier.go = 1;
+    pthread_cond_broadcast(&t->barrier.cv);
+    pthread_mutex_unlock(&t->barrier.mu);
 }
 
 abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
@@ -544,9 +590,8 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
     t.fast = abl_fast_eligible(&s);
     t.rmax = t.fast && !s.gaussian ? malloc(cfg->context * sizeof *t.rmax) : NULL;
     int gh_ok = !(t.fast && s.gaussian) || abl_fast_gauss_head_init(&t.gh, cfg->context);
-    pthread_t *tid = calloc((size_t)t.nthreads, sizeof *tid);
     worker_arg *args = calloc((size_t)t.nthreads, sizeof *args);
-    if (out->results == NULL || t.table == NULL || tid == NULL || args == NULL || (t.fast && !s.gaussian && t.rmax == NULL) || !gh_ok) {
+    if (out->results == NULL || t.table == NULL || args == NULL || (t.fast && !s.gaussian && t.rmax == NULL) || !gh_ok) {
         st = ABL_ERR_NO_MEMORY;
     } else {
         for (int h = 0; h < s.heads; h++) {
@@ -562,25 +607,9 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
         atomic_init(&t.done, 0);
         t.total = chunk_weights(0, cfg->context) * (uint64_t)s.heads;
         pthread_cond_init(&t.barrier.cv, NULL);
-        int started = 1;
-        for (int k = 1; k < t.nthreads; k++) {
-            args[k].t = &t;
-            args[k].id = k;
-            if (pthread_create(&tid[k], NULL, worker, &args[k]) != 0)
-                break;
-            started++;
-        }
-        t.nthreads = started;     /* run with the threads we got */
-        pthread_mutex_lock(&t.barrier.mu);
-        t.barrier.count = started;
-        t.barrier.go = 1;
-        pthread_cond_broadcast(&t.barrier.cv);
-        pthread_mutex_unlock(&t.barrier.mu);
-        args[0].t = &t;
-        args[0].id = 0;
-        worker(&args[0]);
-        for (int k = 1; k < t.nthreads; k++)
-            pthread_join(tid[k], NULL);
+        for (int k = 0; k < t.nthreads; k++)
+            args[k] = (worker_arg){&t, k};
+        abl_sim_team_run(t.nthreads, worker, args, sizeof *args, team_ready, &t);
         pthread_cond_destroy(&t.barrier.cv);
         pthread_mutex_destroy(&t.barrier.mu);
         pthread_mutex_destroy(&t.hook_mu);
@@ -591,7 +620,6 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
             cfg->progress.fn(cfg->progress.ctx, t.total, t.total);
         out->threads_used = t.nthreads;
     }
-    free(tid);
     free(args);
     free(t.table);
     free(t.rmax);

@@ -65,15 +65,8 @@ abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out)
         return ABL_ERR_CONTEXT_RANGE;
     }
 
-    abl_analysis_config ac;
-    memset(&ac, 0, sizeof ac);
-    ac.format = cfg->dtype;
-    ac.convention = cfg->convention;
-    ac.heads = cfg->heads;
-    ac.slopes = cfg->slopes;
-    ac.context = cfg->context;
     abl_analysis a;
-    abl_status st = abl_analysis_run(&ac, &a);
+    abl_status st = abl_analysis_layer(&cfg->dtype, cfg->convention, cfg->heads, cfg->slopes, 0, cfg->context, &a);
     if (st != ABL_OK) {
         abl_analysis_free(&a);
         abl_compare_free(out);
@@ -248,6 +241,43 @@ static abl_status common_meta(abl_report *r, const abl_compare *c, const abl_com
     return st;
 }
 
+/* A new row for head h, its first cells: the model's head index, the slope, the paper's delta. */
+static abl_status head_row(abl_report *r, const abl_compare_head *h)
+{
+    char t[32];
+    snprintf(t, sizeof t, "%d", h->slope.index);
+    abl_status st = abl_report_row(r);
+    if (st == ABL_OK)
+        st = abl_report_cell(r, t, t, NULL);
+    if (st == ABL_OK)
+        st = cell_slope(r, &h->slope);
+    if (st == ABL_OK)
+        st = cell_delta(r, &h->delta);
+    return st;
+}
+
+/* One side's summary (the paper's model, key prefix "paper_", or the kernel's, no prefix): blind heads,
+ * row and matrix fractions (text: percent; JSON: the fraction to 17 digits). */
+static abl_status summary_side(abl_report *r, const char *prefix, const char *const labels[3], int blind, int heads,
+                               const mpq_t row, const mpq_t matrix)
+{
+    static const char *const keys[3] = {"blind_heads", "row_fraction", "matrix_fraction"};
+    char k[48], t[128], j[64];
+    snprintf(k, sizeof k, "%s%s", prefix, keys[0]);
+    snprintf(t, sizeof t, "%d of %d", blind, heads);
+    snprintf(j, sizeof j, "%d", blind);
+    abl_status st = abl_report_summary(r, k, labels[0], t, j);
+    const mpq_srcptr q[2] = {row, matrix};
+    for (int i = 0; i < 2 && st == ABL_OK; i++) {
+        snprintf(k, sizeof k, "%s%s", prefix, keys[i + 1]);
+        abl_fraction_percent_text(q[i], 2, t, sizeof t);
+        strcat(t, " %");
+        abl_fraction_decimal_text(q[i], 17, j, sizeof j);
+        st = abl_report_summary(r, k, labels[i + 1], t, j);
+    }
+    return st;
+}
+
 abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta, size_t nmeta, abl_report **out)
 {
     if (c == NULL || out == NULL || c->results == NULL)
@@ -272,15 +302,7 @@ abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta
     mpz_fdiv_q_2exp(matrix_keys, matrix_keys, 1);
     for (int i = 0; i < c->heads && st == ABL_OK; i++) {
         const abl_compare_head *h = &c->results[i];
-        char t[32];
-        snprintf(t, sizeof t, "%d", h->slope.index);
-        st = abl_report_row(r);
-        if (st == ABL_OK)
-            st = abl_report_cell(r, t, t, NULL);
-        if (st == ABL_OK)
-            st = cell_slope(r, &h->slope);
-        if (st == ABL_OK)
-            st = cell_delta(r, &h->delta);
+        st = head_row(r, h);
         if (st == ABL_OK)
             st = cell_delta(r, &h->delta_ieee);
         if (st == ABL_OK)
@@ -296,43 +318,18 @@ abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta
     }
     mpz_clear(row_keys);
     mpz_clear(matrix_keys);
-    char t[128], j[64];
-    if (st == ABL_OK) {
-        snprintf(t, sizeof t, "%d of %d", c->paper_blind_heads, c->heads);
-        snprintf(j, sizeof j, "%d", c->paper_blind_heads);
-        st = abl_report_summary(r, "paper_blind_heads", "paper: heads blind inside the context (δ < N)", t, j);
-    }
-    const struct {
-        const char *key, *label;
-        const mpq_t *q;
-    } fr[] = {
-        {"paper_row_fraction", "paper: row fraction (last query row)", &c->paper_row_fraction},
-        {"paper_matrix_fraction", "paper: matrix fraction (causal entries)", &c->paper_matrix_fraction},
-    };
-    for (size_t i = 0; i < 2 && st == ABL_OK; i++) {
-        abl_fraction_percent_text(*fr[i].q, 2, t, sizeof t);
-        strcat(t, " %");
-        abl_fraction_decimal_text(*fr[i].q, 17, j, sizeof j);
-        st = abl_report_summary(r, fr[i].key, fr[i].label, t, j);
-    }
-    if (st == ABL_OK) {
-        snprintf(t, sizeof t, "%d of %d", c->kernel_blind_heads, c->heads);
-        snprintf(j, sizeof j, "%d", c->kernel_blind_heads);
-        st = abl_report_summary(r, "blind_heads", "kernel: heads with a zero weight in the last row", t, j);
-    }
-    const struct {
-        const char *key, *label;
-        const mpq_t *q;
-    } kr[] = {
-        {"row_fraction", "kernel: row fraction (zero weights, last query row)", &c->row_fraction},
-        {"matrix_fraction", "kernel: matrix fraction (zero weights, causal entries)", &c->matrix_fraction},
-    };
-    for (size_t i = 0; i < 2 && st == ABL_OK; i++) {
-        abl_fraction_percent_text(*kr[i].q, 2, t, sizeof t);
-        strcat(t, " %");
-        abl_fraction_decimal_text(*kr[i].q, 17, j, sizeof j);
-        st = abl_report_summary(r, kr[i].key, kr[i].label, t, j);
-    }
+    static const char *const paper_labels[3] = {"paper: heads blind inside the context (δ < N)",
+                                                "paper: row fraction (last query row)",
+                                                "paper: matrix fraction (causal entries)"};
+    static const char *const kernel_labels[3] = {"kernel: heads with a zero weight in the last row",
+                                                 "kernel: row fraction (zero weights, last query row)",
+                                                 "kernel: matrix fraction (zero weights, causal entries)"};
+    if (st == ABL_OK)
+        st = summary_side(r, "paper_", paper_labels, c->paper_blind_heads, c->heads, c->paper_row_fraction,
+                          c->paper_matrix_fraction);
+    if (st == ABL_OK)
+        st = summary_side(r, "", kernel_labels, c->kernel_blind_heads, c->heads, c->row_fraction,
+                          c->matrix_fraction);
     if (st == ABL_OK)
         st = abl_report_note(r, "δ paper: the paper's blindness distance (exponent −m·d below τ, the chosen "
                                 "convention); δ ieee: the same with one round-to-nearest exp.");
@@ -386,14 +383,7 @@ abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, con
         const abl_compare_head *h = &c->results[i];
         if (h->first_blind < 0)
             continue;
-        snprintf(t, sizeof t, "%d", h->slope.index);
-        st = abl_report_row(r);
-        if (st == ABL_OK)
-            st = abl_report_cell(r, t, t, NULL);
-        if (st == ABL_OK)
-            st = cell_slope(r, &h->slope);
-        if (st == ABL_OK)
-            st = cell_delta(r, &h->delta);
+        st = head_row(r, h);
         if (st == ABL_OK)
             st = cell_first_blind(r, h->first_blind);
         if (st == ABL_OK)
@@ -401,20 +391,10 @@ abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, con
         if (st == ABL_OK)
             st = cell_u64(r, h->matrix_zeros);
     }
-    snprintf(t, sizeof t, "%d of %d", c->kernel_blind_heads, c->heads);
-    snprintf(j, sizeof j, "%d", c->kernel_blind_heads);
+    static const char *const labels[3] = {"heads blind on the kernel", "row fraction (zero weights, last query row)",
+                                          "matrix fraction (zero weights, causal entries)"};
     if (st == ABL_OK)
-        st = abl_report_summary(r, "blind_heads", "heads blind on the kernel", t, j);
-    abl_fraction_percent_text(c->row_fraction, 2, t, sizeof t);
-    strcat(t, " %");
-    abl_fraction_decimal_text(c->row_fraction, 17, j, sizeof j);
-    if (st == ABL_OK)
-        st = abl_report_summary(r, "row_fraction", "row fraction (zero weights, last query row)", t, j);
-    abl_fraction_percent_text(c->matrix_fraction, 2, t, sizeof t);
-    strcat(t, " %");
-    abl_fraction_decimal_text(c->matrix_fraction, 17, j, sizeof j);
-    if (st == ABL_OK)
-        st = abl_report_summary(r, "matrix_fraction", "matrix fraction (zero weights, causal entries)", t, j);
+        st = summary_side(r, "", labels, c->kernel_blind_heads, c->heads, c->row_fraction, c->matrix_fraction);
     int pass = abl_check_pass(c, l);
     if (st == ABL_OK)
         st = abl_report_summary(r, "verdict", "verdict", pass ? "pass" : "fail", pass ? "\"pass\"" : "\"fail\"");

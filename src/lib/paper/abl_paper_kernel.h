@@ -16,6 +16,7 @@ typedef struct abl_kernel_cells {
     const char *path;         /* its default code path ("transformers"), NULL when none */
     const char *preset;       /* that path's pipeline preset ("bloom-hf") */
     const char *skipped;      /* why the cells are empty (a phrase), or NULL when computed */
+    uint64_t window;          /* the context it was computed at */
     int heads, blind_heads;   /* blind_heads: heads with a zero weight in the last row */
     int64_t first_blind_steep, first_blind_flat; /* of the steepest / flattest head; -1: none */
     mpq_t row_fraction, matrix_fraction;
@@ -28,6 +29,10 @@ typedef struct abl_kernel_cells {
  * Errors only for a failure of the computation itself. abl_kernel_cells_clear releases k.
  */
 abl_status abl_kernel_cells_run(const abl_model *m, int heads, uint64_t window, abl_kernel_cells *k);
+/* The same, copied from `prev` (a computed answer, or NULL) when m runs exactly what prev ran: the same
+ * code path, dtype, slopes and heads at the same window (bloom-1b1 after bloom-560m). */
+abl_status abl_kernel_cells_run_after(const abl_model *m, int heads, uint64_t window, const abl_kernel_cells *prev,
+                                      abl_kernel_cells *k);
 void abl_kernel_cells_clear(abl_kernel_cells *k);
 /* Nominal cost of abl_kernel_cells_run with the same arguments (nothing when it skips the row). */
 void abl_kernel_cells_estimate(const abl_model *m, int heads, uint64_t window, abl_cost *acc);

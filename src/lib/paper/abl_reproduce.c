@@ -457,15 +457,9 @@ static void percent_like(const mpq_t q, const char *printed, char *buf, size_t l
 /* The press layer of H heads under the paper's convention, with fractions at context n. */
 static abl_status paper_layer(int heads, const char *slopes, unsigned mitigations, uint64_t n, abl_analysis *a)
 {
-    abl_analysis_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    abl_format_lookup("bf16", &cfg.format);
-    cfg.convention = ABL_CONV_PAPER;
-    cfg.heads = heads;
-    cfg.slopes = slopes;
-    cfg.context = n;
-    cfg.mitigations = mitigations;
-    return abl_analysis_run(&cfg, a);
+    abl_format bf16;
+    abl_format_lookup("bf16", &bf16);
+    return abl_analysis_layer(&bf16, ABL_CONV_PAPER, heads, slopes, mitigations, n, a);
 }
 
 static abl_status claim_tau(abl_reproduction *r, const char *id, const char *printed, const char *dtype)

@@ -11,6 +11,7 @@
 #include "abl/kernel/simulate.h"
 #include "abl/report/html.h"
 #include "abl/report/plot.h"
+#include "abl_internal.h"
 
 void abl_html_escape(FILE *f, const char *s)
 {
@@ -229,23 +230,10 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
             snprintf(err, errlen, "--pipeline: '%s': %s", pipe, perr);
         return ABL_ERR_UNSUPPORTED;
     }
-    abl_analysis_config ac;
-    memset(&ac, 0, sizeof ac);
-    ac.format = c->format;
-    ac.convention = c->convention;
-    ac.heads = c->heads;
-    ac.slopes = c->slopes;
-    ac.context = c->context;
     abl_analysis a;
-    abl_status st = abl_analysis_run(&ac, &a);
-    if (st != ABL_OK) {
-        abl_analysis_free(&a);
+    abl_status st = abl_plot_layer(&c->format, c->convention, c->heads, c->slopes, c->context, &a);
+    if (st != ABL_OK)
         return st;
-    }
-    if (a.heads > ABL_PLOT_MAX_HEADS) {
-        abl_analysis_free(&a);
-        return ABL_ERR_HEADS_RANGE;
-    }
     /* The kernel's own first blind distance per head (exact predictor), where it applies. */
     abl_prediction pr;
     memset(&pr, 0, sizeof pr);

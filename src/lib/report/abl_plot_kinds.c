@@ -12,6 +12,7 @@
 #include "abl/kernel/simulate.h"
 #include "abl/paper/paper.h"
 #include "abl/report/plot.h"
+#include "abl_internal.h"
 
 /* τ of a convention as a double and as text with 4 decimals ("-87.3365"). */
 static double tau_of(const abl_format *fmt, abl_convention conv, char *text, size_t len)
@@ -53,28 +54,26 @@ static abl_rgb head_colour(int r, int n)
     return n <= 5 ? abl_plot_categorical(r) : abl_plot_sequential(r, n);
 }
 
+abl_status abl_plot_layer(const abl_format *format, abl_convention convention, int heads, const char *slopes,
+                          uint64_t context, abl_analysis *a)
+{
+    abl_status st = abl_analysis_layer(format, convention, heads, slopes, 0, context, a);
+    if (st == ABL_OK && a->heads > ABL_PLOT_MAX_HEADS)
+        st = ABL_ERR_HEADS_RANGE;
+    if (st != ABL_OK)
+        abl_analysis_free(a);
+    return st;
+}
+
 abl_status abl_plot_bias(const abl_plot_bias_config *c, abl_plot *out)
 {
     if (c == NULL || out == NULL || c->max_distance < 1 || c->max_distance > ABL_MAX_CONTEXT)
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
-    abl_analysis_config ac;
-    memset(&ac, 0, sizeof ac);
-    ac.format = c->format;
-    ac.convention = c->convention;
-    ac.heads = c->heads;
-    ac.slopes = c->slopes;
-    ac.context = c->max_distance;
     abl_analysis a;
-    abl_status st = abl_analysis_run(&ac, &a);
-    if (st != ABL_OK) {
-        abl_analysis_free(&a);
+    abl_status st = abl_plot_layer(&c->format, c->convention, c->heads, c->slopes, c->max_distance, &a);
+    if (st != ABL_OK)
         return st;
-    }
-    if (a.heads > ABL_PLOT_MAX_HEADS) {
-        abl_analysis_free(&a);
-        return ABL_ERR_HEADS_RANGE;
-    }
     char tau_txt[64], buf[512], title[256];
     double tau = tau_of(&c->format, c->convention, tau_txt, sizeof tau_txt);
     if (c->model != NULL)
@@ -241,15 +240,8 @@ abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, c
     /* The closed form (spec §7) for each format and convention. */
     for (size_t f = 0; st == ABL_OK && f < c->nformats; f++)
         for (size_t v = 0; st == ABL_OK && v < c->nconventions; v++) {
-            abl_analysis_config ac;
-            memset(&ac, 0, sizeof ac);
-            ac.format = c->formats[f];
-            ac.convention = c->conventions[v];
-            ac.heads = c->heads;
-            ac.slopes = c->slopes;
-            ac.context = c->max_context;
             abl_analysis a;
-            st = abl_analysis_run(&ac, &a);
+            st = abl_analysis_layer(&c->formats[f], c->conventions[v], c->heads, c->slopes, 0, c->max_context, &a);
             abl_delta *d = st == ABL_OK ? calloc((size_t)a.heads, sizeof *d) : NULL;
             if (st == ABL_OK && d == NULL)
                 st = ABL_ERR_NO_MEMORY;
