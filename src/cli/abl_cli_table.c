@@ -64,7 +64,9 @@ static int run_table(const abl_cli_cmd *cmd, const char **v, int npos, char **po
     } else {
         abl_paper_options o;
         abl_paper_options_default(&o);
-        if ((s = abl_cli_value(cmd, v, "dtype")) && abl_cli_dtype("dtype", s, &o.format))
+        if ((s = abl_cli_value(cmd, v, "dtype")) &&
+            abl_cli_dtype_one("dtype", s, "tables 1, 5 and 8 are computed for one format (run the table once per "
+                              "dtype; table 4 and analyze take a list)", &o.format))
             return ABL_EXIT_USAGE;
         if ((s = abl_cli_value(cmd, v, "convention")) && abl_cli_convention(s, &o.convention))
             return ABL_EXIT_USAGE;
