@@ -54,7 +54,7 @@ static int run_kernel(const abl_cli_cmd *cmd, const char **v, abl_report **r)
         abl_cli_setup_free(&s);
         return ABL_EXIT_USAGE;
     }
-    rc = abl_cli_compare(cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r);
+    rc = abl_cli_compare(cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r, abl_cli_value(cmd, v, "force") != NULL);
     abl_cli_setup_free(&s);
     return rc;
 }
@@ -284,8 +284,8 @@ const abl_cli_cmd abl_cli_analyze_cmd = {
     "With --dtype bf16,fp16 (or all): the same layer once per format; first a comparison (one row per\n"
     "format: the blind heads and fractions), then one section each. csv adds a first column dtype;\n"
     "json is {\"dtypes\": [...], \"analyses\": [one object per format]}.\n\n"
-    "Example: alibi-blind analyze --heads 16 --ctx 2048   (the paper's BLOOM layer: delta1 = 124)\n"
-    "         alibi-blind analyze --model falcon-rw-7b    (the real Falcon code: bias scaled by 1/8)",
+    "Example: alibi-blind analyze --heads 16 --ctx 2048 (the paper's BLOOM layer: delta1 = 124).\n"
+    "Example: alibi-blind analyze --model falcon-rw-7b (the real Falcon code: bias scaled by 1/8).",
     analyze_opts,
     sizeof analyze_opts / sizeof analyze_opts[0],
     run_analyze,

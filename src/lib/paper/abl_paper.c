@@ -117,23 +117,37 @@ static const abl_table8_config table8_configs[] = {
     {"C+E+L+S", NULL, C_ | E_ | L_ | S_},
 };
 
-size_t abl_table8_config_count(void)
+/*
+ * The paper's static tables (Table 8's configurations, Table 1's models) are looked up alike: entry i,
+ * or the entry of a name. Each entry's first member is its name, so an entry's address is that of its
+ * name (C11 6.7.2.1p15).
+ */
+static const void *entry_at(const void *table, size_t n, size_t size, size_t i)
 {
-    return sizeof table8_configs / sizeof table8_configs[0];
+    return i < n ? (const char *)table + i * size : NULL;
 }
 
-const abl_table8_config *abl_table8_config_at(size_t i)
+static const void *entry_named(const void *table, size_t n, size_t size, const char *name)
 {
-    return i < abl_table8_config_count() ? &table8_configs[i] : NULL;
-}
-
-const abl_table8_config *abl_table8_config_find(const char *name)
-{
-    for (size_t i = 0; name != NULL && i < abl_table8_config_count(); i++)
-        if (strcmp(table8_configs[i].name, name) == 0)
-            return &table8_configs[i];
+    for (size_t i = 0; name != NULL && i < n; i++) {
+        const char *const *entry = entry_at(table, n, size, i);
+        if (strcmp(*entry, name) == 0)
+            return entry;
+    }
     return NULL;
 }
+
+/* PREFIX_count, PREFIX_at and PREFIX_find of a named static table (paper.h declares them). */
+#define NAMED_TABLE_API(prefix, type, table)                                                                    \
+    size_t prefix##_count(void) { return sizeof(table) / sizeof((table)[0]); }                                 \
+    const type *prefix##_at(size_t i) { return entry_at((table), prefix##_count(), sizeof((table)[0]), i); }   \
+    const type *prefix##_find(const char *name)                                                                \
+    {                                                                                                          \
+        return entry_named((table), prefix##_count(), sizeof((table)[0]), name);                               \
+    }
+
+/* abl_table8_config_count, abl_table8_config_at, abl_table8_config_find */
+NAMED_TABLE_API(abl_table8_config, abl_table8_config, table8_configs)
 
 abl_status abl_table8_deltas(const abl_table8_config *c, const abl_paper_options *o, abl_delta *deltas, char *spec,
                              size_t speclen)
@@ -248,23 +262,8 @@ static const abl_paper_model paper_models[] = {
      "clip_qkv = null"},
 };
 
-size_t abl_paper_model_count(void)
-{
-    return sizeof paper_models / sizeof paper_models[0];
-}
-
-const abl_paper_model *abl_paper_model_at(size_t i)
-{
-    return i < abl_paper_model_count() ? &paper_models[i] : NULL;
-}
-
-const abl_paper_model *abl_paper_model_find(const char *name)
-{
-    for (size_t i = 0; name != NULL && i < abl_paper_model_count(); i++)
-        if (strcmp(paper_models[i].name, name) == 0)
-            return &paper_models[i];
-    return NULL;
-}
+/* abl_paper_model_count, abl_paper_model_at, abl_paper_model_find */
+NAMED_TABLE_API(abl_paper_model, abl_paper_model, paper_models)
 
 /* "2^-0.5, 2^-1, …, 2^-8" from slopes sorted steepest first. */
 static void slope_range_text(const abl_head_result *res, int heads, char *buf, size_t len)
@@ -301,6 +300,30 @@ abl_status abl_paper_model_deltas(const char *slopes, int heads, const abl_forma
     return st;
 }
 
+/* Tables 1 and 5: the slopes and the first and last head's delta (and under ieee with --ieee). */
+static void slope_delta_columns(abl_report *r, int ieee)
+{
+    abl_report_column(r, "slopes", "Slopes", ABL_ALIGN_LEFT);
+    abl_report_column(r, "delta_1", "δ1", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "delta_h", "δH", ABL_ALIGN_RIGHT);
+    if (ieee) {
+        abl_report_column(r, "delta_1_ieee", "δ1 ieee", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "delta_h_ieee", "δH ieee", ABL_ALIGN_RIGHT);
+    }
+}
+
+/* Their cells after the slopes: the first and the last head's delta (and the ieee ones). */
+static void delta_pair_cells(abl_report *r, const abl_analysis *a, int ieee)
+{
+    const abl_delta *d[4] = {&a->results[0].delta, &a->results[a->heads - 1].delta, &a->results[0].delta_ieee,
+                             &a->results[a->heads - 1].delta_ieee};
+    char t[256], j[256];
+    for (int i = 0; i < (ieee ? 4 : 2); i++) {
+        delta_cells(d[i], t, sizeof t, j, sizeof j);
+        abl_report_cell(r, t, j, NULL);
+    }
+}
+
 abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
 {
     if (o == NULL || out == NULL)
@@ -319,13 +342,7 @@ abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
     abl_report_column(r, "window", "Window", ABL_ALIGN_RIGHT);
     abl_report_column(r, "layers", "Layers", ABL_ALIGN_RIGHT);
     abl_report_column(r, "heads", "Heads", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "slopes", "Slopes", ABL_ALIGN_LEFT);
-    abl_report_column(r, "delta_1", "δ1", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "delta_h", "δH", ABL_ALIGN_RIGHT);
-    if (o->ieee) {
-        abl_report_column(r, "delta_1_ieee", "δ1 ieee", ABL_ALIGN_RIGHT);
-        abl_report_column(r, "delta_h_ieee", "δH ieee", ABL_ALIGN_RIGHT);
-    }
+    slope_delta_columns(r, o->ieee);
     abl_report_column(r, "first_blind_1", "kernel 1", ABL_ALIGN_RIGHT);
     abl_report_column(r, "first_blind_h", "kernel H", ABL_ALIGN_RIGHT);
     abl_status st = ABL_OK;
@@ -356,16 +373,7 @@ abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
         slope_range_text(a.results, a.heads, t, sizeof t);
         slope_latex(t, j, sizeof j);
         abl_report_cell(r, t, NULL, j);
-        delta_cells(&a.results[0].delta, t, sizeof t, j, sizeof j);
-        abl_report_cell(r, t, j, NULL);
-        delta_cells(&a.results[a.heads - 1].delta, t, sizeof t, j, sizeof j);
-        abl_report_cell(r, t, j, NULL);
-        if (o->ieee) {
-            delta_cells(&a.results[0].delta_ieee, t, sizeof t, j, sizeof j);
-            abl_report_cell(r, t, j, NULL);
-            delta_cells(&a.results[a.heads - 1].delta_ieee, t, sizeof t, j, sizeof j);
-            abl_report_cell(r, t, j, NULL);
-        }
+        delta_pair_cells(r, &a, o->ieee);
         abl_analysis_free(&a);
         abl_kernel_cells k;
         if ((st = abl_kernel_cells_run(abl_model_find(m->hub_id), m->heads, m->window, &k)) != ABL_OK) {
@@ -516,6 +524,44 @@ static const abl_model *table5_model(const char *name)
     return NULL;
 }
 
+abl_status abl_table_kernel_estimate(int table, const abl_published *pub, abl_cost *out)
+{
+    if (out == NULL || (table != 1 && table != 5))
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (table == 1) {
+        for (size_t i = 0; i < abl_paper_model_count(); i++)
+            abl_kernel_cells_estimate(abl_model_find(paper_models[i].hub_id), paper_models[i].heads,
+                                      paper_models[i].window, out);
+        return ABL_OK;
+    }
+    abl_published builtin;
+    int own = pub == NULL;
+    if (own) {
+        abl_status st = abl_published_builtin(&builtin, NULL, 0);
+        if (st != ABL_OK)
+            return st;
+        pub = &builtin;
+    }
+    /* the rows as table5_row reads them (a row it cannot parse costs nothing: the table fails there) */
+    const abl_csv *t5 = &pub->files[ABL_PUB_TABLE5];
+    for (size_t row = 0; row < t5->rows; row++) {
+        long heads, window;
+        if (parse_count(abl_csv_get(t5, row, "heads"), 1, ABL_MAX_HEADS, &heads) != 0 ||
+            parse_count(abl_csv_get(t5, row, "window"), 1, (long)1e15, &window) != 0)
+            continue;
+        const char *name = abl_csv_get(t5, row, "model");
+        abl_kernel_cells_estimate(table5_model(name), (int)heads, (uint64_t)window, out);
+        /* the row marked with the configured head count (abl_table5_report) */
+        for (size_t i = 0; name != NULL && i < abl_paper_model_count(); i++)
+            if (strcmp(paper_models[i].table5_name, name) == 0 && paper_models[i].heads != heads)
+                abl_kernel_cells_estimate(table5_model(name), paper_models[i].heads, (uint64_t)window, out);
+    }
+    if (own)
+        abl_published_free(&builtin);
+    return ABL_OK;
+}
+
 /* The kernel columns of one Table 5 row; the code path joins the footnote's list. */
 /* What the kernel columns carry from row to row: the footnotes' lists and the previous answer. */
 typedef struct table5_kernel_state {
@@ -611,16 +657,7 @@ static abl_status table5_row(abl_report *r, const abl_csv *t5, size_t row, const
     abl_report_cell(r, t, t, NULL);
     const char *sl = abl_csv_get(t5, row, "slopes");
     abl_report_cell(r, sl != NULL ? sl : "", NULL, NULL);
-    delta_cells(&a.results[0].delta, t, sizeof t, j, sizeof j);
-    abl_report_cell(r, t, j, NULL);
-    delta_cells(&a.results[a.heads - 1].delta, t, sizeof t, j, sizeof j);
-    abl_report_cell(r, t, j, NULL);
-    if (o->ieee) {
-        delta_cells(&a.results[0].delta_ieee, t, sizeof t, j, sizeof j);
-        abl_report_cell(r, t, j, NULL);
-        delta_cells(&a.results[a.heads - 1].delta_ieee, t, sizeof t, j, sizeof j);
-        abl_report_cell(r, t, j, NULL);
-    }
+    delta_pair_cells(r, &a, o->ieee);
     snprintf(t, sizeof t, "%d", a.blind_heads);
     abl_report_cell(r, t, t, NULL);
     abl_fraction_percent_text(a.row_fraction, 2, t, sizeof t);
@@ -670,13 +707,7 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
     abl_report_column(r, "public", "Public", ABL_ALIGN_LEFT);
     abl_report_column(r, "window", "Window", ABL_ALIGN_RIGHT);
     abl_report_column(r, "heads", "Heads", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "slopes", "Slopes", ABL_ALIGN_LEFT);
-    abl_report_column(r, "delta_1", "δ1", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "delta_h", "δH", ABL_ALIGN_RIGHT);
-    if (o->ieee) {
-        abl_report_column(r, "delta_1_ieee", "δ1 ieee", ABL_ALIGN_RIGHT);
-        abl_report_column(r, "delta_h_ieee", "δH ieee", ABL_ALIGN_RIGHT);
-    }
+    slope_delta_columns(r, o->ieee);
     abl_report_column(r, "blind_heads", "blind in W", ABL_ALIGN_RIGHT);
     abl_report_column(r, "row_fraction", "row % at W", ABL_ALIGN_RIGHT);
     abl_report_column(r, "matrix_fraction", "matrix % at W", ABL_ALIGN_RIGHT);
@@ -902,19 +933,31 @@ static void figure_meta(abl_report *r, const abl_figure *f, const char *figure)
     abl_report_meta(r, "heads", "δ per head (steepest first)", t, j);
 }
 
+/* Either panel's report up to its first column: the cell limit, the title, the meta lines, the distance. */
+static abl_status figure_report_start(const abl_figure *f, int have_out, double cells, const char *title,
+                                      const char *panel, const char *distance_header, abl_report **r)
+{
+    if (f == NULL || !have_out || f->heads < 1)
+        return ABL_ERR_INVALID_ARGUMENT;
+    if (cells > ABL_FIGURE_MAX_CELLS)
+        return ABL_ERR_CONTEXT_RANGE;
+    if ((*r = abl_report_new(title, "points")) == NULL)
+        return ABL_ERR_NO_MEMORY;
+    figure_meta(*r, f, panel);
+    abl_report_column(*r, "distance", distance_header, ABL_ALIGN_RIGHT);
+    return ABL_OK;
+}
+
 abl_status abl_figure1a_report(const abl_figure *f, abl_report **out)
 {
-    if (f == NULL || out == NULL || f->heads < 1)
-        return ABL_ERR_INVALID_ARGUMENT;
-    if ((double)f->points * (double)(f->heads + 2) > ABL_FIGURE_MAX_CELLS)
-        return ABL_ERR_CONTEXT_RANGE;
-    abl_report *r = abl_report_new("ALiBi bias −m·d versus token distance, one series per head, and the "
-                                   "threshold τ",
-                                   "points");
-    if (r == NULL)
-        return ABL_ERR_NO_MEMORY;
-    figure_meta(r, f, "1a");
-    abl_report_column(r, "distance", "d", ABL_ALIGN_RIGHT);
+    abl_report *r;
+    abl_status st0 = figure_report_start(f, out != NULL,
+                                         f != NULL ? (double)f->points * (double)(f->heads + 2) : 0,
+                                         "ALiBi bias −m·d versus token distance, one series per head, and the "
+                                         "threshold τ",
+                                         "1a", "d", &r);
+    if (st0 != ABL_OK)
+        return st0;
     for (int h = 1; h <= f->heads; h++) {
         char key[16];
         snprintf(key, sizeof key, "h%d", h);
@@ -970,21 +1013,16 @@ static abl_status fig1b_cells(const abl_figure *f, uint64_t n, char *blind_t, ch
 
 abl_status abl_figure1b_report(const abl_figure *f, abl_report **out)
 {
-    if (f == NULL || out == NULL || f->heads < 1)
-        return ABL_ERR_INVALID_ARGUMENT;
-    if (f->points > ABL_FIGURE_MAX_CELLS)
-        return ABL_ERR_CONTEXT_RANGE;
-    abl_report *r = abl_report_new("Underflow fraction versus token distance: row (last query row) and matrix "
-                                   "(all causal entries)",
-                                   "points");
-    if (r == NULL)
-        return ABL_ERR_NO_MEMORY;
-    figure_meta(r, f, "1b");
-    abl_report_column(r, "distance", "N", ABL_ALIGN_RIGHT);
+    abl_report *r;
+    abl_status st = figure_report_start(f, out != NULL, f != NULL ? (double)f->points : 0,
+                                        "Underflow fraction versus token distance: row (last query row) and matrix "
+                                        "(all causal entries)",
+                                        "1b", "N", &r);
+    if (st != ABL_OK)
+        return st;
     abl_report_column(r, "blind_heads", "blind heads", ABL_ALIGN_RIGHT);
     abl_report_column(r, "row_fraction", "row", ABL_ALIGN_RIGHT);
     abl_report_column(r, "matrix_fraction", "matrix", ABL_ALIGN_RIGHT);
-    abl_status st = ABL_OK;
     for (size_t i = 0; i < f->points && st == ABL_OK; i++) {
         uint64_t n = f->x[i];
         char t[96], b[96], rw[96], m[96];

@@ -1,0 +1,4 @@
+table
+8
+--dtype
+bf16,fp16
