@@ -132,6 +132,11 @@ int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, con
 extern double abl_cli_budget_seconds;
 /* 0 when within the budget or forced; else prints the one-line refusal and returns ABL_EXIT_USAGE. */
 int abl_cli_budget(const char *what, const abl_cost *c, int force);
+/* abl_cli_budget for the zero-logit predictor's cost on sc times `calls` (calls of the same size; 0:
+ * none), plus `extra` when not NULL (the same command's other work). A predictor estimate that fails
+ * counts nothing (the run reports the error itself). */
+int abl_cli_predict_budget(const char *what, const abl_simulate_config *sc, double calls, const abl_cost *extra,
+                           int force);
 /* "4.5 minutes", "3.2 days". */
 void abl_cli_duration_text(double seconds, char *buf, size_t len);
 
@@ -204,10 +209,11 @@ char *abl_cli_json_string(const char *s);
 /*
  * Run the paper's model and the kernel's predictor side by side and write the report (analyze), or
  * the verdict (check, limits != NULL: exit 1 when the limits are exceeded). With keep != NULL the
- * report is handed back in *keep instead of written (analyze --dtype LIST). Returns the exit status.
+ * report is handed back in *keep instead of written (analyze --dtype LIST). The analysis and the predictor
+ * are refused over the work budget unless `force`. Returns the exit status.
  */
 int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl_cli_setup *s, abl_output out,
-                    const char *path, const abl_check_limits *limits, abl_report **keep);
+                    const char *path, const abl_check_limits *limits, abl_report **keep, int force);
 
 /* One line for an unknown --model NAME (with a did-you-mean); returns ABL_EXIT_USAGE. opt may be NULL. */
 int abl_cli_unknown_model(const char *opt, const char *name);

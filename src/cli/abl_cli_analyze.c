@@ -54,7 +54,7 @@ static int run_kernel(const abl_cli_cmd *cmd, const char **v, abl_report **r)
         abl_cli_setup_free(&s);
         return ABL_EXIT_USAGE;
     }
-    rc = abl_cli_compare(cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r);
+    rc = abl_cli_compare(cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r, abl_cli_value(cmd, v, "force") != NULL);
     abl_cli_setup_free(&s);
     return rc;
 }

@@ -10,6 +10,7 @@ static const abl_cli_opt check_opts[] = {
     {"config", "FILE", "the model's config.json (Hugging Face)"},
     {"ctx", "N", "context length N to check (default: the model's trained context; 1 to 16777216)"},
     {"dtype", "TYPE", "the model dtype (default: the config's torch_dtype, else bf16)"},
+    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"heads", "H", "override the head count"},
     {"max-blind-heads", "K", "heads allowed to have a zero weight in the last row (default 0)"},
@@ -57,7 +58,8 @@ static int run_check(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         cc.slopes = s.slopes;
         cc.context = s.context;
         cc.pipeline = s.pipeline;
-        rc = abl_cli_compare(cmd->name, &cc, &s, out, abl_cli_value(cmd, v, "output"), &lim, NULL);
+        rc = abl_cli_compare(cmd->name, &cc, &s, out, abl_cli_value(cmd, v, "output"), &lim, NULL,
+                             abl_cli_value(cmd, v, "force") != NULL);
     }
     abl_cli_setup_free(&s);
     mpq_clear(frac);

@@ -9,6 +9,7 @@ static const abl_cli_opt design_opts[] = {
     {"config", "PATH", "a Hugging Face config.json: its heads, dtype, kernel, context and slopes"},
     {"ctx", "N", "context N: no zero weight anywhere in the N x N causal matrix [required]"},
     {"dtype", "TYPE", "the model dtype the pipeline's 'model' fields follow (default bf16)"},
+    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
     {"format", "FMT", "text (default), markdown, csv, json, latex, python (a list literal), slopes (slopes: spec)"},
     {"heads", "H", "number of heads to design (1 to 65536)"},
     {"keep", "WHAT", "all (default): every head keeps every key (steepest head as steep as allowed)"},
@@ -227,6 +228,68 @@ static int design_status(abl_status st, const char *what)
     return abl_cli_usage_error("design: %s: %s", what, abl_status_message(st));
 }
 
+/* acc += `times` one-head predictions at context n on the design's pipeline (nominal). */
+static void add_predictions(const design_run *d, uint64_t n, double times, abl_cost *acc)
+{
+    abl_simulate_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.pipeline = d->cfg.pipeline;
+    sc.slopes = "slopes:1";
+    sc.heads = 1;
+    sc.context = n;
+    sc.threads = d->cfg.threads;
+    abl_cost one;
+    if (times > 0 && abl_predict_estimate(&sc, &one) == ABL_OK) {
+        one.units *= times;
+        one.seconds *= times;
+        abl_cost_add(acc, &one);
+    }
+}
+
+/* acc += the check after a search: the predictor on `heads` heads at N and, up to DESIGN_SIMULATE_MAX,
+ * the emulation (predict: 0 when only the emulation runs). */
+static void add_verification(const design_run *d, int heads, int predict, abl_cost *acc)
+{
+    abl_simulate_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.pipeline = d->cfg.pipeline;
+    sc.heads = heads;
+    sc.context = d->cfg.context;
+    sc.threads = d->cfg.threads;
+    abl_cost c;
+    if (predict && abl_predict_estimate(&sc, &c) == ABL_OK)
+        abl_cost_add(acc, &c);
+    if (d->cfg.context <= DESIGN_SIMULATE_MAX && abl_simulate_estimate(&sc, &c) == ABL_OK)
+        abl_cost_add(acc, &c);
+}
+
+/* acc += --slopes: per head, predictions at N = 2, 4, ... up to the first N with a zero weight, then a
+ * bisection below it. That N is taken from the closed form (a weight is surely zero once
+ * exp(-m (N - 1)) is below the output dtype's zero point 2^k), a nominal guess, not a bound. */
+static void add_largest_contexts(const design_run *d, abl_cost *acc)
+{
+    long k = 0;
+    if (abl_threshold_log2_multiple(&d->cfg.pipeline.output_dtype, ABL_TAU_RN_ZERO, &k) != ABL_OK || k >= 0)
+        k = -150;
+    for (int h = 0; h < d->n; h++) {
+        double dstar = (double)-k * 0.6931471805599453 / (double)d->slopes[h];
+        uint64_t bad = 2;
+        int steps = 1;
+        while (bad < DESIGN_SEES_CAP && (double)bad < dstar + 2) {
+            bad *= 2;
+            steps++;
+        }
+        /* the doubling costs at most twice its last step; the bisection `steps` more at most */
+        add_predictions(d, bad, 2.0 + steps, acc);
+    }
+}
+
+/* The search's nominal work, refused over the budget unless --force. */
+static int design_budget(const abl_cli_cmd *cmd, const char **v, const abl_cost *c)
+{
+    return abl_cli_budget("design", c, abl_cli_value(cmd, v, "force") != NULL);
+}
+
 static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mpq_t budget)
 {
     const char *s;
@@ -317,6 +380,12 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         d->slopes = calloc((size_t)nt, sizeof *d->slopes);
         if (d->slopes == NULL)
             return abl_cli_internal_error("out of memory");
+        abl_cost cost;
+        memset(&cost, 0, sizeof cost);
+        add_predictions(d, d->cfg.context, (double)nt * ABL_DESIGN_SEARCH_PREDICTIONS, &cost);
+        add_verification(d, nt, 0, &cost);
+        if (design_budget(cmd, v, &cost) != 0)
+            return ABL_EXIT_USAGE;
         int failed = 0;
         st = abl_design_targets(&d->cfg, d->targets, nt, d->slopes, &failed);
         if (st == ABL_ERR_DEGENERATE)
@@ -334,6 +403,11 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         d->sees = calloc((size_t)d->n, sizeof *d->sees);
         if (d->sees == NULL)
             return abl_cli_internal_error("out of memory");
+        abl_cost cost;
+        memset(&cost, 0, sizeof cost);
+        add_largest_contexts(d, &cost);
+        if (design_budget(cmd, v, &cost) != 0)
+            return ABL_EXIT_USAGE;
         for (int h = 0; h < d->n; h++)
             if ((st = abl_design_largest_context(&d->cfg, d->slopes[h], DESIGN_SEES_CAP, &d->sees[h])) != ABL_OK)
                 return design_status(st, "slopes");
@@ -343,6 +417,12 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         d->mode = clamp_only ? "clamp" : "keep all";
         d->n = (int)heads;
         if (!clamp_only) {
+            abl_cost cost;
+            memset(&cost, 0, sizeof cost);
+            add_predictions(d, d->cfg.context, ABL_DESIGN_SEARCH_PREDICTIONS, &cost);
+            add_verification(d, (int)heads, 1, &cost);
+            if (design_budget(cmd, v, &cost) != 0)
+                return ABL_EXIT_USAGE;
             d->slopes = calloc((size_t)heads, sizeof *d->slopes);
             if (d->slopes == NULL)
                 return abl_cli_internal_error("out of memory");

@@ -295,14 +295,37 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
     return 0;
 }
 
+/* The budget of abl_compare_run: the paper's analysis and the predictor, configured as it does. */
+static int compare_budget(const char *cmdname, const abl_compare_config *cc, int force)
+{
+    abl_analysis_config ac;
+    memset(&ac, 0, sizeof ac);
+    ac.format = cc->dtype;
+    ac.convention = cc->convention;
+    ac.heads = cc->heads;
+    ac.slopes = cc->slopes;
+    ac.context = cc->context;
+    abl_cost paper;
+    int have_paper = abl_analysis_estimate(&ac, &paper) == ABL_OK;
+    abl_simulate_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.pipeline = cc->pipeline;
+    sc.slopes = cc->slopes;
+    sc.heads = cc->heads;
+    sc.context = cc->context;
+    return abl_cli_predict_budget(cmdname, &sc, 1, have_paper ? &paper : NULL, force);
+}
+
 int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl_cli_setup *s, abl_output out,
-                    const char *path, const abl_check_limits *limits, abl_report **keep)
+                    const char *path, const abl_check_limits *limits, abl_report **keep, int force)
 {
     if (cc->pipeline.softmax == ABL_SOFTMAX_EAGER &&
         (cc->pipeline.sum != ABL_SUM_EXACT || cc->pipeline.exp != ABL_EXP_CORRECT))
         return abl_cli_usage_error("--pipeline: %s answers with the zero-logit predictor, which models sum=exact and "
                                    "exp=correct (got sum=%s, exp=%s; use simulate for the others)", cmdname,
                                    abl_sum_order_name(cc->pipeline.sum), abl_exp_model_name(cc->pipeline.exp));
+    if (compare_budget(cmdname, cc, force) != 0)
+        return ABL_EXIT_USAGE;
     abl_compare c;
     abl_status st = abl_compare_run(cc, &c);
     const char *slopes = cc->slopes ? cc->slopes : "press";

@@ -9,6 +9,7 @@ static const abl_cli_opt plot_opts[] = {
     {"ctx", "N", "right end of the axis: d for bias (4096), N for fraction (65536), the context of blindmap (2048)"},
     {"device", "DEV", "png, svg or pdf (default: from the --output extension)"},
     {"dtype", "LIST", "floating-point format (default bf16, or the model's); fraction: a comma-separated list"},
+    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
     {"head", "H", "blindmap: the head to draw (default 1; 0: every head as small multiples)"},
     {"heads", "H", "number of heads (default 16, as in the paper)"},
     {"height", "PX", "page height (default 800; pixels for PNG, points for SVG/PDF)"},
@@ -102,6 +103,15 @@ static int plot_status(abl_status st, const char *slopes, const char *err)
     return abl_cli_internal_error("plot: %s", abl_status_message(st));
 }
 
+/* The kernel work of fraction (--pipeline curves) and blindmap, refused over the budget unless --force
+ * (an estimate that fails is not judged: the run reports the error). */
+static int plot_budget(const abl_cli_cmd *cmd, const char **v, abl_status est, const abl_cost *cost)
+{
+    if (est != ABL_OK)
+        return 0;
+    return abl_cli_budget("plot", cost, abl_cli_value(cmd, v, "force") != NULL);
+}
+
 static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     static const char *const kinds = "bias, fraction, blindmap or mitigations";
@@ -125,6 +135,7 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
         {"convention", "bias fraction mitigations"}, {"ctx", "bias fraction blindmap"},
         {"dtype", "bias fraction blindmap mitigations"}, {"head", "blindmap"}, {"heads", "bias fraction blindmap"},
         {"linear", "fraction"}, {"model", "bias fraction blindmap"}, {"config", "bias fraction blindmap"}, {"pipeline", "fraction blindmap"},
+        {"force", "fraction blindmap"},
         {"slopes", "bias fraction blindmap"},
     };
     for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++)
@@ -223,6 +234,7 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
     memset(&p, 0, sizeof p);
     abl_status st = ABL_OK;
     char err[320] = "";
+    abl_cost cost;
     if (strcmp(kind, "bias") == 0) {
         abl_plot_bias_config c;
         abl_plot_bias_config_default(&c);
@@ -256,6 +268,8 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
                                      "--ctx at most %d", ABL_PLOT_PIPELINE_MAX_CONTEXT);
         else if (nformats * nconvs + (size_t)npipes * nformats > 32)
             rc = abl_cli_usage_error("plot fraction: at most 32 pairs of curves");
+        else if (plot_budget(cmd, v, abl_plot_fraction_estimate(&c, &cost), &cost) != 0)
+            rc = ABL_EXIT_USAGE;
         else
             st = abl_plot_fraction(&c, &p, err, sizeof err);
     } else if (strcmp(kind, "mitigations") == 0) {
@@ -278,6 +292,8 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
         c.head = (int)head;
         if (ctx)
             c.context = ctx;
+        if (rc == 0 && plot_budget(cmd, v, abl_plot_blindmap_estimate(&c, &cost), &cost) != 0)
+            rc = ABL_EXIT_USAGE;
         if (rc == 0)
             st = abl_plot_blindmap(&c, &p, err, sizeof err);
     }

@@ -43,6 +43,21 @@ int abl_cli_budget(const char *what, const abl_cost *c, int force)
                                c->threads == 1 ? "" : "s", budget);
 }
 
+int abl_cli_predict_budget(const char *what, const abl_simulate_config *sc, double calls, const abl_cost *extra,
+                           int force)
+{
+    abl_cost one, total;
+    memset(&total, 0, sizeof total);
+    if (extra != NULL)
+        abl_cost_add(&total, extra);
+    if (calls > 0 && abl_predict_estimate(sc, &one) == ABL_OK) {
+        one.units *= calls;
+        one.seconds *= calls;
+        abl_cost_add(&total, &one);
+    }
+    return abl_cli_budget(what, &total, force);
+}
+
 void abl_cli_bar_init(abl_cli_bar *b, const char *label, const abl_cli_cmd *cmd, const char **values)
 {
     memset(b, 0, sizeof *b);

@@ -8,6 +8,7 @@ static const abl_cli_opt report_opts[] = {
     {"convention", "NAME", "paper (default), ftz, ieee or subnormal"},
     {"ctx", "N", "context length N (default: the model's trained context, else 2048)"},
     {"dtype", "TYPE", "floating-point format (default: the model's, else bf16)"},
+    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
     {"heads", "H", "number of heads (default: the model's, else 16)"},
     {"model", "NAME", "a catalogued model (alibi-blind models): heads, slopes, dtype, context, kernel"},
     {"output", "FILE", "the page (required, .html; written atomically)"},
@@ -68,6 +69,11 @@ static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     abl_pipeline pl;
     if (c.pipeline != NULL && (rc0 = abl_cli_pipeline(c.pipeline, &c.format, 0, &pl)) != 0)
         return rc0;
+    /* Known before any work starts: refuse a page over the budget unless forced. */
+    abl_cost cost;
+    if (abl_html_report_estimate(&c, &cost) == ABL_OK &&
+        abl_cli_budget("report", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
+        return ABL_EXIT_USAGE;
     char *buf = NULL, err[320] = "";
     size_t len = 0;
     abl_status st = abl_html_report(&c, &buf, &len, err, sizeof err);

@@ -220,14 +220,19 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
     abl_status st = ABL_OK;
     abl_cli_bar bar;
     abl_cli_bar_init(&bar, "simulate", cmd, v);
-    if (!predict) {
-        /* The cost is known before any work starts: refuse it above the budget unless forced. */
-        abl_cost cost;
+    /* The cost is known before any work starts (the emulation's and the predictor's, as run): refuse
+     * it above the budget unless forced. */
+    abl_cost cost;
+    memset(&cost, 0, sizeof cost);
+    if (!predict)
         st = abl_simulate_estimate(&cfg, &cost);
-        if (st == ABL_OK && abl_cli_budget("simulate", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0) {
-            abl_cli_outfile_abort(&wfile);
-            return ABL_EXIT_USAGE;
-        }
+    if (st == ABL_OK &&
+        abl_cli_predict_budget("simulate", &cfg, predict || compare ? 1 : 0, predict ? NULL : &cost,
+                               abl_cli_value(cmd, v, "force") != NULL) != 0) {
+        abl_cli_outfile_abort(&wfile);
+        return ABL_EXIT_USAGE;
+    }
+    if (!predict) {
         cfg.progress.fn = abl_cli_bar_update;
         cfg.progress.ctx = &bar;
     }

@@ -8,6 +8,7 @@ static const abl_cli_opt table_opts[] = {
     {"digits", "N", "table 4: decimals after the point (default 4, as printed; up to 1000)"},
     {"dtype", "TYPE", "tables 1, 5, 8: format (default bf16); table 4: comma-separated list or 'all' (default bf16,fp32)"},
     {"exact", NULL, "table 8: print each δ itself (4.37e53 style) instead of * and **"},
+    {"force", NULL, "tables 1, 5: run even if the kernel columns' estimated work is over the budget (1 minute)"},
     {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
     {"ieee", NULL, "tables 1, 5: add δ1 and δH under the ieee convention"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
@@ -40,7 +41,8 @@ static int run_table(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         return abl_cli_usage_error("table: '%s' is not a table of the paper this tool computes (1, 4, 5 or 8)",
                                    pos[0]);
     if (only_for(cmd, v, "convention", n, "1, 5, 8") || only_for(cmd, v, "digits", n, "4") ||
-        only_for(cmd, v, "exact", n, "8") || only_for(cmd, v, "ieee", n, "1, 5") || only_for(cmd, v, "rn", n, "4"))
+        only_for(cmd, v, "exact", n, "8") || only_for(cmd, v, "ieee", n, "1, 5") ||
+        only_for(cmd, v, "force", n, "1, 5") || only_for(cmd, v, "rn", n, "4"))
         return ABL_EXIT_USAGE;
     const char *s;
     abl_output out = ABL_OUT_TEXT;
@@ -70,6 +72,12 @@ static int run_table(const abl_cli_cmd *cmd, const char **v, int npos, char **po
             return ABL_EXIT_USAGE;
         o.exact = abl_cli_value(cmd, v, "exact") != NULL;
         o.ieee = abl_cli_value(cmd, v, "ieee") != NULL;
+        /* The kernel columns run the predictor on the catalogue's models: a fixed cost, still judged
+         * (a smaller budget, e.g. the fuzzer's, refuses it). */
+        abl_cost cost;
+        if ((n == 1 || n == 5) && abl_table_kernel_estimate((int)n, NULL, &cost) == ABL_OK &&
+            abl_cli_budget("table", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
+            return ABL_EXIT_USAGE;
         if (n == 1)
             st = abl_table1_report(&o, &r);
         else if (n == 5)

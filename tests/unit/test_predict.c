@@ -220,6 +220,42 @@ static void test_weight_level_shift(void **state)
     abl_prediction_free(&pred);
 }
 
+/* The documented nominal cost (simulate.h): H N query rows at the path's rate, or H N (N + 1) / 2
+ * weights for the SDPA kernels, whole heads per thread. */
+static void test_estimate(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *spec;
+        double rate;
+        int quadratic;
+    } paths[] = {{"eager", ABL_PREDICT_RATE_PREFIX, 0},     {"eager,bias-form=symmetric", ABL_PREDICT_RATE_PREFIX, 0},
+                 {"mpt-hf", ABL_PREDICT_RATE_BOUND, 0},     {"bloom-hf", ABL_PREDICT_RATE_BOUND, 0},
+                 {"flash2", ABL_PREDICT_RATE_FLASH, 0},     {"sdpa-efficient", ABL_PREDICT_RATE_SDPA, 1},
+                 {"sdpa-cudnn", ABL_PREDICT_RATE_SDPA, 1}};
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        abl_simulate_config cfg;
+        assert_int_equal(setup(&cfg, paths[p].spec, "bf16", "press", 4, 1000), ABL_OK);
+        cfg.threads = 1;
+        abl_cost c;
+        assert_int_equal(abl_predict_estimate(&cfg, &c), ABL_OK);
+        double units = paths[p].quadratic ? 4.0 * 1000 * 1001 / 2 : 4000.0;
+        assert_true(c.units == units);
+        assert_string_equal(c.unit_name, paths[p].quadratic ? "weights" : "rows");
+        assert_int_equal(c.threads, 1);
+        assert_true(fabs(c.seconds - units / paths[p].rate) <= 1e-12 * c.seconds);
+    }
+    /* a slopes: list gives H; N out of range is refused like abl_predict_run */
+    abl_simulate_config cfg;
+    assert_int_equal(setup(&cfg, "eager", "bf16", "slopes:0.5,0.25,0.125", 0, 10), ABL_OK);
+    abl_cost c;
+    assert_int_equal(abl_predict_estimate(&cfg, &c), ABL_OK);
+    assert_true(c.units == 30.0);
+    assert_true(c.threads >= 1 && c.threads <= 3);
+    cfg.context = 0;
+    assert_int_equal(abl_predict_estimate(&cfg, &c), ABL_ERR_CONTEXT_RANGE);
+}
+
 static void test_unsupported(void **state)
 {
     (void)state;
@@ -250,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_hf_presets_agree),
         cmocka_unit_test(test_hf_presets_slopes_agree),
         cmocka_unit_test(test_weight_level_shift),
+        cmocka_unit_test(test_estimate),
         cmocka_unit_test(test_unsupported),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

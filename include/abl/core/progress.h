@@ -30,6 +30,11 @@ typedef struct abl_cost {
     const char *unit_name;   /* "weights", "points", "formats" */
 } abl_cost;
 
+/* acc += c, for work that runs one part after the other: the seconds add; the units add when both
+ * count the same thing (or acc is empty), else the part with more seconds names them; threads: those
+ * of the part with the most seconds (the one that decides the time). */
+void abl_cost_add(abl_cost *acc, const abl_cost *c);
+
 #ifdef __cplusplus
 }
 #endif

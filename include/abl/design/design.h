@@ -37,6 +37,11 @@ abl_status abl_design_sighted(const abl_design_config *c, float m, int *ok);
  */
 abl_status abl_design_keep_all(const abl_design_config *c, int heads, float *out);
 
+/* The most one-head predictions at N that abl_design_keep_all makes, and that abl_design_targets makes per
+ * target: a bisection over the binary32 slopes 2^-100 .. 64 (bit patterns 0x0d800000 .. 0x42800000: at
+ * most 30 steps) and two checks at its ends. A caller sizes the work from it (abl_predict_estimate). */
+#define ABL_DESIGN_SEARCH_PREDICTIONS 32
+
 /*
  * --targets: per target t (< N), the flattest binary32 slope whose first blind distance in the last row of
  * the N-token context is t. ABL_ERR_DEGENERATE, with *failed the 0-based index, when no binary32 slope

@@ -89,6 +89,11 @@ abl_status abl_paper_model_deltas(const char *slopes, int heads, const abl_forma
 
 abl_status abl_table1_report(const abl_paper_options *o, abl_report **out);
 
+/* Nominal cost of the real-kernel columns of table 1 or 5 (the zero-logit predictor on each catalogued
+ * model at its window). It does not depend on the options: the catalogue fixes it. pub as for
+ * abl_table5_report (NULL: the built-in tables). */
+abl_status abl_table_kernel_estimate(int table, const abl_published *pub, abl_cost *out);
+
 /* ---------------------------------------------------------------- Table 4 */
 
 /*

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include "abl/core/status.h"
+#include "abl/core/progress.h"
 #include "abl/core/format.h"
 #include "abl/core/convention.h"
 #include "abl/model/catalogue.h"
@@ -36,6 +37,10 @@ typedef struct abl_html_config {
  * be parsed; slope and head errors as abl_analysis_run returns them.
  */
 abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char *err, size_t errlen);
+/* Nominal cost of the page's kernel work: the predictor's first blind distances (N up to
+ * ABL_HTML_PREDICT_MAX_CONTEXT), the design section's slope search, the fraction plot's kernel curve and
+ * the zero map's emulation. ABL_ERR_UNSUPPORTED for a pipeline that does not parse. */
+abl_status abl_html_report_estimate(const abl_html_config *c, abl_cost *out);
 
 /* Append s to f with &, <, >, " and ' escaped. */
 void abl_html_escape(FILE *f, const char *s);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "abl/core/status.h"
+#include "abl/core/progress.h"
 #include "abl/core/format.h"
 #include "abl/core/convention.h"
 #include "abl/kernel/pipeline.h"
@@ -175,6 +176,9 @@ typedef struct abl_plot_fraction_config {
 void abl_plot_fraction_config_default(abl_plot_fraction_config *c);
 /* ABL_ERR_UNSUPPORTED with err naming the pipeline when it cannot be predicted. */
 abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char *err, size_t errlen);
+/* Nominal cost of the real-kernel curves (abl_predict_estimate at every point, per pipeline and format;
+ * the closed-form curves are cheap and not counted). A pipeline that does not parse counts nothing. */
+abl_status abl_plot_fraction_estimate(const abl_plot_fraction_config *c, abl_cost *out);
 
 /* Table 8: δ of the nine heads of each mitigation combination, log y, with the * and ** regions. */
 abl_status abl_plot_mitigations(const abl_format *format, abl_convention convention, abl_plot *out);
@@ -195,6 +199,8 @@ typedef struct abl_plot_blindmap_config {
 
 void abl_plot_blindmap_config_default(abl_plot_blindmap_config *c);
 abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char *err, size_t errlen);
+/* Nominal cost of the emulation behind the map (abl_simulate_estimate). */
+abl_status abl_plot_blindmap_estimate(const abl_plot_blindmap_config *c, abl_cost *out);
 
 #ifdef __cplusplus
 }

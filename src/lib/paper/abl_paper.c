@@ -524,6 +524,44 @@ static const abl_model *table5_model(const char *name)
     return NULL;
 }
 
+abl_status abl_table_kernel_estimate(int table, const abl_published *pub, abl_cost *out)
+{
+    if (out == NULL || (table != 1 && table != 5))
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (table == 1) {
+        for (size_t i = 0; i < abl_paper_model_count(); i++)
+            abl_kernel_cells_estimate(abl_model_find(paper_models[i].hub_id), paper_models[i].heads,
+                                      paper_models[i].window, out);
+        return ABL_OK;
+    }
+    abl_published builtin;
+    int own = pub == NULL;
+    if (own) {
+        abl_status st = abl_published_builtin(&builtin, NULL, 0);
+        if (st != ABL_OK)
+            return st;
+        pub = &builtin;
+    }
+    /* the rows as table5_row reads them (a row it cannot parse costs nothing: the table fails there) */
+    const abl_csv *t5 = &pub->files[ABL_PUB_TABLE5];
+    for (size_t row = 0; row < t5->rows; row++) {
+        long heads, window;
+        if (parse_count(abl_csv_get(t5, row, "heads"), 1, ABL_MAX_HEADS, &heads) != 0 ||
+            parse_count(abl_csv_get(t5, row, "window"), 1, (long)1e15, &window) != 0)
+            continue;
+        const char *name = abl_csv_get(t5, row, "model");
+        abl_kernel_cells_estimate(table5_model(name), (int)heads, (uint64_t)window, out);
+        /* the row marked with the configured head count (abl_table5_report) */
+        for (size_t i = 0; name != NULL && i < abl_paper_model_count(); i++)
+            if (strcmp(paper_models[i].table5_name, name) == 0 && paper_models[i].heads != heads)
+                abl_kernel_cells_estimate(table5_model(name), paper_models[i].heads, (uint64_t)window, out);
+    }
+    if (own)
+        abl_published_free(&builtin);
+    return ABL_OK;
+}
+
 /* The kernel columns of one Table 5 row; the code path joins the footnote's list. */
 /* What the kernel columns carry from row to row: the footnotes' lists and the previous answer. */
 typedef struct table5_kernel_state {

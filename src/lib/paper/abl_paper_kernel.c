@@ -6,6 +6,7 @@
 #include "abl/core/fraction.h"
 #include "abl/model/compare.h"
 #include "abl/model/config.h"
+#include "abl/kernel/simulate.h"
 #include "abl_paper_kernel.h"
 
 /*
@@ -75,6 +76,24 @@ static abl_status predict(const abl_model_spec *spec, uint64_t window, abl_kerne
     mpq_set(k->matrix_fraction, c.matrix_fraction);
     abl_compare_free(&c);
     return ABL_OK;
+}
+
+void abl_kernel_cells_estimate(const abl_model *m, int heads, uint64_t window, abl_cost *acc)
+{
+    abl_model_spec spec;
+    if (m == NULL || abl_model_spec_from_catalogue(m, &spec) != ABL_OK || spec.path == NULL || m->hf_id == NULL ||
+        heads != m->heads || abl_kernel_skip_reason(spec.path->pipeline) != NULL)
+        return; /* the cells stay empty (abl_kernel_cells_run below) */
+    abl_simulate_config sc;
+    memset(&sc, 0, sizeof sc);
+    if (abl_pipeline_parse(spec.pipeline, &spec.dtype, &sc.pipeline, NULL, 0) != ABL_OK)
+        return;
+    sc.heads = spec.heads;
+    sc.slopes = spec.slopes;
+    sc.context = window;
+    abl_cost c;
+    if (abl_predict_estimate(&sc, &c) == ABL_OK)
+        abl_cost_add(acc, &c);
 }
 
 abl_status abl_kernel_cells_run(const abl_model *m, int heads, uint64_t window, abl_kernel_cells *k)

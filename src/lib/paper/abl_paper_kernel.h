@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <gmp.h>
+#include "abl/core/progress.h"
 #include "abl/core/status.h"
 #include "abl/model/catalogue.h"
 #include "abl/report/report.h"
@@ -33,6 +34,8 @@ abl_status abl_kernel_cells_run(const abl_model *m, int heads, uint64_t window, 
 abl_status abl_kernel_cells_run_after(const abl_model *m, int heads, uint64_t window, const abl_kernel_cells *prev,
                                       abl_kernel_cells *k);
 void abl_kernel_cells_clear(abl_kernel_cells *k);
+/* Nominal cost of abl_kernel_cells_run with the same arguments (nothing when it skips the row). */
+void abl_kernel_cells_estimate(const abl_model *m, int heads, uint64_t window, abl_cost *acc);
 
 /* One cell each: first_blind (number, "none"/null, or empty), blind heads, a fraction (percent text). */
 void abl_kernel_cell_first_blind(abl_report *r, const abl_kernel_cells *k, int flattest);

@@ -143,6 +143,77 @@ static const char style[] =
     "figure{margin:1.5em 0}svg.plot{width:100%;height:auto;display:block;border:1px solid #eee}"
     "figcaption{font-size:.9em;color:#444}.note{font-size:.9em;color:#444}code{word-break:break-all}";
 
+/* The pipeline the page runs: --pipeline, the model's default code path, else eager. */
+static const char *report_pipeline(const abl_html_config *c)
+{
+    if (c->pipeline != NULL)
+        return c->pipeline;
+    return c->model != NULL && c->model->family != NULL && c->model->family->npaths > 0
+               ? c->model->family->paths[0].pipeline
+               : "eager";
+}
+
+/* Mirrors abl_html_report below: what runs when, at which size. */
+abl_status abl_html_report_estimate(const abl_html_config *c, abl_cost *out)
+{
+    if (c == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    const char *pipe = report_pipeline(c);
+    abl_simulate_config sc;
+    memset(&sc, 0, sizeof sc);
+    if (abl_pipeline_parse(pipe, &c->format, &sc.pipeline, NULL, 0) != ABL_OK)
+        return ABL_ERR_UNSUPPORTED;
+    sc.slopes = c->slopes;
+    sc.heads = c->heads;
+    sc.context = c->context;
+    abl_cost part;
+    int predicted = c->context >= 2 && c->context <= ABL_HTML_PREDICT_MAX_CONTEXT &&
+                    abl_predict_estimate(&sc, &part) == ABL_OK;
+    int checked = abl_pipeline_check(&sc.pipeline, NULL, 0) == ABL_OK;
+    if (predicted) {
+        abl_cost_add(out, &part);
+        if (checked) {
+            abl_simulate_config one = sc;
+            one.slopes = "slopes:1";
+            one.heads = 1;
+            one.threads = c->threads;
+            if (abl_predict_estimate(&one, &part) == ABL_OK) {
+                part.units *= ABL_DESIGN_SEARCH_PREDICTIONS;
+                part.seconds *= ABL_DESIGN_SEARCH_PREDICTIONS;
+                abl_cost_add(out, &part);
+            }
+        }
+        if (c->context <= 4096) {
+            abl_plot_fraction_config fc;
+            abl_plot_fraction_config_default(&fc);
+            const char *pipes[1] = {pipe};
+            fc.formats = &c->format;
+            fc.conventions = &c->convention;
+            fc.heads = c->heads;
+            fc.slopes = c->slopes;
+            fc.max_context = c->context;
+            fc.pipelines = pipes;
+            fc.npipelines = 1;
+            if (abl_plot_fraction_estimate(&fc, &part) == ABL_OK)
+                abl_cost_add(out, &part);
+        }
+    }
+    if (checked && c->context >= 2) {
+        abl_plot_blindmap_config mc;
+        abl_plot_blindmap_config_default(&mc);
+        mc.pipeline = pipe;
+        mc.model_dtype = c->format;
+        mc.heads = c->heads;
+        mc.slopes = c->slopes;
+        mc.context = c->context < ABL_HTML_BLINDMAP_CONTEXT ? c->context : ABL_HTML_BLINDMAP_CONTEXT;
+        mc.threads = c->threads;
+        if (abl_plot_blindmap_estimate(&mc, &part) == ABL_OK)
+            abl_cost_add(out, &part);
+    }
+    return ABL_OK;
+}
+
 abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char *err, size_t errlen)
 {
     if (err != NULL && errlen > 0)
@@ -151,11 +222,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
         return ABL_ERR_INVALID_ARGUMENT;
     *buf = NULL;
     *len = 0;
-    const char *pipe = c->pipeline;
-    if (pipe == NULL)
-        pipe = c->model != NULL && c->model->family != NULL && c->model->family->npaths > 0
-                   ? c->model->family->paths[0].pipeline
-                   : "eager";
+    const char *pipe = report_pipeline(c);
     abl_pipeline pl;
     char perr[256] = "", text[512];
     if (abl_pipeline_parse(pipe, &c->format, &pl, perr, sizeof perr) != ABL_OK) {

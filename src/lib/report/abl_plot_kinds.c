@@ -169,6 +169,35 @@ static size_t fraction_contexts(uint64_t max, int linear, uint64_t *n)
     return k;
 }
 
+abl_status abl_plot_fraction_estimate(const abl_plot_fraction_config *c, abl_cost *out)
+{
+    if (c == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (c->npipelines == 0)
+        return ABL_OK;
+    if (c->max_context < 1 || c->max_context > ABL_PLOT_PIPELINE_MAX_CONTEXT || c->nformats < 1)
+        return ABL_ERR_INVALID_ARGUMENT;
+    uint64_t ns[FRACTION_POINTS];
+    size_t np = fraction_contexts(c->max_context, c->linear, ns);
+    for (size_t pi = 0; pi < c->npipelines; pi++)
+        for (size_t f = 0; f < c->nformats; f++) {
+            abl_simulate_config sc;
+            memset(&sc, 0, sizeof sc);
+            if (abl_pipeline_parse(c->pipelines[pi], &c->formats[f], &sc.pipeline, NULL, 0) != ABL_OK)
+                continue;
+            sc.slopes = c->slopes;
+            sc.heads = c->heads;
+            for (size_t i = 0; i < np; i++) {
+                abl_cost one;
+                sc.context = ns[i];
+                if (ns[i] > 0 && abl_predict_estimate(&sc, &one) == ABL_OK)
+                    abl_cost_add(out, &one);
+            }
+        }
+    return ABL_OK;
+}
+
 abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char *err, size_t errlen)
 {
     if (err != NULL && errlen > 0)
@@ -404,6 +433,23 @@ static void map_hook(void *ctx, int head_index, uint64_t row, const float *logit
         t[c]++;
         z[c] += weights[j] == 0.0f;
     }
+}
+
+abl_status abl_plot_blindmap_estimate(const abl_plot_blindmap_config *c, abl_cost *out)
+{
+    if (c == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    abl_simulate_config sc;
+    memset(&sc, 0, sizeof sc);
+    if (abl_pipeline_parse(c->pipeline != NULL ? c->pipeline : "eager", &c->model_dtype, &sc.pipeline, NULL, 0) !=
+        ABL_OK)
+        return ABL_ERR_UNSUPPORTED;
+    sc.slopes = c->slopes;
+    sc.heads = c->heads;
+    sc.context = c->context;
+    sc.threads = c->threads;
+    return abl_simulate_estimate(&sc, out);
 }
 
 abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char *err, size_t errlen)

@@ -1,0 +1,7 @@
+analyze
+--heads
+1
+--ctx
+16777216
+--pipeline
+sdpa-efficient

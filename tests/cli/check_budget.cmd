@@ -1,0 +1,7 @@
+check
+--model
+falcon-rw-7b
+--heads
+1
+--ctx
+16777216

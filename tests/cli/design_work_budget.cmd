@@ -1,0 +1,5 @@
+design
+--heads
+1
+--ctx
+16777216

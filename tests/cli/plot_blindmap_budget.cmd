@@ -1,0 +1,10 @@
+plot
+blindmap
+--heads
+256
+--ctx
+8192
+--pipeline
+flash2
+--output
+plot-budget.svg

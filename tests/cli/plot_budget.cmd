@@ -1,0 +1,10 @@
+plot
+fraction
+--heads
+1
+--ctx
+65536
+--pipeline
+sdpa-efficient
+--output
+plot-budget.svg

@@ -1,0 +1,9 @@
+report
+--heads
+1
+--ctx
+65536
+--pipeline
+sdpa-efficient
+--output
+report-budget.html
