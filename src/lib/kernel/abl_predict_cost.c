@@ -49,16 +49,23 @@ abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out)
     memset(out, 0, sizeof *out);
     if (cfg->context < 1 || cfg->context > ABL_SIMULATE_MAX_CONTEXT)
         return ABL_ERR_CONTEXT_RANGE;
-    long k;
-    abl_status st = abl_threshold_log2_multiple(&cfg->pipeline.output_dtype, ABL_TAU_FTZ, &k);
-    if (st != ABL_OK)
-        return st;
-    abl_schedule sched;
-    st = abl_schedule_parse(cfg->slopes ? cfg->slopes : "press", cfg->heads, k, &sched);
-    if (st != ABL_OK)
-        return st;
-    int heads = sched.count;
-    abl_schedule_free(&sched);
+    /* The head count: as given (a schedule that disagrees fails in the run itself), else from the
+     * slopes:/targets: list. Parsing a long press schedule costs more than estimating needs. */
+    int heads = cfg->heads;
+    if (heads <= 0) {
+        long k;
+        abl_status st = abl_threshold_log2_multiple(&cfg->pipeline.output_dtype, ABL_TAU_FTZ, &k);
+        if (st != ABL_OK)
+            return st;
+        abl_schedule sched;
+        st = abl_schedule_parse(cfg->slopes ? cfg->slopes : "press", cfg->heads, k, &sched);
+        if (st != ABL_OK)
+            return st;
+        heads = sched.count;
+        abl_schedule_free(&sched);
+    }
+    if (heads > ABL_MAX_HEADS)
+        return ABL_ERR_HEADS_RANGE;
     /* abl_predict_run hands whole heads to min(threads, heads) threads */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = abl_sim_threads(cfg->threads);
