@@ -1,10 +1,12 @@
 plot
 fraction
 --heads
-1
+256
 --ctx
 65536
+--dtype
+bf16,fp16,fp32,fp8-e4m3fn
 --pipeline
-sdpa-efficient
+sdpa-efficient,sdpa-cudnn,eager,mpt-hf,bloom-hf,falcon-hf-sdpa,falcon-hf-eager
 --output
 plot-budget.svg

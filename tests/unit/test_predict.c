@@ -220,28 +220,27 @@ static void test_weight_level_shift(void **state)
     abl_prediction_free(&pred);
 }
 
-/* The documented nominal cost (simulate.h): H N query rows at the path's rate, or H N (N + 1) / 2
- * weights for the SDPA kernels, whole heads per thread. */
+/* The documented nominal cost (simulate.h): H N query rows at the path's rate, whole heads per
+ * thread. */
 static void test_estimate(void **state)
 {
     (void)state;
     static const struct {
         const char *spec;
         double rate;
-        int quadratic;
-    } paths[] = {{"eager", ABL_PREDICT_RATE_PREFIX, 0},     {"eager,bias-form=symmetric", ABL_PREDICT_RATE_PREFIX, 0},
-                 {"mpt-hf", ABL_PREDICT_RATE_BOUND, 0},     {"bloom-hf", ABL_PREDICT_RATE_BOUND, 0},
-                 {"flash2", ABL_PREDICT_RATE_FLASH, 0},     {"sdpa-efficient", ABL_PREDICT_RATE_SDPA, 1},
-                 {"sdpa-cudnn", ABL_PREDICT_RATE_SDPA, 1}};
+    } paths[] = {{"eager", ABL_PREDICT_RATE_PREFIX},   {"eager,bias-form=symmetric", ABL_PREDICT_RATE_PREFIX},
+                 {"mpt-hf", ABL_PREDICT_RATE_BOUND},   {"bloom-hf", ABL_PREDICT_RATE_BOUND},
+                 {"flash2", ABL_PREDICT_RATE_FLASH},   {"sdpa-efficient", ABL_PREDICT_RATE_SDPA},
+                 {"sdpa-cudnn", ABL_PREDICT_RATE_SDPA}, {"falcon-hf-sdpa", ABL_PREDICT_RATE_SDPA}};
     for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
         abl_simulate_config cfg;
         assert_int_equal(setup(&cfg, paths[p].spec, "bf16", "press", 4, 1000), ABL_OK);
         cfg.threads = 1;
         abl_cost c;
         assert_int_equal(abl_predict_estimate(&cfg, &c), ABL_OK);
-        double units = paths[p].quadratic ? 4.0 * 1000 * 1001 / 2 : 4000.0;
+        double units = 4000.0;
         assert_true(c.units == units);
-        assert_string_equal(c.unit_name, paths[p].quadratic ? "weights" : "rows");
+        assert_string_equal(c.unit_name, "rows");
         assert_int_equal(c.threads, 1);
         assert_true(fabs(c.seconds - units / paths[p].rate) <= 1e-12 * c.seconds);
     }

@@ -5,10 +5,12 @@
  *   eager, relative/symmetric   O(N log N): prefix sums of the same exponentials;
  *   eager, absolute/trailing    O(N log N): a certified binary64 row-sum bound per row (the rare rows
  *                               it cannot decide cost O(i) more; the rate below includes them);
- *   sdpa-efficient, sdpa-cudnn  every row through the kernel model: O(N^2) weights.
- * The first three are counted in query rows (H N), the last in weights (H N (N + 1) / 2); each has its
- * own nominal per-thread rate in simulate.h. A path whose algorithm changes needs only its entry in
- * path_cost below and its rate constant. */
+ *   sdpa-efficient, sdpa-cudnn  abl_predict_sdpa.c: per key block and residue, bisections over
+ *                               monotone chains; about linear in N in practice (64 heads: 0.5 to 1.6 s
+ *                               at N = 32768, 4 to 15 s at 262144, the absolute form the slowest).
+ * All are counted in query rows (H N); each path has its own nominal per-thread rate in simulate.h. A
+ * path whose algorithm changes needs only its entry in predict_path_cost below and its rate constant
+ * (before abl_predict_sdpa.c the SDPA path ran every row, H N (N + 1) / 2 weights at 10^7/s). */
 #include <string.h>
 #include <unistd.h>
 #include "abl/core/threshold.h"
@@ -27,9 +29,7 @@ static path_cost predict_path_cost(const abl_pipeline *p, double n)
     switch (p->softmax) {
     case ABL_SOFTMAX_SDPA_EFFICIENT:
     case ABL_SOFTMAX_SDPA_CUDNN:
-        c.units = n * (n + 1) / 2;
         c.rate = ABL_PREDICT_RATE_SDPA;
-        c.unit_name = "weights";
         break;
     case ABL_SOFTMAX_FLASH:
         c.rate = ABL_PREDICT_RATE_FLASH;
@@ -49,16 +49,23 @@ abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out)
     memset(out, 0, sizeof *out);
     if (cfg->context < 1 || cfg->context > ABL_SIMULATE_MAX_CONTEXT)
         return ABL_ERR_CONTEXT_RANGE;
-    long k;
-    abl_status st = abl_threshold_log2_multiple(&cfg->pipeline.output_dtype, ABL_TAU_FTZ, &k);
-    if (st != ABL_OK)
-        return st;
-    abl_schedule sched;
-    st = abl_schedule_parse(cfg->slopes ? cfg->slopes : "press", cfg->heads, k, &sched);
-    if (st != ABL_OK)
-        return st;
-    int heads = sched.count;
-    abl_schedule_free(&sched);
+    /* The head count: as given (a schedule that disagrees fails in the run itself), else from the
+     * slopes:/targets: list. Parsing a long press schedule costs more than estimating needs. */
+    int heads = cfg->heads;
+    if (heads <= 0) {
+        long k;
+        abl_status st = abl_threshold_log2_multiple(&cfg->pipeline.output_dtype, ABL_TAU_FTZ, &k);
+        if (st != ABL_OK)
+            return st;
+        abl_schedule sched;
+        st = abl_schedule_parse(cfg->slopes ? cfg->slopes : "press", cfg->heads, k, &sched);
+        if (st != ABL_OK)
+            return st;
+        heads = sched.count;
+        abl_schedule_free(&sched);
+    }
+    if (heads > ABL_MAX_HEADS)
+        return ABL_ERR_HEADS_RANGE;
     /* abl_predict_run hands whole heads to min(threads, heads) threads */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = abl_sim_threads(cfg->threads);

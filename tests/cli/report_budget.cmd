@@ -1,9 +1,0 @@
-report
---heads
-1
---ctx
-65536
---pipeline
-sdpa-efficient
---output
-report-budget.html
