@@ -37,6 +37,10 @@ LANES = "vec16" if CAPABILITY.startswith("AVX512") else "vec8"
 DT = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
 
 
+# cases named after a model's code rather than a preset: the pipeline that models that code
+PIPELINE = {"baichuan": "eager,bias-form=absolute"}
+
+
 def run_sim(binary, args, dump):
     cmd = [binary, "simulate", "--format", "json", "--weights", dump] + args
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
@@ -95,6 +99,14 @@ def torch_logits(preset, slopes, n, dtype):
         logits = scores + alibi.view(H, 1, n)
         logits *= 1 / 64 ** 0.5
         return logits + m4   # F.softmax(..., dtype=dtype) casts this to dtype
+    if preset == "baichuan":
+        # modeling_baichuan.py _gen_alibi_mask: fp32 slopes * arange(max_pos) (key positions) plus the
+        # triu(-inf) future mask, kept in the model dtype; added to the scores, clamped at finfo.min
+        alibi = slopes.view(H, 1, 1) * torch.arange(n).view(1, 1, n)
+        future = torch.triu(torch.zeros(n, n).float().fill_(float("-inf")), 1)
+        amask = (future.unsqueeze(0) + alibi).to(dtype)
+        w = torch.zeros(H, n, n, dtype=dtype) + amask
+        return torch.max(w, torch.tensor(torch.finfo(dtype).min))
     if preset == "mpt":
         # build_alibi_bias(full=False): int32 (j - (N-1)) * fp32 slopes, .to(dtype); q.k*scale + bias
         ab = torch.arange(1 - n, 1, dtype=torch.int32).view(1, 1, 1, n) * slopes.view(1, H, 1, 1)
@@ -109,7 +121,7 @@ def torch_softmax(preset, x, dtype):
         return F.softmax(x, dim=-1, dtype=torch.float32).to(dtype)
     if preset == "falcon-hf-eager":
         return F.softmax(x, dim=-1, dtype=dtype)
-    if preset == "mpt":
+    if preset in ("mpt", "baichuan"):
         return torch.softmax(x, dim=-1)
     raise ValueError(preset)
 
@@ -144,7 +156,7 @@ def exact_list(t):
 def compare(binary, preset, dtype, n, heads, std, sums, slopes=None):
     results = []
     for sum_order in sums:
-        spec = preset + {"exact": "", "lanes": ",sum=" + LANES, "torch": ",sum=%s,exp=sleef" % LANES}[sum_order]
+        spec = PIPELINE.get(preset, preset) + {"exact": "", "lanes": ",sum=" + LANES, "torch": ",sum=%s,exp=sleef" % LANES}[sum_order]
         args = ["--pipeline", spec, "--dtype", dtype, "--ctx", str(n)]
         args += ["--slopes", slopes] if slopes else ["--heads", str(heads)]
         if std:
@@ -231,7 +243,7 @@ def main():
     cases = [
         ("eager", "bf16", 0), ("eager", "bf16", 5), ("eager", "fp16", 0), ("eager", "fp16", 3),
         ("bloom-hf", "bf16", 0), ("bloom-hf", "bf16", 3), ("bloom-hf", "fp16", 0),
-        ("falcon-hf-eager", "bf16", 0), ("mpt", "bf16", 0), ("mpt", "bf16", 3),
+        ("falcon-hf-eager", "bf16", 0), ("mpt", "bf16", 0), ("mpt", "bf16", 3), ("baichuan", "bf16", 0),
     ]
     print("torch %s, CPU capability %s (sum model %s)" % (torch.__version__, CAPABILITY, LANES))
     print("%-13s %-5s %4s %3s %-6s %9s %6s %8s %6s %4s %7s" % ("preset", "dtype", "N", "std", "sum", "weights",

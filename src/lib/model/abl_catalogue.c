@@ -32,6 +32,13 @@ static const abl_code_path mpt_paths[] = {
 static const abl_code_path relative_paths[] = {
     {"eager", "eager", "-m(i-j) built in fp32, cast to the model dtype, softmax in fp32 (spec §9 definition)"},
 };
+/* Baichuan-13B/Baichuan2-13B modeling_baichuan.py: _gen_alibi_mask builds slopes * arange(max_pos) (key
+ * positions, the absolute form) in fp32 beside the -inf future mask; the buffer is cast to the model dtype,
+ * added to the scores in that dtype, and softmax runs on the sum (docs/models.md cites the copies read). */
+static const abl_code_path baichuan_paths[] = {
+    {"eager", "eager,bias-form=absolute",
+     "modeling_baichuan.py _gen_alibi_mask: m*j in fp32, cast to the model dtype, added to the scores, softmax"},
+};
 static const abl_code_path encoder_paths[] = {
     {"eager", "eager,bias-form=symmetric", "-m|i-j| added to the scores, softmax (encoder, bidirectional)"},
 };
@@ -45,7 +52,8 @@ static const abl_model_family families[] = {
      ABL_BIAS_ABSOLUTE, falcon_paths, N(falcon_paths)},
     {"mpt", "mpt:B, 1 / torch.pow(2, m) in fp32 (gen_slopes, alibi_bias_max = B)", ABL_BIAS_TRAILING, mpt_paths,
      N(mpt_paths)},
-    {"baichuan", "press (the model's _get_interleave)", ABL_BIAS_RELATIVE, relative_paths, N(relative_paths)},
+    {"baichuan", "press (the model's _get_interleave, Python floats rounded to fp32)", ABL_BIAS_ABSOLUTE,
+     baichuan_paths, N(baichuan_paths)},
     {"jais", "press (the model's get_slopes)", ABL_BIAS_RELATIVE, relative_paths, N(relative_paths)},
     {"btlm", "press (the model's get_slopes)", ABL_BIAS_RELATIVE, relative_paths, N(relative_paths)},
     {"mosaic-bert", "press (bert_layers.py _get_alibi_head_slopes)", ABL_BIAS_SYMMETRIC, encoder_paths,
