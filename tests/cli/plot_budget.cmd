@@ -1,10 +1,10 @@
 plot
 fraction
 --heads
-1
+256
 --ctx
 65536
 --pipeline
-sdpa-efficient
+sdpa-efficient,sdpa-cudnn,falcon-hf-sdpa
 --output
 plot-budget.svg

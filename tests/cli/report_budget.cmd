@@ -4,6 +4,6 @@ report
 --ctx
 65536
 --pipeline
-sdpa-efficient
+falcon-hf-sdpa,block=1
 --output
 report-budget.html
