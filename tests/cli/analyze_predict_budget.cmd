@@ -4,4 +4,4 @@ analyze
 --ctx
 16777216
 --pipeline
-sdpa-efficient
+falcon-hf-sdpa
