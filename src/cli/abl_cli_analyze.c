@@ -90,6 +90,9 @@ static const abl_report_compare kernel_compare[] = {
 
 #define ANALYZE_MAX_DTYPES 64
 
+/* How the budget refusal names the work: a list of formats shares the budget (one share each). */
+static char budget_what[96] = "analyze";
+
 /* analyze --dtype bf16,fp16: the same layer once per format, one document (abl_report_set). */
 static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *list, abl_output out)
 {
@@ -113,10 +116,16 @@ static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *li
     abl_report *reps[ANALYZE_MAX_DTYPES] = {NULL};
     const char *labels[ANALYZE_MAX_DTYPES];
     int rc = ABL_EXIT_OK;
+    /* n formats are n times the work: each run gets 1/n of the budget, so the whole stays within it. */
+    double budget = abl_cli_budget_seconds;
+    abl_cli_budget_seconds = budget / (double)n;
+    snprintf(budget_what, sizeof budget_what, "analyze (1/%zu of the budget for each of %zu formats)", n, n);
     for (size_t i = 0; rc == ABL_EXIT_OK && i < n; i++) {
         w[slot] = labels[i] = fmts[i].name;
         rc = analyze_report(cmd, w, &reps[i]);
     }
+    abl_cli_budget_seconds = budget;
+    snprintf(budget_what, sizeof budget_what, "analyze");
     if (rc == ABL_EXIT_OK) {
         int kernel = abl_cli_value(cmd, v, "model") || abl_cli_value(cmd, v, "config") ||
                      abl_cli_value(cmd, v, "pipeline");
@@ -243,7 +252,7 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
     /* Known before any work starts: refuse a layer over the budget unless forced. */
     abl_cost cost;
     if (abl_analysis_estimate(&cfg, &cost) == ABL_OK &&
-        abl_cli_budget("analyze", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
+        abl_cli_budget(budget_what, &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
         return ABL_EXIT_USAGE;
     abl_analysis a;
     abl_status st = abl_analysis_run(&cfg, &a);
@@ -283,7 +292,8 @@ const abl_cli_cmd abl_cli_analyze_cmd = {
     "and --pipeline override them, and the output says where each value came from.\n\n"
     "With --dtype bf16,fp16 (or all): the same layer once per format; first a comparison (one row per\n"
     "format: the blind heads and fractions), then one section each. csv adds a first column dtype;\n"
-    "json is {\"dtypes\": [...], \"analyses\": [one object per format]}.\n\n"
+    "json is {\"dtypes\": [...], \"analyses\": [one object per format]}. The formats share the work\n"
+    "budget (each run gets its share).\n\n"
     "Example: alibi-blind analyze --heads 16 --ctx 2048 (the paper's BLOOM layer: delta1 = 124).\n"
     "Example: alibi-blind analyze --model falcon-rw-7b (the real Falcon code: bias scaled by 1/8).",
     analyze_opts,

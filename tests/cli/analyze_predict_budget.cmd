@@ -1,7 +1,7 @@
 analyze
 --heads
-1
+65536
 --ctx
 16777216
 --pipeline
-falcon-hf-sdpa
+eager

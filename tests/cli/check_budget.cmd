@@ -2,6 +2,6 @@ check
 --model
 falcon-rw-7b
 --heads
-1
+65536
 --ctx
 16777216

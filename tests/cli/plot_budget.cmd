@@ -4,7 +4,9 @@ fraction
 256
 --ctx
 65536
+--dtype
+bf16,fp16,fp32,fp8-e4m3fn
 --pipeline
-sdpa-efficient,sdpa-cudnn,falcon-hf-sdpa
+sdpa-efficient,sdpa-cudnn,eager,mpt-hf,bloom-hf,falcon-hf-sdpa,falcon-hf-eager
 --output
 plot-budget.svg

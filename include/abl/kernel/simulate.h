@@ -57,9 +57,9 @@ abl_status abl_simulate_estimate(const abl_simulate_config *cfg, abl_cost *out);
  * measured in a Release build on the project's 2-core machine under load (2026-11-30) and rounded
  * down: flash ABL_PREDICT_RATE_FLASH query rows/s; eager relative/symmetric (exact prefix sums)
  * ABL_PREDICT_RATE_PREFIX rows/s; eager absolute/trailing (certified row-sum bounds)
- * ABL_PREDICT_RATE_BOUND rows/s; sdpa-efficient/sdpa-cudnn (abl_predict_sdpa.c) ABL_PREDICT_RATE_SDPA
- * rows/s. Units: H N rows (SDPA: plus the row equivalents of its block terms, abl_predict_cost.c);
- * heads are split over min(threads, online cores, H) threads, whole heads per thread.
+ * ABL_PREDICT_RATE_BOUND rows/s; sdpa-efficient/sdpa-cudnn (block-wise bisections,
+ * abl_predict_sdpa.c) ABL_PREDICT_RATE_SDPA rows/s. Units: H N query rows; heads are split over
+ * min(threads, online cores, H) threads, whole heads per thread.
  */
 #define ABL_PREDICT_RATE_FLASH 1e7
 #define ABL_PREDICT_RATE_PREFIX 3e6

@@ -5,17 +5,12 @@
  *   eager, relative/symmetric   O(N log N): prefix sums of the same exponentials;
  *   eager, absolute/trailing    O(N log N): a certified binary64 row-sum bound per row (the rare rows
  *                               it cannot decide cost O(i) more; the rate below includes them);
- *   sdpa-efficient, sdpa-cudnn  abl_predict_sdpa.c: searches per row (N), plus
- *                               relative/symmetric: the row sums before they settle, B K^2 steps for
- *                               K = min(N/B, 40 / (B m log2 e)) blocks (m the flattest head's slope
- *                               times bias-scale), about 128 steps to a row's cost;
- *                               absolute/trailing: the bound products of the full blocks for every last
- *                               block ((N/B)^2 / 2) and the partial block's exact sums when the logits
- *                               do not tie (N B / 2 exponentials), about 25 of either to a row's cost.
- * Every path is counted in query rows (H N, plus the SDPA terms above in row equivalents); each has
- * its own nominal per-thread rate in simulate.h. A path whose algorithm changes needs only its entry in
- * path_cost below and its rate constant. */
-#include <math.h>
+ *   sdpa-efficient, sdpa-cudnn  abl_predict_sdpa.c: per key block and residue, bisections over
+ *                               monotone chains; about linear in N in practice (64 heads: 0.5 to 1.6 s
+ *                               at N = 32768, 4 to 15 s at 262144, the absolute form the slowest).
+ * All are counted in query rows (H N); each path has its own nominal per-thread rate in simulate.h. A
+ * path whose algorithm changes needs only its entry in predict_path_cost below and its rate constant
+ * (before abl_predict_sdpa.c the SDPA path ran every row, H N (N + 1) / 2 weights at 10^7/s). */
 #include <string.h>
 #include <unistd.h>
 #include "abl/core/threshold.h"
@@ -28,30 +23,12 @@ typedef struct path_cost {
     const char *unit_name;
 } path_cost;
 
-/* The SDPA predictor's row equivalents per head (see the top); m_min: the flattest slope (0: unknown). */
-static double sdpa_units(const abl_pipeline *p, double n, double m_min)
-{
-    double B = p->block > 0 && (double)p->block < n ? (double)p->block : n;
-    double blocks = floor((n - 1) / B) + 1;
-    if (p->bias_form == ABL_BIAS_ABSOLUTE || p->bias_form == ABL_BIAS_TRAILING)
-        return n + blocks * blocks / 50 + n * B / 50;
-    double scale = (double)p->bias_scale.num / (double)p->bias_scale.den;
-    double K = blocks;
-    if (m_min > 0 && isfinite(m_min) && scale > 0) {
-        double settle = ceil(40 / (B * m_min * scale * 1.4426950408889634)) + 2;
-        if (settle < K)
-            K = settle;
-    }
-    return n + B * K * K / 128;
-}
-
-static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min)
+static path_cost predict_path_cost(const abl_pipeline *p, double n)
 {
     path_cost c = {n, ABL_PREDICT_RATE_BOUND, "rows"};
     switch (p->softmax) {
     case ABL_SOFTMAX_SDPA_EFFICIENT:
     case ABL_SOFTMAX_SDPA_CUDNN:
-        c.units = sdpa_units(p, n, m_min);
         c.rate = ABL_PREDICT_RATE_SDPA;
         break;
     case ABL_SOFTMAX_FLASH:
@@ -72,20 +49,23 @@ abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out)
     memset(out, 0, sizeof *out);
     if (cfg->context < 1 || cfg->context > ABL_SIMULATE_MAX_CONTEXT)
         return ABL_ERR_CONTEXT_RANGE;
-    long k;
-    abl_status st = abl_threshold_log2_multiple(&cfg->pipeline.output_dtype, ABL_TAU_FTZ, &k);
-    if (st != ABL_OK)
-        return st;
-    abl_schedule sched;
-    st = abl_schedule_parse(cfg->slopes ? cfg->slopes : "press", cfg->heads, k, &sched);
-    if (st != ABL_OK)
-        return st;
-    int heads = sched.count;
-    double m_min = 0.0;
-    for (int h = 0; h < heads; h++)
-        if (h == 0 || sched.slopes[h].value < m_min)
-            m_min = sched.slopes[h].value;
-    abl_schedule_free(&sched);
+    /* The head count: as given (a schedule that disagrees fails in the run itself), else from the
+     * slopes:/targets: list. Parsing a long press schedule costs more than estimating needs. */
+    int heads = cfg->heads;
+    if (heads <= 0) {
+        long k;
+        abl_status st = abl_threshold_log2_multiple(&cfg->pipeline.output_dtype, ABL_TAU_FTZ, &k);
+        if (st != ABL_OK)
+            return st;
+        abl_schedule sched;
+        st = abl_schedule_parse(cfg->slopes ? cfg->slopes : "press", cfg->heads, k, &sched);
+        if (st != ABL_OK)
+            return st;
+        heads = sched.count;
+        abl_schedule_free(&sched);
+    }
+    if (heads > ABL_MAX_HEADS)
+        return ABL_ERR_HEADS_RANGE;
     /* abl_predict_run hands whole heads to min(threads, heads) threads */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = abl_sim_threads(cfg->threads);
@@ -93,7 +73,7 @@ abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out)
         threads = (int)cores;
     if (threads > heads)
         threads = heads;
-    path_cost c = predict_path_cost(&cfg->pipeline, (double)cfg->context, m_min);
+    path_cost c = predict_path_cost(&cfg->pipeline, (double)cfg->context);
     out->units = (double)heads * c.units;
     out->threads = threads;
     /* heads are whole units of work: the slowest thread runs ceil(H / T) of them */

@@ -188,8 +188,11 @@ abl_status abl_plot_fraction_estimate(const abl_plot_fraction_config *c, abl_cos
                 continue;
             sc.slopes = c->slopes;
             sc.heads = c->heads;
+            abl_cost one;
+            sc.context = 1;
+            if (sc.heads <= 0 && abl_predict_estimate(&sc, &one) == ABL_OK)
+                sc.heads = (int)one.units; /* a list's head count, parsed once (one unit per head at N = 1) */
             for (size_t i = 0; i < np; i++) {
-                abl_cost one;
                 sc.context = ns[i];
                 if (ns[i] > 0 && abl_predict_estimate(&sc, &one) == ABL_OK)
                     abl_cost_add(out, &one);

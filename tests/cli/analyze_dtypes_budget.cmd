@@ -1,0 +1,9 @@
+analyze
+--heads
+65536
+--ctx
+2048
+--level
+weight
+--dtype
+bf16,fp16

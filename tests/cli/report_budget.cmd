@@ -1,9 +1,0 @@
-report
---heads
-1
---ctx
-65536
---pipeline
-falcon-hf-sdpa,block=1
---output
-report-budget.html
