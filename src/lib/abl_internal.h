@@ -10,6 +10,7 @@
 #include "abl/core/decimal.h"
 #include "abl/core/blindness.h"
 #include "abl/core/analysis.h"
+#include "abl/kernel/pipeline.h"
 
 
 /*
@@ -60,6 +61,14 @@ abl_status abl_analysis_layer(const abl_format *format, abl_convention conventio
  * the layer a picture or the HTML report draws (abl_plot_kinds.c). On failure a is freed. */
 abl_status abl_plot_layer(const abl_format *format, abl_convention convention, int heads, const char *slopes,
                           uint64_t context, abl_analysis *a);
+
+/*
+ * abl_pipeline_parse for the plot and report APIs: on failure err gets "--pipeline: 'SPEC': MESSAGE",
+ * built from the whole message (abl_pipeline_parse_msg, no intermediate buffer); only the caller's
+ * err/errlen bounds it.
+ */
+abl_status abl_pipeline_error(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char *err,
+                              size_t errlen);
 
 /* The message as abl_set_error writes it, but malloc'd whole into *msg (NULL: no message wanted;
  * *msg NULL when out of memory). For messages that quote user text of any length. */

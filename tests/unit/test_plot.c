@@ -389,6 +389,36 @@ static void test_tau_row(void **state)
 }
 #endif
 
+/* A 10,000-character --pipeline spec comes back whole in err (no intermediate fixed-size buffer);
+ * the expected message is built here from the spec. */
+static void test_blindmap_long_pipeline(void **state)
+{
+    (void)state;
+    enum { LONG = 10000 };
+    const char *prefix = "eager,bias-form=";
+    size_t n = strlen(prefix) + LONG + 1;
+    char *spec = malloc(n), *want = malloc(2 * n + 200), *err = malloc(2 * n + 200);
+    assert_non_null(spec);
+    assert_non_null(want);
+    assert_non_null(err);
+    memcpy(spec, prefix, strlen(prefix));
+    memset(spec + strlen(prefix), 'x', LONG - 3);
+    memcpy(spec + n - 4, "END", 4);
+    snprintf(want, 2 * n + 200,
+             "--pipeline: '%s': bias-form: unknown form '%s' (known: relative, absolute, symmetric, trailing)", spec,
+             spec + strlen(prefix));
+    abl_plot_blindmap_config c;
+    abl_plot_blindmap_config_default(&c);
+    c.context = 64;
+    c.pipeline = spec;
+    abl_plot p;
+    assert_int_equal(abl_plot_blindmap(&c, &p, err, 2 * n + 200), ABL_ERR_UNSUPPORTED);
+    assert_string_equal(err, want);
+    free(spec);
+    free(want);
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -396,6 +426,7 @@ int main(void)
         cmocka_unit_test(test_formats),    cmocka_unit_test(test_refusals), cmocka_unit_test(test_tau_row),
         cmocka_unit_test(test_fraction_model), cmocka_unit_test(test_mitigations_model),
         cmocka_unit_test(test_blindmap_model),
+        cmocka_unit_test(test_blindmap_long_pipeline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

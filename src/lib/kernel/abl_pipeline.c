@@ -489,6 +489,17 @@ abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg)
     return ABL_OK;
 }
 
+abl_status abl_pipeline_error(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char *err,
+                              size_t errlen)
+{
+    char *msg = NULL;
+    abl_status st = abl_pipeline_parse_msg(spec, model_dtype, out, err != NULL ? &msg : NULL);
+    if (st != ABL_OK)
+        abl_set_error(err, errlen, "--pipeline: '%s': %s", spec != NULL ? spec : "", msg != NULL ? msg : "out of memory");
+    free(msg);
+    return st;
+}
+
 /*
  * The buffer forms: the message copied into err, cut at errlen - 1 bytes. A message quotes the user's
  * text, which has no bound, so callers that echo it use the _msg forms (malloc'd, whole).

@@ -7,10 +7,12 @@
  *                               it cannot decide cost O(i) more; the rate below includes them);
  *   sdpa-efficient, sdpa-cudnn  abl_predict_sdpa.c: per key block and residue, bisections over
  *                               monotone chains; about linear in N in practice (64 heads: 0.5 to 1.6 s
- *                               at N = 32768, 4 to 15 s at 262144, the absolute form the slowest).
+ *                               at N = 32768, 4 to 15 s at 262144, the absolute form the slowest);
+ *                               the absolute/trailing forms add (N/B)^2 / 2 bound products (below).
  * All are counted in query rows (H N); each path has its own nominal per-thread rate in simulate.h. A
  * path whose algorithm changes needs only its entry in predict_path_cost below and its rate constant
  * (before abl_predict_sdpa.c the SDPA path ran every row, H N (N + 1) / 2 weights at 10^7/s). */
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 #include "abl/core/threshold.h"
@@ -30,6 +32,14 @@ static path_cost predict_path_cost(const abl_pipeline *p, double n)
     case ABL_SOFTMAX_SDPA_EFFICIENT:
     case ABL_SOFTMAX_SDPA_CUDNN:
         c.rate = ABL_PREDICT_RATE_SDPA;
+        if (p->bias_form == ABL_BIAS_ABSOLUTE || p->bias_form == ABL_BIAS_TRAILING) {
+            /* abs_group: the bound products of every full block for every last block, (N/B)^2 / 2
+             * of them per head, about 25 to a row's cost: what dominates at very long contexts
+             * (N = 2^24, B = 64: about ten minutes a head) and with tiny blocks */
+            double B = p->block > 0 && (double)p->block < n ? (double)p->block : n;
+            double blocks = floor((n - 1) / B) + 1;
+            c.units += blocks * blocks / 50;
+        }
         break;
     case ABL_SOFTMAX_FLASH:
         c.rate = ABL_PREDICT_RATE_FLASH;

@@ -224,12 +224,9 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
     *len = 0;
     const char *pipe = report_pipeline(c);
     abl_pipeline pl;
-    char perr[256] = "", text[512];
-    if (abl_pipeline_parse(pipe, &c->format, &pl, perr, sizeof perr) != ABL_OK) {
-        if (err != NULL)
-            snprintf(err, errlen, "--pipeline: '%s': %s", pipe, perr);
+    char text[512];
+    if (abl_pipeline_error(pipe, &c->format, &pl, err, errlen) != ABL_OK)
         return ABL_ERR_UNSUPPORTED;
-    }
     abl_analysis a;
     abl_status st = abl_plot_layer(&c->format, c->convention, c->heads, c->slopes, c->context, &a);
     if (st != ABL_OK)

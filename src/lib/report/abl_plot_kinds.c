@@ -280,10 +280,7 @@ abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, c
         for (size_t f = 0; st == ABL_OK && f < c->nformats; f++) {
             abl_simulate_config sc;
             memset(&sc, 0, sizeof sc);
-            char perr[256] = "";
-            if (abl_pipeline_parse(c->pipelines[pi], &c->formats[f], &sc.pipeline, perr, sizeof perr) != ABL_OK) {
-                if (err != NULL)
-                    snprintf(err, errlen, "--pipeline: '%s': %s", c->pipelines[pi], perr);
+            if (abl_pipeline_error(c->pipelines[pi], &c->formats[f], &sc.pipeline, err, errlen) != ABL_OK) {
                 st = ABL_ERR_UNSUPPORTED;
                 break;
             }
@@ -464,13 +461,9 @@ abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, c
     memset(out, 0, sizeof *out);
     abl_simulate_config sc;
     memset(&sc, 0, sizeof sc);
-    char perr[256] = "";
     const char *pipe = c->pipeline != NULL ? c->pipeline : "eager";
-    if (abl_pipeline_parse(pipe, &c->model_dtype, &sc.pipeline, perr, sizeof perr) != ABL_OK) {
-        if (err != NULL)
-            snprintf(err, errlen, "--pipeline: '%s': %s", pipe, perr);
+    if (abl_pipeline_error(pipe, &c->model_dtype, &sc.pipeline, err, errlen) != ABL_OK)
         return ABL_ERR_UNSUPPORTED;
-    }
     abl_schedule sched;
     memset(&sched, 0, sizeof sched);
     abl_status st = abl_schedule_parse(c->slopes != NULL ? c->slopes : "press", c->heads, -126, &sched);
