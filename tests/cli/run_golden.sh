@@ -14,7 +14,10 @@ set --
 while IFS= read -r line || [ -n "$line" ]; do
   set -- "$@" "$(printf '%s' "$line" | sed "s|@DATA@|$data|g")"
 done < "$case_.cmd"
-"$bin" "$@" >"$tmp/out.raw" 2>"$tmp/err.raw" </dev/null
+# Run in an empty directory of its own: files a case writes (--output NAME) vanish with it, never land
+# in the build tree or the checkout.
+mkdir "$tmp/cwd" || exit 99
+(cd "$tmp/cwd" && exec "$bin" "$@") >"$tmp/out.raw" 2>"$tmp/err.raw" </dev/null
 rc=$?
 # Paths under @DATA@ are echoed back as @DATA@, so expectations do not depend on the checkout's location.
 esc=$(printf '%s' "$data" | sed 's/[][\\.*^$|]/\\&/g')
