@@ -57,6 +57,9 @@ int abl_cli_usage_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+/* ABL_ERR_SLOPE_CALC: the schedule `slopes` is not one the pipeline's slope-calc (the model code's own slope
+ * formula) computes; says which schedules it does. Returns ABL_EXIT_USAGE. */
+int abl_cli_slope_calc_error(const char *slopes, abl_slope_calc calc);
 /* The same for failures that are not the user's (returns ABL_EXIT_INTERNAL). */
 int abl_cli_internal_error(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -81,6 +81,15 @@ int abl_cli_usage_error(const char *fmt, ...)
     return ABL_EXIT_USAGE;
 }
 
+int abl_cli_slope_calc_error(const char *slopes, abl_slope_calc calc)
+{
+    const char *which = calc == ABL_SLOPE_CALC_MPT_POW
+                            ? "only mpt:B, or press with a power-of-two head count (llm-foundry gen_slopes); "
+                              "give --slopes mpt:8 for MPT's own"
+                            : "only press (build_alibi_tensor's torch.pow)";
+    return abl_cli_usage_error("--slopes: '%s': slope-calc=%s computes %s", slopes, abl_slope_calc_name(calc), which);
+}
+
 int abl_cli_internal_error(const char *fmt, ...)
 {
     va_list ap;

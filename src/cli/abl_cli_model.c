@@ -337,6 +337,8 @@ int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl
     if (st == ABL_ERR_DEGENERATE)
         return abl_cli_usage_error("--slopes: '%s': a slope rounds to zero in slope-dtype=%s, or a target needs a "
                                    "non-zero tau of %s", slopes, cc->pipeline.slope_dtype.name, cc->dtype.name);
+    if (st == ABL_ERR_SLOPE_CALC)
+        return abl_cli_slope_calc_error(slopes, cc->pipeline.slope_calc);
     if (st == ABL_ERR_UNSUPPORTED)
         return abl_cli_usage_error("%s: the bias or the logits overflow to Inf/NaN in this pipeline at N = %llu",
                                    cmdname, (unsigned long long)cc->context);

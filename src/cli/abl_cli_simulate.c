@@ -248,6 +248,8 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
         rc = abl_cli_usage_error("--slopes: '%s': a slope rounds to zero in slope-dtype=%s, or a target needs a "
                                  "non-zero tau of %s", cfg.slopes ? cfg.slopes : "press",
                                  cfg.pipeline.slope_dtype.name, cfg.pipeline.output_dtype.name);
+    } else if (st == ABL_ERR_SLOPE_CALC) {
+        rc = abl_cli_slope_calc_error(cfg.slopes ? cfg.slopes : "press", cfg.pipeline.slope_calc);
     } else if (st == ABL_ERR_UNSUPPORTED) {
         rc = abl_cli_usage_error("simulate: the bias or the logits overflow to Inf/NaN in this pipeline at N = %llu",
                                  (unsigned long long)cfg.context);

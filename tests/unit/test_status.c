@@ -9,7 +9,7 @@
 
 #include "abl/core/status.h"
 
-#define LAST_CODE ABL_ERR_MISMATCH
+#define LAST_CODE ABL_ERR_SLOPE_CALC
 
 static void test_every_code_has_a_distinct_message(void **state)
 {

@@ -22,7 +22,8 @@ typedef enum abl_status {
     ABL_ERR_PARSE = 12,            /* malformed input file */
     ABL_ERR_DEGENERATE = 13,       /* e.g. fitting slopes to tau = 0 (fp4/fp6 ftz kind) */
     ABL_ERR_UNSUPPORTED = 14,      /* combination the engine does not model */
-    ABL_ERR_MISMATCH = 15          /* a verification or reproduction found a difference */
+    ABL_ERR_MISMATCH = 15,         /* a verification or reproduction found a difference */
+    ABL_ERR_SLOPE_CALC = 16        /* the pipeline's slope-calc has no formula for this schedule */
 } abl_status;
 
 /* One short English sentence for the status; never NULL. */

@@ -22,6 +22,7 @@ const char *abl_status_message(abl_status status)
     case ABL_ERR_DEGENERATE: return "degenerate case (e.g. a zero threshold)";
     case ABL_ERR_UNSUPPORTED: return "combination not supported";
     case ABL_ERR_MISMATCH: return "a difference was found";
+    case ABL_ERR_SLOPE_CALC: return "the pipeline's slope-calc has no formula for this schedule";
     }
     return "unknown status";
 }

@@ -108,7 +108,7 @@ abl_status abl_slope_code_value(abl_slope_calc calc, const abl_schedule *sched, 
     int H = sched->count, index = sched->slopes[h].index;
     if (calc == ABL_SLOPE_CALC_TORCH_POW) {
         if (strcmp(sched->spec, "press") != 0)
-            return ABL_ERR_UNSUPPORTED;
+            return ABL_ERR_SLOPE_CALC;
         *out = torch_pow_slope(H, index);
         return ABL_OK;
     }
@@ -118,9 +118,9 @@ abl_status abl_slope_code_value(abl_slope_calc calc, const abl_schedule *sched, 
             char *end;
             B = strtol(sched->spec + 4, &end, 10);
             if (*end != '\0' || B <= 0)
-                return ABL_ERR_UNSUPPORTED;
+                return ABL_ERR_SLOPE_CALC;
         } else if (strcmp(sched->spec, "press") != 0 || !is_pow2(H)) {
-            return ABL_ERR_UNSUPPORTED;
+            return ABL_ERR_SLOPE_CALC;   /* MPT's gen_slopes is press only for a power-of-two head count */
         }
         *out = mpt_pow_slope(H, B, index);
         return ABL_OK;

@@ -1,0 +1,9 @@
+analyze
+--pipeline
+bloom-hf
+--slopes
+mpt:8
+--heads
+4
+--ctx
+100

@@ -1,0 +1,8 @@
+simulate
+--predict
+--pipeline
+mpt-hf
+--heads
+3
+--ctx
+100
