@@ -221,7 +221,8 @@ static void test_weight_level_shift(void **state)
 }
 
 /* The documented nominal cost (simulate.h, abl_predict_cost.c): H N query rows at the path's rate,
- * whole heads per thread, plus for the absolute SDPA form (N/B)^2 / 50 row equivalents per head. */
+ * whole heads per thread, plus for the absolute SDPA form (N/B)^2 / 50 row equivalents per head and for
+ * the relative SDPA form W^2 / B / 460, W = min(N, 104 / smallest slope). */
 static void test_estimate(void **state)
 {
     (void)state;
@@ -238,12 +239,33 @@ static void test_estimate(void **state)
         cfg.threads = 1;
         abl_cost c;
         assert_int_equal(abl_predict_estimate(&cfg, &c), ABL_OK);
-        /* falcon-hf-sdpa (absolute form, block 64, 16 blocks at N = 1000) adds 16^2 / 50 per head */
-        double units = 4.0 * (strcmp(paths[p].spec, "falcon-hf-sdpa") == 0 ? 1000.0 + 256.0 / 50.0 : 1000.0);
+        /* falcon-hf-sdpa (absolute form, block 64, 16 blocks at N = 1000) adds 16^2 / 50 per head; the
+         * relative SDPA presets (block 64 efficient, 128 cuDNN; press slopes >= 2^-8, so W = N = 1000) add
+         * 1000^2 / B / 460 */
+        double extra = strcmp(paths[p].spec, "falcon-hf-sdpa") == 0 ? 256.0 / 50.0
+                       : strcmp(paths[p].spec, "sdpa-efficient") == 0 ? 1e6 / 64 / 460
+                       : strcmp(paths[p].spec, "sdpa-cudnn") == 0     ? 1e6 / 128 / 460
+                                                                      : 0.0;
+        double units = 4.0 * (1000.0 + extra);
         assert_true(fabs(c.units - units) <= 1e-12 * units);
         assert_string_equal(c.unit_name, "rows");
         assert_int_equal(c.threads, 1);
         assert_true(fabs(c.seconds - units / paths[p].rate) <= 1e-12 * c.seconds);
+    }
+    /* very flat slopes make the relative SDPA path quadratic, and the estimate says so: one head of slope
+     * 1e-5 at N = 131072 (it sees every key: 104 / 1e-5 > N) costs 131072^2 / 64 / 460 more rows; a
+     * press layer at the same N sees at most 104 * 2^8 = 26624 keys */
+    {
+        abl_simulate_config flat;
+        abl_cost fc;
+        assert_int_equal(setup(&flat, "sdpa-efficient", "bf16", "slopes:0.00001", 0, 131072), ABL_OK);
+        assert_int_equal(abl_predict_estimate(&flat, &fc), ABL_OK);
+        double want = 131072.0 + 131072.0 * 131072.0 / 64 / 460;
+        assert_true(fabs(fc.units - want) <= 1e-9 * want);
+        assert_int_equal(setup(&flat, "sdpa-efficient", "bf16", "press", 8, 131072), ABL_OK);
+        assert_int_equal(abl_predict_estimate(&flat, &fc), ABL_OK);
+        want = 8 * (131072.0 + 26624.0 * 26624.0 / 64 / 460);
+        assert_true(fabs(fc.units - want) <= 1e-9 * want);
     }
     /* a slopes: list gives H; N out of range is refused like abl_predict_run */
     abl_simulate_config cfg;

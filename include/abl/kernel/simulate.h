@@ -65,6 +65,10 @@ abl_status abl_simulate_estimate(const abl_simulate_config *cfg, abl_cost *out);
 #define ABL_PREDICT_RATE_PREFIX 3e6
 #define ABL_PREDICT_RATE_BOUND 1.5e6
 #define ABL_PREDICT_RATE_SDPA 1e6
+/* sdpa, relative/symmetric bias: a row sees keys up to W = min(N, ABL_PREDICT_SDPA_SEEN_NATS / m) away;
+ * their chains cost W^2 / B products per head, ABL_PREDICT_SDPA_CHAIN_PER_ROW of them to a query row */
+#define ABL_PREDICT_SDPA_SEEN_NATS 104.0
+#define ABL_PREDICT_SDPA_CHAIN_PER_ROW 460.0
 abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out);
 
 typedef struct abl_sim_head {

@@ -13,6 +13,7 @@
  * path whose algorithm changes needs only its entry in predict_path_cost below and its rate constant
  * (before abl_predict_sdpa.c the SDPA path ran every row, H N (N + 1) / 2 weights at 10^7/s). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "abl/core/threshold.h"
@@ -25,7 +26,34 @@ typedef struct path_cost {
     const char *unit_name;
 } path_cost;
 
-static path_cost predict_path_cost(const abl_pipeline *p, double n)
+/* The smallest slope of the schedule, or a lower bound of it: press slopes are 2^(-8k/H') >= 2^-8 for
+ * every H, mpt:B slopes 2^(-kB/H') >= 2^-B (no parse: a long schedule costs more to parse than to
+ * estimate); a slopes:/targets: list is parsed. 0 when unknown (the caller then assumes the worst). */
+static double min_slope(const abl_simulate_config *cfg, long k)
+{
+    const char *spec = cfg->slopes ? cfg->slopes : "press";
+    if (strcmp(spec, "press") == 0)
+        return 0x1p-8;
+    if (strncmp(spec, "mpt:", 4) == 0) {
+        char *end;
+        double b = strtod(spec + 4, &end);
+        return *end == '\0' && b > 0 && b < 1000 ? exp2(-b) : 0.0;
+    }
+    abl_schedule sched;
+    if (abl_schedule_parse(spec, cfg->heads, k, &sched) != ABL_OK)
+        return 0.0;
+    double lo = INFINITY;
+    mpfr_t m;
+    mpfr_init2(m, 53);
+    for (int h = 0; h < sched.count; h++)
+        if (abl_slope_mpfr(m, &sched.slopes[h], MPFR_RNDD) == ABL_OK)
+            lo = fmin(lo, mpfr_get_d(m, MPFR_RNDD));
+    mpfr_clear(m);
+    abl_schedule_free(&sched);
+    return isfinite(lo) ? lo : 0.0;
+}
+
+static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min)
 {
     path_cost c = {n, ABL_PREDICT_RATE_BOUND, "rows"};
     switch (p->softmax) {
@@ -39,6 +67,14 @@ static path_cost predict_path_cost(const abl_pipeline *p, double n)
             double B = p->block > 0 && (double)p->block < n ? (double)p->block : n;
             double blocks = floor((n - 1) / B) + 1;
             c.units += blocks * blocks / 50;
+        } else {
+            /* relative/symmetric: the chains of the keys a row still sees, W = min(N, 104 / m) of them
+             * (104 nats: past the fp32 subnormals), cost about W^2 / B products per head, 460 to a row
+             * (measured: one head of slope 1e-5 at N = 131072, B = 64: 0.58 s). Linear in N for the
+             * press slopes (W <= 26,624), quadratic for very flat ones. */
+            double B = p->block > 0 && (double)p->block < n ? (double)p->block : n;
+            double w = m_min > 0 && ABL_PREDICT_SDPA_SEEN_NATS / m_min < n ? ABL_PREDICT_SDPA_SEEN_NATS / m_min : n;
+            c.units += w * w / B / ABL_PREDICT_SDPA_CHAIN_PER_ROW;
         }
         break;
     case ABL_SOFTMAX_FLASH:
@@ -83,7 +119,13 @@ abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out)
         threads = (int)cores;
     if (threads > heads)
         threads = heads;
-    path_cost c = predict_path_cost(&cfg->pipeline, (double)cfg->context);
+    double m_min = 0.0;
+    if (cfg->pipeline.softmax == ABL_SOFTMAX_SDPA_EFFICIENT || cfg->pipeline.softmax == ABL_SOFTMAX_SDPA_CUDNN) {
+        long k;
+        if (abl_threshold_log2_multiple(&cfg->pipeline.output_dtype, ABL_TAU_FTZ, &k) == ABL_OK)
+            m_min = min_slope(cfg, k);
+    }
+    path_cost c = predict_path_cost(&cfg->pipeline, (double)cfg->context, m_min);
     out->units = (double)heads * c.units;
     out->threads = threads;
     /* heads are whole units of work: the slowest thread runs ceil(H / T) of them */
