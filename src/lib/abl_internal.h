@@ -84,6 +84,25 @@ void abl_set_error(char *err, size_t errlen, const char *fmt, ...)
     ;
 
 /*
+ * Growable text (abl_numeric.c). abl_text_add appends printf output; after an allocation failure it
+ * appends nothing more and sets oom, so a caller checks once at the end. Reuse: set n = 0 (s stays).
+ */
+typedef struct abl_text {
+    char *s;   /* NUL-terminated once anything was added; NULL before */
+    size_t n, cap;
+    int oom;
+} abl_text;
+void abl_text_add(abl_text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The text so far ("" when empty). */
+const char *abl_text_str(const abl_text *t);
+/* The text, the caller's to free; NULL (and freed) after an allocation failure. */
+char *abl_text_take(abl_text *t);
+
+/*
  * Weight level (abl_weight.c). The bias row of k keys: b(d) = max(-m g(d), c) (clamp NULL: no clamp).
  * abl_weight_row_sum encloses sum_{d=a}^{b-1} e^(b(d)) for m in [m_lo, m_hi] at lo's precision (certified:
  * closed form for linear distances, Euler-Maclaurin with a bounded remainder for log distances).

@@ -289,3 +289,47 @@ void abl_error_dup(char **msg, const char *fmt, ...)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = '?';
 }
+
+void abl_text_add(abl_text *t, const char *fmt, ...)
+{
+    if (t->oom)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (need < 0) {
+        t->oom = 1;
+        return;
+    }
+    if (t->n + (size_t)need + 1 > t->cap) {
+        size_t cap = (t->cap ? t->cap * 2 : 256) + (size_t)need;
+        char *s = realloc(t->s, cap);
+        if (s == NULL) {
+            t->oom = 1;
+            return;
+        }
+        t->s = s;
+        t->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
+    va_end(ap);
+    t->n += (size_t)need;
+}
+
+const char *abl_text_str(const abl_text *t)
+{
+    return t->s ? t->s : "";
+}
+
+char *abl_text_take(abl_text *t)
+{
+    char *s = t->s;
+    if (t->oom) {
+        free(s);
+        s = NULL;
+    }
+    memset(t, 0, sizeof *t);
+    return s;
+}

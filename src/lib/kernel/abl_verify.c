@@ -697,52 +697,6 @@ static abl_status input_cells(const abl_format *f, int present, uint64_t bits, c
     return ABL_OK;
 }
 
-/* Growable text for the joined meta/summary lines. */
-typedef struct text_buf {
-    char *s;
-    size_t n, cap;
-    int oom;
-} text_buf;
-
-static void tb_add(text_buf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void tb_add(text_buf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int need = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (need < 0) {
-        b->oom = 1;
-        return;
-    }
-    if (b->n + (size_t)need + 1 > b->cap) {
-        size_t cap = (b->cap ? b->cap * 2 : 256) + (size_t)need;
-        char *s = realloc(b->s, cap);
-        if (s == NULL) {
-            b->oom = 1;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-    va_end(ap);
-    b->n += (size_t)need;
-}
-
-static const char *tb_str(const text_buf *b)
-{
-    return b->s ? b->s : "";
-}
-
 /* One row of the table. */
 static abl_status add_row(abl_report *r, const abl_verify_result *res, abl_tau_kind kind)
 {
@@ -784,24 +738,24 @@ static void float_text(float v, char *buf, size_t len)
 }
 
 /* "last 0 at x = …, first non-zero at x = …; last finite at …, first +Inf at …" */
-static void libm_brackets(const abl_verify_libm *l, int i, text_buf *t)
+static void libm_brackets(const abl_verify_libm *l, int i, abl_text *t)
 {
     char a[256], b[256];
     if (l->have_zero_bracket[i] == 3) {
         float_text(l->zero_last[i], a, sizeof a);
         float_text(l->nonzero_first[i], b, sizeof b);
-        tb_add(t, "last 0 at x = %s, first non-zero at x = %s%s", a, b,
+        abl_text_add(t, "last 0 at x = %s, first non-zero at x = %s%s", a, b,
                l->zero_last[i] < l->nonzero_first[i] ? "" : " (not monotone)");
     } else {
-        tb_add(t, "no zero boundary in the scanned range");
+        abl_text_add(t, "no zero boundary in the scanned range");
     }
     if (l->have_inf_bracket[i] == 3) {
         float_text(l->finite_last[i], a, sizeof a);
         float_text(l->inf_first[i], b, sizeof b);
-        tb_add(t, "; last finite at x = %s, first +Inf at x = %s%s", a, b,
+        abl_text_add(t, "; last finite at x = %s, first +Inf at x = %s%s", a, b,
                l->finite_last[i] < l->inf_first[i] ? "" : " (not monotone)");
     } else {
-        tb_add(t, "; no overflow boundary in the scanned range");
+        abl_text_add(t, "; no overflow boundary in the scanned range");
     }
 }
 
@@ -812,15 +766,15 @@ static int same_brackets(const abl_verify_libm *l, int i)
            l->finite_last[i] == l->finite_last[0] && l->inf_first[i] == l->inf_first[0];
 }
 
-static void libm_impl_line(const abl_verify_libm *l, int i, text_buf *t, text_buf *j)
+static void libm_impl_line(const abl_verify_libm *l, int i, abl_text *t, abl_text *j)
 {
     uint64_t n = i == 1 ? l->expf_differs : l->exp2f_differs;
     uint64_t tiny = i == 1 ? l->expf_differs_tiny : l->exp2f_differs_tiny;
     unsigned nf = i == 1 ? l->expf_nfirst : l->exp2f_nfirst;
     const float *first = i == 1 ? l->expf_first : l->exp2f_first;
-    tb_add(t, "%llu of %llu inputs differ from the correctly rounded result (%llu of them where it is subnormal or 0)",
+    abl_text_add(t, "%llu of %llu inputs differ from the correctly rounded result (%llu of them where it is subnormal or 0)",
            (unsigned long long)n, (unsigned long long)l->inputs, (unsigned long long)tiny);
-    tb_add(j, "{\"differs\": %llu, \"differs_subnormal_or_zero\": %llu, \"first\": [", (unsigned long long)n,
+    abl_text_add(j, "{\"differs\": %llu, \"differs_subnormal_or_zero\": %llu, \"first\": [", (unsigned long long)n,
            (unsigned long long)tiny);
     for (unsigned k = 0; k < nf && k < 3; k++) {
         char a[256], bh[256], c[256];
@@ -846,15 +800,15 @@ static void libm_impl_line(const abl_verify_libm *l, int i, text_buf *t, text_bu
         float_text(x, a, sizeof a);
         snprintf(bh, sizeof bh, "%.9g (0x%08lx)", (double)host, (unsigned long)float_bits(host));
         snprintf(c, sizeof c, "%.9g (0x%08lx)", (double)ref, (unsigned long)float_bits(ref));
-        tb_add(t, "%s x = %s gives %s, correctly rounded %s", k == 0 ? "; e.g." : ";", a, bh, c);
-        tb_add(j, "%s{\"x\": \"0x%08lx\", \"host\": \"0x%08lx\", \"correct\": \"0x%08lx\"}", k ? ", " : "",
+        abl_text_add(t, "%s x = %s gives %s, correctly rounded %s", k == 0 ? "; e.g." : ";", a, bh, c);
+        abl_text_add(j, "%s{\"x\": \"0x%08lx\", \"host\": \"0x%08lx\", \"correct\": \"0x%08lx\"}", k ? ", " : "",
                (unsigned long)float_bits(x), (unsigned long)float_bits(host), (unsigned long)float_bits(ref));
     }
-    tb_add(t, ". ");
+    abl_text_add(t, ". ");
     libm_brackets(l, i, t);
     int same = same_brackets(l, i);
-    tb_add(t, same ? " (same as correctly rounded)" : " (DIFFERENT from correctly rounded)");
-    tb_add(j, "], \"same_boundaries\": %s}", same ? "true" : "false");
+    abl_text_add(t, same ? " (same as correctly rounded)" : " (DIFFERENT from correctly rounded)");
+    abl_text_add(j, "], \"same_boundaries\": %s}", same ? "true" : "false");
 }
 
 static abl_status add_libm(abl_report *r)
@@ -866,28 +820,28 @@ static abl_status add_libm(abl_report *r)
         st = abl_verify_libm_scan(88.0f, 89.0f, &l);
     if (st != ABL_OK)
         return st;
-    text_buf t = {0}, j = {0};
+    abl_text t = {0}, j = {0};
 #if defined(__GLIBC__)
-    tb_add(&t, "glibc %s; ", gnu_get_libc_version());
-    tb_add(&j, "{\"libc\": \"glibc %s\", ", gnu_get_libc_version());
+    abl_text_add(&t, "glibc %s; ", gnu_get_libc_version());
+    abl_text_add(&j, "{\"libc\": \"glibc %s\", ", gnu_get_libc_version());
 #else
-    tb_add(&j, "{\"libc\": null, ");
+    abl_text_add(&j, "{\"libc\": null, ");
 #endif
-    tb_add(&t, "every binary32 x in [-104, -87] and [88, 89] (%llu inputs) against MPFR's correctly rounded exp; "
+    abl_text_add(&t, "every binary32 x in [-104, -87] and [88, 89] (%llu inputs) against MPFR's correctly rounded exp; "
                "informational: a host difference is not a disagreement and never makes verify exit 1",
            (unsigned long long)l.inputs);
-    tb_add(&j, "\"ranges\": [[-104, -87], [88, 89]], \"inputs\": %llu, \"affects_exit_status\": false}",
+    abl_text_add(&j, "\"ranges\": [[-104, -87], [88, 89]], \"inputs\": %llu, \"affects_exit_status\": false}",
            (unsigned long long)l.inputs);
-    abl_report_summary(r, "libm", "host libm", tb_str(&t), tb_str(&j));
+    abl_report_summary(r, "libm", "host libm", abl_text_str(&t), abl_text_str(&j));
     t.n = j.n = 0;
     libm_brackets(&l, 0, &t);
-    abl_report_summary(r, "libm_correctly_rounded", "correctly rounded exp (binary32)", tb_str(&t), NULL);
+    abl_report_summary(r, "libm_correctly_rounded", "correctly rounded exp (binary32)", abl_text_str(&t), NULL);
     t.n = j.n = 0;
     libm_impl_line(&l, 1, &t, &j);
-    abl_report_summary(r, "libm_expf", "host expf", tb_str(&t), tb_str(&j));
+    abl_report_summary(r, "libm_expf", "host expf", abl_text_str(&t), abl_text_str(&j));
     t.n = j.n = 0;
     libm_impl_line(&l, 2, &t, &j);
-    abl_report_summary(r, "libm_exp2f", "host exp2f(x·log2 e)", tb_str(&t), tb_str(&j));
+    abl_report_summary(r, "libm_exp2f", "host exp2f(x·log2 e)", abl_text_str(&t), abl_text_str(&j));
     st = (t.oom || j.oom) ? ABL_ERR_NO_MEMORY : ABL_OK;
     free(t.s);
     free(j.s);
@@ -896,12 +850,12 @@ static abl_status add_libm(abl_report *r)
 
 /* The texts of a verify report, accumulated format by format. */
 typedef struct verify_texts {
-    text_buf names, nj;    /* dtypes: text, JSON */
-    text_buf mt, mj;       /* inputs: method per format, text, JSON */
-    text_buf ct, cj;       /* classes of exp(x) (exhaustive formats), text, JSON */
-    text_buf bis;          /* formats proved by bisection */
-    text_buf same, diff;   /* FTZ after rounding: same boundary as ftz / the note where it differs */
-    text_buf bad;          /* claims that disagree */
+    abl_text names, nj;    /* dtypes: text, JSON */
+    abl_text mt, mj;       /* inputs: method per format, text, JSON */
+    abl_text ct, cj;       /* classes of exp(x) (exhaustive formats), text, JSON */
+    abl_text bis;          /* formats proved by bisection */
+    abl_text same, diff;   /* FTZ after rounding: same boundary as ftz / the note where it differs */
+    abl_text bad;          /* claims that disagree */
     size_t nbad;
     int agree, any_exhaustive, any_bisection, no_inf;
 } verify_texts;
@@ -910,17 +864,17 @@ typedef struct verify_texts {
 static void texts_method(verify_texts *t, const abl_verify_result *v, size_t i)
 {
     const char *name = v->format.name;
-    tb_add(&t->names, "%s%s", i ? ", " : "", name);
-    tb_add(&t->nj, "%s\"%s\"", i ? ", " : "[", name);
+    abl_text_add(&t->names, "%s%s", i ? ", " : "", name);
+    abl_text_add(&t->nj, "%s\"%s\"", i ? ", " : "[", name);
     if (v->method == ABL_VERIFY_EXHAUSTIVE) {
-        tb_add(&t->mt, "%s%s: every finite input (%llu encodings, %llu emulated exp calls)", i ? "; " : "", name,
+        abl_text_add(&t->mt, "%s%s: every finite input (%llu encodings, %llu emulated exp calls)", i ? "; " : "", name,
                (unsigned long long)v->inputs, (unsigned long long)v->evaluations);
-        tb_add(&t->ct, "%s%s: %llu zero, %llu subnormal, %llu normal, %llu overflow (FTZ: %llu zero)",
+        abl_text_add(&t->ct, "%s%s: %llu zero, %llu subnormal, %llu normal, %llu overflow (FTZ: %llu zero)",
                t->any_exhaustive ? "; " : "", name, (unsigned long long)v->class_count[ABL_EXP_ZERO],
                (unsigned long long)v->class_count[ABL_EXP_SUBNORMAL],
                (unsigned long long)v->class_count[ABL_EXP_NORMAL],
                (unsigned long long)v->class_count[ABL_EXP_OVERFLOW], (unsigned long long)v->ftz_zero_count);
-        tb_add(&t->cj, "%s\"%s\": {\"zero\": %llu, \"subnormal\": %llu, \"normal\": %llu, \"overflow\": %llu, "
+        abl_text_add(&t->cj, "%s\"%s\": {\"zero\": %llu, \"subnormal\": %llu, \"normal\": %llu, \"overflow\": %llu, "
                        "\"ftz_zero\": %llu}",
                t->any_exhaustive ? ", " : "", name, (unsigned long long)v->class_count[ABL_EXP_ZERO],
                (unsigned long long)v->class_count[ABL_EXP_SUBNORMAL],
@@ -928,12 +882,12 @@ static void texts_method(verify_texts *t, const abl_verify_result *v, size_t i)
                (unsigned long long)v->class_count[ABL_EXP_OVERFLOW], (unsigned long long)v->ftz_zero_count);
         t->any_exhaustive = 1;
     } else {
-        tb_add(&t->mt, "%s%s: bisection over the ordered encodings (%llu emulated exp calls)", i ? "; " : "", name,
+        abl_text_add(&t->mt, "%s%s: bisection over the ordered encodings (%llu emulated exp calls)", i ? "; " : "", name,
                (unsigned long long)v->evaluations);
-        tb_add(&t->bis, "%s%s", t->any_bisection ? ", " : "", name);
+        abl_text_add(&t->bis, "%s%s", t->any_bisection ? ", " : "", name);
         t->any_bisection = 1;
     }
-    tb_add(&t->mj, "%s\"%s\": {\"method\": \"%s\", \"inputs\": %llu, \"evaluations\": %llu}", i ? ", " : "", name,
+    abl_text_add(&t->mj, "%s\"%s\": {\"method\": \"%s\", \"inputs\": %llu, \"evaluations\": %llu}", i ? ", " : "", name,
            v->method == ABL_VERIFY_EXHAUSTIVE ? "exhaustive" : "bisection", (unsigned long long)v->inputs,
            (unsigned long long)v->evaluations);
     if (!(v->format.flags & ABL_FMT_HAS_INF))
@@ -946,12 +900,12 @@ static void texts_agreement(verify_texts *t, const abl_verify_result *v)
     const char *name = v->format.name;
     for (int k = 0; k < ABL_TAU_KIND_COUNT; k++) {
         if (!v->bound[k].agrees) {
-            tb_add(&t->bad, "%s%s %s", t->nbad ? ", " : "", name, abl_tau_kind_name((abl_tau_kind)k));
+            abl_text_add(&t->bad, "%s%s %s", t->nbad ? ", " : "", name, abl_tau_kind_name((abl_tau_kind)k));
             t->nbad++;
         }
     }
     if (!v->ftz_after_rounding.agrees) {
-        tb_add(&t->bad, "%s%s ftz after rounding", t->nbad ? ", " : "", name);
+        abl_text_add(&t->bad, "%s%s ftz after rounding", t->nbad ? ", " : "", name);
         t->nbad++;
     }
     t->agree &= v->agrees;
@@ -962,7 +916,7 @@ static void texts_ftz_after_rounding(verify_texts *t, const abl_verify_result *v
 {
     const abl_verify_bound *fa = &v->ftz_after_rounding;
     if (v->ftz_after_rounding_same) {
-        tb_add(&t->same, "%s%s", t->same.n ? ", " : "", v->format.name);
+        abl_text_add(&t->same, "%s%s", t->same.n ? ", " : "", v->format.name);
         return;
     }
     /* ln((2^p - 1) 2^(emin - p)) = ln(2^emin - 2^(emin - p)), 4 decimals for the note. */
@@ -981,7 +935,7 @@ static void texts_ftz_after_rounding(verify_texts *t, const abl_verify_result *v
     snprintf(ptau, sizeof ptau, "%s", tau);
     input_cells(&v->format, fa->has_below, fa->below_bits, lo, sizeof lo, jl, sizeof jl);
     input_cells(&v->format, fa->has_above, fa->above_bits, hi, sizeof hi, jl, sizeof jl);
-    tb_add(&t->diff,
+    abl_text_add(&t->diff,
            "%s%s: if instead the subnormal result of RN rounding is flushed, exp(x) = 0 iff x < "
            "ln(2^emin − 2^(emin−p)) = %s…, %s by emulation: last flushed x = %s, first kept x = %s "
            "(an x just below the ftz τ rounds up to the smallest normal).",
@@ -991,7 +945,7 @@ static void texts_ftz_after_rounding(verify_texts *t, const abl_verify_result *v
 /* Frees the texts; returns non-zero if any of them ran out of memory. */
 static int texts_free(verify_texts *t)
 {
-    text_buf *all[] = {&t->names, &t->nj, &t->mt, &t->mj, &t->ct, &t->cj, &t->bis, &t->same, &t->diff, &t->bad};
+    abl_text *all[] = {&t->names, &t->nj, &t->mt, &t->mj, &t->ct, &t->cj, &t->bis, &t->same, &t->diff, &t->bad};
     int oom = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         oom |= all[i]->oom;
@@ -1022,7 +976,7 @@ static abl_status add_rows(abl_report *r, const abl_verify_result *res, size_t n
 static abl_status add_summary(abl_report *r, const verify_texts *t, size_t nformats, int with_libm)
 {
     if (t->any_exhaustive)
-        abl_report_summary(r, "classes", "exp(x) rounded to nearest", tb_str(&t->ct), tb_str(&t->cj));
+        abl_report_summary(r, "classes", "exp(x) rounded to nearest", abl_text_str(&t->ct), abl_text_str(&t->cj));
     char s[256];
     size_t total = nformats * (ABL_TAU_KIND_COUNT + 1);
     if (t->agree)
@@ -1032,7 +986,7 @@ static abl_status add_summary(abl_report *r, const verify_texts *t, size_t nform
         snprintf(s, sizeof s, "DISAGREEMENT in %zu of %zu claims", t->nbad, total);
     abl_report_summary(r, "agrees", "agreement", s, t->agree ? "true" : "false");
     if (!t->agree)
-        abl_report_summary(r, "disagreements", "disagreeing", tb_str(&t->bad), NULL);
+        abl_report_summary(r, "disagreements", "disagreeing", abl_text_str(&t->bad), NULL);
     return with_libm ? add_libm(r) : ABL_OK;
 }
 
@@ -1051,18 +1005,18 @@ static void add_notes(abl_report *r, const verify_texts *t)
     if (t->any_bisection) {
         char s[512];
         snprintf(s, sizeof s, "%s: bisection over the ordered encodings; exp and rounding are monotone, so "
-                              "one boundary per claim, bracketed by adjacent representable inputs.", tb_str(&t->bis));
+                              "one boundary per claim, bracketed by adjacent representable inputs.", abl_text_str(&t->bis));
         abl_report_note(r, s);
     }
     if (t->same.n) {
-        text_buf s = {0};
-        tb_add(&s, "FTZ applied after RN rounding (a subnormal result flushed) has the same boundary for: %s.",
-               tb_str(&t->same));
-        abl_report_note(r, tb_str(&s));
+        abl_text s = {0};
+        abl_text_add(&s, "FTZ applied after RN rounding (a subnormal result flushed) has the same boundary for: %s.",
+               abl_text_str(&t->same));
+        abl_report_note(r, abl_text_str(&s));
         free(s.s);
     }
     if (t->diff.n)
-        abl_report_note(r, tb_str(&t->diff));
+        abl_report_note(r, abl_text_str(&t->diff));
     abl_report_note(r, "verify exits 1 on any disagreement with the closed form.");
 }
 
@@ -1086,18 +1040,18 @@ abl_status abl_verify_report(const abl_format *formats, size_t nformats, int wit
     }
 
     verify_texts t = {.agree = 1};
-    tb_add(&t.mj, "{");
-    tb_add(&t.cj, "{");
+    abl_text_add(&t.mj, "{");
+    abl_text_add(&t.cj, "{");
     for (size_t i = 0; i < nformats; i++) {
         texts_method(&t, &res[i], i);
         texts_agreement(&t, &res[i]);
         texts_ftz_after_rounding(&t, &res[i]);
     }
-    tb_add(&t.mj, "}");
-    tb_add(&t.cj, "}");
-    tb_add(&t.nj, "]");
-    abl_report_meta(r, "dtypes", "dtypes", tb_str(&t.names), tb_str(&t.nj));
-    abl_report_meta(r, "inputs", "inputs", tb_str(&t.mt), tb_str(&t.mj));
+    abl_text_add(&t.mj, "}");
+    abl_text_add(&t.cj, "}");
+    abl_text_add(&t.nj, "]");
+    abl_report_meta(r, "dtypes", "dtypes", abl_text_str(&t.names), abl_text_str(&t.nj));
+    abl_report_meta(r, "inputs", "inputs", abl_text_str(&t.mt), abl_text_str(&t.mj));
 
     st = add_rows(r, res, nformats);
     if (st == ABL_OK)

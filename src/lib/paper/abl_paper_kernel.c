@@ -7,6 +7,7 @@
 #include "abl/model/compare.h"
 #include "abl/model/config.h"
 #include "abl/kernel/simulate.h"
+#include "abl_internal.h"
 #include "abl_paper_kernel.h"
 
 /*
@@ -242,87 +243,47 @@ void abl_kernel_notes_add(abl_kernel_notes *n, const abl_kernel_cells *k, const 
     }
 }
 
-/* A growing string: append with printf; NULL after an allocation failure. */
-typedef struct strbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} strbuf;
-
-static void sb_printf(strbuf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int need = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (need < 0 || b->len + (size_t)need + 1 > b->cap) {
-        size_t cap = 2 * (b->len + (size_t)(need < 0 ? 0 : need) + 1);
-        char *q = need < 0 ? NULL : realloc(b->p, cap);
-        if (q == NULL) {
-            b->oom = 1;
-            return;
-        }
-        b->p = q;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)need;
-}
-
-static char *sb_finish(strbuf *b)
-{
-    if (b->oom) {
-        free(b->p);
-        return NULL;
-    }
-    return b->p;
-}
-
-static void sb_list(strbuf *b, const char *const *items, size_t n)
+static void sb_list(abl_text *b, const char *const *items, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        sb_printf(b, "%s%s", i ? ", " : "", items[i]);
+        abl_text_add(b, "%s%s", i ? ", " : "", items[i]);
 }
 
 char *abl_kernel_notes_paths(const abl_kernel_notes *n)
 {
-    strbuf b = {NULL, 0, 0, 0};
-    sb_printf(&b, "Code paths (catalogue family: default code path, its pipeline preset): ");
+    abl_text b = {NULL, 0, 0, 0};
+    abl_text_add(&b, "Code paths (catalogue family: default code path, its pipeline preset): ");
     for (size_t p = 0; p < n->npaths; p++) {
-        sb_printf(&b, "%s", p ? "; " : "");
+        abl_text_add(&b, "%s", p ? "; " : "");
         sb_list(&b, n->paths[p].families, n->paths[p].nfamilies);
-        sb_printf(&b, ": %s (pipeline %s)%s%s", n->paths[p].path, n->paths[p].preset, n->paths[p].skipped ? ", " : "",
+        abl_text_add(&b, ": %s (pipeline %s)%s%s", n->paths[p].path, n->paths[p].preset, n->paths[p].skipped ? ", " : "",
                   n->paths[p].skipped ? n->paths[p].skipped : "");
     }
-    sb_printf(&b, ".");
-    return sb_finish(&b);
+    abl_text_add(&b, ".");
+    return abl_text_take(&b);
 }
 
 char *abl_kernel_notes_empty(const abl_kernel_notes *n)
 {
     if (n->nempty == 0)
         return NULL;
-    strbuf b = {NULL, 0, 0, 0};
-    sb_printf(&b, "Empty kernel cells: ");
+    abl_text b = {NULL, 0, 0, 0};
+    abl_text_add(&b, "Empty kernel cells: ");
     for (size_t e = 0; e < n->nempty; e++) {
-        sb_printf(&b, "%s", e ? "; " : "");
+        abl_text_add(&b, "%s", e ? "; " : "");
         sb_list(&b, n->empty[e].rows, n->empty[e].nrows);
-        sb_printf(&b, ": %s", n->empty[e].reason);
+        abl_text_add(&b, ": %s", n->empty[e].reason);
     }
-    sb_printf(&b, ".");
-    return sb_finish(&b);
+    abl_text_add(&b, ".");
+    return abl_text_take(&b);
 }
 
 char *abl_kernel_notes_dtypes(const abl_kernel_notes *n)
 {
     if (n->nother == 0)
         return NULL;
-    strbuf b = {NULL, 0, 0, 0};
+    abl_text b = {NULL, 0, 0, 0};
     for (size_t i = 0; i < n->nother; i++)
-        sb_printf(&b, "%s%s %s", i ? ", " : "", n->other_dtype[i], n->other_dtype_name[i]);
-    return sb_finish(&b);
+        abl_text_add(&b, "%s%s %s", i ? ", " : "", n->other_dtype[i], n->other_dtype_name[i]);
+    return abl_text_take(&b);
 }
