@@ -15,7 +15,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "abl/core/threshold.h"
 #include "abl/kernel/simulate.h"
 #include "kernel/abl_round.h"
@@ -113,10 +112,7 @@ abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out)
     if (heads > ABL_MAX_HEADS)
         return ABL_ERR_HEADS_RANGE;
     /* abl_predict_run hands whole heads to min(threads, heads) threads */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = abl_sim_threads(cfg->threads);
-    if (cores >= 1 && threads > cores)
-        threads = (int)cores;
+    int threads = abl_sim_estimate_threads(cfg->threads);
     if (threads > heads)
         threads = heads;
     double m_min = 0.0;

@@ -179,6 +179,9 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s);
 void abl_sim_setup_free(abl_sim_setup *s);
 /* Threads to use: `requested`, or every online core when 0 (1..256). */
 int abl_sim_threads(int requested);
+/* The threads a cost estimate assumes: abl_sim_threads, but never more than the machine's cores (more
+ * threads than cores do not run faster). */
+int abl_sim_estimate_threads(int requested);
 /*
  * A team of nt threads running fn: nt - 1 new threads and the caller's (k = 0), thread k with
  * (char *)args + k * argsize (argsize 0: all with args). Threads that cannot be created are done

@@ -116,6 +116,13 @@ int abl_sim_threads(int requested)
     return (int)n;
 }
 
+int abl_sim_estimate_threads(int requested)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = abl_sim_threads(requested);
+    return cores >= 1 && threads > cores ? (int)cores : threads;
+}
+
 typedef struct team_member {
     void (*fn)(void *);
     void *arg;
@@ -653,10 +660,7 @@ abl_status abl_simulate_estimate(const abl_simulate_config *cfg, abl_cost *out)
         return st;
     int heads = sched.count;
     abl_schedule_free(&sched);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = abl_sim_threads(cfg->threads);
-    if (cores >= 1 && threads > cores)
-        threads = (int)cores;
+    int threads = abl_sim_estimate_threads(cfg->threads);
     double n = (double)cfg->context;
     int gaussian = cfg->logit_std != NULL && mpq_sgn(cfg->logit_std) != 0;
     int fast = cfg->pipeline.softmax == ABL_SOFTMAX_EAGER && !gaussian && cfg->logits == NULL;
