@@ -54,8 +54,10 @@ static const abl_model_family families[] = {
      N(mpt_paths)},
     {"baichuan", "press (the model's _get_interleave, Python floats rounded to fp32)", ABL_BIAS_ABSOLUTE,
      baichuan_paths, N(baichuan_paths)},
-    {"jais", "press (the model's get_slopes)", ABL_BIAS_RELATIVE, relative_paths, N(relative_paths)},
-    {"btlm", "press (the model's get_slopes)", ABL_BIAS_RELATIVE, relative_paths, N(relative_paths)},
+    /* jais, BTLM: Cerebras's AlibiPositionEmbeddingLayer, -m|i-j| in fp32, type_as the scores, softmax
+     * (docs/models.md cites the ports read): the relative eager path */
+    {"jais", "press (the model's _get_alibi_slopes)", ABL_BIAS_RELATIVE, relative_paths, N(relative_paths)},
+    {"btlm", "press (the model's _get_alibi_slopes)", ABL_BIAS_RELATIVE, relative_paths, N(relative_paths)},
     {"mosaic-bert", "press (bert_layers.py _get_alibi_head_slopes)", ABL_BIAS_SYMMETRIC, encoder_paths,
      N(encoder_paths)},
     {"jina-bert", "press (the model's get_alibi_head_slopes)", ABL_BIAS_SYMMETRIC, encoder_paths, N(encoder_paths)},
