@@ -15,7 +15,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "abl/core/threshold.h"
 #include "abl/kernel/simulate.h"
 #include "kernel/abl_round.h"
 
@@ -25,12 +24,11 @@ typedef struct path_cost {
     const char *unit_name;
 } path_cost;
 
-/* The smallest slope of the schedule, or a lower bound of it: press slopes are 2^(-8k/H') >= 2^-8 for
- * every H, mpt:B slopes 2^(-kB/H') >= 2^-B (no parse: a long schedule costs more to parse than to
- * estimate); a slopes:/targets: list is parsed. 0 when unknown (the caller then assumes the worst). */
-static double min_slope(const abl_simulate_config *cfg, long k)
+/* A lower bound of the schedule's smallest slope known without a parse (a long schedule costs more to
+ * parse than to estimate): press slopes are 2^(-8k/H') >= 2^-8 for every H, mpt:B slopes
+ * 2^(-kB/H') >= 2^-B. -1 when only a parse tells (slopes:/targets: lists). */
+static double min_slope_closed(const char *spec)
 {
-    const char *spec = cfg->slopes ? cfg->slopes : "press";
     if (strcmp(spec, "press") == 0)
         return 0x1p-8;
     if (strncmp(spec, "mpt:", 4) == 0) {
@@ -38,23 +36,26 @@ static double min_slope(const abl_simulate_config *cfg, long k)
         double b = strtod(spec + 4, &end);
         return *end == '\0' && b > 0 && b < 1000 ? exp2(-b) : 0.0;
     }
-    abl_schedule sched;
-    if (abl_schedule_parse(spec, cfg->heads, k, &sched) != ABL_OK)
-        return 0.0;
+    return -1.0;
+}
+
+/* The smallest slope of a parsed schedule, rounded down (0 when none is known). */
+static double min_slope_parsed(const abl_schedule *sched)
+{
     double lo = INFINITY;
     mpfr_t m;
     mpfr_init2(m, 53);
-    for (int h = 0; h < sched.count; h++)
-        if (abl_slope_mpfr(m, &sched.slopes[h], MPFR_RNDD) == ABL_OK)
+    for (int h = 0; h < sched->count; h++)
+        if (abl_slope_mpfr(m, &sched->slopes[h], MPFR_RNDD) == ABL_OK)
             lo = fmin(lo, mpfr_get_d(m, MPFR_RNDD));
     mpfr_clear(m);
-    abl_schedule_free(&sched);
     return isfinite(lo) ? lo : 0.0;
 }
 
 static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min)
 {
     path_cost c = {n, ABL_PREDICT_RATE_BOUND, "rows"};
+    double B = p->block > 0 && (double)p->block < n ? (double)p->block : n;   /* key block of the SDPA kernels */
     switch (p->softmax) {
     case ABL_SOFTMAX_SDPA_EFFICIENT:
     case ABL_SOFTMAX_SDPA_CUDNN:
@@ -63,7 +64,6 @@ static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min
             /* abs_group: the bound products of every full block for every last block, (N/B)^2 / 2
              * of them per head, about 25 to a row's cost: what dominates at very long contexts
              * (N = 2^24, B = 64: about ten minutes a head) and with tiny blocks */
-            double B = p->block > 0 && (double)p->block < n ? (double)p->block : n;
             double blocks = floor((n - 1) / B) + 1;
             c.units += blocks * blocks / 50;
         } else {
@@ -71,7 +71,6 @@ static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min
              * (104 nats: past the fp32 subnormals), cost about W^2 / B products per head, 460 to a row
              * (measured: one head of slope 1e-5 at N = 131072, B = 64: 0.58 s). Linear in N for the
              * press slopes (W <= 26,624), quadratic for very flat ones. */
-            double B = p->block > 0 && (double)p->block < n ? (double)p->block : n;
             double w = m_min > 0 && ABL_PREDICT_SDPA_SEEN_NATS / m_min < n ? ABL_PREDICT_SDPA_SEEN_NATS / m_min : n;
             c.units += w * w / B / ABL_PREDICT_SDPA_CHAIN_PER_ROW;
         }
@@ -95,32 +94,33 @@ abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out)
     if (cfg->context < 1 || cfg->context > ABL_SIMULATE_MAX_CONTEXT)
         return ABL_ERR_CONTEXT_RANGE;
     /* The head count: as given (a schedule that disagrees fails in the run itself), else from the
-     * slopes:/targets: list. Parsing a long press schedule costs more than estimating needs. */
+     * slopes:/targets: list. The SDPA paths also need the smallest slope. The schedule is parsed once,
+     * and only when one of them needs it; a failed parse fails the estimate only when the head count
+     * depends on it (else the smallest slope is taken as unknown: the worst case). */
     int heads = cfg->heads;
-    if (heads <= 0) {
-        long k;
-        abl_status st = abl_threshold_log2_multiple(&cfg->pipeline.output_dtype, ABL_TAU_FTZ, &k);
-        if (st != ABL_OK)
-            return st;
+    int sdpa = cfg->pipeline.softmax == ABL_SOFTMAX_SDPA_EFFICIENT || cfg->pipeline.softmax == ABL_SOFTMAX_SDPA_CUDNN;
+    double m_min = sdpa ? min_slope_closed(cfg->slopes ? cfg->slopes : "press") : 0.0;
+    if (heads <= 0 || m_min < 0) {
         abl_schedule sched;
-        st = abl_schedule_parse(cfg->slopes ? cfg->slopes : "press", cfg->heads, k, &sched);
-        if (st != ABL_OK)
+        abl_status st = abl_sim_estimate_schedule(cfg, &sched);
+        if (st != ABL_OK && heads <= 0)
             return st;
-        heads = sched.count;
-        abl_schedule_free(&sched);
+        if (st == ABL_OK) {
+            if (heads <= 0)
+                heads = sched.count;
+            if (m_min < 0)
+                m_min = min_slope_parsed(&sched);
+            abl_schedule_free(&sched);
+        }
     }
+    if (m_min < 0)
+        m_min = 0.0;
     if (heads > ABL_MAX_HEADS)
         return ABL_ERR_HEADS_RANGE;
     /* abl_predict_run hands whole heads to min(threads, heads) threads */
     int threads = abl_sim_estimate_threads(cfg->threads);
     if (threads > heads)
         threads = heads;
-    double m_min = 0.0;
-    if (cfg->pipeline.softmax == ABL_SOFTMAX_SDPA_EFFICIENT || cfg->pipeline.softmax == ABL_SOFTMAX_SDPA_CUDNN) {
-        long k;
-        if (abl_threshold_log2_multiple(&cfg->pipeline.output_dtype, ABL_TAU_FTZ, &k) == ABL_OK)
-            m_min = min_slope(cfg, k);
-    }
     path_cost c = predict_path_cost(&cfg->pipeline, (double)cfg->context, m_min);
     out->units = (double)heads * c.units;
     out->threads = threads;

@@ -182,6 +182,9 @@ int abl_sim_threads(int requested);
 /* The threads a cost estimate assumes: abl_sim_threads, but never more than the machine's cores (more
  * threads than cores do not run faster). */
 int abl_sim_estimate_threads(int requested);
+/* The schedule a cost estimate reads: cfg->slopes (press when NULL) for cfg->heads, parsed as the run
+ * parses it (against the output dtype's tau). */
+abl_status abl_sim_estimate_schedule(const abl_simulate_config *cfg, abl_schedule *sched);
 /*
  * A team of nt threads running fn: nt - 1 new threads and the caller's (k = 0), thread k with
  * (char *)args + k * argsize (argsize 0: all with args). Threads that cannot be created are done

@@ -123,6 +123,15 @@ int abl_sim_estimate_threads(int requested)
     return cores >= 1 && threads > cores ? (int)cores : threads;
 }
 
+abl_status abl_sim_estimate_schedule(const abl_simulate_config *cfg, abl_schedule *sched)
+{
+    long k;
+    abl_status st = abl_threshold_log2_multiple(&cfg->pipeline.output_dtype, ABL_TAU_FTZ, &k);
+    if (st != ABL_OK)
+        return st;
+    return abl_schedule_parse(cfg->slopes ? cfg->slopes : "press", cfg->heads, k, sched);
+}
+
 typedef struct team_member {
     void (*fn)(void *);
     void *arg;
@@ -650,12 +659,8 @@ abl_status abl_simulate_estimate(const abl_simulate_config *cfg, abl_cost *out)
     memset(out, 0, sizeof *out);
     if (cfg->context < 1 || cfg->context > ABL_SIMULATE_MAX_CONTEXT)
         return ABL_ERR_CONTEXT_RANGE;
-    long k;
-    abl_status st = abl_threshold_log2_multiple(&cfg->pipeline.output_dtype, ABL_TAU_FTZ, &k);
-    if (st != ABL_OK)
-        return st;
     abl_schedule sched;
-    st = abl_schedule_parse(cfg->slopes ? cfg->slopes : "press", cfg->heads, k, &sched);
+    abl_status st = abl_sim_estimate_schedule(cfg, &sched);
     if (st != ABL_OK)
         return st;
     int heads = sched.count;
