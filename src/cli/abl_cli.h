@@ -209,6 +209,9 @@ int abl_cli_config_spec(const abl_cli_cmd *cmd, const char **v, abl_model_spec *
 /* A JSON string literal of arbitrary text (malloc'd; NULL when out of memory). */
 char *abl_cli_json_string(const char *s);
 
+/* The comparison a resolved setup asks for (dtype, heads, slopes, context, pipeline; the rest zero). */
+void abl_cli_compare_config(const abl_cli_setup *s, abl_compare_config *cc);
+
 /*
  * Run the paper's model and the kernel's predictor side by side and write the report (analyze), or
  * the verdict (check, limits != NULL: exit 1 when the limits are exceeded). With keep != NULL the

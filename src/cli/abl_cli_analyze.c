@@ -43,12 +43,7 @@ static int run_kernel(const abl_cli_cmd *cmd, const char **v, abl_report **r)
         return rc;
     }
     abl_compare_config cc;
-    memset(&cc, 0, sizeof cc);
-    cc.dtype = s.dtype;
-    cc.heads = s.heads;
-    cc.slopes = s.slopes;
-    cc.context = s.context;
-    cc.pipeline = s.pipeline;
+    abl_cli_compare_config(&s, &cc);
     const char *conv = abl_cli_value(cmd, v, "convention");
     if (conv != NULL && abl_cli_convention(conv, &cc.convention)) {
         abl_cli_setup_free(&s);

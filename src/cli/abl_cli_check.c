@@ -52,12 +52,7 @@ static int run_check(const abl_cli_cmd *cmd, const char **v, int npos, char **po
     int rc = abl_cli_setup_resolve(cmd, v, ABL_SIMULATE_MAX_CONTEXT, &s);
     if (rc == 0) {
         abl_compare_config cc;
-        memset(&cc, 0, sizeof cc);
-        cc.dtype = s.dtype;
-        cc.heads = s.heads;
-        cc.slopes = s.slopes;
-        cc.context = s.context;
-        cc.pipeline = s.pipeline;
+        abl_cli_compare_config(&s, &cc);
         rc = abl_cli_compare(cmd->name, &cc, &s, out, abl_cli_value(cmd, v, "output"), &lim, NULL,
                              abl_cli_value(cmd, v, "force") != NULL);
     }

@@ -295,25 +295,23 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
     return 0;
 }
 
-/* The budget of abl_compare_run: the paper's analysis and the predictor, configured as it does. */
+void abl_cli_compare_config(const abl_cli_setup *s, abl_compare_config *cc)
+{
+    memset(cc, 0, sizeof *cc);
+    cc->dtype = s->dtype;
+    cc->heads = s->heads;
+    cc->slopes = s->slopes;
+    cc->context = s->context;
+    cc->pipeline = s->pipeline;
+}
+
+/* The budget of abl_compare_run (abl_compare_estimate: the paper's analysis and the predictor). */
 static int compare_budget(const char *cmdname, const abl_compare_config *cc, int force)
 {
-    abl_analysis_config ac;
-    memset(&ac, 0, sizeof ac);
-    ac.format = cc->dtype;
-    ac.convention = cc->convention;
-    ac.heads = cc->heads;
-    ac.slopes = cc->slopes;
-    ac.context = cc->context;
-    abl_cost paper;
-    int have_paper = abl_analysis_estimate(&ac, &paper) == ABL_OK;
-    abl_simulate_config sc;
-    memset(&sc, 0, sizeof sc);
-    sc.pipeline = cc->pipeline;
-    sc.slopes = cc->slopes;
-    sc.heads = cc->heads;
-    sc.context = cc->context;
-    return abl_cli_predict_budget(cmdname, &sc, 1, have_paper ? &paper : NULL, force);
+    abl_cost cost;
+    if (abl_compare_estimate(cc, &cost) != ABL_OK)
+        return 0;
+    return abl_cli_budget(cmdname, &cost, force);
 }
 
 int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl_cli_setup *s, abl_output out,

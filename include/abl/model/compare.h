@@ -11,6 +11,7 @@
 #include "abl/core/convention.h"
 #include "abl/core/slope.h"
 #include "abl/core/blindness.h"
+#include "abl/core/progress.h"
 #include "abl/kernel/pipeline.h"
 #include "abl/report/report.h"
 
@@ -54,6 +55,9 @@ typedef struct abl_compare {
  */
 abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out);
 void abl_compare_free(abl_compare *c);
+/* What abl_compare_run costs before it starts: the paper's analysis plus the predictor, each configured
+ * as the run configures it (a part whose estimate fails is left out: the run reports that failure). */
+abl_status abl_compare_estimate(const abl_compare_config *cfg, abl_cost *out);
 
 /* A line shown before the table (the model, its settings and where they came from), given by the caller. */
 typedef struct abl_compare_meta {

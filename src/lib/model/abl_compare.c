@@ -54,6 +54,38 @@ static void fraction_of(mpq_t out, uint64_t zeros, int heads, const mpz_t per_he
     mpz_clear(den);
 }
 
+/* The predictor's configuration for a comparison (run and estimate alike). */
+static void compare_sim_config(const abl_compare_config *cfg, abl_simulate_config *sc)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->pipeline = cfg->pipeline;
+    sc->slopes = cfg->slopes;
+    sc->heads = cfg->heads;
+    sc->context = cfg->context;
+}
+
+abl_status abl_compare_estimate(const abl_compare_config *cfg, abl_cost *out)
+{
+    if (cfg == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    abl_analysis_config ac;
+    memset(&ac, 0, sizeof ac);
+    ac.format = cfg->dtype;
+    ac.convention = cfg->convention;
+    ac.heads = cfg->heads;
+    ac.slopes = cfg->slopes;
+    ac.context = cfg->context;
+    abl_cost part;
+    if (abl_analysis_estimate(&ac, &part) == ABL_OK)
+        abl_cost_add(out, &part);
+    abl_simulate_config sc;
+    compare_sim_config(cfg, &sc);
+    if (abl_predict_estimate(&sc, &part) == ABL_OK)
+        abl_cost_add(out, &part);
+    return ABL_OK;
+}
+
 abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out)
 {
     if (cfg == NULL || out == NULL)
@@ -74,11 +106,7 @@ abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out)
     }
 
     abl_simulate_config sc;
-    memset(&sc, 0, sizeof sc);
-    sc.pipeline = cfg->pipeline;
-    sc.slopes = cfg->slopes;
-    sc.heads = cfg->heads;
-    sc.context = cfg->context;
+    compare_sim_config(cfg, &sc);
     abl_prediction p;
     memset(&p, 0, sizeof p);
     st = abl_predict_run(&sc, &p);
