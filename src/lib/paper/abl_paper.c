@@ -524,6 +524,19 @@ static const abl_model *table5_model(const char *name)
     return NULL;
 }
 
+/* The published tables to read: `*pub`, or the built-in copy loaded into *builtin and pointed to
+ * (*own = 1: the caller frees it with abl_published_free). */
+static abl_status published_or_builtin(const abl_published **pub, abl_published *builtin, int *own)
+{
+    *own = *pub == NULL;
+    if (!*own)
+        return ABL_OK;
+    abl_status st = abl_published_builtin(builtin, NULL, 0);
+    if (st == ABL_OK)
+        *pub = builtin;
+    return st;
+}
+
 abl_status abl_table_kernel_estimate(int table, const abl_published *pub, abl_cost *out)
 {
     if (out == NULL || (table != 1 && table != 5))
@@ -536,13 +549,10 @@ abl_status abl_table_kernel_estimate(int table, const abl_published *pub, abl_co
         return ABL_OK;
     }
     abl_published builtin;
-    int own = pub == NULL;
-    if (own) {
-        abl_status st = abl_published_builtin(&builtin, NULL, 0);
-        if (st != ABL_OK)
-            return st;
-        pub = &builtin;
-    }
+    int own;
+    abl_status pst = published_or_builtin(&pub, &builtin, &own);
+    if (pst != ABL_OK)
+        return pst;
     /* the rows as table5_row reads them (a row it cannot parse costs nothing: the table fails there) */
     const abl_csv *t5 = &pub->files[ABL_PUB_TABLE5];
     for (size_t row = 0; row < t5->rows; row++) {
@@ -681,13 +691,10 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
     if (o == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     abl_published builtin;
-    int own = pub == NULL;
-    if (own) {
-        abl_status st = abl_published_builtin(&builtin, NULL, 0);
-        if (st != ABL_OK)
-            return st;
-        pub = &builtin;
-    }
+    int own;
+    abl_status pst = published_or_builtin(&pub, &builtin, &own);
+    if (pst != ABL_OK)
+        return pst;
     const abl_csv *t5 = &pub->files[ABL_PUB_TABLE5];
     abl_report *r = abl_report_new("Overview of models trained with the ALiBi positional encoding, with their "
                                    "blindness distances and underflow fractions at their own window.",
