@@ -228,16 +228,22 @@ static int design_status(abl_status st, const char *what)
     return abl_cli_usage_error("design: %s: %s", what, abl_status_message(st));
 }
 
+/* The design's pipeline and threads for `heads` heads of `slopes` (NULL: press) at context n. */
+static void design_sim_config(const design_run *d, const char *slopes, int heads, uint64_t n, abl_simulate_config *sc)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->pipeline = d->cfg.pipeline;
+    sc->slopes = slopes;
+    sc->heads = heads;
+    sc->context = n;
+    sc->threads = d->cfg.threads;
+}
+
 /* acc += `times` one-head predictions at context n on the design's pipeline (nominal). */
 static void add_predictions(const design_run *d, uint64_t n, double times, abl_cost *acc)
 {
     abl_simulate_config sc;
-    memset(&sc, 0, sizeof sc);
-    sc.pipeline = d->cfg.pipeline;
-    sc.slopes = "slopes:1";
-    sc.heads = 1;
-    sc.context = n;
-    sc.threads = d->cfg.threads;
+    design_sim_config(d, "slopes:1", 1, n, &sc);
     abl_cost one;
     if (times > 0 && abl_predict_estimate(&sc, &one) == ABL_OK) {
         one.units *= times;
@@ -251,11 +257,7 @@ static void add_predictions(const design_run *d, uint64_t n, double times, abl_c
 static void add_verification(const design_run *d, int heads, int predict, abl_cost *acc)
 {
     abl_simulate_config sc;
-    memset(&sc, 0, sizeof sc);
-    sc.pipeline = d->cfg.pipeline;
-    sc.heads = heads;
-    sc.context = d->cfg.context;
-    sc.threads = d->cfg.threads;
+    design_sim_config(d, NULL, heads, d->cfg.context, &sc);
     abl_cost c;
     if (predict && abl_predict_estimate(&sc, &c) == ABL_OK)
         abl_cost_add(acc, &c);
@@ -449,11 +451,7 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     if (d->targets != NULL && d->cfg.context <= DESIGN_SIMULATE_MAX) {
         char *spec = abl_design_slopes_spec(d->slopes, d->n);
         abl_simulate_config sc;
-        memset(&sc, 0, sizeof sc);
-        sc.pipeline = d->cfg.pipeline;
-        sc.slopes = spec;
-        sc.context = d->cfg.context;
-        sc.threads = d->cfg.threads;
+        design_sim_config(d, spec, 0, d->cfg.context, &sc);
         abl_simulation sim;
         st = spec ? abl_simulate_run(&sc, &sim) : ABL_ERR_NO_MEMORY;
         free(spec);
