@@ -677,13 +677,18 @@ static abl_status table5_row(abl_report *r, const abl_csv *t5, size_t row, const
     abl_fraction_decimal_text(a.matrix_fraction, 17, j, sizeof j);
     abl_report_cell(r, t, j, NULL);
     abl_analysis_free(&a);
-    /* The ‡ row carries the printed name plus the mark; the catalogue knows the printed name. */
-    char plain[160];
-    snprintf(plain, sizeof plain, "%s", name);
-    char *mark = strstr(plain, "‡");
-    if (mark != NULL)
-        *mark = '\0';
-    return table5_kernel(r, plain, heads, window, o->format.name, ks);
+    /* The ‡ row carries the printed name plus the mark; the catalogue knows the printed name. The
+     * name comes from the published file (any length): copied whole, never into a fixed buffer. */
+    const char *mark = strstr(name, "‡");
+    size_t len = mark != NULL ? (size_t)(mark - name) : strlen(name);
+    char *plain = malloc(len + 1);
+    if (plain == NULL)
+        return ABL_ERR_NO_MEMORY;
+    memcpy(plain, name, len);
+    plain[len] = '\0';
+    st = table5_kernel(r, plain, heads, window, o->format.name, ks);
+    free(plain);
+    return st;
 }
 
 abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *o, abl_report **out)
