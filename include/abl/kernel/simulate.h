@@ -93,6 +93,7 @@ typedef struct abl_simulation {
     abl_sim_head *results;     /* in the model's head order */
     uint64_t row_zeros, matrix_zeros;   /* layer totals */
     int threads_used;
+    abl_schedule schedule;     /* owns the numbers and texts results[h].slope point into */
 } abl_simulation;
 
 /*

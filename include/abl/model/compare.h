@@ -39,7 +39,8 @@ typedef struct abl_compare_head {
 
 typedef struct abl_compare {
     abl_compare_config config;
-    char slopes_spec[128];
+    char *slopes_spec;                  /* the schedule analysed (whole); config.slopes points here */
+    abl_schedule schedule;              /* owns the numbers and texts results[i].slope point into */
     int heads;
     abl_compare_head *results;          /* model order: results[i].slope.index == i + 1 */
     int paper_blind_heads, kernel_blind_heads;

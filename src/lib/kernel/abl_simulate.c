@@ -640,6 +640,9 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
     free(t.table);
     free(t.rmax);
     abl_fast_gauss_head_free(&t.gh);
+    /* The results keep the schedule: their slopes point into it (a slopes: list's numbers and texts). */
+    out->schedule = s.schedule;
+    memset(&s.schedule, 0, sizeof s.schedule);
     abl_sim_setup_free(&s);
     if (st != ABL_OK) {
         abl_simulation_free(out);
@@ -683,6 +686,7 @@ void abl_simulation_free(abl_simulation *s)
     free(s->results);
     s->results = NULL;
     s->heads = 0;
+    abl_schedule_free(&s->schedule);
 }
 
 /* ---- report ---- */

@@ -30,6 +30,9 @@ void abl_compare_free(abl_compare *c)
     }
     free(c->results);
     c->results = NULL;
+    abl_schedule_free(&c->schedule);
+    free(c->slopes_spec);
+    c->slopes_spec = NULL;
     mpq_clear(c->paper_row_fraction);
     mpq_clear(c->paper_matrix_fraction);
     mpq_clear(c->row_fraction);
@@ -116,8 +119,12 @@ abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out)
         st = ABL_ERR_NO_MEMORY;
     if (st == ABL_OK) {
         out->heads = a.heads;
-        snprintf(out->slopes_spec, sizeof out->slopes_spec, "%s", a.slopes_spec);
+        /* The comparison keeps the analysed schedule and its text: its slopes point into them. */
+        out->slopes_spec = a.slopes_spec;
+        a.slopes_spec = NULL;
         out->config.slopes = out->slopes_spec;
+        out->schedule = a.schedule;
+        memset(&a.schedule, 0, sizeof a.schedule);
         for (int i = 0; i < a.heads; i++) {
             abl_delta_init(&out->results[i].delta);
             abl_delta_init(&out->results[i].delta_ieee);
