@@ -176,6 +176,50 @@ static void test_weight_clamp_window(void **state)
     abl_analysis_free(&a);
 }
 
+/* The diagonal is never blind at the exponent level (issue 15, item 1; spec §6). fp4-e2m1fn has tau = 0:
+ * every press head has delta = 1, so 63 of 64 last-row keys and T(63)/T(64) = 2016/2080 = 63/65 of the
+ * matrix are blind; the mass lost is (S_64 - 1)/S_64 per head, S_64 = (1 - e^(-64 m))/(1 - e^(-m)):
+ * mpmath gives 0.77880075817870954, 0.93828267049304946, 0.97547372446907484, 0.98237502562614849, mean
+ * 0.91873304469174558. ftz gives the same deltas (floor(0) + 1). bf16 with m = 200 > 2|tau|: Q = 0.437
+ * used to round to 0; the mass lost is sum_{d=1}^{63} e^(-200 d) / sum_{d=0}^{63} e^(-200 d)
+ * = 1.3838965267367375e-87 (mpmath, 50 digits), not 1. */
+static void test_diagonal_never_blind(void **state)
+{
+    (void)state;
+    static const char *mass[4] = {"0.77880075817870954", "0.93828267049304946", "0.97547372446907484",
+                                  "0.98237502562614849"};
+    for (int conv = 0; conv < 2; conv++) {
+        abl_analysis_config c = base(4, 64);
+        assert_int_equal(abl_format_lookup("fp4-e2m1fn", &c.format), ABL_OK);
+        c.convention = conv == 0 ? ABL_CONV_PAPER : ABL_CONV_FTZ;
+        abl_analysis a;
+        assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+        char t[64];
+        for (int h = 0; h < 4; h++) {
+            expect_text(&a.results[h].delta, "1");
+            assert_int_equal(mpz_get_ui(a.results[h].row_blind), 63);
+            assert_int_equal(abl_analysis_mass_lost_text(&a, h, 17, t, sizeof t), ABL_OK);
+            assert_string_equal(t, mass[h]);
+        }
+        expect_q(a.row_fraction, "63/64");
+        expect_q(a.matrix_fraction, "63/65");
+        assert_int_equal(abl_analysis_mass_lost_text(&a, -1, 17, t, sizeof t), ABL_OK);
+        assert_string_equal(t, "0.91873304469174558");
+        abl_analysis_free(&a);
+    }
+    abl_analysis_config c = base(0, 64);
+    c.slopes = "slopes:200";
+    abl_analysis a;
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    expect_text(&a.results[0].delta, "1");
+    expect_q(a.row_fraction, "63/64");
+    expect_q(a.matrix_fraction, "63/65");
+    char t[64];
+    assert_int_equal(abl_analysis_mass_lost_text(&a, -1, 17, t, sizeof t), ABL_OK);
+    assert_string_equal(t, "1.3838965267367375e-87");
+    abl_analysis_free(&a);
+}
+
 static void test_mitigation_names(void **state)
 {
     (void)state;
@@ -204,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_mitigations),
         cmocka_unit_test(test_weight_matrix),
         cmocka_unit_test(test_weight_clamp_window),
+        cmocka_unit_test(test_diagonal_never_blind),
         cmocka_unit_test(test_mitigation_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
