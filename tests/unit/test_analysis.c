@@ -220,6 +220,59 @@ static void test_diagonal_never_blind(void **state)
     abl_analysis_free(&a);
 }
 
+/* Weight-level matrix fractions of flat heads (issue 15, item 3). Expected values: a brute force over
+ * every row with its own S (spec §10) in mpmath at 60 digits (each row k = 1..n: S_k = sum_{d<k}
+ * e^(-m g(d)), key d blind iff -m g(d) - ln S_k < ln 2^emin), summed over rows:
+ * - fp8-e4m3fn, ftz, n = 100, m = 1e-20 and 1e-15: rows of k >= 65 keys lose every key (1/S < 2^-6),
+ *   k = 64 loses d >= 32: 2970 + 32 = 3002 of 5050 = 1501/2525;
+ * - fp16, ftz, n = 40000, m = 1e-20: 665802272 of 800020000 = 20806321/25000625 (0.832232...);
+ * - fp8-e4m3fn, ftz, log distances, 16 press heads, n = 171: per head (steepest first) 12294 12232 12328
+ *   12459 12575 12623 12639 12647 12654 12655 12658 12653 12659 12663 12665 12666, last rows 161 165 168
+ *   170 and 171 for the rest; layer 201070 of 16 * 14706 = 100535/117648 (0.8545...). */
+static void test_weight_flat_heads(void **state)
+{
+    (void)state;
+    static const char *flat[2] = {"slopes:1e-20", "slopes:1e-15"};
+    for (int i = 0; i < 2; i++) {
+        abl_analysis_config c = base(0, 100);
+        assert_int_equal(abl_format_lookup("fp8-e4m3fn", &c.format), ABL_OK);
+        c.convention = ABL_CONV_FTZ;
+        c.level = ABL_LEVEL_WEIGHT;
+        c.slopes = flat[i];
+        abl_analysis a;
+        assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+        expect_text(&a.results[0].delta, "0"); /* the diagonal's own weight 1/S_100 = 0.01 < 1/64 */
+        assert_int_equal(mpz_get_ui(a.results[0].matrix_blind), 3002);
+        expect_q(a.matrix_fraction, "1501/2525");
+        abl_analysis_free(&a);
+    }
+    abl_analysis_config c = base(0, 40000);
+    assert_int_equal(abl_format_lookup("fp16", &c.format), ABL_OK);
+    c.convention = ABL_CONV_FTZ;
+    c.level = ABL_LEVEL_WEIGHT;
+    c.slopes = "slopes:1e-20";
+    abl_analysis a;
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    expect_q(a.matrix_fraction, "20806321/25000625");
+    abl_analysis_free(&a);
+
+    c = base(16, 171);
+    assert_int_equal(abl_format_lookup("fp8-e4m3fn", &c.format), ABL_OK);
+    c.convention = ABL_CONV_FTZ;
+    c.level = ABL_LEVEL_WEIGHT;
+    c.distance = ABL_DISTANCE_LOG;
+    static const unsigned long mat[16] = {12294, 12232, 12328, 12459, 12575, 12623, 12639, 12647,
+                                          12654, 12655, 12658, 12653, 12659, 12663, 12665, 12666};
+    static const unsigned long row[4] = {161, 165, 168, 170};
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    for (int h = 0; h < 16; h++) {
+        assert_int_equal(mpz_get_ui(a.results[h].matrix_blind), mat[h]);
+        assert_int_equal(mpz_get_ui(a.results[h].row_blind), h < 4 ? row[h] : 171);
+    }
+    expect_q(a.matrix_fraction, "100535/117648");
+    abl_analysis_free(&a);
+}
+
 static void test_mitigation_names(void **state)
 {
     (void)state;
@@ -249,6 +302,7 @@ int main(void)
         cmocka_unit_test(test_weight_matrix),
         cmocka_unit_test(test_weight_clamp_window),
         cmocka_unit_test(test_diagonal_never_blind),
+        cmocka_unit_test(test_weight_flat_heads),
         cmocka_unit_test(test_mitigation_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
