@@ -176,6 +176,103 @@ static void test_weight_clamp_window(void **state)
     abl_analysis_free(&a);
 }
 
+/* The diagonal is never blind at the exponent level (issue 15, item 1; spec §6). fp4-e2m1fn has tau = 0:
+ * every press head has delta = 1, so 63 of 64 last-row keys and T(63)/T(64) = 2016/2080 = 63/65 of the
+ * matrix are blind; the mass lost is (S_64 - 1)/S_64 per head, S_64 = (1 - e^(-64 m))/(1 - e^(-m)):
+ * mpmath gives 0.77880075817870954, 0.93828267049304946, 0.97547372446907484, 0.98237502562614849, mean
+ * 0.91873304469174558. ftz gives the same deltas (floor(0) + 1). bf16 with m = 200 > 2|tau|: Q = 0.437
+ * used to round to 0; the mass lost is sum_{d=1}^{63} e^(-200 d) / sum_{d=0}^{63} e^(-200 d)
+ * = 1.3838965267367375e-87 (mpmath, 50 digits), not 1. */
+static void test_diagonal_never_blind(void **state)
+{
+    (void)state;
+    static const char *mass[4] = {"0.77880075817870954", "0.93828267049304946", "0.97547372446907484",
+                                  "0.98237502562614849"};
+    for (int conv = 0; conv < 2; conv++) {
+        abl_analysis_config c = base(4, 64);
+        assert_int_equal(abl_format_lookup("fp4-e2m1fn", &c.format), ABL_OK);
+        c.convention = conv == 0 ? ABL_CONV_PAPER : ABL_CONV_FTZ;
+        abl_analysis a;
+        assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+        char t[64];
+        for (int h = 0; h < 4; h++) {
+            expect_text(&a.results[h].delta, "1");
+            assert_int_equal(mpz_get_ui(a.results[h].row_blind), 63);
+            assert_int_equal(abl_analysis_mass_lost_text(&a, h, 17, t, sizeof t), ABL_OK);
+            assert_string_equal(t, mass[h]);
+        }
+        expect_q(a.row_fraction, "63/64");
+        expect_q(a.matrix_fraction, "63/65");
+        assert_int_equal(abl_analysis_mass_lost_text(&a, -1, 17, t, sizeof t), ABL_OK);
+        assert_string_equal(t, "0.91873304469174558");
+        abl_analysis_free(&a);
+    }
+    abl_analysis_config c = base(0, 64);
+    c.slopes = "slopes:200";
+    abl_analysis a;
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    expect_text(&a.results[0].delta, "1");
+    expect_q(a.row_fraction, "63/64");
+    expect_q(a.matrix_fraction, "63/65");
+    char t[64];
+    assert_int_equal(abl_analysis_mass_lost_text(&a, -1, 17, t, sizeof t), ABL_OK);
+    assert_string_equal(t, "1.3838965267367375e-87");
+    abl_analysis_free(&a);
+}
+
+/* Weight-level matrix fractions of flat heads (issue 15, item 3). Expected values: a brute force over
+ * every row with its own S (spec §10) in mpmath at 60 digits (each row k = 1..n: S_k = sum_{d<k}
+ * e^(-m g(d)), key d blind iff -m g(d) - ln S_k < ln 2^emin), summed over rows:
+ * - fp8-e4m3fn, ftz, n = 100, m = 1e-20 and 1e-15: rows of k >= 65 keys lose every key (1/S < 2^-6),
+ *   k = 64 loses d >= 32: 2970 + 32 = 3002 of 5050 = 1501/2525;
+ * - fp16, ftz, n = 40000, m = 1e-20: 665802272 of 800020000 = 20806321/25000625 (0.832232...);
+ * - fp8-e4m3fn, ftz, log distances, 16 press heads, n = 171: per head (steepest first) 12294 12232 12328
+ *   12459 12575 12623 12639 12647 12654 12655 12658 12653 12659 12663 12665 12666, last rows 161 165 168
+ *   170 and 171 for the rest; layer 201070 of 16 * 14706 = 100535/117648 (0.8545...). */
+static void test_weight_flat_heads(void **state)
+{
+    (void)state;
+    static const char *flat[2] = {"slopes:1e-20", "slopes:1e-15"};
+    for (int i = 0; i < 2; i++) {
+        abl_analysis_config c = base(0, 100);
+        assert_int_equal(abl_format_lookup("fp8-e4m3fn", &c.format), ABL_OK);
+        c.convention = ABL_CONV_FTZ;
+        c.level = ABL_LEVEL_WEIGHT;
+        c.slopes = flat[i];
+        abl_analysis a;
+        assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+        expect_text(&a.results[0].delta, "0"); /* the diagonal's own weight 1/S_100 = 0.01 < 1/64 */
+        assert_int_equal(mpz_get_ui(a.results[0].matrix_blind), 3002);
+        expect_q(a.matrix_fraction, "1501/2525");
+        abl_analysis_free(&a);
+    }
+    abl_analysis_config c = base(0, 40000);
+    assert_int_equal(abl_format_lookup("fp16", &c.format), ABL_OK);
+    c.convention = ABL_CONV_FTZ;
+    c.level = ABL_LEVEL_WEIGHT;
+    c.slopes = "slopes:1e-20";
+    abl_analysis a;
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    expect_q(a.matrix_fraction, "20806321/25000625");
+    abl_analysis_free(&a);
+
+    c = base(16, 171);
+    assert_int_equal(abl_format_lookup("fp8-e4m3fn", &c.format), ABL_OK);
+    c.convention = ABL_CONV_FTZ;
+    c.level = ABL_LEVEL_WEIGHT;
+    c.distance = ABL_DISTANCE_LOG;
+    static const unsigned long mat[16] = {12294, 12232, 12328, 12459, 12575, 12623, 12639, 12647,
+                                          12654, 12655, 12658, 12653, 12659, 12663, 12665, 12666};
+    static const unsigned long row[4] = {161, 165, 168, 170};
+    assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
+    for (int h = 0; h < 16; h++) {
+        assert_int_equal(mpz_get_ui(a.results[h].matrix_blind), mat[h]);
+        assert_int_equal(mpz_get_ui(a.results[h].row_blind), h < 4 ? row[h] : 171);
+    }
+    expect_q(a.matrix_fraction, "100535/117648");
+    abl_analysis_free(&a);
+}
+
 static void test_mitigation_names(void **state)
 {
     (void)state;
@@ -204,6 +301,8 @@ int main(void)
         cmocka_unit_test(test_mitigations),
         cmocka_unit_test(test_weight_matrix),
         cmocka_unit_test(test_weight_clamp_window),
+        cmocka_unit_test(test_diagonal_never_blind),
+        cmocka_unit_test(test_weight_flat_heads),
         cmocka_unit_test(test_mitigation_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

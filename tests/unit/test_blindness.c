@@ -65,10 +65,13 @@ static void expect_delta(const abl_slope *s, const abl_blind_query *q, const cha
     abl_delta_init(&d);
     assert_int_equal(abl_blindness(s, q, &d), ABL_OK);
     assert_false(d.never);
-    assert_true(d.exact);
+    if (!d.exact)
+        fail_msg("delta not exact, expected %s (slope %g, %s, convention %d, distance %d, keys %llu)", want, s->value,
+                 q->format.name, (int)q->convention, (int)q->distance, (unsigned long long)q->weight_keys);
     char *got = mpz_get_str(NULL, 10, d.value);
     if (strcmp(got, want) != 0)
-        fail_msg("delta %s, expected %s (slope 2^(%ld/%ld))", got, want, s->pow2_num, s->pow2_den);
+        fail_msg("delta %s, expected %s (slope %g, %s, convention %d, distance %d, keys %llu)", got, want, s->value,
+                 q->format.name, (int)q->convention, (int)q->distance, (unsigned long long)q->weight_keys);
     void (*freefunc)(void *, size_t);
     mp_get_memory_functions(NULL, NULL, &freefunc);
     freefunc(got, strlen(got) + 1);
@@ -227,9 +230,128 @@ static void test_logit(void **state)
     expect_delta(&s, &q, "131");
     q.convention = ABL_CONV_IEEE;
     expect_delta(&s, &q, "139");
-    /* eps below tau: blind at distance 0. */
+    /* eps below tau: every d >= 1 is blind, so delta = 1, the smallest d of the definition (spec §6: d
+     * counts from 1, the diagonal is never a blind key at the exponent level). */
     q.logit = num("-100");
-    expect_delta(&s, &q, "0");
+    expect_delta(&s, &q, "1");
+}
+
+static const char *const all_formats[] = {"fp64", "fp32", "tf32", "bf16", "fp16", "fp8-e5m2", "fp8-e4m3fn",
+                                          "fp8-e4m3fnuz", "fp8-e5m2fnuz", "fp6-e2m3fn", "fp6-e3m2fn", "fp4-e2m1fn",
+                                          "float8_e4m3", "fp8-e3m4", "fp8-e4m3b11fnuz"};
+static const abl_convention all_conventions[] = {ABL_CONV_PAPER, ABL_CONV_FTZ, ABL_CONV_IEEE, ABL_CONV_SUBNORMAL};
+
+/* |tau| of a format and convention from spec §2/§3 directly: ln 2 times emin (ftz kind, paper and ftz),
+ * emin - p (rn-zero, ieee) or emin - p + 1 (subnormal). */
+static double abs_tau(const abl_format *f, abl_convention c)
+{
+    long e = c == ABL_CONV_IEEE ? f->emin - f->precision : c == ABL_CONV_SUBNORMAL ? f->emin - f->precision + 1 : f->emin;
+    return fabs((double)e) * log(2.0);
+}
+
+/* A decimal slope held in the caller's m (initialised), so loops do not fill the pool. */
+static abl_slope decimal_slope(const char *text, mpq_t m)
+{
+    abl_slope s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(abl_decimal_to_mpq(text, m), ABL_OK);
+    s.form = ABL_SLOPE_RATIONAL;
+    s.index = 1;
+    s.rational = m;
+    s.value = atof(text);
+    return s;
+}
+
+/*
+ * The diagonal band (issue 15, item 1; spec §6): delta is the smallest d >= 1 at the exponent level, in
+ * every convention and distance kind. fp4-e2m1fn and fp6-e2m3fn have tau = 0 (emin = 0), where
+ * "0 <= tau" held at d = 0; and a slope m > 2|tau| puts Q = |tau|/m below 1/2, where the paper's rounding
+ * gave 0. By the definition alone: d = 1 is blind (m g(1) >= |tau|: m ln 2 >= |tau| for log distances)
+ * and d = 0 is not counted, so delta = 1 for every format and convention.
+ */
+static void test_diagonal_band(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < sizeof all_formats / sizeof all_formats[0]; f++) {
+        for (size_t c = 0; c < 4; c++) {
+            for (int dist = 0; dist < 2; dist++) {
+                abl_blind_query q = query(all_conventions[c], dist ? ABL_DISTANCE_LOG : ABL_DISTANCE_LINEAR);
+                assert_int_equal(abl_format_lookup(all_formats[f], &q.format), ABL_OK);
+                /* just above 2|tau| (and m ln 2 >= |tau| then too), and far above it */
+                char text[32];
+                snprintf(text, sizeof text, "%ld", (long)(2.0 * abs_tau(&q.format, q.convention)) + 1);
+                mpq_t m1, m2;
+                mpq_inits(m1, m2, (mpq_ptr)0);
+                abl_slope steep = decimal_slope(text, m1), steeper = decimal_slope("1000000", m2);
+                expect_delta(&steep, &q, "1");
+                expect_delta(&steeper, &q, "1");
+                /* a one-key row at the weight level: its only key has the weight 1 (spec §10) */
+                q.weight_keys = 1;
+                expect_delta(&steep, &q, "1");
+                /* two keys, m = 10^6: the diagonal keeps 1/(1 + e^-m), d = 1 gets e^-m/(1 + e^-m); with
+                 * tau = 0 the diagonal's 1/(1 + e^-m) < 1 = e^tau is itself blind (test_weight_diagonal) */
+                q.weight_keys = 2;
+                if (abs_tau(&q.format, q.convention) > 0)
+                    expect_delta(&steeper, &q, "1");
+                mpq_clears(m1, m2, (mpq_ptr)0);
+            }
+        }
+    }
+    /* tau = 0 with the press slopes (the issue's fp4 layer): paper and ftz give 1; ieee is the exact
+     * ceil(2 ln2 / 2^-2) = ceil(5.545) = 6 (tau = ln 2^-2, fp4 rn-zero). */
+    const char *tau0[] = {"fp4-e2m1fn", "fp6-e2m3fn"};
+    for (int f = 0; f < 2; f++) {
+        for (int h = 1; h <= 8; h++) {
+            abl_slope s = pow2(-h, 1);
+            for (int c = 0; c < 2; c++) {
+                abl_blind_query q = query(all_conventions[c], ABL_DISTANCE_LINEAR);
+                assert_int_equal(abl_format_lookup(tau0[f], &q.format), ABL_OK);
+                expect_delta(&s, &q, "1");
+                q.distance = ABL_DISTANCE_LOG;
+                expect_delta(&s, &q, "1");
+            }
+        }
+    }
+    abl_blind_query qi = query(ABL_CONV_IEEE, ABL_DISTANCE_LINEAR);
+    assert_int_equal(abl_format_lookup("fp4-e2m1fn", &qi.format), ABL_OK);
+    abl_slope s = pow2(-2, 1);
+    expect_delta(&s, &qi, "6");
+}
+
+/*
+ * The weight level can lose the diagonal itself, and only when its own weight 1/S_k really vanishes
+ * (spec §10): fp8-e4m3fn under ftz (tau = ln 2^-6, strict), m = 10^-20, so S_k = k to 20 digits. k = 100:
+ * 1/S = 0.01 < 1/64, delta = 0; k = 65 likewise; k = 64: S_64 = 64 - 2016 m, the weight
+ * e^(-m d)/S_64 < 2^-6 iff d > 31.5 (mpmath), delta = 32. tau = 0 (fp4-e2m1fn): with two keys
+ * the diagonal keeps 1/(1 + e^-m) ~ 1/2 < 1, the smallest normal: delta = 0 in paper and ftz. bf16 paper,
+ * two keys, m = 200: Q = (87.3365 - ln(1 + e^-200))/200 = 0.437 rounds to 0, but 0 < Q: delta = 1.
+ */
+static void test_weight_diagonal(void **state)
+{
+    (void)state;
+    mpq_t m1, m2;
+    mpq_inits(m1, m2, (mpq_ptr)0);
+    abl_slope flat = decimal_slope("1e-20", m1), steep = decimal_slope("200", m2);
+    abl_blind_query q = query(ABL_CONV_FTZ, ABL_DISTANCE_LINEAR);
+    assert_int_equal(abl_format_lookup("fp8-e4m3fn", &q.format), ABL_OK);
+    q.weight_keys = 100;
+    expect_delta(&flat, &q, "0");
+    q.weight_keys = 65;
+    expect_delta(&flat, &q, "0");
+    q.weight_keys = 64;
+    expect_delta(&flat, &q, "32");
+    for (int c = 0; c < 2; c++) {
+        abl_blind_query q0 = query(all_conventions[c], ABL_DISTANCE_LINEAR);
+        assert_int_equal(abl_format_lookup("fp4-e2m1fn", &q0.format), ABL_OK);
+        q0.weight_keys = 2;
+        expect_delta(&flat, &q0, "0");
+        q0.distance = ABL_DISTANCE_LOG;
+        expect_delta(&flat, &q0, "0");
+    }
+    abl_blind_query qp = query(ABL_CONV_PAPER, ABL_DISTANCE_LINEAR);
+    qp.weight_keys = 2;
+    expect_delta(&steep, &qp, "1");
+    mpq_clears(m1, m2, (mpq_ptr)0);
 }
 
 /* Clamp: c = -87 sits 0.3365 nats above tau_ftz, so the head never goes blind; c = -88 cannot save it. */
@@ -365,6 +487,8 @@ int main(void)
         cmocka_unit_test(test_log_distance),
         cmocka_unit_test(test_table8_rule),
         cmocka_unit_test(test_logit),
+        cmocka_unit_test(test_diagonal_band),
+        cmocka_unit_test(test_weight_diagonal),
         cmocka_unit_test(test_clamp),
         cmocka_unit_test(test_text_and_int64),
         cmocka_unit_test(test_weight_level),

@@ -113,54 +113,62 @@ static uint64_t attended_keys(uint64_t r, uint64_t window)
     return window > 0 && r > window ? window + 1 : r + 1;
 }
 
-/* Order of two deltas as blindness distances (never is the largest). */
-static int delta_cmp(const abl_delta *a, const abl_delta *b)
+/* delta as a key of the matrix walk: its value, or n for "no key of any row of an n-token context"
+ * (never, astronomically large and not materialised (exact = 0, value unset), or simply >= n). Every
+ * row r < n then counts max(0, min(r, W) - key + 1) blind keys, and the key is as monotone in r as delta. */
+static uint64_t delta_key(const abl_delta *d, uint64_t n)
 {
-    if (a->never || b->never)
-        return a->never - b->never;
-    return mpz_cmp(a->value, b->value);
+    if (!abl_delta_lt_u64(d, n))
+        return n;
+    int64_t v = 0;
+    abl_delta_get_i64(d, &v); /* delta < n <= 10^18: fits */
+    return (uint64_t)v;
 }
 
 /*
  * Blind entries of the whole matrix at weight level. Row r has r + 1 keys and its own S_{r+1}, so its
- * delta_r is non-increasing in r; walk the runs of equal delta_r with a binary search (S saturates long
- * before any row can be blind, so there are only a handful of runs).
+ * delta_r is non-increasing in r (S grows with the row); walk the runs of equal delta_r with a binary
+ * search. Runs are compared by delta_key, so all the rows with nothing blind (delta_r >= n, huge or
+ * never) form one run: comparing two unmaterialised deltas by their unset integers once merged the
+ * flat head's first rows with its last, all-blind ones and counted nothing (issue 15, item 3).
  */
 static abl_status weight_matrix_blind(const abl_slope *s, abl_blind_query q, uint64_t n, uint64_t window,
                                       const abl_delta *last, mpz_t out)
 {
     mpz_set_ui(out, 0);
-    if (last->never || !last->exact || mpz_sizeinbase(last->value, 2) > 63)
-        return ABL_OK;
-    uint64_t r = 0;
-    mpz_export(&r, NULL, 1, sizeof r, 0, 0, last->value); /* rows below min delta cannot be blind */
-    if (mpz_sgn(last->value) == 0)
-        r = 0;
+    /* Rows before the last one have a smaller S, so a delta no smaller than the last row's: rows
+     * r < delta_last cannot be blind, and nothing is when the last row has nothing blind. */
+    uint64_t r = delta_key(last, n);
     abl_delta d, probe;
     abl_delta_init(&d);
     abl_delta_init(&probe);
     abl_status st = ABL_OK;
+    mpz_t dv;
+    mpz_init(dv);
     while (r < n && st == ABL_OK) {
         /* Row r attends min(r, W) + 1 keys (keys with d > W are masked). */
         q.weight_keys = attended_keys(r, window);
         if ((st = abl_blindness(s, &q, &d)) != ABL_OK)
             break;
-        uint64_t lo = r, hi = n - 1;
+        uint64_t key = delta_key(&d, n), lo = r, hi = n - 1;
         if (window > 0 && r >= window)
             lo = hi; /* every later row has the same W + 1 keys, the same S and the same delta */
         while (lo < hi && st == ABL_OK) {
             uint64_t mid = lo + (hi - lo + 1) / 2;
             q.weight_keys = attended_keys(mid, window);
             st = abl_blindness(s, &q, &probe);
-            if (st == ABL_OK && delta_cmp(&probe, &d) == 0)
+            if (st == ABL_OK && delta_key(&probe, n) == key)
                 lo = mid;
             else
                 hi = mid - 1;
         }
-        if (!d.never && d.exact)
-            abl_blind_rows_add(out, r, lo, d.value, window);
+        if (key < n) {
+            mpz_import(dv, 1, 1, sizeof key, 0, 0, &key);
+            abl_blind_rows_add(out, r, lo, dv, window);
+        }
         r = lo + 1;
     }
+    mpz_clear(dv);
     abl_delta_clear(&d);
     abl_delta_clear(&probe);
     return st;

@@ -2,7 +2,10 @@
  *
  * delta = min{ d in N : eps - m g(d) <= tau } (or < tau under flush-to-zero), tau = k ln 2.
  * With Q = (eps - tau)/m (linear) or Q = exp((eps - tau)/m) - 1 (log), delta is ceil(Q), floor(Q) + 1
- * (strict) or the nearest integer (paper), clipped at 0. Q is almost always transcendental, so a
+ * (strict) or the nearest integer (paper), then at least 1 (spec §6): the diagonal d = 0 is never blind
+ * at the exponent level (exp(0) = 1; the paper's N starts at 1), and only the weight level of a row with
+ * two or more keys can give 0, when the diagonal's own normalised weight 1/S vanishes (Q <= 0, Q < 0
+ * under ftz); the paper's rounding never turns a positive Q into 0. Q is almost always transcendental, so a
  * Ziv loop on a certified interval decides it; the cases where Q can be an exact integer (slopes fitted
  * to the same tau, rational slopes with log distances: Q = 2^(|k|/m) - 1) are solved symbolically. */
 #include <limits.h>
@@ -127,6 +130,9 @@ static void rule_rational(mpz_t out, const mpq_t q, abl_rule rule)
         mpz_fdiv_q(out, n, d);
         mpz_clear(n);
         mpz_clear(d);
+        /* 0 < q < 1/2: the key at d = 0 is not blind (0 < q), so rounding must not make it so. */
+        if (mpz_sgn(out) <= 0 && mpq_sgn(q) > 0)
+            mpz_set_ui(out, 1);
         break;
     }
     }
@@ -149,6 +155,9 @@ static void rule_bound(mpz_t out, const mpfr_t x, abl_rule rule, int up)
         mpfr_add_d(h, x, 0.5, up ? MPFR_RNDU : MPFR_RNDD);
         mpfr_get_z(out, h, MPFR_RNDD);
         mpfr_clear(h);
+        /* As rule_rational: a positive Q never rounds to 0 (still monotone in x, so the bounds enclose). */
+        if (mpz_sgn(out) <= 0 && mpfr_sgn(x) > 0)
+            mpz_set_ui(out, 1);
         break;
     }
     }
@@ -229,10 +238,20 @@ static int q_interval(mpfr_t lo, mpfr_t hi, void *vctx)
     return bad;
 }
 
-static void finish_exact(abl_delta *out)
+/* The smallest delta a query can have (spec §6). At the exponent level the diagonal's exponent is
+ * eps - m g(0) = eps, and delta counts from d = 1 (the paper's N): exp(0) = 1 is never blind, even where
+ * tau = 0 (fp4-e2m1fn, fp6-e2m3fn) makes "0 <= tau" true, and a logit at or below tau blinds d = 1 first.
+ * A row of one key gives that key the weight 1 whatever its logit, bias or clamp: the same. Only a row
+ * of two or more keys at the weight level can lose its diagonal (1/S vanishes once S is large). */
+static unsigned long delta_min(const abl_blind_query *q)
 {
-    if (mpz_sgn(out->value) < 0)
-        mpz_set_ui(out->value, 0);
+    return q->weight_keys >= 2 ? 0 : 1;
+}
+
+static void finish_exact(abl_delta *out, unsigned long min)
+{
+    if (mpz_cmp_ui(out->value, min) < 0)
+        mpz_set_ui(out->value, min);
     out->exact = 1;
     mpfr_set_z(out->approx, out->value, MPFR_RNDN);
 }
@@ -444,7 +463,7 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
                     mpz_setbit(out->value, y);
                     if (rule != RULE_FLOOR_PLUS_ONE)
                         mpz_sub_ui(out->value, out->value, 1);
-                    finish_exact(out);
+                    finish_exact(out, delta_min(q));
                 } else {
                     /* 2^y - 1 to 64 bits is 2^y; y < 2^40 can exceed the default exponent range (2^30). */
                     abl_mpfr_range saved = abl_mpfr_range_widen();
@@ -462,7 +481,7 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
     }
     if (have_q) {
         rule_rational(out->value, qv, rule);
-        finish_exact(out);
+        finish_exact(out, delta_min(q));
         goto done;
     }
 
@@ -503,7 +522,7 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
                 /* At the cap, Q is taken to sit exactly on the rule's boundary integer (and it is said). */
                 out->capped = mpz_cmp(zl, zh) != 0;
                 mpz_set(out->value, rule == RULE_CEIL ? zl : zh);
-                finish_exact(out);
+                finish_exact(out, delta_min(q));
                 break;
             }
             prec *= 2;

@@ -1,0 +1,5 @@
+analyze
+--slopes
+slopes:200
+--ctx
+64

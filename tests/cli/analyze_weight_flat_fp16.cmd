@@ -1,0 +1,11 @@
+analyze
+--ctx
+40000
+--dtype
+fp16
+--convention
+ftz
+--level
+weight
+--slopes
+slopes:1e-20

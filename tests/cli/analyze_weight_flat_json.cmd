@@ -1,0 +1,13 @@
+analyze
+--ctx
+100
+--dtype
+fp8-e4m3fn
+--convention
+ftz
+--level
+weight
+--slopes
+slopes:1e-20
+--format
+json
