@@ -99,11 +99,15 @@ abl_status abl_design_clamp_find(const abl_design_config *c, const float *slopes
  * abl_design_min_logit (ABL_DESIGN_MIN_LOGIT_ROWS rows each) and, when clamp is set, abl_design_clamp_find
  * (ABL_DESIGN_CLAMP_ROWS rows per head). Units: weights emulated (N per row), one thread, at
  * ABL_DESIGN_ROW_RATE weights/s (measured about 3e7 on the project's 2-core machine under load, 2026-12-01;
- * a third of it).
+ * a third of it), plus a fixed cost that dominates at short contexts: ABL_DESIGN_MIN_LOGIT_SECONDS per
+ * search (its set-up) and ABL_DESIGN_CLAMP_HEAD_SECONDS per head for the clamp (the weight level's MPFR
+ * bisection); both twice what 4096 heads at N = 64 measured there (0.16 ms and 0.23 ms).
  */
 #define ABL_DESIGN_MIN_LOGIT_ROWS 48
 #define ABL_DESIGN_CLAMP_ROWS 40
 #define ABL_DESIGN_ROW_RATE 1e7
+#define ABL_DESIGN_MIN_LOGIT_SECONDS 3e-4
+#define ABL_DESIGN_CLAMP_HEAD_SECONDS 5e-4
 abl_status abl_design_checks_estimate(const abl_design_config *c, int heads, int min_logits, int clamp,
                                       abl_cost *out);
 

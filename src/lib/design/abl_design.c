@@ -745,7 +745,8 @@ abl_status abl_design_checks_estimate(const abl_design_config *c, int heads, int
     memset(out, 0, sizeof *out);
     double rows = (double)heads * ((double)min_logits * ABL_DESIGN_MIN_LOGIT_ROWS + (clamp ? ABL_DESIGN_CLAMP_ROWS : 0));
     out->units = rows * (double)c->context;
-    out->seconds = out->units / ABL_DESIGN_ROW_RATE;
+    out->seconds = out->units / ABL_DESIGN_ROW_RATE + (double)heads * ((double)min_logits * ABL_DESIGN_MIN_LOGIT_SECONDS +
+                                                                     (clamp ? ABL_DESIGN_CLAMP_HEAD_SECONDS : 0));
     out->threads = 1;
     out->unit_name = "weights";
     return ABL_OK;
