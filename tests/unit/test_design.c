@@ -390,6 +390,57 @@ static void test_clamp_fp16(void **state)
     abl_design_clamp_clear(&r);
 }
 
+/* flash2 (MPFR model above): is a key clamped at binary32 c (in nats; the kernel's score units are c / sm,
+ * rounded to fp32) flushed? y = fp32(x c_log2) against the row max 0: zero iff y < -126. */
+static int flash_clamp_zero(float cl)
+{
+    mpfr_t sm, c, l2e, x;
+    mpfr_inits2(WP, sm, c, l2e, x, (mpfr_ptr)0);
+    mpfr_set_ui(sm, 128, MPFR_RNDN);
+    mpfr_rec_sqrt(sm, sm, MPFR_RNDN);
+    round_fmt(sm, 53, -1022);
+    fp32(sm);
+    mpfr_const_log2(l2e, MPFR_RNDN);
+    mpfr_ui_div(l2e, 1, l2e, MPFR_RNDN);
+    round_fmt(l2e, 53, -1022);
+    mpfr_mul(c, sm, l2e, MPFR_RNDN);
+    round_fmt(c, 53, -1022);
+    fp32(c);
+    mpfr_set_flt(x, -cl, MPFR_RNDN);
+    mpfr_div(x, x, sm, MPFR_RNDN);
+    round_fmt(x, 53, -1022);
+    fp32(x);
+    mpfr_mul(x, x, c, MPFR_RNDN);
+    fp32(x);
+    int zero = mpfr_cmp_si(x, 126) > 0;
+    mpfr_clears(sm, c, l2e, x, (mpfr_ptr)0);
+    return zero;
+}
+
+/* flash2: the least clamp keeps the clamped keys above exp2's flush and the next binary32 clamp below
+ * flushes them (MPFR model); exactly the heads the clamp reaches lose them (m (N - 1) > 87.34: press(16)
+ * heads 1-9, the steepest of which 2^-4.5 gives 90.5 at N = 2048). */
+static void test_clamp_flash(void **state)
+{
+    (void)state;
+    abl_design_config c = config("flash2", 2048);
+    float *held = NULL;
+    int nh = 0;
+    assert_int_equal(abl_design_held_slopes(&c, "press", 16, &held, &nh), ABL_OK);
+    abl_design_clamp r;
+    abl_design_clamp_init(&r);
+    assert_int_equal(abl_design_clamp_find(&c, held, nh, 4, &r), ABL_OK);
+    float best = (float)mpq_get_d(r.clamp);
+    assert_true((double)best == mpq_get_d(r.clamp));
+    assert_false(flash_clamp_zero(best));
+    assert_true(flash_clamp_zero(nextafterf(best, -INFINITY)));
+    assert_true(atof(r.next_text) == (double)nextafterf(best, -INFINITY));
+    assert_int_equal(r.next_failing, 9);
+    assert_int_equal(r.paper_failing, 0);
+    abl_design_clamp_clear(&r);
+    free(held);
+}
+
 /* A schedule that keeps every weight unclamped needs no clamp (any clamp keeps them). */
 static void test_clamp_none_needed(void **state)
 {
@@ -505,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_clamp),
         cmocka_unit_test(test_clamp_fp16),
         cmocka_unit_test(test_clamp_none_needed),
+        cmocka_unit_test(test_clamp_flash),
         cmocka_unit_test(test_fp16_long_context),
         cmocka_unit_test(test_min_logit_kernel),
         cmocka_unit_test(test_simulate_mass_lost),
