@@ -1,4 +1,6 @@
 /* alibi-blind design: slopes, a clamp and logit budgets that keep every head of a layer seeing on a kernel. */
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,8 @@ typedef struct design_run {
     int simulated;
     abl_design_clamp clamp;
     int have_clamp;
+    int clamp_skipped;          /* the kernel's softmax has no clamp check (sdpa-*) */
+    int clamp_heads;            /* heads of the schedule the clamp is judged for */
     const char *schedule;       /* the schedule the clamp is judged for */
     const abl_model *model;     /* --model, or NULL */
     const char *config;         /* --config, or NULL */
@@ -77,6 +81,78 @@ static int parse_targets(const char *list, uint64_t **out, int *n)
 static void cell_text(abl_report *r, const char *t)
 {
     abl_report_cell(r, t, t, NULL);
+}
+
+/* printf into a heap string (NULL when out of memory). */
+static char *heap_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *heap_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s != NULL) {
+        va_start(ap, fmt);
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    return s;
+}
+
+/* One summary line whose text and JSON the caller built on the heap (freed here; NULL: out of memory). */
+static abl_status summary_owned(abl_report *r, const char *key, const char *label, char *text, char *json)
+{
+    abl_status st = text != NULL && json != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK)
+        abl_report_summary(r, key, label, text, json);
+    free(text);
+    free(json);
+    return st;
+}
+
+/* The clamp's lines: every claim in them was checked on the kernel (abl_design_clamp_find). */
+static abl_status clamp_summary(abl_report *r, const design_run *d)
+{
+    const abl_design_clamp *c = &d->clamp;
+    abl_status st;
+    if (c->none_needed) {
+        st = summary_owned(r, "clamp", "least restrictive clamp c",
+                           heap_printf("none needed (%s keeps every weight unclamped on %s; any clamp keeps them)",
+                                       d->schedule, d->pipe_spec),
+                           heap_printf("null"));
+    } else {
+        st = summary_owned(r, "clamp", "least restrictive clamp c",
+                           heap_printf("%s (for %s on %s; the next clamp below, %s, leaves zero weights in %d of %d "
+                                       "heads)", c->clamp_text, d->schedule, d->pipe_spec, c->next_text,
+                                       c->next_failing, d->clamp_heads),
+                           heap_printf("%s", c->clamp_text));
+        if (st == ABL_OK)
+            st = summary_owned(r, "clamp_next", "next clamp below", heap_printf("%s", c->next_text),
+                               heap_printf("%s", c->next_text));
+        if (st == ABL_OK)
+            st = summary_owned(r, "clamp_next_failing_heads", "heads the next clamp leaves blind",
+                               heap_printf("%d", c->next_failing), heap_printf("%d", c->next_failing));
+    }
+    int none = strcmp(c->bound_text, "none") == 0;
+    if (st == ABL_OK)
+        st = summary_owned(r, "clamp_bound", "exact bound",
+                           heap_printf("%s (weight level: the exact softmax of the unrounded logits)", c->bound_text),
+                           heap_printf("%s", none ? "null" : c->bound_text));
+    if (st == ABL_OK && !c->none_needed)
+        st = summary_owned(r, "clamp_margin", "clamp margin", heap_printf("%s", c->margin_text),
+                           heap_printf("%s", c->margin_text));
+    if (st == ABL_OK)
+        st = summary_owned(r, "paper_clamp_margin", "paper's clamp -87",
+                           c->paper_failing > 0
+                               ? heap_printf("leaves zero weights in %d of %d heads (weight-level margin %s nats)",
+                                             c->paper_failing, d->clamp_heads, c->paper_margin_text)
+                               : heap_printf("keeps every head (weight-level margin %s nats)", c->paper_margin_text),
+                           heap_printf("%s", c->paper_margin_text));
+    if (st == ABL_OK)
+        st = summary_owned(r, "paper_clamp_failing_heads", "heads -87 leaves blind", heap_printf("%d", c->paper_failing),
+                           heap_printf("%d", c->paper_failing));
+    return st;
 }
 
 static abl_status build_report(design_run *d, abl_report **out)
@@ -139,11 +215,15 @@ static abl_status build_report(design_run *d, abl_report **out)
             for (int k = 0; k < 2; k++) {
                 char *ml = NULL;
                 abl_status st = abl_design_min_logit(&d->cfg, d->slopes[h], ds[k], 2, &ml);
+                if (st == ABL_ERR_MISMATCH) {
+                    abl_report_free(r);
+                    return st;
+                }
                 if (st != ABL_OK) {
                     abl_report_free(r);
                     return st;
                 }
-                cell_text(r, ml);
+                abl_report_cell(r, ml, strcmp(ml, "none") == 0 ? "null" : ml, NULL);
                 free(ml);
             }
         }
@@ -158,31 +238,31 @@ static abl_status build_report(design_run *d, abl_report **out)
         }
     }
     if (d->have_clamp) {
-        snprintf(t, sizeof t, "%s (margin %s nats; for %s)", d->clamp.clamp_text, d->clamp.margin_text, d->schedule);
-        abl_report_summary(r, "clamp", "least restrictive clamp c", t, d->clamp.clamp_text);
-        snprintf(t, sizeof t, "%s (rounded up into the %s logits)", d->clamp.bound_text,
-                 d->cfg.pipeline.logit_dtype.name);
-        abl_report_summary(r, "clamp_bound", "exact bound", t, d->clamp.bound_text);
-        abl_report_summary(r, "clamp_margin", "clamp margin", d->clamp.margin_text, d->clamp.margin_text);
-        if (d->clamp.paper_failing > 0)
-            snprintf(t, sizeof t, "margin %s nats: leaves zero weights in %d of %d heads", d->clamp.paper_margin_text,
-                     d->clamp.paper_failing, d->n);
-        else
-            snprintf(t, sizeof t, "margin %s nats: keeps every head", d->clamp.paper_margin_text);
-        abl_report_summary(r, "paper_clamp_margin", "paper's clamp -87", t, d->clamp.paper_margin_text);
-        snprintf(j, sizeof j, "%d", d->clamp.paper_failing);
-        abl_report_summary(r, "paper_clamp_failing_heads", "heads -87 leaves blind", j, j);
+        abl_status cs = clamp_summary(r, d);
+        if (cs != ABL_OK) {
+            abl_report_free(r);
+            return cs;
+        }
     }
     if (d->slopes != NULL)
         abl_report_note(r, "slopes are binary32 values; each is decided by the kernel's exact zero-logit predictor "
                            "(and the full emulation for N <= 4096).");
     if (d->sees != NULL)
         abl_report_note(r, "sees N: the largest context whose N x N matrix has no zero weight for that head.");
-    abl_report_note(r, "min logit: the smallest logit (relative to zero-logit keys) a key at that distance needs "
-                       "to keep a non-zero weight in the last row (exact weight level, spec §4; rounded up).");
+    if (d->slopes != NULL)
+        abl_report_note(r, "min logit: the smallest logit a key at that distance needs (nats, relative to the "
+                           "zero-logit keys) to keep a non-zero weight in the last row on the kernel: its score "
+                           "through the kernel's roundings (the logit dtype, the softmax), found by bisection over "
+                           "binary32 scores and checked one step beyond, rounded up. A value <= 0 at d=N-1 means a "
+                           "zero-logit key there keeps its weight.");
     if (d->have_clamp)
-        abl_report_note(r, "clamp: bias = max(-m d, c); decided exactly at the weight level (eager: the clamped "
-                           "weight e^c/S against the output dtype; flash: exp2's flush threshold).");
+        abl_report_note(r, "clamp: bias = max(-m d, c), decided on the kernel: c as the kernel stores it (eager: the "
+                           "bias dtype; flash: fp32), every head's last row through its softmax, checked one step "
+                           "beyond (the next representable clamp below); margins and the exact bound at the weight "
+                           "level (eager: e^c/S of the heads the clamp reaches, else their key at N-1, against the "
+                           "output dtype; flash: exp2's flush threshold).");
+    if (d->clamp_skipped)
+        abl_report_note(r, "no clamp line: the clamp is checked on eager and flash softmaxes only.");
     *out = r;
     return ABL_OK;
 }
@@ -286,10 +366,31 @@ static void add_largest_contexts(const design_run *d, abl_cost *acc)
     }
 }
 
+/* acc += the kernel-level checks behind the printed claims: `min_logits` min-logit searches per head and,
+ * when clamp is set, the clamp search (abl_design_checks_estimate). */
+static void add_checks(const design_run *d, int heads, int min_logits, int clamp, abl_cost *acc)
+{
+    abl_cost c;
+    if (abl_design_checks_estimate(&d->cfg, heads, min_logits, clamp, &c) == ABL_OK)
+        abl_cost_add(acc, &c);
+}
+
 /* The search's nominal work, refused over the budget unless --force. */
 static int design_budget(const abl_cli_cmd *cmd, const char **v, const abl_cost *c)
 {
     return abl_cli_budget("design", c, abl_cli_value(cmd, v, "force") != NULL);
+}
+
+/* "As steep as the kernel allows", checked one step beyond: the next binary32 slope above the steepest
+ * head must not be sighted (inside the searched range, up to 64). ABL_ERR_MISMATCH when it is. */
+static abl_status check_steepest(const design_run *d)
+{
+    float steeper = nextafterf(d->slopes[0], INFINITY);
+    if (!(d->slopes[0] < 64.0f))
+        return ABL_OK;
+    int ok = 0;
+    abl_status st = abl_design_sighted(&d->cfg, steeper, &ok);
+    return st != ABL_OK ? st : ok ? ABL_ERR_MISMATCH : ABL_OK;
 }
 
 static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mpq_t budget)
@@ -386,6 +487,7 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         memset(&cost, 0, sizeof cost);
         add_predictions(d, d->cfg.context, (double)nt * ABL_DESIGN_SEARCH_PREDICTIONS, &cost);
         add_verification(d, nt, 0, &cost);
+        add_checks(d, nt, 2, 0, &cost);
         if (design_budget(cmd, v, &cost) != 0)
             return ABL_EXIT_USAGE;
         int failed = 0;
@@ -408,6 +510,7 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         abl_cost cost;
         memset(&cost, 0, sizeof cost);
         add_largest_contexts(d, &cost);
+        add_checks(d, d->n, 2, 1, &cost);
         if (design_budget(cmd, v, &cost) != 0)
             return ABL_EXIT_USAGE;
         for (int h = 0; h < d->n; h++)
@@ -418,11 +521,19 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
             return abl_cli_usage_error("design: --heads H is required (or --targets/--slopes)");
         d->mode = clamp_only ? "clamp" : "keep all";
         d->n = (int)heads;
-        if (!clamp_only) {
+        if (clamp_only) {
             abl_cost cost;
             memset(&cost, 0, sizeof cost);
-            add_predictions(d, d->cfg.context, ABL_DESIGN_SEARCH_PREDICTIONS, &cost);
+            add_checks(d, (int)heads, 0, 1, &cost);
+            if (design_budget(cmd, v, &cost) != 0)
+                return ABL_EXIT_USAGE;
+        } else {
+            abl_cost cost;
+            memset(&cost, 0, sizeof cost);
+            /* the search, and the next slope up checked not to be sighted */
+            add_predictions(d, d->cfg.context, ABL_DESIGN_SEARCH_PREDICTIONS + 1, &cost);
             add_verification(d, (int)heads, 1, &cost);
+            add_checks(d, (int)heads, 2, 1, &cost);
             if (design_budget(cmd, v, &cost) != 0)
                 return ABL_EXIT_USAGE;
             d->slopes = calloc((size_t)heads, sizeof *d->slopes);
@@ -439,6 +550,11 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
             }
             if (st != ABL_OK)
                 return design_status(st, "keep all");
+            if ((st = check_steepest(d)) != ABL_OK)
+                return st == ABL_ERR_MISMATCH
+                           ? abl_cli_internal_error("design: the steepest slope failed its check one step beyond "
+                                                    "(the next binary32 slope up is sighted too) on %s", d->pipe_spec)
+                           : design_status(st, "keep all");
         }
     }
     /* Verify before printing. */
@@ -482,13 +598,25 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         }
         abl_design_clamp_init(&d->clamp);
         d->have_clamp = 1;
+        d->clamp_heads = nsched;
         st = abl_design_clamp_find(&d->cfg, sched, nsched, 4, &d->clamp);
         free(press);
         if (st == ABL_ERR_DEGENERATE)
             return abl_cli_usage_error("design: no clamp keeps every weight at N = %llu (even uniform attention "
                                        "underflows)", (unsigned long long)d->cfg.context);
-        if (st != ABL_OK)
+        if (st == ABL_ERR_UNSUPPORTED && clamp_only)
+            return abl_cli_usage_error("--clamp: not decided on %s (the clamp is checked on eager and flash "
+                                       "softmaxes only)", d->pipe_spec);
+        if (st == ABL_ERR_UNSUPPORTED) {
+            abl_design_clamp_clear(&d->clamp); /* no clamp line: it could not be checked on this kernel */
+            d->have_clamp = 0;
+            d->clamp_skipped = 1;
+        } else if (st == ABL_ERR_MISMATCH) {
+            return abl_cli_internal_error("design: the least restrictive clamp failed its check one step beyond "
+                                          "on %s", d->pipe_spec);
+        } else if (st != ABL_OK) {
             return design_status(st, "clamp");
+        }
     }
     if (clamp_only) {
         free(d->slopes);
@@ -496,6 +624,8 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     }
     abl_report *r = NULL;
     st = build_report(d, &r);
+    if (st == ABL_ERR_MISMATCH)
+        return abl_cli_internal_error("design: a min logit failed its check one step beyond on %s", d->pipe_spec);
     if (st != ABL_OK)
         return design_status(st, "report");
     int rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));

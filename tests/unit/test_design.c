@@ -67,6 +67,42 @@ static int eager_zero(float m, uint64_t i, uint64_t d)
     return zero;
 }
 
+/* eager with a score: is the weight of the key at distance d of row i zero when that key's score is s (the
+ * others 0, s <= 0 so that the diagonal stays the row max)? Its logit is bf16(fp32(s + bias)). */
+static int eager_zero_score(float m, uint64_t i, uint64_t d, float s)
+{
+    mpfr_t x, e, S, ed, r;
+    mpfr_inits2(WP, x, e, S, ed, r, (mpfr_ptr)0);
+    mpfr_set_zero(S, 1);
+    for (uint64_t k = 0; k <= i; k++) {
+        mpfr_set_flt(x, m, MPFR_RNDN);
+        mpfr_mul_ui(x, x, (unsigned long)k, MPFR_RNDN);
+        fp32(x);
+        bf16(x);
+        mpfr_neg(x, x, MPFR_RNDN);
+        if (k == d) {
+            mpfr_add_d(x, x, (double)s, MPFR_RNDN); /* exact at WP; negative (round_fmt takes |x|) */
+            mpfr_neg(x, x, MPFR_RNDN);
+            fp32(x);
+            bf16(x);
+            mpfr_neg(x, x, MPFR_RNDN);
+        }
+        mpfr_exp(e, x, MPFR_RNDN);
+        fp32(e);
+        mpfr_add(S, S, e, MPFR_RNDN);
+        if (k == d)
+            mpfr_set(ed, e, MPFR_RNDN);
+    }
+    fp32(S);
+    mpfr_ui_div(r, 1, S, MPFR_RNDN);
+    fp32(r);
+    mpfr_mul(x, ed, r, MPFR_RNDN);
+    fp32(x);
+    int zero = mpfr_cmp_ui_2exp(x, 1, -134) <= 0;
+    mpfr_clears(x, e, S, ed, r, (mpfr_ptr)0);
+    return zero;
+}
+
 /* flash2: is key j of row i zero? y = fp32(x_j c - ms) exactly (fmaf), ms = fp32(x_i c); zero iff y < -126. */
 static int flash_zero_key(float m, uint64_t i, uint64_t j)
 {
@@ -109,6 +145,18 @@ static int flash_zero_key(float m, uint64_t i, uint64_t j)
 static int flash_zero(float m, uint64_t i)
 {
     return flash_zero_key(m, i, 0);
+}
+
+static abl_design_config config_dtype(const char *pipe, uint64_t n, const char *dtype)
+{
+    abl_design_config c;
+    memset(&c, 0, sizeof c);
+    abl_format bf;
+    assert_int_equal(abl_format_lookup(dtype, &bf), ABL_OK);
+    assert_int_equal(abl_pipeline_parse(pipe, &bf, &c.pipeline, NULL, 0), ABL_OK);
+    c.context = n;
+    c.threads = 1;
+    return c;
 }
 
 static abl_design_config config(const char *pipe, uint64_t n)
@@ -220,27 +268,246 @@ static void test_impossible_budget(void **state)
     mpq_clear(b);
 }
 
-/* The clamp for press(16) at N = 2048 on eager bf16: the binding head is m = 2^-8 (the clamp engages
- * beyond N for it), so c > tau + ln S_2048(2^-8) = -134 ln2 + ln((1-e^-8)/(1-e^-1/256)) = -87.334934...
- * (mpmath): the least 4-decimal bound is -87.3349; -87 has margin 0.3349 and keeps every head. */
+/* The weight-level least clamp of press(H) at N, computed here from the definition: for each head m the
+ * root of c - ln(sum_{d < D} e^(-m d) + (N - D) e^c) = -absk ln 2 with D = #{d < N : m d < -c}; a head the
+ * clamp cannot reach (m (N - 1) <= -c) puts no condition on c. The answer is the largest root. */
+/* f(c) = c - ln(S_D + (N - D) e^c) + absk ln 2 for head m: > 0 when the clamped key keeps its weight.
+ * D = ceil(-c / m) keys (at most N) keep -m d > c; their sum is (1 - e^(-m D)) / (1 - e^(-m)). */
+static double clamp_f(double m, uint64_t n, long absk, double c)
+{
+    mpfr_t S, t;
+    mpfr_inits2(200, S, t, (mpfr_ptr)0);
+    double Dd = ceil(-c / m);
+    uint64_t D = Dd >= (double)n ? n : (uint64_t)Dd;
+    mpfr_set_d(S, -m * (double)D, MPFR_RNDN);
+    mpfr_exp(S, S, MPFR_RNDN);
+    mpfr_ui_sub(S, 1, S, MPFR_RNDN);
+    mpfr_set_d(t, -m, MPFR_RNDN);
+    mpfr_exp(t, t, MPFR_RNDN);
+    mpfr_ui_sub(t, 1, t, MPFR_RNDN);
+    mpfr_div(S, S, t, MPFR_RNDN);
+    mpfr_set_d(t, c, MPFR_RNDN);
+    mpfr_exp(t, t, MPFR_RNDN);
+    mpfr_mul_ui(t, t, (unsigned long)(n - D), MPFR_RNDN);
+    mpfr_add(S, S, t, MPFR_RNDN);
+    mpfr_log(S, S, MPFR_RNDN);
+    double f = c - mpfr_get_d(S, MPFR_RNDN) + (double)absk * log(2.0);
+    mpfr_clears(S, t, (mpfr_ptr)0);
+    return f;
+}
+
+/* The weight-level least clamp of press(H) at N, from the definition: for each head m the root of
+ * clamp_f over the clamps that reach it (-m (N - 1) < c <= 0); a head whose unclamped key at N - 1 already
+ * keeps its weight (f > 0 where the clamp starts to engage) puts no condition on c. The largest root. */
+static double weight_bound_press(int heads, uint64_t n, long absk)
+{
+    double best = -1e9;
+    for (int h = 1; h <= heads; h++) {
+        double m = exp2(-8.0 * h / heads);
+        double lo = -(double)absk * log(2.0) - 1.0, hi = 0.0;
+        if (-m * (double)(n - 1) > lo)
+            lo = -m * (double)(n - 1);
+        if (clamp_f(m, n, absk, lo) > 0)
+            continue;
+        for (int it = 0; it < 100; it++) {
+            double c = 0.5 * (lo + hi);
+            if (clamp_f(m, n, absk, c) > 0)
+                hi = c;
+            else
+                lo = c;
+        }
+        if (hi > best)
+            best = hi;
+    }
+    return best;
+}
+
+static void clamp_case(const char *dtype, int heads, uint64_t n, abl_design_clamp *r)
+{
+    abl_design_config c = config_dtype("eager", n, dtype);
+    float *held = NULL;
+    int nh = 0;
+    assert_int_equal(abl_design_held_slopes(&c, "press", heads, &held, &nh), ABL_OK);
+    assert_int_equal(nh, heads);
+    abl_design_clamp_init(r);
+    assert_int_equal(abl_design_clamp_find(&c, held, nh, 4, r), ABL_OK);
+    free(held);
+}
+
+/*
+ * The least restrictive clamp (issue 15 item 2), against PyTorch (CPU, the eager path: bias
+ * max(-m d, c) in fp32 cast to bf16, softmax in fp32 rounded to bf16): press(16) keeps every weight of the
+ * last row for c = -88 and -88.25 at N = 8192 and loses one at -88.4 (head 13, the only one); at N = 2048
+ * it keeps every weight down to -89.5. bf16 holds -88.25 as -88 and -88.4 as -88.5: the kernel's least
+ * clamp is -88 and the next one below, -88.5, fails in exactly one head. The weight-level bound is the
+ * largest root over the heads the clamp reaches (computed above), here on the 10^-4 grid rounded up.
+ */
 static void test_clamp(void **state)
 {
     (void)state;
-    abl_design_config c = config("eager", 2048);
+    abl_design_clamp r;
+    clamp_case("bf16", 16, 8192, &r);
+    assert_false(r.none_needed);
+    assert_string_equal(r.clamp_text, "-88");
+    assert_string_equal(r.next_text, "-88.5");
+    assert_int_equal(r.next_failing, 1);
+    assert_int_equal(r.paper_failing, 0);
+    double want = weight_bound_press(16, 8192, 134), got = atof(r.bound_text);
+    assert_true(got >= want && got < want + 1e-4);
+    abl_design_clamp_clear(&r);
+
+    clamp_case("bf16", 16, 2048, &r);
+    assert_string_equal(r.clamp_text, "-89.5");
+    assert_string_equal(r.next_text, "-90");
+    assert_int_equal(r.paper_failing, 0);
+    /* the binding head is 2^-4.5, whose S is 1/(1 - e^-m) = 23.13 (issue 15) */
+    want = -134 * log(2.0) + log(1.0 / (1.0 - exp(-exp2(-4.5))));
+    got = atof(r.bound_text);
+    assert_true(fabs(got - want) < 1e-3);
+    want = weight_bound_press(16, 2048, 134);
+    assert_true(got >= want && got < want + 1e-4);
+    abl_design_clamp_clear(&r);
+}
+
+/* fp16 (issue 15 item 2, PyTorch): the least clamp of press(16) at 2048 is -12.46875; -87 leaves zero
+ * weights in 14 of 16 heads there, in 10 of 16 at N = 512 and in 3 of 4 heads of press(4) at 2048 (the
+ * heads -87 never reaches keep their own unclamped zeros). */
+static void test_clamp_fp16(void **state)
+{
+    (void)state;
+    abl_design_clamp r;
+    clamp_case("fp16", 16, 2048, &r);
+    assert_string_equal(r.clamp_text, "-12.46875");
+    assert_int_equal(r.paper_failing, 14);
+    double want = weight_bound_press(16, 2048, 25), got = atof(r.bound_text);
+    assert_true(got >= want && got < want + 1e-4);
+    abl_design_clamp_clear(&r);
+    clamp_case("fp16", 16, 512, &r);
+    assert_int_equal(r.paper_failing, 10);
+    abl_design_clamp_clear(&r);
+    clamp_case("fp16", 4, 2048, &r);
+    assert_int_equal(r.paper_failing, 3);
+    abl_design_clamp_clear(&r);
+}
+
+/* flash2 (MPFR model above): is a key clamped at binary32 c (in nats; the kernel's score units are c / sm,
+ * rounded to fp32) flushed? y = fp32(x c_log2) against the row max 0: zero iff y < -126. */
+static int flash_clamp_zero(float cl)
+{
+    mpfr_t sm, c, l2e, x;
+    mpfr_inits2(WP, sm, c, l2e, x, (mpfr_ptr)0);
+    mpfr_set_ui(sm, 128, MPFR_RNDN);
+    mpfr_rec_sqrt(sm, sm, MPFR_RNDN);
+    round_fmt(sm, 53, -1022);
+    fp32(sm);
+    mpfr_const_log2(l2e, MPFR_RNDN);
+    mpfr_ui_div(l2e, 1, l2e, MPFR_RNDN);
+    round_fmt(l2e, 53, -1022);
+    mpfr_mul(c, sm, l2e, MPFR_RNDN);
+    round_fmt(c, 53, -1022);
+    fp32(c);
+    mpfr_set_flt(x, -cl, MPFR_RNDN);
+    mpfr_div(x, x, sm, MPFR_RNDN);
+    round_fmt(x, 53, -1022);
+    fp32(x);
+    mpfr_mul(x, x, c, MPFR_RNDN);
+    fp32(x);
+    int zero = mpfr_cmp_si(x, 126) > 0;
+    mpfr_clears(sm, c, l2e, x, (mpfr_ptr)0);
+    return zero;
+}
+
+/* flash2: the least clamp keeps the clamped keys above exp2's flush and the next binary32 clamp below
+ * flushes them (MPFR model); exactly the heads the clamp reaches lose them (m (N - 1) > 87.34: press(16)
+ * heads 1-9, the steepest of which 2^-4.5 gives 90.5 at N = 2048). */
+static void test_clamp_flash(void **state)
+{
+    (void)state;
+    abl_design_config c = config("flash2", 2048);
     float *held = NULL;
-    int n = 0;
-    assert_int_equal(abl_design_held_slopes(&c, "press", 16, &held, &n), ABL_OK);
-    assert_int_equal(n, 16);
+    int nh = 0;
+    assert_int_equal(abl_design_held_slopes(&c, "press", 16, &held, &nh), ABL_OK);
     abl_design_clamp r;
     abl_design_clamp_init(&r);
-    assert_int_equal(abl_design_clamp_find(&c, held, n, 4, &r), ABL_OK);
-    assert_string_equal(r.bound_text, "-87.3349");
-    /* the clamped bias is a bf16 logit: -87.3349 rounds up to -87 (bf16 spacing 0.5 there) */
-    assert_string_equal(r.clamp_text, "-87");
+    assert_int_equal(abl_design_clamp_find(&c, held, nh, 4, &r), ABL_OK);
+    float best = (float)mpq_get_d(r.clamp);
+    assert_true((double)best == mpq_get_d(r.clamp));
+    assert_false(flash_clamp_zero(best));
+    assert_true(flash_clamp_zero(nextafterf(best, -INFINITY)));
+    assert_true(atof(r.next_text) == (double)nextafterf(best, -INFINITY));
+    assert_int_equal(r.next_failing, 9);
     assert_int_equal(r.paper_failing, 0);
-    assert_string_equal(r.paper_margin_text, "0.3349");
     abl_design_clamp_clear(&r);
     free(held);
+}
+
+/* A schedule that keeps every weight unclamped needs no clamp (any clamp keeps them). */
+static void test_clamp_none_needed(void **state)
+{
+    (void)state;
+    abl_design_config c = config("eager", 64);
+    float s[2] = {0.0625f, 0.00390625f}; /* m (N - 1) = 3.9 and 0.25: far above tau */
+    abl_design_clamp r;
+    abl_design_clamp_init(&r);
+    assert_int_equal(abl_design_clamp_find(&c, s, 2, 4, &r), ABL_OK);
+    assert_true(r.none_needed);
+    assert_string_equal(r.clamp_text, "none");
+    assert_string_equal(r.bound_text, "none");
+    assert_int_equal(r.paper_failing, 0);
+    abl_design_clamp_clear(&r);
+}
+
+/* issue 15 item 4: fp16 beyond N = 1024 (m = 64 overflows fp16's bias there: the search's steep end must
+ * not be refused). PyTorch keeps every weight of m = 0.004 at N = 2048 in fp16, so the steepest designed
+ * slope is at least that steep; the same on bloom-hf, for --targets, and for fp8-e5m2 at 1024. */
+static void test_fp16_long_context(void **state)
+{
+    (void)state;
+    float s[1];
+    abl_design_config c = config_dtype("eager", 1025, "fp16");
+    assert_int_equal(abl_design_keep_all(&c, 1, s), ABL_OK);
+    c = config_dtype("eager", 2048, "fp16");
+    assert_int_equal(abl_design_keep_all(&c, 1, s), ABL_OK);
+    assert_true(s[0] >= 0.004f);
+    int ok = 0;
+    assert_int_equal(abl_design_sighted(&c, 0.004f, &ok), ABL_OK);
+    assert_true(ok);
+    assert_int_equal(abl_design_sighted(&c, 64.0f, &ok), ABL_OK); /* -Inf bias: a zero weight */
+    assert_false(ok);
+    c = config_dtype("bloom-hf", 2048, "fp16");
+    assert_int_equal(abl_design_keep_all(&c, 1, s), ABL_OK);
+    assert_true(s[0] >= 0.004f);
+    c = config_dtype("eager", 2048, "fp16");
+    uint64_t t[2] = {100, 300};
+    float st[2];
+    int failed = -1;
+    assert_int_equal(abl_design_targets(&c, t, 2, st, &failed), ABL_OK);
+    c = config_dtype("eager", 1024, "fp8-e5m2");
+    assert_int_equal(abl_design_keep_all(&c, 1, s), ABL_OK);
+}
+
+/* issue 15 item 13: the min logit is what the kernel needs. For the designed slopes on eager bf16 at
+ * N = 512, a key at distance N - 1 with that score (rounded up to 2 decimals) keeps its weight and one
+ * 0.01 lower loses it, in the MPFR model above; the steepest head's value is <= 0 because the verified
+ * design keeps every zero-logit key (the weight level said +0.18 there: bf16 rounds the bias). */
+static void test_min_logit_kernel(void **state)
+{
+    (void)state;
+    abl_design_config c = config("eager", 512);
+    float s[4];
+    assert_int_equal(abl_design_keep_all(&c, 4, s), ABL_OK);
+    for (int h = 0; h < 4; h++) {
+        uint64_t ds[2] = {256, 511};
+        for (int k = 0; k < 2; k++) {
+            char *t = NULL;
+            assert_int_equal(abl_design_min_logit(&c, s[h], ds[k], 2, &t), ABL_OK);
+            double v = atof(t);
+            assert_true(v <= 0.0);
+            assert_false(eager_zero_score(s[h], 511, ds[k], (float)v));
+            assert_true(eager_zero_score(s[h], 511, ds[k], (float)(v - 0.01)));
+            free(t);
+        }
+    }
 }
 
 /* simulate's measured mass_lost: one head m = 1/2 at N = 512 on eager bf16 loses the keys d >= fb of the
@@ -287,6 +554,11 @@ int main(void)
         cmocka_unit_test(test_largest_context),
         cmocka_unit_test(test_impossible_budget),
         cmocka_unit_test(test_clamp),
+        cmocka_unit_test(test_clamp_fp16),
+        cmocka_unit_test(test_clamp_none_needed),
+        cmocka_unit_test(test_clamp_flash),
+        cmocka_unit_test(test_fp16_long_context),
+        cmocka_unit_test(test_min_logit_kernel),
         cmocka_unit_test(test_simulate_mass_lost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

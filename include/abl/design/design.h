@@ -9,6 +9,7 @@
 #include "abl/core/status.h"
 #include "abl/core/slope.h"
 #include "abl/kernel/pipeline.h"
+#include "abl/core/progress.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,28 +57,59 @@ abl_status abl_design_largest_context(const abl_design_config *c, float m, uint6
 abl_status abl_design_first_blind(const abl_design_config *c, float m, int64_t *out);
 
 /*
- * The smallest logit (relative to zero-logit keys) a key at distance d needs to keep a non-zero weight in
- * the last row of the N-token context, as decimal text rounded up to `decimals` digits (malloc'd).
+ * The smallest logit (relative to the zero-logit keys, in nats) a key at distance d needs to keep a
+ * non-zero weight in the last row of the N-token context, on the kernel: the key's score goes through the
+ * kernel's roundings (its logit in the logit dtype, the softmax as `simulate` emulates it), the smallest
+ * binary32 score that keeps the weight is found by bisection and checked (that score keeps it, the next
+ * binary32 score below loses it), then written in nats rounded up to `decimals` digits (malloc'd).
+ * "none" when no score keeps it. ABL_ERR_MISMATCH when the check fails (the kernel is not monotone there).
  */
 abl_status abl_design_min_logit(const abl_design_config *c, float m, uint64_t d, int decimals, char **out);
 
 /*
- * --clamp: the least restrictive clamp c = k / 10^decimals (the most negative such value) with which no
- * head of `slopes` has a zero weight at context N: c - ln S_N(c) > tau (eager: exact weight level at the
- * output dtype's rn-zero; flash: c not below the flush threshold of exp2). margin: the smallest over heads
- * of c - tau - ln S_N(c) in nats (malloc'd text, 4 decimals). paper_margin: the same for c = -87 (<= 0:
- * -87 leaves zero weights); paper_failing: how many heads -87 leaves with a zero weight.
+ * --clamp: the least restrictive clamp c (the most negative value; bias = max(-m d, c)) with which no head
+ * of `slopes` has a zero weight anywhere in the N x N matrix, decided on the kernel: every binary32 c is
+ * stored as the kernel stores its bias (eager: the bias dtype; flash: fp32 in its score units), each
+ * candidate's last rows run through the kernel's emulation (the relative form; with zero logits the last
+ * row holds every zero of the matrix), and the answer is checked one step beyond (the next representable
+ * clamp below leaves a zero weight). The exact weight level (spec §4) gives the bound and the margins:
+ * for each head its smallest weight is the clamped key's e^c/S_N(c) when the clamp engages inside the row
+ * (m (N-1) > -c), else the unclamped key at N - 1. ABL_ERR_UNSUPPORTED for the sdpa-* softmaxes (their
+ * running max makes a row's zeros depend on more than the last row); ABL_ERR_DEGENERATE when even c = 0
+ * leaves zero weights.
  */
 typedef struct abl_design_clamp {
-    mpq_t clamp;               /* the bound rounded up into the kernel's logit dtype (the bias is stored there) */
-    char *bound_text;          /* the least clamp on the 10^-decimals grid, before that rounding */
-    char *clamp_text, *margin_text, *paper_margin_text;
-    int paper_failing;
+    mpq_t clamp;               /* the least restrictive clamp as stated (eager: a bias-dtype value) */
+    char *clamp_text;          /* its exact decimal, or "none" when none_needed */
+    char *next_text;           /* the next representable clamp below it, which the kernel shows failing */
+    int next_failing;          /* how many heads that one leaves with a zero weight */
+    char *bound_text;          /* weight level: the least clamp on the 10^-decimals grid ("none") */
+    char *margin_text;         /* weight level: the smallest margin over heads at clamp (nats, 6 decimals) */
+    char *paper_margin_text;   /* the same at -87 (4 decimals) */
+    int paper_failing;         /* on the kernel: heads -87 leaves with a zero weight */
+    int none_needed;           /* the schedule keeps every weight unclamped: any clamp keeps them */
 } abl_design_clamp;
 void abl_design_clamp_init(abl_design_clamp *r);
 void abl_design_clamp_clear(abl_design_clamp *r);
 abl_status abl_design_clamp_find(const abl_design_config *c, const float *slopes, int n, int decimals,
                                  abl_design_clamp *out);
+
+/*
+ * Nominal cost of the kernel-level checks that print design's claims: `min_logits` searches per head of
+ * abl_design_min_logit (ABL_DESIGN_MIN_LOGIT_ROWS rows each) and, when clamp is set, abl_design_clamp_find
+ * (ABL_DESIGN_CLAMP_ROWS rows per head). Units: weights emulated (N per row), one thread, at
+ * ABL_DESIGN_ROW_RATE weights/s (measured about 3e7 on the project's 2-core machine under load, 2026-12-01;
+ * a third of it), plus a fixed cost that dominates at short contexts: ABL_DESIGN_MIN_LOGIT_SECONDS per
+ * search (its set-up) and ABL_DESIGN_CLAMP_HEAD_SECONDS per head for the clamp (the weight level's MPFR
+ * bisection); both twice what 4096 heads at N = 64 measured there (0.16 ms and 0.23 ms).
+ */
+#define ABL_DESIGN_MIN_LOGIT_ROWS 48
+#define ABL_DESIGN_CLAMP_ROWS 40
+#define ABL_DESIGN_ROW_RATE 1e7
+#define ABL_DESIGN_MIN_LOGIT_SECONDS 3e-4
+#define ABL_DESIGN_CLAMP_HEAD_SECONDS 5e-4
+abl_status abl_design_checks_estimate(const abl_design_config *c, int heads, int min_logits, int clamp,
+                                      abl_cost *out);
 
 /*
  * Verification: every slope through the predictor (matrix zeros must be 0) and, when N <= max_simulate,

@@ -3,6 +3,7 @@
  * zero-logit predictor; clamps and logit budgets are decided with certified MPFR intervals at the weight
  * level (abl_weight.c). The property searched is monotone in the slope (steeper heads lose more keys) and
  * in the context (a longer context holds every row of a shorter one). */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,9 @@
 #include "abl/design/design.h"
 #include "abl/kernel/simulate.h"
 #include "abl/core/threshold.h"
+#include "abl/core/analysis.h"
 #include "abl_internal.h"
+#include "design/abl_design_kernel.h"
 
 #define FLAT_BITS 0x0d800000u   /* 2^-100: the flattest slope tried */
 #define STEEP_BITS 0x42800000u  /* 64: the steepest */
@@ -89,6 +92,72 @@ static abl_status predict_one(const abl_design_config *c, float m, uint64_t n, a
     }
     free(spec);
     return st;
+}
+
+/*
+ * Whether slope m's logits are finite at context n on the kernel. The key at position n - 1 carries the
+ * largest bias magnitude in every bias form; when it overflows (fp16's 65504 is m (n - 1) = 65504 for
+ * m = 64 at n = 1025) its logit is -Inf and exp(-Inf) = 0: that key has a zero weight, which is what
+ * torch computes too. The predictor refuses such a table, so the searches ask here first.
+ */
+static abl_status logits_finite(const abl_design_config *c, float m, uint64_t n, int *finite)
+{
+    char *spec = abl_design_slopes_spec(&m, 1);
+    if (spec == NULL)
+        return ABL_ERR_NO_MEMORY;
+    abl_simulate_config sc;
+    sim_config(c, spec, n, &sc);
+    abl_sim_setup s;
+    abl_status st = abl_sim_setup_init(&sc, &s);
+    free(spec);
+    if (st != ABL_OK)
+        return st;
+    float big = abl_emul_logit(&s.em, &s.hd[0], 0.0f, n - 1, abl_emul_bias_mag(&s.em, &s.hd[0], n - 1));
+    *finite = isfinite(big) != 0;
+    abl_sim_setup_free(&s);
+    return ABL_OK;
+}
+
+/* Zero weights in the n x n matrix of slope m (*zeros = 1 when any): the predictor, or an overflowing
+ * bias (a -Inf logit, a zero weight). */
+static abl_status has_zeros(const abl_design_config *c, float m, uint64_t n, int *zeros)
+{
+    int finite;
+    abl_status st = logits_finite(c, m, n, &finite);
+    if (st != ABL_OK)
+        return st;
+    if (!finite) {
+        *zeros = 1;
+        return ABL_OK;
+    }
+    abl_pred_head h;
+    if ((st = predict_one(c, m, n, &h)) == ABL_OK)
+        *zeros = h.matrix_zeros != 0;
+    return st;
+}
+
+/* The steepest slope pattern in [FLAT_BITS, STEEP_BITS] whose logits stay finite at N (bias magnitude is
+ * monotone in m, so a bisection); STEEP_BITS when 64 itself does. */
+static abl_status steep_bits(const abl_design_config *c, uint32_t *out)
+{
+    int finite;
+    abl_status st = logits_finite(c, from_bits(STEEP_BITS), c->context, &finite);
+    if (st != ABL_OK || finite) {
+        *out = STEEP_BITS;
+        return st;
+    }
+    uint32_t lo = FLAT_BITS, hi = STEEP_BITS;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((st = logits_finite(c, from_bits(mid), c->context, &finite)) != ABL_OK)
+            return st;
+        if (finite)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *out = lo;
+    return ABL_OK;
 }
 
 /* tau of the kernel, -absk ln 2, and whether it is strict (blind only below tau). */
@@ -197,11 +266,11 @@ abl_status abl_design_sighted(const abl_design_config *c, float m, int *ok)
 {
     if (c == NULL || ok == NULL || !(m > 0.0f) || c->context < 1)
         return ABL_ERR_INVALID_ARGUMENT;
-    abl_pred_head h;
-    abl_status st = predict_one(c, m, c->context, &h);
+    int zeros;
+    abl_status st = has_zeros(c, m, c->context, &zeros);
     if (st != ABL_OK)
         return st;
-    *ok = h.matrix_zeros == 0;
+    *ok = !zeros;
     if (*ok && c->budget != NULL && mpq_sgn(c->budget) != 0) {
         margin_q q = {c, m, c->budget, c->context - 1, NULL};
         *ok = margin_kept(&q);
@@ -271,9 +340,12 @@ abl_status abl_design_targets(const abl_design_config *c, const uint64_t *target
         if (t >= c->context)
             return ABL_ERR_DEGENERATE;
         /* P(m): a zero weight at distance <= t in the last row; monotone in m. The flattest m with P. */
-        uint32_t lo = FLAT_BITS, hi = STEEP_BITS;
+        uint32_t lo = FLAT_BITS, hi;
         int64_t fb;
-        abl_status st = abl_design_first_blind(c, from_bits(hi), &fb);
+        abl_status st = steep_bits(c, &hi); /* the predictor needs finite logits */
+        if (st != ABL_OK)
+            return st;
+        st = abl_design_first_blind(c, from_bits(hi), &fb);
         if (st != ABL_OK)
             return st;
         if (fb < 0 || (uint64_t)fb > t)
@@ -301,12 +373,12 @@ abl_status abl_design_largest_context(const abl_design_config *c, float m, uint6
     if (c == NULL || out == NULL || cap < 1)
         return ABL_ERR_INVALID_ARGUMENT;
     uint64_t good = 1, bad = 0;
-    abl_pred_head h;
+    int zeros;
     abl_status st;
     for (uint64_t n = 2; n <= cap; n = n * 2 > cap && n < cap ? cap : n * 2) {
-        if ((st = predict_one(c, m, n, &h)) != ABL_OK)
+        if ((st = has_zeros(c, m, n, &zeros)) != ABL_OK)
             return st;
-        if (h.matrix_zeros != 0) {
+        if (zeros) {
             bad = n;
             break;
         }
@@ -320,9 +392,9 @@ abl_status abl_design_largest_context(const abl_design_config *c, float m, uint6
     }
     while (bad - good > 1) {
         uint64_t mid = good + (bad - good) / 2;
-        if ((st = predict_one(c, m, mid, &h)) != ABL_OK)
+        if ((st = has_zeros(c, m, mid, &zeros)) != ABL_OK)
             return st;
-        if (h.matrix_zeros == 0)
+        if (!zeros)
             good = mid;
         else
             bad = mid;
@@ -331,43 +403,111 @@ abl_status abl_design_largest_context(const abl_design_config *c, float m, uint6
     return ABL_OK;
 }
 
-abl_status abl_design_min_logit(const abl_design_config *c, float m, uint64_t d, int decimals, char **out)
+/* Memo of kernel verdicts by the key's logit: many scores round to one logit, which decides the row. */
+typedef struct {
+    float logit[64];
+    int kept[64];
+    int n;
+} kept_memo;
+
+/* Whether key `key` of head 0's last row keeps a non-zero weight when its score is `score`. */
+static int key_kept(abl_dk *k, int64_t key, float score, kept_memo *memo)
 {
-    if (c == NULL || out == NULL)
-        return ABL_ERR_INVALID_ARGUMENT;
-    /* eps = tau + L(eps) + m d: one fixed-point step from L(0) (L moves by e^tau-sized amounts). */
-    abl_mpfr_range saved = abl_mpfr_range_widen();
-    mpfr_t lo, hi;
-    mpfr_inits2(192, lo, hi, (mpfr_ptr)0);
-    mpq_t e;
-    mpq_init(e);
-    margin_q q = {c, m, NULL, d, NULL};
-    margin_interval(lo, hi, &q); /* -(tau + L(0) + m d) enclosed */
-    mpfr_neg(lo, lo, MPFR_RNDN);
-    mpfr_get_q(e, lo); /* eps0 */
-    q.eps = e;
-    margin_interval(lo, hi, &q); /* eps0 - (tau + L(eps0) + m d) */
+    float x = abl_dk_key_logit(k, 0, key, score);
+    for (int i = 0; i < memo->n; i++)
+        if (memo->logit[i] == x || (isnan(x) && isnan(memo->logit[i])))
+            return memo->kept[i];
+    abl_dk_last_row(k, 0, NULL, key, score);
+    int kept = k->w[key] != 0.0f;
+    if (memo->n < 64) {
+        memo->logit[memo->n] = x;
+        memo->kept[memo->n++] = kept;
+    }
+    return kept;
+}
+
+/* The score as nats rounded up to `decimals` digits ("-0.00" written "0.00"), malloc'd. */
+static char *nats_up(const abl_dk *k, float score, int decimals)
+{
     mpfr_t x;
-    mpfr_init2(x, 192);
-    mpfr_set_q(x, e, MPFR_RNDU);
-    mpfr_sub(x, x, lo, MPFR_RNDU); /* an upper bound of the crossing */
+    mpfr_init2(x, 128);
+    mpfr_set_flt(x, score, MPFR_RNDN);
+    mpfr_mul_d(x, x, abl_dk_score_scale(k), MPFR_RNDU); /* exact: 24 + 53 bits */
     char *s = NULL;
     if (mpfr_asprintf(&s, "%.*RUf", decimals, x) < 0)
         s = NULL;
+    mpfr_clear(x);
+    if (s == NULL)
+        return NULL;
     const char *t = s;
-    if (t != NULL && t[0] == '-' && strspn(t + 1, "0.") == strlen(t + 1))
-        t++; /* "-0.00": a crossing just below 0 rounds up to 0 */
-    char *copy = t != NULL ? malloc(strlen(t) + 1) : NULL;
+    if (t[0] == '-' && strspn(t + 1, "0.") == strlen(t + 1))
+        t++;
+    char *copy = malloc(strlen(t) + 1);
     if (copy != NULL)
         strcpy(copy, t);
-    if (s != NULL)
-        mpfr_free_str(s);
-    mpfr_clear(x);
-    mpq_clear(e);
-    mpfr_clears(lo, hi, (mpfr_ptr)0);
-    abl_mpfr_range_restore(saved);
-    *out = copy;
-    return copy != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
+    mpfr_free_str(s);
+    return copy;
+}
+
+abl_status abl_design_min_logit(const abl_design_config *c, float m, uint64_t d, int decimals, char **out)
+{
+    if (c == NULL || out == NULL || d >= c->context || decimals < 0 || decimals > 9)
+        return ABL_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    abl_dk k;
+    abl_status st = abl_dk_init(&k, c, &m, 1, 0);
+    if (st != ABL_OK)
+        return st;
+    int64_t key = (int64_t)(c->context - 1 - d);
+    kept_memo memo = {.n = 0};
+    /* A bracket by galloping from score 0 (lo loses the weight, hi keeps it), then a bisection over the
+     * binary32 scores between them (the weight grows with the key's score). */
+    float lo = 0.0f, hi = 0.0f, step = 1.0f;
+    int found = 1;
+    if (key_kept(&k, key, 0.0f, &memo)) {
+        for (lo = -step; key_kept(&k, key, lo, &memo); lo -= step) {
+            hi = lo;
+            step *= 2.0f;
+            if (!(lo > -1e30f)) {
+                found = 0; /* kept at any finite score: cannot happen with an underflowing exp */
+                break;
+            }
+        }
+    } else {
+        for (hi = step; !key_kept(&k, key, hi, &memo); hi += step) {
+            lo = hi;
+            step *= 2.0f;
+            if (!(hi < 1e30f)) {
+                found = 0; /* no score keeps it (an output dtype that loses even the max) */
+                break;
+            }
+        }
+    }
+    if (found) {
+        int64_t ol = abl_dk_ord(lo), oh = abl_dk_ord(hi);
+        while (oh - ol > 1) {
+            int64_t mid = ol + (oh - ol) / 2;
+            if (key_kept(&k, key, abl_dk_unord(mid), &memo))
+                oh = mid;
+            else
+                ol = mid;
+        }
+        /* the claim checked afresh: the score keeps the weight, the next binary32 score below does not */
+        hi = abl_dk_unord(oh);
+        kept_memo none = {.n = 0};
+        int kh = key_kept(&k, key, hi, &none);
+        none.n = 0;
+        int kl = key_kept(&k, key, abl_dk_unord(oh - 1), &none);
+        if (!kh || kl)
+            st = ABL_ERR_MISMATCH;
+    }
+    if (st == ABL_OK) {
+        *out = found ? nats_up(&k, hi, decimals) : strdup("none");
+        if (*out == NULL)
+            st = ABL_ERR_NO_MEMORY;
+    }
+    abl_dk_free(&k);
+    return st;
 }
 
 void abl_design_clamp_init(abl_design_clamp *r)
@@ -380,13 +520,35 @@ void abl_design_clamp_clear(abl_design_clamp *r)
 {
     mpq_clear(r->clamp);
     free(r->clamp_text);
+    free(r->next_text);
     free(r->bound_text);
     free(r->margin_text);
     free(r->paper_margin_text);
-    r->clamp_text = r->margin_text = r->paper_margin_text = r->bound_text = NULL;
+    r->clamp_text = r->next_text = r->margin_text = r->paper_margin_text = r->bound_text = NULL;
 }
 
-/* Smallest margin over heads for clamp c (lower bound), and how many heads have no margin. */
+/*
+ * The weight-level query of head m's smallest weight in the last row under clamp c: the clamped key
+ * (e^c / S_N(c)) when the clamp engages inside the row, m (N - 1) > -c; otherwise no key is clamped and
+ * the smallest is the unclamped key at N - 1 (S_N without a clamp). Judging the clamped key of a head the
+ * clamp never reaches is the error of issue 15 item 2: the flattest head's large S bound a clamp it never
+ * sees.
+ */
+static margin_q clamp_query(const abl_design_config *c, float m, mpq_srcptr clamp)
+{
+    mpq_t md;
+    mpq_init(md);
+    mpq_set_d(md, (double)m); /* exact */
+    mpz_mul_ui(mpq_numref(md), mpq_numref(md), (unsigned long)(c->context - 1));
+    mpq_canonicalize(md);
+    mpq_neg(md, md); /* -m (N - 1) */
+    int engages = mpq_cmp(md, clamp) < 0;
+    mpq_clear(md);
+    margin_q q = {c, m, NULL, engages ? 0 : c->context - 1, engages ? clamp : NULL};
+    return q;
+}
+
+/* Smallest margin over heads for clamp c (lower bound), and how many heads have no margin (weight level). */
 static void clamp_margin(const abl_design_config *c, const float *slopes, int n, mpq_srcptr clamp, mpfr_t min_lo,
                          int *failing)
 {
@@ -396,7 +558,7 @@ static void clamp_margin(const abl_design_config *c, const float *slopes, int n,
     mpfr_t lo, hi;
     mpfr_inits2(mpfr_get_prec(min_lo), lo, hi, (mpfr_ptr)0);
     for (int i = 0; i < n; i++) {
-        margin_q q = {c, slopes[i], NULL, 0, clamp};
+        margin_q q = clamp_query(c, slopes[i], clamp);
         margin_interval(lo, hi, &q);
         if (mpfr_cmp(lo, min_lo) < 0)
             mpfr_set(min_lo, lo, MPFR_RNDD);
@@ -419,29 +581,31 @@ static char *fixed_text(const mpfr_t x, int decimals)
     return copy;
 }
 
-abl_status abl_design_clamp_find(const abl_design_config *c, const float *slopes, int n, int decimals,
-                                 abl_design_clamp *out)
+/* The weight level's least clamp on the 10^-decimals grid (text; "none" when no head needs one). */
+static char *weight_bound(const abl_design_config *c, const float *slopes, int n, int decimals)
 {
-    if (c == NULL || slopes == NULL || out == NULL || n < 1 || decimals < 0 || decimals > 9)
-        return ABL_ERR_INVALID_ARGUMENT;
     unsigned long absk;
     int strict;
     kernel_tau(&c->pipeline, &absk, &strict);
     long scale = 1;
     for (int i = 0; i < decimals; i++)
         scale *= 10;
-    /* k/scale for k in [lo, 0]: lo sits below tau (a clamp there cannot keep anything). */
+    /* k/scale for k in [lo, 0]: lo sits below tau, where a clamp that engages keeps nothing; when lo keeps
+     * every head, no head needs the clamp (the ones it engages were lost unclamped too). */
     long lo = -(long)ceil((double)absk * 0.6931471805599453 * (double)scale) - 1, hi = 0;
     mpq_t cq;
     mpq_init(cq);
-    int failing;
     mpfr_t m;
     mpfr_init2(m, 128);
-    mpq_set_si(cq, hi, 1);
+    int failing;
+    mpq_set_si(cq, lo, (unsigned long)scale);
+    mpq_canonicalize(cq);
     clamp_margin(c, slopes, n, cq, m, &failing);
-    abl_status st = ABL_OK;
-    if (failing > 0) {
-        st = ABL_ERR_DEGENERATE; /* even c = 0 (uniform attention) leaves zeros: the context is too long */
+    char *text;
+    if (failing == 0) {
+        text = malloc(5);
+        if (text != NULL)
+            strcpy(text, "none");
     } else {
         while (hi - lo > 1) {
             long mid = lo + (hi - lo) / 2;
@@ -453,33 +617,139 @@ abl_status abl_design_clamp_find(const abl_design_config *c, const float *slopes
             else
                 lo = mid;
         }
-        mpq_set_si(out->clamp, hi, (unsigned long)scale);
-        mpq_canonicalize(out->clamp);
-        out->bound_text = abl_decimal_string(out->clamp);
-        /* The clamped bias is a logit: round the bound up (toward 0) into the logit dtype. */
-        const abl_format *lf = &c->pipeline.logit_dtype;
-        mpfr_t v;
-        mpfr_init2(v, lf->precision);
-        mpfr_set_q(v, out->clamp, MPFR_RNDU);
-        if (mpfr_cmp_si_2exp(v, -1, (mpfr_exp_t)lf->emin) > 0 && !mpfr_zero_p(v)) {
-            /* subnormal range of the logit dtype (|c| tiny): keep the grid value */
-        } else {
-            mpfr_get_q(out->clamp, v);
-        }
-        mpfr_clear(v);
-        clamp_margin(c, slopes, n, out->clamp, m, &failing);
-        out->clamp_text = abl_decimal_string(out->clamp);
-        out->margin_text = fixed_text(m, 6);
-        mpq_set_si(cq, -87, 1);
-        clamp_margin(c, slopes, n, cq, m, &out->paper_failing);
-        out->paper_margin_text = fixed_text(m, 4);
-        if (out->clamp_text == NULL || out->margin_text == NULL || out->paper_margin_text == NULL ||
-            out->bound_text == NULL)
-            st = ABL_ERR_NO_MEMORY;
+        mpq_set_si(cq, hi, (unsigned long)scale);
+        mpq_canonicalize(cq);
+        text = abl_decimal_string(cq);
     }
     mpfr_clear(m);
     mpq_clear(cq);
-    return st;
+    return text;
+}
+
+/* Memo of the kernel's verdicts by the clamp value its logits meet. */
+typedef struct {
+    float value[64];
+    int failing[64];
+    int n;
+} clamp_memo;
+
+/* How many heads keep a zero weight on the kernel with binary32 clamp v (v NULL: no clamp). */
+static int kernel_failing(abl_dk *k, const float *v, clamp_memo *memo)
+{
+    float cv = v != NULL ? abl_dk_clamp_value(k, *v) : -INFINITY;
+    for (int i = 0; memo != NULL && i < memo->n; i++)
+        if (memo->value[i] == cv)
+            return memo->failing[i];
+    int failing = 0;
+    for (int h = 0; h < k->s.heads; h++)
+        failing += abl_dk_last_row(k, h, v != NULL ? &cv : NULL, -1, 0.0f) != 0;
+    if (memo != NULL && memo->n < 64) {
+        memo->value[memo->n] = cv;
+        memo->failing[memo->n++] = failing;
+    }
+    return failing;
+}
+
+static char *stated_text(const abl_dk *k, float v, mpq_t q)
+{
+    mpq_set_d(q, abl_dk_clamp_stated(k, v));
+    return abl_decimal_string(q);
+}
+
+/*
+ * The kernel's least clamp: the smallest binary32 v (a bisection over the values between the most
+ * negative clamp, which engages no head, and 0) with which every head keeps every weight, checked afresh
+ * with the next binary32 value below. ABL_ERR_DEGENERATE when 0 fails.
+ */
+static abl_status kernel_clamp(abl_dk *k, abl_design_clamp *out)
+{
+    clamp_memo memo = {.n = 0};
+    float zero = 0.0f;
+    if (kernel_failing(k, &zero, &memo) > 0)
+        return ABL_ERR_DEGENERATE; /* even c = 0 (uniform attention) leaves zeros: the context is too long */
+    if (kernel_failing(k, NULL, NULL) == 0) {
+        out->none_needed = 1;
+        out->clamp_text = malloc(5);
+        if (out->clamp_text == NULL)
+            return ABL_ERR_NO_MEMORY;
+        strcpy(out->clamp_text, "none");
+        return ABL_OK;
+    }
+    int64_t lo = abl_dk_ord(-FLT_MAX), hi = abl_dk_ord(0.0f);
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        float v = abl_dk_unord(mid);
+        if (kernel_failing(k, &v, &memo) == 0)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    float best = abl_dk_unord(hi), next = abl_dk_unord(hi - 1);
+    /* one step beyond, without the memo: the answer keeps every head and the next clamp below does not */
+    if (kernel_failing(k, &best, NULL) != 0 || (out->next_failing = kernel_failing(k, &next, NULL)) == 0)
+        return ABL_ERR_MISMATCH;
+    mpq_t q;
+    mpq_init(q);
+    out->next_text = stated_text(k, next, q);
+    out->clamp_text = stated_text(k, best, q);
+    mpq_set(out->clamp, q);
+    mpq_clear(q);
+    return out->clamp_text != NULL && out->next_text != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
+}
+
+abl_status abl_design_clamp_find(const abl_design_config *c, const float *slopes, int n, int decimals,
+                                 abl_design_clamp *out)
+{
+    if (c == NULL || slopes == NULL || out == NULL || n < 1 || decimals < 0 || decimals > 9)
+        return ABL_ERR_INVALID_ARGUMENT;
+    if (c->pipeline.softmax != ABL_SOFTMAX_EAGER && c->pipeline.softmax != ABL_SOFTMAX_FLASH)
+        return ABL_ERR_UNSUPPORTED;
+    abl_dk k;
+    abl_status st = abl_dk_init(&k, c, slopes, n, 1);
+    if (st != ABL_OK)
+        return st;
+    st = kernel_clamp(&k, out);
+    if (st == ABL_OK) {
+        float paper = (float)ABL_PAPER_CLAMP;
+        out->paper_failing = kernel_failing(&k, &paper, NULL);
+    }
+    abl_dk_free(&k);
+    if (st != ABL_OK)
+        return st;
+    /* the weight level: the exact softmax's bound, and the margins of the kernel's clamp and of -87 */
+    mpfr_t m;
+    mpfr_init2(m, 128);
+    int failing;
+    out->bound_text = weight_bound(c, slopes, n, decimals);
+    if (!out->none_needed) {
+        clamp_margin(c, slopes, n, out->clamp, m, &failing);
+        out->margin_text = fixed_text(m, 6);
+    }
+    mpq_t cq;
+    mpq_init(cq);
+    mpq_set_si(cq, ABL_PAPER_CLAMP, 1);
+    clamp_margin(c, slopes, n, cq, m, &failing);
+    out->paper_margin_text = fixed_text(m, 4);
+    mpq_clear(cq);
+    mpfr_clear(m);
+    if (out->bound_text == NULL || (!out->none_needed && out->margin_text == NULL) || out->paper_margin_text == NULL)
+        return ABL_ERR_NO_MEMORY;
+    return ABL_OK;
+}
+
+abl_status abl_design_checks_estimate(const abl_design_config *c, int heads, int min_logits, int clamp,
+                                      abl_cost *out)
+{
+    if (c == NULL || out == NULL || heads < 0 || min_logits < 0)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    double rows = (double)heads * ((double)min_logits * ABL_DESIGN_MIN_LOGIT_ROWS + (clamp ? ABL_DESIGN_CLAMP_ROWS : 0));
+    out->units = rows * (double)c->context;
+    out->seconds = out->units / ABL_DESIGN_ROW_RATE + (double)heads * ((double)min_logits * ABL_DESIGN_MIN_LOGIT_SECONDS +
+                                                                     (clamp ? ABL_DESIGN_CLAMP_HEAD_SECONDS : 0));
+    out->threads = 1;
+    out->unit_name = "weights";
+    return ABL_OK;
 }
 
 abl_status abl_design_verify(const abl_design_config *c, const float *slopes, int n, uint64_t max_simulate,

@@ -177,6 +177,10 @@ typedef struct abl_sim_setup {
 
 abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s);
 void abl_sim_setup_free(abl_sim_setup *s);
+/* The zero weights of row i (keys 0..i) whose logits, as the softmax reads them, are x[0..i]: the same
+ * roundings as abl_simulate_run's rows (e: i + 1 floats of scratch; wout, optional: the weights as rounded
+ * into the output dtype). For callers that build their own rows (design's clamps and min logits). */
+uint64_t abl_sim_row_weights(const abl_sim_setup *s, uint64_t i, const float *x, float *e, float *wout);
 /* Threads to use: `requested`, or every online core when 0 (1..256). */
 int abl_sim_threads(int requested);
 /* The threads a cost estimate assumes: abl_sim_threads, but never more than the machine's cores (more

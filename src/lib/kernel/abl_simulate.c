@@ -315,6 +315,12 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
     return zeros;
 }
 
+uint64_t abl_sim_row_weights(const abl_sim_setup *s, uint64_t i, const float *x, float *e, float *wout)
+{
+    row_ctx rc = {s, 0, NULL, s->em.n};
+    return row_zeros(&rc, i, x, e, wout, NULL);
+}
+
 static int cmp_float(const void *a, const void *b)
 {
     float x = *(const float *)a, y = *(const float *)b;

@@ -1,0 +1,117 @@
+/* alibi-blind: design's kernel-level checks (abl_design_kernel.h). Why the last row is enough: with zero
+ * logits under the relative bias, row i holds the keys d = 0..i of the last row with the same logits, and
+ * the diagonal (logit 0) is every row's max; an eager row's exact sum grows with i, so its fp32 sum,
+ * reciprocal and products only shrink a weight; a flash row's exponent of a key is fixed by its logit
+ * and the max 0. A zero anywhere in the matrix is a zero in the last row. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "design/abl_design_kernel.h"
+
+abl_status abl_dk_init(abl_dk *k, const abl_design_config *c, const float *slopes, int n, int relative)
+{
+    memset(k, 0, sizeof *k);
+    char *spec = abl_design_slopes_spec(slopes, n);
+    if (spec == NULL)
+        return ABL_ERR_NO_MEMORY;
+    abl_simulate_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.pipeline = c->pipeline;
+    if (relative)
+        sc.pipeline.bias_form = ABL_BIAS_RELATIVE;
+    sc.slopes = spec;
+    sc.context = c->context;
+    sc.threads = 1;
+    abl_status st = abl_sim_setup_init(&sc, &k->s);
+    free(spec);
+    if (st != ABL_OK)
+        return st;
+    k->n = c->context;
+    k->x = malloc(k->n * sizeof *k->x);
+    k->e = malloc(k->n * sizeof *k->e);
+    k->w = malloc(k->n * sizeof *k->w);
+    if (k->x == NULL || k->e == NULL || k->w == NULL) {
+        abl_dk_free(k);
+        return ABL_ERR_NO_MEMORY;
+    }
+    return ABL_OK;
+}
+
+void abl_dk_free(abl_dk *k)
+{
+    if (k->s.hd != NULL)
+        abl_sim_setup_free(&k->s);
+    free(k->x);
+    free(k->e);
+    free(k->w);
+    memset(k, 0, sizeof *k);
+}
+
+float abl_dk_clamp_value(const abl_dk *k, float v)
+{
+    const abl_emul *em = &k->s.em;
+    if (em->softmax == ABL_SOFTMAX_FLASH)
+        return (float)((double)v / (double)em->sm_scale);
+    return (float)abl_fp_round(&em->bias, (double)v);
+}
+
+double abl_dk_clamp_stated(const abl_dk *k, float v)
+{
+    if (k->s.em.softmax == ABL_SOFTMAX_FLASH)
+        return (double)v;
+    return (double)abl_dk_clamp_value(k, v);
+}
+
+double abl_dk_score_scale(const abl_dk *k)
+{
+    const abl_emul *em = &k->s.em;
+    if (em->softmax == ABL_SOFTMAX_FLASH)
+        return (double)em->sm_scale;
+    return em->has_scale ? (double)em->scale : 1.0;
+}
+
+/* Key j's logit in the last row: eager, the bias magnitude as the kernel stores it, limited by the clamp
+ * (max(-mag, c) = -min(mag, -c)), through the pipeline's additions; flash, its fused bias, then the clamp. */
+static float key_logit(const abl_dk *k, int h, uint64_t j, const float *clamp, float score)
+{
+    const abl_emul *em = &k->s.em;
+    const abl_emul_head *hd = &k->s.hd[h];
+    uint64_t pos = abl_emul_pos(em, k->n - 1, j);
+    float mag = abl_emul_bias_mag(em, hd, pos);
+    if (em->softmax == ABL_SOFTMAX_FLASH) {
+        float x = abl_emul_logit(em, hd, score, pos, mag);
+        return clamp != NULL && x < *clamp ? *clamp : x;
+    }
+    if (clamp != NULL && mag > -*clamp)
+        mag = -*clamp;
+    return abl_emul_logit(em, hd, score, pos, mag);
+}
+
+float abl_dk_key_logit(const abl_dk *k, int h, int64_t key, float score)
+{
+    return key_logit(k, h, (uint64_t)key, NULL, score);
+}
+
+uint64_t abl_dk_last_row(abl_dk *k, int h, const float *clamp, int64_t key, float score)
+{
+    for (uint64_t j = 0; j < k->n; j++)
+        k->x[j] = key_logit(k, h, j, clamp, 0.0f);
+    if (key >= 0)
+        k->x[key] = key_logit(k, h, (uint64_t)key, clamp, score);
+    return abl_sim_row_weights(&k->s, k->n - 1, k->x, k->e, k->w);
+}
+
+int64_t abl_dk_ord(float v)
+{
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    return (b & 0x80000000u) ? -(int64_t)(b & 0x7fffffffu) : (int64_t)b;
+}
+
+float abl_dk_unord(int64_t o)
+{
+    uint32_t b = o < 0 ? (uint32_t)(-o) | 0x80000000u : (uint32_t)o;
+    float v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}

@@ -1,0 +1,9 @@
+design
+--heads
+1
+--ctx
+2048
+--dtype
+fp16
+--pipeline
+bloom-hf

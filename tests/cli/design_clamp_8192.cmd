@@ -1,0 +1,10 @@
+design
+--heads
+16
+--ctx
+8192
+--dtype
+bf16
+--pipeline
+eager
+--clamp

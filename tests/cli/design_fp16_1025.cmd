@@ -1,0 +1,7 @@
+design
+--heads
+1
+--ctx
+1025
+--dtype
+fp16

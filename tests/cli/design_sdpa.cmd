@@ -1,0 +1,7 @@
+design
+--heads
+4
+--ctx
+512
+--pipeline
+sdpa-efficient

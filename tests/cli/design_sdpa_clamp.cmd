@@ -1,0 +1,8 @@
+design
+--clamp
+--heads
+4
+--ctx
+512
+--pipeline
+sdpa-efficient
