@@ -60,8 +60,8 @@ typedef enum abl_bias_add {
  *   torch-pow: torch.pow(fp32 base, k) of build_alibi_tensor (BLOOM, Falcon), modelled as the fp32 base
  *              raised exactly to k and rounded once (press schedule only);
  *   mpt-pow:   1.0 / torch.pow(2, fp32(k * fp32(B / H'))) (llm-foundry gen_slopes, transformers'
- *              build_mpt_alibi_tensor), each step rounded once to fp32 (mpt:B schedules, or press for a
- *              power-of-two head count, which is mpt:8). */
+ *              build_mpt_alibi_tensor), each step rounded once to fp32, in the code's head order for any H
+ *              (mpt:B schedules, or press, which is mpt:8). */
 typedef enum abl_slope_calc {
     ABL_SLOPE_CALC_EXACT = 0,
     ABL_SLOPE_CALC_TORCH_POW = 1,

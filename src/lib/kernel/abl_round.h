@@ -99,7 +99,8 @@ abl_status abl_emul_head_init(const abl_emul *e, const abl_slope *s, abl_emul_he
 abl_status abl_emul_head_init_value(const abl_emul *e, double value, abl_emul_head *out);
 
 /* The slope of head h (0-based, schedule order) as the code computes it in fp32 (slope-calc torch-pow
- * or mpt-pow); ABL_ERR_UNSUPPORTED when the schedule is not the one that code builds. */
+ * or mpt-pow); ABL_ERR_SLOPE_CALC when the schedule is not one that code builds (torch-pow: press;
+ * mpt-pow: mpt:B or press, any head count). */
 abl_status abl_slope_code_value(abl_slope_calc calc, const abl_schedule *sched, int h, float *out);
 
 /* sdpa-efficient / sdpa-cudnn: the zero weights of one row whose logits are x[0..count-1] (fp32

@@ -7,9 +7,12 @@
  *   power of a 24-bit base is enclosed by MPFR's directed roundings (Ziv loop), so the value is the
  *   correctly rounded one, whatever k. torch's own pow is not correctly rounded (CPU: Sleef powf
  *   u10; CUDA: powf); docs/pipelines.md lists where the CPU value differs by one ulp.
- * mpt-pow (llm-foundry gen_slopes, transformers' build_mpt_alibi_tensor):
+ * mpt-pow (llm-foundry gen_slopes, transformers' build_mpt_alibi_tensor), H' = 2^ceil(log2 H):
  *     m = arange(1, H' + 1).float() * (B / H');  slopes = 1.0 / torch.pow(2, m)
- *   modelled as RN32(1 / RN32(2^RN32(k * RN32(B / H')))) with B / H' a binary64 quotient. */
+ *     if H' != H: slopes = concat([slopes[1::2], slopes[::2]])[:H]
+ *   modelled as RN32(1 / RN32(2^RN32(k * RN32(B / H')))) with B / H' a binary64 quotient, for any H
+ *   (mpt:B schedules, and press, which is mpt:8). The pow is the correctly rounded one; torch's is
+ *   not always (docs/pipelines.md: it can matter from H' = 128 on). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,11 +53,6 @@ static float exp2_rn32_exact(float e)
     mpfr_clear(x);
     mpfr_clear(t);
     return r;
-}
-
-static int is_pow2(int h)
-{
-    return h > 0 && (h & (h - 1)) == 0;
 }
 
 static float torch_pow_slope(int H, int index)
@@ -119,9 +117,12 @@ abl_status abl_slope_code_value(abl_slope_calc calc, const abl_schedule *sched, 
             B = strtol(sched->spec + 4, &end, 10);
             if (*end != '\0' || B <= 0)
                 return ABL_ERR_SLOPE_CALC;
-        } else if (strcmp(sched->spec, "press") != 0 || !is_pow2(H)) {
-            return ABL_ERR_SLOPE_CALC;   /* MPT's gen_slopes is press only for a power-of-two head count */
+        } else if (strcmp(sched->spec, "press") != 0) {
+            return ABL_ERR_SLOPE_CALC;
         }
+        /* press is mpt:8 for every H, order included: Press's get_slopes(H) = press(c) followed by
+         * press(2c)[0::2][:H-c], c = 2^floor(log2 H); gen_slopes' concat(s[1::2], s[0::2])[:H] over
+         * H' = 2c gives 2^(-8j/c) (j = 1..c), then 2^(-4(2j-1)/c) -- the same slopes, index for index */
         *out = mpt_pow_slope(H, B, index);
         return ABL_OK;
     }

@@ -1,0 +1,7 @@
+simulate
+--pipeline
+mpt-hf
+--heads
+5
+--ctx
+1024

@@ -1,0 +1,123 @@
+/* Unit tests for the slopes as the models' code computes them (slope-calc, abl_slope_code.c).
+ * mpt-pow: the expected fp32 bit patterns come from tests/unit/mpt_slopes_expected.py, which follows
+ * transformers' build_mpt_alibi_tensor / llm-foundry's gen_slopes op by op with integers and fractions
+ * (no MPFR, no library code) and is cross-checked there against numpy float32. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "alibi_blind.h"
+#include "kernel/abl_round.h"
+#include "mpt_slopes_expected.h"
+
+#define TAU_BF16 (-126L)
+
+static uint32_t float_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* Every head of `spec` with H heads against the expected bit patterns. */
+static void expect_mpt_slopes(const char *spec, int H, const unsigned *want)
+{
+    abl_schedule s;
+    assert_int_equal(abl_schedule_parse(spec, H, TAU_BF16, &s), ABL_OK);
+    assert_int_equal(s.count, H);
+    for (int h = 0; h < H; h++) {
+        float v = 0.0f;
+        abl_status st = abl_slope_code_value(ABL_SLOPE_CALC_MPT_POW, &s, h, &v);
+        if (st != ABL_OK || float_bits(v) != want[h])
+            fprintf(stderr, "%s, H = %d, head %d: status %d, %08x, expected %08x\n", spec, H, h + 1, (int)st,
+                    (unsigned)float_bits(v), want[h]);
+        assert_int_equal(st, ABL_OK);
+        assert_int_equal(float_bits(v), want[h]);
+    }
+    abl_schedule_free(&s);
+}
+
+/* The issue's head counts (3, 5, 6, 12, 24, 48, 100), powers of two, other alibi_bias_max: mpt:B
+ * with B given, and press -- MPT's default schedule, what mpt-hf gets without --slopes -- for B = 8. */
+static void test_mpt_pow_any_head_count(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof mpt_slope_cases / sizeof mpt_slope_cases[0]; i++) {
+        const mpt_slope_case *c = &mpt_slope_cases[i];
+        char spec[32];
+        snprintf(spec, sizeof spec, "mpt:%ld", c->bias_max);
+        expect_mpt_slopes(spec, c->heads, c->bits);
+        if (c->bias_max == 8)
+            expect_mpt_slopes("press", c->heads, c->bits);
+    }
+}
+
+/* PhoGPT-4B: 24 heads, H' = 32, m = k/4: heads 1..16 are slopes[1::2] (k = 2, 4, .., 32), heads 17..24
+ * slopes[::2] (k = 1, 3, .., 15). Hand check of head 17: RN32(2^0.25) = 1.18920707702636718750 (2^0.25
+ * = 1.1892071150...), 1 / that = 0.84089644..., nearest fp32 0x3f5744fd = 0.840896427631378173828125
+ * (neighbours 0.84089636802 and 0.84089648724). Written out so that a wrong order cannot hide behind
+ * a stale generated header. */
+static void test_mpt_pow_phogpt_order(void **state)
+{
+    (void)state;
+    abl_schedule s;
+    assert_int_equal(abl_schedule_parse("press", 24, TAU_BF16, &s), ABL_OK);
+    float v;
+    assert_int_equal(abl_slope_code_value(ABL_SLOPE_CALC_MPT_POW, &s, 0, &v), ABL_OK);
+    assert_true(v == 0x1.6a09e6p-1f);   /* slopes[1] of H' = 32: 1 / RN32(2^0.5) */
+    assert_int_equal(abl_slope_code_value(ABL_SLOPE_CALC_MPT_POW, &s, 1, &v), ABL_OK);
+    assert_true(v == 0.5f);             /* slopes[3]: 2^-1 */
+    assert_int_equal(abl_slope_code_value(ABL_SLOPE_CALC_MPT_POW, &s, 15, &v), ABL_OK);
+    assert_true(v == 0x1p-8f);          /* slopes[31]: 2^-8 */
+    assert_int_equal(abl_slope_code_value(ABL_SLOPE_CALC_MPT_POW, &s, 16, &v), ABL_OK);
+    assert_int_equal(float_bits(v), 0x3f5744fdu); /* slopes[0] */
+    assert_int_equal(abl_slope_code_value(ABL_SLOPE_CALC_MPT_POW, &s, 23, &v), ABL_OK);
+    assert_int_equal(float_bits(v), 0x3d9837f0u); /* slopes[14]: 1 / RN32(2^3.75) */
+    abl_schedule_free(&s);
+}
+
+/* Every head count 1..256 with the default schedule (the regression: non-powers of two were refused),
+ * and every slope in (0, 1): a well-formed value. */
+static void test_mpt_pow_every_head_count(void **state)
+{
+    (void)state;
+    for (int H = 1; H <= 256; H++) {
+        abl_schedule s;
+        assert_int_equal(abl_schedule_parse("press", H, TAU_BF16, &s), ABL_OK);
+        for (int h = 0; h < H; h++) {
+            float v = -1.0f;
+            assert_int_equal(abl_slope_code_value(ABL_SLOPE_CALC_MPT_POW, &s, h, &v), ABL_OK);
+            assert_true(v > 0.0f && v < 1.0f);
+        }
+        abl_schedule_free(&s);
+    }
+}
+
+/* Schedules MPT's code does not build stay refused. */
+static void test_mpt_pow_refuses_other_schedules(void **state)
+{
+    (void)state;
+    const char *specs[] = {"pow2only", "geometric:128:4096", "robust:64"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        abl_schedule s;
+        assert_int_equal(abl_schedule_parse(specs[i], 12, TAU_BF16, &s), ABL_OK);
+        float v;
+        assert_int_equal(abl_slope_code_value(ABL_SLOPE_CALC_MPT_POW, &s, 0, &v), ABL_ERR_SLOPE_CALC);
+        abl_schedule_free(&s);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mpt_pow_any_head_count),
+        cmocka_unit_test(test_mpt_pow_phogpt_order),
+        cmocka_unit_test(test_mpt_pow_every_head_count),
+        cmocka_unit_test(test_mpt_pow_refuses_other_schedules),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
