@@ -1,4 +1,5 @@
 /* alibi-blind design: slopes, a clamp and logit budgets that keep every head of a layer seeing on a kernel. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@ static const abl_cli_opt design_opts[] = {
     {"model", "NAME", "a catalogued model (alibi-blind models): its heads, dtype, kernel, context and slopes"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output"},
     {"pipeline", "SPEC", "the kernel: preset[,field=value...] (default eager; see simulate --help)"},
+    {"progress", NULL, "progress bar on stderr even when not a terminal"},
+    {"quiet", NULL, "no progress bar"},
     {"slopes", "SPEC", "judge an existing schedule instead: the largest N each head keeps every key"},
     {"targets", "LIST", "d1,...,dH: slopes whose first blind distance on the kernel is exactly each target"},
     {"threads", "T", "threads for the predictor and the emulation (default: all cores)"},
@@ -39,9 +42,22 @@ typedef struct design_run {
     int have_clamp;
     const char *schedule;       /* the schedule the clamp is judged for */
     const abl_model *model;     /* --model, or NULL */
+    abl_cli_bar bar;            /* progress, in milliseconds of the estimated work */
+    double est_total, est_done; /* seconds: the whole estimate, and the part done */
     const char *config;         /* --config, or NULL */
     abl_model_spec spec;        /* what --config gave */
 } design_run;
+
+/*
+ * What the predictor's estimate does not count (measured: tests/cost_bound.py, bench/README.md): the
+ * least restrictive clamp for the schedule (abl_design_clamp_find, about 1.5 to 3 ms a head, a little
+ * more per head for more heads) and the report's two exact minimum logits per head.
+ */
+#define DESIGN_CLAMP_HEAD_SECONDS 2e-3
+#define DESIGN_ROW_SECONDS 4e-4
+
+struct design_run;
+static void design_progress(struct design_run *d, double seconds);
 
 static int parse_targets(const char *list, uint64_t **out, int *n)
 {
@@ -146,6 +162,7 @@ static abl_status build_report(design_run *d, abl_report **out)
                 cell_text(r, ml);
                 free(ml);
             }
+            design_progress(d, DESIGN_ROW_SECONDS);
         }
         if (d->targets == NULL && d->sees == NULL) {
             snprintf(t, sizeof t, "no zero weight in %llu x %llu on %s%s", (unsigned long long)d->cfg.context,
@@ -286,9 +303,32 @@ static void add_largest_contexts(const design_run *d, abl_cost *acc)
     }
 }
 
-/* The search's nominal work, refused over the budget unless --force. */
-static int design_budget(const abl_cli_cmd *cmd, const char **v, const abl_cost *c)
+
+static void add_clamp_and_rows(int heads, int clamp, int rows, abl_cost *acc)
 {
+    abl_cost c = {0, 0, 1, "heads"};
+    double h = heads > 0 ? (double)heads : 1;
+    if (clamp)
+        c.seconds += h * DESIGN_CLAMP_HEAD_SECONDS * (1 + log2(h) / 8);
+    if (rows)
+        c.seconds += h * DESIGN_ROW_SECONDS;
+    c.units = h;
+    abl_cost_add(acc, &c);
+}
+
+/* The bar moves by the estimated seconds of each part as it is done. */
+static void design_progress(struct design_run *d, double seconds)
+{
+    d->est_done += seconds;
+    if (d->est_total > 0)
+        abl_cli_bar_update(&d->bar, (uint64_t)(1000 * fmin(d->est_done, d->est_total)),
+                           (uint64_t)(1000 * d->est_total));
+}
+
+/* The search's nominal work, refused over the budget unless --force; the bar's total. */
+static int design_budget(const abl_cli_cmd *cmd, const char **v, design_run *d, const abl_cost *c)
+{
+    d->est_total = c->seconds;
     return abl_cli_budget("design", c, abl_cli_value(cmd, v, "force") != NULL);
 }
 
@@ -297,6 +337,7 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     const char *s;
     const char *fmt = abl_cli_value(cmd, v, "format");
     abl_output out = ABL_OUT_TEXT;
+    abl_cli_bar_init(&d->bar, "design", cmd, v);
     int special = fmt != NULL && (strcmp(fmt, "python") == 0 || strcmp(fmt, "slopes") == 0);
     if (fmt != NULL && !special && abl_cli_output(fmt, &out))
         return ABL_EXIT_USAGE;
@@ -385,11 +426,14 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         abl_cost cost;
         memset(&cost, 0, sizeof cost);
         add_predictions(d, d->cfg.context, (double)nt * ABL_DESIGN_SEARCH_PREDICTIONS, &cost);
+        double search = cost.seconds;
         add_verification(d, nt, 0, &cost);
-        if (design_budget(cmd, v, &cost) != 0)
+        add_clamp_and_rows(nt, 0, 1, &cost);
+        if (design_budget(cmd, v, d, &cost) != 0)
             return ABL_EXIT_USAGE;
         int failed = 0;
         st = abl_design_targets(&d->cfg, d->targets, nt, d->slopes, &failed);
+        design_progress(d, search);
         if (st == ABL_ERR_DEGENERATE)
             return abl_cli_usage_error("--targets: no binary32 slope has its first blind distance at exactly %llu "
                                        "on %s at N = %llu", (unsigned long long)d->targets[failed], d->pipe_spec,
@@ -408,22 +452,29 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         abl_cost cost;
         memset(&cost, 0, sizeof cost);
         add_largest_contexts(d, &cost);
-        if (design_budget(cmd, v, &cost) != 0)
+        double search = cost.seconds;
+        add_clamp_and_rows(d->n, 1, 1, &cost);
+        if (design_budget(cmd, v, d, &cost) != 0)
             return ABL_EXIT_USAGE;
-        for (int h = 0; h < d->n; h++)
+        for (int h = 0; h < d->n; h++) {
             if ((st = abl_design_largest_context(&d->cfg, d->slopes[h], DESIGN_SEES_CAP, &d->sees[h])) != ABL_OK)
                 return design_status(st, "slopes");
+            design_progress(d, search / d->n);
+        }
     } else {
         if (heads == 0)
             return abl_cli_usage_error("design: --heads H is required (or --targets/--slopes)");
         d->mode = clamp_only ? "clamp" : "keep all";
         d->n = (int)heads;
+        abl_cost cost;
+        memset(&cost, 0, sizeof cost);
+        add_clamp_and_rows((int)heads, 1, !clamp_only, &cost);
+        if (clamp_only && design_budget(cmd, v, d, &cost) != 0)
+            return ABL_EXIT_USAGE;
         if (!clamp_only) {
-            abl_cost cost;
-            memset(&cost, 0, sizeof cost);
             add_predictions(d, d->cfg.context, ABL_DESIGN_SEARCH_PREDICTIONS, &cost);
             add_verification(d, (int)heads, 1, &cost);
-            if (design_budget(cmd, v, &cost) != 0)
+            if (design_budget(cmd, v, d, &cost) != 0)
                 return ABL_EXIT_USAGE;
             d->slopes = calloc((size_t)heads, sizeof *d->slopes);
             if (d->slopes == NULL)
@@ -439,6 +490,10 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
             }
             if (st != ABL_OK)
                 return design_status(st, "keep all");
+            abl_cost search;
+            memset(&search, 0, sizeof search);
+            add_predictions(d, d->cfg.context, ABL_DESIGN_SEARCH_PREDICTIONS, &search);
+            design_progress(d, search.seconds);
         }
     }
     /* Verify before printing. */
@@ -447,6 +502,10 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         if (st != ABL_OK)
             return abl_cli_internal_error("design: the designed slopes failed verification on %s: %s", d->pipe_spec,
                                           abl_status_message(st));
+        abl_cost check;
+        memset(&check, 0, sizeof check);
+        add_verification(d, d->n, 1, &check);
+        design_progress(d, check.seconds);
     }
     if (d->targets != NULL && d->cfg.context <= DESIGN_SIMULATE_MAX) {
         char *spec = abl_design_slopes_spec(d->slopes, d->n);
@@ -484,6 +543,10 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         d->have_clamp = 1;
         st = abl_design_clamp_find(&d->cfg, sched, nsched, 4, &d->clamp);
         free(press);
+        abl_cost clamp;
+        memset(&clamp, 0, sizeof clamp);
+        add_clamp_and_rows(nsched, 1, 0, &clamp);
+        design_progress(d, clamp.seconds);
         if (st == ABL_ERR_DEGENERATE)
             return abl_cli_usage_error("design: no clamp keeps every weight at N = %llu (even uniform attention "
                                        "underflows)", (unsigned long long)d->cfg.context);
@@ -496,6 +559,7 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     }
     abl_report *r = NULL;
     st = build_report(d, &r);
+    abl_cli_bar_finish(&d->bar);
     if (st != ABL_OK)
         return design_status(st, "report");
     int rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
@@ -512,6 +576,7 @@ static int run_design(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     mpq_t budget;
     mpq_init(budget);
     int rc = design_with(cmd, v, &d, budget);
+    abl_cli_bar_finish(&d.bar);
     if (d.have_clamp)
         abl_design_clamp_clear(&d.clamp);
     free(d.slopes);
