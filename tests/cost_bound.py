@@ -28,21 +28,23 @@ MARGIN = 1.25
 FLOOR = 0.25
 
 CASES = [
-    # analyze, exponent level: formats, contexts, a dtype list
+    # analyze, exponent level: formats, contexts, a dtype list, log distances (the mass lost), soft cap
     "analyze --heads 2048 --ctx 2048 --dtype fp16",
     "analyze --heads 2048 --ctx 1e12 --dtype fp32",
     "analyze --heads 1024 --ctx 2048 --dtype bf16,fp16,fp32,tf32",
-    "analyze --heads 1024 --ctx 1e6 --dtype fp8-e4m3fn --distance log",
+    "analyze --heads 32 --ctx 1e6 --dtype fp8-e4m3fn --distance log",
     "analyze --heads 512 --ctx 4096 --softcap 50 --logit-range -5:5",
-    # analyze, weight level
+    "analyze --ctx 700 --dtype e2m1 --convention ftz --heads 8 --distance log",
+    # analyze, weight level (item 11: the walk over the rows with log distances)
     "analyze --heads 1024 --ctx 2048 --level weight",
     "analyze --heads 64 --ctx 2048 --level weight --distance log",
-    "analyze --slopes slopes:0.001 --ctx 1e6 --level weight",
+    "analyze --heads 64 --ctx 1e5 --level weight --dtype fp8-e4m3fn",
     "analyze --ctx 300 --dtype fp8-e4m3fn --convention subnormal --level weight --slopes slopes:0.5 --distance log",
-    "analyze --ctx 96 --dtype e2m1 --convention ftz --heads 8 --level weight --distance log",
-    # design
-    "design --heads 64 --ctx 2048",
+    "analyze --ctx 700 --dtype e2m1 --convention ftz --heads 8 --level weight --distance log",
+    "analyze --heads 256 --ctx 2048 --dtype bf16,fp16 --level weight",
+    # design: keep all, --clamp, --targets, --slopes
     "design --heads 512 --ctx 64",
+    "design --heads 64 --ctx 2048",
     "design --clamp --heads 512 --ctx 4096",
     "design --heads 8 --ctx 512 --targets 100,200,300,400,450,480,500,510",
     "design --slopes press --heads 8 --ctx 1024",
@@ -50,7 +52,9 @@ CASES = [
     "simulate --heads 8 --ctx 4096",
     "simulate --heads 2 --ctx 1024 --logit-std 1",
     "simulate --heads 64 --ctx 32768 --predict",
-    "simulate --heads 16 --ctx 1024 --pipeline flash",
+    "simulate --heads 16 --ctx 1024 --pipeline flash2",
+    "simulate --heads 8 --ctx 8192 --pipeline sdpa-efficient --predict",
+    "analyze --heads 16 --ctx 4096 --pipeline eager",
     # figure, table
     "figure 1b --heads 64 --step 4 --format csv",
     "figure 1a --heads 256 --step 8 --format csv",

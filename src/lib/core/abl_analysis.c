@@ -825,7 +825,8 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
  *     form for linear distances (EST_CALL_WEIGHT) and for log distances a harmonic sum of up to 512 direct
  *     terms at the first precision (EST_TERM seconds each) and up to 4096 when the loop widens;
  *   - a head blind inside the row with a zero logit: its mass lost, enclosed four times (two digit counts,
- *     the head and the layer) by row sums, EST_MASS_TERM seconds per direct term for log distances;
+ *     the head and the layer) by row sums, EST_MASS_TERM seconds per direct term for log distances, and
+ *     EST_MASS_TIE_TERM when the head may be blind from d <= 1 (a mass next to 1 widens to the cap);
  *   - the weight level: the walk over the rows' deltas (weight_matrix_blind), one decision per run of equal
  *     delta and a binary search of at most log2(N) + 2 more; the runs are at most the rows from the
  *     smallest possible delta d_lo to N and at most the distances between d_lo and the exponent-level
@@ -838,7 +839,8 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
 #define EST_CALL_WEIGHT 1e-4
 #define EST_TERM 2.5e-5
 #define EST_MASS_LINEAR 3e-4
-#define EST_MASS_TERM 4e-5
+#define EST_MASS_TERM 6e-5
+#define EST_MASS_TIE_TERM 2.5e-4
 #define EST_LN2 0.6931471805599453
 
 /* g^-1(x) for x >= 0 in binary64: the smallest real distance with g(d) >= x (inf past the range). */
@@ -937,8 +939,11 @@ abl_status abl_analysis_estimate(const abl_analysis_config *cfg, abl_cost *out)
         /* unknown slopes (an unparsable schedule, an unknown tau): the worst case, every head blind */
         if (m != NULL && h < parsed)
             walk_bounds(m[h], tau, eps, k, dist, weight, &lo, &hi);
+        /* A head blind from distance 0 or 1 can lose a mass within a hair of 1 (exactly 1 at delta = 0),
+         * where no precision decides the digits: its loop widens to the cap (log distances: ~700 bits). */
         if (mass && lo < k)
-            out->seconds += mass_cost;
+            out->seconds += hi <= 1 && dist == ABL_DISTANCE_LOG ? EST_MASS_LINEAR + EST_MASS_TIE_TERM * fmin(k, 4096)
+                                                                : mass_cost;
         if (weight && lo < n) {
             double runs = fmin(n - lo, hi - lo + 1);
             /* Linear distances without a clamp: S_r is within a factor 1 - e^(-m (r + 1)) of its limit, so
