@@ -44,4 +44,12 @@ export ABL_BUDGET_SECONDS
 refused figure 1a --heads 65536 --step 64
 unset ABL_BUDGET_SECONDS
 grep -q "cells" "$dir/err" || fail "figure: not refused for its table size: $(cat "$dir/err")"
+# Work the estimates used to miss (issue 15, items 8 and 11): each ran for minutes without --force, now
+# refused at once by the budget of a minute (tests/cost_bound.py checks that the estimates are not low).
+for args in "design --clamp --heads 65536 --ctx 4096" "design --heads 65536 --ctx 64" \
+            "analyze --heads 65536 --ctx 2048 --dtype bf16,fp16,fp32,tf32" \
+            "analyze --ctx 700 --dtype fp8-e4m3fn --convention subnormal --level weight --slopes slopes:0.5 --distance log"; do
+  refused $args
+  grep -q "over the budget" "$dir/err" || fail "$args: not refused by the budget: $(cat "$dir/err")"
+done
 echo "cost_before_work: ok"
