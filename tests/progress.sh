@@ -7,7 +7,9 @@ bin=$1
 dir=$(mktemp -d) || exit 99
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-for args in "figure 1b --format csv --ctx 4096 --step 1024" "simulate --heads 2 --ctx 64 --format csv"; do
+for args in "figure 1b --format csv --ctx 4096 --step 1024" "simulate --heads 2 --ctx 64 --format csv" \
+            "analyze --heads 4 --ctx 64" "analyze --heads 2 --ctx 64 --dtype bf16,fp16 --level weight" \
+            "design --heads 4 --ctx 64" "design --clamp --heads 4 --ctx 64"; do
   $bin $args > "$dir/plain" 2>"$dir/plain.err" || fail "$args"
   $bin $args --progress > "$dir/bar" 2>"$dir/bar.err" || fail "$args --progress"
   cmp -s "$dir/plain" "$dir/bar" || fail "$args: --progress changed standard output"

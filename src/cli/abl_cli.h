@@ -133,6 +133,8 @@ int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, con
  */
 #define ABL_CLI_BUDGET_SECONDS 60.0
 extern double abl_cli_budget_seconds;
+/* The budget of this run: ABL_BUDGET_SECONDS when it is a positive number, else ABL_CLI_BUDGET_SECONDS. */
+double abl_cli_budget_from_env(void);
 /* 0 when within the budget or forced; else prints the one-line refusal and returns ABL_EXIT_USAGE. */
 int abl_cli_budget(const char *what, const abl_cost *c, int force);
 /* abl_cli_budget for the zero-logit predictor's cost on sc times `calls` (calls of the same size; 0:

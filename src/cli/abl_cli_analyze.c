@@ -23,6 +23,8 @@ static const abl_cli_opt analyze_opts[] = {
     {"model", "NAME", "a model of the catalogue (alibi-blind models): its heads, slopes, dtype, context, code path"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
     {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...] or a code path of the model: the real kernel's first blind d"},
+    {"progress", NULL, "progress bar on stderr even when not a terminal"},
+    {"quiet", NULL, "no progress bar"},
     {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:d1,..., slopes:m1,..."},
     {"softcap", "Z", "soft-cap logits to (-Z, Z) and report the range of delta (mitigation S; paper: 50)"},
     {"window", "W", "hard attention window: keys farther than W are masked"},
@@ -249,9 +251,15 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
     if (abl_analysis_estimate(&cfg, &cost) == ABL_OK &&
         abl_cli_budget(budget_what, &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
         return ABL_EXIT_USAGE;
+    abl_cli_bar bar;
+    abl_cli_bar_init(&bar, "analyze", cmd, v);
+    cfg.progress.fn = abl_cli_bar_update;
+    cfg.progress.ctx = &bar;
     abl_analysis a;
     abl_status st = abl_analysis_run(&cfg, &a);
     int rc = ABL_EXIT_OK;
+    if (st != ABL_OK) /* cleared before any message, so an error stays one line */
+        abl_cli_bar_finish(&bar);
     if (st == ABL_ERR_HEADS_RANGE && cfg.heads > 0 && cfg.slopes != NULL) {
         rc = abl_cli_usage_error("--slopes: the list '%s' does not have --heads %d entries", cfg.slopes, cfg.heads);
     } else if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
@@ -266,9 +274,10 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
         rc = abl_cli_usage_error("analyze: %s", abl_status_message(st));
     } else {
         st = abl_analysis_report(&a, r);
-        if (st != ABL_OK)
-            rc = abl_cli_internal_error("%s", abl_status_message(st));
     }
+    abl_cli_bar_finish(&bar);
+    if (rc == ABL_EXIT_OK && st != ABL_OK)
+        rc = abl_cli_internal_error("%s", abl_status_message(st));
     abl_analysis_free(&a);
     return rc;
 }

@@ -19,6 +19,8 @@ static const abl_cli_opt design_opts[] = {
     {"model", "NAME", "a catalogued model (alibi-blind models): its heads, dtype, kernel, context and slopes"},
     {"output", "FILE", "write to FILE (atomically) instead of standard output"},
     {"pipeline", "SPEC", "the kernel: preset[,field=value...] (default eager; see simulate --help)"},
+    {"progress", NULL, "progress bar on stderr even when not a terminal"},
+    {"quiet", NULL, "no progress bar"},
     {"slopes", "SPEC", "judge an existing schedule instead: the largest N each head keeps every key"},
     {"targets", "LIST", "d1,...,dH: slopes whose first blind distance on the kernel is exactly each target"},
     {"threads", "T", "threads for the predictor and the emulation (default: all cores)"},
@@ -43,9 +45,15 @@ typedef struct design_run {
     int clamp_heads;            /* heads of the schedule the clamp is judged for */
     const char *schedule;       /* the schedule the clamp is judged for */
     const abl_model *model;     /* --model, or NULL */
+    abl_cli_bar bar;            /* progress, in milliseconds of the estimated work */
+    double est_total, est_done; /* seconds: the whole estimate, and the part done */
     const char *config;         /* --config, or NULL */
     abl_model_spec spec;        /* what --config gave */
 } design_run;
+
+struct design_run;
+static void design_progress(struct design_run *d, double seconds);
+static void add_checks(const struct design_run *d, int heads, int min_logits, int clamp, abl_cost *acc);
 
 static int parse_targets(const char *list, uint64_t **out, int *n)
 {
@@ -226,6 +234,10 @@ static abl_status build_report(design_run *d, abl_report **out)
                 abl_report_cell(r, ml, strcmp(ml, "none") == 0 ? "null" : ml, NULL);
                 free(ml);
             }
+            abl_cost row;
+            memset(&row, 0, sizeof row);
+            add_checks(d, 1, 2, 0, &row);
+            design_progress(d, row.seconds);
         }
         if (d->targets == NULL && d->sees == NULL) {
             snprintf(t, sizeof t, "no zero weight in %llu x %llu on %s%s", (unsigned long long)d->cfg.context,
@@ -375,9 +387,20 @@ static void add_checks(const design_run *d, int heads, int min_logits, int clamp
         abl_cost_add(acc, &c);
 }
 
-/* The search's nominal work, refused over the budget unless --force. */
-static int design_budget(const abl_cli_cmd *cmd, const char **v, const abl_cost *c)
+
+/* The bar moves by the estimated seconds of each part as it is done. */
+static void design_progress(struct design_run *d, double seconds)
 {
+    d->est_done += seconds;
+    if (d->est_total > 0)
+        abl_cli_bar_update(&d->bar, (uint64_t)(1000 * fmin(d->est_done, d->est_total)),
+                           (uint64_t)(1000 * d->est_total));
+}
+
+/* The search's nominal work, refused over the budget unless --force; the bar's total. */
+static int design_budget(const abl_cli_cmd *cmd, const char **v, design_run *d, const abl_cost *c)
+{
+    d->est_total = c->seconds;
     return abl_cli_budget("design", c, abl_cli_value(cmd, v, "force") != NULL);
 }
 
@@ -398,6 +421,7 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     const char *s;
     const char *fmt = abl_cli_value(cmd, v, "format");
     abl_output out = ABL_OUT_TEXT;
+    abl_cli_bar_init(&d->bar, "design", cmd, v);
     int special = fmt != NULL && (strcmp(fmt, "python") == 0 || strcmp(fmt, "slopes") == 0);
     if (fmt != NULL && !special && abl_cli_output(fmt, &out))
         return ABL_EXIT_USAGE;
@@ -486,12 +510,14 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         abl_cost cost;
         memset(&cost, 0, sizeof cost);
         add_predictions(d, d->cfg.context, (double)nt * ABL_DESIGN_SEARCH_PREDICTIONS, &cost);
+        double search = cost.seconds;
         add_verification(d, nt, 0, &cost);
         add_checks(d, nt, 2, 0, &cost);
-        if (design_budget(cmd, v, &cost) != 0)
+        if (design_budget(cmd, v, d, &cost) != 0)
             return ABL_EXIT_USAGE;
         int failed = 0;
         st = abl_design_targets(&d->cfg, d->targets, nt, d->slopes, &failed);
+        design_progress(d, search);
         if (st == ABL_ERR_DEGENERATE)
             return abl_cli_usage_error("--targets: no binary32 slope has its first blind distance at exactly %llu "
                                        "on %s at N = %llu", (unsigned long long)d->targets[failed], d->pipe_spec,
@@ -510,12 +536,15 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         abl_cost cost;
         memset(&cost, 0, sizeof cost);
         add_largest_contexts(d, &cost);
+        double search = cost.seconds;
         add_checks(d, d->n, 2, 1, &cost);
-        if (design_budget(cmd, v, &cost) != 0)
+        if (design_budget(cmd, v, d, &cost) != 0)
             return ABL_EXIT_USAGE;
-        for (int h = 0; h < d->n; h++)
+        for (int h = 0; h < d->n; h++) {
             if ((st = abl_design_largest_context(&d->cfg, d->slopes[h], DESIGN_SEES_CAP, &d->sees[h])) != ABL_OK)
                 return design_status(st, "slopes");
+            design_progress(d, search / d->n);
+        }
     } else {
         if (heads == 0)
             return abl_cli_usage_error("design: --heads H is required (or --targets/--slopes)");
@@ -525,7 +554,7 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
             abl_cost cost;
             memset(&cost, 0, sizeof cost);
             add_checks(d, (int)heads, 0, 1, &cost);
-            if (design_budget(cmd, v, &cost) != 0)
+            if (design_budget(cmd, v, d, &cost) != 0)
                 return ABL_EXIT_USAGE;
         } else {
             abl_cost cost;
@@ -534,7 +563,7 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
             add_predictions(d, d->cfg.context, ABL_DESIGN_SEARCH_PREDICTIONS + 1, &cost);
             add_verification(d, (int)heads, 1, &cost);
             add_checks(d, (int)heads, 2, 1, &cost);
-            if (design_budget(cmd, v, &cost) != 0)
+            if (design_budget(cmd, v, d, &cost) != 0)
                 return ABL_EXIT_USAGE;
             d->slopes = calloc((size_t)heads, sizeof *d->slopes);
             if (d->slopes == NULL)
@@ -555,6 +584,10 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
                            ? abl_cli_internal_error("design: the steepest slope failed its check one step beyond "
                                                     "(the next binary32 slope up is sighted too) on %s", d->pipe_spec)
                            : design_status(st, "keep all");
+            abl_cost search;
+            memset(&search, 0, sizeof search);
+            add_predictions(d, d->cfg.context, ABL_DESIGN_SEARCH_PREDICTIONS + 1, &search);
+            design_progress(d, search.seconds);
         }
     }
     /* Verify before printing. */
@@ -563,6 +596,10 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         if (st != ABL_OK)
             return abl_cli_internal_error("design: the designed slopes failed verification on %s: %s", d->pipe_spec,
                                           abl_status_message(st));
+        abl_cost check;
+        memset(&check, 0, sizeof check);
+        add_verification(d, d->n, 1, &check);
+        design_progress(d, check.seconds);
     }
     if (d->targets != NULL && d->cfg.context <= DESIGN_SIMULATE_MAX) {
         char *spec = abl_design_slopes_spec(d->slopes, d->n);
@@ -601,6 +638,10 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         d->clamp_heads = nsched;
         st = abl_design_clamp_find(&d->cfg, sched, nsched, 4, &d->clamp);
         free(press);
+        abl_cost clamp;
+        memset(&clamp, 0, sizeof clamp);
+        add_checks(d, nsched, 0, 1, &clamp);
+        design_progress(d, clamp.seconds);
         if (st == ABL_ERR_DEGENERATE)
             return abl_cli_usage_error("design: no clamp keeps every weight at N = %llu (even uniform attention "
                                        "underflows)", (unsigned long long)d->cfg.context);
@@ -624,6 +665,7 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     }
     abl_report *r = NULL;
     st = build_report(d, &r);
+    abl_cli_bar_finish(&d->bar);
     if (st == ABL_ERR_MISMATCH)
         return abl_cli_internal_error("design: a min logit failed its check one step beyond on %s", d->pipe_spec);
     if (st != ABL_OK)
@@ -642,6 +684,7 @@ static int run_design(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     mpq_t budget;
     mpq_init(budget);
     int rc = design_with(cmd, v, &d, budget);
+    abl_cli_bar_finish(&d.bar);
     if (d.have_clamp)
         abl_design_clamp_clear(&d.clamp);
     free(d.slopes);

@@ -62,9 +62,19 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
 
     /* The cost is known before any work starts: refuse it above the budget unless forced. */
     abl_cost cost;
-    if (abl_figure_estimate_config(&c, panel_b, &cost) == ABL_OK &&
-        abl_cli_budget("figure", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
-        return ABL_EXIT_USAGE;
+    if (abl_figure_estimate_config(&c, panel_b, &cost) == ABL_OK) {
+        /* A table held in memory has a hard size limit: judged first (no --force lifts it), from the
+         * same points x heads the estimate counts (the report adds the distance and tau columns). */
+        double points = (double)(c.max_distance / c.step + 1 + (c.max_distance % c.step != 0));
+        double cells = panel_b ? points : cost.units + 2 * points;
+        if (out != ABL_OUT_CSV && cells > ABL_FIGURE_MAX_CELLS)
+            return abl_cli_usage_error("figure: %.0f points x %.0f heads is more than %d cells for a %s table held "
+                                       "in memory; --format csv streams any number", points, cost.units / points,
+                                       ABL_FIGURE_MAX_CELLS,
+                                       abl_cli_value(cmd, v, "format") ? abl_cli_value(cmd, v, "format") : "text");
+        if (abl_cli_budget("figure", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
+            return ABL_EXIT_USAGE;
+    }
     abl_figure f;
     abl_status st = abl_figure_run(&c, &f);
     if (st == ABL_ERR_CONTEXT_RANGE)

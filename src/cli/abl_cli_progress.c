@@ -1,11 +1,26 @@
 /* alibi-blind CLI: the progress bar (drawn from the library's abl_progress reports) and the work budget. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "abl_cli.h"
 
 double abl_cli_budget_seconds = ABL_CLI_BUDGET_SECONDS;
+
+/* ABL_BUDGET_SECONDS (hidden, for tests: tests/cost_bound.py runs cases near a budget of a few seconds
+ * instead of a minute): a positive number of seconds; anything else (unset, empty, not a number, not
+ * positive) leaves the documented minute. */
+double abl_cli_budget_from_env(void)
+{
+    const char *s = getenv("ABL_BUDGET_SECONDS");
+    if (s == NULL || *s == '\0')
+        return ABL_CLI_BUDGET_SECONDS;
+    char *end;
+    double v = strtod(s, &end);
+    return *end == '\0' && isfinite(v) && v > 0 ? v : ABL_CLI_BUDGET_SECONDS;
+}
 
 static double now_s(void)
 {
@@ -30,8 +45,19 @@ void abl_cli_duration_text(double s, char *buf, size_t len)
         snprintf(buf, len, "%.3g years", s / (365.25 * 86400));
 }
 
+/* ABL_COST_TRACE (hidden, for tests/cost_bound.py): each estimate judged against the budget is also
+ * written to standard error, one line each, so a test can compare it with the measured CPU time. */
+static void cost_trace(const char *what, const abl_cost *c)
+{
+    const char *s = getenv("ABL_COST_TRACE");
+    if (s == NULL || *s == '\0' || strcmp(s, "0") == 0 || abl_cli_err == NULL)
+        return;
+    fprintf(abl_cli_err, "alibi-blind: cost: %.9g seconds on %d threads (%s)\n", c->seconds, c->threads, what);
+}
+
 int abl_cli_budget(const char *what, const abl_cost *c, int force)
 {
+    cost_trace(what, c);
     if (force || c->seconds <= abl_cli_budget_seconds)
         return 0;
     char need[64], budget[64];

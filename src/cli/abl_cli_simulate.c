@@ -73,7 +73,9 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
         char lerr[256];
         if (lpath[0] == '\0')
             return abl_cli_usage_error("--logits: empty file name");
-        if (abl_npy_open(lpath, &npy, lerr, sizeof lerr) != ABL_OK)
+        /* The header only: its shape is judged against the file's size here and against the budget
+         * below, before a byte of the scores is read (abl_npy_check_scores after the budget). */
+        if (abl_npy_map(lpath, &npy, lerr, sizeof lerr) != ABL_OK)
             return abl_cli_usage_error("--logits: %s: %s", lpath, lerr);
     }
     /* --model/--config: heads, slopes, dtype, context and pipeline from the model; options override */
@@ -231,6 +233,16 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
                                abl_cli_value(cmd, v, "force") != NULL) != 0) {
         abl_cli_outfile_abort(&wfile);
         return ABL_EXIT_USAGE;
+    }
+    if (npy != NULL) {
+        char lerr[256];
+        st = abl_npy_check_scores(npy, lerr, sizeof lerr);
+        if (st != ABL_OK) {
+            abl_cli_outfile_abort(&wfile);
+            if (st == ABL_ERR_NO_MEMORY)
+                return abl_cli_internal_error("%s", abl_status_message(st));
+            return abl_cli_usage_error("--logits: %s: %s", abl_cli_value(cmd, v, "logits"), lerr);
+        }
     }
     if (!predict) {
         cfg.progress.fn = abl_cli_bar_update;

@@ -31,6 +31,10 @@ abl_status abl_ziv_fixed_string(abl_interval_fn fn, void *ctx, int decimals, cha
 
 /* The same with `digits` significant digits, printf %g style (exponent below 1e-4 and from 10^digits). */
 abl_status abl_ziv_general(abl_interval_fn fn, void *ctx, int digits, char *buf, size_t buflen);
+/* abl_ziv_general that stops widening at max_prec bits (then it prints the lower bound): for enclosures
+ * that cannot tighten past a known width (log-distance sums, ABL_WEIGHT_LOG_MAX_PREC), where widening
+ * further would only cost time (up to ABL_ZIV_MAX_PREC bits: minutes per number). */
+abl_status abl_ziv_general_capped(abl_interval_fn fn, void *ctx, int digits, long max_prec, char *buf, size_t buflen);
 
 /*
  * out += the blind entries of rows a..b of a causal matrix for a head blind from distance d: each row r

@@ -4,3 +4,5 @@ figure
 65536
 --step
 1
+--format
+csv

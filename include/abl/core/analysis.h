@@ -53,7 +53,12 @@ typedef struct abl_analysis_config {
     mpq_srcptr logit_lo, logit_hi; /* a range of logits LO <= eps <= HI (both or neither; NULL = none) */
     unsigned mitigations;
     abl_level level;           /* weight: every logit, clamp, distance and window (spec §4, docs/method.md §5) */
+    abl_progress progress;     /* reports of abl_analysis_run and abl_analysis_report (fn NULL: none); the
+                                * total is 2 * ABL_ANALYSIS_PROGRESS_UNITS * heads: the run the first half,
+                                * the report (its mass lost) the second */
 } abl_analysis_config;
+
+#define ABL_ANALYSIS_PROGRESS_UNITS 1024
 
 typedef struct abl_head_result {
     abl_slope slope;
@@ -84,10 +89,13 @@ typedef struct abl_analysis {
 abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *out);
 
 /*
- * Nominal cost of abl_analysis_run: one unit per head at ABL_ANALYSIS_HEAD_SECONDS each (exact slopes,
- * sorting and Ziv loops; the weight level counts four). Cheap: it only counts the schedule's heads.
+ * Nominal cost of abl_analysis_run and of its report (the mass lost), an upper bound of the CPU time on
+ * the reference machine (tests/cost_bound.py): per head, its exact decisions (more at the weight level,
+ * where log distances sum up to 4096 terms per decision), the mass lost of a head blind inside the row,
+ * and at the weight level the walk over the rows' deltas, bounded per head from closed forms in binary64
+ * (abl_analysis.c). Cheap: it parses the schedule and looks at each slope once. Units: heads.
  */
-#define ABL_ANALYSIS_HEAD_SECONDS 2e-4
+#define ABL_ANALYSIS_HEAD_SECONDS 2e-4  /* the least a head costs (kept for callers; the model is finer) */
 abl_status abl_analysis_estimate(const abl_analysis_config *cfg, abl_cost *out);
 void abl_analysis_free(abl_analysis *a);
 

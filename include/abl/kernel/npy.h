@@ -36,6 +36,16 @@ typedef struct abl_npy {
 abl_status abl_npy_open(const char *path, abl_npy *out, char *err, size_t errlen);
 void abl_npy_close(abl_npy *f);
 
+/*
+ * abl_npy_open in two steps, so that a caller can judge the cost before a byte of data is read:
+ * abl_npy_map maps the file and checks its header, dtype, shape and size against the file's length
+ * (a header that claims more data than the file holds is refused here: ABL_ERR_PARSE); reading no
+ * data, it costs the same for any shape. abl_npy_check_scores then reads the causal part (H N (N + 1) / 2
+ * scores) and refuses a NaN or infinite one (ABL_ERR_PARSE, the file left mapped: close it).
+ */
+abl_status abl_npy_map(const char *path, abl_npy *out, char *err, size_t errlen);
+abl_status abl_npy_check_scores(const abl_npy *f, char *err, size_t errlen);
+
 /* Parse a header held in memory (the fuzz harness's entry point; same checks as abl_npy_open except
  * the finiteness scan, which needs the data). len is the number of bytes available. */
 abl_status abl_npy_parse(const unsigned char *buf, size_t len, abl_npy *out, char *err, size_t errlen);

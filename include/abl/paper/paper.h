@@ -150,7 +150,7 @@ abl_status abl_figure1b_report(const abl_figure *f, abl_report **out);
  * and is refused (ABL_ERR_CONTEXT_RANGE) past ABL_FIGURE_MAX_CELLS cells; abl_figure_write_csv streams
  * the series row by row in O(heads) memory, with the same bytes as the report's CSV rendering.
  */
-#define ABL_FIGURE_RATE 5e5
+#define ABL_FIGURE_RATE 8e4
 #define ABL_FIGURE_MAX_CELLS 4000000
 void abl_figure_estimate(const abl_figure *f, abl_cost *out);
 /* The same from the configuration, before abl_figure_run (which analyses every head): points x heads at

@@ -1,4 +1,5 @@
 /* alibi-blind: one layer analysed end to end, and its report. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,8 +133,19 @@ static uint64_t delta_key(const abl_delta *d, uint64_t n)
  * never) form one run: comparing two unmaterialised deltas by their unset integers once merged the
  * flat head's first rows with its last, all-blind ones and counted nothing (issue 15, item 3).
  */
+/* Progress of an analysis: `done` units of the 2 * ABL_ANALYSIS_PROGRESS_UNITS * heads in all. */
+static void analysis_progress(const abl_analysis_config *c, int heads, double done)
+{
+    if (c->progress.fn == NULL)
+        return;
+    uint64_t total = 2 * (uint64_t)ABL_ANALYSIS_PROGRESS_UNITS * (uint64_t)heads;
+    uint64_t d = done <= 0 ? 0 : done >= (double)total ? total : (uint64_t)done;
+    c->progress.fn(c->progress.ctx, d, total);
+}
+
 static abl_status weight_matrix_blind(const abl_slope *s, abl_blind_query q, uint64_t n, uint64_t window,
-                                      const abl_delta *last, mpz_t out)
+                                      const abl_delta *last, mpz_t out, const abl_analysis_config *c, int heads,
+                                      int head)
 {
     mpz_set_ui(out, 0);
     /* Rows before the last one have a smaller S, so a delta no smaller than the last row's: rows
@@ -167,6 +179,8 @@ static abl_status weight_matrix_blind(const abl_slope *s, abl_blind_query q, uin
             abl_blind_rows_add(out, r, lo, dv, window);
         }
         r = lo + 1;
+        /* one head can walk for minutes (log distances): its share of the bar moves with its rows */
+        analysis_progress(c, heads, ABL_ANALYSIS_PROGRESS_UNITS * (head + (double)r / (double)n));
     }
     mpz_clear(dv);
     abl_delta_clear(&d);
@@ -314,7 +328,9 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
         st = abl_fraction_head_counts(&h->delta, c->context, c->window, h->row_blind, h->matrix_blind);
         /* At weight level each row has its own S, so the matrix count walks the rows' deltas. */
         if (st == ABL_OK && c->level == ABL_LEVEL_WEIGHT)
-            st = weight_matrix_blind(&h->slope, q, c->context, c->window, &h->delta, h->matrix_blind);
+            st = weight_matrix_blind(&h->slope, q, c->context, c->window, &h->delta, h->matrix_blind, c, a->heads,
+                                     i);
+        analysis_progress(c, a->heads, (double)ABL_ANALYSIS_PROGRESS_UNITS * (i + 1));
     }
     if (st == ABL_OK) {
         /* Layer fractions: the per-head counts over H times the attended entries of one head (a head
@@ -408,7 +424,12 @@ abl_status abl_analysis_mass_lost_text(const abl_analysis *a, int i, int digits,
         return ABL_ERR_UNSUPPORTED;
     mass_ctx m = {a, i};
     abl_mpfr_range saved = abl_mpfr_range_widen();
-    abl_status st = abl_ziv_general(mass_interval, &m, digits, buf, buflen);
+    /* Log-distance row sums are certified to about 2^-240 only: past that, widening cannot decide a digit
+     * and only costs (a head at 131072 bits took seconds; issue 15, item 11), so the loop stops there with
+     * the lower bound (wrong by at most one unit in the last digit, and only within 2^-240 of a tie). */
+    long cap = a->config.distance == ABL_DISTANCE_LOG ? ABL_ZIV_START_PREC + (long)(digits * 3.33) + ABL_WEIGHT_LOG_MAX_PREC
+                                                      : ABL_ZIV_MAX_PREC;
+    abl_status st = abl_ziv_general_capped(mass_interval, &m, digits, cap, buf, buflen);
     abl_mpfr_range_restore(saved);
     return st;
 }
@@ -787,8 +808,11 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     abl_status st = report_meta_model(a, r);
     if (st == ABL_OK) {
         report_columns(a, r, mass);
-        for (int i = 0; i < a->heads && st == ABL_OK; i++)
+        /* The rows take the third quarter of the bar, the layer's mass lost (every head again) the last. */
+        for (int i = 0; i < a->heads && st == ABL_OK; i++) {
             st = report_head_row(a, r, i, mass);
+            analysis_progress(&a->config, a->heads, ABL_ANALYSIS_PROGRESS_UNITS * (a->heads + (i + 1) / 2.0));
+        }
     }
     if (st != ABL_OK) {
         abl_report_free(r);
@@ -796,8 +820,83 @@ abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)
     }
     report_summary(a, r, mass);
     report_notes(a, r, mass);
+    analysis_progress(&a->config, a->heads, 2.0 * ABL_ANALYSIS_PROGRESS_UNITS * a->heads);
     *out = r;
     return ABL_OK;
+}
+
+/*
+ * The estimate's model (calibrated on tests/cost_bound.py's grid; bench/README.md has the ratios). What a
+ * head costs grows with how many exact decisions it needs and with what each one sums:
+ *   - every head: its deltas (2, +2 for a soft cap, +2 for a logit range, +1 at the weight level), each a
+ *     Ziv loop: EST_CALL seconds at the exponent level; at the weight level each also encloses S_k, closed
+ *     form for linear distances (EST_CALL_WEIGHT) and for log distances a harmonic sum of up to 512 direct
+ *     terms at the first precision (EST_TERM seconds each) and up to 4096 when the loop widens;
+ *   - a head blind inside the row with a zero logit: its mass lost, enclosed four times (two digit counts,
+ *     the head and the layer) by row sums, EST_MASS_TERM seconds per direct term for log distances, and
+ *     EST_MASS_TIE_TERM when the head may be blind from d <= 1 (a mass next to 1 widens to the cap);
+ *   - the weight level: the walk over the rows' deltas (weight_matrix_blind), one decision per run of equal
+ *     delta and a binary search of at most log2(N) + 2 more; the runs are at most the rows from the
+ *     smallest possible delta d_lo to N and at most the distances between d_lo and the exponent-level
+ *     delta d_hi (delta_r lies between them: 1 <= S_r <= r + 1), both from closed forms in binary64
+ *     (walk_bounds), and for linear distances at most the values that ln S_r still takes past d_lo (S
+ *     saturates); a walk decision on a log row costs what a head's does (near ties widen the precision).
+ */
+#define EST_HEAD 1.5e-4
+#define EST_CALL 1.5e-4
+#define EST_CALL_WEIGHT 1e-4
+#define EST_TERM 2.5e-5
+#define EST_MASS_LINEAR 3e-4
+#define EST_MASS_TERM 6e-5
+#define EST_MASS_TIE_TERM 2.5e-4
+#define EST_LN2 0.6931471805599453
+
+/* g^-1(x) for x >= 0 in binary64: the smallest real distance with g(d) >= x (inf past the range). */
+static double distance_at(abl_distance dist, double x)
+{
+    if (x <= 0)
+        return 0;
+    return dist == ABL_DISTANCE_LOG ? expm1(x) : x;
+}
+
+/* Bounds of one head's deltas from closed forms: *lo no more than any row's weight-level delta (or the
+ * exponent-level delta when weight is 0), *hi no less than the exponent-level delta. m: the slope
+ * rounded up; tau < 0 the threshold; eps the logit (0 when none); k the keys of the last row. */
+static void walk_bounds(double m, double tau, double eps, double k, abl_distance dist, int weight, double *lo,
+                        double *hi)
+{
+    /* weight level: eps + b(d) <= tau + L with L <= ln S_k + max(eps, 0) and S_k <= k (every term <= 1) */
+    double thr_lo = tau - eps + (weight ? log(k) + (eps > 0 ? eps : 0) : 0) + 1e-9 * fabs(tau);
+    double thr_hi = tau - eps - 1e-9 * fabs(tau);
+    *lo = m > 0 && thr_lo < 0 ? floor(distance_at(dist, -thr_lo / m)) - 1 : 0;
+    *hi = m > 0 && thr_hi < 0 ? ceil(distance_at(dist, -thr_hi / m)) + 1 : 0;
+    if (!(*lo >= 0))
+        *lo = 0;
+    if (!(*hi >= 0) || !isfinite(*hi))
+        *hi = INFINITY;
+}
+
+/* The heads' slopes, rounded up to binary64 (NULL when the schedule cannot be parsed: its run fails). */
+static double *estimate_slopes(const abl_analysis_config *cfg, long k, int *heads)
+{
+    const char *spec = cfg->slopes ? cfg->slopes : "press";
+    if (cfg->mitigations & ABL_MITIGATE_EXPLICIT)
+        spec = (cfg->distance == ABL_DISTANCE_LOG || (cfg->mitigations & ABL_MITIGATE_LOG))
+                   ? "robust-log:" ABL_PAPER_ROBUST_DELTA1 : "robust:" ABL_PAPER_ROBUST_DELTA1;
+    abl_schedule s;
+    if (abl_schedule_parse(spec, cfg->heads, k, &s) != ABL_OK)
+        return NULL;
+    double *m = malloc((size_t)(s.count > 0 ? s.count : 1) * sizeof *m);
+    if (m != NULL) {
+        mpfr_t x;
+        mpfr_init2(x, 53);
+        for (int h = 0; h < s.count; h++)
+            m[h] = abl_slope_mpfr(x, &s.slopes[h], MPFR_RNDU) == ABL_OK ? mpfr_get_d(x, MPFR_RNDU) : INFINITY;
+        mpfr_clear(x);
+        *heads = s.count;
+    }
+    abl_schedule_free(&s);
+    return m;
 }
 
 abl_status abl_analysis_estimate(const abl_analysis_config *cfg, abl_cost *out)
@@ -818,7 +917,60 @@ abl_status abl_analysis_estimate(const abl_analysis_config *cfg, abl_cost *out)
     }
     out->units = (double)heads;
     out->threads = 1;
-    out->seconds = heads * ABL_ANALYSIS_HEAD_SECONDS * (cfg->level == ABL_LEVEL_WEIGHT ? 4 : 1);
     out->unit_name = "heads";
+    abl_distance dist = (cfg->mitigations & ABL_MITIGATE_LOG) ? ABL_DISTANCE_LOG : cfg->distance;
+    int weight = cfg->level == ABL_LEVEL_WEIGHT;
+    double n = (double)cfg->context;
+    double k = cfg->window > 0 && cfg->window + 1 < cfg->context ? (double)cfg->window + 1 : n;
+    double calls = 2 + (cfg->softcap || (cfg->mitigations & ABL_MITIGATE_SOFTCAP) ? 2 : 0) +
+                   (cfg->logit_lo != NULL ? 2 : 0) + weight;
+    double call = EST_CALL;
+    if (weight)
+        call = dist == ABL_DISTANCE_LOG ? EST_CALL + EST_TERM * fmin(k, 512) + EST_TERM / 8 * fmin(k, 4096)
+                                        : EST_CALL_WEIGHT;
+    out->seconds = heads * (EST_HEAD + calls * call);
+    /* The blind heads' mass and the weight level's walk: per head, from its slope. */
+    long kl;
+    int parsed = 0;
+    double *m = NULL;
+    if (abl_threshold_log2_multiple(&cfg->format, abl_convention_tau_kind(cfg->convention), &kl) == ABL_OK)
+        m = estimate_slopes(cfg, kl, &parsed);
+    double tau = (double)kl * EST_LN2;
+    double eps = cfg->logit != NULL ? mpq_get_d(cfg->logit) : 0;
+    int mass = cfg->logit == NULL || mpq_sgn(cfg->logit) == 0;
+    double probes = ceil(log2(n + 1)) + 2;
+    double walk_call = dist == ABL_DISTANCE_LOG ? EST_CALL + EST_TERM * fmin(n, 512) + EST_TERM / 8 * fmin(n, 4096)
+                                                : EST_CALL_WEIGHT;
+    double mass_cost = dist == ABL_DISTANCE_LOG ? EST_MASS_LINEAR + EST_MASS_TERM * fmin(k, 4096) : EST_MASS_LINEAR;
+    for (int h = 0; h < heads; h++) {
+        double lo = 0, hi = INFINITY;
+        /* unknown slopes (an unparsable schedule, an unknown tau): the worst case, every head blind */
+        if (m != NULL && h < parsed)
+            walk_bounds(m[h], tau, eps, k, dist, weight, &lo, &hi);
+        /* A head blind from distance 0 or 1 can lose a mass within a hair of 1 (exactly 1 at delta = 0),
+         * where no precision decides the digits: its loop widens to the cap (log distances: ~700 bits). */
+        if (mass && lo < k)
+            out->seconds += hi <= 1 && dist == ABL_DISTANCE_LOG ? EST_MASS_LINEAR + EST_MASS_TIE_TERM * fmin(k, 4096)
+                                                                : mass_cost;
+        if (weight && lo < n) {
+            double runs = fmin(n - lo, hi - lo + 1);
+            /* Linear distances without a clamp: S_r is within a factor 1 - e^(-m (r + 1)) of its limit, so
+             * over the rows r >= lo the deltas (A + ln S_r) / m take at most -log1p(-e^(-m (lo + 1))) / m + 2
+             * values. */
+            if (dist == ABL_DISTANCE_LINEAR && cfg->clamp == NULL && !(cfg->mitigations & ABL_MITIGATE_CLAMP) &&
+                m != NULL && h < parsed && m[h] > 0)
+                runs = fmin(runs, -log1p(-exp(-m[h] * (lo + 1))) / m[h] + 2);
+            /* Linear distances, zero logits, no clamp: a run with 1 < delta_r < n needs
+             * -tau - m n < ln S_r < -tau, and S_r grows by at least e^(-m (n - 1)) a row, so at most
+             * e^(-tau + m (n - 1)) (1 - e^(-m n)) + 1 rows lie there; the runs delta <= 1 and delta >= n add 3.
+             * A flat head (m n << 1) has a handful of runs however long the context (issue 15 item 3's
+             * m = 1e-20 at N = 40000 was estimated at 72 s for a 0.1 s run). */
+            if (dist == ABL_DISTANCE_LINEAR && eps == 0 && cfg->clamp == NULL &&
+                !(cfg->mitigations & ABL_MITIGATE_CLAMP) && m != NULL && h < parsed && m[h] > 0)
+                runs = fmin(runs, 1.001 * exp(-tau + m[h] * (n - 1)) * -expm1(-m[h] * n) + 5);
+            out->seconds += runs * probes * walk_call;
+        }
+    }
+    free(m);
     return ABL_OK;
 }

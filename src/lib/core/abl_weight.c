@@ -52,12 +52,19 @@ static void harmonic_sum(mpfr_t lo, mpfr_t hi, const mpfr_t m, uint64_t a, uint6
             A = 65;
     }
     uint64_t j = a;
+    mpfr_t tl;
+    mpfr_init2(tl, wp);
     for (; j <= b && j < A; j++) {
-        mpfr_ui_pow(t, (unsigned long)j, negm, MPFR_RNDD);
-        mpfr_add(lo, lo, t, MPFR_RNDD);
-        mpfr_ui_pow(t, (unsigned long)j, negm, MPFR_RNDU);
+        /* One correctly rounded power per term (the cost of these sums): j^-m lies strictly between the
+         * neighbours of its nearest rounding, so they bound it (half the work of a directed pair). */
+        mpfr_ui_pow(t, (unsigned long)j, negm, MPFR_RNDN);
+        mpfr_set(tl, t, MPFR_RNDN);
+        mpfr_nextbelow(tl);
+        mpfr_nextabove(t);
+        mpfr_add(lo, lo, tl, MPFR_RNDD);
         mpfr_add(hi, hi, t, MPFR_RNDU);
     }
+    mpfr_clear(tl);
     if (j <= b) {
         /* Euler-Maclaurin from A' = j to b:
          *   sum = I + (f(A') + f(b))/2 + sum_i B_2i/(2i)! (m)_(2i-1) (A'^(-m-2i+1) - b^(-m-2i+1)) + R,

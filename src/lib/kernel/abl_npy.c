@@ -229,7 +229,7 @@ void abl_npy_row(const abl_npy *f, uint64_t h, uint64_t i, uint64_t count, float
     }
 }
 
-abl_status abl_npy_open(const char *path, abl_npy *out, char *err, size_t errlen)
+abl_status abl_npy_map(const char *path, abl_npy *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     {
@@ -270,15 +270,21 @@ abl_status abl_npy_open(const char *path, abl_npy *out, char *err, size_t errlen
         memset(out, 0, sizeof *out);
         return st;
     }
+    return ABL_OK;
+}
+
+abl_status abl_npy_check_scores(const abl_npy *f, char *err, size_t errlen)
+{
+    if (f == NULL || f->map == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_status st = ABL_OK;
     /* every causal score finite (the rest of the matrix is masked and never read) */
-    float *row = malloc(out->n * sizeof *row);
-    if (row == NULL) {
-        abl_npy_close(out);
+    float *row = malloc(f->n * sizeof *row);
+    if (row == NULL)
         return ABL_ERR_NO_MEMORY;
-    }
-    for (uint64_t h = 0; h < out->heads && st == ABL_OK; h++) {
-        for (uint64_t i = 0; i < out->n && st == ABL_OK; i++) {
-            abl_npy_row(out, h, i, i + 1, row);
+    for (uint64_t h = 0; h < f->heads && st == ABL_OK; h++) {
+        for (uint64_t i = 0; i < f->n && st == ABL_OK; i++) {
+            abl_npy_row(f, h, i, i + 1, row);
             for (uint64_t j = 0; j <= i; j++) {
                 if (!isfinite(row[j])) {
                     abl_set_error(err, errlen, "%s score at head %llu, query %llu, key %llu (only finite scores)",
@@ -291,7 +297,13 @@ abl_status abl_npy_open(const char *path, abl_npy *out, char *err, size_t errlen
         }
     }
     free(row);
-    if (st != ABL_OK)
+    return st;
+}
+
+abl_status abl_npy_open(const char *path, abl_npy *out, char *err, size_t errlen)
+{
+    abl_status st = abl_npy_map(path, out, err, errlen);
+    if (st == ABL_OK && (st = abl_npy_check_scores(out, err, errlen)) != ABL_OK)
         abl_npy_close(out);
     return st;
 }

@@ -1078,6 +1078,9 @@ abl_status abl_figure_estimate_config(const abl_figure_config *c, int panel_b, a
     memset(&a, 0, sizeof a);
     a.heads = c->heads;
     a.slopes = c->slopes;
+    a.format = c->format;
+    a.convention = c->convention;
+    a.context = c->max_distance;
     abl_cost layer;
     abl_status st = abl_analysis_estimate(&a, &layer);
     if (st != ABL_OK)
