@@ -97,6 +97,8 @@ void abl_text_add(abl_text *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Append s as a JSON string token (quoted; quotes, backslashes and control characters escaped). */
+void abl_text_json(abl_text *t, const char *s);
 /* The text so far ("" when empty). */
 const char *abl_text_str(const abl_text *t);
 /* The text, the caller's to free; NULL (and freed) after an allocation failure. */
@@ -113,6 +115,15 @@ void abl_weight_row_sum(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_
                         abl_distance dist, uint64_t a, uint64_t b, uint64_t k);
 void abl_weight_offset(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_hi, const mpfr_t eps_lo,
                        const mpfr_t eps_hi, const mpq_t *clamp, abl_distance dist, uint64_t k, unsigned long absk);
+
+/* s with the output neutraliser's visible escapes for text formats (abl_report.c, docs/spec.md "Text on
+ * standard output"): every control character, DEL, C1 control and invalid UTF-8 byte escaped. NULL on
+ * allocation failure. The HTML writer escapes its markup after this. */
+char *abl_neutral_text(const char *s);
+
+/* abl_pipeline_describe's text, appended to t (any length). */
+struct abl_pipeline;
+void abl_pipeline_describe_text(const struct abl_pipeline *p, abl_text *t);
 
 /* Working precision for the first try of a Ziv loop, and the cap past which it stops widening. */
 #define ABL_ZIV_START_PREC 128

@@ -222,22 +222,6 @@ static abl_status cell_share(abl_report *r, uint64_t zeros, const mpz_t per_head
     return st;
 }
 
-static void json_quote(const char *s, char *buf, size_t len)
-{
-    /* provenance text is ASCII built by the CLI: escape quotes and backslashes only */
-    size_t k = 0;
-    if (len < 3)
-        return;
-    buf[k++] = '"';
-    for (; *s && k + 3 < len; s++) {
-        if (*s == '"' || *s == '\\')
-            buf[k++] = '\\';
-        buf[k++] = (char)((unsigned char)*s < 0x20 ? ' ' : *s);
-    }
-    buf[k++] = '"';
-    buf[k] = '\0';
-}
-
 static int is_model_line(const abl_compare_meta *m)
 {
     return strcmp(m->key, "model") == 0 || strcmp(m->key, "config") == 0;
@@ -250,26 +234,28 @@ static abl_status common_meta(abl_report *r, const abl_compare *c, const abl_com
     for (size_t i = 0; i < nmeta && st == ABL_OK; i++)
         if (is_model_line(&meta[i]))
             st = abl_report_meta(r, meta[i].key, meta[i].label, meta[i].text, meta[i].json);
-    char t[640], j[160], desc[512];
-    json_quote(c->config.pipeline.preset, j, sizeof j);
+    /* Heap text: the slopes spec is the user's and may be any length (a list of thousands of slopes). */
+    abl_text t = {0}, j = {0};
     if (st == ABL_OK)
-        st = abl_report_meta(r, "pipeline", "pipeline", c->config.pipeline.preset, j);
-    abl_pipeline_describe(&c->config.pipeline, desc, sizeof desc);
+        st = abl_report_meta(r, "pipeline", "pipeline", c->config.pipeline.preset, NULL);
+    abl_pipeline_describe_text(&c->config.pipeline, &t);
     if (st == ABL_OK)
-        st = abl_report_meta(r, "pipeline_fields", "pipeline fields", desc, NULL);
-    json_quote(c->config.dtype.name, j, sizeof j);
+        st = t.oom ? ABL_ERR_NO_MEMORY : abl_report_meta(r, "pipeline_fields", "pipeline fields", abl_text_str(&t), NULL);
     if (st == ABL_OK)
-        st = abl_report_meta(r, "dtype", "dtype", c->config.dtype.name, j);
-    snprintf(t, sizeof t, "%llu", (unsigned long long)c->config.context);
+        st = abl_report_meta(r, "dtype", "dtype", c->config.dtype.name, NULL);
+    t.n = 0;
+    abl_text_add(&t, "%llu", (unsigned long long)c->config.context);
     if (st == ABL_OK)
-        st = abl_report_meta(r, "context", "context", t, t);
-    snprintf(t, sizeof t, "%s (%d heads)", c->slopes_spec, c->heads);
-    json_quote(c->slopes_spec, j, sizeof j);
+        st = t.oom ? ABL_ERR_NO_MEMORY : abl_report_meta(r, "context", "context", abl_text_str(&t), abl_text_str(&t));
+    t.n = 0;
+    abl_text_add(&t, "%s (%d heads)", c->slopes_spec, c->heads);
+    abl_text_json(&j, c->slopes_spec);
     if (st == ABL_OK)
-        st = abl_report_meta(r, "slopes", "slopes", t, j);
-    json_quote(abl_convention_name(c->config.convention), j, sizeof j);
+        st = t.oom || j.oom ? ABL_ERR_NO_MEMORY : abl_report_meta(r, "slopes", "slopes", abl_text_str(&t), abl_text_str(&j));
+    free(t.s);
+    free(j.s);
     if (st == ABL_OK)
-        st = abl_report_meta(r, "convention", "convention of δ paper", abl_convention_name(c->config.convention), j);
+        st = abl_report_meta(r, "convention", "convention of δ paper", abl_convention_name(c->config.convention), NULL);
     for (size_t i = 0; i < nmeta && st == ABL_OK; i++)
         if (!is_model_line(&meta[i]))
             st = abl_report_meta(r, meta[i].key, meta[i].label, meta[i].text, meta[i].json);

@@ -289,7 +289,14 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char *err, size_t 
         abl_set_error(err, errlen, "model_type is not a string");
         return ABL_ERR_PARSE;
     }
-    snprintf(s->model_type, sizeof s->model_type, "%s", mtv ? json_string_value(mtv) : "");
+    /* Refused, never cut: a cut name would print as another (or as half a UTF-8 character). Real
+     * model_types are a word ("mpt", "bloom", "RefinedWebModel"). */
+    const char *mt = mtv ? json_string_value(mtv) : "";
+    if (strlen(mt) >= sizeof s->model_type) {
+        abl_set_error(err, errlen, "model_type is longer than %zu bytes", sizeof s->model_type - 1);
+        return ABL_ERR_PARSE;
+    }
+    memcpy(s->model_type, mt, strlen(mt) + 1);
     const char *family = NULL;
     if (classify(root, mtv ? json_string_value(mtv) : "", &family, err, errlen) != 0)
         return ABL_ERR_PARSE;
@@ -355,9 +362,12 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char *err, size_t 
         snprintf(s->slopes, sizeof s->slopes, "press");
         set_src(&s->slopes_src, ABL_ORIGIN_DEFAULT, family ? "the model code's get_slopes" : "Press et al.");
     }
-    char field[64];
-    snprintf(field, sizeof field, "model_type %.40s", s->model_type[0] ? s->model_type : "(none)");
-    default_pipeline(s, family ? ABL_ORIGIN_CONFIG : ABL_ORIGIN_DEFAULT, family ? field : "generic ALiBi model");
+    /* Only a known model_type (a short word: classify) has a family, so the field is never cut. */
+    abl_text field = {0};
+    abl_text_add(&field, "model_type %s", s->model_type);
+    if (field.oom) return ABL_ERR_NO_MEMORY;
+    default_pipeline(s, family ? ABL_ORIGIN_CONFIG : ABL_ORIGIN_DEFAULT, family ? abl_text_str(&field) : "generic ALiBi model");
+    free(field.s);
     return ABL_OK;
 }
 

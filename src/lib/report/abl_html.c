@@ -13,9 +13,13 @@
 #include "abl/report/plot.h"
 #include "abl_internal.h"
 
-void abl_html_escape(FILE *f, const char *s)
+void abl_html_escape(FILE *f, const char *text)
 {
-    for (; s != NULL && *s; s++) {
+    /* Text from a file or an argument: neutralised first (no raw control character on the page or in
+     * its source lines), then the markup characters. */
+    char *n = abl_neutral_text(text);
+    const char *s = n != NULL ? n : "";
+    for (; *s; s++) {
         switch (*s) {
         case '&': fputs("&amp;", f); break;
         case '<': fputs("&lt;", f); break;
@@ -25,6 +29,7 @@ void abl_html_escape(FILE *f, const char *s)
         default: fputc(*s, f);
         }
     }
+    free(n);
 }
 
 static void row2(FILE *f, const char *key, const char *value)
@@ -290,6 +295,10 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
         if (m->source != NULL)
             row2(f, "source", m->source);
     } else {
+        if (c->config != NULL) {
+            row2(f, "config", c->config);
+            row2(f, "model_type", c->model_type != NULL && c->model_type[0] ? c->model_type : "(none)");
+        }
         snprintf(text, sizeof text, "%d", a.heads);
         row2(f, "heads", text);
     }
