@@ -125,6 +125,13 @@ char *abl_neutral_text(const char *s);
 struct abl_pipeline;
 void abl_pipeline_describe_text(const struct abl_pipeline *p, abl_text *t);
 
+/* The largest B of an mpt:B schedule (abl_slope.c); config.json's attn_config.alibi_bias_max is
+ * checked against the same bound, so the refusal names the field, not an option. */
+#define ABL_MPT_BIAS_MAX 64
+/* The largest head dimension a pipeline takes (head-dim=); config.json's hidden size / heads is checked
+ * against it when read, so the refusal names the config's fields, not --pipeline. */
+#define ABL_MAX_HEAD_DIM 65536
+
 /* Working precision for the first try of a Ziv loop, and the cap past which it stops widening. */
 #define ABL_ZIV_START_PREC 128
 #define ABL_ZIV_MAX_PREC (1L << 17)

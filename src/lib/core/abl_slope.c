@@ -1137,7 +1137,7 @@ static abl_status parse_args(int has_args, span args, spec_args *a)
                     st = ABL_ERR_BAD_SLOPE_SPEC;
                 a->B = a->B * 10 + (t.p[i] - '0');
             }
-            if (st == ABL_OK && (a->B < 1 || a->B > 64))
+            if (st == ABL_OK && (a->B < 1 || a->B > ABL_MPT_BIAS_MAX))
                 st = ABL_ERR_BAD_SLOPE_SPEC;
         }
     } else if (a->k == K_GEOMETRIC) {

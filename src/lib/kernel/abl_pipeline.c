@@ -370,8 +370,8 @@ abl_status abl_pipeline_set_msg(abl_pipeline *p, const char *field, const char *
         }
         p->slope_calc = (abl_slope_calc)k;
     } else if (strcasecmp(field, "head-dim") == 0) {
-        if (!parse_int(value, 1, 65536, &v)) {
-            abl_error_dup(msg, "head-dim: '%s' is not an integer from 1 to 65536", value);
+        if (!parse_int(value, 1, ABL_MAX_HEAD_DIM, &v)) {
+            abl_error_dup(msg, "head-dim: '%s' is not an integer from 1 to %d", value, ABL_MAX_HEAD_DIM);
             return ABL_ERR_BAD_NUMBER;
         }
         p->head_dim = (int)v;
