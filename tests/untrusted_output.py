@@ -109,6 +109,9 @@ def test_neutral(tmp):
         fail(f"report --config <control characters>: exit {rc}: {err[:200]!r}")
     else:
         check_neutral("report --config <control characters>", "html", out)
+        # The page names its config file (neutralised) and model_type (issue 15 item 14).
+        if b"<tr><th>model_type</th><td>mpt</td></tr>" not in out or b"<tr><th>config</th><td>" not in out:
+            fail("report --config: the page does not name the config file and its model_type")
 
 
 def whole_or_refused(what, value, rc, out, err):
@@ -146,6 +149,17 @@ def test_long_values(tmp):
                 got = doc.get("slopes")
                 if got is not None and got != spec:
                     fail(f"{what}: \"slopes\" is {len(got)} characters, not the {len(spec)} given")
+    # One slope written with 10,000 digits: slope_exact shows it as written, whole (it was cut to 95 and
+    # 127 bytes in the comparison and simulate reports).
+    long_slope = "0.5" + "0" * 10000 + "1"
+    for cmd in (["analyze", "--ctx", "64"], ["analyze", "--ctx", "64", "--pipeline", "eager"],
+                ["simulate", "--ctx", "16"]):
+        rc, out, err = run(cmd + ["--slopes", "slopes:" + long_slope + ",0.25", "--format", "json"])
+        what = " ".join(cmd) + " --slopes slopes:<10,004-digit slope>,0.25 --format json"
+        if rc != 0:
+            fail(f"{what}: exit {rc}: {err[:200]!r}")
+        elif json.loads(out)["heads"][0]["slope_exact"] != long_slope:
+            fail(f"{what}: slope_exact is not the slope as written")
     # A pipeline spec of 10,000 characters (an exact bias-scale written with 10,000 zeros).
     pipe = "eager,bias-scale=0.125" + "0" * 10000
     for cmd in (["analyze", "--heads", "4", "--ctx", "64"], ["check", "--model", "bloom-7b1", "--ctx", "64"],

@@ -27,7 +27,6 @@ static const abl_cli_opt design_opts[] = {
 
 typedef struct design_run {
     abl_design_config cfg;
-    char pipe_text[512];
     const char *pipe_spec;
     const char *mode;           /* keep all, targets, slopes, clamp */
     float *slopes;              /* the answer (or the held slopes of --slopes) */
@@ -81,13 +80,13 @@ static void cell_text(abl_report *r, const char *t)
 
 static abl_status build_report(design_run *d, abl_report **out)
 {
-    char t[256], j[256];
+    char t[64], j[64]; /* bounded: ints, uint64_ts and %.9g; text goes through abl_cli_printf */
+    char *v = NULL;
     abl_report *r = abl_report_new("ALiBi slope design", "heads");
     if (r == NULL)
         return ABL_ERR_NO_MEMORY;
     if (d->model != NULL) {
-        snprintf(j, sizeof j, "\"%s\"", d->model->name);
-        abl_report_meta(r, "model", "model", d->model->name, j);
+        abl_report_meta(r, "model", "model", d->model->name, NULL);
     }
     if (d->config != NULL) {
         char *q = abl_cli_json_string(d->config);
@@ -98,14 +97,11 @@ static abl_status build_report(design_run *d, abl_report **out)
         abl_report_meta(r, "config", "config", d->config, q);
         free(q);
     }
-    snprintf(j, sizeof j, "\"%s\"", d->cfg.pipeline.preset);
-    abl_report_meta(r, "pipeline", "pipeline", d->cfg.pipeline.preset, j);
-    snprintf(j, sizeof j, "\"%s\"", d->cfg.pipeline.output_dtype.name);
-    abl_report_meta(r, "dtype", "output dtype", d->cfg.pipeline.output_dtype.name, j);
+    abl_report_meta(r, "pipeline", "pipeline", d->cfg.pipeline.preset, NULL);
+    abl_report_meta(r, "dtype", "output dtype", d->cfg.pipeline.output_dtype.name, NULL);
     snprintf(t, sizeof t, "%llu", (unsigned long long)d->cfg.context);
     abl_report_meta(r, "context", "context N", t, t);
-    snprintf(j, sizeof j, "\"%s\"", d->mode);
-    abl_report_meta(r, "mode", "mode", d->mode, j);
+    abl_report_meta(r, "mode", "mode", d->mode, NULL);
     char *b = d->cfg.budget ? abl_decimal_string(d->cfg.budget) : NULL;
     abl_report_meta(r, "logit_budget", "logit budget B", b ? b : "0", b ? b : "0");
     free(b);
@@ -148,28 +144,33 @@ static abl_status build_report(design_run *d, abl_report **out)
             }
         }
         if (d->targets == NULL && d->sees == NULL) {
-            snprintf(t, sizeof t, "no zero weight in %llu x %llu on %s%s", (unsigned long long)d->cfg.context,
-                     (unsigned long long)d->cfg.context, d->pipe_spec, d->simulated ? " (predictor and simulate)" : " (predictor)");
-            abl_report_summary(r, "verified", "verified", t, "true");
+            v = abl_cli_printf("no zero weight in %llu x %llu on %s%s", (unsigned long long)d->cfg.context,
+                               (unsigned long long)d->cfg.context, d->pipe_spec,
+                               d->simulated ? " (predictor and simulate)" : " (predictor)");
+            abl_report_summary(r, "verified", "verified", v ? v : "", "true");
+            free(v);
         } else if (d->targets != NULL) {
-            snprintf(t, sizeof t, "first blind distance = target for every head on %s%s", d->pipe_spec,
-                     d->simulated ? " (predictor and simulate)" : " (predictor)");
-            abl_report_summary(r, "verified", "verified", t, "true");
+            v = abl_cli_printf("first blind distance = target for every head on %s%s", d->pipe_spec,
+                               d->simulated ? " (predictor and simulate)" : " (predictor)");
+            abl_report_summary(r, "verified", "verified", v ? v : "", "true");
+            free(v);
         }
     }
     if (d->have_clamp) {
-        snprintf(t, sizeof t, "%s (margin %s nats; for %s)", d->clamp.clamp_text, d->clamp.margin_text, d->schedule);
-        abl_report_summary(r, "clamp", "least restrictive clamp c", t, d->clamp.clamp_text);
-        snprintf(t, sizeof t, "%s (rounded up into the %s logits)", d->clamp.bound_text,
-                 d->cfg.pipeline.logit_dtype.name);
-        abl_report_summary(r, "clamp_bound", "exact bound", t, d->clamp.bound_text);
+        v = abl_cli_printf("%s (margin %s nats; for %s)", d->clamp.clamp_text, d->clamp.margin_text, d->schedule);
+        abl_report_summary(r, "clamp", "least restrictive clamp c", v ? v : "", d->clamp.clamp_text);
+        free(v);
+        v = abl_cli_printf("%s (rounded up into the %s logits)", d->clamp.bound_text, d->cfg.pipeline.logit_dtype.name);
+        abl_report_summary(r, "clamp_bound", "exact bound", v ? v : "", d->clamp.bound_text);
+        free(v);
         abl_report_summary(r, "clamp_margin", "clamp margin", d->clamp.margin_text, d->clamp.margin_text);
         if (d->clamp.paper_failing > 0)
-            snprintf(t, sizeof t, "margin %s nats: leaves zero weights in %d of %d heads", d->clamp.paper_margin_text,
-                     d->clamp.paper_failing, d->n);
+            v = abl_cli_printf("margin %s nats: leaves zero weights in %d of %d heads", d->clamp.paper_margin_text,
+                               d->clamp.paper_failing, d->n);
         else
-            snprintf(t, sizeof t, "margin %s nats: keeps every head", d->clamp.paper_margin_text);
-        abl_report_summary(r, "paper_clamp_margin", "paper's clamp -87", t, d->clamp.paper_margin_text);
+            v = abl_cli_printf("margin %s nats: keeps every head", d->clamp.paper_margin_text);
+        abl_report_summary(r, "paper_clamp_margin", "paper's clamp -87", v ? v : "", d->clamp.paper_margin_text);
+        free(v);
         snprintf(j, sizeof j, "%d", d->clamp.paper_failing);
         abl_report_summary(r, "paper_clamp_failing_heads", "heads -87 leaves blind", j, j);
     }

@@ -72,6 +72,21 @@ const abl_cli_opt abl_cli_shared_opts[] = {
 };
 const size_t abl_cli_nshared = sizeof abl_cli_shared_opts / sizeof abl_cli_shared_opts[0];
 
+char *abl_cli_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s != NULL) {
+        va_start(ap, fmt);
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    return s;
+}
+
 int abl_cli_usage_error(const char *fmt, ...)
 {
     va_list ap;

@@ -170,14 +170,14 @@ abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out)
 
 static abl_status cell_u64(abl_report *r, uint64_t v)
 {
-    char t[32];
+    char t[32]; /* bounded: a uint64_t in decimal, at most 20 digits */
     snprintf(t, sizeof t, "%llu", (unsigned long long)v);
     return abl_report_cell(r, t, t, NULL);
 }
 
 static abl_status cell_first_blind(abl_report *r, int64_t d)
 {
-    char t[32];
+    char t[32]; /* bounded: an int64_t in decimal, at most 20 characters */
     if (d < 0)
         return abl_report_cell(r, "none", "null", NULL);
     snprintf(t, sizeof t, "%lld", (long long)d);
@@ -186,7 +186,7 @@ static abl_status cell_first_blind(abl_report *r, int64_t d)
 
 static abl_status cell_delta(abl_report *r, const abl_delta *d)
 {
-    char t[64], j[80];
+    char t[64], j[80]; /* bounded: abl_delta_text with 12 digits (a number and an exponent), j quotes it */
     int64_t v;
     abl_delta_text(d, 12, t, sizeof t);
     if (abl_delta_get_i64(d, &v))
@@ -198,7 +198,7 @@ static abl_status cell_delta(abl_report *r, const abl_delta *d)
 
 static abl_status cell_fraction(abl_report *r, const mpq_t q)
 {
-    char t[64], j[64];
+    char t[64], j[64]; /* bounded: a fraction in [0, 1] as a percent with 2 decimals, and to 17 digits */
     abl_fraction_percent_text(q, 2, t, sizeof t);
     abl_fraction_decimal_text(q, 17, j, sizeof j);
     return abl_report_cell(r, t, j, NULL);
@@ -206,9 +206,11 @@ static abl_status cell_fraction(abl_report *r, const mpq_t q)
 
 static abl_status cell_slope(abl_report *r, const abl_slope *s)
 {
-    char t[96];
-    abl_slope_exact_text(s, t, sizeof t);
-    return abl_report_cell(r, t, NULL, NULL);
+    /* A heap string: a slope of a slopes: list is shown as written, any length. */
+    char *t = abl_slope_exact_string(s);
+    abl_status st = t != NULL ? abl_report_cell(r, t, NULL, NULL) : ABL_ERR_NO_MEMORY;
+    free(t);
+    return st;
 }
 
 /* a/b for one head's share */
@@ -265,7 +267,7 @@ static abl_status common_meta(abl_report *r, const abl_compare *c, const abl_com
 /* A new row for head h, its first cells: the model's head index, the slope, the paper's delta. */
 static abl_status head_row(abl_report *r, const abl_compare_head *h)
 {
-    char t[32];
+    char t[32]; /* bounded: an int in decimal */
     snprintf(t, sizeof t, "%d", h->slope.index);
     abl_status st = abl_report_row(r);
     if (st == ABL_OK)
@@ -283,7 +285,7 @@ static abl_status summary_side(abl_report *r, const char *prefix, const char *co
                                const mpq_t row, const mpq_t matrix)
 {
     static const char *const keys[3] = {"blind_heads", "row_fraction", "matrix_fraction"};
-    char k[48], t[128], j[64];
+    char k[48], t[128], j[64]; /* bounded: k a fixed prefix and key; t, j counts and fractions in [0, 1] */
     snprintf(k, sizeof k, "%s%s", prefix, keys[0]);
     snprintf(t, sizeof t, "%d of %d", blind, heads);
     snprintf(j, sizeof j, "%d", blind);
@@ -386,7 +388,7 @@ abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, con
     if (r == NULL)
         return ABL_ERR_NO_MEMORY;
     abl_status st = common_meta(r, c, meta, nmeta);
-    char t[256], j[64];
+    char t[256], j[64]; /* bounded: an int, and a limit fraction in [0, 1] as a percent and to 17 digits */
     snprintf(t, sizeof t, "%d", l->max_blind_heads);
     if (st == ABL_OK)
         st = abl_report_meta(r, "max_blind_heads", "limit: blind heads at most", t, t);
