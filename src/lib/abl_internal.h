@@ -77,6 +77,9 @@ void abl_error_dup(char **msg, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Copy src into dst[cap]; when it does not fit, cut at a UTF-8 character boundary and mark the cut with
+ * U+2026 (the rule for every cut for display, docs/spec.md 13). */
+void abl_copy_cut(char *dst, size_t cap, const char *src);
 void abl_set_error(char *err, size_t errlen, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

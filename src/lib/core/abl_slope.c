@@ -58,11 +58,7 @@ static int ci_equal(const char *a, size_t alen, const char *b)
 
 static void set_text(char *dst, size_t cap, const char *src)
 {
-    size_t n = strlen(src);
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(dst, src, n);
-    dst[n] = '\0';
+    abl_copy_cut(dst, cap, src);
 }
 
 /* Copy as much of src as fits (always NUL-terminated when buflen > 0). */

@@ -559,6 +559,6 @@ void abl_pipeline_describe(const abl_pipeline *p, char *buf, size_t buflen)
         return;
     abl_text t = {0};
     abl_pipeline_describe_text(p, &t);
-    snprintf(buf, buflen, "%s", t.oom ? "" : abl_text_str(&t));
+    abl_copy_cut(buf, buflen, t.oom ? "" : abl_text_str(&t));
     free(t.s);
 }

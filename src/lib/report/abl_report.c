@@ -400,6 +400,9 @@ static const struct {
     const char *utf8, *ascii;
 } ascii_map[] = {
     {"\xE2\x88\x92", "-"},      /* − minus sign */
+    {"\xCF\x84u", "tau_u"},     /* τu, τd, τo: the paper's thresholds */
+    {"\xCF\x84" "d", "tau_d"},
+    {"\xCF\x84o", "tau_o"},
     {"\xCF\x84", "tau"},        /* τ */
     {"\xCE\xB4", "delta"},      /* δ */
     {"\xCE\x94", "Delta"},      /* Δ */
