@@ -87,7 +87,7 @@ static const abl_report_compare kernel_compare[] = {
 #define ANALYZE_MAX_DTYPES 64
 
 /* How the budget refusal names the work: a list of formats shares the budget (one share each). */
-static char budget_what[96] = "analyze";
+static char budget_what[96] = "analyze"; /* bounded: fixed words and two size_t counts */
 
 /* analyze --dtype bf16,fp16: the same layer once per format, one document (abl_report_set). */
 static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *list, abl_output out)

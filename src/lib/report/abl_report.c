@@ -482,12 +482,12 @@ static void put_neutral(sbuf *b, const char *s, size_t len, bool json, bool mach
         if (json && n == 0) {
             sb_puts(b, "\\ufffd");
         } else if (json || c1) {
-            char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF], '\0'};
+            char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF], '\0'}; /* bounded: one \\u00XX */
             sb_puts(b, esc);
         } else if (c == '\n' || c == '\t' || c == '\r') {
             sb_puts(b, c == '\n' ? "\\n" : c == '\t' ? "\\t" : "\\r");
         } else {
-            char esc[5] = {'\\', 'x', hex[c >> 4], hex[c & 0xF], '\0'};
+            char esc[5] = {'\\', 'x', hex[c >> 4], hex[c & 0xF], '\0'}; /* bounded: one \\xHH */
             sb_puts(b, esc);
         }
         p += n == 0 ? 1 : n;
@@ -870,7 +870,7 @@ static void render_table_limited(const abl_report *r, sbuf *b, size_t limit)
             for (k = 0; k < t.nnotes; k++)
                 if (strcmp(t.note[k], x) == 0) break;
             if (k == t.nnotes) {
-                char m[32];
+                char m[32]; /* bounded: "[k]", k a size_t */
                 snprintf(m, sizeof m, "[%zu]", k + 1);
                 bool oom = false;
                 t.marker[k] = dup_opt(m, &oom);
@@ -1130,7 +1130,7 @@ static void csv_cell(sbuf *b, const cell *c)
             case 'r': sb_putc(&s, '\r'); break;
             case 'u': /* \u00XX: control characters only */
                 if (p[1] && p[2] && p[3] && p[4]) {
-                    char hex[5] = {p[1], p[2], p[3], p[4], '\0'};
+                    char hex[5] = {p[1], p[2], p[3], p[4], '\0'}; /* bounded: four hex digits */
                     sb_putc(&s, (char)strtol(hex, NULL, 16));
                     p += 4;
                 }
