@@ -15,6 +15,29 @@ ln -s real.txt link.txt
 [ -L link.txt ] || fail "the symlink was replaced"
 [ -s real.txt ] || fail "the symlink's target is empty"
 
+# A dangling symlink is written through: its target is created, the link stays a link (issue 15 item 14).
+ln -s made.txt dangling.txt
+"$bin" thresholds --output dangling.txt || fail "thresholds --output dangling.txt"
+[ -L dangling.txt ] || fail "the dangling symlink was replaced"
+cmp -s made.txt real.txt || fail "the dangling symlink's target did not get the report"
+# ... also through a chain of links, one of them relative to a subdirectory.
+mkdir sub
+ln -s ../made2.txt sub/inner.txt
+ln -s sub/inner.txt outer.txt
+"$bin" thresholds --output outer.txt || fail "thresholds --output outer.txt (a chain of links)"
+[ -L outer.txt ] && [ -L sub/inner.txt ] || fail "a link of the chain was replaced"
+cmp -s made2.txt real.txt || fail "the chain's target did not get the report"
+rm -rf sub outer.txt made2.txt dangling.txt made.txt
+
+# Help and version text that cannot be written is exit 3, as any output (issue 15 item 9).
+for args in "--help" "-h" "help" "-V" "--version" "help analyze" "analyze --help" "completion --help" "completion bash"; do
+  # shellcheck disable=SC2086
+  "$bin" $args > /dev/full 2>/dev/null
+  rc=$?
+  [ $rc -eq 3 ] || fail "alibi-blind $args > /dev/full: exit $rc, expected 3"
+  "$bin" $args > /dev/null 2>&1 || fail "alibi-blind $args: exit $?, expected 0"
+done
+
 # A fifo stays a fifo and its reader gets the report.
 mkfifo pipe
 cat pipe > from-pipe.txt &

@@ -21,4 +21,10 @@ for args in "figure 1b --format csv --ctx 4096 --step 1024" "simulate --heads 2 
   $bin $args --progress --quiet > /dev/null 2>"$dir/quiet.err" || fail "$args --quiet"
   [ -s "$dir/quiet.err" ] && fail "$args: --quiet drew a bar"
 done
+# The time left reads as English at every size: never "about under a second" (issue 15 item 14). A run
+# long enough (about a second) to show an estimate, and to reach its last second.
+$bin simulate --heads 4 --ctx 4096 --logit-std 1 --format csv --progress --threads 1 > /dev/null 2>"$dir/eta.err" ||
+  fail "simulate --logit-std 1 --progress"
+tr '\r' '\n' < "$dir/eta.err" | grep -a 'left' | grep -a -q 'about \(under\|less\)' &&
+  fail "the bar says: $(tr '\r' '\n' < "$dir/eta.err" | grep -a 'about \(under\|less\)' | tail -1)"
 echo "progress: ok"

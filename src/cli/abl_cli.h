@@ -210,6 +210,13 @@ void abl_cli_setup_free(abl_cli_setup *s);
 int abl_cli_config_spec(const abl_cli_cmd *cmd, const char **v, abl_model_spec *spec, int *have);
 /* A JSON string literal of arbitrary text (malloc'd; NULL when out of memory). */
 char *abl_cli_json_string(const char *s);
+/* printf into a malloc'd string of any length (NULL on allocation failure): text is never held in a
+ * fixed-size buffer (it may hold a user's --pipeline or --slopes). */
+char *abl_cli_printf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 
 /* The comparison a resolved setup asks for (dtype, heads, slopes, context, pipeline; the rest zero). */
 void abl_cli_compare_config(const abl_cli_setup *s, abl_compare_config *cc);

@@ -61,6 +61,7 @@ typedef struct {
 } analyze_numbers;
 
 static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums, abl_report **r);
+static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const abl_analysis_config *cfg);
 
 /* The report of one dtype (--dtype holds one format, or is absent). */
 static int analyze_report(const abl_cli_cmd *cmd, const char **v, abl_report **r)
@@ -88,7 +89,7 @@ static const abl_report_compare kernel_compare[] = {
 #define ANALYZE_MAX_DTYPES 64
 
 /* How the budget refusal names the work: a list of formats shares the budget (one share each). */
-static char budget_what[96] = "analyze";
+static char budget_what[96] = "analyze"; /* bounded: fixed words and two size_t counts */
 
 /* analyze --dtype bf16,fp16: the same layer once per format, one document (abl_report_set). */
 static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *list, abl_output out)
@@ -158,6 +159,25 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
         rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
     abl_report_free(r);
     return rc;
+}
+
+/* A blindness distance beyond MPFR's exponent range: name the input that put it there (a logit given, a
+ * log distance, else the slopes), never an option the user did not give. */
+static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const abl_analysis_config *cfg)
+{
+    const char *range = abl_cli_value(cmd, v, "logit-range"), *logit = abl_cli_value(cmd, v, "logit");
+    const char *g = cfg->distance == ABL_DISTANCE_LOG ? "exp((eps - tau)/m) - 1" : "(eps - tau)/m";
+    if (range != NULL)
+        return abl_cli_usage_error("--logit-range: '%s': the blindness distance %s at these logits is beyond "
+                                   "MPFR's exponent range (about 2^(2^62))", range, g);
+    if (logit != NULL)
+        return abl_cli_usage_error("--logit: '%s': the blindness distance %s at this logit is beyond MPFR's "
+                                   "exponent range (about 2^(2^62))", logit, g);
+    if (cfg->distance == ABL_DISTANCE_LOG)
+        return abl_cli_usage_error("analyze: with log distances a blindness distance exp((eps - tau)/m) - 1 is "
+                                   "beyond MPFR's exponent range ((eps - tau)/m above about 3e18 nats)");
+    return abl_cli_usage_error("--slopes: '%s': a blindness distance (eps - tau)/m is beyond MPFR's exponent range",
+                               cfg->slopes != NULL ? cfg->slopes : "press");
 }
 
 static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums, abl_report **r)
@@ -262,12 +282,17 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
         abl_cli_bar_finish(&bar);
     if (st == ABL_ERR_HEADS_RANGE && cfg.heads > 0 && cfg.slopes != NULL) {
         rc = abl_cli_usage_error("--slopes: the list '%s' does not have --heads %d entries", cfg.slopes, cfg.heads);
+    } else if (st == ABL_ERR_BAD_SLOPE && cfg.slopes == NULL && (cfg.mitigations & ABL_MITIGATE_EXPLICIT)) {
+        /* E's slopes, not a --slopes the user gave: -tau/(32*2^(h-1)) leaves the doubles (the smallest
+         * positive is 2^-1074) for the last heads of a layer this wide. */
+        rc = abl_cli_usage_error("--mitigate: E's slope -tau/(32*2^(h-1)) of the last of --heads %d is below the "
+                                 "smallest positive double (2^-1074): give fewer heads",
+                                 cfg.heads);
     } else if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
                st == ABL_ERR_DEGENERATE) {
         rc = abl_cli_usage_error("--slopes: '%s': %s", cfg.slopes ? cfg.slopes : "press", abl_status_message(st));
     } else if (st == ABL_ERR_UNSUPPORTED) {
-        rc = abl_cli_usage_error("analyze: a blindness distance is beyond MPFR's exponent range "
-                                 "(log distance with (eps - tau)/m above about 3e18 nats)");
+        rc = unsupported_distance(cmd, v, &cfg);
     } else if (st == ABL_ERR_NO_MEMORY) {
         rc = abl_cli_internal_error("%s", abl_status_message(st));
     } else if (st != ABL_OK) {

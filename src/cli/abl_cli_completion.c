@@ -203,7 +203,12 @@ int abl_cli_completion(int argc, char **argv)
 {
     if (argc != 1)
         return abl_cli_usage_error("completion: which shell? (bash, zsh; or list)");
-    if (strcmp(argv[0], "bash") == 0)
+    if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)
+        /* Hidden, yet --help works here as for every command (exit 0, not a usage error). */
+        fputs("Usage: alibi-blind completion bash|zsh|list\n\nPrints a shell completion script (bash, zsh) "
+              "or the option tables it is made from (list).\n",
+              abl_cli_out);
+    else if (strcmp(argv[0], "bash") == 0)
         bash_script();
     else if (strcmp(argv[0], "zsh") == 0)
         zsh_script();

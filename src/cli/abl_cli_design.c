@@ -1,6 +1,5 @@
 /* alibi-blind design: slopes, a clamp and logit budgets that keep every head of a layer seeing on a kernel. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +30,6 @@ static const abl_cli_opt design_opts[] = {
 
 typedef struct design_run {
     abl_design_config cfg;
-    char pipe_text[512];
     const char *pipe_spec;
     const char *mode;           /* keep all, targets, slopes, clamp */
     float *slopes;              /* the answer (or the held slopes of --slopes) */
@@ -91,23 +89,6 @@ static void cell_text(abl_report *r, const char *t)
     abl_report_cell(r, t, t, NULL);
 }
 
-/* printf into a heap string (NULL when out of memory). */
-static char *heap_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *heap_printf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (s != NULL) {
-        va_start(ap, fmt);
-        vsnprintf(s, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-    }
-    return s;
-}
-
 /* One summary line whose text and JSON the caller built on the heap (freed here; NULL: out of memory). */
 static abl_status summary_owned(abl_report *r, const char *key, const char *label, char *text, char *json)
 {
@@ -126,52 +107,52 @@ static abl_status clamp_summary(abl_report *r, const design_run *d)
     abl_status st;
     if (c->none_needed) {
         st = summary_owned(r, "clamp", "least restrictive clamp c",
-                           heap_printf("none needed (%s keeps every weight unclamped on %s; any clamp keeps them)",
+                           abl_cli_printf("none needed (%s keeps every weight unclamped on %s; any clamp keeps them)",
                                        d->schedule, d->pipe_spec),
-                           heap_printf("null"));
+                           abl_cli_printf("null"));
     } else {
         st = summary_owned(r, "clamp", "least restrictive clamp c",
-                           heap_printf("%s (for %s on %s; the next clamp below, %s, leaves zero weights in %d of %d "
+                           abl_cli_printf("%s (for %s on %s; the next clamp below, %s, leaves zero weights in %d of %d "
                                        "heads)", c->clamp_text, d->schedule, d->pipe_spec, c->next_text,
                                        c->next_failing, d->clamp_heads),
-                           heap_printf("%s", c->clamp_text));
+                           abl_cli_printf("%s", c->clamp_text));
         if (st == ABL_OK)
-            st = summary_owned(r, "clamp_next", "next clamp below", heap_printf("%s", c->next_text),
-                               heap_printf("%s", c->next_text));
+            st = summary_owned(r, "clamp_next", "next clamp below", abl_cli_printf("%s", c->next_text),
+                               abl_cli_printf("%s", c->next_text));
         if (st == ABL_OK)
             st = summary_owned(r, "clamp_next_failing_heads", "heads the next clamp leaves blind",
-                               heap_printf("%d", c->next_failing), heap_printf("%d", c->next_failing));
+                               abl_cli_printf("%d", c->next_failing), abl_cli_printf("%d", c->next_failing));
     }
     int none = strcmp(c->bound_text, "none") == 0;
     if (st == ABL_OK)
         st = summary_owned(r, "clamp_bound", "exact bound",
-                           heap_printf("%s (weight level: the exact softmax of the unrounded logits)", c->bound_text),
-                           heap_printf("%s", none ? "null" : c->bound_text));
+                           abl_cli_printf("%s (weight level: the exact softmax of the unrounded logits)", c->bound_text),
+                           abl_cli_printf("%s", none ? "null" : c->bound_text));
     if (st == ABL_OK && !c->none_needed)
-        st = summary_owned(r, "clamp_margin", "clamp margin", heap_printf("%s", c->margin_text),
-                           heap_printf("%s", c->margin_text));
+        st = summary_owned(r, "clamp_margin", "clamp margin", abl_cli_printf("%s", c->margin_text),
+                           abl_cli_printf("%s", c->margin_text));
     if (st == ABL_OK)
         st = summary_owned(r, "paper_clamp_margin", "paper's clamp -87",
                            c->paper_failing > 0
-                               ? heap_printf("leaves zero weights in %d of %d heads (weight-level margin %s nats)",
+                               ? abl_cli_printf("leaves zero weights in %d of %d heads (weight-level margin %s nats)",
                                              c->paper_failing, d->clamp_heads, c->paper_margin_text)
-                               : heap_printf("keeps every head (weight-level margin %s nats)", c->paper_margin_text),
-                           heap_printf("%s", c->paper_margin_text));
+                               : abl_cli_printf("keeps every head (weight-level margin %s nats)", c->paper_margin_text),
+                           abl_cli_printf("%s", c->paper_margin_text));
     if (st == ABL_OK)
-        st = summary_owned(r, "paper_clamp_failing_heads", "heads -87 leaves blind", heap_printf("%d", c->paper_failing),
-                           heap_printf("%d", c->paper_failing));
+        st = summary_owned(r, "paper_clamp_failing_heads", "heads -87 leaves blind", abl_cli_printf("%d", c->paper_failing),
+                           abl_cli_printf("%d", c->paper_failing));
     return st;
 }
 
 static abl_status build_report(design_run *d, abl_report **out)
 {
-    char t[256], j[256];
+    char t[64]; /* bounded: ints, uint64_ts and %.9g; text goes through abl_cli_printf */
+    char *v = NULL;
     abl_report *r = abl_report_new("ALiBi slope design", "heads");
     if (r == NULL)
         return ABL_ERR_NO_MEMORY;
     if (d->model != NULL) {
-        snprintf(j, sizeof j, "\"%s\"", d->model->name);
-        abl_report_meta(r, "model", "model", d->model->name, j);
+        abl_report_meta(r, "model", "model", d->model->name, NULL);
     }
     if (d->config != NULL) {
         char *q = abl_cli_json_string(d->config);
@@ -182,14 +163,11 @@ static abl_status build_report(design_run *d, abl_report **out)
         abl_report_meta(r, "config", "config", d->config, q);
         free(q);
     }
-    snprintf(j, sizeof j, "\"%s\"", d->cfg.pipeline.preset);
-    abl_report_meta(r, "pipeline", "pipeline", d->cfg.pipeline.preset, j);
-    snprintf(j, sizeof j, "\"%s\"", d->cfg.pipeline.output_dtype.name);
-    abl_report_meta(r, "dtype", "output dtype", d->cfg.pipeline.output_dtype.name, j);
+    abl_report_meta(r, "pipeline", "pipeline", d->cfg.pipeline.preset, NULL);
+    abl_report_meta(r, "dtype", "output dtype", d->cfg.pipeline.output_dtype.name, NULL);
     snprintf(t, sizeof t, "%llu", (unsigned long long)d->cfg.context);
     abl_report_meta(r, "context", "context N", t, t);
-    snprintf(j, sizeof j, "\"%s\"", d->mode);
-    abl_report_meta(r, "mode", "mode", d->mode, j);
+    abl_report_meta(r, "mode", "mode", d->mode, NULL);
     char *b = d->cfg.budget ? abl_decimal_string(d->cfg.budget) : NULL;
     abl_report_meta(r, "logit_budget", "logit budget B", b ? b : "0", b ? b : "0");
     free(b);
@@ -240,13 +218,16 @@ static abl_status build_report(design_run *d, abl_report **out)
             design_progress(d, row.seconds);
         }
         if (d->targets == NULL && d->sees == NULL) {
-            snprintf(t, sizeof t, "no zero weight in %llu x %llu on %s%s", (unsigned long long)d->cfg.context,
-                     (unsigned long long)d->cfg.context, d->pipe_spec, d->simulated ? " (predictor and simulate)" : " (predictor)");
-            abl_report_summary(r, "verified", "verified", t, "true");
+            v = abl_cli_printf("no zero weight in %llu x %llu on %s%s", (unsigned long long)d->cfg.context,
+                               (unsigned long long)d->cfg.context, d->pipe_spec,
+                               d->simulated ? " (predictor and simulate)" : " (predictor)");
+            abl_report_summary(r, "verified", "verified", v ? v : "", "true");
+            free(v);
         } else if (d->targets != NULL) {
-            snprintf(t, sizeof t, "first blind distance = target for every head on %s%s", d->pipe_spec,
-                     d->simulated ? " (predictor and simulate)" : " (predictor)");
-            abl_report_summary(r, "verified", "verified", t, "true");
+            v = abl_cli_printf("first blind distance = target for every head on %s%s", d->pipe_spec,
+                               d->simulated ? " (predictor and simulate)" : " (predictor)");
+            abl_report_summary(r, "verified", "verified", v ? v : "", "true");
+            free(v);
         }
     }
     if (d->have_clamp) {

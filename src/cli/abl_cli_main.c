@@ -72,6 +72,21 @@ const abl_cli_opt abl_cli_shared_opts[] = {
 };
 const size_t abl_cli_nshared = sizeof abl_cli_shared_opts / sizeof abl_cli_shared_opts[0];
 
+char *abl_cli_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s != NULL) {
+        va_start(ap, fmt);
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    return s;
+}
+
 int abl_cli_usage_error(const char *fmt, ...)
 {
     va_list ap;
@@ -84,7 +99,7 @@ int abl_cli_usage_error(const char *fmt, ...)
 int abl_cli_slope_calc_error(const char *slopes, abl_slope_calc calc)
 {
     const char *which = calc == ABL_SLOPE_CALC_MPT_POW
-                            ? "only mpt:B, or press with a power-of-two head count (llm-foundry gen_slopes); "
+                            ? "only mpt:B, or press (llm-foundry gen_slopes, any head count); "
                               "give --slopes mpt:8 for MPT's own"
                             : "only press (build_alibi_tensor's torch.pow)";
     return abl_cli_usage_error("--slopes: '%s': slope-calc=%s computes %s", slopes, abl_slope_calc_name(calc), which);
@@ -215,6 +230,9 @@ int abl_cli_dtype_list(const char *opt, const char *list, abl_format *out, size_
 
 int abl_cli_pipeline(const char *spec, const abl_format *model, int check, abl_pipeline *out)
 {
+    /* Here, not per command: every command that takes --pipeline refuses an empty one alike. */
+    if (spec != NULL && spec[0] == '\0')
+        return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
     char *msg = NULL;
     abl_status st = abl_pipeline_parse_msg(spec, model, out, &msg);
     if (st == ABL_OK && check)
@@ -242,6 +260,40 @@ int abl_cli_output(const char *text, abl_output *out)
     return 0;
 }
 
+/*
+ * The file a path names after following its symlinks, also when the last link dangles (realpath fails
+ * then): a dangling --output link is written through, creating its target, not replaced by a file.
+ * NULL on allocation failure; after 40 links the path reached is returned (opening it then fails).
+ */
+static char *follow_links(const char *path)
+{
+    char *cur = strdup(path);
+    for (int hop = 0; cur != NULL && hop < 40; hop++) {
+        struct stat ls;
+        if (lstat(cur, &ls) != 0 || !S_ISLNK(ls.st_mode))
+            break;
+        size_t cap = (size_t)(ls.st_size > 0 ? ls.st_size : 255) + 1;
+        char *link = malloc(cap);
+        ssize_t n = link != NULL ? readlink(cur, link, cap) : -1;
+        if (n < 0 || (size_t)n >= cap) { /* gone or grown since lstat: stop here */
+            free(link);
+            break;
+        }
+        link[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        size_t dirlen = link[0] == '/' || slash == NULL ? 0 : (size_t)(slash - cur) + 1;
+        char *next = malloc(dirlen + (size_t)n + 1);
+        if (next != NULL) {
+            memcpy(next, cur, dirlen);
+            memcpy(next + dirlen, link, (size_t)n + 1);
+        }
+        free(link);
+        free(cur);
+        cur = next;
+    }
+    return cur;
+}
+
 int abl_cli_outfile_open(abl_cli_outfile *o, const char *opt, const char *path)
 {
     memset(o, 0, sizeof *o);
@@ -259,8 +311,7 @@ int abl_cli_outfile_open(abl_cli_outfile *o, const char *opt, const char *path)
     struct stat st;
     /* Write through symlinks, and into devices and fifos, rather than replacing them. */
     char *resolved = realpath(path, NULL);
-    o->target = strdup(resolved != NULL ? resolved : path);
-    free(resolved);
+    o->target = resolved != NULL ? resolved : follow_links(path);
     if (o->target == NULL)
         return abl_cli_internal_error("out of memory");
     if (stat(o->target, &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -704,6 +755,14 @@ static int unknown_command(const char *name)
     return abl_cli_usage_error("unknown command '%s' (see alibi-blind --help)", name);
 }
 
+/* Help and version text is output like any other: a stream that cannot take it is exit 3. */
+static int flushed(void)
+{
+    if (fflush(abl_cli_out) != 0 || ferror(abl_cli_out))
+        return abl_cli_internal_error("cannot write to standard output");
+    return ABL_EXIT_OK;
+}
+
 int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
 {
     abl_cli_out = out;
@@ -721,15 +780,15 @@ int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
         if (argc > 3)
             return abl_cli_usage_error("help: one command at a time (got '%s' after '%s')", argv[3], argv[2]);
         print_help(cmd);
-        return ABL_EXIT_OK;
+        return flushed();
     }
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
         print_main_help();
-        return ABL_EXIT_OK;
+        return flushed();
     }
     if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
         fprintf(abl_cli_out, "alibi-blind %s (MPFR %s, GMP %s)\n", ABL_VERSION_STRING, mpfr_get_version(), gmp_version);
-        return ABL_EXIT_OK;
+        return flushed();
     }
     if (strcmp(name, "completion") == 0) /* hidden: shell completion from the option tables */
         return abl_cli_completion(argc - 2, argv + 2);
@@ -745,9 +804,10 @@ int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
     }
     int npos, help, rc = parse_options(cmd, argc - 2, argv + 2, values, &npos, pos, &help);
     if (rc == 0) {
-        if (help)
+        if (help) {
             print_help(cmd);
-        else
+            rc = flushed();
+        } else
             rc = cmd->run(cmd, values, npos, pos);
     }
     free(values);

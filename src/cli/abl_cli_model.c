@@ -178,9 +178,8 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
             return abl_cli_usage_error("%s: %s", config, err);
         s->have_model = 1;
         const char *fam = s->spec.family ? s->spec.family->name : "generic ALiBi";
-        char kind[160];
-        snprintf(kind, sizeof kind, "model_type %s, %s", s->spec.model_type[0] ? s->spec.model_type : "(none)", fam);
-        char *t = printf_dup("%s (%s)", config, kind);
+        char *t = abl_cli_printf("%s (model_type %s, %s)", config, s->spec.model_type[0] ? s->spec.model_type : "(none)",
+                             fam);
         char *j = json_string_dup(config);
         if (t == NULL || j == NULL) {
             free(t);

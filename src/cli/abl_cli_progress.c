@@ -32,7 +32,7 @@ static double now_s(void)
 void abl_cli_duration_text(double s, char *buf, size_t len)
 {
     if (s < 1)
-        snprintf(buf, len, "under a second");
+        snprintf(buf, len, "less than a second");
     else if (s < 90)
         snprintf(buf, len, "%.0f seconds", s);
     else if (s < 90 * 60)
@@ -60,12 +60,12 @@ int abl_cli_budget(const char *what, const abl_cost *c, int force)
     cost_trace(what, c);
     if (force || c->seconds <= abl_cli_budget_seconds)
         return 0;
-    char need[64], budget[64];
+    char need[64], budget[64]; /* bounded: a number and a unit each (abl_cli_duration_text, under 24 bytes) */
     abl_cli_duration_text(c->seconds, need, sizeof need);
     abl_cli_duration_text(abl_cli_budget_seconds, budget, sizeof budget);
-    return abl_cli_usage_error("%s: about %s of work (%.3g %s on %d thread%s at the nominal rate), over the budget "
+    return abl_cli_usage_error("%s: %s%s of work (%.3g %s on %d thread%s at the nominal rate), over the budget "
                                "of %s: pass --force to run it anyway",
-                               what, need, c->units, c->unit_name ? c->unit_name : "units", c->threads,
+                               what, c->seconds < 1 ? "" : "about ", need, c->units, c->unit_name ? c->unit_name : "units", c->threads,
                                c->threads == 1 ? "" : "s", budget);
 }
 
@@ -108,17 +108,19 @@ void abl_cli_bar_update(void *ctx, uint64_t done, uint64_t total)
         return;
     b->last = t;
     double frac = done >= total ? 1.0 : (double)done / (double)total;
-    char bar[41];
+    char bar[41]; /* bounded: the 40 cells of the bar, not text */
     int fill = (int)(frac * 40);
     memset(bar, '#', (size_t)fill);
     memset(bar + fill, '-', (size_t)(40 - fill));
     bar[40] = '\0';
-    char eta[64] = "";
+    char eta[64] = ""; /* bounded: "  about " + a duration (at most "%.3g years", under 24 bytes) + " left" */
     double elapsed = t - b->start;
     if (done > 0 && done < total && elapsed > 0.5) {
-        char d[48];
-        abl_cli_duration_text(elapsed * (1.0 - frac) / frac, d, sizeof d);
-        snprintf(eta, sizeof eta, "  about %s left", d);
+        double left = elapsed * (1.0 - frac) / frac;
+        char d[48]; /* bounded: abl_cli_duration_text writes a number and a unit (under 24 bytes) */
+        abl_cli_duration_text(left, d, sizeof d);
+        /* "about" goes with an amount, not with "less than a second" */
+        snprintf(eta, sizeof eta, "  %s%s left", left < 1 ? "" : "about ", d);
     }
     int n = fprintf(b->f, "\r%s [%s] %3.0f%%%s", b->label, bar, 100 * frac, eta);
     /* pad over a longer previous line */

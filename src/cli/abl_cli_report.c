@@ -35,6 +35,10 @@ static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     int have_config, rc0 = abl_cli_config_spec(cmd, v, &spec, &have_config);
     if (rc0 != 0)
         return rc0;
+    if (have_config) {
+        c.config = abl_cli_value(cmd, v, "config");
+        c.model_type = spec.model_type;
+    }
     abl_format_lookup("bf16", &c.format);
     if (c.model != NULL && c.model->dtype != NULL)
         abl_format_lookup(c.model->dtype, &c.format);

@@ -235,7 +235,7 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
         return ABL_EXIT_USAGE;
     }
     if (npy != NULL) {
-        char lerr[256];
+        char lerr[256]; /* bounded: abl_npy_check_scores says which non-finite value and its three indices */
         st = abl_npy_check_scores(npy, lerr, sizeof lerr);
         if (st != ABL_OK) {
             abl_cli_outfile_abort(&wfile);

@@ -81,6 +81,9 @@ void abl_error_dup(char **msg, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Copy src into dst[cap]; when it does not fit, cut at a UTF-8 character boundary and mark the cut with
+ * U+2026 (the rule for every cut for display, docs/spec.md 13). */
+void abl_copy_cut(char *dst, size_t cap, const char *src);
 void abl_set_error(char *err, size_t errlen, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -101,6 +104,8 @@ void abl_text_add(abl_text *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Append s as a JSON string token (quoted; quotes, backslashes and control characters escaped). */
+void abl_text_json(abl_text *t, const char *s);
 /* The text so far ("" when empty). */
 const char *abl_text_str(const abl_text *t);
 /* The text, the caller's to free; NULL (and freed) after an allocation failure. */
@@ -117,6 +122,22 @@ void abl_weight_row_sum(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_
                         abl_distance dist, uint64_t a, uint64_t b, uint64_t k);
 void abl_weight_offset(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_hi, const mpfr_t eps_lo,
                        const mpfr_t eps_hi, const mpq_t *clamp, abl_distance dist, uint64_t k, unsigned long absk);
+
+/* s with the output neutraliser's visible escapes for text formats (abl_report.c, docs/spec.md "Text on
+ * standard output"): every control character, DEL, C1 control and invalid UTF-8 byte escaped. NULL on
+ * allocation failure. The HTML writer escapes its markup after this. */
+char *abl_neutral_text(const char *s);
+
+/* abl_pipeline_describe's text, appended to t (any length). */
+struct abl_pipeline;
+void abl_pipeline_describe_text(const struct abl_pipeline *p, abl_text *t);
+
+/* The largest B of an mpt:B schedule (abl_slope.c); config.json's attn_config.alibi_bias_max is
+ * checked against the same bound, so the refusal names the field, not an option. */
+#define ABL_MPT_BIAS_MAX 64
+/* The largest head dimension a pipeline takes (head-dim=); config.json's hidden size / heads is checked
+ * against it when read, so the refusal names the config's fields, not --pipeline. */
+#define ABL_MAX_HEAD_DIM 65536
 
 /* Working precision for the first try of a Ziv loop, and the cap past which it stops widening. */
 #define ABL_ZIV_START_PREC 128

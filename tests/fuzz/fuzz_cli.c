@@ -6,7 +6,10 @@
  *   exit 0 or 1  -> something on standard output (every command prints a report or help);
  *   exit 2       -> exactly one line on standard error and nothing on standard output;
  *   exit 3       -> only for "out of memory";
- *   any other exit status is a finding, and so is every sanitizer report, leak and timeout.
+ *   any other exit status is a finding, and so is every sanitizer report, leak and timeout;
+ *   and on standard output (docs/spec.md "Text on standard output"): no raw control byte but newline
+ *   and tab, no C1 control (UTF-8 C2 80..C2 9F), and no line that begins (after blanks) with the
+ *   GitHub Actions workflow-command prefix "::" (shell completion scripts excepted: zsh's own syntax).
  * Inputs that would write files (--output, --weights, --plot) or lift the work budget (--force) are
  * skipped: the fuzzer must not write outside memory, and every input it runs has a bounded cost. */
 #include <stdint.h>
@@ -30,6 +33,27 @@ static size_t count_char(const char *s, size_t n, char c)
     for (size_t i = 0; i < n; i++)
         k += s[i] == c;
     return k;
+}
+
+/* The first offending offset of standard output, or -1: a raw control byte (other than \n and \t), a
+ * C1 control, or a line starting with "::". */
+static long raw_output(const char *s, size_t n, int lines)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F)
+            return (long)i;
+        if (c == 0xC2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9F)
+            return (long)i;
+        if (lines && (i == 0 || s[i - 1] == '\n')) {
+            size_t k = i;
+            while (k < n && (s[k] == ' ' || s[k] == '\t'))
+                k++;
+            if (k + 1 < n && s[k] == ':' && s[k + 1] == ':')
+                return (long)k;
+        }
+    }
+    return -1;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -78,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fclose(fe);
     int bad = 0;
     if (rc == 0 || rc == 1)
-        bad = outlen == 0;
+        bad = outlen == 0 || raw_output(out, outlen, argc < 2 || strcmp(argv[1], "completion") != 0) >= 0;
     else if (rc == 2)
         bad = outlen != 0 || count_char(err, errlen, '\n') != 1 || errlen == 0 || err[errlen - 1] != '\n';
     else if (rc == 3)

@@ -119,6 +119,13 @@ static void test_mpt(void **state)
                       "does not use ALiBi (learned position embeddings");
     expect_json_error("{\"model_type\": \"mpt\", \"n_heads\": 32, \"attn_config\": {\"alibi\": true, "
                       "\"alibi_bias_max\": 8.5}}", "alibi_bias_max is not a whole number");
+    /* The reader's bound is mpt:B's (1 to 64): 65 would be accepted here and refused later as a
+     * --slopes option the user never gave (issue 15 item 10). */
+    expect_json_error("{\"model_type\": \"mpt\", \"n_heads\": 32, \"attn_config\": {\"alibi\": true, "
+                      "\"alibi_bias_max\": 65}}", "attn_config.alibi_bias_max is not a whole number from 1 to 64");
+    /* model_type longer than 63 bytes: refused, never cut (issue 15 item 5). */
+    expect_json_error("{\"model_type\": \"mpt-0123456789012345678901234567890123456789012345678901234567890\", "
+                      "\"n_heads\": 32, \"alibi\": true}", "model_type is longer than 63 bytes");
     const char *j = "{\"model_type\": \"mpt\", \"n_heads\": 12, \"attn_config\": {\"alibi\": true, \"alibi_bias_max\": 16.0}}";
     char err[256];
     assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, err, sizeof err), ABL_OK);
@@ -194,10 +201,13 @@ static void test_malformed(void **state)
         assert_int_equal(abl_model_spec_from_json(j2, strlen(j2), &s2, e2, sizeof e2), ABL_ERR_PARSE);
         assert_null(strchr(e2, '\n'));
     }
-    /* a long model_type is named truncated, within one line */
+    /* a long model_type is named cut, within one line, the cut marked */
     char big[400];
     snprintf(big, sizeof big, "{\"model_type\": \"%0300d\"}", 0);
-    expect_json_error(big, "unknown model_type '0000");
+    expect_json_error(big, "unknown model_type '0000000000000000000000000000000000000000\u2026'");
+    /* ... and never in the middle of a UTF-8 character (39 ASCII bytes, then two-byte characters) */
+    snprintf(big, sizeof big, "{\"model_type\": \"%039d\u00e9\u00e9\u00e9\"}", 0);
+    expect_json_error(big, "unknown model_type '000000000000000000000000000000000000000\u2026'");
     abl_model_spec s;
     char err[256];
     assert_int_equal(abl_model_spec_from_file("/nonexistent/config.json", &s, err, sizeof err), ABL_ERR_IO);

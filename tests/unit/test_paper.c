@@ -267,12 +267,13 @@ static void test_table4(void **state)
     char *csv = render(r, ABL_OUT_CSV);
     static const char *const lines[] = {
         "name,condition,format,value,rn_value,rn_meaning\n",
-        "Underflow τu,x ≤ τu,bf16,-92.1886,-92.8817,",
-        "Underflow τu,x ≤ τu,fp32,-103.2789,-103.9721,",
-        "Denorm τd,τu < x ≤ τd,bf16,-87.3365,-87.3365,",
-        "Denorm τd,τu < x ≤ τd,fp32,-87.3365,-87.3365,",
-        "Overflow τo,τo ≤ x,bf16,88.7189,88.7209,",
-        "Overflow τo,τo ≤ x,fp32,88.7228,88.7228,",
+        /* CSV is ASCII (docs/spec.md 13): the paper's tau_u for its τu, <= for ≤ */
+        "Underflow tau_u,x <= tau_u,bf16,-92.1886,-92.8817,",
+        "Underflow tau_u,x <= tau_u,fp32,-103.2789,-103.9721,",
+        "Denorm tau_d,tau_u < x <= tau_d,bf16,-87.3365,-87.3365,",
+        "Denorm tau_d,tau_u < x <= tau_d,fp32,-87.3365,-87.3365,",
+        "Overflow tau_o,tau_o <= x,bf16,88.7189,88.7209,",
+        "Overflow tau_o,tau_o <= x,fp32,88.7228,88.7228,",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
         if (strstr(csv, lines[i]) == NULL)
@@ -302,7 +303,7 @@ static void test_table5(void **state)
     /* (the paper's columns are followed by the kernel's: tests/unit/test_table_kernel.c) */
     /* The printed 71 heads are kept, and the configured 64 follow in a marked row (delta_1 95, Table 1). */
     assert_non_null(strstr(csv, "\nFalcon-RW 7B,dec,\"base,chat\",7B,eng,y,2048,71,default,91,"));
-    assert_non_null(strstr(csv, "\nFalcon-RW 7B‡,dec,\"base,chat\",7B,eng,y,2048,64,default,95,22358,"));
+    assert_non_null(strstr(csv, "\nFalcon-RW 7B[ddagger],dec,\"base,chat\",7B,eng,y,2048,64,default,95,22358,"));
     free(csv);
     abl_report_free(r);
 }

@@ -223,11 +223,13 @@ static void test_long_spec(void **state)
         assert_true(strlen(msg) > LONG);
         assert_memory_equal(msg, want, strlen(want));
         free(msg);
-        /* The buffer form: the same message, cut at errlen - 1 bytes, always terminated. */
+        /* The buffer form: the same message, cut to fit errlen - 1 bytes with the cut marked by U+2026
+         * (3 bytes; the message here is ASCII, so the cut is at byte errlen - 4), always terminated. */
         char err[64];
         assert_int_equal(abl_pipeline_parse(spec, NULL, &p, err, sizeof err), ABL_ERR_INVALID_ARGUMENT);
         assert_int_equal(strlen(err), sizeof err - 1);
-        assert_memory_equal(err, want, sizeof err - 1);
+        assert_memory_equal(err, want, sizeof err - 4);
+        assert_string_equal(err + sizeof err - 4, "\xE2\x80\xA6");
         /* No message wanted. */
         assert_int_equal(abl_pipeline_parse_msg(spec, NULL, &p, NULL), ABL_ERR_INVALID_ARGUMENT);
         free(spec);

@@ -140,7 +140,7 @@ static void test_sample_json(void **state)
                    "  ],\n"
                    "  \"blind_heads\": 1,\n"
                    "  \"notes\": [\n"
-                   "    \"δ is the distance in bits; — means never blind.\"\n"
+                   "    \"delta is the distance in bits; -- means never blind.\"\n"
                    "  ]\n"
                    "}\n");
     abl_report_free(r);
@@ -229,9 +229,9 @@ static void test_text_layout(void **state)
                    " ττττ  y          z\n"
                    "-----  ---------  -\n"
                    "    δ  long—text\n"
-                   "≈≈≈≈≈  a b\n");
+                   "≈≈≈≈≈  a\\nb\n"); /* a control character is a visible escape (docs/spec.md 13) */
     assert_renders(r, ABL_OUT_MARKDOWN,
-                   "## T\n\n| ττττ | y | z |\n|---:|:---|:---|\n| δ | long—text |  |\n| ≈≈≈≈≈ | a b |  |\n");
+                   "## T\n\n| ττττ | y | z |\n|---:|:---|:---|\n| δ | long—text |  |\n| ≈≈≈≈≈ | a\\nb |  |\n");
     abl_report_free(r);
 }
 
@@ -317,7 +317,7 @@ static void test_csv_quoting(void **state)
     assert_int_equal(abl_report_cell(r, "l1\r\nl2", NULL, NULL), ABL_OK);
     assert_renders(r, ABL_OUT_CSV,
                    "plain,\"with,comma\",q,nl\n"
-                   "a b;c\tτ,\"x,y\",\"say \"\"hi\"\"\",\"l1\r\nl2\"\n");
+                   "a b;c\\ttau,\"x,y\",\"say \"\"hi\"\"\",l1\\r\\nl2\n"); /* escapes, ASCII (spec 13) */
     abl_report_free(r);
 }
 
@@ -332,7 +332,7 @@ static void test_csv_minus(void **state)
     assert_int_equal(abl_report_row(r), ABL_OK);
     assert_int_equal(abl_report_cell(r, "-92.5", "-92.5", NULL), ABL_OK);
     assert_int_equal(abl_report_cell(r, "−τ/32", NULL, NULL), ABL_OK);
-    assert_renders(r, ABL_OUT_CSV, "tau,slope\n-92.5,−τ/32\n");
+    assert_renders(r, ABL_OUT_CSV, "tau,slope\n-92.5,-tau/32\n"); /* CSV is ASCII (spec 13) */
     assert_renders(r, ABL_OUT_TEXT, "t\n\n    τ  slope\n-----  -----\n-92.5  −τ/32\n");
     abl_report_free(r);
 }
@@ -373,7 +373,7 @@ static void test_json_escaping(void **state)
                    "{\n"
                    "  \"k\\\\ey\": \"tab\\u0009here\\u000anl \\u0001\\u001f end\",\n"
                    "  \"ro\\\"ws\": [\n"
-                   "    {\"c\\u0002\": \"q\\\"b\\\\s/δ\x7f\"},\n"
+                   "    {\"c\\u0002\": \"q\\\"b\\\\s/delta\\u007f\"},\n"
                    "    {\"c\\u0002\": \"already quoted\"}\n"
                    "  ]\n"
                    "}\n");
@@ -411,7 +411,7 @@ static void test_latex_escaping(void **state)
                    "    \\bottomrule\n"
                    "  \\end{tabular}\n"
                    "  \\par\\smallskip\\footnotesize use -{}-format=latex, a-b, -{}---\n"
-                   "  \\par\\smallskip\\footnotesize line break\n"
+                   "  \\par\\smallskip\\footnotesize line\\textbackslash{}nbreak\n"
                    "\\end{table}\n");
     abl_report_free(r);
 }
@@ -638,11 +638,61 @@ static void test_set(void **state)
     abl_report_free(c);
 }
 
+/* Untrusted text (issue 15 item 6): every control character 0x01-0x1f, DEL and the C1 controls
+ * U+0080-U+009F, and a GitHub Actions workflow command after a newline, in the title, a meta line, a
+ * header, a cell, a JSON string token and a note: no format writes a raw control byte (newline apart)
+ * or a line that begins, after blanks, with "::". */
+static void test_neutral_every_format(void **state)
+{
+    (void)state;
+    char evil[256];
+    size_t n = 0;
+    for (int c = 1; c < 0x20; c++) evil[n++] = (char)c;
+    evil[n++] = 0x7f;
+    for (int c = 0x80; c < 0xA0; c++) {
+        evil[n++] = (char)0xC2;
+        evil[n++] = (char)c;
+    }
+    const char *wf = "\n::error title=x::y\n  ::warning::z\n\t::notice::w";
+    memcpy(evil + n, wf, strlen(wf) + 1);
+    abl_report *r = abl_report_new(evil, "rows");
+    assert_non_null(r);
+    assert_int_equal(abl_report_meta(r, "k", evil, evil, NULL), ABL_OK);
+    assert_int_equal(abl_report_column(r, "a", evil, ABL_ALIGN_LEFT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "b", "b", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, evil, NULL, NULL), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "x", "\"\x1b\xc2\x9b\"", NULL), ABL_OK);
+    assert_int_equal(abl_report_row(r), ABL_OK);
+    assert_int_equal(abl_report_cell(r, "::error::at the start of a CSV line", NULL, NULL), ABL_OK);
+    assert_int_equal(abl_report_note(r, evil), ABL_OK);
+    const abl_output fmts[] = {ABL_OUT_TEXT, ABL_OUT_MARKDOWN, ABL_OUT_CSV, ABL_OUT_JSON, ABL_OUT_LATEX};
+    for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
+        char *out = render(r, fmts[f]);
+        for (const unsigned char *p = (const unsigned char *)out; *p; p++) {
+            if (*p == '\n')
+                continue;
+            if (*p < 0x20 || *p == 0x7f || (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F))
+                fail_msg("format %d: raw control byte 0x%02x at %td", (int)fmts[f], *p, (const char *)p - out);
+        }
+        for (const char *line = out; *line;) {
+            const char *q = line;
+            while (*q == ' ' || *q == '\t') q++;
+            if (q[0] == ':' && q[1] == ':')
+                fail_msg("format %d: a line begins with '::': %.40s", (int)fmts[f], line);
+            const char *nl = strchr(line, '\n');
+            line = nl != NULL ? nl + 1 : line + strlen(line);
+        }
+        free(out);
+    }
+    abl_report_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_rows_only),
-        cmocka_unit_test(test_csv_minus),
+        cmocka_unit_test(test_csv_minus),       cmocka_unit_test(test_neutral_every_format),
         cmocka_unit_test(test_sample_text),     cmocka_unit_test(test_sample_markdown),
         cmocka_unit_test(test_sample_csv),      cmocka_unit_test(test_sample_json),
         cmocka_unit_test(test_sample_latex),    cmocka_unit_test(test_title_only),

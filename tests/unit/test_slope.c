@@ -749,10 +749,30 @@ static void test_large_h(void **state)
     abl_schedule_free(&s);
 }
 
+/* A text that does not fit its buffer is cut at a UTF-8 character boundary and the cut is marked with
+ * U+2026 (issue 15 item 5): "−τ/123456789" (U+2212 is 3 bytes, τ 2) in 8 bytes is "−…", not "−" and
+ * half a τ. */
+static void test_exact_text_cut(void **state)
+{
+    (void)state;
+    abl_schedule s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(abl_schedule_parse("targets:123456789", 1, -126, &s), ABL_OK);
+    char whole[64], cut[8], tiny[2];
+    abl_slope_exact_text(&s.slopes[0], whole, sizeof whole);
+    assert_string_equal(whole, "\xE2\x88\x92\xCF\x84/123456789");
+    abl_slope_exact_text(&s.slopes[0], cut, sizeof cut);
+    assert_string_equal(cut, "\xE2\x88\x92\xE2\x80\xA6");
+    abl_slope_exact_text(&s.slopes[0], tiny, sizeof tiny); /* no room for a character or the mark */
+    assert_string_equal(tiny, "");
+    abl_schedule_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_press_h9),
+        cmocka_unit_test(test_exact_text_cut),
         cmocka_unit_test(test_press_h12_h20),
         cmocka_unit_test(test_press_h112),
         cmocka_unit_test(test_press_powers_of_two),

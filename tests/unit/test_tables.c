@@ -118,22 +118,22 @@ typedef struct want_row {
 } want_row;
 
 /* spec §3's kind names and 10-decimal values; the paper's Table 4 names and values; the meaning
- * column's k of tau = k·ln 2 from spec §2 (subnormal emin - p + 1, rn-zero emin - p, ftz emin). */
+ * column's k of tau = k*ln 2 from spec §2 (subnormal emin - p + 1, rn-zero emin - p, ftz emin). */
 static const want_row want10[] = {
-    {"bf16", "subnormal", "-92.1885750145", "underflow τu", "-92.1886", "-133·ln 2"},
-    {"bf16", "rn-zero", "-92.8817221950", "", "", "-134·ln 2"},
-    {"bf16", "ftz", "-87.3365447506", "denorm τd", "-87.3365", "-126·ln 2"},
-    {"bf16", "max", "88.7189252124", "overflow τo", "88.7189", "ln(largest finite)"},
+    {"bf16", "subnormal", "-92.1885750145", "underflow tau_u", "-92.1886", "-133*ln 2"},
+    {"bf16", "rn-zero", "-92.8817221950", "", "", "-134*ln 2"},
+    {"bf16", "ftz", "-87.3365447506", "denorm tau_d", "-87.3365", "-126*ln 2"},
+    {"bf16", "max", "88.7189252124", "overflow tau_o", "88.7189", "ln(largest finite)"},
     {"bf16", "rn-overflow", "88.7208840768", "", "", "ln(max + ulp/2)"},
-    {"fp32", "subnormal", "-103.2789299034", "underflow τu", "-103.2789", "-149·ln 2"},
-    {"fp32", "rn-zero", "-103.9720770840", "", "", "-150·ln 2"},
-    {"fp32", "ftz", "-87.3365447506", "denorm τd", "-87.3365", "-126·ln 2"},
-    {"fp32", "max", "88.7228390521", "overflow τo", "88.7228", "ln(largest finite)"},
+    {"fp32", "subnormal", "-103.2789299034", "underflow tau_u", "-103.2789", "-149*ln 2"},
+    {"fp32", "rn-zero", "-103.9720770840", "", "", "-150*ln 2"},
+    {"fp32", "ftz", "-87.3365447506", "denorm tau_d", "-87.3365", "-126*ln 2"},
+    {"fp32", "max", "88.7228390521", "overflow tau_o", "88.7228", "ln(largest finite)"},
     {"fp32", "rn-overflow", "88.7228390819", "", "", "ln(max + ulp/2)"},
-    {"fp16", "subnormal", "-16.6355323334", "underflow τu", "", "-24·ln 2"},
-    {"fp16", "rn-zero", "-17.3286795140", "", "", "-25·ln 2"},
-    {"fp16", "ftz", "-9.7040605278", "denorm τd", "", "-14·ln 2"},
-    {"fp16", "max", "11.0898664885", "overflow τo", "", "ln(largest finite)"},
+    {"fp16", "subnormal", "-16.6355323334", "underflow tau_u", "", "-24*ln 2"},
+    {"fp16", "rn-zero", "-17.3286795140", "", "", "-25*ln 2"},
+    {"fp16", "ftz", "-9.7040605278", "denorm tau_d", "", "-14*ln 2"},
+    {"fp16", "max", "11.0898664885", "overflow tau_o", "", "ln(largest finite)"},
     {"fp16", "rn-overflow", "11.0901107185", "", "", "ln(max + ulp/2)"},
 };
 

@@ -25,6 +25,8 @@ typedef struct abl_html_config {
     uint64_t context;          /* N */
     const char *pipeline;      /* the kernel (NULL: the model's default code path, else eager) */
     int threads;               /* blindmap emulation; 0: all cores */
+    const char *config;        /* the config.json the layer was read from (NULL: none); printed escaped */
+    const char *model_type;    /* its model_type (NULL or "": none) */
 } abl_html_config;
 
 /* Largest N at which the report predicts each head's first blind distance through the kernel, and

@@ -58,11 +58,7 @@ static int ci_equal(const char *a, size_t alen, const char *b)
 
 static void set_text(char *dst, size_t cap, const char *src)
 {
-    size_t n = strlen(src);
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(dst, src, n);
-    dst[n] = '\0';
+    abl_copy_cut(dst, cap, src);
 }
 
 /* Copy as much of src as fits (always NUL-terminated when buflen > 0). */
@@ -1137,7 +1133,7 @@ static abl_status parse_args(int has_args, span args, spec_args *a)
                     st = ABL_ERR_BAD_SLOPE_SPEC;
                 a->B = a->B * 10 + (t.p[i] - '0');
             }
-            if (st == ABL_OK && (a->B < 1 || a->B > 64))
+            if (st == ABL_OK && (a->B < 1 || a->B > ABL_MPT_BIAS_MAX))
                 st = ABL_ERR_BAD_SLOPE_SPEC;
         }
     } else if (a->k == K_GEOMETRIC) {

@@ -370,8 +370,8 @@ abl_status abl_pipeline_set_msg(abl_pipeline *p, const char *field, const char *
         }
         p->slope_calc = (abl_slope_calc)k;
     } else if (strcasecmp(field, "head-dim") == 0) {
-        if (!parse_int(value, 1, 65536, &v)) {
-            abl_error_dup(msg, "head-dim: '%s' is not an integer from 1 to 65536", value);
+        if (!parse_int(value, 1, ABL_MAX_HEAD_DIM, &v)) {
+            abl_error_dup(msg, "head-dim: '%s' is not an integer from 1 to %d", value, ABL_MAX_HEAD_DIM);
             return ABL_ERR_BAD_NUMBER;
         }
         p->head_dim = (int)v;
@@ -535,23 +535,30 @@ abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen)
     return to_buffer(st, msg, err, errlen);
 }
 
+void abl_pipeline_describe_text(const abl_pipeline *p, abl_text *t)
+{
+    char scale[64]; /* bounded: a u64/u64 ratio (41 bytes) or at most 60 digits and a point (abl_ratio_text) */
+    abl_ratio_text(&p->bias_scale, scale, sizeof scale);
+    abl_text_add(t,
+                 "bias-form=%s,slope-dtype=%s,slope-calc=%s,product-dtype=%s,bias-dtype=%s,bias-scale=%s,"
+                 "bias-add=%s,logit-dtype=%s,softmax=%s",
+                 abl_bias_form_name(p->bias_form), p->slope_dtype.name, abl_slope_calc_name(p->slope_calc),
+                 p->product_dtype.name, p->bias_dtype.name, scale, abl_bias_add_name(p->bias_add),
+                 p->logit_dtype.name, abl_softmax_kind_name(p->softmax));
+    if (p->softmax == ABL_SOFTMAX_EAGER)
+        abl_text_add(t, ",sum=%s,exp=%s,normalise=%s", abl_sum_order_name(p->sum), abl_exp_model_name(p->exp),
+                     abl_normalise_name(p->normalise));
+    abl_text_add(t, ",output-dtype=%s", p->output_dtype.name);
+    if (p->softmax != ABL_SOFTMAX_EAGER)
+        abl_text_add(t, ",head-dim=%d,block=%d", p->head_dim, p->block);
+}
+
 void abl_pipeline_describe(const abl_pipeline *p, char *buf, size_t buflen)
 {
     if (buf == NULL || buflen == 0)
         return;
-    char scale[64];
-    abl_ratio_text(&p->bias_scale, scale, sizeof scale);
-    int n = snprintf(buf, buflen,
-                     "bias-form=%s,slope-dtype=%s,slope-calc=%s,product-dtype=%s,bias-dtype=%s,bias-scale=%s,"
-                     "bias-add=%s,logit-dtype=%s,softmax=%s",
-                     abl_bias_form_name(p->bias_form), p->slope_dtype.name, abl_slope_calc_name(p->slope_calc),
-                     p->product_dtype.name, p->bias_dtype.name, scale, abl_bias_add_name(p->bias_add),
-                     p->logit_dtype.name, abl_softmax_kind_name(p->softmax));
-    if (n > 0 && (size_t)n < buflen && p->softmax == ABL_SOFTMAX_EAGER)
-        n += snprintf(buf + n, buflen - (size_t)n, ",sum=%s,exp=%s,normalise=%s", abl_sum_order_name(p->sum),
-                      abl_exp_model_name(p->exp), abl_normalise_name(p->normalise));
-    if (n > 0 && (size_t)n < buflen)
-        n += snprintf(buf + n, buflen - (size_t)n, ",output-dtype=%s", p->output_dtype.name);
-    if (n > 0 && (size_t)n < buflen && p->softmax != ABL_SOFTMAX_EAGER)
-        snprintf(buf + n, buflen - (size_t)n, ",head-dim=%d,block=%d", p->head_dim, p->block);
+    abl_text t = {0};
+    abl_pipeline_describe_text(p, &t);
+    abl_copy_cut(buf, buflen, t.oom ? "" : abl_text_str(&t));
+    free(t.s);
 }

@@ -17,6 +17,7 @@
 #include "kernel/abl_round.h"
 #include "kernel/abl_simulate_fast.h"
 #include "kernel/abl_fastgauss.h"
+#include "abl_internal.h"
 
 /* ---- shared set-up (also used by the predictor) ---- */
 
@@ -717,7 +718,7 @@ static void u64_text(uint64_t v, char *buf, size_t len)
 
 static abl_status cell_u64(abl_report *r, uint64_t v)
 {
-    char b[32];
+    char b[32]; /* bounded: a uint64_t in decimal */
     u64_text(v, b, sizeof b);
     return abl_report_cell(r, b, b, NULL);
 }
@@ -726,7 +727,7 @@ static abl_status cell_blind(abl_report *r, int64_t d)
 {
     if (d < 0)
         return abl_report_cell(r, "none", "null", NULL);
-    char b[32];
+    char b[32]; /* bounded: an int64_t in decimal */
     snprintf(b, sizeof b, "%lld", (long long)d);
     return abl_report_cell(r, b, b, NULL);
 }
@@ -742,7 +743,7 @@ static abl_status cell_delta(abl_report *r, const abl_slope *slope, const abl_fo
     abl_delta d;
     abl_delta_init(&d);
     abl_status st = abl_blindness(slope, &q, &d);
-    char text[64];
+    char text[64]; /* bounded: "n/a", an int64_t, or abl_delta_text with 12 digits */
     char *json = NULL;
     int64_t v;
     if (st != ABL_OK) {
@@ -779,7 +780,7 @@ static void fraction_cells(uint64_t count, uint64_t heads, uint64_t n, int matri
     mpz_import(mpq_numref(q), 1, 1, sizeof count, 0, 0, &count);
     mpz_set(mpq_denref(q), den);
     mpq_canonicalize(q);
-    char pct[48];
+    char pct[48]; /* bounded: a fraction in [0, 1] as a percent with 4 decimals */
     abl_fraction_percent_text(q, 4, pct, sizeof pct);
     snprintf(text, tl, "%s%%", pct);
     abl_fraction_decimal_text(q, 12, json, jl);
@@ -807,12 +808,14 @@ typedef struct rep_ctx {
 static abl_status report_logits_meta(const rep_ctx *x)
 {
     const abl_sim_setup *s = x->s;
-    char buf[256];
     if (s->captured != NULL) {
-        snprintf(buf, sizeof buf, "captured scores (%s, %s), rounded to %s", s->captured->itemsize == 4 ? "float32"
-                 : "float16", s->captured->ndim == 3 ? "one matrix per head" : "one matrix for every head",
-                 s->score_fp.name);
-        TRY(abl_report_meta(x->r, "logits", "logits", buf, "\"captured\""));
+        abl_text t = {0};
+        abl_text_add(&t, "captured scores (%s, %s), rounded to %s", s->captured->itemsize == 4 ? "float32"
+                     : "float16", s->captured->ndim == 3 ? "one matrix per head" : "one matrix for every head",
+                     s->score_fp.name);
+        abl_status st = t.oom ? ABL_ERR_NO_MEMORY : abl_report_meta(x->r, "logits", "logits", abl_text_str(&t), "\"captured\"");
+        free(t.s);
+        TRY(st);
         return abl_report_meta(x->r, "logits_dtype", "scores rounded to", s->score_fp.name, NULL);
     }
     if (!s->gaussian)
@@ -830,6 +833,7 @@ static abl_status report_logits_meta(const rep_ctx *x)
     free(line);
     free(std);
     TRY(st);
+    char buf[32]; /* bounded: a uint64_t in decimal */
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)x->c->seed);
     return abl_report_meta(x->r, "seed", "seed", buf, buf);
 }
@@ -837,11 +841,14 @@ static abl_status report_logits_meta(const rep_ctx *x)
 static abl_status report_meta(const rep_ctx *x)
 {
     const abl_pipeline *p = &x->c->pipeline;
-    char buf[600], json[600];
-    snprintf(json, sizeof json, "\"%s\"", p->preset);
-    TRY(abl_report_meta(x->r, "pipeline", "pipeline", p->preset, json));
-    abl_pipeline_describe(p, buf, sizeof buf);
-    TRY(abl_report_meta(x->r, "pipeline_fields", "fields", buf, NULL));
+    char buf[32]; /* bounded: a uint64_t or an int in decimal */
+    TRY(abl_report_meta(x->r, "pipeline", "pipeline", p->preset, NULL));
+    abl_text fields = {0};
+    abl_pipeline_describe_text(p, &fields);
+    abl_status fst = fields.oom ? ABL_ERR_NO_MEMORY
+                                : abl_report_meta(x->r, "pipeline_fields", "fields", abl_text_str(&fields), NULL);
+    free(fields.s);
+    TRY(fst);
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)x->c->context);
     TRY(abl_report_meta(x->r, "context", "context N", buf, buf));
     snprintf(buf, sizeof buf, "%d", x->s->heads);
@@ -855,11 +862,13 @@ static abl_status report_meta(const rep_ctx *x)
 static abl_status report_columns(const rep_ctx *x)
 {
     abl_report *r = x->r;
-    char buf[64];
     TRY(abl_report_column(r, "head", "head", ABL_ALIGN_RIGHT));
     TRY(abl_report_column(r, "slope_exact", "m", ABL_ALIGN_LEFT));
-    snprintf(buf, sizeof buf, "m (%s)", x->c->pipeline.slope_dtype.name);
-    TRY(abl_report_column(r, "slope", buf, ABL_ALIGN_RIGHT));
+    abl_text h = {0};
+    abl_text_add(&h, "m (%s)", x->c->pipeline.slope_dtype.name);
+    abl_status hst = h.oom ? ABL_ERR_NO_MEMORY : abl_report_column(r, "slope", abl_text_str(&h), ABL_ALIGN_RIGHT);
+    free(h.s);
+    TRY(hst);
     TRY(abl_report_column(r, "delta", "δ paper", ABL_ALIGN_RIGHT));
     TRY(abl_report_column(r, "delta_ieee", "δ ieee", ABL_ALIGN_RIGHT));
     TRY(abl_report_column(r, "first_blind", "first blind d", ABL_ALIGN_RIGHT));
@@ -889,12 +898,15 @@ static abl_status report_head(const rep_ctx *x, int h)
     abl_report *r = x->r;
     const abl_pipeline *p = &x->c->pipeline;
     const abl_slope *sl = &x->s->schedule.slopes[h];
-    char buf[128];
+    char buf[128]; /* bounded: an int or a double in %.9g / %.4g / %.3g */
     TRY(abl_report_row(r));
     snprintf(buf, sizeof buf, "%d", sl->index);
     TRY(abl_report_cell(r, buf, buf, NULL));
-    abl_slope_exact_text(sl, buf, sizeof buf);
-    TRY(abl_report_cell(r, buf, NULL, NULL));
+    /* A heap string: a slope of a slopes: list is shown as written, any length. */
+    char *exact = abl_slope_exact_string(sl);
+    abl_status est = exact != NULL ? abl_report_cell(r, exact, NULL, NULL) : ABL_ERR_NO_MEMORY;
+    free(exact);
+    TRY(est);
     snprintf(buf, sizeof buf, "%.9g", x->s->hd[h].held);
     TRY(abl_report_cell(r, buf, buf, NULL));
     TRY(cell_delta(r, sl, &p->output_dtype, ABL_CONV_PAPER));
@@ -908,7 +920,7 @@ static abl_status report_head(const rep_ctx *x, int h)
         TRY(cell_u64(r, a->distinct_logits));
         TRY(cell_u64(r, a->longest_tie_run));
         TRY(cell_u64(r, a->tied_with_diagonal));
-        char t2[40];
+        char t2[40]; /* bounded: a double in %.6e */
         snprintf(buf, sizeof buf, "%.4g", a->tv_distance);
         snprintf(t2, sizeof t2, "%.6e", a->tv_distance);
         TRY(abl_report_cell(r, buf, t2, NULL));
@@ -935,7 +947,7 @@ static abl_status report_summary(const rep_ctx *x)
     uint64_t rz = x->sim ? x->sim->row_zeros : x->pred->row_zeros;
     uint64_t mz = x->sim ? x->sim->matrix_zeros : x->pred->matrix_zeros;
     uint64_t heads = (uint64_t)x->s->heads, n = x->c->context;
-    char buf[64], text[64], json[96];
+    char buf[64], text[64], json[96]; /* bounded: a uint64_t; fractions in [0, 1] (percent, 12 digits) */
     u64_text(rz, buf, sizeof buf);
     TRY(abl_report_summary(r, "row_zeros", "zero weights in the last rows", buf, buf));
     u64_text(mz, buf, sizeof buf);
@@ -948,7 +960,7 @@ static abl_status report_summary(const rep_ctx *x)
         double lost = 0.0;
         for (int h = 0; h < x->s->heads; h++)
             lost += x->sim->results[h].mass_lost;
-        char t2[40];
+        char t2[40]; /* bounded: a double in %.6e */
         snprintf(buf, sizeof buf, "%.3g", lost / x->s->heads);
         snprintf(t2, sizeof t2, "%.6e", lost / x->s->heads);
         TRY(abl_report_summary(r, "mass_lost", "attention mass lost (last row, mean over heads)", buf, t2));
@@ -961,10 +973,10 @@ static abl_status report_summary(const rep_ctx *x)
 }
 
 /* The softmax model in one sentence. */
-static void softmax_note(const abl_pipeline *p, const abl_emul *em, char *buf, size_t len)
+static void softmax_note(const abl_pipeline *p, const abl_emul *em, abl_text *t)
 {
     if (p->softmax == ABL_SOFTMAX_EAGER) {
-        snprintf(buf, len,
+        abl_text_add(t,
                  "Eager softmax: e = fp32(exp(fp32(x - max))) %s, S = %s fp32 sum, p = %s, then one "
                  "round-to-nearest-even into %s; a weight is zero when p <= %.9g (half the smallest subnormal).",
                  p->exp == ABL_EXP_SLEEF ? "as Sleef_expf8_u10 computes it" : "correctly rounded",
@@ -973,13 +985,13 @@ static void softmax_note(const abl_pipeline *p, const abl_emul *em, char *buf, s
                  p->normalise == ABL_NORM_DIVIDE ? "fp32(e / S)" : "fp32(e * fp32(1/S))", p->output_dtype.name,
                  em->out.zero_max);
     } else if (p->softmax == ABL_SOFTMAX_FLASH) {
-        snprintf(buf, len,
+        abl_text_add(t,
                  "Flash softmax: slope/scale added in fp32 by fma, e = exp2(fma(x, %.9g, -fp32(max * %.9g))) flushed "
                  "to zero below 2^-126, running max over blocks of %d keys from the diagonal; P = e rounded into %s "
                  "is zero when e <= %.9g.",
                  (double)em->c_log2, (double)em->c_log2, p->block, p->output_dtype.name, em->out.zero_max);
     } else {
-        snprintf(buf, len,
+        abl_text_add(t,
                  "SDPA %s kernel: y = fp32(x * fp32(log2 e)), keys in blocks of %d from key 0 with a running max; "
                  "P = %s(exp2(y - max)), rescaled in fp32 when the max grows; weight = %s(fp32(P * rescales * "
                  "fp32(1/s)))%s.",
@@ -993,10 +1005,11 @@ static abl_status report_notes(const rep_ctx *x)
 {
     const abl_pipeline *p = &x->c->pipeline;
     const abl_emul *em = &x->s->em;
-    char buf[600];
-    softmax_note(p, em, buf, sizeof buf);
-    TRY(abl_report_note(x->r, buf));
-    snprintf(buf, sizeof buf, "Bias: %s form; slopes %s into %s%s; δ paper and δ ieee are the "
+    abl_text t = {0};
+    softmax_note(p, em, &t);
+    abl_status st = t.oom ? ABL_ERR_NO_MEMORY : abl_report_note(x->r, abl_text_str(&t));
+    t.n = 0;
+    abl_text_add(&t, "Bias: %s form; slopes %s into %s%s; δ paper and δ ieee are the "
                               "exponent-level distances of spec §4 for %s (for comparison).",
              abl_bias_form_name(p->bias_form),
              p->slope_calc == ABL_SLOPE_CALC_EXACT ? "rounded once" : p->slope_calc == ABL_SLOPE_CALC_TORCH_POW
@@ -1004,16 +1017,20 @@ static abl_status report_notes(const rep_ctx *x)
              p->slope_dtype.name,
              p->softmax == ABL_SOFTMAX_FLASH ? ", divided by the softmax scale" : ", cast to the product dtype",
              p->output_dtype.name);
-    TRY(abl_report_note(x->r, buf));
-    if (em->has_scale) {
-        char sc[64];
+    if (st == ABL_OK)
+        st = t.oom ? ABL_ERR_NO_MEMORY : abl_report_note(x->r, abl_text_str(&t));
+    if (st == ABL_OK && em->has_scale) {
+        char sc[64]; /* bounded: abl_ratio_text, a u64/u64 ratio or at most 60 digits and a point */
         abl_ratio_text(&p->bias_scale, sc, sizeof sc);
-        snprintf(buf, sizeof buf, "The bias is scaled by %s%s: the kernel's effective slope is %s m (the δ "
+        t.n = 0;
+        abl_text_add(&t, "The bias is scaled by %s%s: the kernel's effective slope is %s m (the δ "
                                   "columns are for m itself).", sc,
                  p->bias_add == ABL_BIAS_ADD_BOTH ? " and added twice (scores and mask)" : "",
                  p->bias_add == ABL_BIAS_ADD_BOTH ? "2 x that times" : sc);
-        TRY(abl_report_note(x->r, buf));
+        st = t.oom ? ABL_ERR_NO_MEMORY : abl_report_note(x->r, abl_text_str(&t));
     }
+    free(t.s);
+    TRY(st);
     if (x->sim)
         TRY(abl_report_note(x->r, "Last-row statistics: first blind d = smallest distance with a zero weight; TV "
                                   "distance = 0.5 sum |p - p_exact| against a binary64 softmax of eps - m d with the "
@@ -1046,11 +1063,12 @@ abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simul
     abl_status st = abl_sim_setup_init(c, &s);
     if (st != ABL_OK)
         return st;
-    char title[160];
-    snprintf(title, sizeof title, "%s of the %s pipeline (N = %llu)",
-             sim ? "Simulated attention weights" : "Predicted zero weights", c->pipeline.preset,
-             (unsigned long long)c->context);
-    abl_report *r = abl_report_new(title, "heads");
+    abl_text title = {0};
+    abl_text_add(&title, "%s of the %s pipeline (N = %llu)",
+                 sim ? "Simulated attention weights" : "Predicted zero weights", c->pipeline.preset,
+                 (unsigned long long)c->context);
+    abl_report *r = title.oom ? NULL : abl_report_new(abl_text_str(&title), "heads");
+    free(title.s);
     if (r == NULL) {
         abl_sim_setup_free(&s);
         return ABL_ERR_NO_MEMORY;

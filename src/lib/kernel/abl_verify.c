@@ -937,7 +937,7 @@ static void texts_ftz_after_rounding(verify_texts *t, const abl_verify_result *v
     input_cells(&v->format, fa->has_above, fa->above_bits, hi, sizeof hi, jl, sizeof jl);
     abl_text_add(&t->diff,
            "%s%s: if instead the subnormal result of RN rounding is flushed, exp(x) = 0 iff x < "
-           "ln(2^emin − 2^(emin−p)) = %s…, %s by emulation: last flushed x = %s, first kept x = %s "
+           "ln(2^emin - 2^(emin-p)) = %s…, %s by emulation: last flushed x = %s, first kept x = %s "
            "(an x just below the ftz τ rounds up to the smallest normal).",
            t->diff.n ? " " : "", v->format.name, ptau, fa->agrees ? "proved" : "NOT confirmed", lo, hi);
 }

@@ -170,14 +170,14 @@ abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out)
 
 static abl_status cell_u64(abl_report *r, uint64_t v)
 {
-    char t[32];
+    char t[32]; /* bounded: a uint64_t in decimal, at most 20 digits */
     snprintf(t, sizeof t, "%llu", (unsigned long long)v);
     return abl_report_cell(r, t, t, NULL);
 }
 
 static abl_status cell_first_blind(abl_report *r, int64_t d)
 {
-    char t[32];
+    char t[32]; /* bounded: an int64_t in decimal, at most 20 characters */
     if (d < 0)
         return abl_report_cell(r, "none", "null", NULL);
     snprintf(t, sizeof t, "%lld", (long long)d);
@@ -186,7 +186,7 @@ static abl_status cell_first_blind(abl_report *r, int64_t d)
 
 static abl_status cell_delta(abl_report *r, const abl_delta *d)
 {
-    char t[64], j[80];
+    char t[64], j[80]; /* bounded: abl_delta_text with 12 digits (a number and an exponent), j quotes it */
     int64_t v;
     abl_delta_text(d, 12, t, sizeof t);
     if (abl_delta_get_i64(d, &v))
@@ -198,7 +198,7 @@ static abl_status cell_delta(abl_report *r, const abl_delta *d)
 
 static abl_status cell_fraction(abl_report *r, const mpq_t q)
 {
-    char t[64], j[64];
+    char t[64], j[64]; /* bounded: a fraction in [0, 1] as a percent with 2 decimals, and to 17 digits */
     abl_fraction_percent_text(q, 2, t, sizeof t);
     abl_fraction_decimal_text(q, 17, j, sizeof j);
     return abl_report_cell(r, t, j, NULL);
@@ -206,9 +206,11 @@ static abl_status cell_fraction(abl_report *r, const mpq_t q)
 
 static abl_status cell_slope(abl_report *r, const abl_slope *s)
 {
-    char t[96];
-    abl_slope_exact_text(s, t, sizeof t);
-    return abl_report_cell(r, t, NULL, NULL);
+    /* A heap string: a slope of a slopes: list is shown as written, any length. */
+    char *t = abl_slope_exact_string(s);
+    abl_status st = t != NULL ? abl_report_cell(r, t, NULL, NULL) : ABL_ERR_NO_MEMORY;
+    free(t);
+    return st;
 }
 
 /* a/b for one head's share */
@@ -220,22 +222,6 @@ static abl_status cell_share(abl_report *r, uint64_t zeros, const mpz_t per_head
     abl_status st = cell_fraction(r, q);
     mpq_clear(q);
     return st;
-}
-
-static void json_quote(const char *s, char *buf, size_t len)
-{
-    /* provenance text is ASCII built by the CLI: escape quotes and backslashes only */
-    size_t k = 0;
-    if (len < 3)
-        return;
-    buf[k++] = '"';
-    for (; *s && k + 3 < len; s++) {
-        if (*s == '"' || *s == '\\')
-            buf[k++] = '\\';
-        buf[k++] = (char)((unsigned char)*s < 0x20 ? ' ' : *s);
-    }
-    buf[k++] = '"';
-    buf[k] = '\0';
 }
 
 static int is_model_line(const abl_compare_meta *m)
@@ -250,26 +236,28 @@ static abl_status common_meta(abl_report *r, const abl_compare *c, const abl_com
     for (size_t i = 0; i < nmeta && st == ABL_OK; i++)
         if (is_model_line(&meta[i]))
             st = abl_report_meta(r, meta[i].key, meta[i].label, meta[i].text, meta[i].json);
-    char t[640], j[160], desc[512];
-    json_quote(c->config.pipeline.preset, j, sizeof j);
+    /* Heap text: the slopes spec is the user's and may be any length (a list of thousands of slopes). */
+    abl_text t = {0}, j = {0};
     if (st == ABL_OK)
-        st = abl_report_meta(r, "pipeline", "pipeline", c->config.pipeline.preset, j);
-    abl_pipeline_describe(&c->config.pipeline, desc, sizeof desc);
+        st = abl_report_meta(r, "pipeline", "pipeline", c->config.pipeline.preset, NULL);
+    abl_pipeline_describe_text(&c->config.pipeline, &t);
     if (st == ABL_OK)
-        st = abl_report_meta(r, "pipeline_fields", "pipeline fields", desc, NULL);
-    json_quote(c->config.dtype.name, j, sizeof j);
+        st = t.oom ? ABL_ERR_NO_MEMORY : abl_report_meta(r, "pipeline_fields", "pipeline fields", abl_text_str(&t), NULL);
     if (st == ABL_OK)
-        st = abl_report_meta(r, "dtype", "dtype", c->config.dtype.name, j);
-    snprintf(t, sizeof t, "%llu", (unsigned long long)c->config.context);
+        st = abl_report_meta(r, "dtype", "dtype", c->config.dtype.name, NULL);
+    t.n = 0;
+    abl_text_add(&t, "%llu", (unsigned long long)c->config.context);
     if (st == ABL_OK)
-        st = abl_report_meta(r, "context", "context", t, t);
-    snprintf(t, sizeof t, "%s (%d heads)", c->slopes_spec, c->heads);
-    json_quote(c->slopes_spec, j, sizeof j);
+        st = t.oom ? ABL_ERR_NO_MEMORY : abl_report_meta(r, "context", "context", abl_text_str(&t), abl_text_str(&t));
+    t.n = 0;
+    abl_text_add(&t, "%s (%d heads)", c->slopes_spec, c->heads);
+    abl_text_json(&j, c->slopes_spec);
     if (st == ABL_OK)
-        st = abl_report_meta(r, "slopes", "slopes", t, j);
-    json_quote(abl_convention_name(c->config.convention), j, sizeof j);
+        st = t.oom || j.oom ? ABL_ERR_NO_MEMORY : abl_report_meta(r, "slopes", "slopes", abl_text_str(&t), abl_text_str(&j));
+    free(t.s);
+    free(j.s);
     if (st == ABL_OK)
-        st = abl_report_meta(r, "convention", "convention of δ paper", abl_convention_name(c->config.convention), j);
+        st = abl_report_meta(r, "convention", "convention of δ paper", abl_convention_name(c->config.convention), NULL);
     for (size_t i = 0; i < nmeta && st == ABL_OK; i++)
         if (!is_model_line(&meta[i]))
             st = abl_report_meta(r, meta[i].key, meta[i].label, meta[i].text, meta[i].json);
@@ -279,7 +267,7 @@ static abl_status common_meta(abl_report *r, const abl_compare *c, const abl_com
 /* A new row for head h, its first cells: the model's head index, the slope, the paper's delta. */
 static abl_status head_row(abl_report *r, const abl_compare_head *h)
 {
-    char t[32];
+    char t[32]; /* bounded: an int in decimal */
     snprintf(t, sizeof t, "%d", h->slope.index);
     abl_status st = abl_report_row(r);
     if (st == ABL_OK)
@@ -297,7 +285,7 @@ static abl_status summary_side(abl_report *r, const char *prefix, const char *co
                                const mpq_t row, const mpq_t matrix)
 {
     static const char *const keys[3] = {"blind_heads", "row_fraction", "matrix_fraction"};
-    char k[48], t[128], j[64];
+    char k[48], t[128], j[64]; /* bounded: k a fixed prefix and key; t, j counts and fractions in [0, 1] */
     snprintf(k, sizeof k, "%s%s", prefix, keys[0]);
     snprintf(t, sizeof t, "%d of %d", blind, heads);
     snprintf(j, sizeof j, "%d", blind);
@@ -400,7 +388,7 @@ abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, con
     if (r == NULL)
         return ABL_ERR_NO_MEMORY;
     abl_status st = common_meta(r, c, meta, nmeta);
-    char t[256], j[64];
+    char t[256], j[64]; /* bounded: an int, and a limit fraction in [0, 1] as a percent and to 17 digits */
     snprintf(t, sizeof t, "%d", l->max_blind_heads);
     if (st == ABL_OK)
         st = abl_report_meta(r, "max_blind_heads", "limit: blind heads at most", t, t);

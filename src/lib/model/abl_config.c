@@ -238,9 +238,14 @@ static int classify(json_t *root, const char *mt, const char **family, char *err
             if (mt[0] == '\0')
                 abl_set_error(err, errlen, "no model_type and no ALiBi field (alibi, attn_config.alibi, "
                                            "position_embedding_type)");
-            else
-                abl_set_error(err, errlen, "unknown model_type '%.40s' and no ALiBi field (alibi, "
-                                           "attn_config.alibi, position_embedding_type)", mt);
+            else {
+                /* A message names at most 40 bytes of it: cut at a UTF-8 boundary, the cut marked. */
+                size_t n = strlen(mt) > 40 ? 40 : strlen(mt);
+                while (n > 0 && n < strlen(mt) && ((unsigned char)mt[n] & 0xC0) == 0x80) n--;
+                abl_set_error(err, errlen, "unknown model_type '%.*s%s' and no ALiBi field (alibi, "
+                                           "attn_config.alibi, position_embedding_type)", (int)n, mt,
+                              n < strlen(mt) ? "…" : "");
+            }
             return -1;
         }
     }
@@ -289,10 +294,17 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char *err, size_t 
         abl_set_error(err, errlen, "model_type is not a string");
         return ABL_ERR_PARSE;
     }
-    snprintf(s->model_type, sizeof s->model_type, "%s", mtv ? json_string_value(mtv) : "");
+    const char *mt = mtv ? json_string_value(mtv) : "";
     const char *family = NULL;
-    if (classify(root, mtv ? json_string_value(mtv) : "", &family, err, errlen) != 0)
+    if (classify(root, mt, &family, err, errlen) != 0)
         return ABL_ERR_PARSE;
+    /* Refused, never cut: a cut name would print as another (or as half a UTF-8 character). Real
+     * model_types are a word ("mpt", "bloom", "RefinedWebModel"). */
+    if (strlen(mt) >= sizeof s->model_type) {
+        abl_set_error(err, errlen, "model_type is longer than %zu bytes", sizeof s->model_type - 1);
+        return ABL_ERR_PARSE;
+    }
+    memcpy(s->model_type, mt, strlen(mt) + 1);
     s->family = family ? abl_model_family_find(family) : NULL;
     const field_map *fm = &maps[sizeof maps / sizeof maps[0] - 1];
     for (size_t i = 0; family != NULL && i < sizeof maps / sizeof maps[0] - 1; i++)
@@ -314,6 +326,11 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char *err, size_t 
     set_src(&s->heads_src, ABL_ORIGIN_CONFIG, used);
     if ((r = read_count(root, fm->hidden, INT32_MAX, &v, used, sizeof used, err, errlen)) < 0)
         return ABL_ERR_PARSE;
+    if (r > 0 && v % s->heads == 0 && v / s->heads > ABL_MAX_HEAD_DIM) {
+        abl_set_error(err, errlen, "%s / %s = %lld is not a head dimension from 1 to %d", used, s->heads_src.field,
+                      (long long)(v / s->heads), ABL_MAX_HEAD_DIM);
+        return ABL_ERR_PARSE;
+    }
     if (r > 0 && v % s->heads == 0) {
         s->head_dim = (int)(v / s->heads);
         char f[64];
@@ -341,8 +358,9 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char *err, size_t 
         long B = 8;
         if (b != NULL) {
             double d = json_is_integer(b) ? (double)json_integer_value(b) : json_is_real(b) ? json_real_value(b) : -1;
-            if (!(d >= 1 && d <= 1024 && d == floor(d))) {
-                abl_set_error(err, errlen, "attn_config.alibi_bias_max is not a whole number from 1 to 1024");
+            if (!(d >= 1 && d <= ABL_MPT_BIAS_MAX && d == floor(d))) {
+                abl_set_error(err, errlen, "attn_config.alibi_bias_max is not a whole number from 1 to %d (mpt:B)",
+                              ABL_MPT_BIAS_MAX);
                 return ABL_ERR_PARSE;
             }
             B = (long)d;
@@ -355,9 +373,12 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char *err, size_t 
         snprintf(s->slopes, sizeof s->slopes, "press");
         set_src(&s->slopes_src, ABL_ORIGIN_DEFAULT, family ? "the model code's get_slopes" : "Press et al.");
     }
-    char field[64];
-    snprintf(field, sizeof field, "model_type %.40s", s->model_type[0] ? s->model_type : "(none)");
-    default_pipeline(s, family ? ABL_ORIGIN_CONFIG : ABL_ORIGIN_DEFAULT, family ? field : "generic ALiBi model");
+    /* Only a known model_type (a short word: classify) has a family, so the field is never cut. */
+    abl_text field = {0};
+    abl_text_add(&field, "model_type %s", s->model_type);
+    if (field.oom) return ABL_ERR_NO_MEMORY;
+    default_pipeline(s, family ? ABL_ORIGIN_CONFIG : ABL_ORIGIN_DEFAULT, family ? abl_text_str(&field) : "generic ALiBi model");
+    free(field.s);
     return ABL_OK;
 }
 

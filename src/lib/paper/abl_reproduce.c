@@ -523,7 +523,7 @@ static abl_status claim_log_delta1(abl_reproduction *r, const char *id, const ch
     if (st == ABL_OK) {
         char computed[96], conv[320];
         abl_delta_text(&a.results[0].delta, 0, computed, sizeof computed);
-        paper_convention(conv, sizeof conv, "press, 16 heads, log distance: δ1 = exp(−τ/2^-0.5) − 1");
+        paper_convention(conv, sizeof conv, "press, 16 heads, log distance: δ1 = exp(-τ/2^-0.5) - 1");
         st = check(r, id, printed, computed, conv, "Table 8's Log row gives * for the same head");
     }
     abl_analysis_free(&a);

@@ -13,9 +13,13 @@
 #include "abl/report/plot.h"
 #include "abl_internal.h"
 
-void abl_html_escape(FILE *f, const char *s)
+void abl_html_escape(FILE *f, const char *text)
 {
-    for (; s != NULL && *s; s++) {
+    /* Text from a file or an argument: neutralised first (no raw control character on the page or in
+     * its source lines), then the markup characters. */
+    char *n = abl_neutral_text(text);
+    const char *s = n != NULL ? n : "";
+    for (; *s; s++) {
         switch (*s) {
         case '&': fputs("&amp;", f); break;
         case '<': fputs("&lt;", f); break;
@@ -25,6 +29,7 @@ void abl_html_escape(FILE *f, const char *s)
         default: fputc(*s, f);
         }
     }
+    free(n);
 }
 
 static void row2(FILE *f, const char *key, const char *value)
@@ -124,7 +129,7 @@ static void design_section(FILE *f, const abl_pipeline *pl, uint64_t n, const ch
             fputs("<table>\n", f);
             row2(f, "least restrictive clamp c (this layer's slopes)", cl.clamp_text ? cl.clamp_text : "");
             row2(f, "its margin (nats)", cl.margin_text ? cl.margin_text : "");
-            char t[64];
+            char t[96]; /* bounded: a margin of 4 decimals (abl_design_clamp_find) and an int */
             snprintf(t, sizeof t, "margin %s nats, %d head(s) left blind",
                      cl.paper_margin_text ? cl.paper_margin_text : "?", cl.paper_failing);
             row2(f, "the paper's clamp -87", t);
@@ -224,7 +229,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
     *len = 0;
     const char *pipe = report_pipeline(c);
     abl_pipeline pl;
-    char text[512];
+    char text[512]; /* bounded: counts, percents and the convention's name with its threshold */
     if (abl_pipeline_error(pipe, &c->format, &pl, err, errlen) != ABL_OK)
         return ABL_ERR_UNSUPPORTED;
     abl_analysis a;
@@ -252,17 +257,17 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
         abl_analysis_free(&a);
         return ABL_ERR_NO_MEMORY;
     }
-    char title[256];
+    abl_text title = {0};
     if (c->model != NULL)
-        snprintf(title, sizeof title, "alibi-blind report: %s at %llu tokens", c->model->name,
-                 (unsigned long long)c->context);
+        abl_text_add(&title, "alibi-blind report: %s at %llu tokens", c->model->name, (unsigned long long)c->context);
     else
-        snprintf(title, sizeof title, "alibi-blind report: a %d-head layer at %llu tokens", a.heads,
-                 (unsigned long long)c->context);
+        abl_text_add(&title, "alibi-blind report: a %d-head layer at %llu tokens", a.heads,
+                     (unsigned long long)c->context);
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
-    abl_html_escape(f, title);
+    abl_html_escape(f, abl_text_str(&title));
     fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", style);
-    abl_html_escape(f, title);
+    abl_html_escape(f, abl_text_str(&title));
+    free(title.s);
     fputs("</h1>\n<p class=\"note\">Where, in finite precision, the heads of this ALiBi layer go blind: the "
           "distance δ beyond which exp(−m·d) underflows to zero, and the share of the attention matrix lost. "
           "Definitions: docs/spec.md.</p>\n",
@@ -290,24 +295,30 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
         if (m->source != NULL)
             row2(f, "source", m->source);
     } else {
+        if (c->config != NULL) {
+            row2(f, "config", c->config);
+            row2(f, "model_type", c->model_type != NULL && c->model_type[0] ? c->model_type : "(none)");
+        }
         snprintf(text, sizeof text, "%d", a.heads);
         row2(f, "heads", text);
     }
     row2(f, "slopes", a.schedule.spec);
     row2(f, "dtype", c->format.name);
-    char tau[64];
+    char tau[64]; /* bounded: a threshold to 10 decimals */
     abl_threshold_string(&c->format, abl_convention_tau_kind(c->convention), 10, tau, sizeof tau);
     snprintf(text, sizeof text, "%s (τ = %s)", abl_convention_name(c->convention), tau);
     row2(f, "convention", text);
     snprintf(text, sizeof text, "%llu", (unsigned long long)c->context);
     row2(f, "context N", text);
     row2(f, "kernel (pipeline)", pipe);
-    abl_pipeline_describe(&pl, text, sizeof text);
-    row2(f, "kernel roundings", text);
+    abl_text fields = {0};
+    abl_pipeline_describe_text(&pl, &fields);
+    row2(f, "kernel roundings", abl_text_str(&fields));
+    free(fields.s);
     fputs("</table>\n", f);
 
     /* Fractions. */
-    char rowp[64], matp[64];
+    char rowp[64], matp[64]; /* bounded: fractions in [0, 1] as percents with 2 decimals */
     abl_fraction_percent_text(a.row_fraction, 2, rowp, sizeof rowp);
     abl_fraction_percent_text(a.matrix_fraction, 2, matp, sizeof matp);
     fputs("<h2>Fractions</h2>\n<table>\n", f);
@@ -337,8 +348,9 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
     mpq_init(q);
     for (int h = 0; h < a.heads; h++) {
         const abl_head_result *r = &a.results[h];
-        char exact[96], m[64], d[64], di[64], rz[64], rp[64], mp[64];
-        abl_slope_exact_text(&r->slope, exact, sizeof exact);
+        /* bounded: m to 5 digits, deltas to 12, counts of at most N keys, percents with 2 decimals */
+        char m[64], d[64], di[64], rz[64], rp[64], mp[64]; /* bounded: see above */
+        char *exact = abl_slope_exact_string(&r->slope); /* a slope as written: any length */
         abl_slope_decimal_text(&r->slope, 5, m, sizeof m);
         abl_delta_text(&r->delta, 12, d, sizeof d);
         abl_delta_text(&r->delta_ieee, 12, di, sizeof di);
@@ -352,7 +364,8 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
         mpq_canonicalize(q);
         abl_fraction_percent_text(q, 2, mp, sizeof mp);
         fprintf(f, "<tr><td class=\"n\">%d</td><td class=\"n\">%d</td><td>", r->rank, r->slope.index);
-        abl_html_escape(f, exact);
+        abl_html_escape(f, exact != NULL ? exact : "?");
+        free(exact);
         fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td>", m, d, di,
                 r->blind_in_context ? "yes" : "no");
         if (predicted) {

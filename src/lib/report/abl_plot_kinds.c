@@ -471,8 +471,12 @@ abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, c
         return st;
     int heads = sched.count;
     if (heads > 64 && c->head == 0) {
+        /* The head choice is at fault, not the schedule: say so (not a slopes error). */
         abl_schedule_free(&sched);
-        return ABL_ERR_HEADS_RANGE;
+        if (err != NULL)
+            snprintf(err, errlen, "--head 0 draws every head as small multiples, at most 64; this layer has %d "
+                                  "heads (give --head H for one of them)", heads);
+        return ABL_ERR_UNSUPPORTED;
     }
     if (c->head > heads) {
         abl_schedule_free(&sched);

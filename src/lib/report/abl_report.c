@@ -4,6 +4,7 @@
  * memory buffer first and writes it with one fwrite, so an allocation failure never leaves half
  * a report on the stream and a write failure is detected in one place. */
 #include "abl/report/report.h"
+#include "abl_internal.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -355,6 +356,205 @@ static void block_start(sbuf *b)
     if (b->len > 0) sb_putc(b, '\n');
 }
 
+/* ---------------------------------------------------------------- untrusted text */
+
+/*
+ * The one output neutraliser (docs/spec.md, "Text on standard output"). Any string of a report may
+ * carry bytes from a file or an argument (a config's model_type, a --slopes list), so none reaches the
+ * output raw: in text, Markdown, LaTeX and CSV every C0 control character (newline and tab too: a
+ * cell, title or note is one logical line), DEL, every C1 control (U+0080..U+009F) and every byte that
+ * is not part of valid UTF-8 is written as a visible escape (\n, \t, \r, \xHH, \u0080..\u009f); JSON
+ * escapes the same characters as \u00XX (invalid UTF-8 becomes \ufffd). After rendering, a line that
+ * would begin (after blanks) with "::" -- a GitHub Actions workflow command -- gets an escape in front.
+ */
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when s does not start one. */
+static size_t u8_seq(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    size_t n;
+    unsigned min;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) n = 2, min = 0x80;
+    else if (c >= 0xE0 && c <= 0xEF) n = 3, min = 0x800;
+    else if (c >= 0xF0 && c <= 0xF4) n = 4, min = 0x10000;
+    else return 0;
+    unsigned cp = c & (0x7F >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return n;
+}
+
+/* A C1 control character U+0080..U+009F (UTF-8 C2 80..C2 9F). */
+static bool is_c1(const unsigned char *s) { return s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F; }
+
+/*
+ * CSV and JSON are for programs: numbers, formulas and the tool's own words are ASCII there
+ * (docs/spec.md, "Text on standard output"). The tool's symbols get ASCII spellings; any other
+ * non-ASCII character came from user text and stays (valid UTF-8, escaped in JSON as \uXXXX).
+ */
+static const struct {
+    const char *utf8, *ascii;
+} ascii_map[] = {
+    {"\xE2\x88\x92", "-"},      /* − minus sign */
+    {"\xCF\x84u", "tau_u"},     /* τu, τd, τo: the paper's thresholds */
+    {"\xCF\x84" "d", "tau_d"},
+    {"\xCF\x84o", "tau_o"},
+    {"\xCF\x84", "tau"},        /* τ */
+    {"\xCE\xB4", "delta"},      /* δ */
+    {"\xCE\x94", "Delta"},      /* Δ */
+    {"\xCE\xB5", "eps"},        /* ε */
+    {"\xCE\xB1", "alpha"},      /* α */
+    {"\xCE\xB2", "beta"},       /* β */
+    {"\xCE\xBB", "lambda"},     /* λ */
+    {"\xCE\xBC", "mu"},         /* μ */
+    {"\xCF\x83", "sigma"},      /* σ */
+    {"\xCE\xA3", "sum"},        /* Σ */
+    {"\xC2\xB7", "*"},          /* · */
+    {"\xC3\x97", "x"},          /* × */
+    {"\xC2\xB1", "+/-"},        /* ± */
+    {"\xC2\xB2", "^2"},         /* ² */
+    {"\xC2\xA7", "sec. "},      /* § */
+    {"\xE2\x89\xA4", "<="},     /* ≤ */
+    {"\xE2\x89\xA5", ">="},     /* ≥ */
+    {"\xE2\x89\x88", "~"},      /* ≈ */
+    {"\xE2\x88\x9E", "inf"},    /* ∞ */
+    {"\xE2\x86\x92", "->"},     /* → */
+    {"\xE2\x80\xA6", "..."},    /* … */
+    {"\xE2\x80\x94", "--"},     /* — em dash */
+    {"\xE2\x80\x93", "-"},      /* – en dash */
+    {"\xE2\x80\xA0", "[dagger]"},  /* † */
+    {"\xE2\x80\xA1", "[ddagger]"}, /* ‡ */
+};
+
+/* The ASCII spelling of the character at s when it is one of the tool's symbols (its length in *n). */
+static const char *ascii_of(const char *s, size_t *n)
+{
+    if ((unsigned char)s[0] < 0x80) return NULL;
+    for (size_t i = 0; i < sizeof ascii_map / sizeof ascii_map[0]; i++) {
+        size_t len = strlen(ascii_map[i].utf8);
+        if (strncmp(s, ascii_map[i].utf8, len) == 0) {
+            *n = len;
+            return ascii_map[i].ascii;
+        }
+    }
+    return NULL;
+}
+
+/* Append the n bytes at s neutralised: JSON-string escapes when json, else the visible escapes of the
+ * text formats. Quotes and backslashes are left to the format's own escaping. */
+static void put_neutral(sbuf *b, const char *s, size_t len, bool json, bool machine)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+    while (p < end) {
+        size_t n = u8_seq(p); /* s is NUL-terminated: u8_seq stops at the NUL */
+        if (n > (size_t)(end - p)) n = 0;
+        size_t an;
+        const char *a = machine && n > 1 ? ascii_of((const char *)p, &an) : NULL;
+        if (a != NULL && an <= (size_t)(end - p)) {
+            sb_puts(b, a);
+            p += an;
+            continue;
+        }
+        if (json && n > 1 && !(n == 2 && is_c1(p))) { /* other non-ASCII: \uXXXX (a surrogate pair past U+FFFF) */
+            unsigned cp = p[0] & (0x7F >> n);
+            for (size_t i = 1; i < n; i++) cp = (cp << 6) | (p[i] & 0x3F);
+            char esc[16]; /* bounded: two \\uXXXX escapes */
+            if (cp > 0xFFFF)
+                snprintf(esc, sizeof esc, "\\u%04x\\u%04x", 0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + ((cp - 0x10000) & 0x3FF));
+            else
+                snprintf(esc, sizeof esc, "\\u%04x", cp);
+            sb_puts(b, esc);
+            p += n;
+            continue;
+        }
+        bool c1 = n == 2 && is_c1(p);
+        unsigned c = c1 ? p[1] : p[0];
+        if (n != 0 && !c1 && c >= 0x20 && c != 0x7F) {
+            sb_putn(b, (const char *)p, n);
+            p += n;
+            continue;
+        }
+        if (json && n == 0) {
+            sb_puts(b, "\\ufffd");
+        } else if (json || c1) {
+            char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF], '\0'}; /* bounded: one \\u00XX */
+            sb_puts(b, esc);
+        } else if (c == '\n' || c == '\t' || c == '\r') {
+            sb_puts(b, c == '\n' ? "\\n" : c == '\t' ? "\\t" : "\\r");
+        } else {
+            char esc[5] = {'\\', 'x', hex[c >> 4], hex[c & 0xF], '\0'}; /* bounded: one \\xHH */
+            sb_puts(b, esc);
+        }
+        p += n == 0 ? 1 : n;
+    }
+}
+
+/* A neutralised heap copy of s (NULL stays NULL; *oom set on allocation failure). */
+static char *neutral_dup(const char *s, bool json, bool *oom)
+{
+    if (s == NULL) return NULL;
+    sbuf t = {NULL, 0, 0, false};
+    put_neutral(&t, s, strlen(s), json, json);
+    if (t.p == NULL && !t.oom) {
+        t.p = calloc(1, 1);
+        if (t.p == NULL) t.oom = true;
+    }
+    if (t.oom) {
+        free(t.p);
+        *oom = true;
+        return NULL;
+    }
+    return t.p;
+}
+
+char *abl_neutral_text(const char *s)
+{
+    bool oom = false;
+    char *t = neutral_dup(s != NULL ? s : "", false, &oom);
+    return oom ? NULL : t;
+}
+
+/* Does the line starting at p begin, after blanks, with the workflow-command prefix "::"? */
+static bool workflow_line(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    return end - p >= 2 && p[0] == ':' && p[1] == ':';
+}
+
+/* Put esc in front of the "::" of every line from offset `from` on that would begin with it. */
+static void guard_workflow_lines(sbuf *b, size_t from, const char *esc)
+{
+    if (b->oom || b->p == NULL) return;
+    bool any = false;
+    for (size_t i = from; i < b->len && !any; i++)
+        any = (i == from || b->p[i - 1] == '\n') && workflow_line(b->p + i, b->p + b->len);
+    if (!any) return;
+    sbuf o = {NULL, 0, 0, false};
+    sb_putn(&o, b->p, from);
+    for (size_t i = from; i < b->len;) {
+        size_t e = i;
+        while (e < b->len && b->p[e] != '\n') e++;
+        if (workflow_line(b->p + i, b->p + e)) {
+            size_t k = i;
+            while (b->p[k] == ' ' || b->p[k] == '\t') k++;
+            sb_putn(&o, b->p + i, k - i);
+            sb_puts(&o, esc);
+            sb_putn(&o, b->p + k, e - k);
+        } else {
+            sb_putn(&o, b->p + i, e - i);
+        }
+        if (e < b->len) sb_putc(&o, '\n');
+        i = e + 1;
+    }
+    free(b->p);
+    *b = o;
+}
+
 /* ---------------------------------------------------------------- text */
 
 /* A table cell must stay on one line: control characters become spaces (width stays 1). */
@@ -670,7 +870,7 @@ static void render_table_limited(const abl_report *r, sbuf *b, size_t limit)
             for (k = 0; k < t.nnotes; k++)
                 if (strcmp(t.note[k], x) == 0) break;
             if (k == t.nnotes) {
-                char m[32];
+                char m[32]; /* bounded: "[k]", k a size_t */
                 snprintf(m, sizeof m, "[%zu]", k + 1);
                 bool oom = false;
                 t.marker[k] = dup_opt(m, &oom);
@@ -875,18 +1075,30 @@ static void render_markdown(const abl_report *r, sbuf *b)
 
 /* ---------------------------------------------------------------- csv */
 
+/* The one CSV emission: neutralised (no raw control character, so no line break either), quoted when
+ * it holds a comma or quote, or begins with the workflow-command prefix "::". */
 static void csv_field(sbuf *b, const char *s)
 {
-    if (strpbrk(s, ",\"\r\n") == NULL) {
-        sb_puts(b, s);
+    sbuf t = {NULL, 0, 0, false};
+    put_neutral(&t, s, strlen(s), false, true);
+    if (t.oom) {
+        b->oom = true;
+        free(t.p);
+        return;
+    }
+    const char *v = t.p != NULL ? t.p : "";
+    if (strpbrk(v, ",\"") == NULL && !workflow_line(v, v + strlen(v))) {
+        sb_puts(b, v);
+        free(t.p);
         return;
     }
     sb_putc(b, '"');
-    for (; *s; s++) {
-        if (*s == '"') sb_putc(b, '"');
-        sb_putc(b, *s);
+    for (const char *q = v; *q; q++) {
+        if (*q == '"') sb_putc(b, '"');
+        sb_putc(b, *q);
     }
     sb_putc(b, '"');
+    free(t.p);
 }
 
 /*
@@ -918,7 +1130,7 @@ static void csv_cell(sbuf *b, const cell *c)
             case 'r': sb_putc(&s, '\r'); break;
             case 'u': /* \u00XX: control characters only */
                 if (p[1] && p[2] && p[3] && p[4]) {
-                    char hex[5] = {p[1], p[2], p[3], p[4], '\0'};
+                    char hex[5] = {p[1], p[2], p[3], p[4], '\0'}; /* bounded: four hex digits */
                     sb_putc(&s, (char)strtol(hex, NULL, 16));
                     p += 4;
                 }
@@ -958,18 +1170,14 @@ static void render_csv(const abl_report *r, sbuf *b)
 
 static void json_string(sbuf *b, const char *s)
 {
-    static const char hex[] = "0123456789abcdef";
     sb_putc(b, '"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
+    while (*s) {
+        size_t run = strcspn(s, "\"\\");
+        put_neutral(b, s, run, true, true);
+        s += run;
+        if (*s) {
             sb_putc(b, '\\');
-            sb_putc(b, (char)c);
-        } else if (c < 0x20) {
-            char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF], '\0'};
-            sb_puts(b, esc);
-        } else {
-            sb_putc(b, (char)c); /* UTF-8 passes through unchanged */
+            sb_putc(b, *s++);
         }
     }
     sb_putc(b, '"');
@@ -1205,8 +1413,8 @@ abl_status abl_report_write(const abl_report *r, abl_output fmt, FILE *out)
     return abl_report_write_width(r, fmt, ABL_REPORT_WIDTH, out);
 }
 
-/* Append the rendering of r to b (b->oom set on allocation failure). */
-static abl_status render_into(const abl_report *r, abl_output fmt, size_t width, sbuf *bp)
+/* Render r, already neutralised, into b. */
+static abl_status render_view(const abl_report *r, abl_output fmt, size_t width, sbuf *bp)
 {
     sbuf b = *bp;
     /* The formats for people leave out the data-only columns: render a shallow view without them. */
@@ -1262,6 +1470,87 @@ static abl_status render_into(const abl_report *r, abl_output fmt, size_t width,
     }
     *bp = b;
     return b.oom ? ABL_ERR_NO_MEMORY : ABL_OK;
+}
+
+/*
+ * The report as the format will show it: every string that format prints, neutralised (put_neutral).
+ * JSON neutralises its verbatim tokens here and its strings in json_string; CSV in csv_field.
+ */
+static abl_report *neutral_view(const abl_report *r, abl_output fmt)
+{
+    bool text = fmt == ABL_OUT_TEXT || fmt == ABL_OUT_MARKDOWN || fmt == ABL_OUT_LATEX, js = fmt == ABL_OUT_JSON;
+    bool oom = false;
+    abl_report *n = calloc(1, sizeof *n);
+    if (n == NULL) return NULL;
+    n->json_rows_only = r->json_rows_only;
+#define ABL_NT(s, on, json) ((on) ? neutral_dup((s), (json), &oom) : dup_opt((s), &oom))
+    n->title = ABL_NT(r->title, text, false);
+    n->json_key = dup_opt(r->json_key, &oom);
+    n->meta = calloc(r->nmeta + 1, sizeof *n->meta);
+    n->summary = calloc(r->nsummary + 1, sizeof *n->summary);
+    n->cols = calloc(r->ncols + 1, sizeof *n->cols);
+    n->rows = calloc(r->nrows + 1, sizeof *n->rows);
+    n->notes = calloc(r->nnotes + 1, sizeof *n->notes);
+    if (n->meta == NULL || n->summary == NULL || n->cols == NULL || n->rows == NULL || n->notes == NULL) {
+        abl_report_free(n);
+        return NULL;
+    }
+    for (int part = 0; part < 2; part++) {
+        const kv_line *from = part == 0 ? r->meta : r->summary;
+        kv_line *to = part == 0 ? n->meta : n->summary;
+        size_t cnt = part == 0 ? r->nmeta : r->nsummary;
+        for (size_t i = 0; i < cnt; i++) {
+            to[i] = (kv_line){dup_opt(from[i].key, &oom), ABL_NT(from[i].label, text, false),
+                              ABL_NT(from[i].text, text, false), ABL_NT(from[i].json, js, true)};
+            if (part == 0) n->nmeta++;
+            else n->nsummary++;
+        }
+    }
+    for (size_t c = 0; c < r->ncols; c++) {
+        n->cols[c] = r->cols[c];
+        n->cols[c].key = dup_opt(r->cols[c].key, &oom);
+        n->cols[c].header = ABL_NT(r->cols[c].header, text, false);
+        n->ncols++;
+    }
+    for (size_t i = 0; i < r->nrows; i++) {
+        const row *w = &r->rows[i];
+        n->rows[i].cells = calloc(w->n + 1, sizeof *w->cells);
+        n->nrows++;
+        if (n->rows[i].cells == NULL) {
+            oom = true;
+            break;
+        }
+        n->rows[i].cap = w->n + 1;
+        for (size_t c = 0; c < w->n; c++) {
+            n->rows[i].cells[c] = (cell){ABL_NT(w->cells[c].text, text, false), ABL_NT(w->cells[c].json, js, true),
+                                         ABL_NT(w->cells[c].latex, text, false)};
+            n->rows[i].n++;
+        }
+    }
+    for (size_t i = 0; i < r->nnotes; i++) n->notes[n->nnotes++] = ABL_NT(r->notes[i], text, false);
+#undef ABL_NT
+    if (oom) {
+        abl_report_free(n);
+        return NULL;
+    }
+    return n;
+}
+
+/* Append the rendering of r to b (b->oom set on allocation failure). */
+static abl_status render_into(const abl_report *r, abl_output fmt, size_t width, sbuf *bp)
+{
+    if (fmt != ABL_OUT_TEXT && fmt != ABL_OUT_MARKDOWN && fmt != ABL_OUT_CSV && fmt != ABL_OUT_JSON &&
+        fmt != ABL_OUT_LATEX)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_report *n = neutral_view(r, fmt);
+    if (n == NULL) return ABL_ERR_NO_MEMORY;
+    size_t from = bp->len;
+    abl_status st = render_view(n, fmt, width, bp);
+    abl_report_free(n);
+    /* Text, Markdown and LaTeX lines may start with a string's text: no workflow command can. */
+    if (st == ABL_OK && fmt != ABL_OUT_CSV && fmt != ABL_OUT_JSON)
+        guard_workflow_lines(bp, from, fmt == ABL_OUT_LATEX ? "{}" : "\\");
+    return st != ABL_OK ? st : bp->oom ? ABL_ERR_NO_MEMORY : ABL_OK;
 }
 
 /* Write the rendered buffer and free it. */

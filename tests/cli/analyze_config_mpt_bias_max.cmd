@@ -1,0 +1,3 @@
+analyze
+--config
+@DATA@/config_mpt_bias_max_100.json

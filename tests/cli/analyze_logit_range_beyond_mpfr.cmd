@@ -1,0 +1,9 @@
+analyze
+--level
+weight
+--logit-range
+-1e100000:1e100000
+--heads
+2
+--ctx
+64

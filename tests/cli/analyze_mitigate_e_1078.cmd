@@ -1,0 +1,7 @@
+analyze
+--heads
+1078
+--mitigate
+E
+--ctx
+64

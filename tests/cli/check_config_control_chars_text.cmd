@@ -1,0 +1,5 @@
+check
+--config
+@DATA@/config_control_chars.json
+--format
+text
