@@ -34,7 +34,7 @@ void abl_cli_duration_text(double s, char *buf, size_t len)
     if (s < 1)
         snprintf(buf, len, "less than a second");
     else if (s < 90)
-        snprintf(buf, len, "%.0f seconds", s);
+        snprintf(buf, len, "%.0f second%s", s, s < 1.5 ? "" : "s"); /* 1 second, 2 seconds */
     else if (s < 90 * 60)
         snprintf(buf, len, "%.1f minutes", s / 60);
     else if (s < 36 * 3600)

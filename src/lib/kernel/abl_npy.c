@@ -186,8 +186,12 @@ abl_status abl_npy_parse(const unsigned char *buf, size_t len, abl_npy *out, cha
     out->heads = out->ndim == 3 ? dims[0] : 1;
     uint64_t rows = dims[out->ndim - 2], cols = dims[out->ndim - 1];
     if (rows != cols || rows == 0 || out->heads == 0) {
-        abl_set_error(err, errlen, "wrong .npy shape: scores must be [N, N] or [H, N, N] with N >= 1 (got %s%llu x %llu)",
-                      out->ndim == 3 ? "H x " : "", (unsigned long long)rows, (unsigned long long)cols);
+        if (out->ndim == 3)
+            abl_set_error(err, errlen, "wrong .npy shape: scores must be [H, N, N] with H >= 1 and N >= 1 (got %llu x %llu x %llu)",
+                          (unsigned long long)dims[0], (unsigned long long)rows, (unsigned long long)cols);
+        else
+            abl_set_error(err, errlen, "wrong .npy shape: scores must be [N, N] with N >= 1 (got %llu x %llu)",
+                          (unsigned long long)rows, (unsigned long long)cols);
         return ABL_ERR_PARSE;
     }
     if (rows > (UINT64_C(1) << 24) || out->heads > 65536) {

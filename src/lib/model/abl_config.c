@@ -326,7 +326,13 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char *err, size_t 
     set_src(&s->heads_src, ABL_ORIGIN_CONFIG, used);
     if ((r = read_count(root, fm->hidden, INT32_MAX, &v, used, sizeof used, err, errlen)) < 0)
         return ABL_ERR_PARSE;
-    if (r > 0 && v % s->heads == 0 && v / s->heads > ABL_MAX_HEAD_DIM) {
+    if (r > 0 && v % s->heads != 0) {
+        /* transformers refuses it too (hidden_size must be divisible by num_heads); a default would be silent */
+        abl_set_error(err, errlen, "%s = %lld is not a multiple of %s = %d (no head dimension)", used, (long long)v,
+                      s->heads_src.field, s->heads);
+        return ABL_ERR_PARSE;
+    }
+    if (r > 0 && v / s->heads > ABL_MAX_HEAD_DIM) {
         abl_set_error(err, errlen, "%s / %s = %lld is not a head dimension from 1 to %d", used, s->heads_src.field,
                       (long long)(v / s->heads), ABL_MAX_HEAD_DIM);
         return ABL_ERR_PARSE;
