@@ -118,6 +118,14 @@ abl_status abl_plot_set_caption(abl_plot *p, const char *caption);
 
 /* ---------------------------------------------------------------- rendering */
 
+/* 1 when this library was built with PLplot (cmake -DABL_PLOT=AUTO found it, or ON); 0 otherwise, and
+ * abl_plot_render then returns ABL_ERR_UNSUPPORTED with ABL_PLOT_MISSING as its message. */
+int abl_plot_available(void);
+#define ABL_PLOT_MISSING_PACKAGES "libplplot-dev plplot-driver-cairo"
+#define ABL_PLOT_MISSING                                                                                         \
+    "this alibi-blind was built without PLplot: apt-get install " ABL_PLOT_MISSING_PACKAGES                    \
+    ", then configure and build again"
+
 typedef struct abl_plot_render_options {
     abl_plot_device device;
     int width, height;    /* pixels for PNG; SVG and PDF use the same numbers as points */
