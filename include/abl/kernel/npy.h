@@ -9,6 +9,8 @@
 #ifndef ABL_NPY_H
 #define ABL_NPY_H
 
+#include "abl/core/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "abl/core/status.h"
@@ -33,18 +35,18 @@ typedef struct abl_npy {
  * the status is ABL_ERR_IO (cannot open/read), ABL_ERR_PARSE (not a .npy file, unsupported dtype or
  * order, wrong shape, truncated, NaN or infinite score).
  */
-abl_status abl_npy_open(const char *path, abl_npy *out, char *err, size_t errlen);
-void abl_npy_close(abl_npy *f);
+ABL_API abl_status abl_npy_open(const char *path, abl_npy *out, char *err, size_t errlen);
+ABL_API void abl_npy_close(abl_npy *f);
 
 /* Parse a header held in memory (the fuzz harness's entry point; same checks as abl_npy_open except
  * the finiteness scan, which needs the data). len is the number of bytes available. */
-abl_status abl_npy_parse(const unsigned char *buf, size_t len, abl_npy *out, char *err, size_t errlen);
+ABL_API abl_status abl_npy_parse(const unsigned char *buf, size_t len, abl_npy *out, char *err, size_t errlen);
 
 /* Scores of head h (0-based; ignored for a 2-D file), query i, keys 0..count-1, as binary32 values. */
-void abl_npy_row(const abl_npy *f, uint64_t h, uint64_t i, uint64_t count, float *out);
+ABL_API void abl_npy_row(const abl_npy *f, uint64_t h, uint64_t i, uint64_t count, float *out);
 
 /* binary16 bits to binary32 (exact) */
-float abl_half_to_float(uint16_t h);
+ABL_API float abl_half_to_float(uint16_t h);
 
 #ifdef __cplusplus
 }
