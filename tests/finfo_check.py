@@ -16,8 +16,13 @@ try:
 except ImportError:
     print("numpy not installed: skipped")
     sys.exit(77)
+# The script's own folder (tests/) holds a torch/ directory, which Python would import as an empty
+# namespace package when PyTorch is not installed: drop it from the path and check for finfo.
+sys.path = [p for p in sys.path[1:]]
 try:
     import torch
+    if not hasattr(torch, "finfo"):
+        torch = None
 except ImportError:
     torch = None
 
