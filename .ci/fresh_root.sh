@@ -88,7 +88,9 @@ done
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 # The newcomer's checkout: a clone of HEAD (what is committed is what is tested).
 git clone --quiet --no-hardlinks "$src" "$root/root/alibi-blind"
-git -C "$root/root/alibi-blind" checkout --quiet --detach "$(git -C "$src" rev-parse HEAD)"
+git -C "$root/root/alibi-blind" fetch --quiet "$src" HEAD   # the checkout's HEAD, even detached or not a branch
+git -C "$root/root/alibi-blind" checkout --quiet --detach FETCH_HEAD
+echo "testing commit $(git -C "$root/root/alibi-blind" log -1 --format='%h %s' | cut -c1-100)"
 
 step "the issue's bare machine: apt-get install gcc g++ make cmake git ca-certificates"
 in_root 'apt-get update -qq && apt-get install -y -qq --no-install-recommends gcc g++ make cmake git ca-certificates >/dev/null' "base packages"
