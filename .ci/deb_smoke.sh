@@ -70,7 +70,9 @@ if [ "$mode" = --install ]; then
   check ""
   man -w alibi-blind >/dev/null 2>&1 || [ -f /usr/share/man/man1/alibi-blind.1.gz ]
   gzip -t /usr/share/man/man1/alibi-blind.1.gz
-  ldconfig -p | grep -q "libalibi-blind.so.0 .*/usr/lib/$triplet/libalibi-blind.so.0" || { echo "ldconfig does not know libalibi-blind.so.0"; exit 1; }
+  # (into a file: grep -q stops reading early, and under pipefail ldconfig's SIGPIPE would fail the check)
+  ldconfig -p > "$tmp/ldconfig"
+  grep -q "libalibi-blind.so.0 .*/usr/lib/$triplet/libalibi-blind.so.0" "$tmp/ldconfig" || { echo "ldconfig does not know libalibi-blind.so.0"; exit 1; }
   apt-get purge -y "${pkgs[@]}" >/dev/null
   snapshot > "$tmp/after"
   if ! diff "$tmp/before" "$tmp/after" > "$tmp/diff"; then
