@@ -72,7 +72,7 @@ if [ "$mode" = --install ]; then
   gzip -t /usr/share/man/man1/alibi-blind.1.gz
   # (into a file: grep -q stops reading early, and under pipefail ldconfig's SIGPIPE would fail the check)
   ldconfig -p > "$tmp/ldconfig"
-  grep -q "libalibi-blind.so.0 .*/usr/lib/$triplet/libalibi-blind.so.0" "$tmp/ldconfig" || { echo "ldconfig does not know libalibi-blind.so.0"; exit 1; }
+  grep -q "libalibi-blind.so.0 .*=> \(/usr\)\?/lib/$triplet/libalibi-blind.so.0\$" "$tmp/ldconfig" || { echo "ldconfig does not know libalibi-blind.so.0"; exit 1; }
   apt-get purge -y "${pkgs[@]}" >/dev/null
   snapshot > "$tmp/after"
   if ! diff "$tmp/before" "$tmp/after" > "$tmp/diff"; then
