@@ -1,52 +1,82 @@
 #!/usr/bin/env bash
-# Smoke test of the Debian package built by `cpack -G DEB` in BUILD_DIR: its metadata and contents, then
-# the packaged binary and library run from an extracted tree (dpkg -x, no root needed); with --install
-# (CI, as root) also `apt-get install ./pkg.deb` into the system, the same checks from /usr, and removal.
-# usage: .ci/deb_smoke.sh BUILD_DIR [--install]
+# Smoke test of the three Debian packages that `cpack -G DEB` writes into DIR (cmake/abl_deb.cmake):
+# their metadata and contents, then the CLI and a C consumer (cc + pkg-config, and find_package through
+# tests/install/consumer) against the extracted tree (dpkg -x, no root needed). With --install (as root,
+# in CI inside the fresh root of .ci/fresh_root.sh): `apt-get install` of the three, the same checks from
+# /usr, the man page, then `apt-get purge` and a comparison of the file lists before and after: nothing
+# may be left behind.
+# usage: .ci/deb_smoke.sh DIR [--install]
 set -euo pipefail
-build=$1; mode=${2:-}
+dir=$(cd "$1" && pwd); mode=${2:-}
 src=$(cd "$(dirname "$0")/.." && pwd)
-debs=("$build"/alibi-blind_*.deb)
-[ "${#debs[@]}" = 1 ] && [ -f "${debs[0]}" ] || { echo "expected one alibi-blind_*.deb in $build"; exit 1; }
-deb=$(cd "$(dirname "${debs[0]}")" && pwd)/$(basename "${debs[0]}")
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-dpkg-deb --field "$deb" Package Version Depends
-dpkg-deb --field "$deb" Depends | grep -q libmpfr || { echo "package does not depend on libmpfr"; exit 1; }
-dpkg-deb --contents "$deb" > "$tmp/contents"
-for f in ./usr/bin/alibi-blind ./usr/lib/libalibi-blind.so.0 ./usr/lib/libalibi-blind.a ./usr/include/alibi_blind.h \
-         ./usr/lib/pkgconfig/alibi-blind.pc ./usr/lib/cmake/AlibiBlind/AlibiBlindConfig.cmake \
-         ./usr/share/man/man1/alibi-blind.1 ./usr/share/bash-completion/completions/alibi-blind \
-         ./usr/share/zsh/site-functions/_alibi-blind ./usr/share/doc/alibi-blind/spec.md; do
-  grep -q " $f\( \|$\)" "$tmp/contents" || { echo "not in the package: $f"; exit 1; }
+triplet=$(gcc -print-multiarch 2>/dev/null || dpkg-architecture -qDEB_HOST_MULTIARCH)
+pkgs=(alibi-blind libalibi-blind0 libalibi-blind-dev)
+debs=()
+for p in "${pkgs[@]}"; do
+  f=("$dir/${p}"_*.deb)
+  [ "${#f[@]}" = 1 ] && [ -f "${f[0]}" ] || { echo "expected one ${p}_*.deb in $dir"; exit 1; }
+  debs+=("${f[0]}")
+  dpkg-deb --field "${f[0]}" Package Version Architecture Depends
+  dpkg-deb --contents "${f[0]}" | awk '{print $NF == "->" ? $(NF-2) : ($(NF-1) == "->" ? $(NF-2) : $NF)}' > "$tmp/$p.contents"
+done
+dpkg-deb --field "${debs[1]}" Depends | grep -q libmpfr || { echo "libalibi-blind0 does not depend on libmpfr"; exit 1; }
+dpkg-deb --field "${debs[2]}" Depends | grep -q "libalibi-blind0 (= " || { echo "the -dev package does not depend on its library"; exit 1; }
+dpkg-deb --field "${debs[0]}" Maintainer | grep -qv '@localhost' || { echo "Maintainer is @localhost"; exit 1; }
+has() { grep -qx "$2" "$tmp/$1.contents" || { echo "not in $1: $2"; exit 1; }; }
+lib=./usr/lib/$triplet
+for f in ./usr/bin/alibi-blind ./usr/share/man/man1/alibi-blind.1.gz ./usr/share/bash-completion/completions/alibi-blind \
+         ./usr/share/zsh/vendor-completions/_alibi-blind ./usr/share/doc/alibi-blind/spec.md; do has alibi-blind "$f"; done
+for f in "$lib/libalibi-blind.so.0" "$lib/libalibi-blind.so.0.2.0"; do has libalibi-blind0 "$f"; done
+for f in "$lib/libalibi-blind.so" "$lib/libalibi-blind.a" ./usr/include/alibi_blind.h "$lib/pkgconfig/alibi-blind.pc" \
+         "$lib/cmake/AlibiBlind/AlibiBlindConfig.cmake"; do has libalibi-blind-dev "$f"; done
+for p in "${pkgs[@]}"; do
+  has "$p" "./usr/share/doc/$p/copyright"; has "$p" "./usr/share/doc/$p/changelog.Debian.gz"
 done
 
-# check ROOT BIN LIBDIR: the binary answers the paper's first number, a program builds against the library.
+# check ROOT: the binary answers the paper's first number, C programs build against the library.
 check() {
-  local root=$1 bin=$2 libdir=$3
+  local root=$1 bin=$1/usr/bin/alibi-blind libdir=$1/usr/lib/$triplet
   local out; out=$(LD_LIBRARY_PATH=$libdir "$bin" analyze --heads 16 --ctx 2048 --format csv)
   # spec §6: delta1 = nint(126 ln 2 / 2^-0.5) = 124 for the steepest of 16 press heads (the paper's Table 1)
   echo "$out" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "delta") c = i } NR == 2 && (!c || $c != 124) { exit 1 }' || { echo "packaged binary: delta1 is not 124"; echo "$out" | head -3; exit 1; }
   "$bin" completion list >/dev/null
-  PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --exists alibi-blind
+  bash -n "$root/usr/share/bash-completion/completions/alibi-blind"
   # shellcheck disable=SC2046
   cc -std=c11 -Wall -Werror -o "$tmp/consumer" "$src/tests/install/consumer/main.c" \
      $(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --cflags --libs alibi-blind)
-  LD_LIBRARY_PATH=$libdir "$tmp/consumer"
+  LD_LIBRARY_PATH=$libdir "$tmp/consumer" >/dev/null
   LD_LIBRARY_PATH=$libdir ldd "$tmp/consumer" | grep "libalibi-blind.so.0 => $libdir" >/dev/null \
     || { echo "consumer does not load $libdir/libalibi-blind.so.0"; exit 1; }
-  bash -n "$root/usr/share/bash-completion/completions/alibi-blind"
+  # find_package(AlibiBlind): the shared and static targets, and pkg-config through CMake.
+  rm -rf "$tmp/cbuild"
+  PKG_CONFIG_PATH=$libdir/pkgconfig cmake -S "$src/tests/install/consumer" -B "$tmp/cbuild" -DCMAKE_PREFIX_PATH="$root/usr" >"$tmp/cmake.log" 2>&1 \
+    && cmake --build "$tmp/cbuild" >>"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; exit 1; }
+  for c in consumer_shared consumer_static consumer_pkgconfig; do LD_LIBRARY_PATH=$libdir "$tmp/cbuild/$c" >/dev/null; done
 }
 
-dpkg -x "$deb" "$tmp/root"
-check "$tmp/root" "$tmp/root/usr/bin/alibi-blind" "$tmp/root/usr/lib"
-echo "extracted package: ok"
+mkdir "$tmp/root"
+for d in "${debs[@]}"; do dpkg -x "$d" "$tmp/root"; done
+check "$tmp/root"
+echo "extracted packages: ok"
 
 if [ "$mode" = --install ]; then
-  apt-get install -y --no-install-recommends "$deb" >/dev/null
-  check "" /usr/bin/alibi-blind /usr/lib
-  man -w alibi-blind >/dev/null 2>&1 || [ -f /usr/share/man/man1/alibi-blind.1 ]
-  dpkg -s alibi-blind | grep -q '^Status: install ok installed'
-  apt-get purge -y alibi-blind >/dev/null
-  [ ! -e /usr/bin/alibi-blind ] || { echo "apt-get purge left /usr/bin/alibi-blind"; exit 1; }
-  echo "installed package: ok (installed, checked, removed)"
+  # Everything that is not scratch: the file list before, after install+purge must be the same.
+  snapshot() { find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /tmp -o -path /root -o -path /var/log \
+               -o -path /var/cache -o -path /var/lib/apt/lists -o -path "$tmp" \) -prune -o -print | sort; }
+  snapshot > "$tmp/before"
+  apt-get install -y --no-install-recommends "${debs[@]}" >/dev/null
+  dpkg -s "${pkgs[@]}" | grep -c '^Status: install ok installed' | grep -qx 3 || { echo "not all three installed"; exit 1; }
+  check ""
+  man -w alibi-blind >/dev/null 2>&1 || [ -f /usr/share/man/man1/alibi-blind.1.gz ]
+  gzip -t /usr/share/man/man1/alibi-blind.1.gz
+  # (into a file: grep -q stops reading early, and under pipefail ldconfig's SIGPIPE would fail the check)
+  ldconfig -p > "$tmp/ldconfig"
+  grep -q "libalibi-blind.so.0 .*=> \(/usr\)\?/lib/$triplet/libalibi-blind.so.0\$" "$tmp/ldconfig" || { echo "ldconfig does not know libalibi-blind.so.0"; exit 1; }
+  apt-get purge -y "${pkgs[@]}" >/dev/null
+  snapshot > "$tmp/after"
+  if ! diff "$tmp/before" "$tmp/after" > "$tmp/diff"; then
+    echo "apt-get purge left the system different:"; cat "$tmp/diff"; exit 1
+  fi
+  echo "installed packages: ok (installed, checked, purged, nothing left behind)"
 fi

@@ -25,6 +25,9 @@ static const abl_cli_opt plot_opts[] = {
 int abl_cli_plot_target(const char *device, const char *path, const char *width, const char *height,
                         abl_plot_render_options *ro)
 {
+    /* Before any work or output: a build without PLplot cannot draw (exit 2, one line). */
+    if (!abl_plot_available())
+        return abl_cli_usage_error("cannot draw: %s", ABL_PLOT_MISSING);
     abl_plot_render_options_default(ro);
     if (device != NULL) {
         if (abl_plot_device_parse(device, &ro->device) != ABL_OK)

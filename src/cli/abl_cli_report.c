@@ -97,6 +97,9 @@ static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         rc = abl_cli_outfile_commit(&o);
     }
     free(buf);
+    /* The page has its tables and says the pictures are missing; the user learns why here too. */
+    if (rc == 0 && !abl_plot_available())
+        fprintf(stderr, "alibi-blind: report: the pictures are left out: %s\n", ABL_PLOT_MISSING);
     return rc;
 }
 

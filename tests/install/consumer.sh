@@ -11,7 +11,7 @@ prefix=$tmp/prefix
 cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" || { cat "$tmp/install.log"; exit 1; }
 fail=0
 libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -1); libdir=${libdir%/pkgconfig}
-for f in bin/alibi-blind include/alibi_blind.h include/abl/core/status.h share/man/man1/alibi-blind.1 \
+for f in bin/alibi-blind include/alibi_blind.h include/abl/core/status.h share/man/man1/alibi-blind.1.gz \
          share/bash-completion/completions/alibi-blind share/zsh/site-functions/_alibi-blind \
          share/doc/alibi-blind/README.md share/doc/alibi-blind/spec.md share/doc/alibi-blind/architecture.md; do
   [ -e "$prefix/$f" ] || { echo "not installed: $f"; fail=1; }

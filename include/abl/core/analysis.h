@@ -3,6 +3,8 @@
 #ifndef ABL_ANALYSIS_H
 #define ABL_ANALYSIS_H
 
+#include "abl/core/export.h"
+
 #include <stdint.h>
 #include <gmp.h>
 #include "abl/core/status.h"
@@ -30,9 +32,9 @@ enum {
 #define ABL_PAPER_ROBUST_DELTA1 "32" /* D1 of mitigation E (robust:32) */
 
 /* Parse "C,E,L,S" (any order, any subset, or "none"). */
-abl_status abl_mitigations_parse(const char *text, unsigned *out);
+ABL_API abl_status abl_mitigations_parse(const char *text, unsigned *out);
 /* "C+E+L" style name ("none" for 0). */
-void abl_mitigations_name(unsigned mitigations, char *buf, size_t buflen);
+ABL_API void abl_mitigations_name(unsigned mitigations, char *buf, size_t buflen);
 
 typedef enum abl_level {
     ABL_LEVEL_EXPONENT = 0, /* the paper: exp(x) itself underflows (x <= tau) */
@@ -86,7 +88,7 @@ typedef struct abl_analysis {
     mpq_t row_fraction, matrix_fraction;
 } abl_analysis;
 
-abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *out);
+ABL_API abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *out);
 
 /*
  * Nominal cost of abl_analysis_run and of its report (the mass lost), an upper bound of the CPU time on
@@ -96,8 +98,8 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *out);
  * (abl_analysis.c). Cheap: it parses the schedule and looks at each slope once. Units: heads.
  */
 #define ABL_ANALYSIS_HEAD_SECONDS 2e-4  /* the least a head costs (kept for callers; the model is finer) */
-abl_status abl_analysis_estimate(const abl_analysis_config *cfg, abl_cost *out);
-void abl_analysis_free(abl_analysis *a);
+ABL_API abl_status abl_analysis_estimate(const abl_analysis_config *cfg, abl_cost *out);
+ABL_API void abl_analysis_free(abl_analysis *a);
 
 /*
  * Attention mass lost (spec §4, docs/method.md §5): the share of an exact softmax of the last row's zero
@@ -105,10 +107,10 @@ void abl_analysis_free(abl_analysis *a);
  * first) or, with i = -1, the layer's mean over heads. Printed correctly rounded with `digits` significant
  * digits (%g style: "2.15e-39", "0"). ABL_ERR_UNSUPPORTED when the analysis has a non-zero logit.
  */
-abl_status abl_analysis_mass_lost_text(const abl_analysis *a, int i, int digits, char *buf, size_t buflen);
+ABL_API abl_status abl_analysis_mass_lost_text(const abl_analysis *a, int i, int digits, char *buf, size_t buflen);
 
 /* The report of an analysis (heads table, summary, notes). The caller frees it. */
-abl_status abl_analysis_report(const abl_analysis *a, abl_report **out);
+ABL_API abl_status abl_analysis_report(const abl_analysis *a, abl_report **out);
 
 #ifdef __cplusplus
 }

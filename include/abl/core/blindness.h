@@ -2,6 +2,8 @@
 #ifndef ABL_BLINDNESS_H
 #define ABL_BLINDNESS_H
 
+#include "abl/core/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <gmp.h>
@@ -48,24 +50,24 @@ typedef struct abl_delta {
                        * on the rule's boundary (reports say so) */
 } abl_delta;
 
-void abl_delta_init(abl_delta *d);
-void abl_delta_clear(abl_delta *d);
-void abl_delta_set(abl_delta *dst, const abl_delta *src);
+ABL_API void abl_delta_init(abl_delta *d);
+ABL_API void abl_delta_clear(abl_delta *d);
+ABL_API void abl_delta_set(abl_delta *dst, const abl_delta *src);
 
 /* delta_h(eps) for one slope. */
-abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_delta *out);
+ABL_API abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_delta *out);
 
 /* 1 when delta < n (the head is blind somewhere in the last row of an n-token context), else 0. */
-int abl_delta_lt_u64(const abl_delta *d, uint64_t n);
+ABL_API int abl_delta_lt_u64(const abl_delta *d, uint64_t n);
 
 /* 1 and *out set when delta fits in int64, else 0. */
-int abl_delta_get_i64(const abl_delta *d, int64_t *out);
+ABL_API int abl_delta_get_i64(const abl_delta *d, int64_t *out);
 
 /*
  * Text of delta: the integer when it has at most `max_digits` digits, otherwise scientific with
  * 3 significant digits ("4.37e53", correctly rounded); "never" when never.
  */
-void abl_delta_text(const abl_delta *d, int max_digits, char *buf, size_t buflen);
+ABL_API void abl_delta_text(const abl_delta *d, int max_digits, char *buf, size_t buflen);
 
 /*
  * The one JSON type of a delta (docs/schema/README.md): null when never; a JSON integer up to 2^53
@@ -74,17 +76,17 @@ void abl_delta_text(const abl_delta *d, int max_digits, char *buf, size_t buflen
  * e-notation ("1.2345678901234567e5000"). Returns a malloc'd token, or NULL when out of memory.
  */
 #define ABL_DELTA_JSON_DIGITS 1000
-char *abl_delta_json(const abl_delta *d);
+ABL_API char *abl_delta_json(const abl_delta *d);
 
 /* Table 8 cell (spec §8): the integer when delta <= 10^9, "*" when 10^9 < delta < 2^1024, "**" beyond. */
-void abl_delta_table8_cell(const abl_delta *d, char *buf, size_t buflen);
+ABL_API void abl_delta_table8_cell(const abl_delta *d, char *buf, size_t buflen);
 
 /*
  * The clamp margin c - tau of a query, as decimal text with `decimals` digits (e.g. "0.3365"), malloc'd
  * into *out: how far above tau a clamped bias stays at eps = 0. ABL_ERR_INVALID_ARGUMENT when q->clamp
  * is NULL.
  */
-abl_status abl_clamp_margin_string(const abl_blind_query *q, int decimals, char **out);
+ABL_API abl_status abl_clamp_margin_string(const abl_blind_query *q, int decimals, char **out);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,8 @@
 #ifndef ABL_CONVENTION_H
 #define ABL_CONVENTION_H
 
+#include "abl/core/export.h"
+
 #include "abl/core/status.h"
 #include "abl/core/threshold.h"
 
@@ -17,13 +19,13 @@ typedef enum abl_convention {
     ABL_CONV_COUNT = 4
 } abl_convention;
 
-const char *abl_convention_name(abl_convention conv);
-abl_status abl_convention_parse(const char *text, abl_convention *out);
-abl_tau_kind abl_convention_tau_kind(abl_convention conv);
+ABL_API const char *abl_convention_name(abl_convention conv);
+ABL_API abl_status abl_convention_parse(const char *text, abl_convention *out);
+ABL_API abl_tau_kind abl_convention_tau_kind(abl_convention conv);
 /* 1 when the head is blind only for exponent < tau (flush-to-zero keeps exp(tau) = smallest normal). */
-int abl_convention_strict(abl_convention conv);
+ABL_API int abl_convention_strict(abl_convention conv);
 /* 1 when delta is the nearest integer of the crossing point rather than the exact first blind distance. */
-int abl_convention_nearest(abl_convention conv);
+ABL_API int abl_convention_nearest(abl_convention conv);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,8 @@
 #ifndef ABL_DECIMAL_H
 #define ABL_DECIMAL_H
 
+#include "abl/core/export.h"
+
 #include <gmp.h>
 #include "abl/core/status.h"
 
@@ -15,14 +17,14 @@ extern "C" {
  * Rejects NaN/Inf spellings, hex, empty text, trailing characters and exponents beyond +-100000,
  * so every accepted text denotes one rational. ABL_ERR_BAD_NUMBER on failure.
  */
-abl_status abl_decimal_to_mpq(const char *text, mpq_t out);
+ABL_API abl_status abl_decimal_to_mpq(const char *text, mpq_t out);
 
 /*
  * Exact decimal text of q (malloc'd): plain ("0.001", "-87", "8192") unless scientific with every
  * significant digit is much shorter ("1e-30"). NULL when q does not terminate in base 10 or memory
  * runs out. Every value abl_decimal_to_mpq accepted terminates.
  */
-char *abl_decimal_string(const mpq_t q);
+ABL_API char *abl_decimal_string(const mpq_t q);
 
 #ifdef __cplusplus
 }

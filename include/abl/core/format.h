@@ -2,6 +2,8 @@
 #ifndef ABL_FORMAT_H
 #define ABL_FORMAT_H
 
+#include "abl/core/export.h"
+
 #include <stddef.h>
 #include "abl/core/status.h"
 
@@ -34,17 +36,17 @@ typedef struct abl_format {
 } abl_format;
 
 /* Number of built-in formats, in spec §2 order (fp64 first, fp4-e2m1fn last). */
-size_t abl_format_count(void);
+ABL_API size_t abl_format_count(void);
 
 /* Built-in format i (0 <= i < abl_format_count()), or NULL. */
-const abl_format *abl_format_at(size_t i);
+ABL_API const abl_format *abl_format_at(size_t i);
 
 /*
  * Resolve a name: canonical names, aliases (bfloat16, float32, half, float16, e4m3, e5m2, ...),
  * case-insensitive; a custom IEEE-like "eXmY" (2 <= X <= 20, 1 <= Y <= 112) that is not an alias
  * of a named format. ABL_ERR_UNKNOWN_DTYPE otherwise.
  */
-abl_status abl_format_lookup(const char *name, abl_format *out);
+ABL_API abl_status abl_format_lookup(const char *name, abl_format *out);
 
 /*
  * A name that means different formats in different libraries ("e4m3": torch.float8_e4m3fn, max
@@ -52,10 +54,10 @@ abl_status abl_format_lookup(const char *name, abl_format *out);
  * other name. abl_format_lookup refuses these names. Lookup also takes torch.<dtype> (PyTorch's
  * names: torch.bfloat16, torch.half, torch.float8_e4m3fn, ...), ml_dtypes.<name> and np.<name>.
  */
-const char *abl_format_ambiguous(const char *name);
+ABL_API const char *abl_format_ambiguous(const char *name);
 
 /* Comma-separated list of canonical names of the built-in formats (for --help). */
-const char *abl_format_names(void);
+ABL_API const char *abl_format_names(void);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,8 @@
 #ifndef ABL_FRACTION_H
 #define ABL_FRACTION_H
 
+#include "abl/core/export.h"
+
 #include <stdint.h>
 #include <gmp.h>
 #include "abl/core/status.h"
@@ -18,22 +20,22 @@ extern "C" {
  * last query row that are blind. window = 0: no window; window W > 0: keys with d > W are masked
  * (not attended), and the fraction is over the attended keys (d <= min(W, n - 1)).
  */
-abl_status abl_fraction_row(const abl_delta *deltas, int heads, uint64_t n, uint64_t window, mpq_t out);
+ABL_API abl_status abl_fraction_row(const abl_delta *deltas, int heads, uint64_t n, uint64_t window, mpq_t out);
 
 /*
  * Matrix fraction at context n: (1/H) sum_h T(n - delta_h) / T(n), T(k) = k(k+1)/2, the share of the
  * n(n+1)/2 causal entries that are blind; with a window, over the attended entries.
  */
-abl_status abl_fraction_matrix(const abl_delta *deltas, int heads, uint64_t n, uint64_t window, mpq_t out);
+ABL_API abl_status abl_fraction_matrix(const abl_delta *deltas, int heads, uint64_t n, uint64_t window, mpq_t out);
 
 /* Blind entries of one head: in the last row (row) and in the whole causal n x n matrix (matrix). */
-abl_status abl_fraction_head_counts(const abl_delta *delta, uint64_t n, uint64_t window, mpz_t row, mpz_t matrix);
+ABL_API abl_status abl_fraction_head_counts(const abl_delta *delta, uint64_t n, uint64_t window, mpz_t row, mpz_t matrix);
 
 /* q as a percentage with `decimals` digits, correctly rounded ("36.57"). */
-void abl_fraction_percent_text(const mpq_t q, int decimals, char *buf, size_t buflen);
+ABL_API void abl_fraction_percent_text(const mpq_t q, int decimals, char *buf, size_t buflen);
 
 /* q as a decimal in [0,1] with `digits` significant digits, for JSON ("0.365692138671875" style, no exponent). */
-void abl_fraction_decimal_text(const mpq_t q, int digits, char *buf, size_t buflen);
+ABL_API void abl_fraction_decimal_text(const mpq_t q, int digits, char *buf, size_t buflen);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,8 @@
 #ifndef ABL_PROGRESS_H
 #define ABL_PROGRESS_H
 
+#include "abl/core/export.h"
+
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -33,7 +35,7 @@ typedef struct abl_cost {
 /* acc += c, for work that runs one part after the other: the seconds add; the units add when both
  * count the same thing (or acc is empty), else the part with more seconds names them; threads: those
  * of the part with the most seconds (the one that decides the time). */
-void abl_cost_add(abl_cost *acc, const abl_cost *c);
+ABL_API void abl_cost_add(abl_cost *acc, const abl_cost *c);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,8 @@
 #ifndef ABL_SLOPE_H
 #define ABL_SLOPE_H
 
+#include "abl/core/export.h"
+
 #include <stddef.h>
 #include <mpfr.h>
 #include "abl/core/status.h"
@@ -60,16 +62,16 @@ typedef struct abl_schedule {
  * schedules are fitted to. Numbers in lists are exact decimals (1e-3, 0.0625, 32); negative,
  * zero, NaN or infinite values give ABL_ERR_BAD_SLOPE.
  */
-abl_status abl_schedule_parse(const char *spec, int heads, long tau_log2, abl_schedule *out);
+ABL_API abl_status abl_schedule_parse(const char *spec, int heads, long tau_log2, abl_schedule *out);
 
 /* Free the slopes array; safe on a zeroed schedule. */
-void abl_schedule_free(abl_schedule *sched);
+ABL_API void abl_schedule_free(abl_schedule *sched);
 
 /* Copy of the schedule's slopes sorted steepest first (exact comparison, stable on ties). */
-abl_status abl_schedule_sorted(const abl_schedule *sched, abl_slope **sorted_out);
+ABL_API abl_status abl_schedule_sorted(const abl_schedule *sched, abl_slope **sorted_out);
 
 /* m rounded to rop's precision in direction rnd. */
-abl_status abl_slope_mpfr(mpfr_t rop, const abl_slope *slope, mpfr_rnd_t rnd);
+ABL_API abl_status abl_slope_mpfr(mpfr_t rop, const abl_slope *slope, mpfr_rnd_t rnd);
 
 /*
  * Exact form of the slope for display: "2^-0.5", "2^-8", "2^(-8/9)" for POW2 (decimal exponent when it
@@ -77,14 +79,14 @@ abl_status abl_slope_mpfr(mpfr_t rop, const abl_slope *slope, mpfr_rnd_t rnd);
  * ("-τ/t" with t written out), "" never. abl_slope_exact_string returns the whole text in a malloc'd
  * string (NULL when out of memory); abl_slope_exact_text copies as much of it as fits into buf.
  */
-char *abl_slope_exact_string(const abl_slope *slope);
-void abl_slope_exact_text(const abl_slope *slope, char *buf, size_t buflen);
+ABL_API char *abl_slope_exact_string(const abl_slope *slope);
+ABL_API void abl_slope_exact_text(const abl_slope *slope, char *buf, size_t buflen);
 
 /* The slope as decimal with `digits` significant digits (correct rounding), e.g. "0.70711". */
-void abl_slope_decimal_text(const abl_slope *slope, int digits, char *buf, size_t buflen);
+ABL_API void abl_slope_decimal_text(const abl_slope *slope, int digits, char *buf, size_t buflen);
 
 /* Exact comparison of two slopes: <0, 0, >0 as a < b, a == b, a > b. */
-int abl_slope_compare(const abl_slope *a, const abl_slope *b);
+ABL_API int abl_slope_compare(const abl_slope *a, const abl_slope *b);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,8 @@
 #ifndef ABL_STATUS_H
 #define ABL_STATUS_H
 
+#include "abl/core/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -27,7 +29,7 @@ typedef enum abl_status {
 } abl_status;
 
 /* One short English sentence for the status; never NULL. */
-const char *abl_status_message(abl_status status);
+ABL_API const char *abl_status_message(abl_status status);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,8 @@
 #ifndef ABL_THRESHOLD_H
 #define ABL_THRESHOLD_H
 
+#include "abl/core/export.h"
+
 #include <stddef.h>
 #include <mpfr.h>
 #include "abl/core/format.h"
@@ -20,34 +22,34 @@ typedef enum abl_tau_kind {
 } abl_tau_kind;
 
 /* "subnormal", "rn-zero", "ftz", "max", "rn-overflow". */
-const char *abl_tau_kind_name(abl_tau_kind kind);
+ABL_API const char *abl_tau_kind_name(abl_tau_kind kind);
 
 /* The paper's Table 4 name ("underflow", "denorm", "overflow"), or NULL where the paper has none. */
-const char *abl_tau_kind_paper_name(abl_tau_kind kind);
+ABL_API const char *abl_tau_kind_paper_name(abl_tau_kind kind);
 
 /* The paper's Table 4 symbol in UTF-8 ("τu", "τd", "τo"), or NULL. */
-const char *abl_tau_kind_paper_symbol(abl_tau_kind kind);
+ABL_API const char *abl_tau_kind_paper_symbol(abl_tau_kind kind);
 
 /* Parse a kind name (as printed by abl_tau_kind_name). */
-abl_status abl_tau_kind_parse(const char *text, abl_tau_kind *out);
+ABL_API abl_status abl_tau_kind_parse(const char *text, abl_tau_kind *out);
 
 /*
  * The underflow kinds are integer multiples of ln 2: tau = k * ln 2. Returns k for
  * SUBNORMAL, RN_ZERO and FTZ; ABL_ERR_INVALID_ARGUMENT for MAX and RN_OVERFLOW.
  */
-abl_status abl_threshold_log2_multiple(const abl_format *fmt, abl_tau_kind kind, long *k);
+ABL_API abl_status abl_threshold_log2_multiple(const abl_format *fmt, abl_tau_kind kind, long *k);
 
 /* tau rounded to rop's precision in direction rnd (a single, correct rounding). */
-abl_status abl_threshold_mpfr(mpfr_t rop, const abl_format *fmt, abl_tau_kind kind, mpfr_rnd_t rnd);
+ABL_API abl_status abl_threshold_mpfr(mpfr_t rop, const abl_format *fmt, abl_tau_kind kind, mpfr_rnd_t rnd);
 
 /* tau to binary64, round-to-nearest. */
-double abl_threshold_double(const abl_format *fmt, abl_tau_kind kind);
+ABL_API double abl_threshold_double(const abl_format *fmt, abl_tau_kind kind);
 
 /*
  * tau as fixed-point decimal text with `decimals` digits after the point (0..1000), correctly
  * rounded to nearest (Ziv loop: the digits are certain, not an artefact of working precision).
  */
-abl_status abl_threshold_string(const abl_format *fmt, abl_tau_kind kind, int decimals,
+ABL_API abl_status abl_threshold_string(const abl_format *fmt, abl_tau_kind kind, int decimals,
                                 char *buf, size_t buflen);
 
 #ifdef __cplusplus

@@ -4,6 +4,8 @@
 #ifndef ABL_DESIGN_H
 #define ABL_DESIGN_H
 
+#include "abl/core/export.h"
+
 #include <stdint.h>
 #include <gmp.h>
 #include "abl/core/status.h"
@@ -29,14 +31,14 @@ typedef struct abl_design_config {
  * the exact predictor) and, with a budget, keeps a key of logit B at distance N - 1 (weight level for eager
  * kernels, exponent level for flash). *ok = 1 or 0.
  */
-abl_status abl_design_sighted(const abl_design_config *c, float m, int *ok);
+ABL_API abl_status abl_design_sighted(const abl_design_config *c, float m, int *ok);
 
 /*
  * --keep all: the steepest binary32 slope m1 that stays sighted at N, and H slopes m1 2^(-8(h-1)/H)
  * (the Press spread) rounded to binary32. ABL_ERR_DEGENERATE when even the flattest slope (2^-100) is not
  * sighted (an impossible budget or context).
  */
-abl_status abl_design_keep_all(const abl_design_config *c, int heads, float *out);
+ABL_API abl_status abl_design_keep_all(const abl_design_config *c, int heads, float *out);
 
 /* The most one-head predictions at N that abl_design_keep_all makes, and that abl_design_targets makes per
  * target: a bisection over the binary32 slopes 2^-100 .. 64 (bit patterns 0x0d800000 .. 0x42800000: at
@@ -48,13 +50,13 @@ abl_status abl_design_keep_all(const abl_design_config *c, int heads, float *out
  * the N-token context is t. ABL_ERR_DEGENERATE, with *failed the 0-based index, when no binary32 slope
  * lands exactly on t (the kernel's distances jump over it) or t >= N.
  */
-abl_status abl_design_targets(const abl_design_config *c, const uint64_t *targets, int n, float *out, int *failed);
+ABL_API abl_status abl_design_targets(const abl_design_config *c, const uint64_t *targets, int n, float *out, int *failed);
 
 /* The largest N' <= cap with no zero weight in N' x N' for slope m (zero logits); cap when none up to it. */
-abl_status abl_design_largest_context(const abl_design_config *c, float m, uint64_t cap, uint64_t *out);
+ABL_API abl_status abl_design_largest_context(const abl_design_config *c, float m, uint64_t cap, uint64_t *out);
 
 /* First blind distance in the last row of the N-token context (-1: none), by the predictor. */
-abl_status abl_design_first_blind(const abl_design_config *c, float m, int64_t *out);
+ABL_API abl_status abl_design_first_blind(const abl_design_config *c, float m, int64_t *out);
 
 /*
  * The smallest logit (relative to the zero-logit keys, in nats) a key at distance d needs to keep a
@@ -64,7 +66,7 @@ abl_status abl_design_first_blind(const abl_design_config *c, float m, int64_t *
  * binary32 score below loses it), then written in nats rounded up to `decimals` digits (malloc'd).
  * "none" when no score keeps it. ABL_ERR_MISMATCH when the check fails (the kernel is not monotone there).
  */
-abl_status abl_design_min_logit(const abl_design_config *c, float m, uint64_t d, int decimals, char **out);
+ABL_API abl_status abl_design_min_logit(const abl_design_config *c, float m, uint64_t d, int decimals, char **out);
 
 /*
  * --clamp: the least restrictive clamp c (the most negative value; bias = max(-m d, c)) with which no head
@@ -89,9 +91,9 @@ typedef struct abl_design_clamp {
     int paper_failing;         /* on the kernel: heads -87 leaves with a zero weight */
     int none_needed;           /* the schedule keeps every weight unclamped: any clamp keeps them */
 } abl_design_clamp;
-void abl_design_clamp_init(abl_design_clamp *r);
-void abl_design_clamp_clear(abl_design_clamp *r);
-abl_status abl_design_clamp_find(const abl_design_config *c, const float *slopes, int n, int decimals,
+ABL_API void abl_design_clamp_init(abl_design_clamp *r);
+ABL_API void abl_design_clamp_clear(abl_design_clamp *r);
+ABL_API abl_status abl_design_clamp_find(const abl_design_config *c, const float *slopes, int n, int decimals,
                                  abl_design_clamp *out);
 
 /*
@@ -108,7 +110,7 @@ abl_status abl_design_clamp_find(const abl_design_config *c, const float *slopes
 #define ABL_DESIGN_ROW_RATE 1e7
 #define ABL_DESIGN_MIN_LOGIT_SECONDS 3e-4
 #define ABL_DESIGN_CLAMP_HEAD_SECONDS 5e-4
-abl_status abl_design_checks_estimate(const abl_design_config *c, int heads, int min_logits, int clamp,
+ABL_API abl_status abl_design_checks_estimate(const abl_design_config *c, int heads, int min_logits, int clamp,
                                       abl_cost *out);
 
 /*
@@ -116,14 +118,14 @@ abl_status abl_design_checks_estimate(const abl_design_config *c, int heads, int
  * through the full emulation of the kernel. *simulated = 1 when the emulation ran. ABL_ERR_MISMATCH when a
  * head has a zero weight.
  */
-abl_status abl_design_verify(const abl_design_config *c, const float *slopes, int n, uint64_t max_simulate,
+ABL_API abl_status abl_design_verify(const abl_design_config *c, const float *slopes, int n, uint64_t max_simulate,
                              int *simulated);
 
 /* The slopes as the kernel holds them for a schedule spec (one emulated row): binary32 values, model order. */
-abl_status abl_design_held_slopes(const abl_design_config *c, const char *spec, int heads, float **out, int *n);
+ABL_API abl_status abl_design_held_slopes(const abl_design_config *c, const char *spec, int heads, float **out, int *n);
 
 /* "slopes:m1,m2,..." with each binary32 value written exactly (malloc'd); analyze --slopes reads it back. */
-char *abl_design_slopes_spec(const float *slopes, int n);
+ABL_API char *abl_design_slopes_spec(const float *slopes, int n);
 
 #ifdef __cplusplus
 }

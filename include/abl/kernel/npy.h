@@ -9,6 +9,8 @@
 #ifndef ABL_NPY_H
 #define ABL_NPY_H
 
+#include "abl/core/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "abl/core/status.h"
@@ -33,8 +35,8 @@ typedef struct abl_npy {
  * the status is ABL_ERR_IO (cannot open/read), ABL_ERR_PARSE (not a .npy file, unsupported dtype or
  * order, wrong shape, truncated, NaN or infinite score).
  */
-abl_status abl_npy_open(const char *path, abl_npy *out, char *err, size_t errlen);
-void abl_npy_close(abl_npy *f);
+ABL_API abl_status abl_npy_open(const char *path, abl_npy *out, char *err, size_t errlen);
+ABL_API void abl_npy_close(abl_npy *f);
 
 /*
  * abl_npy_open in two steps, so that a caller can judge the cost before a byte of data is read:
@@ -43,18 +45,18 @@ void abl_npy_close(abl_npy *f);
  * data, it costs the same for any shape. abl_npy_check_scores then reads the causal part (H N (N + 1) / 2
  * scores) and refuses a NaN or infinite one (ABL_ERR_PARSE, the file left mapped: close it).
  */
-abl_status abl_npy_map(const char *path, abl_npy *out, char *err, size_t errlen);
-abl_status abl_npy_check_scores(const abl_npy *f, char *err, size_t errlen);
+ABL_API abl_status abl_npy_map(const char *path, abl_npy *out, char *err, size_t errlen);
+ABL_API abl_status abl_npy_check_scores(const abl_npy *f, char *err, size_t errlen);
 
 /* Parse a header held in memory (the fuzz harness's entry point; same checks as abl_npy_open except
  * the finiteness scan, which needs the data). len is the number of bytes available. */
-abl_status abl_npy_parse(const unsigned char *buf, size_t len, abl_npy *out, char *err, size_t errlen);
+ABL_API abl_status abl_npy_parse(const unsigned char *buf, size_t len, abl_npy *out, char *err, size_t errlen);
 
 /* Scores of head h (0-based; ignored for a 2-D file), query i, keys 0..count-1, as binary32 values. */
-void abl_npy_row(const abl_npy *f, uint64_t h, uint64_t i, uint64_t count, float *out);
+ABL_API void abl_npy_row(const abl_npy *f, uint64_t h, uint64_t i, uint64_t count, float *out);
 
 /* binary16 bits to binary32 (exact) */
-float abl_half_to_float(uint16_t h);
+ABL_API float abl_half_to_float(uint16_t h);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,8 @@
 #ifndef ABL_PIPELINE_H
 #define ABL_PIPELINE_H
 
+#include "abl/core/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "abl/core/status.h"
@@ -111,44 +113,44 @@ typedef struct abl_pipeline {
 } abl_pipeline;
 
 /* "eager, flash2, sdpa-efficient, ..." */
-const char *abl_pipeline_preset_names(void);
+ABL_API const char *abl_pipeline_preset_names(void);
 /* "bias-form, slope-dtype, ..." */
-const char *abl_pipeline_field_names(void);
+ABL_API const char *abl_pipeline_field_names(void);
 
-const char *abl_bias_form_name(abl_bias_form f);
-const char *abl_softmax_kind_name(abl_softmax_kind k);
-const char *abl_sum_order_name(abl_sum_order s);
-const char *abl_normalise_name(abl_normalise n);
-const char *abl_exp_model_name(abl_exp_model e);
-const char *abl_bias_add_name(abl_bias_add a);
-const char *abl_slope_calc_name(abl_slope_calc c);
+ABL_API const char *abl_bias_form_name(abl_bias_form f);
+ABL_API const char *abl_softmax_kind_name(abl_softmax_kind k);
+ABL_API const char *abl_sum_order_name(abl_sum_order s);
+ABL_API const char *abl_normalise_name(abl_normalise n);
+ABL_API const char *abl_exp_model_name(abl_exp_model e);
+ABL_API const char *abl_bias_add_name(abl_bias_add a);
+ABL_API const char *abl_slope_calc_name(abl_slope_calc c);
 
 /* One line per preset: name and what it models (for help texts), "name: text\n..." */
-const char *abl_pipeline_preset_help(void);
+ABL_API const char *abl_pipeline_preset_help(void);
 
 /* Exact rational from a positive decimal text ("0.125", "1e-3", "1/8" not accepted); ABL_ERR_BAD_NUMBER
  * when it is not a positive decimal, ABL_ERR_UNSUPPORTED when its reduced numerator or denominator
  * does not fit in 64 bits. */
-abl_status abl_ratio_parse(const char *text, abl_ratio *out);
+ABL_API abl_status abl_ratio_parse(const char *text, abl_ratio *out);
 /* "0.125" when the decimal expansion terminates (at most 40 digits after the point), else "1/3". */
-void abl_ratio_text(const abl_ratio *r, char *buf, size_t buflen);
+ABL_API void abl_ratio_text(const abl_ratio *r, char *buf, size_t buflen);
 
 /*
  * A preset; the dtypes a model runs in (the bias cast, the logits, the output) follow model_dtype
  * (NULL = bf16). ABL_ERR_INVALID_ARGUMENT for an unknown name.
  */
-abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, abl_pipeline *out);
+ABL_API abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, abl_pipeline *out);
 
 /*
  * Override one field: bias-form, slope-dtype, slope-calc, product-dtype, bias-dtype, bias-scale,
  * bias-add, logit-dtype, softmax, sum, exp, normalise, output-dtype, head-dim, block. A dtype value is a format name or "model".
  * On failure, err (if not NULL) gets one line naming the problem.
  */
-abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
+ABL_API abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
                             char *err, size_t errlen);
 
 /* "preset[,field=value...]" (NULL or "" = eager). */
-abl_status abl_pipeline_parse(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char *err,
+ABL_API abl_status abl_pipeline_parse(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char *err,
                               size_t errlen);
 
 /*
@@ -156,7 +158,7 @@ abl_status abl_pipeline_parse(const char *spec, const abl_format *model_dtype, a
  * range inside binary32's), the bias scale is positive, a flash pipeline keeps its bias in fp32.
  * ABL_ERR_UNSUPPORTED with a reason in err otherwise.
  */
-abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen);
+ABL_API abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen);
 
 /*
  * The same three with the message (on failure) in *msg: malloc'd, whole however long the user's text it
@@ -164,13 +166,13 @@ abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen);
  * when msg is NULL, or when even the message could not be allocated. The err/errlen forms above copy
  * it, cut at errlen - 1 bytes: use these where the message is shown to the user.
  */
-abl_status abl_pipeline_set_msg(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
+ABL_API abl_status abl_pipeline_set_msg(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
                                 char **msg);
-abl_status abl_pipeline_parse_msg(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char **msg);
-abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg);
+ABL_API abl_status abl_pipeline_parse_msg(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char **msg);
+ABL_API abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg);
 
 /* Canonical text of every field: "bias-form=relative,slope-dtype=fp32,...". Fits in 512 bytes. */
-void abl_pipeline_describe(const abl_pipeline *p, char *buf, size_t buflen);
+ABL_API void abl_pipeline_describe(const abl_pipeline *p, char *buf, size_t buflen);
 
 #ifdef __cplusplus
 }

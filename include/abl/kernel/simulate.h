@@ -3,6 +3,8 @@
 #ifndef ABL_SIMULATE_H
 #define ABL_SIMULATE_H
 
+#include "abl/core/export.h"
+
 #include <stdint.h>
 #include "abl/core/status.h"
 #include "abl/core/progress.h"
@@ -50,7 +52,7 @@ typedef struct abl_simulate_config {
  */
 #define ABL_SIMULATE_RATE_FAST 2e8
 #define ABL_SIMULATE_RATE 5e6
-abl_status abl_simulate_estimate(const abl_simulate_config *cfg, abl_cost *out);
+ABL_API abl_status abl_simulate_estimate(const abl_simulate_config *cfg, abl_cost *out);
 
 /*
  * Nominal cost of abl_predict_run, per algorithm path (src/lib/kernel/abl_predict_cost.c), per thread,
@@ -69,7 +71,7 @@ abl_status abl_simulate_estimate(const abl_simulate_config *cfg, abl_cost *out);
  * their chains cost W^2 / B products per head, ABL_PREDICT_SDPA_CHAIN_PER_ROW of them to a query row */
 #define ABL_PREDICT_SDPA_SEEN_NATS 104.0
 #define ABL_PREDICT_SDPA_CHAIN_PER_ROW 460.0
-abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out);
+ABL_API abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out);
 
 typedef struct abl_sim_head {
     abl_slope slope;           /* exact */
@@ -102,8 +104,8 @@ typedef struct abl_simulation {
  * emulated (abl_pipeline_check) or its bias or logits overflow to Inf/NaN at this N;
  * ABL_ERR_CONTEXT_RANGE for N outside 1..ABL_SIMULATE_MAX_CONTEXT.
  */
-abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out);
-void abl_simulation_free(abl_simulation *s);
+ABL_API abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out);
+ABL_API void abl_simulation_free(abl_simulation *s);
 
 /* Zero-logit prediction of the zero pattern, exact (same model as the emulation). */
 typedef struct abl_pred_head {
@@ -127,19 +129,19 @@ typedef struct abl_prediction {
  * cannot decide). ABL_ERR_UNSUPPORTED for Gaussian logits, or an eager pipeline other than
  * sum=exact, exp=correct (the predictor relies on a monotone exp and an order-free sum).
  */
-abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out);
-void abl_prediction_free(abl_prediction *p);
+ABL_API abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out);
+ABL_API void abl_prediction_free(abl_prediction *p);
 
 /*
  * The report: one row per head (model order). sim and/or pred may be NULL (not both): with both, the
  * predictor's columns are shown beside the simulation's with an agreement column. cfg is needed
  * when sim is NULL.
  */
-abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simulation *sim,
+ABL_API abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simulation *sim,
                                  const abl_prediction *pred, abl_report **out);
 
 /* 1 when the prediction agrees with the simulation on every head's first blind distance and zero counts. */
-int abl_prediction_agrees(const abl_simulation *sim, const abl_prediction *pred);
+ABL_API int abl_prediction_agrees(const abl_simulation *sim, const abl_prediction *pred);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,8 @@
 #ifndef ABL_VERIFY_H
 #define ABL_VERIFY_H
 
+#include "abl/core/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <mpfr.h>
@@ -29,7 +31,7 @@ typedef enum abl_exp_class {
 } abl_exp_class;
 
 /* "zero", "subnormal", "normal", "overflow". */
-const char *abl_exp_class_name(abl_exp_class c);
+ABL_API const char *abl_exp_class_name(abl_exp_class c);
 
 /*
  * exp(x) rounded once into fmt in direction rnd (MPFR_RNDN, RNDZ, RNDU or RNDD), emulated as in
@@ -39,10 +41,10 @@ const char *abl_exp_class_name(abl_exp_class c);
  * never overflows: it delivers the largest finite (448 for fp8-e4m3fn, not the NaN pattern 480).
  * Works whatever exponent range the caller set; the caller's range and flags are preserved.
  */
-abl_status abl_verify_exp(mpfr_t rop, const abl_format *fmt, const mpfr_t x, mpfr_rnd_t rnd, abl_exp_class *cls);
+ABL_API abl_status abl_verify_exp(mpfr_t rop, const abl_format *fmt, const mpfr_t x, mpfr_rnd_t rnd, abl_exp_class *cls);
 
 /* Total storage bits 1 + exp_bits + man_bits. */
-int abl_verify_format_bits(const abl_format *fmt);
+ABL_API int abl_verify_format_bits(const abl_format *fmt);
 
 /*
  * The value of an encoding of fmt (sign, exponent field, mantissa field; the fn/fnuz/OCP MX rules
@@ -50,7 +52,7 @@ int abl_verify_format_bits(const abl_format *fmt);
  * x must have precision >= p. ABL_ERR_UNSUPPORTED for a format wider than ABL_VERIFY_MAX_BITS or
  * whose emax does not match its exponent field.
  */
-abl_status abl_verify_decode(const abl_format *fmt, uint64_t bits, mpfr_t x, int *finite);
+ABL_API abl_status abl_verify_decode(const abl_format *fmt, uint64_t bits, mpfr_t x, int *finite);
 
 /*
  * One threshold as an experiment: every representable x falls in a lower class (e.g. exp(x) rounds
@@ -98,13 +100,13 @@ typedef struct abl_verify_result {
  * abl_threshold_mpfr (an enclosure from directed roundings, widened until the comparison is certain).
  * A disagreement is reported in out->agrees, not as an error status.
  */
-abl_status abl_verify_format(const abl_format *fmt, abl_verify_result *out);
+ABL_API abl_status abl_verify_format(const abl_format *fmt, abl_verify_result *out);
 
 /* Does the claim of bound b hold for this exact tau? 1 yes, 0 no (e.g. a deliberately wrong tau). */
-int abl_verify_bound_holds(const abl_format *fmt, const abl_verify_bound *b, const mpfr_t tau);
+ABL_API int abl_verify_bound_holds(const abl_format *fmt, const abl_verify_bound *b, const mpfr_t tau);
 
 /* The exact decimal value of an encoding ("-92.5", "0.125"); an empty string on failure. */
-abl_status abl_verify_value_text(const abl_format *fmt, uint64_t bits, char *buf, size_t buflen);
+ABL_API abl_status abl_verify_value_text(const abl_format *fmt, uint64_t bits, char *buf, size_t buflen);
 
 /* Host libm (binary32) against the correctly rounded exp, over every float in a range. */
 typedef struct abl_verify_libm {
@@ -126,10 +128,10 @@ typedef struct abl_verify_libm {
 } abl_verify_libm;
 
 /* Clear a scan record before the first abl_verify_libm_scan. */
-void abl_verify_libm_init(abl_verify_libm *out);
+ABL_API void abl_verify_libm_init(abl_verify_libm *out);
 
 /* Every float x with lo <= x <= hi (both finite, lo <= hi), increasing; results accumulate in out. */
-abl_status abl_verify_libm_scan(float lo, float hi, abl_verify_libm *out);
+ABL_API abl_status abl_verify_libm_scan(float lo, float hi, abl_verify_libm *out);
 
 /*
  * The verify report: one row per (format, kind) with the claim, tau (10 decimals), the bracketing
@@ -137,7 +139,7 @@ abl_status abl_verify_libm_scan(float lo, float hi, abl_verify_libm *out);
  * binary32 over [-104, -87] and [88, 89] (informational: never a disagreement). *all_agree tells
  * whether every threshold of every format agrees.
  */
-abl_status abl_verify_report(const abl_format *formats, size_t nformats, int with_libm, abl_report **out,
+ABL_API abl_status abl_verify_report(const abl_format *formats, size_t nformats, int with_libm, abl_report **out,
                              int *all_agree);
 
 #ifdef __cplusplus

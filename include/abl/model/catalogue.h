@@ -5,6 +5,8 @@
 #ifndef ABL_MODEL_CATALOGUE_H
 #define ABL_MODEL_CATALOGUE_H
 
+#include "abl/core/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "abl/core/status.h"
@@ -46,27 +48,27 @@ typedef struct abl_model {
     const char *source;          /* where heads/head_dim/layers/context/dtype were read (one line) */
 } abl_model;
 
-size_t abl_model_count(void);
-const abl_model *abl_model_at(size_t i);
+ABL_API size_t abl_model_count(void);
+ABL_API const abl_model *abl_model_at(size_t i);
 /* By catalogue name, alias or Hugging Face id (ASCII case-insensitive); NULL when unknown. */
-const abl_model *abl_model_find(const char *name);
+ABL_API const abl_model *abl_model_find(const char *name);
 /* The "did you mean" candidate for an unknown name (the closest catalogue name), or NULL. */
-const abl_model *abl_model_suggest(const char *name);
+ABL_API const abl_model *abl_model_suggest(const char *name);
 
-size_t abl_model_family_count(void);
-const abl_model_family *abl_model_family_at(size_t i);
-const abl_model_family *abl_model_family_find(const char *name);
+ABL_API size_t abl_model_family_count(void);
+ABL_API const abl_model_family *abl_model_family_at(size_t i);
+ABL_API const abl_model_family *abl_model_family_find(const char *name);
 /* A family's code path by name; NULL = the default (first). */
-const abl_code_path *abl_model_family_path(const abl_model_family *f, const char *name);
+ABL_API const abl_code_path *abl_model_family_path(const abl_model_family *f, const char *name);
 
 /*
  * The catalogue as a report: one row per model. full = 0: name, heads, head dim, layers, context,
  * dtype, slopes (fits 80 columns); full = 1 adds the Hugging Face id, aliases, family, the slope code,
  * bias form, default pipeline, every code path -> pipeline, the Table 5 row and the source.
  */
-abl_status abl_model_catalogue_report(int full, abl_report **out);
+ABL_API abl_status abl_model_catalogue_report(int full, abl_report **out);
 /* One model: every field as meta lines, its code paths as the table. */
-abl_status abl_model_detail_report(const abl_model *m, abl_report **out);
+ABL_API abl_status abl_model_detail_report(const abl_model *m, abl_report **out);
 
 #ifdef __cplusplus
 }

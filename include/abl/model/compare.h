@@ -4,6 +4,8 @@
 #ifndef ABL_MODEL_COMPARE_H
 #define ABL_MODEL_COMPARE_H
 
+#include "abl/core/export.h"
+
 #include <stdint.h>
 #include <gmp.h>
 #include "abl/core/status.h"
@@ -54,11 +56,11 @@ typedef struct abl_compare {
  * ABL_ERR_CONTEXT_RANGE for N outside 1..2^24; slope errors as abl_schedule_parse. On failure
  * nothing is left to free; on success abl_compare_free releases it.
  */
-abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out);
-void abl_compare_free(abl_compare *c);
+ABL_API abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out);
+ABL_API void abl_compare_free(abl_compare *c);
 /* What abl_compare_run costs before it starts: the paper's analysis plus the predictor, each configured
  * as the run configures it (a part whose estimate fails is left out: the run reports that failure). */
-abl_status abl_compare_estimate(const abl_compare_config *cfg, abl_cost *out);
+ABL_API abl_status abl_compare_estimate(const abl_compare_config *cfg, abl_cost *out);
 
 /* A line shown before the table (the model, its settings and where they came from), given by the caller. */
 typedef struct abl_compare_meta {
@@ -71,7 +73,7 @@ typedef struct abl_compare_meta {
 /* The side-by-side report: the caller's "model"/"config" line, the settings (pipeline and its fields,
  * dtype, context, heads, slopes, convention), the caller's other lines, one row per head (model
  * order), the paper's and the kernel's summaries. */
-abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta, size_t nmeta, abl_report **out);
+ABL_API abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta, size_t nmeta, abl_report **out);
 
 /* check: the limits of a CI gate. */
 typedef struct abl_check_limits {
@@ -80,9 +82,9 @@ typedef struct abl_check_limits {
 } abl_check_limits;
 
 /* 1 when the kernel's answer is within the limits. */
-int abl_check_pass(const abl_compare *c, const abl_check_limits *l);
+ABL_API int abl_check_pass(const abl_compare *c, const abl_check_limits *l);
 /* The verdict report: meta lines, the blind heads (head, slope, first blind, row zeros), the verdict. */
-abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, const abl_compare_meta *meta,
+ABL_API abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, const abl_compare_meta *meta,
                             size_t nmeta, abl_report **out);
 
 #ifdef __cplusplus

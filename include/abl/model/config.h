@@ -4,6 +4,8 @@
 #ifndef ABL_MODEL_CONFIG_H
 #define ABL_MODEL_CONFIG_H
 
+#include "abl/core/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "abl/core/status.h"
@@ -23,7 +25,7 @@ typedef enum abl_origin {
     ABL_ORIGIN_OPTION = 4      /* an explicit command-line option */
 } abl_origin;
 
-const char *abl_origin_name(abl_origin o);   /* "default", "catalogue", "config", "option" */
+ABL_API const char *abl_origin_name(abl_origin o);   /* "default", "catalogue", "config", "option" */
 
 typedef struct abl_source {
     abl_origin origin;
@@ -47,7 +49,7 @@ typedef struct abl_model_spec {
 
 /* The settings of a catalogue model. ABL_ERR_INVALID_ARGUMENT when the entry's head count was not
  * found (the model cannot be analysed from the catalogue alone). */
-abl_status abl_model_spec_from_catalogue(const abl_model *m, abl_model_spec *out);
+ABL_API abl_status abl_model_spec_from_catalogue(const abl_model *m, abl_model_spec *out);
 
 /*
  * Read a config.json (text of len bytes; it need not be NUL-terminated). On failure the status is
@@ -58,15 +60,15 @@ abl_status abl_model_spec_from_catalogue(const abl_model *m, abl_model_spec *out
  *   "unknown model_type 'x' and no ALiBi field (alibi, attn_config.alibi, position_embedding_type,
  *    alibi_starting_size)"
  */
-abl_status abl_model_spec_from_json(const char *text, size_t len, abl_model_spec *out, char *err, size_t errlen);
+ABL_API abl_status abl_model_spec_from_json(const char *text, size_t len, abl_model_spec *out, char *err, size_t errlen);
 
 /* The same for a file; ABL_ERR_IO (err: "cannot read: <reason>") when it cannot be read. Files over
  * ABL_CONFIG_MAX_BYTES are refused (a config.json is a few kilobytes). */
 #define ABL_CONFIG_MAX_BYTES (4u << 20)
-abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char *err, size_t errlen);
+ABL_API abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char *err, size_t errlen);
 
 /* "config.json: n_head", "catalogue: bloom-7b1", "option --heads", "default" (into buf). */
-void abl_source_text(const abl_source *s, char *buf, size_t len);
+ABL_API void abl_source_text(const abl_source *s, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,8 @@
 #ifndef ABL_PAPER_H
 #define ABL_PAPER_H
 
+#include "abl/core/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,7 +35,7 @@ typedef struct abl_paper_options {
     int ieee;    /* Tables 1 and 5: add delta under the ieee convention beside it */
 } abl_paper_options;
 
-void abl_paper_options_default(abl_paper_options *o);
+ABL_API void abl_paper_options_default(abl_paper_options *o);
 
 /* ---------------------------------------------------------------- Table 8 */
 
@@ -45,22 +47,22 @@ typedef struct abl_table8_config {
 } abl_table8_config;
 
 /* The 16 configurations of spec §8, in the paper's order. */
-size_t abl_table8_config_count(void);
-const abl_table8_config *abl_table8_config_at(size_t i);
-const abl_table8_config *abl_table8_config_find(const char *name);
+ABL_API size_t abl_table8_config_count(void);
+ABL_API const abl_table8_config *abl_table8_config_at(size_t i);
+ABL_API const abl_table8_config *abl_table8_config_find(const char *name);
 
 /*
  * The nine distances of a configuration, steepest head first, into deltas[0..8] (initialised by the
  * caller). Only E and L enter: C and S do not change the distances the slopes and the distance
  * scaling imply (spec §8). spec (may be NULL) receives the resolved schedule ("robust-log:32").
  */
-abl_status abl_table8_deltas(const abl_table8_config *c, const abl_paper_options *o, abl_delta *deltas,
+ABL_API abl_status abl_table8_deltas(const abl_table8_config *c, const abl_paper_options *o, abl_delta *deltas,
                              char *spec, size_t speclen);
 
 /* A Table 8 cell: abl_delta_table8_cell, or with `exact` the delta itself ("8192", "4.37e53"). */
-void abl_table8_cell_text(const abl_delta *d, int exact, char *buf, size_t buflen);
+ABL_API void abl_table8_cell_text(const abl_delta *d, int exact, char *buf, size_t buflen);
 
-abl_status abl_table8_report(const abl_paper_options *o, abl_report **out);
+ABL_API abl_status abl_table8_report(const abl_paper_options *o, abl_report **out);
 
 /* ---------------------------------------------------------------- Table 1 */
 
@@ -76,23 +78,23 @@ typedef struct abl_paper_model {
     const char *config;       /* where heads/layers/window come from (one line) */
 } abl_paper_model;
 
-size_t abl_paper_model_count(void);
-const abl_paper_model *abl_paper_model_at(size_t i);
-const abl_paper_model *abl_paper_model_find(const char *name);
+ABL_API size_t abl_paper_model_count(void);
+ABL_API const abl_paper_model *abl_paper_model_at(size_t i);
+ABL_API const abl_paper_model *abl_paper_model_find(const char *name);
 
 /*
  * Steepest and flattest delta of `heads` heads of schedule `slopes` (initialised by the caller), and
  * the slopes as "2^-0.5, 2^-1, …, 2^-8" (first two and last, steepest first) when text != NULL.
  */
-abl_status abl_paper_model_deltas(const char *slopes, int heads, const abl_format *fmt, abl_convention conv,
+ABL_API abl_status abl_paper_model_deltas(const char *slopes, int heads, const abl_format *fmt, abl_convention conv,
                                   abl_delta *first, abl_delta *last, char *text, size_t textlen);
 
-abl_status abl_table1_report(const abl_paper_options *o, abl_report **out);
+ABL_API abl_status abl_table1_report(const abl_paper_options *o, abl_report **out);
 
 /* Nominal cost of the real-kernel columns of table 1 or 5 (the zero-logit predictor on each catalogued
  * model at its window). It does not depend on the options: the catalogue fixes it. pub as for
  * abl_table5_report (NULL: the built-in tables). */
-abl_status abl_table_kernel_estimate(int table, const abl_published *pub, abl_cost *out);
+ABL_API abl_status abl_table_kernel_estimate(int table, const abl_published *pub, abl_cost *out);
 
 /* ---------------------------------------------------------------- Table 4 */
 
@@ -100,7 +102,7 @@ abl_status abl_table_kernel_estimate(int table, const abl_published *pub, abl_co
  * The paper's Table 4 layout (underflow τu, denorm τd, overflow τo per format) computed with
  * `decimals` digits; rn adds the exact round-to-nearest points (rn-zero, rn-overflow).
  */
-abl_status abl_table4_report(const abl_format *formats, size_t nformats, int decimals, int rn, abl_report **out);
+ABL_API abl_status abl_table4_report(const abl_format *formats, size_t nformats, int decimals, int rn, abl_report **out);
 
 /* ---------------------------------------------------------------- Table 5 */
 
@@ -109,7 +111,7 @@ abl_status abl_table4_report(const abl_format *formats, size_t nformats, int dec
  * the compiled-in one) with computed columns: delta_1, delta_H of `press` slopes, heads blind inside
  * the model's own window, and the row and matrix fractions at context = window.
  */
-abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *o, abl_report **out);
+ABL_API abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *o, abl_report **out);
 
 /* ---------------------------------------------------------------- Figure 1 */
 
@@ -123,7 +125,7 @@ typedef struct abl_figure_config {
 } abl_figure_config;
 
 /* The paper's Figure 1 settings: bf16, paper, 16 press heads, 0..4096; step 64 for 1a, 16 for 1b. */
-void abl_figure_config_default(abl_figure_config *c, int panel_b);
+ABL_API void abl_figure_config_default(abl_figure_config *c, int panel_b);
 
 typedef struct abl_figure {
     abl_figure_config config;
@@ -136,13 +138,13 @@ typedef struct abl_figure {
     uint64_t *x;              /* 0, step, 2 step, ..., max_distance (always included) */
 } abl_figure;
 
-abl_status abl_figure_run(const abl_figure_config *c, abl_figure *out);
-void abl_figure_free(abl_figure *f);
+ABL_API abl_status abl_figure_run(const abl_figure_config *c, abl_figure *out);
+ABL_API void abl_figure_free(abl_figure *f);
 
 /* Figure 1a: bias -m·d of every head at every x, and the threshold line. */
-abl_status abl_figure1a_report(const abl_figure *f, abl_report **out);
+ABL_API abl_status abl_figure1a_report(const abl_figure *f, abl_report **out);
 /* Figure 1b: row and matrix underflow fractions at context N = x (0 at N = 0). */
-abl_status abl_figure1b_report(const abl_figure *f, abl_report **out);
+ABL_API abl_status abl_figure1b_report(const abl_figure *f, abl_report **out);
 
 /*
  * The cost of a panel's series: points x heads values (`panel_b` 0 for 1a, 1 for 1b) at the nominal
@@ -152,11 +154,11 @@ abl_status abl_figure1b_report(const abl_figure *f, abl_report **out);
  */
 #define ABL_FIGURE_RATE 8e4
 #define ABL_FIGURE_MAX_CELLS 4000000
-void abl_figure_estimate(const abl_figure *f, abl_cost *out);
+ABL_API void abl_figure_estimate(const abl_figure *f, abl_cost *out);
 /* The same from the configuration, before abl_figure_run (which analyses every head): points x heads at
  * ABL_FIGURE_RATE plus the analysis of the heads (abl_analysis_estimate). */
-abl_status abl_figure_estimate_config(const abl_figure_config *c, int panel_b, abl_cost *out);
-abl_status abl_figure_write_csv(const abl_figure *f, int panel_b, FILE *out, const abl_progress *progress);
+ABL_API abl_status abl_figure_estimate_config(const abl_figure_config *c, int panel_b, abl_cost *out);
+ABL_API abl_status abl_figure_write_csv(const abl_figure *f, int panel_b, FILE *out, const abl_progress *progress);
 
 #ifdef __cplusplus
 }

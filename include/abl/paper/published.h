@@ -4,6 +4,8 @@
 #ifndef ABL_PUBLISHED_H
 #define ABL_PUBLISHED_H
 
+#include "abl/core/export.h"
+
 #include <stddef.h>
 #include "abl/core/status.h"
 
@@ -24,15 +26,15 @@ typedef struct abl_csv {
  * fields as the header; blank records are errors. ABL_ERR_PARSE on malformed text, and then `err`
  * (if not NULL) names the problem ("line 3: 9 fields, expected 10").
  */
-abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char *err, size_t errlen);
-void abl_csv_free(abl_csv *csv);
+ABL_API abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char *err, size_t errlen);
+ABL_API void abl_csv_free(abl_csv *csv);
 
 /* Column index of `name`, or -1. */
-long abl_csv_column(const abl_csv *csv, const char *name);
+ABL_API long abl_csv_column(const abl_csv *csv, const char *name);
 /* Field of data row `row` in column `name`, or NULL (no such column or row). */
-const char *abl_csv_get(const abl_csv *csv, size_t row, const char *name);
+ABL_API const char *abl_csv_get(const abl_csv *csv, size_t row, const char *name);
 /* First data row whose column `name` equals `value`, or -1. */
-long abl_csv_find(const abl_csv *csv, const char *name, const char *value);
+ABL_API long abl_csv_find(const abl_csv *csv, const char *name, const char *value);
 
 /* The transcribed files, in a fixed order. */
 typedef enum abl_published_file {
@@ -41,10 +43,10 @@ typedef enum abl_published_file {
 } abl_published_file;
 
 /* "table1.csv", ..., "claims.csv". */
-const char *abl_published_file_name(abl_published_file f);
+ABL_API const char *abl_published_file_name(abl_published_file f);
 
 /* The compiled-in bytes of a file, exactly as in tables/published/ (len set when not NULL). */
-const char *abl_published_builtin_text(abl_published_file f, size_t *len);
+ABL_API const char *abl_published_builtin_text(abl_published_file f, size_t *len);
 
 typedef struct abl_published {
     char *source;                /* "built-in" or the directory it was read from (malloc'd, whole) */
@@ -64,7 +66,7 @@ typedef struct abl_published {
  * Parse and check the text of one published file into p->files[f] (what abl_published_load_dir does
  * for each file): columns, no empty table, no repeated header or key (O(n log n)), field sizes.
  */
-abl_status abl_published_parse(abl_published_file f, const char *text, size_t len, abl_published *p, char *err,
+ABL_API abl_status abl_published_parse(abl_published_file f, const char *text, size_t len, abl_published *p, char *err,
                                size_t errlen);
 
 /*
@@ -74,9 +76,9 @@ abl_status abl_published_parse(abl_published_file f, const char *text, size_t le
  * claims: id, printed_value). ABL_ERR_IO (unreadable file) or ABL_ERR_PARSE, with `err` naming
  * the file and the problem.
  */
-abl_status abl_published_builtin(abl_published *out, char *err, size_t errlen);
-abl_status abl_published_load_dir(const char *dir, abl_published *out, char *err, size_t errlen);
-void abl_published_free(abl_published *p);
+ABL_API abl_status abl_published_builtin(abl_published *out, char *err, size_t errlen);
+ABL_API abl_status abl_published_load_dir(const char *dir, abl_published *out, char *err, size_t errlen);
+ABL_API void abl_published_free(abl_published *p);
 
 #ifdef __cplusplus
 }

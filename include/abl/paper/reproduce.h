@@ -5,6 +5,8 @@
 #ifndef ABL_REPRODUCE_H
 #define ABL_REPRODUCE_H
 
+#include "abl/core/export.h"
+
 #include <stddef.h>
 #include "abl/core/status.h"
 #include "abl/paper/published.h"
@@ -32,9 +34,9 @@ typedef struct abl_known_difference {
     const char *reason;       /* one line */
 } abl_known_difference;
 
-size_t abl_known_difference_count(void);
-const abl_known_difference *abl_known_difference_at(size_t i);
-const abl_known_difference *abl_known_difference_find(const char *id);
+ABL_API size_t abl_known_difference_count(void);
+ABL_API const abl_known_difference *abl_known_difference_at(size_t i);
+ABL_API const abl_known_difference *abl_known_difference_find(const char *id);
 
 typedef struct abl_check {
     char id[256];              /* "table8.E+L.d1", "table4.bf16.underflow", "claim.row_fraction_16h_2048" */
@@ -57,17 +59,17 @@ typedef struct abl_reproduction {
 
 /* Run every check against `pub`. ABL_ERR_PARSE when a published cell that must be a number is not one
  * is reported as an unexplained difference, not as an error; errors are for memory and engine failures. */
-abl_status abl_reproduce_run(const abl_published *pub, abl_reproduction *out);
-void abl_reproduction_free(abl_reproduction *r);
+ABL_API abl_status abl_reproduce_run(const abl_published *pub, abl_reproduction *out);
+ABL_API void abl_reproduction_free(abl_reproduction *r);
 
 /* 1 when every difference is documented and no documented difference is stale. */
-int abl_reproduction_ok(const abl_reproduction *r);
+ABL_API int abl_reproduction_ok(const abl_reproduction *r);
 
 /* The report: one row per check (only the differences with differences_only), summary, notes. */
-abl_status abl_reproduce_report(const abl_reproduction *r, int differences_only, abl_report **out);
+ABL_API abl_status abl_reproduce_report(const abl_reproduction *r, int differences_only, abl_report **out);
 
-const char *abl_verdict_name(abl_verdict v);          /* "match", "differs" */
-const char *abl_errata_state_name(abl_errata_state s); /* "", "documented", "unexplained", "stale" */
+ABL_API const char *abl_verdict_name(abl_verdict v);          /* "match", "differs" */
+ABL_API const char *abl_errata_state_name(abl_errata_state s); /* "", "documented", "unexplained", "stale" */
 
 #ifdef __cplusplus
 }

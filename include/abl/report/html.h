@@ -3,6 +3,8 @@
 #ifndef ABL_HTML_H
 #define ABL_HTML_H
 
+#include "abl/core/export.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -38,14 +40,14 @@ typedef struct abl_html_config {
  * The page, into a malloc'd buffer. ABL_ERR_UNSUPPORTED (err says why) for a pipeline that cannot
  * be parsed; slope and head errors as abl_analysis_run returns them.
  */
-abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char *err, size_t errlen);
+ABL_API abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char *err, size_t errlen);
 /* Nominal cost of the page's kernel work: the predictor's first blind distances (N up to
  * ABL_HTML_PREDICT_MAX_CONTEXT), the design section's slope search, the fraction plot's kernel curve and
  * the zero map's emulation. ABL_ERR_UNSUPPORTED for a pipeline that does not parse. */
-abl_status abl_html_report_estimate(const abl_html_config *c, abl_cost *out);
+ABL_API abl_status abl_html_report_estimate(const abl_html_config *c, abl_cost *out);
 
 /* Append s to f with &, <, >, " and ' escaped. */
-void abl_html_escape(FILE *f, const char *s);
+ABL_API void abl_html_escape(FILE *f, const char *s);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,8 @@
 #ifndef ABL_PLOT_H
 #define ABL_PLOT_H
 
+#include "abl/core/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "abl/core/status.h"
@@ -22,11 +24,11 @@ extern "C" {
 typedef enum abl_plot_device { ABL_PLOT_PNG = 0, ABL_PLOT_SVG = 1, ABL_PLOT_PDF = 2 } abl_plot_device;
 
 /* "png", "svg", "pdf". */
-const char *abl_plot_device_name(abl_plot_device d);
+ABL_API const char *abl_plot_device_name(abl_plot_device d);
 /* Parse "png", "svg" or "pdf" (ABL_ERR_INVALID_ARGUMENT otherwise). */
-abl_status abl_plot_device_parse(const char *name, abl_plot_device *out);
+ABL_API abl_status abl_plot_device_parse(const char *name, abl_plot_device *out);
 /* The device a file name's extension asks for (.png, .svg, .pdf, any case); ABL_ERR_INVALID_ARGUMENT otherwise. */
-abl_status abl_plot_device_from_path(const char *path, abl_plot_device *out);
+ABL_API abl_status abl_plot_device_from_path(const char *path, abl_plot_device *out);
 
 #define ABL_PLOT_DEFAULT_WIDTH 1200
 #define ABL_PLOT_DEFAULT_HEIGHT 800
@@ -43,8 +45,8 @@ typedef struct abl_rgb { unsigned char r, g, b; } abl_rgb;
 
 /* Colour-blind-safe colours. Categorical: five of Okabe & Ito (2008) (i >= 5 wraps; vermillion is τ's,
  * black the frame's). Sequential (many heads, ordered by slope): viridis on [0, 0.9] at n points. */
-abl_rgb abl_plot_categorical(int i);
-abl_rgb abl_plot_sequential(int i, int n);
+ABL_API abl_rgb abl_plot_categorical(int i);
+ABL_API abl_rgb abl_plot_sequential(int i, int n);
 
 typedef struct abl_plot_series {
     char *label;          /* legend text (UTF-8) */
@@ -103,27 +105,35 @@ typedef struct abl_plot {
 } abl_plot;
 
 /* Allocate a plot with rows x cols empty panels. */
-abl_status abl_plot_init(abl_plot *p, int rows, int cols, const char *title);
-void abl_plot_free(abl_plot *p);
+ABL_API abl_status abl_plot_init(abl_plot *p, int rows, int cols, const char *title);
+ABL_API void abl_plot_free(abl_plot *p);
 /* Set a panel's axes; labels are copied. */
-abl_status abl_plot_axes(abl_plot_panel *pn, const char *title, const char *xlabel, const char *ylabel, double xmin,
+ABL_API abl_status abl_plot_axes(abl_plot_panel *pn, const char *title, const char *xlabel, const char *ylabel, double xmin,
                          double xmax, double ymin, double ymax, int xlog, int ylog);
 /* Append a series (x and y copied) and return it through *out when not NULL. */
-abl_status abl_plot_add_series(abl_plot_panel *pn, const char *label, const double *x, const double *y, size_t n,
+ABL_API abl_status abl_plot_add_series(abl_plot_panel *pn, const char *label, const double *x, const double *y, size_t n,
                                abl_rgb colour, abl_plot_series **out);
-abl_status abl_plot_add_hline(abl_plot_panel *pn, double y, const char *label);
-abl_status abl_plot_add_marker(abl_plot_panel *pn, double x, double y);
-abl_status abl_plot_add_band(abl_plot_panel *pn, double y0, double y1, const char *label);
-abl_status abl_plot_set_caption(abl_plot *p, const char *caption);
+ABL_API abl_status abl_plot_add_hline(abl_plot_panel *pn, double y, const char *label);
+ABL_API abl_status abl_plot_add_marker(abl_plot_panel *pn, double x, double y);
+ABL_API abl_status abl_plot_add_band(abl_plot_panel *pn, double y0, double y1, const char *label);
+ABL_API abl_status abl_plot_set_caption(abl_plot *p, const char *caption);
 
 /* ---------------------------------------------------------------- rendering */
+
+/* 1 when this library was built with PLplot (cmake -DABL_PLOT=AUTO found it, or ON); 0 otherwise, and
+ * abl_plot_render then returns ABL_ERR_UNSUPPORTED with ABL_PLOT_MISSING as its message. */
+ABL_API int abl_plot_available(void);
+#define ABL_PLOT_MISSING_PACKAGES "libplplot-dev plplot-driver-cairo"
+#define ABL_PLOT_MISSING                                                                                         \
+    "this alibi-blind was built without PLplot: apt-get install " ABL_PLOT_MISSING_PACKAGES                    \
+    ", then configure and build again"
 
 typedef struct abl_plot_render_options {
     abl_plot_device device;
     int width, height;    /* pixels for PNG; SVG and PDF use the same numbers as points */
 } abl_plot_render_options;
 
-void abl_plot_render_options_default(abl_plot_render_options *o);
+ABL_API void abl_plot_render_options_default(abl_plot_render_options *o);
 
 /*
  * Draw the plot into a malloc'd buffer (*buf, *len). PLplot is not reentrant: calls are serialised.
@@ -131,13 +141,13 @@ void abl_plot_render_options_default(abl_plot_render_options *o);
  * than ABL_PLOT_MAX_POINTS or an empty axis range; ABL_ERR_UNSUPPORTED when PLplot cannot draw
  * (driver missing), with err naming the problem.
  */
-abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, char **buf, size_t *len, char *err,
+ABL_API abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, char **buf, size_t *len, char *err,
                            size_t errlen);
 
 /* Where the panel's data rectangle ends up on the page, in device pixels from the top left
  * (PNG: pixels; SVG/PDF: points), for a page of width x height: for tests and the HTML report. */
 typedef struct abl_plot_frame { double left, right, top, bottom; } abl_plot_frame;
-void abl_plot_panel_frame(const abl_plot *p, int panel, int width, int height, abl_plot_frame *out);
+ABL_API void abl_plot_panel_frame(const abl_plot *p, int panel, int width, int height, abl_plot_frame *out);
 
 /* ---------------------------------------------------------------- the kinds of plot */
 
@@ -151,8 +161,8 @@ typedef struct abl_plot_bias_config {
     const char *model;         /* shown in the title when not NULL */
 } abl_plot_bias_config;
 
-void abl_plot_bias_config_default(abl_plot_bias_config *c);
-abl_status abl_plot_bias(const abl_plot_bias_config *c, abl_plot *out);
+ABL_API void abl_plot_bias_config_default(abl_plot_bias_config *c);
+ABL_API abl_status abl_plot_bias(const abl_plot_bias_config *c, abl_plot *out);
 
 /* Figure 1b: row and matrix underflow fractions against the context N (log x), one pair of curves
  * per (dtype, convention) and per real-kernel pipeline. */
@@ -173,15 +183,15 @@ typedef struct abl_plot_fraction_config {
 /* Largest context the real-kernel curves accept (each point runs the exact predictor). */
 #define ABL_PLOT_PIPELINE_MAX_CONTEXT 65536
 
-void abl_plot_fraction_config_default(abl_plot_fraction_config *c);
+ABL_API void abl_plot_fraction_config_default(abl_plot_fraction_config *c);
 /* ABL_ERR_UNSUPPORTED with err naming the pipeline when it cannot be predicted. */
-abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char *err, size_t errlen);
+ABL_API abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char *err, size_t errlen);
 /* Nominal cost of the real-kernel curves (abl_predict_estimate at every point, per pipeline and format;
  * the closed-form curves are cheap and not counted). A pipeline that does not parse counts nothing. */
-abl_status abl_plot_fraction_estimate(const abl_plot_fraction_config *c, abl_cost *out);
+ABL_API abl_status abl_plot_fraction_estimate(const abl_plot_fraction_config *c, abl_cost *out);
 
 /* Table 8: δ of the nine heads of each mitigation combination, log y, with the * and ** regions. */
-abl_status abl_plot_mitigations(const abl_format *format, abl_convention convention, abl_plot *out);
+ABL_API abl_status abl_plot_mitigations(const abl_format *format, abl_convention convention, abl_plot *out);
 
 /* Where attention goes blind: the causal N x N weight matrix of one head (or all, as small
  * multiples) emulated through a real pipeline, exactly-zero weights shaded. */
@@ -197,10 +207,10 @@ typedef struct abl_plot_blindmap_config {
     const char *model;
 } abl_plot_blindmap_config;
 
-void abl_plot_blindmap_config_default(abl_plot_blindmap_config *c);
-abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char *err, size_t errlen);
+ABL_API void abl_plot_blindmap_config_default(abl_plot_blindmap_config *c);
+ABL_API abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char *err, size_t errlen);
 /* Nominal cost of the emulation behind the map (abl_simulate_estimate). */
-abl_status abl_plot_blindmap_estimate(const abl_plot_blindmap_config *c, abl_cost *out);
+ABL_API abl_status abl_plot_blindmap_estimate(const abl_plot_blindmap_config *c, abl_cost *out);
 
 #ifdef __cplusplus
 }

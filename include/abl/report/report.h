@@ -3,6 +3,8 @@
 #ifndef ABL_REPORT_H
 #define ABL_REPORT_H
 
+#include "abl/core/export.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include "abl/core/status.h"
@@ -17,8 +19,8 @@ typedef enum abl_output {
 
 typedef enum abl_align { ABL_ALIGN_LEFT = 0, ABL_ALIGN_RIGHT = 1 } abl_align;
 
-abl_status abl_output_parse(const char *text, abl_output *out);
-const char *abl_output_name(abl_output o);
+ABL_API abl_status abl_output_parse(const char *text, abl_output *out);
+ABL_API const char *abl_output_name(abl_output o);
 
 typedef struct abl_report abl_report;
 
@@ -26,8 +28,8 @@ typedef struct abl_report abl_report;
  * title: printed first (text/markdown), as \caption (latex); json_key: name of the JSON array that
  * holds the table rows (e.g. "heads", "rows"). Returns NULL on allocation failure.
  */
-abl_report *abl_report_new(const char *title, const char *json_key);
-void abl_report_free(abl_report *r);
+ABL_API abl_report *abl_report_new(const char *title, const char *json_key);
+ABL_API void abl_report_free(abl_report *r);
 
 /*
  * A value is given by its display text and its JSON token. json = NULL means "a JSON string of text";
@@ -36,40 +38,40 @@ void abl_report_free(abl_report *r);
  */
 
 /* A key/value line printed before the table (text: "label: text"); a top-level JSON member `key`. */
-abl_status abl_report_meta(abl_report *r, const char *key, const char *label, const char *text, const char *json);
+ABL_API abl_status abl_report_meta(abl_report *r, const char *key, const char *label, const char *text, const char *json);
 /* The same, printed after the table. */
-abl_status abl_report_summary(abl_report *r, const char *key, const char *label, const char *text, const char *json);
+ABL_API abl_status abl_report_summary(abl_report *r, const char *key, const char *label, const char *text, const char *json);
 /* A column: key (JSON member and CSV header), header (text/markdown/latex header). */
-abl_status abl_report_column(abl_report *r, const char *key, const char *header, abl_align align);
+ABL_API abl_status abl_report_column(abl_report *r, const char *key, const char *header, abl_align align);
 /*
  * Mark the column just added as an explanation: when a text table does not fit its width, its
  * cells become numbered footnotes below the table (left-aligned columns with a cell wider than 30
  * columns are treated so without being marked).
  */
-abl_status abl_report_column_explains(abl_report *r);
+ABL_API abl_status abl_report_column_explains(abl_report *r);
 /* Mark the column just added as data for programs: JSON and CSV carry it, text/markdown/latex do not. */
-abl_status abl_report_column_data_only(abl_report *r);
+ABL_API abl_status abl_report_column_data_only(abl_report *r);
 /*
  * Mark the column just added as the first of a group: when a text table is split into panels to fit
  * its width, the group starts a new panel (so that adding a group leaves the earlier panels as they
  * were). A table that fits is not split.
  */
-abl_status abl_report_column_new_panel(abl_report *r);
+ABL_API abl_status abl_report_column_new_panel(abl_report *r);
 /* Start a row; then one abl_report_cell per column, in order. */
-abl_status abl_report_row(abl_report *r);
-abl_status abl_report_cell(abl_report *r, const char *text, const char *json, const char *latex);
+ABL_API abl_status abl_report_row(abl_report *r);
+ABL_API abl_status abl_report_cell(abl_report *r, const char *text, const char *json, const char *latex);
 /* A footnote / remark line printed after the table (JSON: "notes" array). */
-abl_status abl_report_note(abl_report *r, const char *text);
+ABL_API abl_status abl_report_note(abl_report *r, const char *text);
 
 /* Make the JSON rendering the bare array of row objects (meta, summary and notes are left out). */
-abl_status abl_report_json_rows_only(abl_report *r);
+ABL_API abl_status abl_report_json_rows_only(abl_report *r);
 
 /*
  * Render. CSV is the table alone (header row + rows, RFC 4180 quoting). JSON is one object:
  * meta members, then json_key: [ {column key: value, ...}, ... ], then summary members, then
  * "notes" (only when there are notes). Text aligns columns by display width (UTF-8 aware).
  */
-abl_status abl_report_write(const abl_report *r, abl_output fmt, FILE *out);
+ABL_API abl_status abl_report_write(const abl_report *r, abl_output fmt, FILE *out);
 
 /*
  * Text lines are at most ABL_REPORT_WIDTH display columns by default: meta and summary lines and
@@ -79,7 +81,7 @@ abl_status abl_report_write(const abl_report *r, abl_output fmt, FILE *out);
  * (0 = no limit: one line per row, meta line and note); the other formats ignore it.
  */
 #define ABL_REPORT_WIDTH 80
-abl_status abl_report_write_width(const abl_report *r, abl_output fmt, size_t width, FILE *out);
+ABL_API abl_status abl_report_write_width(const abl_report *r, abl_output fmt, size_t width, FILE *out);
 
 /*
  * Several reports of one shape as one document (analyze --dtype bf16,fp16: one report per dtype).
@@ -105,7 +107,7 @@ typedef struct abl_report_set {
     size_t ncompare;
 } abl_report_set;
 
-abl_status abl_report_set_write(const abl_report_set *s, abl_output fmt, size_t width, FILE *out);
+ABL_API abl_status abl_report_set_write(const abl_report_set *s, abl_output fmt, size_t width, FILE *out);
 
 #ifdef __cplusplus
 }

@@ -386,8 +386,13 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
     if (predicted && abl_pipeline_check(&pl, NULL, 0) == ABL_OK)
         design_section(f, &pl, c->context, a.schedule.spec, a.heads, c->threads);
 
-    /* Pictures. */
+    /* Pictures (the tables above stand alone when this build cannot draw). */
     fputs("<h2>Pictures</h2>\n", f);
+    if (!abl_plot_available()) {
+        fputs("<p class=\"note\">The pictures are missing: " ABL_PLOT_MISSING ".</p>\n", f);
+        st = ABL_OK;
+        goto finish;
+    }
     abl_plot p;
     abl_plot_bias_config bc;
     abl_plot_bias_config_default(&bc);
@@ -450,6 +455,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
             st = put_svg(f, &p, "The paper's mitigations (Table 8, nine heads): δ per head for each combination.",
                          err, errlen);
     }
+finish:
     fputs("</body>\n</html>\n", f);
     int bad = fclose(f) != 0;
     abl_prediction_free(&pr);

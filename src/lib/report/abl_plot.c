@@ -7,15 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <plplot.h>
 #include "abl/report/plot.h"
+#ifdef ABL_HAVE_PLPLOT
+#include <plplot.h>
+#endif
 
 /* ---------------------------------------------------------------- devices */
 
 static const char *const device_names[] = {"png", "svg", "pdf"};
+#ifdef ABL_HAVE_PLPLOT
 /* PLplot's driver for each: cairo for raster and PDF (antialiased, real fonts), PLplot's own svg
  * driver for SVG (plain <polyline>/<text> elements, no generated glyph ids). */
 static const char *const device_drivers[] = {"pngcairo", "svg", "pdfcairo"};
+#endif
 
 const char *abl_plot_device_name(abl_plot_device d)
 {
@@ -324,6 +328,32 @@ void abl_plot_panel_frame(const abl_plot *p, int panel, int width, int height, a
     out->bottom = (1.0 - v.y0) * height;
 }
 
+int abl_plot_available(void)
+{
+#ifdef ABL_HAVE_PLPLOT
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+#ifndef ABL_HAVE_PLPLOT
+/* Built without PLplot (-DABL_PLOT=OFF, or AUTO without libplplot-dev): the chart model works, drawing
+ * refuses with the packages that would make it work. */
+abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, char **buf, size_t *len, char *err,
+                           size_t errlen)
+{
+    (void)p;
+    (void)o;
+    if (buf != NULL)
+        *buf = NULL;
+    if (len != NULL)
+        *len = 0;
+    if (err != NULL && errlen > 0)
+        snprintf(err, errlen, "%s", ABL_PLOT_MISSING);
+    return ABL_ERR_UNSUPPORTED;
+}
+#else
 /* ---------------------------------------------------------------- PLplot */
 
 static pthread_mutex_t plplot_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -770,3 +800,4 @@ abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, 
     *len = mlen;
     return ABL_OK;
 }
+#endif /* ABL_HAVE_PLPLOT */

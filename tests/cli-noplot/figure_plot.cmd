@@ -1,0 +1,4 @@
+figure
+1a
+--plot
+fig.svg

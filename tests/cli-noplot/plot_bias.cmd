@@ -1,0 +1,6 @@
+plot
+bias
+--heads
+8
+--output
+bias.png

@@ -1,0 +1,7 @@
+report
+--heads
+8
+--ctx
+512
+--output
+report.html
