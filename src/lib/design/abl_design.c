@@ -76,14 +76,23 @@ static void sim_config(const abl_design_config *c, const char *spec, uint64_t n,
     s->threads = c->threads;
 }
 
+/* The configuration of slope m alone at context n; returns its schedule text (the caller frees it after
+ * the run; NULL when out of memory). */
+static char *one_slope_config(const abl_design_config *c, float m, uint64_t n, abl_simulate_config *s)
+{
+    char *spec = abl_design_slopes_spec(&m, 1);
+    if (spec != NULL)
+        sim_config(c, spec, n, s);
+    return spec;
+}
+
 /* Predictor of one slope at context n. */
 static abl_status predict_one(const abl_design_config *c, float m, uint64_t n, abl_pred_head *out)
 {
-    char *spec = abl_design_slopes_spec(&m, 1);
+    abl_simulate_config s;
+    char *spec = one_slope_config(c, m, n, &s);
     if (spec == NULL)
         return ABL_ERR_NO_MEMORY;
-    abl_simulate_config s;
-    sim_config(c, spec, n, &s);
     abl_prediction p;
     abl_status st = abl_predict_run(&s, &p);
     if (st == ABL_OK) {
@@ -102,11 +111,10 @@ static abl_status predict_one(const abl_design_config *c, float m, uint64_t n, a
  */
 static abl_status logits_finite(const abl_design_config *c, float m, uint64_t n, int *finite)
 {
-    char *spec = abl_design_slopes_spec(&m, 1);
+    abl_simulate_config sc;
+    char *spec = one_slope_config(c, m, n, &sc);
     if (spec == NULL)
         return ABL_ERR_NO_MEMORY;
-    abl_simulate_config sc;
-    sim_config(c, spec, n, &sc);
     abl_sim_setup s;
     abl_status st = abl_sim_setup_init(&sc, &s);
     free(spec);
@@ -403,27 +411,56 @@ abl_status abl_design_largest_context(const abl_design_config *c, float m, uint6
     return ABL_OK;
 }
 
-/* Memo of kernel verdicts by the key's logit: many scores round to one logit, which decides the row. */
+/* Memo of the kernel's verdicts by the value the kernel actually meets (a key's logit, a clamp as stored):
+ * many searched values round to one, which decides the row. A bisection needs fewer than 64. */
 typedef struct {
-    float logit[64];
-    int kept[64];
+    float key[64];
+    int verdict[64];
     int n;
-} kept_memo;
+} verdict_memo;
+
+/* 1 and *verdict when memo (NULL: none) holds key x. */
+static int memo_find(const verdict_memo *memo, float x, int *verdict)
+{
+    for (int i = 0; memo != NULL && i < memo->n; i++)
+        if (memo->key[i] == x || (isnan(x) && isnan(memo->key[i]))) {
+            *verdict = memo->verdict[i];
+            return 1;
+        }
+    return 0;
+}
+
+static int memo_put(verdict_memo *memo, float x, int verdict)
+{
+    if (memo != NULL && memo->n < 64) {
+        memo->key[memo->n] = x;
+        memo->verdict[memo->n++] = verdict;
+    }
+    return verdict;
+}
 
 /* Whether key `key` of head 0's last row keeps a non-zero weight when its score is `score`. */
-static int key_kept(abl_dk *k, int64_t key, float score, kept_memo *memo)
+static int key_kept(abl_dk *k, int64_t key, float score, verdict_memo *memo)
 {
     float x = abl_dk_key_logit(k, 0, key, score);
-    for (int i = 0; i < memo->n; i++)
-        if (memo->logit[i] == x || (isnan(x) && isnan(memo->logit[i])))
-            return memo->kept[i];
+    int kept;
+    if (memo_find(memo, x, &kept))
+        return kept;
     abl_dk_last_row(k, 0, NULL, key, score);
-    int kept = k->w[key] != 0.0f;
-    if (memo->n < 64) {
-        memo->logit[memo->n] = x;
-        memo->kept[memo->n++] = kept;
-    }
-    return kept;
+    return memo_put(memo, x, k->w[key] != 0.0f);
+}
+
+/* x with `decimals` digits, rounded down (margins: lower bounds) or up (min logits), malloc'd. */
+static char *fixed_text(const mpfr_t x, int decimals, int up)
+{
+    char *s = NULL;
+    if (mpfr_asprintf(&s, up ? "%.*RUf" : "%.*RDf", decimals, x) < 0)
+        return NULL;
+    char *copy = malloc(strlen(s) + 1);
+    if (copy != NULL)
+        strcpy(copy, s);
+    mpfr_free_str(s);
+    return copy;
 }
 
 /* The score as nats rounded up to `decimals` digits ("-0.00" written "0.00"), malloc'd. */
@@ -433,20 +470,11 @@ static char *nats_up(const abl_dk *k, float score, int decimals)
     mpfr_init2(x, 128);
     mpfr_set_flt(x, score, MPFR_RNDN);
     mpfr_mul_d(x, x, abl_dk_score_scale(k), MPFR_RNDU); /* exact: 24 + 53 bits */
-    char *s = NULL;
-    if (mpfr_asprintf(&s, "%.*RUf", decimals, x) < 0)
-        s = NULL;
+    char *s = fixed_text(x, decimals, 1);
     mpfr_clear(x);
-    if (s == NULL)
-        return NULL;
-    const char *t = s;
-    if (t[0] == '-' && strspn(t + 1, "0.") == strlen(t + 1))
-        t++;
-    char *copy = malloc(strlen(t) + 1);
-    if (copy != NULL)
-        strcpy(copy, t);
-    mpfr_free_str(s);
-    return copy;
+    if (s != NULL && s[0] == '-' && strspn(s + 1, "0.") == strlen(s + 1))
+        memmove(s, s + 1, strlen(s)); /* "-0.00": a crossing just below 0 rounds up to 0 */
+    return s;
 }
 
 abl_status abl_design_min_logit(const abl_design_config *c, float m, uint64_t d, int decimals, char **out)
@@ -459,7 +487,7 @@ abl_status abl_design_min_logit(const abl_design_config *c, float m, uint64_t d,
     if (st != ABL_OK)
         return st;
     int64_t key = (int64_t)(c->context - 1 - d);
-    kept_memo memo = {.n = 0};
+    verdict_memo memo = {.n = 0};
     /* A bracket by galloping from score 0 (lo loses the weight, hi keeps it), then a bisection over the
      * binary32 scores between them (the weight grows with the key's score). */
     float lo = 0.0f, hi = 0.0f, step = 1.0f;
@@ -494,10 +522,8 @@ abl_status abl_design_min_logit(const abl_design_config *c, float m, uint64_t d,
         }
         /* the claim checked afresh: the score keeps the weight, the next binary32 score below does not */
         hi = abl_dk_unord(oh);
-        kept_memo none = {.n = 0};
-        int kh = key_kept(&k, key, hi, &none);
-        none.n = 0;
-        int kl = key_kept(&k, key, abl_dk_unord(oh - 1), &none);
+        int kh = key_kept(&k, key, hi, NULL);
+        int kl = key_kept(&k, key, abl_dk_unord(oh - 1), NULL);
         if (!kh || kl)
             st = ABL_ERR_MISMATCH;
     }
@@ -569,18 +595,6 @@ static void clamp_margin(const abl_design_config *c, const float *slopes, int n,
     abl_mpfr_range_restore(saved);
 }
 
-static char *fixed_text(const mpfr_t x, int decimals)
-{
-    char *s = NULL;
-    if (mpfr_asprintf(&s, "%.*RDf", decimals, x) < 0)
-        return NULL;
-    char *copy = malloc(strlen(s) + 1);
-    if (copy != NULL)
-        strcpy(copy, s);
-    mpfr_free_str(s);
-    return copy;
-}
-
 /* The weight level's least clamp on the 10^-decimals grid (text; "none" when no head needs one). */
 static char *weight_bound(const abl_design_config *c, const float *slopes, int n, int decimals)
 {
@@ -603,9 +617,7 @@ static char *weight_bound(const abl_design_config *c, const float *slopes, int n
     clamp_margin(c, slopes, n, cq, m, &failing);
     char *text;
     if (failing == 0) {
-        text = malloc(5);
-        if (text != NULL)
-            strcpy(text, "none");
+        text = strdup("none");
     } else {
         while (hi - lo > 1) {
             long mid = lo + (hi - lo) / 2;
@@ -626,28 +638,17 @@ static char *weight_bound(const abl_design_config *c, const float *slopes, int n
     return text;
 }
 
-/* Memo of the kernel's verdicts by the clamp value its logits meet. */
-typedef struct {
-    float value[64];
-    int failing[64];
-    int n;
-} clamp_memo;
 
 /* How many heads keep a zero weight on the kernel with binary32 clamp v (v NULL: no clamp). */
-static int kernel_failing(abl_dk *k, const float *v, clamp_memo *memo)
+static int kernel_failing(abl_dk *k, const float *v, verdict_memo *memo)
 {
     float cv = v != NULL ? abl_dk_clamp_value(k, *v) : -INFINITY;
-    for (int i = 0; memo != NULL && i < memo->n; i++)
-        if (memo->value[i] == cv)
-            return memo->failing[i];
     int failing = 0;
+    if (memo_find(memo, cv, &failing))
+        return failing;
     for (int h = 0; h < k->s.heads; h++)
         failing += abl_dk_last_row(k, h, v != NULL ? &cv : NULL, -1, 0.0f) != 0;
-    if (memo != NULL && memo->n < 64) {
-        memo->value[memo->n] = cv;
-        memo->failing[memo->n++] = failing;
-    }
-    return failing;
+    return memo_put(memo, cv, failing);
 }
 
 static char *stated_text(const abl_dk *k, float v, mpq_t q)
@@ -663,17 +664,14 @@ static char *stated_text(const abl_dk *k, float v, mpq_t q)
  */
 static abl_status kernel_clamp(abl_dk *k, abl_design_clamp *out)
 {
-    clamp_memo memo = {.n = 0};
+    verdict_memo memo = {.n = 0};
     float zero = 0.0f;
     if (kernel_failing(k, &zero, &memo) > 0)
         return ABL_ERR_DEGENERATE; /* even c = 0 (uniform attention) leaves zeros: the context is too long */
     if (kernel_failing(k, NULL, NULL) == 0) {
         out->none_needed = 1;
-        out->clamp_text = malloc(5);
-        if (out->clamp_text == NULL)
-            return ABL_ERR_NO_MEMORY;
-        strcpy(out->clamp_text, "none");
-        return ABL_OK;
+        out->clamp_text = strdup("none");
+        return out->clamp_text != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
     }
     int64_t lo = abl_dk_ord(-FLT_MAX), hi = abl_dk_ord(0.0f);
     while (hi - lo > 1) {
@@ -723,13 +721,13 @@ abl_status abl_design_clamp_find(const abl_design_config *c, const float *slopes
     out->bound_text = weight_bound(c, slopes, n, decimals);
     if (!out->none_needed) {
         clamp_margin(c, slopes, n, out->clamp, m, &failing);
-        out->margin_text = fixed_text(m, 6);
+        out->margin_text = fixed_text(m, 6, 0);
     }
     mpq_t cq;
     mpq_init(cq);
     mpq_set_si(cq, ABL_PAPER_CLAMP, 1);
     clamp_margin(c, slopes, n, cq, m, &failing);
-    out->paper_margin_text = fixed_text(m, 4);
+    out->paper_margin_text = fixed_text(m, 4, 0);
     mpq_clear(cq);
     mpfr_clear(m);
     if (out->bound_text == NULL || (!out->none_needed && out->margin_text == NULL) || out->paper_margin_text == NULL)
