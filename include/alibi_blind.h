@@ -34,6 +34,8 @@
 /* report: one report model, rendered as text, markdown, csv, json, latex; pictures (PLplot) */
 #include "abl/report/report.h"
 #include "abl/report/plot.h"
-#include "abl/report/html.h"
+/* compose: analyses run and composed into pictures and the HTML page */
+#include "abl/compose/plot_kinds.h"
+#include "abl/compose/html.h"
 
 #endif

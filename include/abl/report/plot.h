@@ -13,7 +13,6 @@
 #include "abl/core/progress.h"
 #include "abl/core/format.h"
 #include "abl/core/convention.h"
-#include "abl/kernel/pipeline.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -148,69 +147,6 @@ ABL_API abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_opti
  * (PNG: pixels; SVG/PDF: points), for a page of width x height: for tests and the HTML report. */
 typedef struct abl_plot_frame { double left, right, top, bottom; } abl_plot_frame;
 ABL_API void abl_plot_panel_frame(const abl_plot *p, int panel, int width, int height, abl_plot_frame *out);
-
-/* ---------------------------------------------------------------- the kinds of plot */
-
-/* Figure 1a for any layer: each head's bias -m·d against d, the threshold τ and each head's δ. */
-typedef struct abl_plot_bias_config {
-    abl_format format;
-    abl_convention convention;
-    int heads;                 /* 0: from a slopes:/targets: list */
-    const char *slopes;        /* NULL: press */
-    uint64_t max_distance;     /* right end of the d axis (default 4096) */
-    const char *model;         /* shown in the title when not NULL */
-} abl_plot_bias_config;
-
-ABL_API void abl_plot_bias_config_default(abl_plot_bias_config *c);
-ABL_API abl_status abl_plot_bias(const abl_plot_bias_config *c, abl_plot *out);
-
-/* Figure 1b: row and matrix underflow fractions against the context N (log x), one pair of curves
- * per (dtype, convention) and per real-kernel pipeline. */
-typedef struct abl_plot_fraction_config {
-    const abl_format *formats;         /* nformats >= 1 */
-    size_t nformats;
-    const abl_convention *conventions; /* nconventions >= 1 */
-    size_t nconventions;
-    const char *const *pipelines;      /* real kernels (zero logits, exact prediction); may be empty */
-    size_t npipelines;
-    int heads;
-    const char *slopes;
-    uint64_t max_context;              /* right end of the N axis */
-    int linear;                        /* 1: linear N axis from 0 (the paper's 0..4096); 0: log N from 1 */
-    const char *model;
-} abl_plot_fraction_config;
-
-/* Largest context the real-kernel curves accept (each point runs the exact predictor). */
-#define ABL_PLOT_PIPELINE_MAX_CONTEXT 65536
-
-ABL_API void abl_plot_fraction_config_default(abl_plot_fraction_config *c);
-/* ABL_ERR_UNSUPPORTED with err naming the pipeline when it cannot be predicted. */
-ABL_API abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char *err, size_t errlen);
-/* Nominal cost of the real-kernel curves (abl_predict_estimate at every point, per pipeline and format;
- * the closed-form curves are cheap and not counted). A pipeline that does not parse counts nothing. */
-ABL_API abl_status abl_plot_fraction_estimate(const abl_plot_fraction_config *c, abl_cost *out);
-
-/* Table 8: δ of the nine heads of each mitigation combination, log y, with the * and ** regions. */
-ABL_API abl_status abl_plot_mitigations(const abl_format *format, abl_convention convention, abl_plot *out);
-
-/* Where attention goes blind: the causal N x N weight matrix of one head (or all, as small
- * multiples) emulated through a real pipeline, exactly-zero weights shaded. */
-#define ABL_PLOT_BLINDMAP_MAX_CONTEXT 8192
-typedef struct abl_plot_blindmap_config {
-    const char *pipeline;      /* NULL: eager */
-    abl_format model_dtype;
-    int heads;
-    const char *slopes;
-    uint64_t context;          /* N <= ABL_PLOT_BLINDMAP_MAX_CONTEXT */
-    int head;                  /* 1-based head index to draw; 0: every head, small multiples */
-    int threads;               /* 0: all cores */
-    const char *model;
-} abl_plot_blindmap_config;
-
-ABL_API void abl_plot_blindmap_config_default(abl_plot_blindmap_config *c);
-ABL_API abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char *err, size_t errlen);
-/* Nominal cost of the emulation behind the map (abl_simulate_estimate). */
-ABL_API abl_status abl_plot_blindmap_estimate(const abl_plot_blindmap_config *c, abl_cost *out);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #include "abl/core/threshold.h"
 #include "abl/kernel/simulate.h"
 #include "abl/paper/paper.h"
+#include "abl/compose/plot_kinds.h"
 #include "abl/report/plot.h"
 #include "abl_internal.h"
 

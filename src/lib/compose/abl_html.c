@@ -9,7 +9,8 @@
 #include "abl/core/threshold.h"
 #include "abl/design/design.h"
 #include "abl/kernel/simulate.h"
-#include "abl/report/html.h"
+#include "abl/compose/html.h"
+#include "abl/compose/plot_kinds.h"
 #include "abl/report/plot.h"
 #include "abl_internal.h"
 
