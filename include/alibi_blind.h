@@ -14,8 +14,9 @@
 #include "abl/core/slope.h"
 #include "abl/core/blindness.h"
 #include "abl/core/fraction.h"
-#include "abl/core/analysis.h"
 #include "abl/core/progress.h"
+/* analysis: one layer analysed end to end (mitigations, weight level) and its report */
+#include "abl/analysis/analysis.h"
 /* kernel: real attention pipelines (rounding, simulation, prediction, verification) */
 #include "abl/kernel/pipeline.h"
 #include "abl/kernel/simulate.h"

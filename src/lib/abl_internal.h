@@ -9,7 +9,7 @@
 #include "abl/core/status.h"
 #include "abl/core/decimal.h"
 #include "abl/core/blindness.h"
-#include "abl/core/analysis.h"
+#include "abl/analysis/analysis.h"
 #include "abl/kernel/pipeline.h"
 
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <gmp.h>
-#include "abl/core/analysis.h"
+#include "abl/analysis/analysis.h"
 #include "abl/core/fraction.h"
 #include "abl/core/threshold.h"
 #include "abl/design/design.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <gmp.h>
 #include <mpfr.h>
-#include "abl/core/analysis.h"
+#include "abl/analysis/analysis.h"
 #include "abl/core/fraction.h"
 #include "abl/core/threshold.h"
 #include "abl/kernel/simulate.h"

@@ -11,7 +11,7 @@
 #include "abl/design/design.h"
 #include "abl/kernel/simulate.h"
 #include "abl/core/threshold.h"
-#include "abl/core/analysis.h"
+#include "abl/analysis/analysis.h"
 #include "abl_internal.h"
 #include "design/abl_design_kernel.h"
 

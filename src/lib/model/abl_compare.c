@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "abl/core/analysis.h"
+#include "abl/analysis/analysis.h"
 #include "abl/core/decimal.h"
 #include "abl/core/fraction.h"
 #include "abl/kernel/simulate.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "abl/paper/reproduce.h"
 #include "abl/paper/paper.h"
-#include "abl/core/analysis.h"
+#include "abl/analysis/analysis.h"
 #include "abl/core/fraction.h"
 #include "abl/core/threshold.h"
 #include "abl_internal.h"
