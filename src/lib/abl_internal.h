@@ -9,8 +9,6 @@
 #include "abl/core/status.h"
 #include "abl/core/decimal.h"
 #include "abl/core/blindness.h"
-#include "abl/analysis/analysis.h"
-#include "abl/kernel/pipeline.h"
 
 
 /*
@@ -53,27 +51,6 @@ abl_mpfr_range abl_mpfr_range_widen(void);
 void abl_mpfr_range_restore(abl_mpfr_range saved);
 
 /* printf into an optional message buffer (err may be NULL): the detail behind a returned status. */
-/*
- * The paper's analysis of one layer (abl_analysis_run with only these fields set): the start that
- * plots, the HTML report, compare, the paper's tables and reproduce share. a is as abl_analysis_run
- * leaves it (free it on success and on failure).
- */
-abl_status abl_analysis_layer(const abl_format *format, abl_convention convention, int heads, const char *slopes,
-                              unsigned mitigations, uint64_t context, abl_analysis *a);
-
-/* The same at zero mitigations, refused (ABL_ERR_HEADS_RANGE, a freed) above ABL_PLOT_MAX_HEADS heads:
- * the layer a picture or the HTML report draws (abl_plot_kinds.c). On failure a is freed. */
-abl_status abl_plot_layer(const abl_format *format, abl_convention convention, int heads, const char *slopes,
-                          uint64_t context, abl_analysis *a);
-
-/*
- * abl_pipeline_parse for the plot and report APIs: on failure err gets "--pipeline: 'SPEC': MESSAGE",
- * built from the whole message (abl_pipeline_parse_msg, no intermediate buffer); only the caller's
- * err/errlen bounds it.
- */
-abl_status abl_pipeline_error(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char *err,
-                              size_t errlen);
-
 /* The message as abl_set_error writes it, but malloc'd whole into *msg (NULL: no message wanted;
  * *msg NULL when out of memory). For messages that quote user text of any length. */
 void abl_error_dup(char **msg, const char *fmt, ...)
@@ -122,15 +99,6 @@ void abl_weight_row_sum(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_
                         abl_distance dist, uint64_t a, uint64_t b, uint64_t k);
 void abl_weight_offset(mpfr_t lo, mpfr_t hi, const mpfr_t m_lo, const mpfr_t m_hi, const mpfr_t eps_lo,
                        const mpfr_t eps_hi, const mpq_t *clamp, abl_distance dist, uint64_t k, unsigned long absk);
-
-/* s with the output neutraliser's visible escapes for text formats (abl_report.c, docs/spec.md "Text on
- * standard output"): every control character, DEL, C1 control and invalid UTF-8 byte escaped. NULL on
- * allocation failure. The HTML writer escapes its markup after this. */
-char *abl_neutral_text(const char *s);
-
-/* abl_pipeline_describe's text, appended to t (any length). */
-struct abl_pipeline;
-void abl_pipeline_describe_text(const struct abl_pipeline *p, abl_text *t);
 
 /* The largest B of an mpt:B schedule (abl_slope.c); config.json's attn_config.alibi_bias_max is
  * checked against the same bound, so the refusal names the field, not an option. */

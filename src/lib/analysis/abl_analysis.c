@@ -8,6 +8,7 @@
 #include "abl/core/fraction.h"
 #include "abl/core/threshold.h"
 #include "abl_internal.h"
+#include "analysis/abl_analysis_internal.h"
 
 abl_status abl_mitigations_parse(const char *text, unsigned *out)
 {

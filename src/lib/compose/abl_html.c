@@ -13,6 +13,9 @@
 #include "abl/compose/plot_kinds.h"
 #include "abl/report/plot.h"
 #include "abl_internal.h"
+#include "report/abl_report_internal.h"
+#include "kernel/abl_kernel_internal.h"
+#include "compose/abl_compose_internal.h"
 
 void abl_html_escape(FILE *f, const char *text)
 {

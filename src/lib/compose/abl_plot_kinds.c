@@ -14,6 +14,9 @@
 #include "abl/compose/plot_kinds.h"
 #include "abl/report/plot.h"
 #include "abl_internal.h"
+#include "kernel/abl_kernel_internal.h"
+#include "compose/abl_compose_internal.h"
+#include "analysis/abl_analysis_internal.h"
 
 /* τ of a convention as a double and as text with 4 decimals ("-87.3365"). */
 static double tau_of(const abl_format *fmt, abl_convention conv, char *text, size_t len)

@@ -11,6 +11,7 @@
 #include "abl/core/decimal.h"
 #include "abl/kernel/pipeline.h"
 #include "abl_internal.h"
+#include "kernel/abl_kernel_internal.h"
 
 static const char *const k_forms[ABL_BIAS_FORM_COUNT] = {"relative", "absolute", "symmetric", "trailing"};
 static const char *const k_softmax[ABL_SOFTMAX_KIND_COUNT] = {"eager", "flash", "sdpa-efficient", "sdpa-cudnn"};

@@ -18,6 +18,7 @@
 #include "kernel/abl_simulate_fast.h"
 #include "kernel/abl_fastgauss.h"
 #include "abl_internal.h"
+#include "kernel/abl_kernel_internal.h"
 
 /* ---- shared set-up (also used by the predictor) ---- */
 

@@ -10,6 +10,8 @@
 #include "abl/kernel/simulate.h"
 #include "abl/model/compare.h"
 #include "abl_internal.h"
+#include "kernel/abl_kernel_internal.h"
+#include "analysis/abl_analysis_internal.h"
 
 static void compare_init(abl_compare *c)
 {

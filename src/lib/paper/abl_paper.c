@@ -10,6 +10,7 @@
 #include "abl/core/threshold.h"
 #include "abl/model/catalogue.h"
 #include "abl_internal.h"
+#include "analysis/abl_analysis_internal.h"
 #include "abl_paper_kernel.h"
 
 void abl_paper_options_default(abl_paper_options *o)

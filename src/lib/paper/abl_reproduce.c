@@ -9,6 +9,7 @@
 #include "abl/core/fraction.h"
 #include "abl/core/threshold.h"
 #include "abl_internal.h"
+#include "analysis/abl_analysis_internal.h"
 
 /* ---------------------------------------------------------------- documented differences */
 

@@ -5,6 +5,7 @@
  * a report on the stream and a write failure is detected in one place. */
 #include "abl/report/report.h"
 #include "abl_internal.h"
+#include "report/abl_report_internal.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

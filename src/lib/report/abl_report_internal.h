@@ -1,0 +1,12 @@
+/* alibi-blind: the report writer's neutraliser for the stages above it (not part of the public API). */
+#ifndef ABL_REPORT_INTERNAL_H
+#define ABL_REPORT_INTERNAL_H
+
+#include "abl_internal.h"
+
+/* s with the output neutraliser's visible escapes for text formats (abl_report.c, docs/spec.md "Text on
+ * standard output"): every control character, DEL, C1 control and invalid UTF-8 byte escaped. NULL on
+ * allocation failure. The HTML writer escapes its markup after this. */
+char *abl_neutral_text(const char *s);
+
+#endif
