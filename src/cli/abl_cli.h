@@ -208,8 +208,6 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
 void abl_cli_setup_free(abl_cli_setup *s);
 /* --config PATH alone (design, plot, report): 0, or the exit status after the one-line error. */
 int abl_cli_config_spec(const abl_cli_cmd *cmd, const char **v, abl_model_spec *spec, int *have);
-/* A JSON string literal of arbitrary text (malloc'd; NULL when out of memory). */
-char *abl_cli_json_string(const char *s);
 /* printf into a malloc'd string of any length (NULL on allocation failure): text is never held in a
  * fixed-size buffer (it may hold a user's --pipeline or --slopes). */
 char *abl_cli_printf(const char *fmt, ...)

@@ -155,7 +155,7 @@ static abl_status build_report(design_run *d, abl_report **out)
         abl_report_meta(r, "model", "model", d->model->name, NULL);
     }
     if (d->config != NULL) {
-        char *q = abl_cli_json_string(d->config);
+        char *q = abl_report_json_string(d->config);
         if (q == NULL) {
             abl_report_free(r);
             return ABL_ERR_NO_MEMORY;

@@ -5,29 +5,6 @@
 #include <string.h>
 #include "abl_cli.h"
 
-/* A JSON string literal of arbitrary text (malloc'd). */
-static char *json_string_dup(const char *s)
-{
-    size_t n = strlen(s), k = 0;
-    char *out = malloc(6 * n + 3);
-    if (out == NULL)
-        return NULL;
-    out[k++] = '"';
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            out[k++] = '\\';
-            out[k++] = (char)*p;
-        } else if (*p < 0x20) {
-            k += (size_t)sprintf(out + k, "\\u%04x", *p);
-        } else {
-            out[k++] = (char)*p;
-        }
-    }
-    out[k++] = '"';
-    out[k] = '\0';
-    return out;
-}
-
 static char *printf_dup(const char *fmt, const char *a, const char *b)
 {
     size_t n = strlen(fmt) + strlen(a) + (b ? strlen(b) : 0) + 1;
@@ -101,7 +78,7 @@ static int build_sources(abl_cli_setup *s)
     }
     jlen += (size_t)snprintf(j + jlen, jcap - jlen, "{");
     for (size_t i = 0; i < s->nsources; i++) {
-        char *q = json_string_dup(s->sources[i].from);
+        char *q = abl_report_json_string(s->sources[i].from);
         if (q == NULL) {
             free(t);
             free(j);
@@ -118,11 +95,6 @@ static int build_sources(abl_cli_setup *s)
 static int out_of_memory(void)
 {
     return abl_cli_internal_error("out of memory");
-}
-
-char *abl_cli_json_string(const char *s)
-{
-    return json_string_dup(s);
 }
 
 /* --config PATH for the commands that read a catalogued --model themselves (design, plot, report): the
@@ -162,7 +134,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
                                        m->name);
         s->have_model = 1;
         char *t = printf_dup(m->hf_id ? "%s (%s)" : "%s%s", m->name, m->hf_id ? m->hf_id : "");
-        char *j = json_string_dup(m->name);
+        char *j = abl_report_json_string(m->name);
         if (t == NULL || j == NULL) {
             free(t);
             free(j);
@@ -180,7 +152,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
         const char *fam = s->spec.family ? s->spec.family->name : "generic ALiBi";
         char *t = abl_cli_printf("%s (model_type %s, %s)", config, s->spec.model_type[0] ? s->spec.model_type : "(none)",
                              fam);
-        char *j = json_string_dup(config);
+        char *j = abl_report_json_string(config);
         if (t == NULL || j == NULL) {
             free(t);
             free(j);
@@ -278,7 +250,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
         src = (abl_source){ABL_ORIGIN_DEFAULT, "eager"};
     }
     if (path_name != NULL) {
-        char *j = json_string_dup(path_name);
+        char *j = abl_report_json_string(path_name);
         if (j == NULL)
             return out_of_memory();
         s->meta[s->nmeta++] = (abl_compare_meta){"code_path", "code path", path_name, own(s, j)};

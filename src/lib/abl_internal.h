@@ -81,8 +81,6 @@ void abl_text_add(abl_text *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Append s as a JSON string token (quoted; quotes, backslashes and control characters escaped). */
-void abl_text_json(abl_text *t, const char *s);
 /* The text so far ("" when empty). */
 const char *abl_text_str(const abl_text *t);
 /* The text, the caller's to free; NULL (and freed) after an allocation failure. */

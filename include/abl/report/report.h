@@ -67,6 +67,15 @@ ABL_API abl_status abl_report_note(abl_report *r, const char *text);
 ABL_API abl_status abl_report_json_rows_only(abl_report *r);
 
 /*
+ * s as a JSON string token, quoted, written as the report's JSON rendering writes its strings (the one JSON
+ * escaper: quotes and backslashes escaped, the output neutraliser's \u escapes for control characters, DEL,
+ * C1 controls, non-ASCII and invalid UTF-8, the tool's symbols in ASCII; docs/spec.md, "Text on standard
+ * output"): for a verbatim json token of abl_report_meta or abl_report_cell. malloc'd, the caller's to free;
+ * NULL on allocation failure or when s is NULL.
+ */
+ABL_API char *abl_report_json_string(const char *s);
+
+/*
  * Render. CSV is the table alone (header row + rows, RFC 4180 quoting). JSON is one object:
  * meta members, then json_key: [ {column key: value, ...}, ... ], then summary members, then
  * "notes" (only when there are notes). Text aligns columns by display width (UTF-8 aware).

@@ -360,21 +360,6 @@ void abl_text_add(abl_text *t, const char *fmt, ...)
     t->n += (size_t)need;
 }
 
-void abl_text_json(abl_text *t, const char *s)
-{
-    abl_text_add(t, "\"");
-    for (; *s != '\0'; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            abl_text_add(t, "\\%c", c);
-        else if (c < 0x20 || c == 0x7F)
-            abl_text_add(t, "\\u%04x", c);
-        else
-            abl_text_add(t, "%c", c);
-    }
-    abl_text_add(t, "\"");
-}
-
 const char *abl_text_str(const abl_text *t)
 {
     return t->s ? t->s : "";

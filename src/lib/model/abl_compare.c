@@ -11,6 +11,7 @@
 #include "abl/model/compare.h"
 #include "abl_internal.h"
 #include "kernel/abl_kernel_internal.h"
+#include "report/abl_report_internal.h"
 #include "analysis/abl_analysis_internal.h"
 
 static void compare_init(abl_compare *c)

@@ -744,7 +744,7 @@ abl_status abl_reproduce_report(const abl_reproduction *r, int differences_only,
     {
         /* The directory's name whole (text), JSON-escaped. */
         size_t sl = strlen(r->source);
-        char *st_ = malloc(sl + 64), *sj = malloc(6 * sl + 3);
+        char *st_ = malloc(sl + 64), *sj = abl_report_json_string(r->source);
         if (st_ == NULL || sj == NULL) {
             free(st_);
             free(sj);
@@ -753,20 +753,6 @@ abl_status abl_reproduce_report(const abl_reproduction *r, int differences_only,
         }
         sprintf(st_, "%s%s", r->source,
                 strcmp(r->source, "built-in") == 0 ? " (tables/published, transcribed from arXiv 2608.03994v1)" : "");
-        char *w = sj;
-        *w++ = '"';
-        for (const unsigned char *p = (const unsigned char *)r->source; *p; p++) {
-            if (*p == '"' || *p == '\\') {
-                *w++ = '\\';
-                *w++ = (char)*p;
-            } else if (*p < 0x20 || *p == 0x7f) {
-                w += sprintf(w, "\\u%04x", *p);
-            } else {
-                *w++ = (char)*p;
-            }
-        }
-        *w++ = '"';
-        *w = '\0';
         abl_report_meta(rep, "published", "published values", st_, sj);
         free(st_);
         free(sj);

@@ -1184,6 +1184,29 @@ static void json_string(sbuf *b, const char *s)
     sb_putc(b, '"');
 }
 
+char *abl_report_json_string(const char *s)
+{
+    if (s == NULL) return NULL;
+    sbuf b = {NULL, 0, 0, false};
+    json_string(&b, s);
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
+}
+
+void abl_text_json(abl_text *t, const char *s)
+{
+    char *j = abl_report_json_string(s);
+    if (j == NULL) {
+        t->oom = 1;
+        return;
+    }
+    abl_text_add(t, "%s", j);
+    free(j);
+}
+
 static void json_value(sbuf *b, const char *text, const char *json)
 {
     if (json != NULL)

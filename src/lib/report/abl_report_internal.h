@@ -1,4 +1,4 @@
-/* alibi-blind: the report writer's neutraliser for the stages above it (not part of the public API). */
+/* alibi-blind: the report writer's neutraliser and JSON strings for the stages above it (not part of the public API). */
 #ifndef ABL_REPORT_INTERNAL_H
 #define ABL_REPORT_INTERNAL_H
 
@@ -8,5 +8,8 @@
  * standard output"): every control character, DEL, C1 control and invalid UTF-8 byte escaped. NULL on
  * allocation failure. The HTML writer escapes its markup after this. */
 char *abl_neutral_text(const char *s);
+
+/* Append s to t as abl_report_json_string writes it: the one JSON string escaper. */
+void abl_text_json(abl_text *t, const char *s);
 
 #endif
