@@ -1,0 +1,2 @@
+/* high public header: downwards, allowed. */
+#include "abl/low/l.h"

@@ -1,0 +1,1 @@
+/* low public header */

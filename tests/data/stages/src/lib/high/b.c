@@ -1,0 +1,3 @@
+/* high stage: downwards, allowed. */
+#include "abl/low/l.h"
+#include "abl/high/h.h"
