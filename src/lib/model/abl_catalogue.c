@@ -308,15 +308,7 @@ static abl_status cell_text(abl_report *r, const char *text)
 {
     if (text == NULL)
         return abl_report_cell(r, "", "null", NULL);
-    /* catalogue strings are ASCII without quotes or backslashes */
-    size_t len = strlen(text) + 3;
-    char *js = malloc(len);
-    if (js == NULL)
-        return ABL_ERR_NO_MEMORY;
-    snprintf(js, len, "\"%s\"", text);
-    abl_status st = abl_report_cell(r, text, js, NULL);
-    free(js);
-    return st;
+    return abl_report_cell(r, text, NULL, NULL); /* JSON: the report's own string of text */
 }
 
 static abl_status cell_count(abl_report *r, uint64_t v)
@@ -456,8 +448,8 @@ abl_status abl_model_detail_report(const abl_model *m, abl_report **out)
     for (size_t i = 0; i < N(textmeta) && st == ABL_OK; i++) {
         const char *t = textmeta[i].text;
         char *js2 = NULL;
-        if (t != NULL && (js2 = malloc(strlen(t) + 3)) != NULL)
-            sprintf(js2, "\"%s\"", t);
+        if (t != NULL)
+            js2 = abl_report_json_string(t);
         if (t != NULL && js2 == NULL)
             st = ABL_ERR_NO_MEMORY;
         else
