@@ -265,16 +265,33 @@ typedef struct {
     long k1, k2;
 } key_order;
 
-static key_order sort_keys; /* qsort has no context argument in C11 */
-
-static int compare_rows(const void *pa, const void *pb)
+/* a before b in key order: the comparison takes its key as an argument (no static key: the parser
+ * runs from several threads at once; C11's qsort has no context argument, hence the merge sort). */
+static int row_before(const key_order *k, size_t a, size_t b)
 {
-    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-    const abl_csv *c = sort_keys.csv;
-    int d = strcmp(c->cells[a * c->cols + (size_t)sort_keys.k1], c->cells[b * c->cols + (size_t)sort_keys.k1]);
-    if (d == 0 && sort_keys.k2 >= 0)
-        d = strcmp(c->cells[a * c->cols + (size_t)sort_keys.k2], c->cells[b * c->cols + (size_t)sort_keys.k2]);
-    return d != 0 ? d : (a > b) - (a < b);
+    const abl_csv *c = k->csv;
+    int d = strcmp(c->cells[a * c->cols + (size_t)k->k1], c->cells[b * c->cols + (size_t)k->k1]);
+    if (d == 0 && k->k2 >= 0)
+        d = strcmp(c->cells[a * c->cols + (size_t)k->k2], c->cells[b * c->cols + (size_t)k->k2]);
+    return d != 0 ? d < 0 : a < b;
+}
+
+/* Bottom-up merge sort of idx[0..n) by key (tmp: n scratch entries); O(n log n). */
+static void sort_rows(const key_order *k, size_t *idx, size_t *tmp, size_t n)
+{
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                tmp[o++] = row_before(k, idx[j], idx[i]) ? idx[j++] : idx[i++];
+            while (i < mid)
+                tmp[o++] = idx[i++];
+            while (j < hi)
+                tmp[o++] = idx[j++];
+        }
+        memcpy(idx, tmp, n * sizeof *idx);
+    }
 }
 
 static int same_key(const abl_csv *c, size_t a, size_t b, long k1, long k2)
@@ -329,15 +346,13 @@ abl_status abl_published_parse(abl_published_file f, const char *text, size_t le
     }
     /* Repeated keys: sort the row indices by key (O(n log n)); the first repeat in file order is the
      * smallest second index of any group of equal keys, repeating the group's first row. */
-    size_t *idx = malloc(csv->rows * sizeof *idx);
+    size_t *idx = malloc(2 * csv->rows * sizeof *idx);
     if (idx == NULL)
         return ABL_ERR_NO_MEMORY;
     for (size_t r = 0; r < csv->rows; r++)
         idx[r] = r;
-    sort_keys.csv = csv;
-    sort_keys.k1 = k1;
-    sort_keys.k2 = k2;
-    qsort(idx, csv->rows, sizeof *idx, compare_rows);
+    const key_order order = {csv, k1, k2};
+    sort_rows(&order, idx, idx + csv->rows, csv->rows);
     size_t best_r = SIZE_MAX, best_q = 0;
     for (size_t i = 1; i < csv->rows; i++) {
         if (same_key(csv, idx[i - 1], idx[i], k1, k2) && (i < 2 || !same_key(csv, idx[i - 2], idx[i], k1, k2)) &&
