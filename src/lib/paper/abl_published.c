@@ -105,6 +105,66 @@ static abl_status read_field(const char *text, size_t len, size_t *i, size_t *li
     return ABL_OK;
 }
 
+/* One record starting at text[*i] (its fields pushed onto all, counted in *fields), up to and past its
+ * end: LF, CRLF or the end of the text. buf: room for len + 1 bytes. */
+static abl_status read_record(const char *text, size_t len, size_t *i, size_t *line, char *buf, field_list *all,
+                              size_t *fields, char *err, size_t errlen)
+{
+    if (text[*i] == '\n' || text[*i] == '\r') {
+        abl_set_error(err, errlen, "line %zu: blank line", *line);
+        return ABL_ERR_PARSE;
+    }
+    abl_status st;
+    for (;;) {
+        size_t n = 0;
+        if ((st = read_field(text, len, i, line, buf, &n, err, errlen)) != ABL_OK)
+            return st;
+        char *copy = malloc(n + 1);
+        if (copy == NULL || push(all, copy) != 0) {
+            free(copy);
+            return ABL_ERR_NO_MEMORY;
+        }
+        memcpy(copy, buf, n + 1);
+        (*fields)++;
+        if (*i < len && text[*i] == ',') {
+            (*i)++;
+            continue;
+        }
+        break;
+    }
+    if (*i < len && text[*i] == '\r') {
+        if (*i + 1 >= len || text[*i + 1] != '\n') {
+            abl_set_error(err, errlen, "line %zu: carriage return without line feed", *line);
+            return ABL_ERR_PARSE;
+        }
+        (*i)++;
+    }
+    if (*i < len)
+        (*i)++;
+    (*line)++;
+    return ABL_OK;
+}
+
+/* The fields read (a header and rows of cols fields each) become out's; all is emptied. */
+static abl_status csv_take(abl_csv *out, field_list *all, size_t cols)
+{
+    out->cols = cols;
+    out->rows = all->n / cols - 1;
+    out->header = malloc(cols * sizeof *out->header);
+    out->cells = malloc((out->rows * cols + 1) * sizeof *out->cells);
+    if (out->header == NULL || out->cells == NULL) {
+        free(out->header);
+        free(out->cells);
+        memset(out, 0, sizeof *out);
+        free_list(all);
+        return ABL_ERR_NO_MEMORY;
+    }
+    memcpy(out->header, all->items, cols * sizeof *out->header);
+    memcpy(out->cells, all->items + cols, out->rows * cols * sizeof *out->cells);
+    free(all->items);
+    return ABL_OK;
+}
+
 abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char *err, size_t errlen)
 {
     if (text == NULL || out == NULL)
@@ -122,43 +182,8 @@ abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char *err, 
     abl_status st = ABL_OK;
     while (i < len && st == ABL_OK) {
         size_t record_line = line, fields = 0;
-        if (text[i] == '\n' || text[i] == '\r') {
-            abl_set_error(err, errlen, "line %zu: blank line", line);
-            st = ABL_ERR_PARSE;
+        if ((st = read_record(text, len, &i, &line, buf, &all, &fields, err, errlen)) != ABL_OK)
             break;
-        }
-        for (;;) {
-            size_t n = 0;
-            if ((st = read_field(text, len, &i, &line, buf, &n, err, errlen)) != ABL_OK)
-                break;
-            char *copy = malloc(n + 1);
-            if (copy == NULL || push(&all, copy) != 0) {
-                free(copy);
-                st = ABL_ERR_NO_MEMORY;
-                break;
-            }
-            memcpy(copy, buf, n + 1);
-            fields++;
-            if (i < len && text[i] == ',') {
-                i++;
-                continue;
-            }
-            break;
-        }
-        if (st != ABL_OK)
-            break;
-        /* End of record: LF, CRLF or the end of the text. */
-        if (i < len && text[i] == '\r') {
-            if (i + 1 >= len || text[i + 1] != '\n') {
-                abl_set_error(err, errlen, "line %zu: carriage return without line feed", line);
-                st = ABL_ERR_PARSE;
-                break;
-            }
-            i++;
-        }
-        if (i < len)
-            i++;
-        line++;
         if (cols == 0) {
             cols = fields;
         } else if (fields != cols) {
@@ -171,21 +196,7 @@ abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char *err, 
         free_list(&all);
         return st;
     }
-    out->cols = cols;
-    out->rows = all.n / cols - 1;
-    out->header = malloc(cols * sizeof *out->header);
-    out->cells = malloc((out->rows * cols + 1) * sizeof *out->cells);
-    if (out->header == NULL || out->cells == NULL) {
-        free(out->header);
-        free(out->cells);
-        memset(out, 0, sizeof *out);
-        free_list(&all);
-        return ABL_ERR_NO_MEMORY;
-    }
-    memcpy(out->header, all.items, cols * sizeof *out->header);
-    memcpy(out->cells, all.items + cols, out->rows * cols * sizeof *out->cells);
-    free(all.items);
-    return ABL_OK;
+    return csv_take(out, &all, cols);
 }
 
 long abl_csv_column(const abl_csv *csv, const char *name)
