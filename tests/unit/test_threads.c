@@ -181,6 +181,7 @@ static void *work(void *arg)
     pthread_barrier_wait(&start); /* all four begin together */
     for (int r = 0; r < ROUNDS; r++)
         compute(&w->out[r]);
+    mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); /* MPFR's caches are per thread: a caller's thread frees its own */
     return NULL;
 }
 
@@ -245,5 +246,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_four_threads_equal_one),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    mpfr_free_cache();
+    return failed;
 }
