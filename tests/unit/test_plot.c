@@ -101,6 +101,7 @@ static void test_fraction_model(void **state)
     (void)state;
     abl_plot_fraction_config c;
     abl_plot_fraction_config_default(&c);
+    assert_string_equal(c.formats[0].name, "bf16"); /* the default, read from the library's own table */
     c.linear = 1;
     c.max_context = 2048;
     abl_plot p;

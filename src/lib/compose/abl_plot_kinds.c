@@ -125,11 +125,9 @@ abl_status abl_plot_bias(const abl_plot_bias_config *c, abl_plot *out)
 
 void abl_plot_fraction_config_default(abl_plot_fraction_config *c)
 {
-    static abl_format bf16;
     static const abl_convention paper = ABL_CONV_PAPER;
-    abl_format_lookup("bf16", &bf16);
     memset(c, 0, sizeof *c);
-    c->formats = &bf16;
+    c->formats = abl_format_at(3); /* bf16, spec §2 order (the library's table: no static written per call) */
     c->nformats = 1;
     c->conventions = &paper;
     c->nconventions = 1;

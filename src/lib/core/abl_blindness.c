@@ -375,9 +375,10 @@ static abl_status weight_clamp_allows(const q_ctx *c, const mpq_t clamp, int str
     return st;
 }
 
-abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_delta *out)
+/* |k| of tau = k ln 2 (k <= 0) under q's convention, and the rounding rule that turns Q into delta. */
+static abl_status query_tau(const abl_slope *slope, const abl_blind_query *q, unsigned long *absk, abl_rule *rule)
 {
-    if (slope == NULL || q == NULL || out == NULL)
+    if (slope == NULL || q == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     if (!(slope->value > 0.0))
         return ABL_ERR_BAD_SLOPE;
@@ -389,150 +390,203 @@ abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_d
         return st;
     if (k > 0)
         return ABL_ERR_UNSUPPORTED;
-    unsigned long absk = (unsigned long)(-k);
-    abl_rule rule = abl_convention_nearest(q->convention) ? RULE_NEAREST
-                    : abl_convention_strict(q->convention) ? RULE_FLOOR_PLUS_ONE
-                                                            : RULE_CEIL;
+    *absk = (unsigned long)(-k);
+    *rule = abl_convention_nearest(q->convention) ? RULE_NEAREST
+            : abl_convention_strict(q->convention) ? RULE_FLOOR_PLUS_ONE
+                                                    : RULE_CEIL;
+    return ABL_OK;
+}
 
-    mpq_t eps, clamp, m, t, qv;
-    mpq_inits(eps, clamp, m, t, qv, (mpq_ptr)0);
+/* Can the clamped exponent reach tau at all? At the weight level the clamp decides against tau + L (the
+ * clamped weight e^c/S can flush). */
+static abl_status clamp_allows(const q_ctx *ctx, const abl_blind_query *q, const mpq_t clamp, int *allows)
+{
+    int strict = abl_convention_strict(q->convention);
+    if (q->weight_keys > 0)
+        return weight_clamp_allows(ctx, clamp, strict, allows);
+    return clamp_allows_blindness(*ctx->eps, q->softcap, clamp, ctx->absk, strict, allows);
+}
+
+/* Linear distance: Q exactly in qv (return 1) when it is rational, else 0. */
+static int linear_shortcut(const abl_slope *slope, const mpq_t eps, unsigned long absk, mpq_t qv)
+{
+    int eps_zero = mpq_sgn(eps) == 0, found = 0;
+    mpq_t m, t;
+    mpq_inits(m, t, (mpq_ptr)0);
+    if (absk == 0 && eps_zero) {
+        mpq_set_ui(qv, 0, 1);
+        found = 1;
+    } else if (absk == 0 && slope_rational(slope, m)) {
+        mpq_div(qv, eps, m);
+        found = 1;
+    } else if (eps_zero && slope->form == ABL_SLOPE_TARGET && slope->tau_log2 < 0 && target_rational(slope, t)) {
+        /* Q = (|k| ln2) t / (|k_fit| ln2): the logarithms cancel. */
+        mpq_set_ui(qv, absk, (unsigned long)(-slope->tau_log2));
+        mpq_canonicalize(qv);
+        mpq_mul(qv, qv, t);
+        found = 1;
+    }
+    mpq_clears(m, t, (mpq_ptr)0);
+    return found;
+}
+
+/* Q = 2^y - 1 (log distance, zero logit, y = |k|/m an integer): delta exactly, or 2^y to 64 bits. */
+static void pow2_delta(unsigned long y, abl_rule rule, const abl_blind_query *q, abl_delta *out)
+{
+    if (y <= (unsigned long)ABL_DELTA_EXACT_BITS_MAX) {
+        mpz_set_ui(out->value, 0);
+        mpz_setbit(out->value, y);
+        if (rule != RULE_FLOOR_PLUS_ONE)
+            mpz_sub_ui(out->value, out->value, 1);
+        finish_exact(out, delta_min(q));
+    } else {
+        /* 2^y - 1 to 64 bits is 2^y; y < 2^40 can exceed the default exponent range (2^30). */
+        abl_mpfr_range saved = abl_mpfr_range_widen();
+        mpfr_set_ui_2exp(out->approx, 1, (mpfr_exp_t)y, MPFR_RNDN);
+        abl_mpfr_range_restore(saved);
+    }
+}
+
+/* Log distance, zero logit: 2 when delta is set (Q = 2^y - 1), 1 with Q exactly in qv, else 0. */
+static int log_shortcut(const abl_slope *slope, const abl_blind_query *q, unsigned long absk, abl_rule rule, mpq_t qv,
+                        abl_delta *out)
+{
+    int found = 0;
+    mpq_t m, t;
+    mpq_inits(m, t, (mpq_ptr)0);
+    if (absk == 0) {
+        mpq_set_ui(qv, 0, 1);
+        found = 1;
+    } else if (slope_rational(slope, m)) {
+        /* Q = 2^(|k|/m) - 1: an integer whenever |k|/m is. */
+        mpq_set_ui(t, absk, 1);
+        mpq_div(t, t, m);
+        if (mpz_cmp_ui(mpq_denref(t), 1) == 0 && mpz_sizeinbase(mpq_numref(t), 2) <= 40) {
+            pow2_delta(mpz_get_ui(mpq_numref(t)), rule, q, out);
+            found = 2;
+        }
+    } else if (slope->form == ABL_SLOPE_LOG_TARGET && slope->tau_log2 < 0 &&
+               (unsigned long)(-slope->tau_log2) == absk && target_rational(slope, t)) {
+        /* Q = exp(ln(t + 1)) - 1 = t exactly when fitted to this very tau. */
+        mpq_set(qv, t);
+        found = 1;
+    }
+    mpq_clears(m, t, (mpq_ptr)0);
+    return found;
+}
+
+/* delta from a certified interval of Q and a Ziv loop. Huge values need the exponent range MPFR allows. */
+static abl_status ziv_delta(q_ctx *ctx, const abl_blind_query *q, abl_rule rule, abl_delta *out)
+{
+    abl_status st = ABL_OK;
+    abl_mpfr_range saved = abl_mpfr_range_widen();
+    mpfr_prec_t prec = ABL_ZIV_START_PREC;
+    /* Log-distance sums tighten only up to about 2^-240 (abl_weight.c): widening past that is futile. */
+    long max_prec = q->weight_keys > 0 && q->distance == ABL_DISTANCE_LOG ? ABL_WEIGHT_LOG_MAX_PREC : ABL_ZIV_MAX_PREC;
+    mpfr_t lo, hi;
+    mpz_t zl, zh;
+    mpfr_inits2(prec, lo, hi, (mpfr_ptr)0);
+    mpz_inits(zl, zh, (mpz_ptr)0);
+    for (;;) {
+        mpfr_set_prec(lo, prec);
+        mpfr_set_prec(hi, prec);
+        if (q_interval(lo, hi, ctx) != 0) {
+            st = ABL_ERR_UNSUPPORTED;
+            break;
+        }
+        long bits = mpfr_zero_p(hi) ? 0 : (long)mpfr_get_exp(hi);
+        /* At the weight level the exact integer only matters inside a context (< 2^60): past 2^62 the
+         * 64 certified bits are kept, which spares Euler-Maclaurin sums at thousands of bits. */
+        if ((bits > ABL_DELTA_ZIV_BITS_MAX || (q->weight_keys > 0 && bits > 63 && mpfr_cmp_ui_2exp(lo, 1, 62) >= 0)) &&
+            mpfr_sgn(lo) > 0) {
+            /* Beyond any context: keep 64 correct bits, not a multi-megabyte integer. */
+            mpfr_set(out->approx, lo, MPFR_RNDN);
+            break;
+        }
+        if (bits + 64 > prec) {
+            prec = bits + 64;
+            continue;
+        }
+        rule_bound(zl, lo, rule, 0);
+        rule_bound(zh, hi, rule, 1);
+        if (mpz_cmp(zl, zh) == 0 || prec >= max_prec + bits) {
+            /* At the cap, Q is taken to sit exactly on the rule's boundary integer (and it is said). */
+            out->capped = mpz_cmp(zl, zh) != 0;
+            mpz_set(out->value, rule == RULE_CEIL ? zl : zh);
+            finish_exact(out, delta_min(q));
+            break;
+        }
+        prec *= 2;
+    }
+    mpz_clears(zl, zh, (mpz_ptr)0);
+    mpfr_clears(lo, hi, (mpfr_ptr)0);
+    abl_mpfr_range_restore(saved);
+    return st;
+}
+
+/* delta when the clamp (if any) lets the exponent reach tau: it engages no earlier than the unclamped
+ * crossing, so delta is the unclamped one. Symbolic shortcuts first (Q may be an exact tie such as
+ * 100.5, which no precision decides), else the Ziv loop. */
+static abl_status unclamped_delta(q_ctx *ctx, const abl_blind_query *q, abl_rule rule, abl_delta *out)
+{
+    int eps_zero = mpq_sgn(*ctx->eps) == 0;
+    /* One key with a zero logit and no clamp: S_1 = e^(-m g(0)) = 1 and ln S_1 = 0 exactly, so the weight
+     * level is the exponent level (symbolic shortcuts included). */
+    uint64_t weight_keys = q->weight_keys == 1 && eps_zero && q->clamp == NULL ? 0 : q->weight_keys;
+    int found = 0;
+    mpq_t qv;
+    mpq_init(qv);
+    /* ln S_k, or z tanh(eps/z) with eps != 0, keeps Q transcendental: no symbolic shortcut. */
+    if (weight_keys > 0 || (q->softcap != NULL && !eps_zero))
+        found = 0;
+    else if (q->distance == ABL_DISTANCE_LINEAR)
+        found = linear_shortcut(ctx->slope, *ctx->eps, ctx->absk, qv);
+    else if (eps_zero)
+        found = log_shortcut(ctx->slope, q, ctx->absk, rule, qv, out);
+    if (found == 1) {
+        rule_rational(out->value, qv, rule);
+        finish_exact(out, delta_min(q));
+    }
+    mpq_clear(qv);
+    if (found != 0)
+        return ABL_OK;
+    ctx->weight_keys = weight_keys;
+    return ziv_delta(ctx, q, rule, out);
+}
+
+abl_status abl_blindness(const abl_slope *slope, const abl_blind_query *q, abl_delta *out)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    unsigned long absk;
+    abl_rule rule;
+    abl_status st = query_tau(slope, q, &absk, &rule);
+    if (st != ABL_OK)
+        return st;
     out->never = 0;
     out->exact = 0;
     out->capped = 0;
     mpz_set_ui(out->value, 0);
     mpfr_set_zero(out->approx, 1);
 
+    mpq_t eps, clamp;
+    mpq_inits(eps, clamp, (mpq_ptr)0);
     if (q->logit != NULL)
         mpq_set(eps, q->logit);
     if (q->clamp != NULL)
         mpq_set(clamp, q->clamp);
     q_ctx ctx = {slope, (const mpq_t *)&eps, q->softcap, absk, q->distance, q->weight_keys,
                  q->clamp != NULL ? (const mpq_t *)&clamp : NULL};
-    if (q->clamp != NULL) {
-        int allows;
-        /* At the weight level the clamp decides against tau + L (the clamped weight e^c/S can flush). */
-        if (q->weight_keys > 0)
-            st = weight_clamp_allows(&ctx, clamp, abl_convention_strict(q->convention), &allows);
-        else
-            clamp_allows_blindness(eps, q->softcap, clamp, absk, abl_convention_strict(q->convention), &allows);
-        if (st != ABL_OK)
-            goto done;
-        /* When the clamp can reach tau it engages no earlier than the unclamped crossing, so delta is
-         * the unclamped one; otherwise the head never goes blind. */
-        if (!allows) {
-            out->never = 1;
-            mpfr_set_inf(out->approx, 1);
-            goto done;
-        }
+    int allows = 1;
+    if (q->clamp != NULL)
+        st = clamp_allows(&ctx, q, clamp, &allows);
+    if (st == ABL_OK && !allows) { /* the clamp keeps the exponent above tau: never blind */
+        out->never = 1;
+        mpfr_set_inf(out->approx, 1);
+    } else if (st == ABL_OK) {
+        st = unclamped_delta(&ctx, q, rule, out);
     }
-
-    int eps_zero = mpq_sgn(eps) == 0;
-    int have_q = 0;
-    /* One key with a zero logit and no clamp: S_1 = e^(-m g(0)) = 1 and ln S_1 = 0 exactly, so the weight
-     * level is the exponent level (symbolic shortcuts included: Q may be an exact tie such as 100.5,
-     * which no precision decides). */
-    uint64_t weight_keys = q->weight_keys == 1 && eps_zero && q->clamp == NULL ? 0 : q->weight_keys;
-    if (weight_keys > 0 || (q->softcap != NULL && !eps_zero)) {
-        /* ln S_k, or z tanh(eps/z) with eps != 0, keeps Q transcendental: no symbolic shortcut. */
-    } else if (q->distance == ABL_DISTANCE_LINEAR) {
-        if (absk == 0 && eps_zero) {
-            mpq_set_ui(qv, 0, 1);
-            have_q = 1;
-        } else if (absk == 0 && slope_rational(slope, m)) {
-            mpq_div(qv, eps, m);
-            have_q = 1;
-        } else if (eps_zero && slope->form == ABL_SLOPE_TARGET && slope->tau_log2 < 0 && target_rational(slope, t)) {
-            /* Q = (|k| ln2) t / (|k_fit| ln2): the logarithms cancel. */
-            mpq_set_ui(qv, absk, (unsigned long)(-slope->tau_log2));
-            mpq_canonicalize(qv);
-            mpq_mul(qv, qv, t);
-            have_q = 1;
-        }
-    } else {
-        if (absk == 0 && eps_zero) {
-            mpq_set_ui(qv, 0, 1);
-            have_q = 1;
-        } else if (eps_zero && slope_rational(slope, m)) {
-            /* Q = 2^(|k|/m) - 1: an integer whenever |k|/m is. */
-            mpq_set_ui(t, absk, 1);
-            mpq_div(t, t, m);
-            if (mpz_cmp_ui(mpq_denref(t), 1) == 0 && mpz_sizeinbase(mpq_numref(t), 2) <= 40) {
-                unsigned long y = mpz_get_ui(mpq_numref(t));
-                if (y <= (unsigned long)ABL_DELTA_EXACT_BITS_MAX) {
-                    mpz_set_ui(out->value, 0);
-                    mpz_setbit(out->value, y);
-                    if (rule != RULE_FLOOR_PLUS_ONE)
-                        mpz_sub_ui(out->value, out->value, 1);
-                    finish_exact(out, delta_min(q));
-                } else {
-                    /* 2^y - 1 to 64 bits is 2^y; y < 2^40 can exceed the default exponent range (2^30). */
-                    abl_mpfr_range saved = abl_mpfr_range_widen();
-                    mpfr_set_ui_2exp(out->approx, 1, (mpfr_exp_t)y, MPFR_RNDN);
-                    abl_mpfr_range_restore(saved);
-                }
-                goto done;
-            }
-        } else if (eps_zero && slope->form == ABL_SLOPE_LOG_TARGET && slope->tau_log2 < 0 &&
-                   (unsigned long)(-slope->tau_log2) == absk && target_rational(slope, t)) {
-            /* Q = exp(ln(t + 1)) - 1 = t exactly when fitted to this very tau. */
-            mpq_set(qv, t);
-            have_q = 1;
-        }
-    }
-    if (have_q) {
-        rule_rational(out->value, qv, rule);
-        finish_exact(out, delta_min(q));
-        goto done;
-    }
-
-    {
-        /* Certified interval + Ziv loop. Huge values need the exponent range MPFR allows. */
-        abl_mpfr_range saved = abl_mpfr_range_widen();
-        ctx.weight_keys = weight_keys;
-        mpfr_prec_t prec = ABL_ZIV_START_PREC;
-        /* Log-distance sums tighten only up to about 2^-240 (abl_weight.c): widening past that is futile. */
-        long max_prec = q->weight_keys > 0 && q->distance == ABL_DISTANCE_LOG ? ABL_WEIGHT_LOG_MAX_PREC : ABL_ZIV_MAX_PREC;
-        mpfr_t lo, hi;
-        mpz_t zl, zh;
-        mpfr_inits2(prec, lo, hi, (mpfr_ptr)0);
-        mpz_inits(zl, zh, (mpz_ptr)0);
-        for (;;) {
-            mpfr_set_prec(lo, prec);
-            mpfr_set_prec(hi, prec);
-            if (q_interval(lo, hi, &ctx) != 0) {
-                st = ABL_ERR_UNSUPPORTED;
-                break;
-            }
-            long bits = mpfr_zero_p(hi) ? 0 : (long)mpfr_get_exp(hi);
-            /* At the weight level the exact integer only matters inside a context (< 2^60): past 2^62 the
-             * 64 certified bits are kept, which spares Euler-Maclaurin sums at thousands of bits. */
-            if ((bits > ABL_DELTA_ZIV_BITS_MAX || (q->weight_keys > 0 && bits > 63 && mpfr_cmp_ui_2exp(lo, 1, 62) >= 0)) &&
-                mpfr_sgn(lo) > 0) {
-                /* Beyond any context: keep 64 correct bits, not a multi-megabyte integer. */
-                mpfr_set(out->approx, lo, MPFR_RNDN);
-                break;
-            }
-            if (bits + 64 > prec) {
-                prec = bits + 64;
-                continue;
-            }
-            rule_bound(zl, lo, rule, 0);
-            rule_bound(zh, hi, rule, 1);
-            if (mpz_cmp(zl, zh) == 0 || prec >= max_prec + bits) {
-                /* At the cap, Q is taken to sit exactly on the rule's boundary integer (and it is said). */
-                out->capped = mpz_cmp(zl, zh) != 0;
-                mpz_set(out->value, rule == RULE_CEIL ? zl : zh);
-                finish_exact(out, delta_min(q));
-                break;
-            }
-            prec *= 2;
-        }
-        mpz_clears(zl, zh, (mpz_ptr)0);
-        mpfr_clears(lo, hi, (mpfr_ptr)0);
-        abl_mpfr_range_restore(saved);
-    }
-done:
-    mpq_clears(eps, clamp, m, t, qv, (mpq_ptr)0);
+    mpq_clears(eps, clamp, (mpq_ptr)0);
     return st;
 }
 

@@ -30,20 +30,10 @@ static void set_u64_exact(mpfr_t x, uint64_t v)
     mpfr_set_uj(x, v, MPFR_RNDN);
 }
 
-/* lo <= sum_{j=a}^{b} j^(-m) <= hi at the exact point m > 0 (1 <= a). */
-static void harmonic_sum(mpfr_t lo, mpfr_t hi, const mpfr_t m, uint64_t a, uint64_t b)
+/* Direct terms of a harmonic sum run up to A - 1; A grows with the precision so that the Euler-Maclaurin
+ * remainder stays below 2^-prec. */
+static uint64_t direct_limit(mpfr_prec_t prec)
 {
-    mpfr_prec_t prec = mpfr_get_prec(lo), wp = prec + GUARD;
-    mpfr_set_zero(lo, 1);
-    mpfr_set_zero(hi, 1);
-    if (b < a)
-        return;
-    mpfr_t negm, t, x;
-    mpfr_init2(negm, mpfr_get_prec(m));
-    mpfr_neg(negm, m, MPFR_RNDN); /* exact */
-    mpfr_inits2(wp, t, (mpfr_ptr)0);
-    mpfr_init2(x, 64);
-    /* Direct terms up to A - 1; A grows with the precision so that the remainder stays below 2^-prec. */
     uint64_t A = 65;
     if (prec > 120) {
         long e = (long)(prec / 20) + 1;
@@ -51,9 +41,16 @@ static void harmonic_sum(mpfr_t lo, mpfr_t hi, const mpfr_t m, uint64_t a, uint6
         if (A < 65)
             A = 65;
     }
+    return A;
+}
+
+/* Adds j^-m (negm = -m) for j = a .. min(b, A - 1) to [lo, hi]; returns the first j not added. */
+static uint64_t harmonic_direct(mpfr_t lo, mpfr_t hi, const mpfr_t negm, uint64_t a, uint64_t b, uint64_t A,
+                                mpfr_prec_t wp)
+{
+    mpfr_t t, tl;
+    mpfr_inits2(wp, t, tl, (mpfr_ptr)0);
     uint64_t j = a;
-    mpfr_t tl;
-    mpfr_init2(tl, wp);
     for (; j <= b && j < A; j++) {
         /* One correctly rounded power per term (the cost of these sums): j^-m lies strictly between the
          * neighbours of its nearest rounding, so they bound it (half the work of a directed pair). */
@@ -64,93 +61,133 @@ static void harmonic_sum(mpfr_t lo, mpfr_t hi, const mpfr_t m, uint64_t a, uint6
         mpfr_add(lo, lo, tl, MPFR_RNDD);
         mpfr_add(hi, hi, t, MPFR_RNDU);
     }
-    mpfr_clear(tl);
-    if (j <= b) {
-        /* Euler-Maclaurin from A' = j to b:
-         *   sum = I + (f(A') + f(b))/2 + sum_i B_2i/(2i)! (m)_(2i-1) (A'^(-m-2i+1) - b^(-m-2i+1)) + R,
-         *   |R| <= 4/(2 pi)^20 (m)_19 A'^(-m-19). Terms are computed to nearest at wp bits and the result
-         * widened by 2^ULPS_BITS ulps of wp per term (a generous bound on their rounding errors). */
-        uint64_t Ap = j;
-        mpfr_t fa, fb, I, u, Lg, poch, ta, tb, term, val, mag, rad;
-        mpfr_inits2(wp, fa, fb, I, Lg, poch, ta, tb, term, val, mag, rad, (mpfr_ptr)0);
-        mpfr_init2(u, (mpfr_get_prec(m) > wp ? mpfr_get_prec(m) : wp) + 2);
-        mpfr_ui_pow(fa, (unsigned long)Ap, negm, MPFR_RNDN);
-        mpfr_ui_pow(fb, (unsigned long)b, negm, MPFR_RNDN);
-        /* I = int_A'^b x^-m dx = A'^(1-m) expm1((1-m) ln(b/A'))/(1-m), or ln(b/A') for m = 1 */
-        mpfr_ui_sub(u, 1, m, MPFR_RNDN); /* exact: u has enough bits */
-        set_u64_exact(x, b);
-        mpfr_log(Lg, x, MPFR_RNDN);
+    mpfr_clears(t, tl, (mpfr_ptr)0);
+    return j;
+}
+
+/* I = int_A'^b x^-m dx = A'^(1-m) expm1((1-m) ln(b/A'))/(1-m), or ln(b/A') for m = 1 (fa = A'^-m). */
+static void em_integral(mpfr_t I, const mpfr_t fa, const mpfr_t m, uint64_t Ap, uint64_t b, mpfr_prec_t wp)
+{
+    mpfr_t u, Lg, t, term, x;
+    mpfr_inits2(wp, Lg, t, term, (mpfr_ptr)0);
+    mpfr_init2(u, (mpfr_get_prec(m) > wp ? mpfr_get_prec(m) : wp) + 2);
+    mpfr_init2(x, 64);
+    mpfr_ui_sub(u, 1, m, MPFR_RNDN); /* exact: u has enough bits */
+    set_u64_exact(x, b);
+    mpfr_log(Lg, x, MPFR_RNDN);
+    set_u64_exact(x, Ap);
+    mpfr_log(t, x, MPFR_RNDN);
+    mpfr_sub(Lg, Lg, t, MPFR_RNDN);
+    if (mpfr_zero_p(u)) {
+        mpfr_set(I, Lg, MPFR_RNDN);
+    } else {
+        mpfr_mul(term, u, Lg, MPFR_RNDN);
+        mpfr_expm1(term, term, MPFR_RNDN);
+        mpfr_div(term, term, u, MPFR_RNDN);
+        mpfr_mul_ui(I, fa, (unsigned long)Ap, MPFR_RNDN); /* A'^(1-m) */
+        mpfr_mul(I, I, term, MPFR_RNDN);
+    }
+    mpfr_clears(u, Lg, t, term, x, (mpfr_ptr)0);
+}
+
+/* The corrections sum_i B_2i/(2i)! (m)_(2i-1) (A'^(-m-2i+1) - b^(-m-2i+1)), i = 1..EM_TERMS, added to val,
+ * their magnitudes to mag (fa = A'^-m, fb = b^-m); leaves poch = (m)_21 and ta = A'^(-m-21). */
+static void em_corrections(mpfr_t val, mpfr_t mag, mpfr_t poch, mpfr_t ta, const mpfr_t fa, const mpfr_t fb,
+                           const mpfr_t m, uint64_t Ap, uint64_t b, mpfr_prec_t wp)
+{
+    mpfr_t tb, term, t, x;
+    mpfr_inits2(wp, tb, term, t, (mpfr_ptr)0);
+    mpfr_init2(x, 64);
+    mpfr_set(poch, m, MPFR_RNDN); /* (m)_1 */
+    mpfr_set(ta, fa, MPFR_RNDN);  /* A'^-m, then times A'^-(2i-1) */
+    mpfr_set(tb, fb, MPFR_RNDN);
+    mpfr_div_ui(ta, ta, (unsigned long)Ap, MPFR_RNDN);
+    set_u64_exact(x, b);
+    mpfr_div(tb, tb, x, MPFR_RNDN);
+    mpq_t coef;
+    mpz_t fac;
+    mpq_init(coef);
+    mpz_init(fac);
+    for (int i = 1; i <= EM_TERMS; i++) {
+        mpz_fac_ui(fac, (unsigned long)(2 * i));
+        mpq_set_si(coef, bern_num[i - 1], (unsigned long)bern_den[i - 1]);
+        mpz_mul(mpq_denref(coef), mpq_denref(coef), fac);
+        mpq_canonicalize(coef);
+        mpfr_sub(term, ta, tb, MPFR_RNDN);
+        mpfr_mul(term, term, poch, MPFR_RNDN);
+        mpfr_mul_q(term, term, coef, MPFR_RNDN);
+        mpfr_add(val, val, term, MPFR_RNDN);
+        mpfr_abs(term, term, MPFR_RNDN);
+        mpfr_add(mag, mag, term, MPFR_RNDN);
+        /* (m)_(2i+1) = (m)_(2i-1) (m + 2i - 1)(m + 2i); A'^-(2i+1) */
+        mpfr_add_ui(t, m, (unsigned long)(2 * i - 1), MPFR_RNDN);
+        mpfr_mul(poch, poch, t, MPFR_RNDN);
+        mpfr_add_ui(t, m, (unsigned long)(2 * i), MPFR_RNDN);
+        mpfr_mul(poch, poch, t, MPFR_RNDN);
         set_u64_exact(x, Ap);
-        mpfr_log(t, x, MPFR_RNDN);
-        mpfr_sub(Lg, Lg, t, MPFR_RNDN);
-        if (mpfr_zero_p(u)) {
-            mpfr_set(I, Lg, MPFR_RNDN);
-        } else {
-            mpfr_mul(term, u, Lg, MPFR_RNDN);
-            mpfr_expm1(term, term, MPFR_RNDN);
-            mpfr_div(term, term, u, MPFR_RNDN);
-            mpfr_mul_ui(I, fa, (unsigned long)Ap, MPFR_RNDN); /* A'^(1-m) */
-            mpfr_mul(I, I, term, MPFR_RNDN);
-        }
-        mpfr_add(val, fa, fb, MPFR_RNDN);
-        mpfr_div_2ui(val, val, 1, MPFR_RNDN);
-        mpfr_add(val, val, I, MPFR_RNDN);
-        mpfr_abs(mag, val, MPFR_RNDN);
-        mpfr_add(mag, mag, I, MPFR_RNDN);
-        /* corrections */
-        mpfr_set(poch, m, MPFR_RNDN); /* (m)_1 */
-        mpfr_set(ta, fa, MPFR_RNDN);  /* A'^-m, then times A'^-(2i-1) */
-        mpfr_set(tb, fb, MPFR_RNDN);
-        mpfr_div_ui(ta, ta, (unsigned long)Ap, MPFR_RNDN);
+        mpfr_div(ta, ta, x, MPFR_RNDN);
+        mpfr_div(ta, ta, x, MPFR_RNDN);
         set_u64_exact(x, b);
         mpfr_div(tb, tb, x, MPFR_RNDN);
-        mpq_t coef;
-        mpz_t fac;
-        mpq_init(coef);
-        mpz_init(fac);
-        for (int i = 1; i <= EM_TERMS; i++) {
-            mpz_fac_ui(fac, (unsigned long)(2 * i));
-            mpq_set_si(coef, bern_num[i - 1], (unsigned long)bern_den[i - 1]);
-            mpz_mul(mpq_denref(coef), mpq_denref(coef), fac);
-            mpq_canonicalize(coef);
-            mpfr_sub(term, ta, tb, MPFR_RNDN);
-            mpfr_mul(term, term, poch, MPFR_RNDN);
-            mpfr_mul_q(term, term, coef, MPFR_RNDN);
-            mpfr_add(val, val, term, MPFR_RNDN);
-            mpfr_abs(term, term, MPFR_RNDN);
-            mpfr_add(mag, mag, term, MPFR_RNDN);
-            /* (m)_(2i+1) = (m)_(2i-1) (m + 2i - 1)(m + 2i); A'^-(2i+1) */
-            mpfr_add_ui(t, m, (unsigned long)(2 * i - 1), MPFR_RNDN);
-            mpfr_mul(poch, poch, t, MPFR_RNDN);
-            mpfr_add_ui(t, m, (unsigned long)(2 * i), MPFR_RNDN);
-            mpfr_mul(poch, poch, t, MPFR_RNDN);
-            set_u64_exact(x, Ap);
-            mpfr_div(ta, ta, x, MPFR_RNDN);
-            mpfr_div(ta, ta, x, MPFR_RNDN);
-            set_u64_exact(x, b);
-            mpfr_div(tb, tb, x, MPFR_RNDN);
-            mpfr_div(tb, tb, x, MPFR_RNDN);
-        }
-        /* poch = (m)_21 >= (m)_19 (m + 19)(m + 20) >= (m)_19 for m > 0; ta = A'^(-m-21): bound R by
-         * 4/(2 pi)^20 (m)_19 A'^(-m-19) <= 4.1e-16 (m)_21 A'^(-m-21) A'^2 / ((m+19)(m+20)) <= poch ta A'^2 2^-51 */
-        mpfr_mul(rad, poch, ta, MPFR_RNDU);
-        set_u64_exact(x, Ap);
-        mpfr_mul(rad, rad, x, MPFR_RNDU);
-        mpfr_mul(rad, rad, x, MPFR_RNDU);
-        mpfr_div_2ui(rad, rad, 51, MPFR_RNDU);
-        mpfr_mul_2si(mag, mag, ULPS_BITS - (long)wp, MPFR_RNDU);
-        mpfr_add(rad, rad, mag, MPFR_RNDU);
-        mpfr_sub(t, val, rad, MPFR_RNDD);
-        mpfr_add(lo, lo, t, MPFR_RNDD);
-        mpfr_add(t, val, rad, MPFR_RNDU);
-        mpfr_add(hi, hi, t, MPFR_RNDU);
-        mpq_clear(coef);
-        mpz_clear(fac);
-        mpfr_clears(fa, fb, I, u, Lg, poch, ta, tb, term, val, mag, rad, (mpfr_ptr)0);
+        mpfr_div(tb, tb, x, MPFR_RNDN);
     }
+    mpq_clear(coef);
+    mpz_clear(fac);
+    mpfr_clears(tb, term, t, x, (mpfr_ptr)0);
+}
+
+/* Euler-Maclaurin from A' to b, added to [lo, hi] (negm = -m):
+ *   sum = I + (f(A') + f(b))/2 + sum_i B_2i/(2i)! (m)_(2i-1) (A'^(-m-2i+1) - b^(-m-2i+1)) + R,
+ *   |R| <= 4/(2 pi)^20 (m)_19 A'^(-m-19). Terms are computed to nearest at wp bits and the result
+ * widened by 2^ULPS_BITS ulps of wp per term (a generous bound on their rounding errors). */
+static void harmonic_em(mpfr_t lo, mpfr_t hi, const mpfr_t m, const mpfr_t negm, uint64_t Ap, uint64_t b,
+                        mpfr_prec_t wp)
+{
+    mpfr_t fa, fb, I, poch, ta, val, mag, rad, t, x;
+    mpfr_inits2(wp, fa, fb, I, poch, ta, val, mag, rad, t, (mpfr_ptr)0);
+    mpfr_init2(x, 64);
+    mpfr_ui_pow(fa, (unsigned long)Ap, negm, MPFR_RNDN);
+    mpfr_ui_pow(fb, (unsigned long)b, negm, MPFR_RNDN);
+    em_integral(I, fa, m, Ap, b, wp);
+    mpfr_add(val, fa, fb, MPFR_RNDN);
+    mpfr_div_2ui(val, val, 1, MPFR_RNDN);
+    mpfr_add(val, val, I, MPFR_RNDN);
+    mpfr_abs(mag, val, MPFR_RNDN);
+    mpfr_add(mag, mag, I, MPFR_RNDN);
+    em_corrections(val, mag, poch, ta, fa, fb, m, Ap, b, wp);
+    /* poch = (m)_21 >= (m)_19 (m + 19)(m + 20) >= (m)_19 for m > 0; ta = A'^(-m-21): bound R by
+     * 4/(2 pi)^20 (m)_19 A'^(-m-19) <= 4.1e-16 (m)_21 A'^(-m-21) A'^2 / ((m+19)(m+20)) <= poch ta A'^2 2^-51 */
+    mpfr_mul(rad, poch, ta, MPFR_RNDU);
+    set_u64_exact(x, Ap);
+    mpfr_mul(rad, rad, x, MPFR_RNDU);
+    mpfr_mul(rad, rad, x, MPFR_RNDU);
+    mpfr_div_2ui(rad, rad, 51, MPFR_RNDU);
+    mpfr_mul_2si(mag, mag, ULPS_BITS - (long)wp, MPFR_RNDU);
+    mpfr_add(rad, rad, mag, MPFR_RNDU);
+    mpfr_sub(t, val, rad, MPFR_RNDD);
+    mpfr_add(lo, lo, t, MPFR_RNDD);
+    mpfr_add(t, val, rad, MPFR_RNDU);
+    mpfr_add(hi, hi, t, MPFR_RNDU);
+    mpfr_clears(fa, fb, I, poch, ta, val, mag, rad, t, x, (mpfr_ptr)0);
+}
+
+/* lo <= sum_{j=a}^{b} j^(-m) <= hi at the exact point m > 0 (1 <= a). */
+static void harmonic_sum(mpfr_t lo, mpfr_t hi, const mpfr_t m, uint64_t a, uint64_t b)
+{
+    mpfr_prec_t prec = mpfr_get_prec(lo), wp = prec + GUARD;
+    mpfr_set_zero(lo, 1);
+    mpfr_set_zero(hi, 1);
+    if (b < a)
+        return;
+    mpfr_t negm;
+    mpfr_init2(negm, mpfr_get_prec(m));
+    mpfr_neg(negm, m, MPFR_RNDN); /* exact */
+    uint64_t j = harmonic_direct(lo, hi, negm, a, b, direct_limit(prec), wp);
+    if (j <= b)
+        harmonic_em(lo, hi, m, negm, j, b, wp);
     if (mpfr_sgn(lo) < 0)
         mpfr_set_zero(lo, 1);
-    mpfr_clears(negm, t, x, (mpfr_ptr)0);
+    mpfr_clear(negm);
 }
 
 /* lo <= sum_{d=a}^{b-1} e^(-m d) <= hi at the exact point m > 0 (a <= b): e^(-m a) expm1(-m (b-a)) / expm1(-m). */

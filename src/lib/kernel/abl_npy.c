@@ -57,132 +57,167 @@ static int word(const unsigned char *s, const unsigned char *e, const char *w)
     return (size_t)(e - s) == strlen(w) && memcmp(s, w, (size_t)(e - s)) == 0;
 }
 
-abl_status abl_npy_parse(const unsigned char *buf, size_t len, abl_npy *out, char *err, size_t errlen)
+/* The magic, the version and the header's length: the header is buf[*hstart, *hstart + *hlen). */
+static abl_status npy_preamble(const unsigned char *buf, size_t len, size_t *hstart, size_t *hlen, char *err,
+                               size_t errlen)
 {
-    memset(out, 0, sizeof *out);
     if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0) {
         abl_set_error(err, errlen, "not a NumPy .npy file (no \\x93NUMPY magic)");
         return ABL_ERR_PARSE;
     }
     int major = buf[6];
-    size_t hlen, hstart;
     if (major == 1) {
-        hlen = (size_t)buf[8] | (size_t)buf[9] << 8;
-        hstart = 10;
+        *hlen = (size_t)buf[8] | (size_t)buf[9] << 8;
+        *hstart = 10;
     } else if (major == 2 || major == 3) {
         if (len < 12) {
             abl_set_error(err, errlen, "truncated .npy header");
             return ABL_ERR_PARSE;
         }
-        hlen = (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
-        hstart = 12;
+        *hlen = (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
+        *hstart = 12;
     } else {
         abl_set_error(err, errlen, ".npy format version %d.%d is not supported (1.0, 2.0, 3.0)", major, buf[7]);
         return ABL_ERR_PARSE;
     }
-    if (hlen > len - hstart) {
+    if (*hlen > len - *hstart) {
         abl_set_error(err, errlen, "truncated .npy header");
         return ABL_ERR_PARSE;
     }
-    const unsigned char *p = buf + hstart, *end = buf + hstart + hlen;
+    return ABL_OK;
+}
+
+/* How a header item failed: its own message was set, the header is malformed, or the shape is wrong. */
+enum { NPY_ITEM_OK, NPY_ITEM_SAID, NPY_ITEM_MALFORMED, NPY_ITEM_BADSHAPE };
+
+/* The value of 'descr' at *p: float32 or float16, little-endian. */
+static int npy_descr(const unsigned char **p, const unsigned char *end, abl_npy *out, char *err, size_t errlen)
+{
+    const unsigned char *vs, *ve;
+    if ((*p = quoted(*p, end, &vs, &ve)) == NULL)
+        return NPY_ITEM_MALFORMED;
+    if (word(vs, ve, "<f4")) {
+        out->itemsize = 4;
+    } else if (word(vs, ve, "<f2")) {
+        out->itemsize = 2;
+    } else {
+        abl_set_error(err, errlen, "unsupported .npy dtype '%.*s' (float32 '<f4' or float16 '<f2')",
+                      (int)(ve - vs < 32 ? ve - vs : 32), (const char *)vs);
+        return NPY_ITEM_SAID;
+    }
+    return NPY_ITEM_OK;
+}
+
+/* The value of 'fortran_order' at *p: False (C order) only. */
+static int npy_order(const unsigned char **p, const unsigned char *end, char *err, size_t errlen)
+{
+    if ((size_t)(end - *p) >= 5 && memcmp(*p, "False", 5) == 0) {
+        *p += 5;
+        return NPY_ITEM_OK;
+    }
+    if ((size_t)(end - *p) >= 4 && memcmp(*p, "True", 4) == 0) {
+        abl_set_error(err, errlen, ".npy data in Fortran order is not supported (save a C-order array)");
+        return NPY_ITEM_SAID;
+    }
+    return NPY_ITEM_MALFORMED;
+}
+
+/* The value of 'shape' at *p: a tuple of 2 or 3 decimal integers (Python 2 longs allowed) into dims. */
+static int npy_shape(const unsigned char **pp, const unsigned char *end, uint64_t dims[3], int *ndim)
+{
+    const unsigned char *p = *pp;
+    if (p >= end || *p != '(')
+        return NPY_ITEM_MALFORMED;
+    p++;
+    int nd = 0;
+    for (;;) {
+        p = skip_ws(p, end);
+        if (p < end && *p == ')') {
+            p++;
+            break;
+        }
+        if (p >= end || *p < '0' || *p > '9')
+            return NPY_ITEM_MALFORMED;
+        uint64_t v = 0;
+        while (p < end && *p >= '0' && *p <= '9') {
+            if (v > (UINT64_MAX - 9) / 10)
+                return NPY_ITEM_BADSHAPE;
+            v = v * 10 + (uint64_t)(*p - '0');
+            p++;
+        }
+        while (p < end && *p == 'L')   /* Python 2 longs */
+            p++;
+        if (nd >= 3)
+            return NPY_ITEM_BADSHAPE;
+        dims[nd++] = v;
+        p = skip_ws(p, end);
+        if (p < end && *p == ',')
+            p++;
+        else if (p < end && *p == ')') {
+            p++;
+            break;
+        } else {
+            return NPY_ITEM_MALFORMED;
+        }
+    }
+    if (nd < 2)
+        return NPY_ITEM_BADSHAPE;
+    *ndim = nd;
+    *pp = p;
+    return NPY_ITEM_OK;
+}
+
+/* The header dict {'descr': ..., 'fortran_order': ..., 'shape': (...)} in [p, end), each key once. */
+static int npy_dict(const unsigned char *p, const unsigned char *end, abl_npy *out, uint64_t dims[3], char *err,
+                    size_t errlen)
+{
     while (end > p && (end[-1] == '\n' || end[-1] == ' '))
         end--;
     p = skip_ws(p, end);
     if (p >= end || *p != '{' || end[-1] != '}') {
         abl_set_error(err, errlen, "malformed .npy header (not a dict)");
-        return ABL_ERR_PARSE;
+        return NPY_ITEM_SAID;
     }
     p++;
     end--;
-    int have_descr = 0, have_order = 0, have_shape = 0;
-    uint64_t dims[3] = {0, 0, 0};
+    int have_descr = 0, have_order = 0, have_shape = 0, r = NPY_ITEM_OK;
     for (;;) {
         p = skip_ws(p, end);
         if (p >= end)
             break;
-        const unsigned char *ks, *ke, *vs, *ve;
+        const unsigned char *ks, *ke;
         if ((p = quoted(p, end, &ks, &ke)) == NULL)
-            goto malformed;
+            return NPY_ITEM_MALFORMED;
         p = skip_ws(p, end);
         if (p >= end || *p != ':')
-            goto malformed;
+            return NPY_ITEM_MALFORMED;
         p = skip_ws(p + 1, end);
         if (word(ks, ke, "descr") && !have_descr) {
-            if ((p = quoted(p, end, &vs, &ve)) == NULL)
-                goto malformed;
-            if (word(vs, ve, "<f4")) {
-                out->itemsize = 4;
-            } else if (word(vs, ve, "<f2")) {
-                out->itemsize = 2;
-            } else {
-                abl_set_error(err, errlen, "unsupported .npy dtype '%.*s' (float32 '<f4' or float16 '<f2')",
-                              (int)(ve - vs < 32 ? ve - vs : 32), (const char *)vs);
-                return ABL_ERR_PARSE;
-            }
+            r = npy_descr(&p, end, out, err, errlen);
             have_descr = 1;
         } else if (word(ks, ke, "fortran_order") && !have_order) {
-            if ((size_t)(end - p) >= 5 && memcmp(p, "False", 5) == 0) {
-                p += 5;
-            } else if ((size_t)(end - p) >= 4 && memcmp(p, "True", 4) == 0) {
-                abl_set_error(err, errlen, ".npy data in Fortran order is not supported (save a C-order array)");
-                return ABL_ERR_PARSE;
-            } else {
-                goto malformed;
-            }
+            r = npy_order(&p, end, err, errlen);
             have_order = 1;
         } else if (word(ks, ke, "shape") && !have_shape) {
-            if (p >= end || *p != '(')
-                goto malformed;
-            p++;
-            int nd = 0;
-            for (;;) {
-                p = skip_ws(p, end);
-                if (p < end && *p == ')') {
-                    p++;
-                    break;
-                }
-                if (p >= end || *p < '0' || *p > '9')
-                    goto malformed;
-                uint64_t v = 0;
-                while (p < end && *p >= '0' && *p <= '9') {
-                    if (v > (UINT64_MAX - 9) / 10)
-                        goto badshape;
-                    v = v * 10 + (uint64_t)(*p - '0');
-                    p++;
-                }
-                while (p < end && *p == 'L')   /* Python 2 longs */
-                    p++;
-                if (nd >= 3)
-                    goto badshape;
-                dims[nd++] = v;
-                p = skip_ws(p, end);
-                if (p < end && *p == ',')
-                    p++;
-                else if (p < end && *p == ')') {
-                    p++;
-                    break;
-                } else {
-                    goto malformed;
-                }
-            }
-            if (nd < 2) {
-            badshape:
-                abl_set_error(err, errlen, "wrong .npy shape: scores must be [N, N] or [H, N, N]");
-                return ABL_ERR_PARSE;
-            }
-            out->ndim = nd;
+            r = npy_shape(&p, end, dims, &out->ndim);
             have_shape = 1;
         } else {
-            goto malformed;
+            r = NPY_ITEM_MALFORMED;
         }
+        if (r != NPY_ITEM_OK)
+            return r;
         p = skip_ws(p, end);
         if (p < end && *p == ',')
             p++;
         else if (p < end)
-            goto malformed;
+            return NPY_ITEM_MALFORMED;
     }
-    if (!have_descr || !have_order || !have_shape)
-        goto malformed;
+    return have_descr && have_order && have_shape ? NPY_ITEM_OK : NPY_ITEM_MALFORMED;
+}
+
+/* [N, N] or [H, N, N] within the limits, and the data (avail bytes) holds all of it. */
+static abl_status npy_check_shape(abl_npy *out, const uint64_t dims[3], uint64_t avail, char *err, size_t errlen)
+{
     out->heads = out->ndim == 3 ? dims[0] : 1;
     uint64_t rows = dims[out->ndim - 2], cols = dims[out->ndim - 1];
     if (rows != cols || rows == 0 || out->heads == 0) {
@@ -199,24 +234,43 @@ abl_status abl_npy_parse(const unsigned char *buf, size_t len, abl_npy *out, cha
         return ABL_ERR_PARSE;
     }
     out->n = rows;
-    {
-        /* H * N * N * itemsize <= 2^16 * 2^48 * 4 would overflow: compare in steps */
-        uint64_t per_head = rows * cols * (uint64_t)out->itemsize;   /* <= 2^50 */
-        uint64_t avail = (uint64_t)(len - hstart - hlen);
-        if (per_head > avail / out->heads) {
-            abl_set_error(err, errlen, "truncated .npy file: %llu bytes of data, %llu x %llu x %llu x %d expected",
-                          (unsigned long long)avail, (unsigned long long)out->heads, (unsigned long long)rows,
-                          (unsigned long long)cols, out->itemsize);
-            return ABL_ERR_PARSE;
-        }
+    /* H * N * N * itemsize <= 2^16 * 2^48 * 4 would overflow: compare in steps */
+    uint64_t per_head = rows * cols * (uint64_t)out->itemsize;   /* <= 2^50 */
+    if (per_head > avail / out->heads) {
+        abl_set_error(err, errlen, "truncated .npy file: %llu bytes of data, %llu x %llu x %llu x %d expected",
+                      (unsigned long long)avail, (unsigned long long)out->heads, (unsigned long long)rows,
+                      (unsigned long long)cols, out->itemsize);
+        return ABL_ERR_PARSE;
     }
+    return ABL_OK;
+}
+
+abl_status abl_npy_parse(const unsigned char *buf, size_t len, abl_npy *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    size_t hlen, hstart;
+    abl_status st = npy_preamble(buf, len, &hstart, &hlen, err, errlen);
+    if (st != ABL_OK)
+        return st;
+    uint64_t dims[3] = {0, 0, 0};
+    switch (npy_dict(buf + hstart, buf + hstart + hlen, out, dims, err, errlen)) {
+    case NPY_ITEM_OK:
+        break;
+    case NPY_ITEM_SAID:
+        return ABL_ERR_PARSE;
+    case NPY_ITEM_BADSHAPE:
+        abl_set_error(err, errlen, "wrong .npy shape: scores must be [N, N] or [H, N, N]");
+        return ABL_ERR_PARSE;
+    default:
+        abl_set_error(err, errlen, "malformed .npy header (expected 'descr', 'fortran_order' and 'shape')");
+        return ABL_ERR_PARSE;
+    }
+    if ((st = npy_check_shape(out, dims, (uint64_t)(len - hstart - hlen), err, errlen)) != ABL_OK)
+        return st;
     out->data = buf + hstart + hlen;
     out->map = buf;
     out->map_len = len;
     return ABL_OK;
-malformed:
-    abl_set_error(err, errlen, "malformed .npy header (expected 'descr', 'fortran_order' and 'shape')");
-    return ABL_ERR_PARSE;
 }
 
 void abl_npy_row(const abl_npy *f, uint64_t h, uint64_t i, uint64_t count, float *out)

@@ -105,6 +105,66 @@ static abl_status read_field(const char *text, size_t len, size_t *i, size_t *li
     return ABL_OK;
 }
 
+/* One record starting at text[*i] (its fields pushed onto all, counted in *fields), up to and past its
+ * end: LF, CRLF or the end of the text. buf: room for len + 1 bytes. */
+static abl_status read_record(const char *text, size_t len, size_t *i, size_t *line, char *buf, field_list *all,
+                              size_t *fields, char *err, size_t errlen)
+{
+    if (text[*i] == '\n' || text[*i] == '\r') {
+        abl_set_error(err, errlen, "line %zu: blank line", *line);
+        return ABL_ERR_PARSE;
+    }
+    abl_status st;
+    for (;;) {
+        size_t n = 0;
+        if ((st = read_field(text, len, i, line, buf, &n, err, errlen)) != ABL_OK)
+            return st;
+        char *copy = malloc(n + 1);
+        if (copy == NULL || push(all, copy) != 0) {
+            free(copy);
+            return ABL_ERR_NO_MEMORY;
+        }
+        memcpy(copy, buf, n + 1);
+        (*fields)++;
+        if (*i < len && text[*i] == ',') {
+            (*i)++;
+            continue;
+        }
+        break;
+    }
+    if (*i < len && text[*i] == '\r') {
+        if (*i + 1 >= len || text[*i + 1] != '\n') {
+            abl_set_error(err, errlen, "line %zu: carriage return without line feed", *line);
+            return ABL_ERR_PARSE;
+        }
+        (*i)++;
+    }
+    if (*i < len)
+        (*i)++;
+    (*line)++;
+    return ABL_OK;
+}
+
+/* The fields read (a header and rows of cols fields each) become out's; all is emptied. */
+static abl_status csv_take(abl_csv *out, field_list *all, size_t cols)
+{
+    out->cols = cols;
+    out->rows = all->n / cols - 1;
+    out->header = malloc(cols * sizeof *out->header);
+    out->cells = malloc((out->rows * cols + 1) * sizeof *out->cells);
+    if (out->header == NULL || out->cells == NULL) {
+        free(out->header);
+        free(out->cells);
+        memset(out, 0, sizeof *out);
+        free_list(all);
+        return ABL_ERR_NO_MEMORY;
+    }
+    memcpy(out->header, all->items, cols * sizeof *out->header);
+    memcpy(out->cells, all->items + cols, out->rows * cols * sizeof *out->cells);
+    free(all->items);
+    return ABL_OK;
+}
+
 abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char *err, size_t errlen)
 {
     if (text == NULL || out == NULL)
@@ -122,43 +182,8 @@ abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char *err, 
     abl_status st = ABL_OK;
     while (i < len && st == ABL_OK) {
         size_t record_line = line, fields = 0;
-        if (text[i] == '\n' || text[i] == '\r') {
-            abl_set_error(err, errlen, "line %zu: blank line", line);
-            st = ABL_ERR_PARSE;
+        if ((st = read_record(text, len, &i, &line, buf, &all, &fields, err, errlen)) != ABL_OK)
             break;
-        }
-        for (;;) {
-            size_t n = 0;
-            if ((st = read_field(text, len, &i, &line, buf, &n, err, errlen)) != ABL_OK)
-                break;
-            char *copy = malloc(n + 1);
-            if (copy == NULL || push(&all, copy) != 0) {
-                free(copy);
-                st = ABL_ERR_NO_MEMORY;
-                break;
-            }
-            memcpy(copy, buf, n + 1);
-            fields++;
-            if (i < len && text[i] == ',') {
-                i++;
-                continue;
-            }
-            break;
-        }
-        if (st != ABL_OK)
-            break;
-        /* End of record: LF, CRLF or the end of the text. */
-        if (i < len && text[i] == '\r') {
-            if (i + 1 >= len || text[i + 1] != '\n') {
-                abl_set_error(err, errlen, "line %zu: carriage return without line feed", line);
-                st = ABL_ERR_PARSE;
-                break;
-            }
-            i++;
-        }
-        if (i < len)
-            i++;
-        line++;
         if (cols == 0) {
             cols = fields;
         } else if (fields != cols) {
@@ -171,21 +196,7 @@ abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char *err, 
         free_list(&all);
         return st;
     }
-    out->cols = cols;
-    out->rows = all.n / cols - 1;
-    out->header = malloc(cols * sizeof *out->header);
-    out->cells = malloc((out->rows * cols + 1) * sizeof *out->cells);
-    if (out->header == NULL || out->cells == NULL) {
-        free(out->header);
-        free(out->cells);
-        memset(out, 0, sizeof *out);
-        free_list(&all);
-        return ABL_ERR_NO_MEMORY;
-    }
-    memcpy(out->header, all.items, cols * sizeof *out->header);
-    memcpy(out->cells, all.items + cols, out->rows * cols * sizeof *out->cells);
-    free(all.items);
-    return ABL_OK;
+    return csv_take(out, &all, cols);
 }
 
 long abl_csv_column(const abl_csv *csv, const char *name)
@@ -265,16 +276,33 @@ typedef struct {
     long k1, k2;
 } key_order;
 
-static key_order sort_keys; /* qsort has no context argument in C11 */
-
-static int compare_rows(const void *pa, const void *pb)
+/* a before b in key order: the comparison takes its key as an argument (no static key: the parser
+ * runs from several threads at once; C11's qsort has no context argument, hence the merge sort). */
+static int row_before(const key_order *k, size_t a, size_t b)
 {
-    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-    const abl_csv *c = sort_keys.csv;
-    int d = strcmp(c->cells[a * c->cols + (size_t)sort_keys.k1], c->cells[b * c->cols + (size_t)sort_keys.k1]);
-    if (d == 0 && sort_keys.k2 >= 0)
-        d = strcmp(c->cells[a * c->cols + (size_t)sort_keys.k2], c->cells[b * c->cols + (size_t)sort_keys.k2]);
-    return d != 0 ? d : (a > b) - (a < b);
+    const abl_csv *c = k->csv;
+    int d = strcmp(c->cells[a * c->cols + (size_t)k->k1], c->cells[b * c->cols + (size_t)k->k1]);
+    if (d == 0 && k->k2 >= 0)
+        d = strcmp(c->cells[a * c->cols + (size_t)k->k2], c->cells[b * c->cols + (size_t)k->k2]);
+    return d != 0 ? d < 0 : a < b;
+}
+
+/* Bottom-up merge sort of idx[0..n) by key (tmp: n scratch entries); O(n log n). */
+static void sort_rows(const key_order *k, size_t *idx, size_t *tmp, size_t n)
+{
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                tmp[o++] = row_before(k, idx[j], idx[i]) ? idx[j++] : idx[i++];
+            while (i < mid)
+                tmp[o++] = idx[i++];
+            while (j < hi)
+                tmp[o++] = idx[j++];
+        }
+        memcpy(idx, tmp, n * sizeof *idx);
+    }
 }
 
 static int same_key(const abl_csv *c, size_t a, size_t b, long k1, long k2)
@@ -329,15 +357,13 @@ abl_status abl_published_parse(abl_published_file f, const char *text, size_t le
     }
     /* Repeated keys: sort the row indices by key (O(n log n)); the first repeat in file order is the
      * smallest second index of any group of equal keys, repeating the group's first row. */
-    size_t *idx = malloc(csv->rows * sizeof *idx);
+    size_t *idx = malloc(2 * csv->rows * sizeof *idx);
     if (idx == NULL)
         return ABL_ERR_NO_MEMORY;
     for (size_t r = 0; r < csv->rows; r++)
         idx[r] = r;
-    sort_keys.csv = csv;
-    sort_keys.k1 = k1;
-    sort_keys.k2 = k2;
-    qsort(idx, csv->rows, sizeof *idx, compare_rows);
+    const key_order order = {csv, k1, k2};
+    sort_rows(&order, idx, idx + csv->rows, csv->rows);
     size_t best_r = SIZE_MAX, best_q = 0;
     for (size_t i = 1; i < csv->rows; i++) {
         if (same_key(csv, idx[i - 1], idx[i], k1, k2) && (i < 2 || !same_key(csv, idx[i - 2], idx[i], k1, k2)) &&
