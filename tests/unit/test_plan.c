@@ -1,0 +1,120 @@
+/* Unit tests of plan, then run (issue 17 item 2): for each composite entry point, its plan's cost is the
+ * sum of its parts' costs, each part's cost computed here from the part's own public estimate (or
+ * sub-plan) on a configuration built by this test; the public estimate is the plan's cost; and the run
+ * executes exactly the planned computations (every step's `executed` equals its planned `calls`). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "alibi_blind.h"
+
+/* c1 == c2: the same seconds and units, bit for bit (the plan adds the same numbers in the same order). */
+static void assert_cost_equal(const abl_cost *c1, const abl_cost *c2)
+{
+    assert_true(c1->seconds == c2->seconds);
+    assert_true(c1->units == c2->units);
+    assert_int_equal(c1->threads, c2->threads);
+    if (c1->unit_name == NULL || c2->unit_name == NULL)
+        assert_ptr_equal(c1->unit_name, c2->unit_name);
+    else
+        assert_string_equal(c1->unit_name, c2->unit_name);
+}
+
+static void test_plan_add(void **state)
+{
+    (void)state;
+    abl_plan p;
+    memset(&p, 0, sizeof p);
+    abl_plan_step s;
+    memset(&s, 0, sizeof s);
+    s.what = "predict";
+    s.cost.seconds = 1.5;
+    s.cost.units = 10;
+    s.cost.unit_name = "weights";
+    s.executed = 7; /* reset by abl_plan_add */
+    for (int i = 0; i < 9; i++)
+        assert_int_equal(abl_plan_add(&p, &s), ABL_OK);
+    assert_int_equal(p.nsteps, 9);
+    assert_true(p.cost.seconds == 13.5);
+    assert_true(p.cost.units == 90);
+    assert_int_equal(p.steps[8].calls, 1); /* 0 calls means one */
+    assert_false(abl_plan_done(&p));
+    for (size_t i = 0; i < p.nsteps; i++)
+        p.steps[i].executed = 1;
+    assert_true(abl_plan_done(&p));
+    abl_plan q;
+    memset(&q, 0, sizeof q);
+    assert_int_equal(abl_plan_append(&q, &p), 0);
+    assert_int_equal(abl_plan_append(&q, &p), 9);
+    assert_int_equal(q.nsteps, 18);
+    assert_true(q.cost.seconds == 27);
+    assert_false(abl_plan_done(&q)); /* the copies start unexecuted */
+    abl_plan_free(&q);
+    abl_plan_free(&p);
+    assert_null(p.steps);
+}
+
+static void eager(const abl_format *f, abl_pipeline *pl)
+{
+    assert_int_equal(abl_pipeline_parse("eager", f, pl, NULL, 0), ABL_OK);
+}
+
+/* compare = the paper's analysis + the predictor. */
+static void test_compare(void **state)
+{
+    (void)state;
+    abl_compare_config cc;
+    memset(&cc, 0, sizeof cc);
+    assert_int_equal(abl_format_lookup("bf16", &cc.dtype), ABL_OK);
+    cc.convention = ABL_CONV_PAPER;
+    cc.heads = 8;
+    cc.context = 3000;
+    eager(&cc.dtype, &cc.pipeline);
+
+    abl_analysis_config ac;
+    memset(&ac, 0, sizeof ac);
+    ac.format = cc.dtype;
+    ac.convention = cc.convention;
+    ac.heads = 8;
+    ac.context = 3000;
+    abl_simulate_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.pipeline = cc.pipeline;
+    sc.heads = 8;
+    sc.context = 3000;
+    abl_cost want, part;
+    memset(&want, 0, sizeof want);
+    assert_int_equal(abl_analysis_estimate(&ac, &part), ABL_OK);
+    abl_cost_add(&want, &part);
+    assert_int_equal(abl_predict_estimate(&sc, &part), ABL_OK);
+    abl_cost_add(&want, &part);
+
+    abl_compare_plan p;
+    assert_int_equal(abl_compare_plan_make(&cc, &p), ABL_OK);
+    assert_int_equal(p.plan.nsteps, 2);
+    assert_string_equal(p.plan.steps[0].what, "analysis");
+    assert_string_equal(p.plan.steps[1].what, "predict");
+    assert_cost_equal(&p.plan.cost, &want);
+    abl_cost est;
+    assert_int_equal(abl_compare_estimate(&cc, &est), ABL_OK);
+    assert_cost_equal(&est, &want);
+    abl_compare c;
+    assert_int_equal(abl_compare_run_plan(&p, &c), ABL_OK);
+    assert_true(abl_plan_done(&p.plan));
+    assert_int_equal(c.heads, 8);
+    abl_compare_free(&c);
+    abl_compare_plan_free(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plan_add),
+        cmocka_unit_test(test_compare),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
