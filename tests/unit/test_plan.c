@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <cmocka.h>
 #include "alibi_blind.h"
 
@@ -110,11 +111,98 @@ static void test_compare(void **state)
     abl_compare_plan_free(&p);
 }
 
+/* The fraction plot's real-kernel curve: one predictor call at every N > 0 of its axis, 200 points
+ * spaced geometrically from 1 to max (llround(max^(i/199)), repeats dropped: docs/spec.md's Figure 1b). */
+static void test_plot_fraction(void **state)
+{
+    (void)state;
+    abl_format bf;
+    assert_int_equal(abl_format_lookup("bf16", &bf), ABL_OK);
+    abl_convention conv = ABL_CONV_PAPER;
+    const char *pipes[1] = {"eager"};
+    abl_plot_fraction_config fc;
+    abl_plot_fraction_config_default(&fc);
+    fc.formats = &bf;
+    fc.conventions = &conv;
+    fc.heads = 4;
+    fc.max_context = 700;
+    fc.pipelines = pipes;
+    fc.npipelines = 1;
+
+    abl_simulate_config sc;
+    memset(&sc, 0, sizeof sc);
+    eager(&bf, &sc.pipeline);
+    sc.heads = 4;
+    abl_cost want, part;
+    memset(&want, 0, sizeof want);
+    uint64_t last = 0;
+    size_t calls = 0;
+    for (int i = 0; i < 200; i++) {
+        double v = i == 199 ? 700 : floor(pow(700.0, i / 199.0) + 0.5);
+        uint64_t n = v < 1 ? 1 : (uint64_t)v;
+        if (n <= last)
+            continue;
+        last = n;
+        sc.context = n;
+        assert_int_equal(abl_predict_estimate(&sc, &part), ABL_OK);
+        abl_cost_add(&want, &part);
+        calls++;
+    }
+    abl_plot_fraction_plan p;
+    assert_int_equal(abl_plot_fraction_plan_make(&fc, &p), ABL_OK);
+    assert_int_equal(p.plan.nsteps, calls);
+    assert_cost_equal(&p.plan.cost, &want);
+    abl_cost est;
+    assert_int_equal(abl_plot_fraction_estimate(&fc, &est), ABL_OK);
+    assert_cost_equal(&est, &want);
+    abl_plot plot;
+    char err[256];
+    assert_int_equal(abl_plot_fraction_run_plan(&p, &plot, err, sizeof err), ABL_OK);
+    assert_true(abl_plan_done(&p.plan));
+    abl_plot_free(&plot);
+    abl_plot_fraction_plan_free(&p);
+}
+
+/* The zero map = one emulation at its N. */
+static void test_plot_blindmap(void **state)
+{
+    (void)state;
+    abl_plot_blindmap_config mc;
+    abl_plot_blindmap_config_default(&mc);
+    mc.heads = 4;
+    mc.context = 300;
+    mc.threads = 1;
+    abl_simulate_config sc;
+    memset(&sc, 0, sizeof sc);
+    eager(&mc.model_dtype, &sc.pipeline);
+    sc.heads = 4;
+    sc.context = 300;
+    sc.threads = 1;
+    abl_cost want;
+    assert_int_equal(abl_simulate_estimate(&sc, &want), ABL_OK);
+    abl_plot_blindmap_plan p;
+    assert_int_equal(abl_plot_blindmap_plan_make(&mc, &p), ABL_OK);
+    assert_int_equal(p.plan.nsteps, 1);
+    assert_string_equal(p.plan.steps[0].what, "simulate");
+    assert_cost_equal(&p.plan.cost, &want);
+    abl_cost est;
+    assert_int_equal(abl_plot_blindmap_estimate(&mc, &est), ABL_OK);
+    assert_cost_equal(&est, &want);
+    abl_plot plot;
+    char err[256];
+    assert_int_equal(abl_plot_blindmap_run_plan(&p, &plot, err, sizeof err), ABL_OK);
+    assert_true(abl_plan_done(&p.plan));
+    abl_plot_free(&plot);
+    abl_plot_blindmap_plan_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_add),
         cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_plot_fraction),
+        cmocka_unit_test(test_plot_blindmap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
