@@ -196,6 +196,82 @@ static void test_plot_blindmap(void **state)
     abl_plot_blindmap_plan_free(&p);
 }
 
+/* The HTML page = the predictor + the design search (one head, ABL_DESIGN_SEARCH_PREDICTIONS times) +
+ * the fraction plot's kernel curve + the zero map (the pictures' parts where this build draws). */
+static void test_html(void **state)
+{
+    (void)state;
+    abl_html_config c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(abl_format_lookup("bf16", &c.format), ABL_OK);
+    c.convention = ABL_CONV_PAPER;
+    c.heads = 8;
+    c.context = 1024;
+    c.threads = 1;
+
+    abl_simulate_config sc;
+    memset(&sc, 0, sizeof sc);
+    eager(&c.format, &sc.pipeline);
+    sc.heads = 8;
+    sc.context = 1024;
+    abl_cost want, part;
+    memset(&want, 0, sizeof want);
+    assert_int_equal(abl_predict_estimate(&sc, &part), ABL_OK);
+    abl_cost_add(&want, &part);
+    abl_simulate_config one = sc;
+    one.slopes = "slopes:1";
+    one.heads = 1;
+    one.threads = 1;
+    assert_int_equal(abl_predict_estimate(&one, &part), ABL_OK);
+    part.units *= ABL_DESIGN_SEARCH_PREDICTIONS;
+    part.seconds *= ABL_DESIGN_SEARCH_PREDICTIONS;
+    abl_cost_add(&want, &part);
+    int pictures = abl_plot_available();
+    if (pictures) {
+        abl_convention conv = ABL_CONV_PAPER;
+        const char *pipes[1] = {"eager"};
+        abl_plot_fraction_config fc;
+        abl_plot_fraction_config_default(&fc);
+        fc.formats = &c.format;
+        fc.conventions = &conv;
+        fc.heads = 8;
+        fc.max_context = 1024;
+        fc.pipelines = pipes;
+        fc.npipelines = 1;
+        assert_int_equal(abl_plot_fraction_estimate(&fc, &part), ABL_OK);
+        assert_true(part.seconds > 0);
+        abl_cost_add(&want, &part);
+        abl_plot_blindmap_config mc;
+        abl_plot_blindmap_config_default(&mc);
+        mc.heads = 8;
+        mc.context = ABL_HTML_BLINDMAP_CONTEXT < 1024 ? ABL_HTML_BLINDMAP_CONTEXT : 1024;
+        mc.threads = 1;
+        assert_int_equal(abl_plot_blindmap_estimate(&mc, &part), ABL_OK);
+        abl_cost_add(&want, &part);
+    }
+
+    abl_html_plan p;
+    assert_int_equal(abl_html_plan_make(&c, &p), ABL_OK);
+    assert_int_equal(p.plan.nsteps, pictures ? 4 : 2);
+    assert_string_equal(p.plan.steps[0].what, "predict");
+    assert_string_equal(p.plan.steps[1].what, "design search");
+    assert_cost_equal(&p.plan.cost, &want);
+    abl_cost est;
+    assert_int_equal(abl_html_report_estimate(&c, &est), ABL_OK);
+    assert_cost_equal(&est, &want);
+    char *buf = NULL, err[256];
+    size_t len = 0;
+    assert_int_equal(abl_html_run_plan(&p, &buf, &len, err, sizeof err), ABL_OK);
+    assert_true(abl_plan_done(&p.plan));
+    if (pictures) {
+        assert_true(abl_plan_done(&p.fraction.plan));
+        assert_true(abl_plan_done(&p.blindmap.plan));
+        assert_int_equal(p.plan.steps[2].calls, p.fraction.plan.nsteps);
+    }
+    free(buf);
+    abl_html_plan_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -203,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_compare),
         cmocka_unit_test(test_plot_fraction),
         cmocka_unit_test(test_plot_blindmap),
+        cmocka_unit_test(test_html),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
