@@ -272,6 +272,78 @@ static void test_html(void **state)
     abl_html_plan_free(&p);
 }
 
+/* The kernel columns of tables 1 and 5: the cost is the predictor's at each computed row (the model's
+ * catalogue settings at the row's window, priced here from abl_model_spec_from_catalogue); a row that
+ * repeats the previous row's computation (table 5's bloom-1b1 after bloom-560m) and a skipped row cost
+ * nothing; the table runs every planned row once. */
+static void check_table(int table)
+{
+    abl_table_kernel_plan p;
+    assert_int_equal(abl_table_kernel_plan_make(table, NULL, &p), ABL_OK);
+    assert_true(p.plan.nsteps > 0);
+    abl_cost want;
+    memset(&want, 0, sizeof want);
+    int predicted = 0, reused = 0;
+    for (size_t i = 0; i < p.plan.nsteps; i++) {
+        const abl_plan_step *s = &p.plan.steps[i];
+        abl_cost part;
+        memset(&part, 0, sizeof part);
+        if (strcmp(s->what, "predict") == 0) {
+            abl_model_spec spec;
+            assert_int_equal(abl_model_spec_from_catalogue(p.models[i], &spec), ABL_OK);
+            abl_simulate_config sc;
+            memset(&sc, 0, sizeof sc);
+            assert_int_equal(abl_pipeline_parse(spec.pipeline, &spec.dtype, &sc.pipeline, NULL, 0), ABL_OK);
+            sc.heads = spec.heads;
+            sc.slopes = spec.slopes;
+            sc.context = s->context;
+            assert_int_equal(abl_predict_estimate(&sc, &part), ABL_OK);
+            assert_true(part.seconds > 0);
+            predicted++;
+        } else if (strcmp(s->what, "reuse") == 0) {
+            assert_true(i > 0);
+            assert_int_equal(s->heads, p.plan.steps[i - 1].heads);
+            assert_true(s->context == p.plan.steps[i - 1].context);
+            assert_int_equal(table, 5);
+            reused++;
+        } else {
+            assert_string_equal(s->what, "skip");
+        }
+        assert_cost_equal(&s->cost, &part);
+        abl_cost_add(&want, &part);
+    }
+    assert_true(predicted > 0);
+    if (table == 5)
+        assert_true(reused > 0);
+    assert_cost_equal(&p.plan.cost, &want);
+    abl_cost est;
+    assert_int_equal(abl_table_kernel_estimate(table, NULL, &est), ABL_OK);
+    assert_cost_equal(&est, &want);
+    abl_paper_options o;
+    abl_paper_options_default(&o);
+    abl_report *r = NULL;
+    if (table == 1)
+        assert_int_equal(abl_table1_report_plan(&o, &p, &r), ABL_OK);
+    else
+        assert_int_equal(abl_table5_report_plan(NULL, &o, &p, &r), ABL_OK);
+    assert_true(abl_plan_done(&p.plan));
+    assert_int_equal(p.next, p.plan.nsteps);
+    abl_report_free(r);
+    abl_table_kernel_plan_free(&p);
+}
+
+static void test_table1(void **state)
+{
+    (void)state;
+    check_table(1);
+}
+
+static void test_table5(void **state)
+{
+    (void)state;
+    check_table(5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +352,8 @@ int main(void)
         cmocka_unit_test(test_plot_fraction),
         cmocka_unit_test(test_plot_blindmap),
         cmocka_unit_test(test_html),
+        cmocka_unit_test(test_table1),
+        cmocka_unit_test(test_table5),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -328,6 +328,18 @@ abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
 {
     if (o == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
+    abl_table_kernel_plan plan;
+    abl_status st = abl_table_kernel_plan_make(1, NULL, &plan);
+    if (st == ABL_OK)
+        st = abl_table1_report_plan(o, &plan, out);
+    abl_table_kernel_plan_free(&plan);
+    return st;
+}
+
+abl_status abl_table1_report_plan(const abl_paper_options *o, abl_table_kernel_plan *plan, abl_report **out)
+{
+    if (o == NULL || out == NULL || plan == NULL || plan->table != 1)
+        return ABL_ERR_INVALID_ARGUMENT;
     abl_report *r = abl_report_new("Selected pre-trained decoder models that were trained with ALiBi. These models "
                                    "are subject of the first experiment and differ in number of parameters, "
                                    "training context window, number of layers, number of attention heads, and "
@@ -376,7 +388,8 @@ abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
         delta_pair_cells(r, &a, o->ieee);
         abl_analysis_free(&a);
         abl_kernel_cells k;
-        if ((st = abl_kernel_cells_run(abl_model_find(m->hub_id), m->heads, m->window, &k)) != ABL_OK) {
+        if ((st = abl_kernel_cells_run_step(plan, abl_model_find(m->hub_id), m->heads, m->window, NULL, &k)) !=
+            ABL_OK) {
             abl_kernel_cells_clear(&k);
             break;
         }
@@ -537,39 +550,72 @@ static abl_status published_or_builtin(const abl_published **pub, abl_published 
     return st;
 }
 
+/* Table 5's rows as table5_report walks them: each printed row, then the row marked ‡ with the
+ * configured head count (a row whose numbers do not parse ends the plan: the table fails there). */
+static abl_status table5_kernel_plan(const abl_published *pub, abl_table_kernel_plan *tp)
+{
+    const abl_csv *t5 = &pub->files[ABL_PUB_TABLE5];
+    abl_status st = ABL_OK;
+    for (size_t row = 0; row < t5->rows && st == ABL_OK; row++) {
+        long heads, window;
+        if (parse_count(abl_csv_get(t5, row, "heads"), 1, ABL_MAX_HEADS, &heads) != 0 ||
+            parse_count(abl_csv_get(t5, row, "window"), 1, (long)1e15, &window) != 0)
+            break;
+        const char *name = abl_csv_get(t5, row, "model");
+        st = abl_kernel_cells_plan_row(tp, table5_model(name), (int)heads, (uint64_t)window, 1);
+        for (size_t i = 0; st == ABL_OK && name != NULL && i < abl_paper_model_count(); i++)
+            if (strcmp(paper_models[i].table5_name, name) == 0 && paper_models[i].heads != heads)
+                st = abl_kernel_cells_plan_row(tp, table5_model(name), paper_models[i].heads, (uint64_t)window, 1);
+    }
+    return st;
+}
+
+abl_status abl_table_kernel_plan_make(int table, const abl_published *pub, abl_table_kernel_plan *out)
+{
+    if (out == NULL || (table != 1 && table != 5))
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    out->table = table;
+    abl_status st = ABL_OK;
+    if (table == 1) {
+        for (size_t i = 0; i < abl_paper_model_count() && st == ABL_OK; i++)
+            st = abl_kernel_cells_plan_row(out, abl_model_find(paper_models[i].hub_id), paper_models[i].heads,
+                                           paper_models[i].window, 0);
+    } else {
+        abl_published builtin;
+        int own;
+        st = published_or_builtin(&pub, &builtin, &own);
+        if (st == ABL_OK) {
+            st = table5_kernel_plan(pub, out);
+            if (own)
+                abl_published_free(&builtin);
+        }
+    }
+    if (st != ABL_OK)
+        abl_table_kernel_plan_free(out);
+    return st;
+}
+
+void abl_table_kernel_plan_free(abl_table_kernel_plan *p)
+{
+    if (p == NULL)
+        return;
+    free(p->models);
+    abl_plan_free(&p->plan);
+    memset(p, 0, sizeof *p);
+}
+
 abl_status abl_table_kernel_estimate(int table, const abl_published *pub, abl_cost *out)
 {
     if (out == NULL || (table != 1 && table != 5))
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
-    if (table == 1) {
-        for (size_t i = 0; i < abl_paper_model_count(); i++)
-            abl_kernel_cells_estimate(abl_model_find(paper_models[i].hub_id), paper_models[i].heads,
-                                      paper_models[i].window, out);
-        return ABL_OK;
-    }
-    abl_published builtin;
-    int own;
-    abl_status pst = published_or_builtin(&pub, &builtin, &own);
-    if (pst != ABL_OK)
-        return pst;
-    /* the rows as table5_row reads them (a row it cannot parse costs nothing: the table fails there) */
-    const abl_csv *t5 = &pub->files[ABL_PUB_TABLE5];
-    for (size_t row = 0; row < t5->rows; row++) {
-        long heads, window;
-        if (parse_count(abl_csv_get(t5, row, "heads"), 1, ABL_MAX_HEADS, &heads) != 0 ||
-            parse_count(abl_csv_get(t5, row, "window"), 1, (long)1e15, &window) != 0)
-            continue;
-        const char *name = abl_csv_get(t5, row, "model");
-        abl_kernel_cells_estimate(table5_model(name), (int)heads, (uint64_t)window, out);
-        /* the row marked with the configured head count (abl_table5_report) */
-        for (size_t i = 0; name != NULL && i < abl_paper_model_count(); i++)
-            if (strcmp(paper_models[i].table5_name, name) == 0 && paper_models[i].heads != heads)
-                abl_kernel_cells_estimate(table5_model(name), paper_models[i].heads, (uint64_t)window, out);
-    }
-    if (own)
-        abl_published_free(&builtin);
-    return ABL_OK;
+    abl_table_kernel_plan p;
+    abl_status st = abl_table_kernel_plan_make(table, pub, &p);
+    if (st == ABL_OK)
+        *out = p.plan.cost;
+    abl_table_kernel_plan_free(&p);
+    return st;
 }
 
 /* The kernel columns of one Table 5 row; the code path joins the footnote's list. */
@@ -578,14 +624,15 @@ typedef struct table5_kernel_state {
     abl_kernel_notes notes;
     abl_kernel_cells last;
     int have_last;
+    abl_table_kernel_plan *plan; /* the rows' kernel cells, as planned */
 } table5_kernel_state;
 
 static abl_status table5_kernel(abl_report *r, const char *name, long heads, long window, const char *dtype,
                                 table5_kernel_state *ks)
 {
     abl_kernel_cells k;
-    abl_status st = abl_kernel_cells_run_after(table5_model(name), (int)heads, (uint64_t)window,
-                                               ks->have_last ? &ks->last : NULL, &k);
+    abl_status st = abl_kernel_cells_run_step(ks->plan, table5_model(name), (int)heads, (uint64_t)window,
+                                              ks->have_last ? &ks->last : NULL, &k);
     if (st == ABL_OK) {
         abl_report_cell(r, k.skipped ? "" : k.preset, k.skipped ? "null" : NULL, NULL);
         abl_kernel_cell_first_blind(r, &k, 0);
@@ -695,6 +742,19 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
 {
     if (o == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
+    abl_table_kernel_plan plan;
+    abl_status st = abl_table_kernel_plan_make(5, pub, &plan);
+    if (st == ABL_OK)
+        st = abl_table5_report_plan(pub, o, &plan, out);
+    abl_table_kernel_plan_free(&plan);
+    return st;
+}
+
+abl_status abl_table5_report_plan(const abl_published *pub, const abl_paper_options *o, abl_table_kernel_plan *plan,
+                                  abl_report **out)
+{
+    if (o == NULL || out == NULL || plan == NULL || plan->table != 5)
+        return ABL_ERR_INVALID_ARGUMENT;
     abl_published builtin;
     int own;
     abl_status pst = published_or_builtin(&pub, &builtin, &own);
@@ -739,6 +799,7 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
         abl_report_free(r);
         return ABL_ERR_NO_MEMORY;
     }
+    ks->plan = plan;
     abl_status st = ABL_OK;
     char note[1024] = "";
     for (size_t row = 0; row < t5->rows && st == ABL_OK; row++) {
