@@ -344,6 +344,40 @@ static void test_table5(void **state)
     check_table(5);
 }
 
+/* Figure 1a with the paper's settings: the heads' analysis (priced at N = 4096, the axis' end: an upper
+ * bound of the run's N = 1 analysis) and 16 heads x 65 points (0, 64, ..., 4096) at ABL_FIGURE_RATE
+ * values a second; counted in values. */
+static void test_figure(void **state)
+{
+    (void)state;
+    abl_figure_config c;
+    abl_figure_config_default(&c, 0);
+    abl_analysis_config ac;
+    memset(&ac, 0, sizeof ac);
+    ac.format = c.format;
+    ac.convention = c.convention;
+    ac.heads = 16;
+    ac.context = 4096;
+    abl_cost layer;
+    assert_int_equal(abl_analysis_estimate(&ac, &layer), ABL_OK);
+    abl_figure_plan p;
+    assert_int_equal(abl_figure_plan_make(&c, &p), ABL_OK);
+    assert_int_equal(p.plan.nsteps, 2);
+    assert_true(p.plan.cost.units == 16 * 65);
+    assert_true(p.plan.cost.seconds == layer.seconds + 16 * 65 / ABL_FIGURE_RATE);
+    assert_string_equal(p.plan.cost.unit_name, "values (points x heads)");
+    abl_cost est;
+    assert_int_equal(abl_figure_estimate_config(&c, 0, &est), ABL_OK);
+    assert_cost_equal(&est, &p.plan.cost);
+    abl_figure f;
+    assert_int_equal(abl_figure_run_plan(&p, &f), ABL_OK);
+    assert_true(abl_plan_done(&p.plan));
+    assert_int_equal(f.points, 65);
+    assert_int_equal(f.heads, 16);
+    abl_figure_free(&f);
+    abl_figure_plan_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -354,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_html),
         cmocka_unit_test(test_table1),
         cmocka_unit_test(test_table5),
+        cmocka_unit_test(test_figure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

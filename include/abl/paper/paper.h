@@ -17,6 +17,7 @@
 #include "abl/core/convention.h"
 #include "abl/core/slope.h"
 #include "abl/core/blindness.h"
+#include "abl/core/analysis.h"
 #include "abl/report/report.h"
 #include "abl/paper/published.h"
 
@@ -182,6 +183,23 @@ ABL_API void abl_figure_estimate(const abl_figure *f, abl_cost *out);
 /* The same from the configuration, before abl_figure_run (which analyses every head): points x heads at
  * ABL_FIGURE_RATE plus the analysis of the heads (abl_analysis_estimate). */
 ABL_API abl_status abl_figure_estimate_config(const abl_figure_config *c, int panel_b, abl_cost *out);
+/*
+ * Plan, then run: plan.steps[0] the heads' analysis (run at N = 1: the deltas do not depend on N;
+ * priced at max_distance, an upper bound; its time counted, no plotted value), plan.steps[1] the points x heads values at ABL_FIGURE_RATE (the run lays
+ * out the points, the report or CSV writer evaluates them). abl_figure_estimate_config returns plan.cost
+ * (or `priced`, the analysis estimate's error); abl_figure_run is abl_figure_plan_make +
+ * abl_figure_run_plan. ABL_ERR_CONTEXT_RANGE as abl_figure_run.
+ */
+typedef struct abl_figure_plan {
+    abl_figure_config config;
+    abl_analysis_config analysis;
+    uint64_t points;
+    abl_status priced;
+    abl_plan plan;
+} abl_figure_plan;
+ABL_API abl_status abl_figure_plan_make(const abl_figure_config *c, abl_figure_plan *out);
+ABL_API abl_status abl_figure_run_plan(abl_figure_plan *plan, abl_figure *out);
+ABL_API void abl_figure_plan_free(abl_figure_plan *p);
 ABL_API abl_status abl_figure_write_csv(const abl_figure *f, int panel_b, FILE *out, const abl_progress *progress);
 
 #ifdef __cplusplus
