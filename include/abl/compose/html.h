@@ -13,6 +13,8 @@
 #include "abl/core/format.h"
 #include "abl/core/convention.h"
 #include "abl/model/catalogue.h"
+#include "abl/kernel/simulate.h"
+#include "abl/report/plot.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,10 +43,31 @@ typedef struct abl_html_config {
  * be parsed; slope and head errors as abl_analysis_run returns them.
  */
 ABL_API abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char *err, size_t errlen);
-/* Nominal cost of the page's kernel work: the predictor's first blind distances (N up to
- * ABL_HTML_PREDICT_MAX_CONTEXT), the design section's slope search, the fraction plot's kernel curve and
- * the zero map's emulation. ABL_ERR_UNSUPPORTED for a pipeline that does not parse. */
+/* Nominal cost of the page's kernel work: its plan's cost. ABL_ERR_UNSUPPORTED for a pipeline that does
+ * not parse. */
 ABL_API abl_status abl_html_report_estimate(const abl_html_config *c, abl_cost *out);
+
+/*
+ * Plan, then run: the page's kernel work in the order the page runs it, each part a step of plan (the
+ * index of its step, or -1 when the page does not run it): the predictor's first blind distances
+ * (N up to ABL_HTML_PREDICT_MAX_CONTEXT), the design section's slope search (ABL_DESIGN_SEARCH_PREDICTIONS
+ * one-head predictions), the fraction plot's kernel curve (N <= 4096; the sub-plan `fraction`, one step
+ * of the page standing for its calls) and the zero map's emulation (the sub-plan `blindmap`); the
+ * pictures' parts only where this build draws. abl_html_report is abl_html_plan_make +
+ * abl_html_run_plan; the run counts in each step the calls it made. The plan points into c's texts.
+ */
+typedef struct abl_html_plan {
+    abl_html_config config;
+    const char *pipeline;              /* the kernel's text (--pipeline, the model's path, else eager) */
+    abl_simulate_config predict;       /* its parsed pipeline; the first blind distances */
+    abl_plot_fraction_plan fraction;
+    abl_plot_blindmap_plan blindmap;
+    long step_predict, step_design, step_fraction, step_blindmap;
+    abl_plan plan;
+} abl_html_plan;
+ABL_API abl_status abl_html_plan_make(const abl_html_config *c, abl_html_plan *out);
+ABL_API abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char *err, size_t errlen);
+ABL_API void abl_html_plan_free(abl_html_plan *p);
 
 /* Append s to f with &, <, >, " and ' escaped. */
 ABL_API void abl_html_escape(FILE *f, const char *s);

@@ -13,6 +13,7 @@
 #include "abl/core/format.h"
 #include "abl/core/convention.h"
 #include "abl/report/plot.h"
+#include "abl/kernel/simulate.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,6 +58,22 @@ ABL_API abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot
 /* Nominal cost of the real-kernel curves (abl_predict_estimate at every point, per pipeline and format;
  * the closed-form curves are cheap and not counted). A pipeline that does not parse counts nothing. */
 ABL_API abl_status abl_plot_fraction_estimate(const abl_plot_fraction_config *c, abl_cost *out);
+/* Plan, then run: one step per predictor call of the real-kernel curves (pipeline by pipeline, format
+ * by format, every N > 0 of the axis; calls[i] configures plan.steps[i]); the closed-form curves are
+ * cheap and not planned. The estimate is plan.cost; abl_plot_fraction is abl_plot_fraction_plan_make +
+ * abl_plot_fraction_run_plan. The plan points into c's arrays and texts (keep them alive). */
+typedef struct abl_plot_fraction_plan {
+    abl_plot_fraction_config config;
+    uint64_t *contexts;            /* the N of the axis, npoints of them */
+    size_t npoints;
+    long *curve_first;             /* per (pipeline, format), pipeline-major: its first step; -1: the
+                                    * pipeline does not parse (the run fails there, saying why) */
+    abl_simulate_config *calls;
+    abl_plan plan;
+} abl_plot_fraction_plan;
+ABL_API abl_status abl_plot_fraction_plan_make(const abl_plot_fraction_config *c, abl_plot_fraction_plan *out);
+ABL_API abl_status abl_plot_fraction_run_plan(abl_plot_fraction_plan *plan, abl_plot *out, char *err, size_t errlen);
+ABL_API void abl_plot_fraction_plan_free(abl_plot_fraction_plan *p);
 
 /* Table 8: δ of the nine heads of each mitigation combination, log y, with the * and ** regions. */
 ABL_API abl_status abl_plot_mitigations(const abl_format *format, abl_convention convention, abl_plot *out);
@@ -77,8 +94,19 @@ typedef struct abl_plot_blindmap_config {
 
 ABL_API void abl_plot_blindmap_config_default(abl_plot_blindmap_config *c);
 ABL_API abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char *err, size_t errlen);
-/* Nominal cost of the emulation behind the map (abl_simulate_estimate). */
+/* Nominal cost of the emulation behind the map: its plan's cost (abl_simulate_estimate of the one
+ * emulation). ABL_ERR_UNSUPPORTED for a pipeline that does not parse. */
 ABL_API abl_status abl_plot_blindmap_estimate(const abl_plot_blindmap_config *c, abl_cost *out);
+/* Plan, then run: plan.steps[0] is the emulation (simulate, at the config's N). abl_plot_blindmap is
+ * abl_plot_blindmap_plan_make + abl_plot_blindmap_run_plan. The plan points into c's texts. */
+typedef struct abl_plot_blindmap_plan {
+    abl_plot_blindmap_config config;
+    abl_simulate_config simulate;  /* the run adds its row hook */
+    abl_plan plan;
+} abl_plot_blindmap_plan;
+ABL_API abl_status abl_plot_blindmap_plan_make(const abl_plot_blindmap_config *c, abl_plot_blindmap_plan *out);
+ABL_API abl_status abl_plot_blindmap_run_plan(abl_plot_blindmap_plan *plan, abl_plot *out, char *err, size_t errlen);
+ABL_API void abl_plot_blindmap_plan_free(abl_plot_blindmap_plan *p);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,8 @@
 #include "abl/core/blindness.h"
 #include "abl/core/progress.h"
 #include "abl/kernel/pipeline.h"
+#include "abl/kernel/simulate.h"
+#include "abl/core/analysis.h"
 #include "abl/report/report.h"
 
 #ifdef __cplusplus
@@ -58,9 +60,24 @@ typedef struct abl_compare {
  */
 ABL_API abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out);
 ABL_API void abl_compare_free(abl_compare *c);
-/* What abl_compare_run costs before it starts: the paper's analysis plus the predictor, each configured
- * as the run configures it (a part whose estimate fails is left out: the run reports that failure). */
+/* What abl_compare_run costs before it starts: its plan's cost (a part whose estimate fails costs
+ * nothing: the run reports that failure). */
 ABL_API abl_status abl_compare_estimate(const abl_compare_config *cfg, abl_cost *out);
+
+/* Plan, then run: the comparison's two computations, configured once; plan.steps[0] is the paper's
+ * analysis, plan.steps[1] the predictor; plan.cost their costs added. abl_compare_run is
+ * abl_compare_plan_make + abl_compare_run_plan. The plan points into cfg's texts (keep cfg alive). */
+typedef struct abl_compare_plan {
+    abl_compare_config config;
+    abl_analysis_config analysis;
+    abl_simulate_config predict;
+    abl_plan plan;
+} abl_compare_plan;
+
+ABL_API abl_status abl_compare_plan_make(const abl_compare_config *cfg, abl_compare_plan *out);
+/* Execute the plan (each step's `executed` counts its call); results as abl_compare_run. */
+ABL_API abl_status abl_compare_run_plan(abl_compare_plan *plan, abl_compare *out);
+ABL_API void abl_compare_plan_free(abl_compare_plan *p);
 
 /* A line shown before the table (the model, its settings and where they came from), given by the caller. */
 typedef struct abl_compare_meta {

@@ -17,6 +17,7 @@
 #include "abl/core/convention.h"
 #include "abl/core/slope.h"
 #include "abl/core/blindness.h"
+#include "abl/core/analysis.h"
 #include "abl/report/report.h"
 #include "abl/paper/published.h"
 
@@ -90,11 +91,32 @@ ABL_API abl_status abl_paper_model_deltas(const char *slopes, int heads, const a
                                   abl_delta *first, abl_delta *last, char *text, size_t textlen);
 
 ABL_API abl_status abl_table1_report(const abl_paper_options *o, abl_report **out);
+/* Table 1 with its kernel columns run from `plan` (made by abl_table_kernel_plan_make(1, ...)). */
+struct abl_table_kernel_plan;
+ABL_API abl_status abl_table1_report_plan(const abl_paper_options *o, struct abl_table_kernel_plan *plan,
+                                          abl_report **out);
 
 /* Nominal cost of the real-kernel columns of table 1 or 5 (the zero-logit predictor on each catalogued
  * model at its window). It does not depend on the options: the catalogue fixes it. pub as for
  * abl_table5_report (NULL: the built-in tables). */
 ABL_API abl_status abl_table_kernel_estimate(int table, const abl_published *pub, abl_cost *out);
+
+/*
+ * Plan, then run: the kernel columns of table 1 or 5, one step per row in the order the table prints
+ * them (table 5's rows marked ‡ included): "predict" (the zero-logit predictor on the row's catalogue
+ * model at its window, with its cost), "reuse" (table 5: the previous row ran exactly this, its answer
+ * is copied; no cost) or "skip" (the cells stay empty; no cost). The estimate is plan.cost;
+ * abl_table1_report / abl_table5_report make the plan and run it (the _plan forms run a given one, each
+ * row counted in its step's `executed`). A plan runs once (next: the run's cursor).
+ */
+typedef struct abl_table_kernel_plan {
+    int table;
+    const struct abl_model **models; /* per step: the row's catalogue model (NULL: none) */
+    size_t next;
+    abl_plan plan;
+} abl_table_kernel_plan;
+ABL_API abl_status abl_table_kernel_plan_make(int table, const abl_published *pub, abl_table_kernel_plan *out);
+ABL_API void abl_table_kernel_plan_free(abl_table_kernel_plan *p);
 
 /* ---------------------------------------------------------------- Table 4 */
 
@@ -112,6 +134,9 @@ ABL_API abl_status abl_table4_report(const abl_format *formats, size_t nformats,
  * the model's own window, and the row and matrix fractions at context = window.
  */
 ABL_API abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *o, abl_report **out);
+/* Table 5 with its kernel columns run from `plan` (made by abl_table_kernel_plan_make(5, pub, ...)). */
+ABL_API abl_status abl_table5_report_plan(const abl_published *pub, const abl_paper_options *o,
+                                          abl_table_kernel_plan *plan, abl_report **out);
 
 /* ---------------------------------------------------------------- Figure 1 */
 
@@ -158,6 +183,23 @@ ABL_API void abl_figure_estimate(const abl_figure *f, abl_cost *out);
 /* The same from the configuration, before abl_figure_run (which analyses every head): points x heads at
  * ABL_FIGURE_RATE plus the analysis of the heads (abl_analysis_estimate). */
 ABL_API abl_status abl_figure_estimate_config(const abl_figure_config *c, int panel_b, abl_cost *out);
+/*
+ * Plan, then run: plan.steps[0] the heads' analysis (run at N = 1: the deltas do not depend on N;
+ * priced at max_distance, an upper bound; its time counted, no plotted value), plan.steps[1] the points x heads values at ABL_FIGURE_RATE (the run lays
+ * out the points, the report or CSV writer evaluates them). abl_figure_estimate_config returns plan.cost
+ * (or `priced`, the analysis estimate's error); abl_figure_run is abl_figure_plan_make +
+ * abl_figure_run_plan. ABL_ERR_CONTEXT_RANGE as abl_figure_run.
+ */
+typedef struct abl_figure_plan {
+    abl_figure_config config;
+    abl_analysis_config analysis;
+    uint64_t points;
+    abl_status priced;
+    abl_plan plan;
+} abl_figure_plan;
+ABL_API abl_status abl_figure_plan_make(const abl_figure_config *c, abl_figure_plan *out);
+ABL_API abl_status abl_figure_run_plan(abl_figure_plan *plan, abl_figure *out);
+ABL_API void abl_figure_plan_free(abl_figure_plan *p);
 ABL_API abl_status abl_figure_write_csv(const abl_figure *f, int panel_b, FILE *out, const abl_progress *progress);
 
 #ifdef __cplusplus

@@ -162,65 +162,140 @@ static const char *report_pipeline(const abl_html_config *c)
                : "eager";
 }
 
-/* Mirrors abl_html_report below: what runs when, at which size. */
-abl_status abl_html_report_estimate(const abl_html_config *c, abl_cost *out)
+/* A step of the page's plan: a leaf's cost (none when its estimate fails: the run reports it). */
+static abl_status plan_step(abl_plan *p, const char *what, abl_status est, const abl_cost *c, uint64_t context,
+                            int heads, long *index)
 {
-    if (c == NULL || out == NULL)
-        return ABL_ERR_INVALID_ARGUMENT;
-    memset(out, 0, sizeof *out);
-    const char *pipe = report_pipeline(c);
-    abl_simulate_config sc;
-    memset(&sc, 0, sizeof sc);
-    if (abl_pipeline_parse(pipe, &c->format, &sc.pipeline, NULL, 0) != ABL_OK)
-        return ABL_ERR_UNSUPPORTED;
-    sc.slopes = c->slopes;
-    sc.heads = c->heads;
-    sc.context = c->context;
+    abl_plan_step s;
+    memset(&s, 0, sizeof s);
+    s.what = what;
+    if (est == ABL_OK)
+        s.cost = *c;
+    s.context = context;
+    s.heads = heads;
+    s.calls = 1;
+    *index = (long)p->nsteps;
+    return abl_plan_add(p, &s);
+}
+
+/* A sub-plan as one step of the page: its cost, the calls its own steps stand for. */
+static abl_status plan_sub(abl_plan *p, const char *what, const abl_plan *sub, uint64_t context, int heads,
+                           long *index)
+{
+    abl_status st = plan_step(p, what, ABL_OK, &sub->cost, context, heads, index);
+    if (st == ABL_OK) {
+        unsigned long calls = 0;
+        for (size_t i = 0; i < sub->nsteps; i++)
+            calls += sub->steps[i].calls;
+        p->steps[*index].calls = calls > 0 ? calls : 1;
+    }
+    return st;
+}
+
+/* The page's kernel work in the order the page runs it: the predictor's first blind distances, the
+ * design section's slope search, the fraction plot's kernel curve, the zero map's emulation. */
+static abl_status html_plan_steps(abl_html_plan *p)
+{
+    const abl_html_config *c = &p->config;
+    abl_simulate_config *sc = &p->predict;
+    sc->slopes = c->slopes;
+    sc->heads = c->heads;
+    sc->context = c->context;
     abl_cost part;
+    abl_status st = ABL_OK;
     int predicted = c->context >= 2 && c->context <= ABL_HTML_PREDICT_MAX_CONTEXT &&
-                    abl_predict_estimate(&sc, &part) == ABL_OK;
-    int checked = abl_pipeline_check(&sc.pipeline, NULL, 0) == ABL_OK;
+                    abl_predict_estimate(sc, &part) == ABL_OK;
+    int checked = abl_pipeline_check(&sc->pipeline, NULL, 0) == ABL_OK;
+    int pictures = abl_plot_available();
     if (predicted) {
-        abl_cost_add(out, &part);
-        if (checked) {
-            abl_simulate_config one = sc;
+        st = plan_step(&p->plan, "predict", ABL_OK, &part, c->context, c->heads, &p->step_predict);
+        if (st == ABL_OK && checked) {
+            /* the search predicts one head ABL_DESIGN_SEARCH_PREDICTIONS times */
+            abl_simulate_config one = *sc;
             one.slopes = "slopes:1";
             one.heads = 1;
             one.threads = c->threads;
-            if (abl_predict_estimate(&one, &part) == ABL_OK) {
-                part.units *= ABL_DESIGN_SEARCH_PREDICTIONS;
-                part.seconds *= ABL_DESIGN_SEARCH_PREDICTIONS;
-                abl_cost_add(out, &part);
-            }
+            abl_status est = abl_predict_estimate(&one, &part);
+            part.units *= ABL_DESIGN_SEARCH_PREDICTIONS;
+            part.seconds *= ABL_DESIGN_SEARCH_PREDICTIONS;
+            st = plan_step(&p->plan, "design search", est, &part, c->context, 1, &p->step_design);
         }
-        if (c->context <= 4096) {
+        if (st == ABL_OK && pictures && c->context <= 4096) {
             abl_plot_fraction_config fc;
             abl_plot_fraction_config_default(&fc);
-            const char *pipes[1] = {pipe};
-            fc.formats = &c->format;
-            fc.conventions = &c->convention;
+            fc.formats = &p->config.format;
+            fc.conventions = &p->config.convention;
             fc.heads = c->heads;
             fc.slopes = c->slopes;
             fc.max_context = c->context;
-            fc.pipelines = pipes;
+            fc.pipelines = &p->pipeline;
             fc.npipelines = 1;
-            if (abl_plot_fraction_estimate(&fc, &part) == ABL_OK)
-                abl_cost_add(out, &part);
+            fc.model = c->model != NULL ? c->model->name : NULL;
+            if (abl_plot_fraction_plan_make(&fc, &p->fraction) == ABL_OK)
+                st = plan_sub(&p->plan, "fraction plot", &p->fraction.plan, c->context, c->heads, &p->step_fraction);
         }
     }
-    if (checked && c->context >= 2) {
+    if (st == ABL_OK && pictures && checked && c->context >= 2) {
         abl_plot_blindmap_config mc;
         abl_plot_blindmap_config_default(&mc);
-        mc.pipeline = pipe;
+        mc.pipeline = p->pipeline;
         mc.model_dtype = c->format;
         mc.heads = c->heads;
         mc.slopes = c->slopes;
         mc.context = c->context < ABL_HTML_BLINDMAP_CONTEXT ? c->context : ABL_HTML_BLINDMAP_CONTEXT;
         mc.threads = c->threads;
-        if (abl_plot_blindmap_estimate(&mc, &part) == ABL_OK)
-            abl_cost_add(out, &part);
+        mc.model = c->model != NULL ? c->model->name : NULL;
+        if (abl_plot_blindmap_plan_make(&mc, &p->blindmap) == ABL_OK)
+            st = plan_sub(&p->plan, "zero map", &p->blindmap.plan, mc.context, c->heads, &p->step_blindmap);
     }
-    return ABL_OK;
+    return st;
+}
+
+abl_status abl_html_plan_make(const abl_html_config *c, abl_html_plan *out)
+{
+    if (c == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    out->config = *c;
+    out->pipeline = report_pipeline(c);
+    out->step_predict = out->step_design = out->step_fraction = out->step_blindmap = -1;
+    if (abl_pipeline_parse(out->pipeline, &c->format, &out->predict.pipeline, NULL, 0) != ABL_OK)
+        return ABL_ERR_UNSUPPORTED;
+    abl_status st = html_plan_steps(out);
+    if (st != ABL_OK)
+        abl_html_plan_free(out);
+    return st;
+}
+
+void abl_html_plan_free(abl_html_plan *p)
+{
+    if (p == NULL)
+        return;
+    abl_plot_fraction_plan_free(&p->fraction);
+    abl_plot_blindmap_plan_free(&p->blindmap);
+    abl_plan_free(&p->plan);
+}
+
+abl_status abl_html_report_estimate(const abl_html_config *c, abl_cost *out)
+{
+    if (c == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    abl_html_plan p;
+    abl_status st = abl_html_plan_make(c, &p);
+    if (st == ABL_OK)
+        *out = p.plan.cost;
+    abl_html_plan_free(&p);
+    return st;
+}
+
+/* A sub-plan's step of the page counts the calls its run made. */
+static void count_sub(abl_html_plan *p, long step, const abl_plan *sub)
+{
+    if (step < 0)
+        return;
+    for (size_t i = 0; i < sub->nsteps; i++)
+        p->plan.steps[step].executed += sub->steps[i].executed;
 }
 
 abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char *err, size_t errlen)
@@ -231,11 +306,32 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
         return ABL_ERR_INVALID_ARGUMENT;
     *buf = NULL;
     *len = 0;
-    const char *pipe = report_pipeline(c);
-    abl_pipeline pl;
+    abl_html_plan p;
+    abl_status st = abl_html_plan_make(c, &p);
+    if (st == ABL_OK) {
+        st = abl_html_run_plan(&p, buf, len, err, errlen);
+    } else if (st == ABL_ERR_UNSUPPORTED) { /* the pipeline: say why (parsed again only to word the error) */
+        abl_pipeline pl;
+        abl_pipeline_error(report_pipeline(c), &c->format, &pl, err, errlen);
+    }
+    abl_html_plan_free(&p);
+    return st;
+}
+
+abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char *err, size_t errlen)
+{
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    if (plan == NULL || buf == NULL || len == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    const abl_html_config *c = &plan->config;
+    if (c->context < 1 || c->context > ABL_MAX_CONTEXT)
+        return ABL_ERR_INVALID_ARGUMENT;
+    *buf = NULL;
+    *len = 0;
+    const char *pipe = plan->pipeline;
+    abl_pipeline pl = plan->predict.pipeline;
     char text[512]; /* bounded: counts, percents and the convention's name with its threshold */
-    if (abl_pipeline_error(pipe, &c->format, &pl, err, errlen) != ABL_OK)
-        return ABL_ERR_UNSUPPORTED;
     abl_analysis a;
     abl_status st = abl_plot_layer(&c->format, c->convention, c->heads, c->slopes, c->context, &a);
     if (st != ABL_OK)
@@ -244,14 +340,10 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
     abl_prediction pr;
     memset(&pr, 0, sizeof pr);
     int predicted = 0;
-    abl_simulate_config sc;
-    memset(&sc, 0, sizeof sc);
-    sc.pipeline = pl;
-    sc.slopes = a.schedule.spec;
-    sc.heads = a.heads;
-    sc.context = c->context;
-    if (c->context >= 2 && c->context <= ABL_HTML_PREDICT_MAX_CONTEXT)
-        predicted = abl_predict_run(&sc, &pr) == ABL_OK;
+    if (plan->step_predict >= 0) {
+        plan->plan.steps[plan->step_predict].executed++;
+        predicted = abl_predict_run(&plan->predict, &pr) == ABL_OK;
+    }
 
     char *out = NULL;
     size_t outlen = 0;
@@ -387,8 +479,10 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
           "exactly-zero weight in the last row through the kernel's roundings (zero logits).</p>\n",
           f);
 
-    if (predicted && abl_pipeline_check(&pl, NULL, 0) == ABL_OK)
+    if (predicted && plan->step_design >= 0) {
+        plan->plan.steps[plan->step_design].executed++;
         design_section(f, &pl, c->context, a.schedule.spec, a.heads, c->threads);
+    }
 
     /* Pictures (the tables above stand alone when this build cannot draw). */
     fputs("<h2>Pictures</h2>\n", f);
@@ -418,35 +512,30 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
         fc.slopes = a.schedule.spec;
         fc.max_context = c->context < 2 ? 2 : c->context;
         fc.model = bc.model;
-        const char *pipes[1] = {pipe};
-        if (predicted && c->context <= 4096) {
-            fc.pipelines = pipes;
-            fc.npipelines = 1;
-        }
-        st = abl_plot_fraction(&fc, &p, err, errlen);
-        if (st == ABL_ERR_UNSUPPORTED && fc.npipelines > 0) { /* the formula curves alone */
-            fc.npipelines = 0;
+        if (predicted && plan->step_fraction >= 0) { /* the planned kernel curve */
+            abl_plot_fraction_plan *fp = &plan->fraction;
+            fp->config.heads = a.heads; /* the closed-form curves and the title: the analysed layer */
+            fp->config.slopes = a.schedule.spec;
+            st = abl_plot_fraction_run_plan(fp, &p, err, errlen);
+            count_sub(plan, plan->step_fraction, &fp->plan);
+            if (st == ABL_ERR_UNSUPPORTED) /* the formula curves alone */
+                st = abl_plot_fraction(&fc, &p, err, errlen);
+        } else {
             st = abl_plot_fraction(&fc, &p, err, errlen);
         }
         if (st == ABL_OK)
             st = put_svg(f, &p, "Figure 1b for this layer: underflow fractions against the context.", err, errlen);
     }
-    if (st == ABL_OK && abl_pipeline_check(&pl, NULL, 0) == ABL_OK) {
-        abl_plot_blindmap_config mc;
-        abl_plot_blindmap_config_default(&mc);
-        mc.pipeline = pipe;
-        mc.model_dtype = c->format;
-        mc.heads = a.heads;
-        mc.slopes = a.schedule.spec;
-        mc.context = c->context < ABL_HTML_BLINDMAP_CONTEXT ? c->context : ABL_HTML_BLINDMAP_CONTEXT;
-        mc.head = a.heads <= 64 ? 0 : 1;
-        mc.threads = c->threads;
-        mc.model = bc.model;
-        if (mc.context >= 2) {
-            abl_status bs = abl_plot_blindmap(&mc, &p, err, errlen);
+    if (st == ABL_OK && plan->step_blindmap >= 0) {
+        abl_plot_blindmap_plan *mp = &plan->blindmap;
+        const abl_plot_blindmap_config *mc = &mp->config;
+        mp->config.head = a.heads <= 64 ? 0 : 1; /* every head as small multiples when they fit */
+        {
+            abl_status bs = abl_plot_blindmap_run_plan(mp, &p, err, errlen);
+            count_sub(plan, plan->step_blindmap, &mp->plan);
             if (bs == ABL_OK) {
                 snprintf(text, sizeof text, "Where attention goes blind: exactly-zero weights through %s at N = %llu.",
-                         pipe, (unsigned long long)mc.context);
+                         pipe, (unsigned long long)mc->context);
                 st = put_svg(f, &p, text, err, errlen);
             } else if (bs != ABL_ERR_UNSUPPORTED) {
                 st = bs;

@@ -171,43 +171,173 @@ static size_t fraction_contexts(uint64_t max, int linear, uint64_t *n)
     return k;
 }
 
+/* The steps of one (pipeline, format) curve: a predictor call at every N > 0 of the axis. */
+static abl_status fraction_plan_curve(abl_plot_fraction_plan *p, size_t pi, size_t f)
+{
+    const abl_plot_fraction_config *c = &p->config;
+    abl_simulate_config sc;
+    memset(&sc, 0, sizeof sc);
+    if (abl_pipeline_parse(c->pipelines[pi], &c->formats[f], &sc.pipeline, NULL, 0) != ABL_OK)
+        return ABL_OK; /* no step: the run stops there and says why */
+    p->curve_first[pi * c->nformats + f] = (long)p->plan.nsteps;
+    sc.slopes = c->slopes;
+    sc.heads = c->heads;
+    abl_simulate_config priced = sc;
+    abl_cost one;
+    priced.context = 1;
+    if (priced.heads <= 0 && abl_predict_estimate(&priced, &one) == ABL_OK)
+        priced.heads = (int)one.units; /* a list's head count, parsed once (one unit per head at N = 1) */
+    for (size_t i = 0; i < p->npoints; i++) {
+        if (p->contexts[i] == 0)
+            continue;
+        sc.context = priced.context = p->contexts[i];
+        abl_plan_step s;
+        memset(&s, 0, sizeof s);
+        s.what = "predict";
+        if (abl_predict_estimate(&priced, &s.cost) != ABL_OK)
+            memset(&s.cost, 0, sizeof s.cost);
+        s.context = sc.context;
+        s.heads = sc.heads;
+        s.calls = 1;
+        abl_status st = abl_plan_add(&p->plan, &s);
+        if (st != ABL_OK)
+            return st;
+        p->calls[p->plan.nsteps - 1] = sc;
+    }
+    return ABL_OK;
+}
+
+abl_status abl_plot_fraction_plan_make(const abl_plot_fraction_config *c, abl_plot_fraction_plan *out)
+{
+    if (c == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    out->config = *c;
+    if (c->npipelines == 0)
+        return ABL_OK;
+    if (c->max_context < 1 || c->max_context > ABL_PLOT_PIPELINE_MAX_CONTEXT || c->nformats < 1)
+        return ABL_ERR_INVALID_ARGUMENT;
+    size_t curves = c->npipelines * c->nformats;
+    out->contexts = malloc(FRACTION_POINTS * sizeof *out->contexts);
+    out->curve_first = malloc(curves * sizeof *out->curve_first);
+    out->calls = malloc(curves * FRACTION_POINTS * sizeof *out->calls);
+    if (out->contexts == NULL || out->curve_first == NULL || out->calls == NULL) {
+        abl_plot_fraction_plan_free(out);
+        return ABL_ERR_NO_MEMORY;
+    }
+    out->npoints = fraction_contexts(c->max_context, c->linear, out->contexts);
+    abl_status st = ABL_OK;
+    for (size_t pi = 0; st == ABL_OK && pi < c->npipelines; pi++)
+        for (size_t f = 0; st == ABL_OK && f < c->nformats; f++) {
+            out->curve_first[pi * c->nformats + f] = -1;
+            st = fraction_plan_curve(out, pi, f);
+        }
+    if (st != ABL_OK)
+        abl_plot_fraction_plan_free(out);
+    return st;
+}
+
+void abl_plot_fraction_plan_free(abl_plot_fraction_plan *p)
+{
+    if (p == NULL)
+        return;
+    free(p->contexts);
+    free(p->curve_first);
+    free(p->calls);
+    abl_plan_free(&p->plan);
+    memset(p, 0, sizeof *p);
+}
+
 abl_status abl_plot_fraction_estimate(const abl_plot_fraction_config *c, abl_cost *out)
 {
     if (c == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
-    if (c->npipelines == 0)
-        return ABL_OK;
-    if (c->max_context < 1 || c->max_context > ABL_PLOT_PIPELINE_MAX_CONTEXT || c->nformats < 1)
-        return ABL_ERR_INVALID_ARGUMENT;
-    uint64_t ns[FRACTION_POINTS];
-    size_t np = fraction_contexts(c->max_context, c->linear, ns);
-    for (size_t pi = 0; pi < c->npipelines; pi++)
-        for (size_t f = 0; f < c->nformats; f++) {
-            abl_simulate_config sc;
-            memset(&sc, 0, sizeof sc);
-            if (abl_pipeline_parse(c->pipelines[pi], &c->formats[f], &sc.pipeline, NULL, 0) != ABL_OK)
-                continue;
-            sc.slopes = c->slopes;
-            sc.heads = c->heads;
-            abl_cost one;
-            sc.context = 1;
-            if (sc.heads <= 0 && abl_predict_estimate(&sc, &one) == ABL_OK)
-                sc.heads = (int)one.units; /* a list's head count, parsed once (one unit per head at N = 1) */
-            for (size_t i = 0; i < np; i++) {
-                sc.context = ns[i];
-                if (ns[i] > 0 && abl_predict_estimate(&sc, &one) == ABL_OK)
-                    abl_cost_add(out, &one);
+    abl_plot_fraction_plan p;
+    abl_status st = abl_plot_fraction_plan_make(c, &p);
+    if (st == ABL_OK)
+        *out = p.plan.cost;
+    abl_plot_fraction_plan_free(&p);
+    return st;
+}
+
+/* The real-kernel curves: the plan's predictor calls, curve by curve. */
+static abl_status fraction_kernel_curves(abl_plot_fraction_plan *p, abl_plot_panel *pn, const double *x, int *ci,
+                                         int ncurves, char *err, size_t errlen)
+{
+    const abl_plot_fraction_config *c = &p->config;
+    size_t np = p->npoints;
+    double yr[FRACTION_POINTS], ym[FRACTION_POINTS];
+    abl_plot_series *s;
+    abl_status st = ABL_OK;
+    for (size_t pi = 0; st == ABL_OK && pi < c->npipelines; pi++)
+        for (size_t f = 0; st == ABL_OK && f < c->nformats; f++) {
+            long k = p->curve_first[pi * c->nformats + f];
+            if (k < 0) { /* the pipeline did not parse: say why */
+                abl_pipeline pl;
+                abl_pipeline_error(c->pipelines[pi], &c->formats[f], &pl, err, errlen);
+                st = ABL_ERR_UNSUPPORTED;
+                break;
             }
+            for (size_t i = 0; st == ABL_OK && i < np; i++) {
+                if (p->contexts[i] == 0) {
+                    yr[i] = ym[i] = 0;
+                    continue;
+                }
+                abl_prediction pr;
+                memset(&pr, 0, sizeof pr);
+                p->plan.steps[k].executed++;
+                st = abl_predict_run(&p->calls[k++], &pr);
+                if (st == ABL_OK) {
+                    double n = (double)p->contexts[i], h = (double)pr.heads;
+                    yr[i] = (double)pr.row_zeros / (h * n);
+                    ym[i] = (double)pr.matrix_zeros / (h * n * (n + 1) / 2);
+                } else if (st == ABL_ERR_UNSUPPORTED && err != NULL) {
+                    snprintf(err, errlen, "--pipeline: '%s' cannot be predicted exactly (zero logits, eager kernels "
+                                          "with an exact sum and a correctly rounded exp, or flash)",
+                             c->pipelines[pi]);
+                }
+                abl_prediction_free(&pr);
+            }
+            abl_text row = {0}, mat = {0};
+            abl_text_add(&row, "%s (%s): row", c->pipelines[pi], c->formats[f].name);
+            abl_text_add(&mat, "%s (%s): matrix", c->pipelines[pi], c->formats[f].name);
+            if (st == ABL_OK && (row.oom || mat.oom))
+                st = ABL_ERR_NO_MEMORY;
+            if (st == ABL_OK)
+                st = abl_plot_add_series(pn, abl_text_str(&row), x, yr, np, curve_colour((*ci)++, ncurves), NULL);
+            if (st == ABL_OK)
+                st = abl_plot_add_series(pn, abl_text_str(&mat), x, ym, np, curve_colour((*ci)++, ncurves), &s);
+            if (st == ABL_OK)
+                s->width = 1.3;
+            free(row.s);
+            free(mat.s);
         }
-    return ABL_OK;
+    return st;
 }
 
 abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char *err, size_t errlen)
 {
     if (err != NULL && errlen > 0)
         err[0] = '\0';
-    if (c == NULL || out == NULL || c->nformats < 1 || c->nconventions < 1 || c->max_context < 1 ||
+    if (c == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_plot_fraction_plan p;
+    abl_status st = abl_plot_fraction_plan_make(c, &p);
+    if (st == ABL_OK)
+        st = abl_plot_fraction_run_plan(&p, out, err, errlen);
+    abl_plot_fraction_plan_free(&p);
+    return st;
+}
+
+abl_status abl_plot_fraction_run_plan(abl_plot_fraction_plan *plan, abl_plot *out, char *err, size_t errlen)
+{
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    if (plan == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    const abl_plot_fraction_config *c = &plan->config;
+    if (out == NULL || c->nformats < 1 || c->nconventions < 1 || c->max_context < 1 ||
         c->max_context > ABL_MAX_CONTEXT || (c->npipelines > 0 && c->max_context > ABL_PLOT_PIPELINE_MAX_CONTEXT))
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
@@ -277,46 +407,9 @@ abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, c
                 s->width = 1.3;
         }
     mpq_clear(q);
-    /* Real kernels: the exact zero-logit predictor at every N (kernel/predict). */
-    for (size_t pi = 0; st == ABL_OK && pi < c->npipelines; pi++)
-        for (size_t f = 0; st == ABL_OK && f < c->nformats; f++) {
-            abl_simulate_config sc;
-            memset(&sc, 0, sizeof sc);
-            if (abl_pipeline_error(c->pipelines[pi], &c->formats[f], &sc.pipeline, err, errlen) != ABL_OK) {
-                st = ABL_ERR_UNSUPPORTED;
-                break;
-            }
-            sc.slopes = c->slopes;
-            sc.heads = c->heads;
-            for (size_t i = 0; st == ABL_OK && i < np; i++) {
-                if (ns[i] == 0) {
-                    yr[i] = ym[i] = 0;
-                    continue;
-                }
-                sc.context = ns[i];
-                abl_prediction pr;
-                memset(&pr, 0, sizeof pr);
-                st = abl_predict_run(&sc, &pr);
-                if (st == ABL_OK) {
-                    double n = (double)ns[i], h = (double)pr.heads;
-                    yr[i] = (double)pr.row_zeros / (h * n);
-                    ym[i] = (double)pr.matrix_zeros / (h * n * (n + 1) / 2);
-                } else if (st == ABL_ERR_UNSUPPORTED && err != NULL) {
-                    snprintf(err, errlen, "--pipeline: '%s' cannot be predicted exactly (zero logits, eager kernels "
-                                          "with an exact sum and a correctly rounded exp, or flash)",
-                             c->pipelines[pi]);
-                }
-                abl_prediction_free(&pr);
-            }
-            snprintf(buf, sizeof buf, "%s (%s): row", c->pipelines[pi], c->formats[f].name);
-            if (st == ABL_OK)
-                st = abl_plot_add_series(pn, buf, x, yr, np, curve_colour(ci++, ncurves), NULL);
-            snprintf(buf, sizeof buf, "%s (%s): matrix", c->pipelines[pi], c->formats[f].name);
-            if (st == ABL_OK)
-                st = abl_plot_add_series(pn, buf, x, ym, np, curve_colour(ci++, ncurves), &s);
-            if (st == ABL_OK)
-                s->width = 1.3;
-        }
+    /* Real kernels: the exact zero-logit predictor at every N (kernel/predict), as planned. */
+    if (st == ABL_OK)
+        st = fraction_kernel_curves(plan, pn, x, &ci, ncurves, err, errlen);
     if (st != ABL_OK)
         abl_plot_free(out);
     return st;
@@ -437,21 +530,48 @@ static void map_hook(void *ctx, int head_index, uint64_t row, const float *logit
     }
 }
 
+abl_status abl_plot_blindmap_plan_make(const abl_plot_blindmap_config *c, abl_plot_blindmap_plan *out)
+{
+    if (c == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    out->config = *c;
+    abl_simulate_config *sc = &out->simulate;
+    if (abl_pipeline_parse(c->pipeline != NULL ? c->pipeline : "eager", &c->model_dtype, &sc->pipeline, NULL, 0) !=
+        ABL_OK)
+        return ABL_ERR_UNSUPPORTED;
+    sc->slopes = c->slopes;
+    sc->heads = c->heads;
+    sc->context = c->context;
+    sc->threads = c->threads;
+    abl_plan_step s;
+    memset(&s, 0, sizeof s);
+    s.what = "simulate";
+    if (abl_simulate_estimate(sc, &s.cost) != ABL_OK)
+        memset(&s.cost, 0, sizeof s.cost); /* the run reports the failure */
+    s.context = c->context;
+    s.heads = c->heads;
+    s.calls = 1;
+    return abl_plan_add(&out->plan, &s);
+}
+
+void abl_plot_blindmap_plan_free(abl_plot_blindmap_plan *p)
+{
+    if (p != NULL)
+        abl_plan_free(&p->plan);
+}
+
 abl_status abl_plot_blindmap_estimate(const abl_plot_blindmap_config *c, abl_cost *out)
 {
     if (c == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
-    abl_simulate_config sc;
-    memset(&sc, 0, sizeof sc);
-    if (abl_pipeline_parse(c->pipeline != NULL ? c->pipeline : "eager", &c->model_dtype, &sc.pipeline, NULL, 0) !=
-        ABL_OK)
-        return ABL_ERR_UNSUPPORTED;
-    sc.slopes = c->slopes;
-    sc.heads = c->heads;
-    sc.context = c->context;
-    sc.threads = c->threads;
-    return abl_simulate_estimate(&sc, out);
+    abl_plot_blindmap_plan p;
+    abl_status st = abl_plot_blindmap_plan_make(c, &p);
+    if (st == ABL_OK)
+        *out = p.plan.cost;
+    abl_plot_blindmap_plan_free(&p);
+    return st;
 }
 
 abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char *err, size_t errlen)
@@ -460,12 +580,29 @@ abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, c
         err[0] = '\0';
     if (c == NULL || out == NULL || c->context < 2 || c->context > ABL_PLOT_BLINDMAP_MAX_CONTEXT || c->head < 0)
         return ABL_ERR_INVALID_ARGUMENT;
+    abl_plot_blindmap_plan p;
+    abl_status st = abl_plot_blindmap_plan_make(c, &p);
+    if (st == ABL_OK)
+        st = abl_plot_blindmap_run_plan(&p, out, err, errlen);
+    else if (st == ABL_ERR_UNSUPPORTED) /* the pipeline: say why (parsed again only to word the error) */
+        abl_pipeline_error(c->pipeline != NULL ? c->pipeline : "eager", &c->model_dtype, &p.simulate.pipeline, err,
+                           errlen);
+    abl_plot_blindmap_plan_free(&p);
+    return st;
+}
+
+abl_status abl_plot_blindmap_run_plan(abl_plot_blindmap_plan *plan, abl_plot *out, char *err, size_t errlen)
+{
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    if (plan == NULL || out == NULL || plan->plan.nsteps != 1)
+        return ABL_ERR_INVALID_ARGUMENT;
+    const abl_plot_blindmap_config *c = &plan->config;
+    if (c->context < 2 || c->context > ABL_PLOT_BLINDMAP_MAX_CONTEXT || c->head < 0)
+        return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
-    abl_simulate_config sc;
-    memset(&sc, 0, sizeof sc);
+    abl_simulate_config sc = plan->simulate;
     const char *pipe = c->pipeline != NULL ? c->pipeline : "eager";
-    if (abl_pipeline_error(pipe, &c->model_dtype, &sc.pipeline, err, errlen) != ABL_OK)
-        return ABL_ERR_UNSUPPORTED;
     abl_schedule sched;
     memset(&sched, 0, sizeof sched);
     abl_status st = abl_schedule_parse(c->slopes != NULL ? c->slopes : "press", c->heads, -126, &sched);
@@ -506,14 +643,11 @@ abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, c
         abl_schedule_free(&sched);
         return ABL_ERR_NO_MEMORY;
     }
-    sc.slopes = c->slopes;
-    sc.heads = c->heads;
-    sc.context = c->context;
-    sc.threads = c->threads;
     sc.row_hook = map_hook;
     sc.row_hook_ctx = &m;
     abl_simulation sim;
     memset(&sim, 0, sizeof sim);
+    plan->plan.steps[0].executed++;
     st = abl_simulate_run(&sc, &sim);
     if (st == ABL_ERR_UNSUPPORTED && err != NULL)
         snprintf(err, errlen, "--pipeline: '%s' cannot be emulated at N = %llu", pipe, (unsigned long long)c->context);

@@ -1,4 +1,5 @@
 /* alibi-blind: estimated costs (abl_cost) combined. */
+#include <stdlib.h>
 #include <string.h>
 #include "abl/core/progress.h"
 
@@ -17,4 +18,54 @@ void abl_cost_add(abl_cost *acc, const abl_cost *c)
     if (larger)
         acc->threads = c->threads;
     acc->seconds += c->seconds;
+}
+
+abl_status abl_plan_add(abl_plan *p, const abl_plan_step *s)
+{
+    if (p == NULL || s == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    if (p->nsteps == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 4;
+        abl_plan_step *t = realloc(p->steps, cap * sizeof *t);
+        if (t == NULL)
+            return ABL_ERR_NO_MEMORY;
+        p->steps = t;
+        p->cap = cap;
+    }
+    abl_plan_step *n = &p->steps[p->nsteps++];
+    *n = *s;
+    n->executed = 0;
+    if (n->calls == 0)
+        n->calls = 1;
+    abl_cost_add(&p->cost, &n->cost);
+    return ABL_OK;
+}
+
+long abl_plan_append(abl_plan *p, const abl_plan *sub)
+{
+    if (p == NULL || sub == NULL)
+        return -1;
+    long first = (long)p->nsteps;
+    for (size_t i = 0; i < sub->nsteps; i++)
+        if (abl_plan_add(p, &sub->steps[i]) != ABL_OK)
+            return -1;
+    return first;
+}
+
+int abl_plan_done(const abl_plan *p)
+{
+    if (p == NULL)
+        return 0;
+    for (size_t i = 0; i < p->nsteps; i++)
+        if (p->steps[i].executed != p->steps[i].calls)
+            return 0;
+    return 1;
+}
+
+void abl_plan_free(abl_plan *p)
+{
+    if (p == NULL)
+        return;
+    free(p->steps);
+    memset(p, 0, sizeof *p);
 }

@@ -70,25 +70,69 @@ static void compare_sim_config(const abl_compare_config *cfg, abl_simulate_confi
     sc->context = cfg->context;
 }
 
+/* The paper's analysis of a comparison (its config is what abl_analysis_layer builds). */
+static void compare_analysis_config(const abl_compare_config *cfg, abl_analysis_config *ac)
+{
+    memset(ac, 0, sizeof *ac);
+    ac->format = cfg->dtype;
+    ac->convention = cfg->convention;
+    ac->heads = cfg->heads;
+    ac->slopes = cfg->slopes;
+    ac->context = cfg->context;
+}
+
+/* One step of a plan: a leaf's cost, or nothing when its estimate fails (the run reports that failure). */
+static abl_status plan_leaf(abl_plan *p, const char *what, abl_status est, const abl_cost *c, uint64_t context,
+                            int heads)
+{
+    abl_plan_step s;
+    memset(&s, 0, sizeof s);
+    s.what = what;
+    if (est == ABL_OK)
+        s.cost = *c;
+    s.context = context;
+    s.heads = heads;
+    s.calls = 1;
+    return abl_plan_add(p, &s);
+}
+
+abl_status abl_compare_plan_make(const abl_compare_config *cfg, abl_compare_plan *out)
+{
+    if (cfg == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    out->config = *cfg;
+    compare_analysis_config(cfg, &out->analysis);
+    compare_sim_config(cfg, &out->predict);
+    abl_cost part;
+    abl_status est = abl_analysis_estimate(&out->analysis, &part);
+    abl_status st = plan_leaf(&out->plan, "analysis", est, &part, cfg->context, cfg->heads);
+    if (st == ABL_OK) {
+        est = abl_predict_estimate(&out->predict, &part);
+        st = plan_leaf(&out->plan, "predict", est, &part, cfg->context, cfg->heads);
+    }
+    if (st != ABL_OK)
+        abl_compare_plan_free(out);
+    return st;
+}
+
+void abl_compare_plan_free(abl_compare_plan *p)
+{
+    if (p != NULL)
+        abl_plan_free(&p->plan);
+}
+
 abl_status abl_compare_estimate(const abl_compare_config *cfg, abl_cost *out)
 {
     if (cfg == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
-    abl_analysis_config ac;
-    memset(&ac, 0, sizeof ac);
-    ac.format = cfg->dtype;
-    ac.convention = cfg->convention;
-    ac.heads = cfg->heads;
-    ac.slopes = cfg->slopes;
-    ac.context = cfg->context;
-    abl_cost part;
-    if (abl_analysis_estimate(&ac, &part) == ABL_OK)
-        abl_cost_add(out, &part);
-    abl_simulate_config sc;
-    compare_sim_config(cfg, &sc);
-    if (abl_predict_estimate(&sc, &part) == ABL_OK)
-        abl_cost_add(out, &part);
+    abl_compare_plan p;
+    abl_status st = abl_compare_plan_make(cfg, &p);
+    if (st != ABL_OK)
+        return st;
+    *out = p.plan.cost;
+    abl_compare_plan_free(&p);
     return ABL_OK;
 }
 
@@ -96,6 +140,20 @@ abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out)
 {
     if (cfg == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
+    abl_compare_plan p;
+    abl_status st = abl_compare_plan_make(cfg, &p);
+    if (st != ABL_OK)
+        return st;
+    st = abl_compare_run_plan(&p, out);
+    abl_compare_plan_free(&p);
+    return st;
+}
+
+abl_status abl_compare_run_plan(abl_compare_plan *plan, abl_compare *out)
+{
+    if (plan == NULL || out == NULL || plan->plan.nsteps != 2)
+        return ABL_ERR_INVALID_ARGUMENT;
+    const abl_compare_config *cfg = &plan->config;
     compare_init(out);
     out->config = *cfg;
     if (cfg->context < 1 || cfg->context > ABL_SIMULATE_MAX_CONTEXT) {
@@ -104,18 +162,18 @@ abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out)
     }
 
     abl_analysis a;
-    abl_status st = abl_analysis_layer(&cfg->dtype, cfg->convention, cfg->heads, cfg->slopes, 0, cfg->context, &a);
+    plan->plan.steps[0].executed++;
+    abl_status st = abl_analysis_run(&plan->analysis, &a);
     if (st != ABL_OK) {
         abl_analysis_free(&a);
         abl_compare_free(out);
         return st;
     }
 
-    abl_simulate_config sc;
-    compare_sim_config(cfg, &sc);
     abl_prediction p;
     memset(&p, 0, sizeof p);
-    st = abl_predict_run(&sc, &p);
+    plan->plan.steps[1].executed++;
+    st = abl_predict_run(&plan->predict, &p);
     if (st == ABL_OK && p.heads != a.heads)
         st = ABL_ERR_HEADS_RANGE;
     if (st == ABL_OK && (out->results = calloc((size_t)a.heads, sizeof *out->results)) == NULL)

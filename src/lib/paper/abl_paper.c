@@ -329,6 +329,18 @@ abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
 {
     if (o == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
+    abl_table_kernel_plan plan;
+    abl_status st = abl_table_kernel_plan_make(1, NULL, &plan);
+    if (st == ABL_OK)
+        st = abl_table1_report_plan(o, &plan, out);
+    abl_table_kernel_plan_free(&plan);
+    return st;
+}
+
+abl_status abl_table1_report_plan(const abl_paper_options *o, abl_table_kernel_plan *plan, abl_report **out)
+{
+    if (o == NULL || out == NULL || plan == NULL || plan->table != 1)
+        return ABL_ERR_INVALID_ARGUMENT;
     abl_report *r = abl_report_new("Selected pre-trained decoder models that were trained with ALiBi. These models "
                                    "are subject of the first experiment and differ in number of parameters, "
                                    "training context window, number of layers, number of attention heads, and "
@@ -377,7 +389,8 @@ abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
         delta_pair_cells(r, &a, o->ieee);
         abl_analysis_free(&a);
         abl_kernel_cells k;
-        if ((st = abl_kernel_cells_run(abl_model_find(m->hub_id), m->heads, m->window, &k)) != ABL_OK) {
+        if ((st = abl_kernel_cells_run_step(plan, abl_model_find(m->hub_id), m->heads, m->window, NULL, &k)) !=
+            ABL_OK) {
             abl_kernel_cells_clear(&k);
             break;
         }
@@ -538,39 +551,72 @@ static abl_status published_or_builtin(const abl_published **pub, abl_published 
     return st;
 }
 
+/* Table 5's rows as table5_report walks them: each printed row, then the row marked ‡ with the
+ * configured head count (a row whose numbers do not parse ends the plan: the table fails there). */
+static abl_status table5_kernel_plan(const abl_published *pub, abl_table_kernel_plan *tp)
+{
+    const abl_csv *t5 = &pub->files[ABL_PUB_TABLE5];
+    abl_status st = ABL_OK;
+    for (size_t row = 0; row < t5->rows && st == ABL_OK; row++) {
+        long heads, window;
+        if (parse_count(abl_csv_get(t5, row, "heads"), 1, ABL_MAX_HEADS, &heads) != 0 ||
+            parse_count(abl_csv_get(t5, row, "window"), 1, (long)1e15, &window) != 0)
+            break;
+        const char *name = abl_csv_get(t5, row, "model");
+        st = abl_kernel_cells_plan_row(tp, table5_model(name), (int)heads, (uint64_t)window, 1);
+        for (size_t i = 0; st == ABL_OK && name != NULL && i < abl_paper_model_count(); i++)
+            if (strcmp(paper_models[i].table5_name, name) == 0 && paper_models[i].heads != heads)
+                st = abl_kernel_cells_plan_row(tp, table5_model(name), paper_models[i].heads, (uint64_t)window, 1);
+    }
+    return st;
+}
+
+abl_status abl_table_kernel_plan_make(int table, const abl_published *pub, abl_table_kernel_plan *out)
+{
+    if (out == NULL || (table != 1 && table != 5))
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    out->table = table;
+    abl_status st = ABL_OK;
+    if (table == 1) {
+        for (size_t i = 0; i < abl_paper_model_count() && st == ABL_OK; i++)
+            st = abl_kernel_cells_plan_row(out, abl_model_find(paper_models[i].hub_id), paper_models[i].heads,
+                                           paper_models[i].window, 0);
+    } else {
+        abl_published builtin;
+        int own;
+        st = published_or_builtin(&pub, &builtin, &own);
+        if (st == ABL_OK) {
+            st = table5_kernel_plan(pub, out);
+            if (own)
+                abl_published_free(&builtin);
+        }
+    }
+    if (st != ABL_OK)
+        abl_table_kernel_plan_free(out);
+    return st;
+}
+
+void abl_table_kernel_plan_free(abl_table_kernel_plan *p)
+{
+    if (p == NULL)
+        return;
+    free(p->models);
+    abl_plan_free(&p->plan);
+    memset(p, 0, sizeof *p);
+}
+
 abl_status abl_table_kernel_estimate(int table, const abl_published *pub, abl_cost *out)
 {
     if (out == NULL || (table != 1 && table != 5))
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
-    if (table == 1) {
-        for (size_t i = 0; i < abl_paper_model_count(); i++)
-            abl_kernel_cells_estimate(abl_model_find(paper_models[i].hub_id), paper_models[i].heads,
-                                      paper_models[i].window, out);
-        return ABL_OK;
-    }
-    abl_published builtin;
-    int own;
-    abl_status pst = published_or_builtin(&pub, &builtin, &own);
-    if (pst != ABL_OK)
-        return pst;
-    /* the rows as table5_row reads them (a row it cannot parse costs nothing: the table fails there) */
-    const abl_csv *t5 = &pub->files[ABL_PUB_TABLE5];
-    for (size_t row = 0; row < t5->rows; row++) {
-        long heads, window;
-        if (parse_count(abl_csv_get(t5, row, "heads"), 1, ABL_MAX_HEADS, &heads) != 0 ||
-            parse_count(abl_csv_get(t5, row, "window"), 1, (long)1e15, &window) != 0)
-            continue;
-        const char *name = abl_csv_get(t5, row, "model");
-        abl_kernel_cells_estimate(table5_model(name), (int)heads, (uint64_t)window, out);
-        /* the row marked with the configured head count (abl_table5_report) */
-        for (size_t i = 0; name != NULL && i < abl_paper_model_count(); i++)
-            if (strcmp(paper_models[i].table5_name, name) == 0 && paper_models[i].heads != heads)
-                abl_kernel_cells_estimate(table5_model(name), paper_models[i].heads, (uint64_t)window, out);
-    }
-    if (own)
-        abl_published_free(&builtin);
-    return ABL_OK;
+    abl_table_kernel_plan p;
+    abl_status st = abl_table_kernel_plan_make(table, pub, &p);
+    if (st == ABL_OK)
+        *out = p.plan.cost;
+    abl_table_kernel_plan_free(&p);
+    return st;
 }
 
 /* The kernel columns of one Table 5 row; the code path joins the footnote's list. */
@@ -579,14 +625,15 @@ typedef struct table5_kernel_state {
     abl_kernel_notes notes;
     abl_kernel_cells last;
     int have_last;
+    abl_table_kernel_plan *plan; /* the rows' kernel cells, as planned */
 } table5_kernel_state;
 
 static abl_status table5_kernel(abl_report *r, const char *name, long heads, long window, const char *dtype,
                                 table5_kernel_state *ks)
 {
     abl_kernel_cells k;
-    abl_status st = abl_kernel_cells_run_after(table5_model(name), (int)heads, (uint64_t)window,
-                                               ks->have_last ? &ks->last : NULL, &k);
+    abl_status st = abl_kernel_cells_run_step(ks->plan, table5_model(name), (int)heads, (uint64_t)window,
+                                              ks->have_last ? &ks->last : NULL, &k);
     if (st == ABL_OK) {
         abl_report_cell(r, k.skipped ? "" : k.preset, k.skipped ? "null" : NULL, NULL);
         abl_kernel_cell_first_blind(r, &k, 0);
@@ -696,6 +743,19 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
 {
     if (o == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
+    abl_table_kernel_plan plan;
+    abl_status st = abl_table_kernel_plan_make(5, pub, &plan);
+    if (st == ABL_OK)
+        st = abl_table5_report_plan(pub, o, &plan, out);
+    abl_table_kernel_plan_free(&plan);
+    return st;
+}
+
+abl_status abl_table5_report_plan(const abl_published *pub, const abl_paper_options *o, abl_table_kernel_plan *plan,
+                                  abl_report **out)
+{
+    if (o == NULL || out == NULL || plan == NULL || plan->table != 5)
+        return ABL_ERR_INVALID_ARGUMENT;
     abl_published builtin;
     int own;
     abl_status pst = published_or_builtin(&pub, &builtin, &own);
@@ -740,6 +800,7 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
         abl_report_free(r);
         return ABL_ERR_NO_MEMORY;
     }
+    ks->plan = plan;
     abl_status st = ABL_OK;
     char note[1024] = "";
     for (size_t row = 0; row < t5->rows && st == ABL_OK; row++) {
@@ -835,14 +896,25 @@ abl_status abl_figure_run(const abl_figure_config *c, abl_figure *f)
     if (c == NULL || f == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     memset(f, 0, sizeof *f);
-    if (c->step < 1 || c->max_distance < 1 || c->max_distance > ABL_MAX_CONTEXT)
-        return ABL_ERR_CONTEXT_RANGE;
-    uint64_t n = c->max_distance / c->step + 1 + (c->max_distance % c->step != 0);
-    if (n > ABL_FIGURE_MAX_POINTS)
-        return ABL_ERR_CONTEXT_RANGE;
+    abl_figure_plan p;
+    abl_status st = abl_figure_plan_make(c, &p);
+    if (st == ABL_OK)
+        st = abl_figure_run_plan(&p, f);
+    abl_figure_plan_free(&p);
+    return st;
+}
+
+abl_status abl_figure_run_plan(abl_figure_plan *plan, abl_figure *f)
+{
+    if (plan == NULL || f == NULL || plan->plan.nsteps != 2)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(f, 0, sizeof *f);
+    const abl_figure_config *c = &plan->config;
+    uint64_t n = plan->points;
     f->config = *c;
     abl_analysis a;
-    abl_status st = run_layer(c->slopes, c->heads, 0, &c->format, c->convention, 1, &a);
+    plan->plan.steps[0].executed++;
+    abl_status st = abl_analysis_run(&plan->analysis, &a);
     if (st != ABL_OK) {
         abl_analysis_free(&a);
         return st;
@@ -874,6 +946,7 @@ abl_status abl_figure_run(const abl_figure_config *c, abl_figure *f)
     for (uint64_t i = 0; i < n; i++)
         f->x[i] = i * c->step < c->max_distance ? i * c->step : c->max_distance;
     f->points = (size_t)n;
+    plan->plan.steps[1].executed++; /* the points laid out; the writers evaluate their values */
     return ABL_OK;
 }
 
@@ -1068,34 +1141,81 @@ void abl_figure_estimate(const abl_figure *f, abl_cost *out)
     out->unit_name = "values (points x heads)";
 }
 
+static const char figure_units[] = "values (points x heads)";
+
+abl_status abl_figure_plan_make(const abl_figure_config *c, abl_figure_plan *out)
+{
+    if (c == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    out->config = *c;
+    if (c->step < 1 || c->max_distance < 1 || c->max_distance > ABL_MAX_CONTEXT)
+        return ABL_ERR_CONTEXT_RANGE;
+    uint64_t n = c->max_distance / c->step + 1 + (c->max_distance % c->step != 0);
+    if (n > ABL_FIGURE_MAX_POINTS)
+        return ABL_ERR_CONTEXT_RANGE; /* a hard limit (abl_figure_run says so), not a budget */
+    out->points = n;
+    /* The heads' deltas: one analysis at N = 1 (the deltas do not depend on N). */
+    abl_analysis_config *a = &out->analysis;
+    a->heads = c->heads;
+    a->slopes = c->slopes;
+    a->format = c->format;
+    a->convention = c->convention;
+    a->context = 1;
+    abl_plan_step s;
+    memset(&s, 0, sizeof s);
+    s.what = "analysis";
+    /* Priced at the largest N of the axis, an upper bound of the N = 1 analysis the run makes (the mass
+     * lost of the heads blind within N is not computed at N = 1); kept so that the budget's refusals
+     * read as before (figure_budget: 56.7 minutes, 56.4 priced at N = 1). A schedule the estimate
+     * cannot read costs nothing: the run's analysis reports it. */
+    abl_analysis_config priced = *a;
+    priced.context = c->max_distance;
+    out->priced = abl_analysis_estimate(&priced, &s.cost);
+    if (out->priced != ABL_OK)
+        memset(&s.cost, 0, sizeof s.cost);
+    int heads = out->priced == ABL_OK ? (int)s.cost.units : c->heads; /* the analysis counts a list's heads */
+    /* The figure is counted in plotted values: the analysis takes time but plots none. */
+    s.cost.units = 0;
+    s.cost.unit_name = figure_units;
+    s.context = 1;
+    s.heads = heads;
+    s.calls = 1;
+    abl_status st = abl_plan_add(&out->plan, &s);
+    if (st != ABL_OK)
+        return st;
+    memset(&s, 0, sizeof s);
+    s.what = "values";
+    s.cost.units = (double)n * heads;
+    s.cost.seconds = s.cost.units / ABL_FIGURE_RATE;
+    s.cost.threads = 1;
+    s.cost.unit_name = figure_units;
+    s.context = n;
+    s.heads = heads;
+    s.calls = 1;
+    if ((st = abl_plan_add(&out->plan, &s)) != ABL_OK)
+        abl_figure_plan_free(out);
+    return st;
+}
+
+void abl_figure_plan_free(abl_figure_plan *p)
+{
+    if (p != NULL)
+        abl_plan_free(&p->plan);
+}
+
 abl_status abl_figure_estimate_config(const abl_figure_config *c, int panel_b, abl_cost *out)
 {
     if (c == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
-    if (c->step < 1 || c->max_distance < 1 || c->max_distance > ABL_MAX_CONTEXT)
-        return ABL_ERR_CONTEXT_RANGE;
-    abl_analysis_config a;
-    memset(&a, 0, sizeof a);
-    a.heads = c->heads;
-    a.slopes = c->slopes;
-    a.format = c->format;
-    a.convention = c->convention;
-    a.context = c->max_distance;
-    abl_cost layer;
-    abl_status st = abl_analysis_estimate(&a, &layer);
-    if (st != ABL_OK)
-        return st;
-    uint64_t n = c->max_distance / c->step + 1 + (c->max_distance % c->step != 0);
-    if (n > ABL_FIGURE_MAX_POINTS)
-        return ABL_ERR_CONTEXT_RANGE; /* a hard limit (abl_figure_run says so), not a budget */
-    double points = (double)n;
-    (void)panel_b;
-    out->units = points * layer.units;
-    out->seconds = out->units / ABL_FIGURE_RATE + layer.seconds;
-    out->threads = 1;
-    out->unit_name = "values (points x heads)";
-    return ABL_OK;
+    (void)panel_b; /* both panels evaluate points x heads values */
+    abl_figure_plan p;
+    abl_status st = abl_figure_plan_make(c, &p);
+    if (st == ABL_OK && (st = p.priced) == ABL_OK)
+        *out = p.plan.cost;
+    abl_figure_plan_free(&p);
+    return st;
 }
 
 abl_status abl_figure_write_csv(const abl_figure *f, int panel_b, FILE *out, const abl_progress *progress)

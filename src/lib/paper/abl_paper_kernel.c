@@ -79,22 +79,70 @@ static abl_status predict(const abl_model_spec *spec, uint64_t window, abl_kerne
     return ABL_OK;
 }
 
-void abl_kernel_cells_estimate(const abl_model *m, int heads, uint64_t window, abl_cost *acc)
+/* Whether abl_kernel_cells_run computes the cells of (m, heads): the catalogue entry has a public code
+ * path the table can afford and the head count is the configured one (spec filled then). */
+static int cells_computed(const abl_model *m, int heads, abl_model_spec *spec)
 {
+    return m != NULL && abl_model_spec_from_catalogue(m, spec) == ABL_OK && spec->path != NULL &&
+           m->hf_id != NULL && heads == m->heads && abl_kernel_skip_reason(spec->path->pipeline) == NULL;
+}
+
+static int same_run(const abl_model *a, const abl_model *b);
+
+abl_status abl_kernel_cells_plan_row(abl_table_kernel_plan *tp, const abl_model *m, int heads, uint64_t window,
+                                     int reuse)
+{
+    size_t n = tp->plan.nsteps;
+    const abl_model **models = realloc(tp->models, (n + 1) * sizeof *models);
+    if (models == NULL)
+        return ABL_ERR_NO_MEMORY;
+    tp->models = models;
+    models[n] = m;
+    abl_plan_step s;
+    memset(&s, 0, sizeof s);
+    s.context = window;
+    s.heads = heads;
+    s.calls = 1;
     abl_model_spec spec;
-    if (m == NULL || abl_model_spec_from_catalogue(m, &spec) != ABL_OK || spec.path == NULL || m->hf_id == NULL ||
-        heads != m->heads || abl_kernel_skip_reason(spec.path->pipeline) != NULL)
-        return; /* the cells stay empty (abl_kernel_cells_run below) */
-    abl_simulate_config sc;
-    memset(&sc, 0, sizeof sc);
-    if (abl_pipeline_parse(spec.pipeline, &spec.dtype, &sc.pipeline, NULL, 0) != ABL_OK)
-        return;
-    sc.heads = spec.heads;
-    sc.slopes = spec.slopes;
-    sc.context = window;
-    abl_cost c;
-    if (abl_predict_estimate(&sc, &c) == ABL_OK)
-        abl_cost_add(acc, &c);
+    const abl_plan_step *prev = n > 0 ? &tp->plan.steps[n - 1] : NULL;
+    if (!cells_computed(m, heads, &spec)) {
+        s.what = "skip"; /* the cells stay empty */
+    } else if (reuse && prev != NULL && strcmp(prev->what, "skip") != 0 && prev->context == window &&
+               prev->heads == heads && same_run(m, models[n - 1])) {
+        s.what = "reuse"; /* the previous row's answer (abl_kernel_cells_run_after) */
+    } else {
+        s.what = "predict";
+        abl_simulate_config sc;
+        memset(&sc, 0, sizeof sc);
+        sc.heads = spec.heads;
+        sc.slopes = spec.slopes;
+        sc.context = window;
+        /* a pipeline that does not parse costs nothing: the run fails there */
+        if (abl_pipeline_parse(spec.pipeline, &spec.dtype, &sc.pipeline, NULL, 0) != ABL_OK ||
+            abl_predict_estimate(&sc, &s.cost) != ABL_OK)
+            memset(&s.cost, 0, sizeof s.cost);
+    }
+    return abl_plan_add(&tp->plan, &s);
+}
+
+abl_status abl_kernel_cells_run_step(abl_table_kernel_plan *tp, const abl_model *m, int heads, uint64_t window,
+                                     const abl_kernel_cells *prev, abl_kernel_cells *k)
+{
+    memset(k, 0, sizeof *k);
+    mpq_init(k->row_fraction);
+    mpq_init(k->matrix_fraction);
+    if (tp == NULL || tp->next >= tp->plan.nsteps)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_plan_step *s = &tp->plan.steps[tp->next];
+    /* the table walks its rows in the order they were planned */
+    if (tp->models[tp->next] != m || s->heads != heads || s->context != window)
+        return ABL_ERR_INVALID_ARGUMENT;
+    tp->next++;
+    s->executed++;
+    abl_kernel_cells_clear(k);
+    if (strcmp(s->what, "reuse") == 0 && prev != NULL)
+        return abl_kernel_cells_run_after(m, heads, window, prev, k);
+    return abl_kernel_cells_run(m, heads, window, k);
 }
 
 abl_status abl_kernel_cells_run(const abl_model *m, int heads, uint64_t window, abl_kernel_cells *k)

@@ -10,6 +10,7 @@
 #include "abl/core/status.h"
 #include "abl/model/catalogue.h"
 #include "abl/report/report.h"
+#include "abl/paper/paper.h"
 
 typedef struct abl_kernel_cells {
     const abl_model *model;   /* the catalogue entry, or NULL */
@@ -34,8 +35,15 @@ abl_status abl_kernel_cells_run(const abl_model *m, int heads, uint64_t window, 
 abl_status abl_kernel_cells_run_after(const abl_model *m, int heads, uint64_t window, const abl_kernel_cells *prev,
                                       abl_kernel_cells *k);
 void abl_kernel_cells_clear(abl_kernel_cells *k);
-/* Nominal cost of abl_kernel_cells_run with the same arguments (nothing when it skips the row). */
-void abl_kernel_cells_estimate(const abl_model *m, int heads, uint64_t window, abl_cost *acc);
+/* Plan the cells of the next row of a table: a step "predict" (the predictor's cost at the window),
+ * "reuse" (reuse != 0 and the previous row ran exactly this: abl_kernel_cells_run_after copies it) or
+ * "skip" (the cells stay empty, as abl_kernel_cells_run decides). */
+abl_status abl_kernel_cells_plan_row(abl_table_kernel_plan *tp, const abl_model *m, int heads, uint64_t window,
+                                     int reuse);
+/* Execute the next planned row (which must be (m, heads, window): ABL_ERR_INVALID_ARGUMENT otherwise),
+ * counting it in its step; prev: the previous row's cells, for a "reuse" step. k as abl_kernel_cells_run. */
+abl_status abl_kernel_cells_run_step(abl_table_kernel_plan *tp, const abl_model *m, int heads, uint64_t window,
+                                     const abl_kernel_cells *prev, abl_kernel_cells *k);
 
 /* One cell each: first_blind (number, "none"/null, or empty), blind heads, a fraction (percent text). */
 void abl_kernel_cell_first_blind(abl_report *r, const abl_kernel_cells *k, int flattest);
