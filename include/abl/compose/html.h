@@ -15,6 +15,7 @@
 #include "abl/model/catalogue.h"
 #include "abl/kernel/simulate.h"
 #include "abl/report/plot.h"
+#include "abl/compose/plot_kinds.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -16,7 +16,7 @@
 #include "abl/core/progress.h"
 #include "abl/kernel/pipeline.h"
 #include "abl/kernel/simulate.h"
-#include "abl/core/analysis.h"
+#include "abl/analysis/analysis.h"
 #include "abl/report/report.h"
 
 #ifdef __cplusplus

@@ -17,7 +17,7 @@
 #include "abl/core/convention.h"
 #include "abl/core/slope.h"
 #include "abl/core/blindness.h"
-#include "abl/core/analysis.h"
+#include "abl/analysis/analysis.h"
 #include "abl/report/report.h"
 #include "abl/paper/published.h"
 
