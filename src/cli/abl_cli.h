@@ -15,20 +15,115 @@ enum {
     ABL_EXIT_INTERNAL = 3   /* out of memory, I/O error while writing */
 };
 
-/* One option of a subcommand; tables are kept sorted by name. */
+/*
+ * The options: every option of every command once, in one table sorted by name (abl_cli_options,
+ * src/cli/abl_cli_options.c), named by an id, so that a misspelt option does not compile. A command lists
+ * the ids it takes; the parser puts each value at its id in a per-run array (values[ABL_OPT_...]); --help,
+ * the man page's OPTIONS (alibi-blind man) and the shell completions are written from the table.
+ */
+typedef enum abl_opt {
+    ABL_OPT_CLAMP,
+    ABL_OPT_COMPARE,
+    ABL_OPT_CONFIG,
+    ABL_OPT_CONVENTION,
+    ABL_OPT_CTX,
+    ABL_OPT_DEVICE,
+    ABL_OPT_DIFFERENCES,
+    ABL_OPT_DIGITS,
+    ABL_OPT_DISTANCE,
+    ABL_OPT_DTYPE,
+    ABL_OPT_EXACT,
+    ABL_OPT_FORCE,
+    ABL_OPT_FORMAT,
+    ABL_OPT_HEAD,
+    ABL_OPT_HEADS,
+    ABL_OPT_HEIGHT,
+    ABL_OPT_HELP,
+    ABL_OPT_IEEE,
+    ABL_OPT_KEEP,
+    ABL_OPT_LEVEL,
+    ABL_OPT_LIBM,
+    ABL_OPT_LINEAR,
+    ABL_OPT_LOGIT,
+    ABL_OPT_LOGIT_BUDGET,
+    ABL_OPT_LOGIT_RANGE,
+    ABL_OPT_LOGIT_STD,
+    ABL_OPT_LOGITS,
+    ABL_OPT_LOGITS_DTYPE,
+    ABL_OPT_MAX_BLIND_HEADS,
+    ABL_OPT_MAX_ROW_FRACTION,
+    ABL_OPT_MITIGATE,
+    ABL_OPT_MODEL,
+    ABL_OPT_OUTPUT,
+    ABL_OPT_PIPELINE,
+    ABL_OPT_PLOT,
+    ABL_OPT_PREDICT,
+    ABL_OPT_PROGRESS,
+    ABL_OPT_PUBLISHED,
+    ABL_OPT_QUIET,
+    ABL_OPT_RN,
+    ABL_OPT_SEED,
+    ABL_OPT_SLOPES,
+    ABL_OPT_SOFTCAP,
+    ABL_OPT_STEP,
+    ABL_OPT_TARGETS,
+    ABL_OPT_THREADS,
+    ABL_OPT_UNTIL,
+    ABL_OPT_WEIGHTS,
+    ABL_OPT_WIDE,
+    ABL_OPT_WIDTH,
+    ABL_OPT_WINDOW,
+    ABL_OPT_COUNT
+} abl_opt;
+
+/* What an option's argument is (the completions offer values or file names from it). */
+typedef enum abl_arg {
+    ABL_ARG_SAME = 0,     /* in a command's use: the table's kind */
+    ABL_ARG_FLAG,         /* no value */
+    ABL_ARG_VALUE,        /* a number, a spec, a name */
+    ABL_ARG_FILE,
+    ABL_ARG_DIR,
+    ABL_ARG_FORMAT,       /* an output format (text, markdown ...) */
+    ABL_ARG_CONVENTION,   /* paper, ftz, ieee, subnormal */
+    ABL_ARG_DTYPE         /* a floating-point format name */
+} abl_arg;
+
 typedef struct abl_cli_opt {
     const char *name;      /* without the leading "--" */
+    abl_arg arg;
     const char *metavar;   /* NULL: a flag without value */
     const char *help;
 } abl_cli_opt;
+
+/* The table, indexed by id. */
+extern const abl_cli_opt abl_cli_options[ABL_OPT_COUNT];
+
+/*
+ * An option a command takes: the table's row, or where the option means something else for this command
+ * (another default, a list instead of one value, a flag instead of a value) the command's own kind,
+ * metavar and help (non-zero fields override; each override says why, in a comment beside it).
+ */
+typedef struct abl_cli_use {
+    abl_opt id;
+    abl_arg arg;
+    const char *metavar;
+    const char *help;
+} abl_cli_use;
+
+/* A use of the table's row as it is. */
+#define ABL_USE(id) {(id), ABL_ARG_SAME, NULL, NULL}
+
+/* The option as command `use` presents it (the table's row with the use's overrides). */
+abl_cli_opt abl_cli_use_opt(const abl_cli_use *use);
 
 typedef struct abl_cli_cmd {
     const char *name;
     const char *summary;
     const char *usage;                 /* argument synopsis after "alibi-blind NAME" */
     const char *description;           /* paragraph(s) for --help */
-    const abl_cli_opt *opts;
+    const abl_cli_use *opts;           /* sorted by name */
     size_t nopts;
+    /* values: ABL_OPT_COUNT entries, indexed by id (NULL: not given; "" a flag that is given). */
     int (*run)(const struct abl_cli_cmd *cmd, const char **values, int npos, char **pos);
 } abl_cli_cmd;
 
@@ -45,9 +140,9 @@ extern FILE *abl_cli_out, *abl_cli_err;
  * line and note instead of fitting 80 columns.
  */
 extern int abl_cli_wide;
-/* The options every command takes, handled by the shared parser rather than the command's table
- * (--help, --wide): help texts, completions and the man page test list them for every command. */
-extern const abl_cli_opt abl_cli_shared_opts[];
+/* The options every command takes, handled by the shared parser rather than the command's list
+ * (--help, --wide): help texts, completions and the man page list them for every command. */
+extern const abl_opt abl_cli_shared_opts[];
 extern const size_t abl_cli_nshared;
 
 /* Print "alibi-blind: <message>" as one line on stderr; returns ABL_EXIT_USAGE. Control characters in
@@ -67,8 +162,12 @@ int abl_cli_internal_error(const char *fmt, ...)
 #endif
     ;
 
-/* Value of option `name` (NULL when absent, "" for a flag that is present). */
+/* Value of option `id` (NULL when absent, "" for a flag that is present). */
+const char *abl_cli_arg(const char **values, abl_opt id);
+/* The same by name: only until tools/opt_ids.py has turned every call into abl_cli_arg. */
 const char *abl_cli_value(const abl_cli_cmd *cmd, const char **values, const char *name);
+/* The id of an option name (ABL_OPT_COUNT when there is none). */
+abl_opt abl_cli_opt_id(const char *name, size_t len);
 
 /* Strict parsers: each prints its one-line error and returns non-zero on bad input. */
 int abl_cli_int(const char *opt, const char *text, long lo, long hi, long *out);

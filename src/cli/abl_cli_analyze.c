@@ -5,29 +5,30 @@
 #include <strings.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt analyze_opts[] = {
-    {"clamp", "C", "clamp the bias at C (mitigation C; paper: -87)"},
-    {"config", "FILE", "a Hugging Face config.json: heads, slopes, dtype, context and code path from it"},
-    {"convention", "NAME", "paper (default), ftz, ieee or subnormal: which tau and rounding (spec §4)"},
-    {"ctx", "N", "context length N (1 to 1e18; 1e12 style accepted) [required]"},
-    {"distance", "KIND", "linear (default) or log: g(d) = d or ln(d + 1)"},
-    {"dtype", "LIST", "format of the exponential (default bf16; eXmY for custom), or a list (bf16,fp16 or all): "
-                      "compared, then one section each"},
-    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
-    {"level", "LEVEL", "exponent (default: exp(x) underflows, the paper) or weight (exp(x)/S underflows, spec §4)"},
-    {"logit", "EPS", "attention logit epsilon added to the bias (default 0)"},
-    {"logit-range", "LO:HI", "logits between LO and HI: report delta(LO) and delta(HI) per head"},
-    {"mitigate", "LIST", "paper mitigations, e.g. C,E,L,S: clamp -87, robust slopes 32*2^(h-1), log distance, soft cap 50"},
-    {"model", "NAME", "a model of the catalogue (alibi-blind models): its heads, slopes, dtype, context, code path"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
-    {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...] or a code path of the model: the real kernel's first blind d"},
-    {"progress", NULL, "progress bar on stderr even when not a terminal"},
-    {"quiet", NULL, "no progress bar"},
-    {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:d1,..., slopes:m1,..."},
-    {"softcap", "Z", "soft-cap logits to (-Z, Z) and report the range of delta (mitigation S; paper: 50)"},
-    {"window", "W", "hard attention window: keys farther than W are masked"},
+static const abl_cli_use analyze_opts[] = {
+    ABL_USE(ABL_OPT_CLAMP),
+    ABL_USE(ABL_OPT_CONFIG),
+    ABL_USE(ABL_OPT_CONVENTION),
+    ABL_USE(ABL_OPT_CTX),
+    ABL_USE(ABL_OPT_DISTANCE),
+    /* analyze takes a list */
+    {ABL_OPT_DTYPE, 0, "LIST",
+     "format of the exponential (default bf16; eXmY for custom), or a list (bf16,fp16 or all): compared, then one section each"},
+    ABL_USE(ABL_OPT_FORCE),
+    ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_HEADS),
+    ABL_USE(ABL_OPT_LEVEL),
+    ABL_USE(ABL_OPT_LOGIT),
+    ABL_USE(ABL_OPT_LOGIT_RANGE),
+    ABL_USE(ABL_OPT_MITIGATE),
+    ABL_USE(ABL_OPT_MODEL),
+    ABL_USE(ABL_OPT_OUTPUT),
+    ABL_USE(ABL_OPT_PIPELINE),
+    ABL_USE(ABL_OPT_PROGRESS),
+    ABL_USE(ABL_OPT_QUIET),
+    ABL_USE(ABL_OPT_SLOPES),
+    ABL_USE(ABL_OPT_SOFTCAP),
+    ABL_USE(ABL_OPT_WINDOW),
 };
 
 /* With a kernel: the paper's delta and the pipeline's exact first blind distance, head by head. */
@@ -102,15 +103,11 @@ static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *li
         for (size_t k = 0; k < i; k++)
             if (strcmp(fmts[i].name, fmts[k].name) == 0)
                 return abl_cli_usage_error("--dtype: %s is named twice in '%s'", fmts[i].name, list);
-    const char **w = malloc(cmd->nopts * sizeof *w);
+    const char **w = malloc(ABL_OPT_COUNT * sizeof *w);
     if (w == NULL)
         return abl_cli_internal_error("out of memory");
-    size_t slot = 0;
-    for (size_t i = 0; i < cmd->nopts; i++) {
-        w[i] = v[i];
-        if (strcmp(cmd->opts[i].name, "dtype") == 0)
-            slot = i;
-    }
+    memcpy(w, v, ABL_OPT_COUNT * sizeof *w);
+    const size_t slot = ABL_OPT_DTYPE;
     abl_report *reps[ANALYZE_MAX_DTYPES] = {NULL};
     const char *labels[ANALYZE_MAX_DTYPES];
     int rc = ABL_EXIT_OK;

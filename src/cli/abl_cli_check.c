@@ -6,19 +6,25 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt check_opts[] = {
-    {"config", "FILE", "the model's config.json (Hugging Face)"},
-    {"ctx", "N", "context length N to check (default: the model's trained context; 1 to 16777216)"},
-    {"dtype", "TYPE", "the model dtype (default: the config's torch_dtype, else bf16)"},
-    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"heads", "H", "override the head count"},
-    {"max-blind-heads", "K", "heads allowed to have a zero weight in the last row (default 0)"},
-    {"max-row-fraction", "F", "largest allowed fraction of zero weights in the last row, 0 to 1 (default: no limit)"},
-    {"model", "NAME", "a model of the catalogue instead of --config"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
-    {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...] or a code path of the model (default: its default path)"},
-    {"slopes", "SPEC", "override the slope schedule"},
+static const abl_cli_use check_opts[] = {
+    ABL_USE(ABL_OPT_CONFIG),
+    /* default: the trained context; simulator range */
+    {ABL_OPT_CTX, 0, NULL,
+     "context length N to check (default: the model's trained context; 1 to 16777216)"},
+    /* default from the config */
+    {ABL_OPT_DTYPE, 0, NULL,
+     "the model dtype (default: the config's torch_dtype, else bf16)"},
+    ABL_USE(ABL_OPT_FORCE),
+    ABL_USE(ABL_OPT_FORMAT),
+    {ABL_OPT_HEADS, 0, NULL, "override the head count"}, /* overrides the model's */
+    ABL_USE(ABL_OPT_MAX_BLIND_HEADS),
+    ABL_USE(ABL_OPT_MAX_ROW_FRACTION),
+    ABL_USE(ABL_OPT_MODEL),
+    ABL_USE(ABL_OPT_OUTPUT),
+    /* default: the model's path */
+    {ABL_OPT_PIPELINE, 0, NULL,
+     "PRESET[,FIELD=VALUE...] or a code path of the model (default: its default path)"},
+    ABL_USE(ABL_OPT_SLOPES),
 };
 
 static int run_check(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)

@@ -5,24 +5,36 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt design_opts[] = {
-    {"clamp", NULL, "only the least restrictive clamp (per kernel and dtype) and the paper's -87 judged"},
-    {"config", "PATH", "a Hugging Face config.json: its heads, dtype, kernel, context and slopes"},
-    {"ctx", "N", "context N: no zero weight anywhere in the N x N causal matrix [required]"},
-    {"dtype", "TYPE", "the model dtype the pipeline's 'model' fields follow (default bf16)"},
-    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
-    {"format", "FMT", "text (default), markdown, csv, json, latex, python (a list literal), slopes (slopes: spec)"},
-    {"heads", "H", "number of heads to design (1 to 65536)"},
-    {"keep", "WHAT", "all (default): every head keeps every key (steepest head as steep as allowed)"},
-    {"logit-budget", "B", "the most negative logit a key at distance N-1 must still be seen with (default 0)"},
-    {"model", "NAME", "a catalogued model (alibi-blind models): its heads, dtype, kernel, context and slopes"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
-    {"pipeline", "SPEC", "the kernel: preset[,field=value...] (default eager; see simulate --help)"},
-    {"progress", NULL, "progress bar on stderr even when not a terminal"},
-    {"quiet", NULL, "no progress bar"},
-    {"slopes", "SPEC", "judge an existing schedule instead: the largest N each head keeps every key"},
-    {"targets", "LIST", "d1,...,dH: slopes whose first blind distance on the kernel is exactly each target"},
-    {"threads", "T", "threads for the predictor and the emulation (default: all cores)"},
+static const abl_cli_use design_opts[] = {
+    /* a flag here: the least restrictive clamp is searched, not given */
+    {ABL_OPT_CLAMP, ABL_ARG_FLAG, NULL,
+     "only the least restrictive clamp (per kernel and dtype) and the paper's -87 judged"},
+    ABL_USE(ABL_OPT_CONFIG),
+    /* the design target, not a context to analyse */
+    {ABL_OPT_CTX, 0, NULL,
+     "context N: no zero weight anywhere in the N x N causal matrix [required]"},
+    /* the model dtype of the pipeline */
+    {ABL_OPT_DTYPE, 0, NULL,
+     "the model dtype the pipeline's 'model' fields follow (default bf16)"},
+    ABL_USE(ABL_OPT_FORCE),
+    /* design has two more formats */
+    {ABL_OPT_FORMAT, 0, NULL,
+     "text (default), markdown, csv, json, latex, python (a list literal), slopes (slopes: spec)"},
+    {ABL_OPT_HEADS, 0, NULL, "number of heads to design (1 to 65536)"}, /* the heads to design */
+    ABL_USE(ABL_OPT_KEEP),
+    ABL_USE(ABL_OPT_LOGIT_BUDGET),
+    ABL_USE(ABL_OPT_MODEL),
+    ABL_USE(ABL_OPT_OUTPUT),
+    /* the kernel designed for */
+    {ABL_OPT_PIPELINE, 0, NULL,
+     "the kernel: preset[,field=value...] (default eager; see simulate --help)"},
+    ABL_USE(ABL_OPT_PROGRESS),
+    ABL_USE(ABL_OPT_QUIET),
+    /* judged, not analysed */
+    {ABL_OPT_SLOPES, 0, NULL,
+     "judge an existing schedule instead: the largest N each head keeps every key"},
+    ABL_USE(ABL_OPT_TARGETS),
+    ABL_USE(ABL_OPT_THREADS),
 };
 
 #define DESIGN_SIMULATE_MAX 4096

@@ -2,20 +2,24 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt figure_opts[] = {
-    {"convention", "NAME", "paper (default), ftz, ieee or subnormal (spec §4)"},
-    {"ctx", "N", "alias of --until (kept for scripts; --ctx is the context length elsewhere)"},
-    {"dtype", "TYPE", "floating-point format (default bf16)"},
-    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
-    {"format", "FMT", "output: text (default), markdown, csv (streamed), json, latex"},
-    {"heads", "H", "number of heads (default 16, as in the paper)"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
-    {"plot", "FILE", "also draw the panel (plot bias / plot fraction --linear) into FILE (.png, .svg, .pdf)"},
-    {"progress", NULL, "progress bar on stderr even when not a terminal"},
-    {"quiet", NULL, "no progress bar"},
-    {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:..., slopes:..."},
-    {"step", "S", "spacing of the distances (default 64 for 1a, 16 for 1b)"},
-    {"until", "N", "last value of the series: distance d (1a) or context N (1b); default 4096"},
+static const abl_cli_use figure_opts[] = {
+    ABL_USE(ABL_OPT_CONVENTION),
+    /* an alias of --until */
+    {ABL_OPT_CTX, 0, NULL,
+     "alias of --until (kept for scripts; --ctx is the context length elsewhere)"},
+    ABL_USE(ABL_OPT_DTYPE),
+    ABL_USE(ABL_OPT_FORCE),
+    /* figure streams its CSV */
+    {ABL_OPT_FORMAT, 0, NULL,
+     "output: text (default), markdown, csv (streamed), json, latex"},
+    {ABL_OPT_HEADS, 0, NULL, "number of heads (default 16, as in the paper)"}, /* default 16 */
+    ABL_USE(ABL_OPT_OUTPUT),
+    ABL_USE(ABL_OPT_PLOT),
+    ABL_USE(ABL_OPT_PROGRESS),
+    ABL_USE(ABL_OPT_QUIET),
+    ABL_USE(ABL_OPT_SLOPES),
+    ABL_USE(ABL_OPT_STEP),
+    ABL_USE(ABL_OPT_UNTIL),
 };
 
 static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)

@@ -3,9 +3,9 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt models_opts[] = {
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
+static const abl_cli_use models_opts[] = {
+    ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_OUTPUT),
 };
 
 /* "unknown model 'X' (did you mean 'Y'? see alibi-blind models)" */

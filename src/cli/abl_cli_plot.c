@@ -3,22 +3,34 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt plot_opts[] = {
-    {"config", "PATH", "heads, slopes and dtype (blindmap: kernel) of a Hugging Face config.json"},
-    {"convention", "LIST", "paper (default), ftz, ieee, subnormal; fraction: a comma-separated list"},
-    {"ctx", "N", "right end of the axis: d for bias (4096), N for fraction (65536), the context of blindmap (2048)"},
-    {"device", "DEV", "png, svg or pdf (default: from the --output extension)"},
-    {"dtype", "LIST", "floating-point format (default bf16, or the model's); fraction: a comma-separated list"},
-    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
-    {"head", "H", "blindmap: the head to draw (default 1; 0: every head as small multiples)"},
-    {"heads", "H", "number of heads (default 16, as in the paper)"},
-    {"height", "PX", "page height (default 800; pixels for PNG, points for SVG/PDF)"},
-    {"linear", NULL, "fraction: a linear N axis from 0 (the paper's Figure 1b) instead of log N"},
-    {"model", "NAME", "heads, slopes and dtype of a catalogued model (alibi-blind models)"},
-    {"output", "FILE", "the picture (required; written atomically)"},
-    {"pipeline", "LIST", "fraction: real kernels to overlay (exact predictor, N <= 65536); blindmap: the kernel"},
-    {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:..., slopes:..."},
-    {"width", "PX", "page width (default 1200)"},
+static const abl_cli_use plot_opts[] = {
+    /* plot reads fewer fields of the config */
+    {ABL_OPT_CONFIG, 0, "PATH",
+     "heads, slopes and dtype (blindmap: kernel) of a Hugging Face config.json"},
+    /* fraction takes a list */
+    {ABL_OPT_CONVENTION, 0, "LIST",
+     "paper (default), ftz, ieee, subnormal; fraction: a comma-separated list"},
+    /* the axis end, per plot kind */
+    {ABL_OPT_CTX, 0, NULL,
+     "right end of the axis: d for bias (4096), N for fraction (65536), the context of blindmap (2048)"},
+    ABL_USE(ABL_OPT_DEVICE),
+    /* fraction takes a list */
+    {ABL_OPT_DTYPE, 0, "LIST",
+     "floating-point format (default bf16, or the model's); fraction: a comma-separated list"},
+    ABL_USE(ABL_OPT_FORCE),
+    ABL_USE(ABL_OPT_HEAD),
+    {ABL_OPT_HEADS, 0, NULL, "number of heads (default 16, as in the paper)"}, /* default 16 */
+    ABL_USE(ABL_OPT_HEIGHT),
+    ABL_USE(ABL_OPT_LINEAR),
+    /* plot reads fewer fields of the model */
+    {ABL_OPT_MODEL, 0, NULL,
+     "heads, slopes and dtype of a catalogued model (alibi-blind models)"},
+    {ABL_OPT_OUTPUT, 0, NULL, "the picture (required; written atomically)"}, /* required: the picture */
+    /* a list for fraction */
+    {ABL_OPT_PIPELINE, 0, "LIST",
+     "fraction: real kernels to overlay (exact predictor, N <= 65536); blindmap: the kernel"},
+    ABL_USE(ABL_OPT_SLOPES),
+    ABL_USE(ABL_OPT_WIDTH),
 };
 
 /* The device and page size from --device/--output/--width/--height. */

@@ -3,17 +3,21 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt report_opts[] = {
-    {"config", "PATH", "a Hugging Face config.json: heads, slopes, dtype, context, kernel"},
-    {"convention", "NAME", "paper (default), ftz, ieee or subnormal"},
-    {"ctx", "N", "context length N (default: the model's trained context, else 2048)"},
-    {"dtype", "TYPE", "floating-point format (default: the model's, else bf16)"},
-    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
-    {"heads", "H", "number of heads (default: the model's, else 16)"},
-    {"model", "NAME", "a catalogued model (alibi-blind models): heads, slopes, dtype, context, kernel"},
-    {"output", "FILE", "the page (required, .html; written atomically)"},
-    {"pipeline", "SPEC", "the kernel (default: the model's default code path, else eager)"},
-    {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:..., slopes:..."},
+static const abl_cli_use report_opts[] = {
+    ABL_USE(ABL_OPT_CONFIG),
+    ABL_USE(ABL_OPT_CONVENTION),
+    /* default: the trained context */
+    {ABL_OPT_CTX, 0, NULL,
+     "context length N (default: the model's trained context, else 2048)"},
+    {ABL_OPT_DTYPE, 0, NULL, "floating-point format (default: the model's, else bf16)"}, /* default: the model's */
+    ABL_USE(ABL_OPT_FORCE),
+    {ABL_OPT_HEADS, 0, NULL, "number of heads (default: the model's, else 16)"}, /* default: the model's */
+    ABL_USE(ABL_OPT_MODEL),
+    {ABL_OPT_OUTPUT, 0, NULL, "the page (required, .html; written atomically)"}, /* required: the page */
+    /* default: the model's path */
+    {ABL_OPT_PIPELINE, 0, NULL,
+     "the kernel (default: the model's default code path, else eager)"},
+    ABL_USE(ABL_OPT_SLOPES),
 };
 
 static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)

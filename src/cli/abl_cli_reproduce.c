@@ -2,11 +2,11 @@
 #include <stdio.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt reproduce_opts[] = {
-    {"differences", NULL, "list only the values that differ (and stale errata)"},
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
-    {"published", "DIR", "read the published values from DIR/table1.csv ... DIR/claims.csv instead of the built-in copy"},
+static const abl_cli_use reproduce_opts[] = {
+    ABL_USE(ABL_OPT_DIFFERENCES),
+    ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_OUTPUT),
+    ABL_USE(ABL_OPT_PUBLISHED),
 };
 
 static int run_reproduce(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)

@@ -8,28 +8,33 @@
 #include <unistd.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt simulate_opts[] = {
-    {"compare", NULL, "run the simulation and the zero-logit predictor; exit 1 if they disagree"},
-    {"config", "FILE", "a Hugging Face config.json: heads, slopes, dtype, context and code path from it"},
-    {"ctx", "N", "context length N: queries 0..N-1 (1 to 16777216) [required]"},
-    {"dtype", "TYPE", "the model dtype the pipeline's 'model' fields follow (default bf16)"},
-    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
-    {"logit-std", "S", "Gaussian logits N(0, S^2) instead of zero logits (0 to 1000)"},
-    {"logits", "FILE", "captured scores q.k^T*scale before the bias: .npy float32/float16, [H,N,N] or [N,N]"},
-    {"logits-dtype", "TYPE", "the dtype the model held the captured scores in (rounded to it; default fp32)"},
-    {"model", "NAME", "a model of the catalogue (alibi-blind models): its heads, slopes, dtype, context, code path"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
-    {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...]: eager (default), flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, "
-                         "falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, mpt, mpt-hf"},
-    {"predict", NULL, "zero logits: the exact predictor alone, O(N log N) per head"},
-    {"progress", NULL, "progress bar on stderr even when not a terminal"},
-    {"quiet", NULL, "no progress bar"},
-    {"seed", "K", "seed of the Gaussian logits (default 0)"},
-    {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:d1,..., slopes:m1,..."},
-    {"threads", "T", "threads (default: every online core)"},
-    {"weights", "FILE", "also write every logit and weight (binary32 bits, hex) to FILE (N <= 4096)"},
+static const abl_cli_use simulate_opts[] = {
+    ABL_USE(ABL_OPT_COMPARE),
+    ABL_USE(ABL_OPT_CONFIG),
+    /* simulator range: queries 0..N-1 */
+    {ABL_OPT_CTX, 0, NULL,
+     "context length N: queries 0..N-1 (1 to 16777216) [required]"},
+    /* the model dtype of the pipeline */
+    {ABL_OPT_DTYPE, 0, NULL,
+     "the model dtype the pipeline's 'model' fields follow (default bf16)"},
+    ABL_USE(ABL_OPT_FORCE),
+    ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_HEADS),
+    ABL_USE(ABL_OPT_LOGIT_STD),
+    ABL_USE(ABL_OPT_LOGITS),
+    ABL_USE(ABL_OPT_LOGITS_DTYPE),
+    ABL_USE(ABL_OPT_MODEL),
+    ABL_USE(ABL_OPT_OUTPUT),
+    /* the kernel simulated; default eager */
+    {ABL_OPT_PIPELINE, 0, NULL,
+     "PRESET[,FIELD=VALUE...]: eager (default), flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, mpt, mpt-hf"},
+    ABL_USE(ABL_OPT_PREDICT),
+    ABL_USE(ABL_OPT_PROGRESS),
+    ABL_USE(ABL_OPT_QUIET),
+    ABL_USE(ABL_OPT_SEED),
+    ABL_USE(ABL_OPT_SLOPES),
+    ABL_USE(ABL_OPT_THREADS),
+    ABL_USE(ABL_OPT_WEIGHTS),
 };
 
 /* --weights: one line of logits and one of weights per row, as binary32 bit patterns. */

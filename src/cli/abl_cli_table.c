@@ -3,16 +3,24 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt table_opts[] = {
-    {"convention", "NAME", "tables 1, 5, 8: paper (default), ftz, ieee or subnormal (spec §4)"},
-    {"digits", "N", "table 4: decimals after the point (default 4, as printed; up to 1000)"},
-    {"dtype", "TYPE", "tables 1, 5, 8: format (default bf16); table 4: comma-separated list or 'all' (default bf16,fp32)"},
-    {"exact", NULL, "table 8: print each δ itself (4.37e53 style) instead of * and **"},
-    {"force", NULL, "tables 1, 5: run even if the kernel columns' estimated work is over the budget (1 minute)"},
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"ieee", NULL, "tables 1, 5: add δ1 and δH under the ieee convention"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
-    {"rn", NULL, "table 4: add the exact round-to-nearest points (where exp gives 0 or overflows)"},
+static const abl_cli_use table_opts[] = {
+    /* only tables 1, 5 and 8 have one */
+    {ABL_OPT_CONVENTION, 0, NULL,
+     "tables 1, 5, 8: paper (default), ftz, ieee or subnormal (spec §4)"},
+    /* table 4 only, default 4 */
+    {ABL_OPT_DIGITS, 0, NULL,
+     "table 4: decimals after the point (default 4, as printed; up to 1000)"},
+    /* per table; table 4 takes a list */
+    {ABL_OPT_DTYPE, 0, NULL,
+     "tables 1, 5, 8: format (default bf16); table 4: comma-separated list or 'all' (default bf16,fp32)"},
+    ABL_USE(ABL_OPT_EXACT),
+    /* only tables 1 and 5 have a budget */
+    {ABL_OPT_FORCE, 0, NULL,
+     "tables 1, 5: run even if the kernel columns' estimated work is over the budget (1 minute)"},
+    ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_IEEE),
+    ABL_USE(ABL_OPT_OUTPUT),
+    ABL_USE(ABL_OPT_RN),
 };
 
 /* An option that only some tables take. */

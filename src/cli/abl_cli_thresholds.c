@@ -3,11 +3,13 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt thresholds_opts[] = {
-    {"digits", "N", "decimals after the point, correctly rounded (default 10, up to 1000)"},
-    {"dtype", "LIST", "comma-separated formats, or 'all' (default bf16,fp32)"},
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
+static const abl_cli_use thresholds_opts[] = {
+    ABL_USE(ABL_OPT_DIGITS),
+    /* a list, with its own default */
+    {ABL_OPT_DTYPE, 0, "LIST",
+     "comma-separated formats, or 'all' (default bf16,fp32)"},
+    ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_OUTPUT),
 };
 
 static int run_thresholds(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)

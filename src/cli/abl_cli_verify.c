@@ -3,11 +3,13 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt verify_opts[] = {
-    {"dtype", "LIST", "comma-separated formats, or 'all' (default bf16,fp32,fp16)"},
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"libm", NULL, "also compare the host expf/exp2f with the correctly rounded exp (binary32; informational)"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
+static const abl_cli_use verify_opts[] = {
+    /* a list, with its own default */
+    {ABL_OPT_DTYPE, 0, "LIST",
+     "comma-separated formats, or 'all' (default bf16,fp32,fp16)"},
+    ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_LIBM),
+    ABL_USE(ABL_OPT_OUTPUT),
 };
 
 /* verify decodes encodings into 64 bits: wider custom formats are refused up front. */
