@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include "alibi_blind.h"
 
-/* Exit statuses (documented in docs/alibi-blind.1). */
+/* Exit statuses (documented in the man page, docs/alibi-blind.1.in). */
 enum {
     ABL_EXIT_OK = 0,
     ABL_EXIT_DIFFERS = 1,   /* reproduce/verify found an unexplained difference */
@@ -228,7 +228,7 @@ int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, con
 
 /*
  * Work budget: a computation whose nominal cost (abl_cost) is over abl_cli_budget_seconds is refused
- * with a message saying how long it would take, unless --force is given (docs/alibi-blind.1, BUDGET).
+ * with a message saying how long it would take, unless --force is given (the man page, BUDGET).
  */
 #define ABL_CLI_BUDGET_SECONDS 60.0
 extern double abl_cli_budget_seconds;
@@ -264,6 +264,8 @@ extern const size_t abl_cli_ncommands;
 
 /* alibi-blind completion bash|zsh|list (hidden): argv holds the arguments after "completion". */
 int abl_cli_completion(int argc, char **argv);
+/* alibi-blind man TEMPLATE (hidden): the man page from its template and the option table. */
+int abl_cli_man(int argc, char **argv);
 
 /* Subcommands. */
 extern const abl_cli_cmd abl_cli_analyze_cmd;

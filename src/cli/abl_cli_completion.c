@@ -159,7 +159,11 @@ static void zsh_script(void)
             print_zsh_text(o.help);
             fprintf(abl_cli_out, "]");
             if (o.metavar != NULL) {
-                fprintf(abl_cli_out, ":%s:", o.metavar);
+                /* _arguments splits at colons: one in the message (LO:HI) is escaped. */
+                fputc(':', abl_cli_out);
+                for (const char *m = o.metavar; *m != '\0'; m++)
+                    fprintf(abl_cli_out, *m == ':' ? "\\:" : "%c", *m);
+                fputc(':', abl_cli_out);
                 if (has_values(o.arg)) {
                     fprintf(abl_cli_out, "(");
                     print_values(o.arg, " ");

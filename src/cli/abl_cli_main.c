@@ -787,6 +787,8 @@ int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
     }
     if (strcmp(name, "completion") == 0) /* hidden: shell completion from the option tables */
         return abl_cli_completion(argc - 2, argv + 2);
+    if (strcmp(name, "man") == 0) /* hidden: the man page from its template and the option table */
+        return abl_cli_man(argc - 2, argv + 2);
     const abl_cli_cmd *cmd = find_command(name);
     if (cmd == NULL)
         return unknown_command(name);

@@ -5,7 +5,7 @@
 
 static const abl_cli_use plot_opts[] = {
     /* plot reads fewer fields of the config */
-    {ABL_OPT_CONFIG, 0, "PATH",
+    {ABL_OPT_CONFIG, 0, NULL,
      "heads, slopes and dtype (blindmap: kernel) of a Hugging Face config.json"},
     /* fraction takes a list */
     {ABL_OPT_CONVENTION, 0, "LIST",
