@@ -227,20 +227,29 @@ int abl_cli_plot_target(const char *device, const char *path, const char *width,
 int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, const char *opt, const char *path);
 
 /*
- * Work budget: a computation whose nominal cost (abl_cost) is over abl_cli_budget_seconds is refused
- * with a message saying how long it would take, unless --force is given (the man page, BUDGET).
+ * Work budget: a computation whose nominal cost (abl_cost) is over the budget is refused with a message
+ * saying how long it would take, unless --force is given (the man page, BUDGET). The budget is a value
+ * handed down to what checks it (analyze --dtype LIST hands each format its share), not a global.
  */
 #define ABL_CLI_BUDGET_SECONDS 60.0
-extern double abl_cli_budget_seconds;
+typedef struct abl_cli_work {
+    const char *what;   /* how the refusal names the work: "design", "analyze (1/2 of the budget ...)" */
+    double seconds;     /* the budget */
+    int force;          /* --force given: run whatever the estimate */
+} abl_cli_work;
 /* The budget of this run: ABL_BUDGET_SECONDS when it is a positive number, else ABL_CLI_BUDGET_SECONDS. */
 double abl_cli_budget_from_env(void);
+/* The budget of command `what`: the run's seconds, and --force from the values (indexed by id). */
+abl_cli_work abl_cli_work_of(const char *what, const char **values);
 /* 0 when within the budget or forced; else prints the one-line refusal and returns ABL_EXIT_USAGE. */
-int abl_cli_budget(const char *what, const abl_cost *c, int force);
+int abl_cli_budget(const abl_cli_work *w, const abl_cost *c);
+/* abl_cli_budget with abl_cli_work_of(what, values). */
+int abl_cli_budget_of(const char *what, const char **values, const abl_cost *c);
 /* abl_cli_budget for the zero-logit predictor's cost on sc times `calls` (calls of the same size; 0:
  * none), plus `extra` when not NULL (the same command's other work). A predictor estimate that fails
  * counts nothing (the run reports the error itself). */
-int abl_cli_predict_budget(const char *what, const abl_simulate_config *sc, double calls, const abl_cost *extra,
-                           int force);
+int abl_cli_predict_budget(const abl_cli_work *w, const abl_simulate_config *sc, double calls,
+                           const abl_cost *extra);
 /* "4.5 minutes", "3.2 days". */
 void abl_cli_duration_text(double seconds, char *buf, size_t len);
 
@@ -326,10 +335,10 @@ void abl_cli_compare_config(const abl_cli_setup *s, abl_compare_config *cc);
  * Run the paper's model and the kernel's predictor side by side and write the report (analyze), or
  * the verdict (check, limits != NULL: exit 1 when the limits are exceeded). With keep != NULL the
  * report is handed back in *keep instead of written (analyze --dtype LIST). The analysis and the predictor
- * are refused over the work budget unless `force`. Returns the exit status.
+ * are refused over the work budget `work`. Returns the exit status.
  */
 int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl_cli_setup *s, abl_output out,
-                    const char *path, const abl_check_limits *limits, abl_report **keep, int force);
+                    const char *path, const abl_check_limits *limits, abl_report **keep, const abl_cli_work *work);
 
 /* One line for an unknown --model NAME (with a did-you-mean); returns ABL_EXIT_USAGE. opt may be NULL. */
 int abl_cli_unknown_model(const char *opt, const char *name);

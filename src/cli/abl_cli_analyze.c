@@ -32,7 +32,7 @@ static const abl_cli_use analyze_opts[] = {
 };
 
 /* With a kernel: the paper's delta and the pipeline's exact first blind distance, head by head. */
-static int run_kernel(const abl_cli_cmd *cmd, const char **v, abl_report **r)
+static int run_kernel(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_report **r)
 {
     static const char *const refused[] = {"clamp", "distance", "level", "logit", "mitigate", "softcap", "window"};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
@@ -52,7 +52,7 @@ static int run_kernel(const abl_cli_cmd *cmd, const char **v, abl_report **r)
         abl_cli_setup_free(&s);
         return ABL_EXIT_USAGE;
     }
-    rc = abl_cli_compare(cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r, abl_cli_value(cmd, v, "force") != NULL);
+    rc = abl_cli_compare(cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r, work);
     abl_cli_setup_free(&s);
     return rc;
 }
@@ -61,17 +61,18 @@ typedef struct {
     mpq_t logit, clamp, softcap, lo, hi;
 } analyze_numbers;
 
-static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums, abl_report **r);
+static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
+                        abl_report **r);
 static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const abl_analysis_config *cfg);
 
 /* The report of one dtype (--dtype holds one format, or is absent). */
-static int analyze_report(const abl_cli_cmd *cmd, const char **v, abl_report **r)
+static int analyze_report(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_report **r)
 {
     if (abl_cli_value(cmd, v, "model") || abl_cli_value(cmd, v, "config") || abl_cli_value(cmd, v, "pipeline"))
-        return run_kernel(cmd, v, r);
+        return run_kernel(cmd, v, work, r);
     analyze_numbers nums;
     mpq_inits(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
-    int rc = analyze_with(cmd, v, &nums, r);
+    int rc = analyze_with(cmd, v, work, &nums, r);
     mpq_clears(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
     return rc;
 }
@@ -88,9 +89,6 @@ static const abl_report_compare kernel_compare[] = {
 };
 
 #define ANALYZE_MAX_DTYPES 64
-
-/* How the budget refusal names the work: a list of formats shares the budget (one share each). */
-static char budget_what[96] = "analyze"; /* bounded: fixed words and two size_t counts */
 
 /* analyze --dtype bf16,fp16: the same layer once per format, one document (abl_report_set). */
 static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *list, abl_output out)
@@ -110,17 +108,18 @@ static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *li
     const size_t slot = ABL_OPT_DTYPE;
     abl_report *reps[ANALYZE_MAX_DTYPES] = {NULL};
     const char *labels[ANALYZE_MAX_DTYPES];
-    int rc = ABL_EXIT_OK;
-    /* n formats are n times the work: each run gets 1/n of the budget, so the whole stays within it. */
-    double budget = abl_cli_budget_seconds;
-    abl_cli_budget_seconds = budget / (double)n;
-    snprintf(budget_what, sizeof budget_what, "analyze (1/%zu of the budget for each of %zu formats)", n, n);
+    /* n formats are n times the work: each run gets 1/n of the budget, so the whole stays within it
+     * (and the refusal says so). */
+    abl_cli_work work = abl_cli_work_of("analyze", v);
+    char *what = abl_cli_printf("analyze (1/%zu of the budget for each of %zu formats)", n, n);
+    int rc = what != NULL ? ABL_EXIT_OK : abl_cli_internal_error("out of memory");
+    work.what = what;
+    work.seconds /= (double)n;
     for (size_t i = 0; rc == ABL_EXIT_OK && i < n; i++) {
         w[slot] = labels[i] = fmts[i].name;
-        rc = analyze_report(cmd, w, &reps[i]);
+        rc = analyze_report(cmd, w, &work, &reps[i]);
     }
-    abl_cli_budget_seconds = budget;
-    snprintf(budget_what, sizeof budget_what, "analyze");
+    free(what);
     if (rc == ABL_EXIT_OK) {
         int kernel = abl_cli_value(cmd, v, "model") || abl_cli_value(cmd, v, "config") ||
                      abl_cli_value(cmd, v, "pipeline");
@@ -151,7 +150,8 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
     if (dt != NULL && (strchr(dt, ',') != NULL || strcasecmp(dt, "all") == 0))
         return analyze_dtypes(cmd, v, dt, out);
     abl_report *r = NULL;
-    int rc = analyze_report(cmd, v, &r);
+    abl_cli_work work = abl_cli_work_of("analyze", v);
+    int rc = analyze_report(cmd, v, &work, &r);
     if (rc == ABL_EXIT_OK)
         rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
     abl_report_free(r);
@@ -177,7 +177,8 @@ static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const ab
                                cfg->slopes != NULL ? cfg->slopes : "press");
 }
 
-static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums, abl_report **r)
+static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
+                        abl_report **r)
 {
     abl_analysis_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -266,7 +267,7 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
     /* Known before any work starts: refuse a layer over the budget unless forced. */
     abl_cost cost;
     if (abl_analysis_estimate(&cfg, &cost) == ABL_OK &&
-        abl_cli_budget(budget_what, &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
+        abl_cli_budget(work, &cost) != 0)
         return ABL_EXIT_USAGE;
     abl_cli_bar bar;
     abl_cli_bar_init(&bar, "analyze", cmd, v);

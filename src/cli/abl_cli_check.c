@@ -59,8 +59,8 @@ static int run_check(const abl_cli_cmd *cmd, const char **v, int npos, char **po
     if (rc == 0) {
         abl_compare_config cc;
         abl_cli_compare_config(&s, &cc);
-        rc = abl_cli_compare(cmd->name, &cc, &s, out, abl_cli_value(cmd, v, "output"), &lim, NULL,
-                             abl_cli_value(cmd, v, "force") != NULL);
+        abl_cli_work work = abl_cli_work_of(cmd->name, v);
+        rc = abl_cli_compare(cmd->name, &cc, &s, out, abl_cli_value(cmd, v, "output"), &lim, NULL, &work);
     }
     abl_cli_setup_free(&s);
     mpq_clear(frac);

@@ -394,7 +394,7 @@ static void design_progress(struct design_run *d, double seconds)
 static int design_budget(const abl_cli_cmd *cmd, const char **v, design_run *d, const abl_cost *c)
 {
     d->est_total = c->seconds;
-    return abl_cli_budget("design", c, abl_cli_value(cmd, v, "force") != NULL);
+    return abl_cli_budget_of(cmd->name, v, c);
 }
 
 /* "As steep as the kernel allows", checked one step beyond: the next binary32 slope above the steepest

@@ -76,7 +76,7 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
                                        "in memory; --format csv streams any number", points, cost.units / points,
                                        ABL_FIGURE_MAX_CELLS,
                                        abl_cli_value(cmd, v, "format") ? abl_cli_value(cmd, v, "format") : "text");
-        if (abl_cli_budget("figure", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
+        if (abl_cli_budget_of("figure", v, &cost) != 0)
             return ABL_EXIT_USAGE;
     }
     abl_figure f;

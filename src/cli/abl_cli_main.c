@@ -763,7 +763,6 @@ int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
     abl_cli_out = out;
     abl_cli_err = err;
     abl_cli_wide = 0; /* a flag of this call only (the fuzzers call abl_cli_main again and again) */
-    abl_cli_budget_seconds = abl_cli_budget_from_env();
     if (argc < 2)
         return abl_cli_usage_error("no command given (see alibi-blind --help)");
     const char *name = argv[1];

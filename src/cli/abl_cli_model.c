@@ -305,23 +305,23 @@ void abl_cli_compare_config(const abl_cli_setup *s, abl_compare_config *cc)
 }
 
 /* The budget of abl_compare_run (abl_compare_estimate: the paper's analysis and the predictor). */
-static int compare_budget(const char *cmdname, const abl_compare_config *cc, int force)
+static int compare_budget(const abl_cli_work *work, const abl_compare_config *cc)
 {
     abl_cost cost;
     if (abl_compare_estimate(cc, &cost) != ABL_OK)
         return 0;
-    return abl_cli_budget(cmdname, &cost, force);
+    return abl_cli_budget(work, &cost);
 }
 
 int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl_cli_setup *s, abl_output out,
-                    const char *path, const abl_check_limits *limits, abl_report **keep, int force)
+                    const char *path, const abl_check_limits *limits, abl_report **keep, const abl_cli_work *work)
 {
     if (cc->pipeline.softmax == ABL_SOFTMAX_EAGER &&
         (cc->pipeline.sum != ABL_SUM_EXACT || cc->pipeline.exp != ABL_EXP_CORRECT))
         return abl_cli_usage_error("--pipeline: %s answers with the zero-logit predictor, which models sum=exact and "
                                    "exp=correct (got sum=%s, exp=%s; use simulate for the others)", cmdname,
                                    abl_sum_order_name(cc->pipeline.sum), abl_exp_model_name(cc->pipeline.exp));
-    if (compare_budget(cmdname, cc, force) != 0)
+    if (compare_budget(work, cc) != 0)
         return ABL_EXIT_USAGE;
     abl_compare c;
     abl_status st = abl_compare_run(cc, &c);

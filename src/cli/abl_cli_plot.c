@@ -124,7 +124,7 @@ static int plot_budget(const abl_cli_cmd *cmd, const char **v, abl_status est, c
 {
     if (est != ABL_OK)
         return 0;
-    return abl_cli_budget("plot", cost, abl_cli_value(cmd, v, "force") != NULL);
+    return abl_cli_budget_of(cmd->name, v, cost);
 }
 
 static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)

@@ -80,7 +80,7 @@ static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     /* Known before any work starts: refuse a page over the budget unless forced. */
     abl_cost cost;
     if (abl_html_report_estimate(&c, &cost) == ABL_OK &&
-        abl_cli_budget("report", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
+        abl_cli_budget_of("report", v, &cost) != 0)
         return ABL_EXIT_USAGE;
     char *buf = NULL, err[320] = "";
     size_t len = 0;

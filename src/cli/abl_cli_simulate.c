@@ -233,9 +233,8 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
     memset(&cost, 0, sizeof cost);
     if (!predict)
         st = abl_simulate_estimate(&cfg, &cost);
-    if (st == ABL_OK &&
-        abl_cli_predict_budget("simulate", &cfg, predict || compare ? 1 : 0, predict ? NULL : &cost,
-                               abl_cli_value(cmd, v, "force") != NULL) != 0) {
+    abl_cli_work work = abl_cli_work_of("simulate", v);
+    if (st == ABL_OK && abl_cli_predict_budget(&work, &cfg, predict || compare ? 1 : 0, predict ? NULL : &cost) != 0) {
         abl_cli_outfile_abort(&wfile);
         return ABL_EXIT_USAGE;
     }

@@ -84,7 +84,7 @@ static int run_table(const abl_cli_cmd *cmd, const char **v, int npos, char **po
          * (a smaller budget, e.g. the fuzzer's, refuses it). */
         abl_cost cost;
         if ((n == 1 || n == 5) && abl_table_kernel_estimate((int)n, NULL, &cost) == ABL_OK &&
-            abl_cli_budget("table", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
+            abl_cli_budget_of("table", v, &cost) != 0)
             return ABL_EXIT_USAGE;
         if (n == 1)
             st = abl_table1_report(&o, &r);
