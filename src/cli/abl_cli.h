@@ -316,8 +316,17 @@ typedef struct abl_cli_setup {
 /* Resolve; returns 0, or the exit status after printing the one-line error. max_ctx bounds --ctx. */
 int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_ctx, abl_cli_setup *s);
 void abl_cli_setup_free(abl_cli_setup *s);
-/* --config PATH alone (design, plot, report): 0, or the exit status after the one-line error. */
-int abl_cli_config_spec(const abl_cli_cmd *cmd, const char **v, abl_model_spec *spec, int *have);
+/*
+ * --model NAME / --config PATH, resolved here for every command that takes them (abl_cli_setup_resolve
+ * and design, plot, report): they exclude each other; an unknown name is refused with a did-you-mean; the
+ * config.json is read. Returns 0, or the exit status after the one-line error.
+ */
+typedef struct abl_cli_model_choice {
+    const abl_model *model;   /* --model: its catalogue entry; NULL when not given */
+    const char *config;       /* --config: the path; NULL when not given */
+    abl_model_spec spec;      /* what the config.json says (when config != NULL) */
+} abl_cli_model_choice;
+int abl_cli_model_choose(const char **v, abl_cli_model_choice *c);
 /* A JSON string literal of arbitrary text (malloc'd; NULL when out of memory). */
 char *abl_cli_json_string(const char *s);
 /* printf into a malloc'd string of any length (NULL on allocation failure): text is never held in a

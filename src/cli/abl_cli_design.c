@@ -419,17 +419,14 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     if (fmt != NULL && !special && abl_cli_output(fmt, &out))
         return ABL_EXIT_USAGE;
     /* --model first; --heads, --dtype, --pipeline, --ctx override it. */
-    const abl_model *cat = NULL;
-    if ((s = abl_cli_value(cmd, v, "model")) != NULL && (cat = abl_model_find(s)) == NULL) {
-        const abl_model *near = abl_model_suggest(s);
-        return abl_cli_usage_error("--model: unknown model '%s'%s%s%s (see alibi-blind models)", s,
-                                   near ? " (did you mean " : "", near ? near->name : "", near ? "?)" : "");
-    }
-    int have_config;
-    int crc = abl_cli_config_spec(cmd, v, &d->spec, &have_config);
+    abl_cli_model_choice choice;
+    int crc = abl_cli_model_choose(v, &choice);
     if (crc != 0)
         return crc;
-    d->config = have_config ? abl_cli_value(cmd, v, "config") : NULL;
+    const abl_model *cat = choice.model;
+    int have_config = choice.config != NULL;
+    d->spec = choice.spec;
+    d->config = choice.config;
     abl_format model;
     const char *dt = abl_cli_value(cmd, v, "dtype");
     if (dt == NULL && have_config)

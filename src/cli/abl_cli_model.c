@@ -125,37 +125,37 @@ char *abl_cli_json_string(const char *s)
     return json_string_dup(s);
 }
 
-/* --config PATH for the commands that read a catalogued --model themselves (design, plot, report): the
- * same exclusion and the same one-line errors as abl_cli_setup_resolve. *have is 1 when a config was read. */
-int abl_cli_config_spec(const abl_cli_cmd *cmd, const char **v, abl_model_spec *spec, int *have)
+int abl_cli_model_choose(const char **v, abl_cli_model_choice *c)
 {
-    const char *config = abl_cli_value(cmd, v, "config");
-    *have = 0;
-    if (config == NULL)
-        return 0;
-    if (abl_cli_value(cmd, v, "model") != NULL)
+    memset(c, 0, sizeof *c);
+    const char *model = v[ABL_OPT_MODEL], *config = v[ABL_OPT_CONFIG];
+    if (model != NULL && config != NULL)
         return abl_cli_usage_error("--model and --config exclude each other");
-    char err[256];
-    abl_status st = abl_model_spec_from_file(config, spec, err, sizeof err);
-    if (st == ABL_ERR_NO_MEMORY)
-        return out_of_memory();
-    if (st != ABL_OK)
-        return abl_cli_usage_error("%s: %s", config, err);
-    *have = 1;
+    if (model != NULL && (c->model = abl_model_find(model)) == NULL)
+        return abl_cli_unknown_model("--model", model);
+    if (config != NULL) {
+        char err[256];
+        abl_status st = abl_model_spec_from_file(config, &c->spec, err, sizeof err);
+        if (st == ABL_ERR_NO_MEMORY)
+            return out_of_memory();
+        if (st != ABL_OK)
+            return abl_cli_usage_error("%s: %s", config, err);
+        c->config = config;
+    }
     return 0;
 }
 
 int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_ctx, abl_cli_setup *s)
 {
     memset(s, 0, sizeof *s);
-    const char *model = abl_cli_value(cmd, v, "model"), *config = abl_cli_value(cmd, v, "config");
     const char *o;
-    if (model != NULL && config != NULL)
-        return abl_cli_usage_error("--model and --config exclude each other");
-    if (model != NULL) {
-        const abl_model *m = abl_model_find(model);
-        if (m == NULL)
-            return abl_cli_unknown_model("--model", model);
+    abl_cli_model_choice choice;
+    int crc = abl_cli_model_choose(v, &choice);
+    if (crc != 0)
+        return crc;
+    const char *config = choice.config;
+    if (choice.model != NULL) {
+        const abl_model *m = choice.model;
         if (abl_model_spec_from_catalogue(m, &s->spec) != ABL_OK)
             return abl_cli_usage_error("--model: %s: its head count was not found in a published configuration "
                                        "(docs/models.md); use --config with the model's config.json",
@@ -170,12 +170,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
         }
         s->meta[s->nmeta++] = (abl_compare_meta){"model", "model", own(s, t), own(s, j)};
     } else if (config != NULL) {
-        char err[256];
-        abl_status st = abl_model_spec_from_file(config, &s->spec, err, sizeof err);
-        if (st == ABL_ERR_NO_MEMORY)
-            return out_of_memory();
-        if (st != ABL_OK)
-            return abl_cli_usage_error("%s: %s", config, err);
+        s->spec = choice.spec;
         s->have_model = 1;
         const char *fam = s->spec.family ? s->spec.family->name : "generic ALiBi";
         char *t = abl_cli_printf("%s (model_type %s, %s)", config, s->spec.model_type[0] ? s->spec.model_type : "(none)",

@@ -158,17 +158,14 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
             return abl_cli_usage_error("plot %s: --%s does not apply (it is for: %s)", kind, uses[i].opt, uses[i].kinds);
 
     /* The layer: --model first, then --heads/--slopes/--dtype override it. */
-    const abl_model *model = NULL;
     const char *s;
-    if ((s = abl_cli_value(cmd, v, "model")) != NULL && (model = abl_model_find(s)) == NULL) {
-        const abl_model *near = abl_model_suggest(s);
-        return abl_cli_usage_error("--model: unknown model '%s'%s%s%s (see alibi-blind models)", s,
-                                   near ? " (did you mean " : "", near ? near->name : "", near ? "?)" : "");
-    }
-    abl_model_spec spec;
-    int have_config, rc0 = abl_cli_config_spec(cmd, v, &spec, &have_config);
+    abl_cli_model_choice choice;
+    int rc0 = abl_cli_model_choose(v, &choice);
     if (rc0 != 0)
         return rc0;
+    const abl_model *model = choice.model;
+    const abl_model_spec spec = choice.spec;
+    int have_config = choice.config != NULL;
     long heads = model != NULL ? model->heads : have_config ? spec.heads : 16;
     if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;

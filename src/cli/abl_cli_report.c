@@ -30,17 +30,15 @@ static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     abl_html_config c;
     memset(&c, 0, sizeof c);
     const char *s;
-    if ((s = abl_cli_value(cmd, v, "model")) != NULL && (c.model = abl_model_find(s)) == NULL) {
-        const abl_model *near = abl_model_suggest(s);
-        return abl_cli_usage_error("--model: unknown model '%s'%s%s%s (see alibi-blind models)", s,
-                                   near ? " (did you mean " : "", near ? near->name : "", near ? "?)" : "");
-    }
-    abl_model_spec spec;
-    int have_config, rc0 = abl_cli_config_spec(cmd, v, &spec, &have_config);
+    abl_cli_model_choice choice;
+    int rc0 = abl_cli_model_choose(v, &choice);
     if (rc0 != 0)
         return rc0;
+    c.model = choice.model;
+    const abl_model_spec spec = choice.spec;
+    int have_config = choice.config != NULL;
     if (have_config) {
-        c.config = abl_cli_value(cmd, v, "config");
+        c.config = choice.config;
         c.model_type = spec.model_type;
     }
     abl_format_lookup("bf16", &c.format);
