@@ -34,11 +34,13 @@ static const abl_cli_use analyze_opts[] = {
 /* With a kernel: the paper's delta and the pipeline's exact first blind distance, head by head. */
 static int run_kernel(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_report **r)
 {
-    static const char *const refused[] = {"clamp", "distance", "level", "logit", "mitigate", "softcap", "window"};
+    static const abl_opt refused[] = {ABL_OPT_CLAMP, ABL_OPT_DISTANCE, ABL_OPT_LEVEL, ABL_OPT_LOGIT, ABL_OPT_MITIGATE,
+                                      ABL_OPT_SOFTCAP, ABL_OPT_WINDOW};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
-        if (abl_cli_value(cmd, v, refused[i]) != NULL)
+        if (v[refused[i]] != NULL)
             return abl_cli_usage_error("--%s: not with --model/--config/--pipeline (the kernel's answer is for zero "
-                                       "logits and linear distances; drop --%s)", refused[i], refused[i]);
+                                       "logits and linear distances; drop --%s)", abl_cli_options[refused[i]].name,
+                                       abl_cli_options[refused[i]].name);
     abl_cli_setup s;
     int rc = abl_cli_setup_resolve(cmd, v, ABL_SIMULATE_MAX_CONTEXT, &s);
     if (rc != 0) {

@@ -146,16 +146,17 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
                             abl_cli_value(cmd, v, "height"), &ro))
         return ABL_EXIT_USAGE;
     /* Options a kind does not use are refused rather than ignored. */
-    static const struct { const char *opt, *kinds; } uses[] = {
-        {"convention", "bias fraction mitigations"}, {"ctx", "bias fraction blindmap"},
-        {"dtype", "bias fraction blindmap mitigations"}, {"head", "blindmap"}, {"heads", "bias fraction blindmap"},
-        {"linear", "fraction"}, {"model", "bias fraction blindmap"}, {"config", "bias fraction blindmap"}, {"pipeline", "fraction blindmap"},
-        {"force", "fraction blindmap"},
-        {"slopes", "bias fraction blindmap"},
+    static const struct { abl_opt opt; const char *kinds; } uses[] = {
+        {ABL_OPT_CONVENTION, "bias fraction mitigations"}, {ABL_OPT_CTX, "bias fraction blindmap"},
+        {ABL_OPT_DTYPE, "bias fraction blindmap mitigations"}, {ABL_OPT_HEAD, "blindmap"},
+        {ABL_OPT_HEADS, "bias fraction blindmap"}, {ABL_OPT_LINEAR, "fraction"}, {ABL_OPT_MODEL, "bias fraction blindmap"},
+        {ABL_OPT_CONFIG, "bias fraction blindmap"}, {ABL_OPT_PIPELINE, "fraction blindmap"},
+        {ABL_OPT_FORCE, "fraction blindmap"}, {ABL_OPT_SLOPES, "bias fraction blindmap"},
     };
     for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++)
-        if (abl_cli_value(cmd, v, uses[i].opt) != NULL && strstr(uses[i].kinds, kind) == NULL)
-            return abl_cli_usage_error("plot %s: --%s does not apply (it is for: %s)", kind, uses[i].opt, uses[i].kinds);
+        if (v[uses[i].opt] != NULL && strstr(uses[i].kinds, kind) == NULL)
+            return abl_cli_usage_error("plot %s: --%s does not apply (it is for: %s)", kind,
+                                       abl_cli_options[uses[i].opt].name, uses[i].kinds);
 
     /* The layer: --model first, then --heads/--slopes/--dtype override it. */
     const char *s;

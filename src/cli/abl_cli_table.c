@@ -24,9 +24,10 @@ static const abl_cli_use table_opts[] = {
 };
 
 /* An option that only some tables take. */
-static int only_for(const abl_cli_cmd *cmd, const char **v, const char *opt, long n, const char *tables)
+static int only_for(const char **v, abl_opt id, long n, const char *tables)
 {
-    if (abl_cli_value(cmd, v, opt) == NULL)
+    const char *opt = abl_cli_options[id].name;
+    if (v[id] == NULL)
         return 0;
     char want[8];
     snprintf(want, sizeof want, "%ld", n);
@@ -48,9 +49,9 @@ static int run_table(const abl_cli_cmd *cmd, const char **v, int npos, char **po
     else
         return abl_cli_usage_error("table: '%s' is not a table of the paper this tool computes (1, 4, 5 or 8)",
                                    pos[0]);
-    if (only_for(cmd, v, "convention", n, "1, 5, 8") || only_for(cmd, v, "digits", n, "4") ||
-        only_for(cmd, v, "exact", n, "8") || only_for(cmd, v, "ieee", n, "1, 5") ||
-        only_for(cmd, v, "force", n, "1, 5") || only_for(cmd, v, "rn", n, "4"))
+    if (only_for(v, ABL_OPT_CONVENTION, n, "1, 5, 8") || only_for(v, ABL_OPT_DIGITS, n, "4") ||
+        only_for(v, ABL_OPT_EXACT, n, "8") || only_for(v, ABL_OPT_IEEE, n, "1, 5") ||
+        only_for(v, ABL_OPT_FORCE, n, "1, 5") || only_for(v, ABL_OPT_RN, n, "4"))
         return ABL_EXIT_USAGE;
     const char *s;
     abl_output out = ABL_OUT_TEXT;
