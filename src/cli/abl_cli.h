@@ -162,10 +162,8 @@ int abl_cli_internal_error(const char *fmt, ...)
 #endif
     ;
 
-/* Value of option `id` (NULL when absent, "" for a flag that is present). */
-const char *abl_cli_arg(const char **values, abl_opt id);
-/* The same by name: only until tools/opt_ids.py has turned every call into abl_cli_arg. */
-const char *abl_cli_value(const abl_cli_cmd *cmd, const char **values, const char *name);
+/* Value of option `id` (NULL when absent, "" for a flag that is present); cmd must list id (asserted). */
+const char *abl_cli_arg(const abl_cli_cmd *cmd, const char **values, abl_opt id);
 /* The id of an option name (ABL_OPT_COUNT when there is none). */
 abl_opt abl_cli_opt_id(const char *name, size_t len);
 

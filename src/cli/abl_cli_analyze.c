@@ -49,7 +49,7 @@ static int run_kernel(const abl_cli_cmd *cmd, const char **v, const abl_cli_work
     }
     abl_compare_config cc;
     abl_cli_compare_config(&s, &cc);
-    const char *conv = abl_cli_value(cmd, v, "convention");
+    const char *conv = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION);
     if (conv != NULL && abl_cli_convention(conv, &cc.convention)) {
         abl_cli_setup_free(&s);
         return ABL_EXIT_USAGE;
@@ -70,7 +70,7 @@ static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const ab
 /* The report of one dtype (--dtype holds one format, or is absent). */
 static int analyze_report(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_report **r)
 {
-    if (abl_cli_value(cmd, v, "model") || abl_cli_value(cmd, v, "config") || abl_cli_value(cmd, v, "pipeline"))
+    if (abl_cli_arg(cmd, v, ABL_OPT_MODEL) || abl_cli_arg(cmd, v, ABL_OPT_CONFIG) || abl_cli_arg(cmd, v, ABL_OPT_PIPELINE))
         return run_kernel(cmd, v, work, r);
     analyze_numbers nums;
     mpq_inits(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
@@ -123,8 +123,8 @@ static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *li
     }
     free(what);
     if (rc == ABL_EXIT_OK) {
-        int kernel = abl_cli_value(cmd, v, "model") || abl_cli_value(cmd, v, "config") ||
-                     abl_cli_value(cmd, v, "pipeline");
+        int kernel = abl_cli_arg(cmd, v, ABL_OPT_MODEL) || abl_cli_arg(cmd, v, ABL_OPT_CONFIG) ||
+                     abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
         abl_report_set set = {
             (const abl_report *const *)reps, labels, n,
             kernel ? "ALiBi blindness by dtype: the paper's model and the real kernel" : "ALiBi blindness by dtype",
@@ -132,7 +132,7 @@ static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *li
             kernel ? kernel_compare : plain_compare,
             kernel ? sizeof kernel_compare / sizeof kernel_compare[0] : sizeof plain_compare / sizeof plain_compare[0],
         };
-        rc = abl_cli_emit_set(&set, out, abl_cli_value(cmd, v, "output"));
+        rc = abl_cli_emit_set(&set, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     }
     for (size_t i = 0; i < n; i++)
         abl_report_free(reps[i]);
@@ -145,17 +145,17 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
     if (npos > 0)
         return abl_cli_usage_error("analyze: unexpected argument '%s'", pos[0]);
     abl_output out = ABL_OUT_TEXT;
-    const char *s = abl_cli_value(cmd, v, "format");
+    const char *s = abl_cli_arg(cmd, v, ABL_OPT_FORMAT);
     if (s != NULL && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
-    const char *dt = abl_cli_value(cmd, v, "dtype");
+    const char *dt = abl_cli_arg(cmd, v, ABL_OPT_DTYPE);
     if (dt != NULL && (strchr(dt, ',') != NULL || strcasecmp(dt, "all") == 0))
         return analyze_dtypes(cmd, v, dt, out);
     abl_report *r = NULL;
     abl_cli_work work = abl_cli_work_of("analyze", v);
     int rc = analyze_report(cmd, v, &work, &r);
     if (rc == ABL_EXIT_OK)
-        rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+        rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     return rc;
 }
@@ -164,7 +164,7 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
  * log distance, else the slopes), never an option the user did not give. */
 static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const abl_analysis_config *cfg)
 {
-    const char *range = abl_cli_value(cmd, v, "logit-range"), *logit = abl_cli_value(cmd, v, "logit");
+    const char *range = abl_cli_arg(cmd, v, ABL_OPT_LOGIT_RANGE), *logit = abl_cli_arg(cmd, v, ABL_OPT_LOGIT);
     const char *g = cfg->distance == ABL_DISTANCE_LOG ? "exp((eps - tau)/m) - 1" : "(eps - tau)/m";
     if (range != NULL)
         return abl_cli_usage_error("--logit-range: '%s': the blindness distance %s at these logits is beyond "
@@ -185,21 +185,21 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_wo
     abl_analysis_config cfg;
     memset(&cfg, 0, sizeof cfg);
     const char *s;
-    if (abl_cli_dtype("dtype", (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16", &cfg.format))
+    if (abl_cli_dtype("dtype", (s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) ? s : "bf16", &cfg.format))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "convention")) && abl_cli_convention(s, &cfg.convention))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION)) && abl_cli_convention(s, &cfg.convention))
         return ABL_EXIT_USAGE;
     long heads = 0;
-    if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
     cfg.heads = (int)heads;
-    if ((s = abl_cli_value(cmd, v, "ctx")) == NULL)
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) == NULL)
         return abl_cli_usage_error("analyze: --ctx N is required");
     if (abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &cfg.context))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "window")) && abl_cli_count("window", s, 1, ABL_MAX_CONTEXT, &cfg.window))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_WINDOW)) && abl_cli_count("window", s, 1, ABL_MAX_CONTEXT, &cfg.window))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "distance")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_DISTANCE)) != NULL) {
         if (strcasecmp(s, "linear") == 0)
             cfg.distance = ABL_DISTANCE_LINEAR;
         else if (strcasecmp(s, "log") == 0)
@@ -208,12 +208,12 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_wo
             return abl_cli_usage_error("--distance: unknown distance '%s' (known: linear, log)", s);
     }
     /* The numbers are read here, once, into exact rationals the library takes as they are. */
-    if ((s = abl_cli_value(cmd, v, "logit")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT)) != NULL) {
         if (abl_cli_decimal("logit", s, 0, nums->logit))
             return ABL_EXIT_USAGE;
         cfg.logit = nums->logit;
     }
-    if ((s = abl_cli_value(cmd, v, "logit-range")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT_RANGE)) != NULL) {
         const char *colon = strchr(s, ':');
         if (colon == NULL || strchr(colon + 1, ':') != NULL)
             return abl_cli_usage_error("--logit-range: '%s' is not LO:HI (e.g. -10:5)", s);
@@ -230,7 +230,7 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_wo
         cfg.logit_lo = nums->lo;
         cfg.logit_hi = nums->hi;
     }
-    if ((s = abl_cli_value(cmd, v, "clamp")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CLAMP)) != NULL) {
         if (abl_cli_decimal("clamp", s, 0, nums->clamp))
             return ABL_EXIT_USAGE;
         /* The bias -m*d is never positive: a clamp c >= 0 flattens all of it, almost surely a sign error. */
@@ -242,16 +242,16 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_wo
                                        "a clamp is negative, e.g. --clamp -87");
         cfg.clamp = nums->clamp;
     }
-    if ((s = abl_cli_value(cmd, v, "softcap")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_SOFTCAP)) != NULL) {
         if (abl_cli_decimal("softcap", s, 1, nums->softcap))
             return ABL_EXIT_USAGE;
         cfg.softcap = nums->softcap;
     }
-    if ((s = abl_cli_value(cmd, v, "mitigate")) && abl_mitigations_parse(s, &cfg.mitigations) != ABL_OK)
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_MITIGATE)) && abl_mitigations_parse(s, &cfg.mitigations) != ABL_OK)
         return abl_cli_usage_error("--mitigate: '%s' is not a list of C, E, L, S (e.g. C,E or none)", s);
-    if ((cfg.mitigations & ABL_MITIGATE_LOG) && (s = abl_cli_value(cmd, v, "distance")) && strcasecmp(s, "log") != 0)
+    if ((cfg.mitigations & ABL_MITIGATE_LOG) && (s = abl_cli_arg(cmd, v, ABL_OPT_DISTANCE)) && strcasecmp(s, "log") != 0)
         return abl_cli_usage_error("--distance: mitigation L uses log distances; drop --distance %s", s);
-    if ((s = abl_cli_value(cmd, v, "level")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LEVEL)) != NULL) {
         if (strcasecmp(s, "exponent") == 0)
             cfg.level = ABL_LEVEL_EXPONENT;
         else if (strcasecmp(s, "weight") == 0)
@@ -259,7 +259,7 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_wo
         else
             return abl_cli_usage_error("--level: unknown level '%s' (known: exponent, weight)", s);
     }
-    cfg.slopes = abl_cli_value(cmd, v, "slopes");
+    cfg.slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
     if (cfg.slopes != NULL && (cfg.mitigations & ABL_MITIGATE_EXPLICIT))
         return abl_cli_usage_error("--slopes: mitigation E chooses the slopes itself; drop one of the two");
     if (cfg.heads == 0 && (cfg.slopes == NULL || (strncmp(cfg.slopes, "slopes:", 7) != 0 &&

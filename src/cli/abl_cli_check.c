@@ -33,18 +33,18 @@ static int run_check(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         return abl_cli_usage_error("check: unexpected argument '%s'", pos[0]);
     abl_output out = ABL_OUT_TEXT;
     const char *o;
-    if ((o = abl_cli_value(cmd, v, "format")) && abl_cli_output(o, &out))
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_FORMAT)) && abl_cli_output(o, &out))
         return ABL_EXIT_USAGE;
-    if (abl_cli_value(cmd, v, "model") == NULL && abl_cli_value(cmd, v, "config") == NULL)
+    if (abl_cli_arg(cmd, v, ABL_OPT_MODEL) == NULL && abl_cli_arg(cmd, v, ABL_OPT_CONFIG) == NULL)
         return abl_cli_usage_error("check: --config config.json or --model NAME is required");
     abl_check_limits lim = {0, NULL};
     long k = 0;
-    if ((o = abl_cli_value(cmd, v, "max-blind-heads")) && abl_cli_int("max-blind-heads", o, 0, ABL_MAX_HEADS, &k))
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_MAX_BLIND_HEADS)) && abl_cli_int("max-blind-heads", o, 0, ABL_MAX_HEADS, &k))
         return ABL_EXIT_USAGE;
     lim.max_blind_heads = (int)k;
     mpq_t frac;
     mpq_init(frac);
-    if ((o = abl_cli_value(cmd, v, "max-row-fraction")) != NULL) {
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_MAX_ROW_FRACTION)) != NULL) {
         int bad = abl_cli_decimal("max-row-fraction", o, 0, frac);
         if (!bad && (mpq_sgn(frac) < 0 || mpq_cmp_ui(frac, 1, 1) > 0))
             bad = abl_cli_usage_error("--max-row-fraction: %s is out of range (0 to 1; 0.05 = 5 %%)", o);
@@ -60,7 +60,7 @@ static int run_check(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         abl_compare_config cc;
         abl_cli_compare_config(&s, &cc);
         abl_cli_work work = abl_cli_work_of(cmd->name, v);
-        rc = abl_cli_compare(cmd->name, &cc, &s, out, abl_cli_value(cmd, v, "output"), &lim, NULL, &work);
+        rc = abl_cli_compare(cmd->name, &cc, &s, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT), &lim, NULL, &work);
     }
     abl_cli_setup_free(&s);
     mpq_clear(frac);

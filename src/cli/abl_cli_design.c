@@ -412,7 +412,7 @@ static abl_status check_steepest(const design_run *d)
 static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mpq_t budget)
 {
     const char *s;
-    const char *fmt = abl_cli_value(cmd, v, "format");
+    const char *fmt = abl_cli_arg(cmd, v, ABL_OPT_FORMAT);
     abl_output out = ABL_OUT_TEXT;
     abl_cli_bar_init(&d->bar, "design", cmd, v);
     int special = fmt != NULL && (strcmp(fmt, "python") == 0 || strcmp(fmt, "slopes") == 0);
@@ -428,14 +428,14 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     d->spec = choice.spec;
     d->config = choice.config;
     abl_format model;
-    const char *dt = abl_cli_value(cmd, v, "dtype");
+    const char *dt = abl_cli_arg(cmd, v, ABL_OPT_DTYPE);
     if (dt == NULL && have_config)
         model = d->spec.dtype;
     else if (dt != NULL ? abl_cli_dtype_one("dtype", dt, "design fits one pipeline in one model dtype (run it once "
                                             "per dtype)", &model)
                         : abl_cli_dtype("dtype", cat != NULL && cat->dtype != NULL ? cat->dtype : "bf16", &model))
         return ABL_EXIT_USAGE;
-    d->pipe_spec = abl_cli_value(cmd, v, "pipeline");
+    d->pipe_spec = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
     if (d->pipe_spec == NULL && cat != NULL && cat->family != NULL && cat->family->npaths > 0)
         d->pipe_spec = cat->family->paths[0].pipeline;
     if (d->pipe_spec == NULL && have_config)
@@ -454,30 +454,30 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     if (d->pipe_spec == NULL)
         d->pipe_spec = "eager";
     uint64_t given_ctx = cat != NULL ? cat->context : have_config ? d->spec.context : 0;
-    if ((s = abl_cli_value(cmd, v, "ctx")) == NULL && given_ctx == 0)
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) == NULL && given_ctx == 0)
         return abl_cli_usage_error("design: --ctx N is required");
     if (s == NULL)
         d->cfg.context = given_ctx;
     else if (abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &d->cfg.context))
         return ABL_EXIT_USAGE;
     long heads = cat != NULL ? cat->heads : have_config ? d->spec.heads : 0, threads = 0;
-    if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "threads")) && abl_cli_int("threads", s, 1, 256, &threads))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_THREADS)) && abl_cli_int("threads", s, 1, 256, &threads))
         return ABL_EXIT_USAGE;
     d->cfg.threads = (int)threads;
-    if ((s = abl_cli_value(cmd, v, "logit-budget")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT_BUDGET)) != NULL) {
         if (abl_cli_decimal("logit-budget", s, 0, budget))
             return ABL_EXIT_USAGE;
         if (mpq_sgn(budget) > 0)
             return abl_cli_usage_error("--logit-budget: %s must be 0 or negative (a logit below the others)", s);
         d->cfg.budget = budget;
     }
-    if ((s = abl_cli_value(cmd, v, "keep")) != NULL && strcmp(s, "all") != 0)
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_KEEP)) != NULL && strcmp(s, "all") != 0)
         return abl_cli_usage_error("--keep: unknown value '%s' (known: all)", s);
-    const char *slopes = abl_cli_value(cmd, v, "slopes"), *targets = abl_cli_value(cmd, v, "targets");
-    int clamp_only = abl_cli_value(cmd, v, "clamp") != NULL;
-    if ((slopes != NULL) + (targets != NULL) + (abl_cli_value(cmd, v, "keep") != NULL) > 1)
+    const char *slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES), *targets = abl_cli_arg(cmd, v, ABL_OPT_TARGETS);
+    int clamp_only = abl_cli_arg(cmd, v, ABL_OPT_CLAMP) != NULL;
+    if ((slopes != NULL) + (targets != NULL) + (abl_cli_arg(cmd, v, ABL_OPT_KEEP) != NULL) > 1)
         return abl_cli_usage_error("design: --keep, --slopes and --targets exclude each other");
     if (special && (clamp_only || slopes != NULL))
         return abl_cli_usage_error("--format %s: exports designed slopes (drop --clamp/--slopes)", fmt);
@@ -609,7 +609,7 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         d->simulated = 1;
     }
     if (special)
-        return emit_special(d, fmt, abl_cli_value(cmd, v, "output"));
+        return emit_special(d, fmt, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     /* The clamp, for the schedule a user has (press unless --slopes). */
     if (d->targets == NULL) {
         float *sched = d->slopes;
@@ -660,7 +660,7 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         return abl_cli_internal_error("design: a min logit failed its check one step beyond on %s", d->pipe_spec);
     if (st != ABL_OK)
         return design_status(st, "report");
-    int rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+    int rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     return rc;
 }

@@ -39,28 +39,28 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     abl_figure_config_default(&c, panel_b);
     const char *s;
     abl_output out = ABL_OUT_TEXT;
-    if ((s = abl_cli_value(cmd, v, "format")) && abl_cli_output(s, &out))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_FORMAT)) && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "dtype")) &&
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) &&
         abl_cli_dtype_one("dtype", s, "a figure panel is drawn for one format (run it once per dtype; plot "
                           "fraction --dtype LIST puts several in one picture)", &c.format))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "convention")) && abl_cli_convention(s, &c.convention))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION)) && abl_cli_convention(s, &c.convention))
         return ABL_EXIT_USAGE;
     long heads = c.heads;
-    if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
     c.heads = (int)heads;
-    if (abl_cli_value(cmd, v, "ctx") != NULL && abl_cli_value(cmd, v, "until") != NULL)
+    if (abl_cli_arg(cmd, v, ABL_OPT_CTX) != NULL && abl_cli_arg(cmd, v, ABL_OPT_UNTIL) != NULL)
         return abl_cli_usage_error("figure: --ctx is an alias of --until: give one of them");
-    if ((s = abl_cli_value(cmd, v, "until")) && abl_cli_count("until", s, 1, ABL_MAX_CONTEXT, &c.max_distance))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_UNTIL)) && abl_cli_count("until", s, 1, ABL_MAX_CONTEXT, &c.max_distance))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "ctx")) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &c.max_distance))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &c.max_distance))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "step")) && abl_cli_count("step", s, 1, ABL_MAX_CONTEXT, &c.step))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_STEP)) && abl_cli_count("step", s, 1, ABL_MAX_CONTEXT, &c.step))
         return ABL_EXIT_USAGE;
-    c.slopes = abl_cli_value(cmd, v, "slopes");
-    if (c.slopes != NULL && abl_cli_value(cmd, v, "heads") == NULL &&
+    c.slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
+    if (c.slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL &&
         (strncmp(c.slopes, "slopes:", 7) == 0 || strncmp(c.slopes, "targets:", 8) == 0))
         c.heads = 0; /* the list gives H */
 
@@ -75,7 +75,7 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
             return abl_cli_usage_error("figure: %.0f points x %.0f heads is more than %d cells for a %s table held "
                                        "in memory; --format csv streams any number", points, cost.units / points,
                                        ABL_FIGURE_MAX_CELLS,
-                                       abl_cli_value(cmd, v, "format") ? abl_cli_value(cmd, v, "format") : "text");
+                                       abl_cli_arg(cmd, v, ABL_OPT_FORMAT) ? abl_cli_arg(cmd, v, ABL_OPT_FORMAT) : "text");
         if (abl_cli_budget_of("figure", v, &cost) != 0)
             return ABL_EXIT_USAGE;
     }
@@ -90,8 +90,8 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         return abl_cli_usage_error("figure: %s", abl_status_message(st));
     if (st != ABL_OK)
         return abl_cli_internal_error("figure: %s", abl_status_message(st));
-    const char *path = abl_cli_value(cmd, v, "output");
-    const char *plot_path = abl_cli_value(cmd, v, "plot");
+    const char *path = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
+    const char *plot_path = abl_cli_arg(cmd, v, ABL_OPT_PLOT);
     abl_plot_render_options ro;
     if (plot_path != NULL && abl_cli_plot_target(NULL, plot_path, NULL, NULL, &ro)) {
         abl_figure_free(&f);
@@ -165,7 +165,7 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     if (st == ABL_ERR_CONTEXT_RANGE)
         rc = abl_cli_usage_error("figure: %zu points x %d heads is more than %d cells for a %s table held in "
                                  "memory; --format csv streams any number", f.points, f.heads, ABL_FIGURE_MAX_CELLS,
-                                 abl_cli_value(cmd, v, "format") ? abl_cli_value(cmd, v, "format") : "text");
+                                 abl_cli_arg(cmd, v, ABL_OPT_FORMAT) ? abl_cli_arg(cmd, v, ABL_OPT_FORMAT) : "text");
     else if (st != ABL_OK)
         rc = abl_cli_internal_error("figure: %s", abl_status_message(st));
     else

@@ -186,7 +186,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
 
     /* dtype */
     abl_source src;
-    if ((o = abl_cli_value(cmd, v, "dtype")) != NULL) {
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) != NULL) {
         /* analyze splits a list before it gets here: simulate and check run one pipeline. */
         if (abl_cli_dtype_one("dtype", o, strcmp(cmd->name, "check") == 0 ? "check gates one model dtype (run it once "
                               "per dtype)" : ABL_CLI_ONE_PIPELINE, &s->dtype))
@@ -203,7 +203,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
 
     /* heads and slopes */
     long heads = 0;
-    if ((o = abl_cli_value(cmd, v, "heads")) != NULL) {
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) != NULL) {
         if (abl_cli_int("heads", o, 1, ABL_MAX_HEADS, &heads))
             return ABL_EXIT_USAGE;
         option_source(&src, "heads");
@@ -213,7 +213,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
         note_source(s, "heads", &s->spec.heads_src);
     }
     s->heads = (int)heads;
-    if ((o = abl_cli_value(cmd, v, "slopes")) != NULL) {
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_SLOPES)) != NULL) {
         s->slopes = o;
         option_source(&src, "slopes");
         note_source(s, "slopes", &src);
@@ -227,7 +227,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
                                    "lists)", cmd->name);
 
     /* context */
-    if ((o = abl_cli_value(cmd, v, "ctx")) != NULL) {
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_CTX)) != NULL) {
         if (abl_cli_count("ctx", o, 1, max_ctx, &s->context))
             return ABL_EXIT_USAGE;
         option_source(&src, "ctx");
@@ -245,7 +245,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
     }
 
     /* pipeline: --pipeline PRESET[,FIELD=VALUE...] or a code path of the model's family */
-    const char *spec = abl_cli_value(cmd, v, "pipeline");
+    const char *spec = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
     const char *path_name = NULL;
     if (spec != NULL && spec[0] == '\0')
         return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());

@@ -3,6 +3,7 @@
  * its id (abl_cli.h). Commands list the ids they take (their `opts`); --help, `alibi-blind man` (the man
  * page's OPTIONS) and `alibi-blind completion` are written from this table and the lists.
  */
+#include <assert.h>
 #include <string.h>
 #include "abl_cli.h"
 
@@ -146,14 +147,14 @@ abl_opt abl_cli_opt_id(const char *name, size_t len)
     return ABL_OPT_COUNT;
 }
 
-const char *abl_cli_arg(const char **values, abl_opt id)
+const char *abl_cli_arg(const abl_cli_cmd *cmd, const char **values, abl_opt id)
 {
+    /* An option the command does not list is never given: reading it is a mistake in the code (the id
+     * form of a misspelt name), caught in debug builds. */
+    size_t k = 0;
+    while (k < cmd->nopts && cmd->opts[k].id != id)
+        k++;
+    assert(k < cmd->nopts);
+    (void)k;
     return values[id];
-}
-
-const char *abl_cli_value(const abl_cli_cmd *cmd, const char **values, const char *name)
-{
-    (void)cmd;
-    abl_opt id = abl_cli_opt_id(name, strlen(name));
-    return id == ABL_OPT_COUNT ? NULL : values[id];
 }

@@ -138,12 +138,12 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
     if (strcmp(kind, "bias") != 0 && strcmp(kind, "fraction") != 0 && strcmp(kind, "blindmap") != 0 &&
         strcmp(kind, "mitigations") != 0)
         return abl_cli_usage_error("plot: '%s' is not a picture this tool draws (%s)", kind, kinds);
-    const char *path = abl_cli_value(cmd, v, "output");
+    const char *path = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
     if (path == NULL)
         return abl_cli_usage_error("plot: --output FILE is required (.png, .svg or .pdf)");
     abl_plot_render_options ro;
-    if (abl_cli_plot_target(abl_cli_value(cmd, v, "device"), path, abl_cli_value(cmd, v, "width"),
-                            abl_cli_value(cmd, v, "height"), &ro))
+    if (abl_cli_plot_target(abl_cli_arg(cmd, v, ABL_OPT_DEVICE), path, abl_cli_arg(cmd, v, ABL_OPT_WIDTH),
+                            abl_cli_arg(cmd, v, ABL_OPT_HEIGHT), &ro))
         return ABL_EXIT_USAGE;
     /* Options a kind does not use are refused rather than ignored. */
     static const struct { abl_opt opt; const char *kinds; } uses[] = {
@@ -168,14 +168,14 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
     const abl_model_spec spec = choice.spec;
     int have_config = choice.config != NULL;
     long heads = model != NULL ? model->heads : have_config ? spec.heads : 16;
-    if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
-    const char *slopes = abl_cli_value(cmd, v, "slopes");
+    const char *slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
     if (slopes == NULL && model != NULL)
         slopes = model->slopes;
     if (slopes == NULL && have_config)
         slopes = spec.slopes;
-    if (slopes != NULL && abl_cli_value(cmd, v, "heads") == NULL && model == NULL && !have_config &&
+    if (slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL && model == NULL && !have_config &&
         (strncmp(slopes, "slopes:", 7) == 0 || strncmp(slopes, "targets:", 8) == 0))
         heads = 0; /* the list gives H */
     abl_format formats[PLOT_MAX_LIST];
@@ -184,7 +184,7 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
         abl_format_lookup("bf16", &formats[0]);
     if (model == NULL && have_config)
         formats[0] = spec.dtype;
-    if ((s = abl_cli_value(cmd, v, "dtype")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) != NULL) {
         if (strcmp(kind, "fraction") != 0) {
             char why[96]; /* kind is one of the four names checked above, never other user text */
             snprintf(why, sizeof why, "plot %s draws one format (plot fraction takes a list)", kind);
@@ -198,7 +198,7 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
     size_t nconvs = 1;
     int rc = 0;
     char *copy = NULL, *items[PLOT_MAX_LIST];
-    if ((s = abl_cli_value(cmd, v, "convention")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION)) != NULL) {
         if ((copy = strdup(s)) == NULL)
             return abl_cli_internal_error("out of memory");
         int n = split_list(copy, items, strcmp(kind, "fraction") == 0 ? ABL_CONV_COUNT : 1);
@@ -214,13 +214,13 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
             return ABL_EXIT_USAGE;
     }
     uint64_t ctx = 0;
-    if ((s = abl_cli_value(cmd, v, "ctx")) &&
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) &&
         abl_cli_count("ctx", s, strcmp(kind, "blindmap") == 0 ? 2 : 1,
                       strcmp(kind, "blindmap") == 0 ? ABL_PLOT_BLINDMAP_MAX_CONTEXT : ABL_MAX_CONTEXT, &ctx))
         return ABL_EXIT_USAGE;
     char *pipecopy = NULL, *pipes[PLOT_MAX_LIST];
     int npipes = 0;
-    if ((s = abl_cli_value(cmd, v, "pipeline")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE)) != NULL) {
         if ((pipecopy = strdup(s)) == NULL)
             return abl_cli_internal_error("out of memory");
         /* fraction: a list of presets; blindmap: one spec (which may hold field=value commas) */
@@ -271,7 +271,7 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
         c.heads = (int)heads;
         c.slopes = slopes;
         c.model = label;
-        c.linear = abl_cli_value(cmd, v, "linear") != NULL;
+        c.linear = abl_cli_arg(cmd, v, ABL_OPT_LINEAR) != NULL;
         if (c.linear)
             c.max_context = 4096;
         if (ctx)
@@ -300,7 +300,7 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
                      : have_config ? spec.pipeline
                                    : NULL;
         long head = 1;
-        if ((s = abl_cli_value(cmd, v, "head")) && abl_cli_int("head", s, 0, ABL_PLOT_MAX_HEADS, &head))
+        if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEAD)) && abl_cli_int("head", s, 0, ABL_PLOT_MAX_HEADS, &head))
             rc = ABL_EXIT_USAGE;
         c.head = (int)head;
         if (ctx)

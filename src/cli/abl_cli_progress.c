@@ -100,8 +100,8 @@ void abl_cli_bar_init(abl_cli_bar *b, const char *label, const abl_cli_cmd *cmd,
     b->label = label;
     b->f = abl_cli_err;
     int fd = b->f != NULL ? fileno(b->f) : -1;
-    b->on = abl_cli_value(cmd, values, "progress") != NULL || (fd >= 0 && isatty(fd));
-    if (abl_cli_value(cmd, values, "quiet") != NULL)
+    b->on = abl_cli_arg(cmd, values, ABL_OPT_PROGRESS) != NULL || (fd >= 0 && isatty(fd));
+    if (abl_cli_arg(cmd, values, ABL_OPT_QUIET) != NULL)
         b->on = 0;
     b->start = now_s();
     b->last = -1;

@@ -24,7 +24,7 @@ static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **p
 {
     if (npos > 0)
         return abl_cli_usage_error("report: unexpected argument '%s'", pos[0]);
-    const char *path = abl_cli_value(cmd, v, "output");
+    const char *path = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
     if (path == NULL)
         return abl_cli_usage_error("report: --output FILE.html is required");
     abl_html_config c;
@@ -46,30 +46,30 @@ static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         abl_format_lookup(c.model->dtype, &c.format);
     if (have_config)
         c.format = spec.dtype;
-    if ((s = abl_cli_value(cmd, v, "dtype")) &&
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) &&
         abl_cli_dtype_one("dtype", s, "a report describes one model in one dtype (run it once per dtype)", &c.format))
         return ABL_EXIT_USAGE;
     c.convention = ABL_CONV_PAPER;
-    if ((s = abl_cli_value(cmd, v, "convention")) && abl_cli_convention(s, &c.convention))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION)) && abl_cli_convention(s, &c.convention))
         return ABL_EXIT_USAGE;
     long heads = c.model != NULL ? c.model->heads : have_config ? spec.heads : 16;
-    if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
-    c.slopes = abl_cli_value(cmd, v, "slopes");
+    c.slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
     if (c.slopes == NULL && c.model != NULL)
         c.slopes = c.model->slopes;
     if (c.slopes == NULL && have_config)
         c.slopes = spec.slopes;
-    if (c.slopes != NULL && abl_cli_value(cmd, v, "heads") == NULL && c.model == NULL && !have_config &&
+    if (c.slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL && c.model == NULL && !have_config &&
         (strncmp(c.slopes, "slopes:", 7) == 0 || strncmp(c.slopes, "targets:", 8) == 0))
         heads = 0;
     c.heads = (int)heads;
     c.context = c.model != NULL && c.model->context > 0 ? c.model->context
                 : have_config && spec.context > 0    ? spec.context
                                                      : 2048;
-    if ((s = abl_cli_value(cmd, v, "ctx")) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &c.context))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &c.context))
         return ABL_EXIT_USAGE;
-    c.pipeline = abl_cli_value(cmd, v, "pipeline");
+    c.pipeline = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
     if (c.pipeline == NULL && have_config)
         c.pipeline = spec.pipeline;
     abl_pipeline pl;

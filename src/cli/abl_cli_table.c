@@ -55,32 +55,32 @@ static int run_table(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         return ABL_EXIT_USAGE;
     const char *s;
     abl_output out = ABL_OUT_TEXT;
-    if ((s = abl_cli_value(cmd, v, "format")) && abl_cli_output(s, &out))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_FORMAT)) && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
 
     abl_report *r = NULL;
     abl_status st;
     if (n == 4) {
         long digits = 4;
-        if ((s = abl_cli_value(cmd, v, "digits")) && abl_cli_int("digits", s, 0, 1000, &digits))
+        if ((s = abl_cli_arg(cmd, v, ABL_OPT_DIGITS)) && abl_cli_int("digits", s, 0, 1000, &digits))
             return ABL_EXIT_USAGE;
         abl_format fmts[64];
         size_t nf = 0;
-        if (abl_cli_dtype_list("dtype", (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16,fp32", fmts,
+        if (abl_cli_dtype_list("dtype", (s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) ? s : "bf16,fp32", fmts,
                               sizeof fmts / sizeof fmts[0], &nf))
             return ABL_EXIT_USAGE;
-        st = abl_table4_report(fmts, nf, (int)digits, abl_cli_value(cmd, v, "rn") != NULL, &r);
+        st = abl_table4_report(fmts, nf, (int)digits, abl_cli_arg(cmd, v, ABL_OPT_RN) != NULL, &r);
     } else {
         abl_paper_options o;
         abl_paper_options_default(&o);
-        if ((s = abl_cli_value(cmd, v, "dtype")) &&
+        if ((s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) &&
             abl_cli_dtype_one("dtype", s, "tables 1, 5 and 8 are computed for one format (run the table once per "
                               "dtype; table 4 and analyze take a list)", &o.format))
             return ABL_EXIT_USAGE;
-        if ((s = abl_cli_value(cmd, v, "convention")) && abl_cli_convention(s, &o.convention))
+        if ((s = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION)) && abl_cli_convention(s, &o.convention))
             return ABL_EXIT_USAGE;
-        o.exact = abl_cli_value(cmd, v, "exact") != NULL;
-        o.ieee = abl_cli_value(cmd, v, "ieee") != NULL;
+        o.exact = abl_cli_arg(cmd, v, ABL_OPT_EXACT) != NULL;
+        o.ieee = abl_cli_arg(cmd, v, ABL_OPT_IEEE) != NULL;
         /* The kernel columns run the predictor on the catalogue's models: a fixed cost, still judged
          * (a smaller budget, e.g. the fuzzer's, refuses it). */
         abl_cost cost;
@@ -98,7 +98,7 @@ static int run_table(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         return abl_cli_usage_error("table %ld: %s for this format and convention", n, abl_status_message(st));
     if (st != ABL_OK)
         return abl_cli_internal_error("table %ld: %s", n, abl_status_message(st));
-    int rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+    int rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     return rc;
 }
