@@ -7,7 +7,6 @@
  * template says nothing about. A template item for an option the command does not take is an error, so
  * the page cannot document an option that does not exist. The build writes the installed page this way.
  */
-#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
