@@ -12,6 +12,9 @@ fail=0
 gzip -dc "$mangz" > "$tmp/man" || { echo "cannot read $mangz"; exit 1; }
 for cmd in $(awk '$1 == "command" {print $2}' "$tmp/list"); do
   awk -v c="$cmd" '$1 == "option" && $2 == c {print $3, $4}' "$tmp/list" > "$tmp/want"
+  # Each command lists its options sorted by name (the table itself is sorted: the parser bisects it, so an
+  # option out of place is refused, which install.completion checks).
+  awk '{print $1}' "$tmp/want" | LC_ALL=C sort -c 2>/dev/null || { echo "$cmd: options not sorted by name"; fail=1; }
   # --help: "  --opt METAVAR  help" (or the help on the next line); the shared --wide is not the command's.
   "$bin" "$cmd" --help | sed -n 's/^  \(--[a-z0-9][a-z0-9-]*\)\( [^ ]*\)\{0,1\}\( .*\)\{0,1\}$/\1\2/p' \
     | awk 'NF == 1 {print $1, "-"; next} {print $1, $2}' | grep -v '^--wide -$' > "$tmp/help"
