@@ -45,16 +45,19 @@ string(STRIP "${ABL_PC_LIBS_PRIVATE}" ABL_PC_LIBS_PRIVATE)
 configure_file(${CMAKE_SOURCE_DIR}/cmake/alibi-blind.pc.in ${CMAKE_BINARY_DIR}/alibi-blind.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/alibi-blind.pc DESTINATION ${ABL_PKGCONFIG_DIR} COMPONENT dev)
 
-# Man page (gzipped, as Debian ships them; -n: no name or time stamp, the same bytes every build) and
-# documentation.
-add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/alibi-blind.1.gz
-                   COMMAND gzip -9nc ${CMAKE_SOURCE_DIR}/docs/alibi-blind.1 > ${CMAKE_BINARY_DIR}/alibi-blind.1.gz
-                   DEPENDS ${CMAKE_SOURCE_DIR}/docs/alibi-blind.1 VERBATIM)
+# Man page: written by the binary from its template (docs/alibi-blind.1.in: the prose) and the option
+# table (`alibi-blind man`: each command's options, their heads and order), then gzipped as Debian ships
+# them (-n: no name or time stamp, the same bytes every build); and the documentation.
+add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/alibi-blind.1 ${CMAKE_BINARY_DIR}/alibi-blind.1.gz
+                   COMMAND alibi-blind man ${CMAKE_SOURCE_DIR}/docs/alibi-blind.1.in > ${CMAKE_BINARY_DIR}/alibi-blind.1
+                   COMMAND gzip -9nc ${CMAKE_BINARY_DIR}/alibi-blind.1 > ${CMAKE_BINARY_DIR}/alibi-blind.1.gz
+                   DEPENDS alibi-blind ${CMAKE_SOURCE_DIR}/docs/alibi-blind.1.in VERBATIM
+                   COMMENT "Generating the man page from docs/alibi-blind.1.in and the option table")
 add_custom_target(manpage ALL DEPENDS ${CMAKE_BINARY_DIR}/alibi-blind.1.gz)
 install(FILES ${CMAKE_BINARY_DIR}/alibi-blind.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT cli)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT cli)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT cli
-        PATTERN "alibi-blind.1" EXCLUDE)
+        PATTERN "alibi-blind.1.in" EXCLUDE)
 
 # Shell completions, written by the binary itself from the option tables its parser uses
 # (`alibi-blind completion bash|zsh`), so they cannot drift from the commands.

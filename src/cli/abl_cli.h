@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include "alibi_blind.h"
 
-/* Exit statuses (documented in docs/alibi-blind.1). */
+/* Exit statuses (documented in the man page, docs/alibi-blind.1.in). */
 enum {
     ABL_EXIT_OK = 0,
     ABL_EXIT_DIFFERS = 1,   /* reproduce/verify found an unexplained difference */
@@ -15,20 +15,115 @@ enum {
     ABL_EXIT_INTERNAL = 3   /* out of memory, I/O error while writing */
 };
 
-/* One option of a subcommand; tables are kept sorted by name. */
+/*
+ * The options: every option of every command once, in one table sorted by name (abl_cli_options,
+ * src/cli/abl_cli_options.c), named by an id, so that a misspelt option does not compile. A command lists
+ * the ids it takes; the parser puts each value at its id in a per-run array (values[ABL_OPT_...]); --help,
+ * the man page's OPTIONS (alibi-blind man) and the shell completions are written from the table.
+ */
+typedef enum abl_opt {
+    ABL_OPT_CLAMP,
+    ABL_OPT_COMPARE,
+    ABL_OPT_CONFIG,
+    ABL_OPT_CONVENTION,
+    ABL_OPT_CTX,
+    ABL_OPT_DEVICE,
+    ABL_OPT_DIFFERENCES,
+    ABL_OPT_DIGITS,
+    ABL_OPT_DISTANCE,
+    ABL_OPT_DTYPE,
+    ABL_OPT_EXACT,
+    ABL_OPT_FORCE,
+    ABL_OPT_FORMAT,
+    ABL_OPT_HEAD,
+    ABL_OPT_HEADS,
+    ABL_OPT_HEIGHT,
+    ABL_OPT_HELP,
+    ABL_OPT_IEEE,
+    ABL_OPT_KEEP,
+    ABL_OPT_LEVEL,
+    ABL_OPT_LIBM,
+    ABL_OPT_LINEAR,
+    ABL_OPT_LOGIT,
+    ABL_OPT_LOGIT_BUDGET,
+    ABL_OPT_LOGIT_RANGE,
+    ABL_OPT_LOGIT_STD,
+    ABL_OPT_LOGITS,
+    ABL_OPT_LOGITS_DTYPE,
+    ABL_OPT_MAX_BLIND_HEADS,
+    ABL_OPT_MAX_ROW_FRACTION,
+    ABL_OPT_MITIGATE,
+    ABL_OPT_MODEL,
+    ABL_OPT_OUTPUT,
+    ABL_OPT_PIPELINE,
+    ABL_OPT_PLOT,
+    ABL_OPT_PREDICT,
+    ABL_OPT_PROGRESS,
+    ABL_OPT_PUBLISHED,
+    ABL_OPT_QUIET,
+    ABL_OPT_RN,
+    ABL_OPT_SEED,
+    ABL_OPT_SLOPES,
+    ABL_OPT_SOFTCAP,
+    ABL_OPT_STEP,
+    ABL_OPT_TARGETS,
+    ABL_OPT_THREADS,
+    ABL_OPT_UNTIL,
+    ABL_OPT_WEIGHTS,
+    ABL_OPT_WIDE,
+    ABL_OPT_WIDTH,
+    ABL_OPT_WINDOW,
+    ABL_OPT_COUNT
+} abl_opt;
+
+/* What an option's argument is (the completions offer values or file names from it). */
+typedef enum abl_arg {
+    ABL_ARG_SAME = 0,     /* in a command's use: the table's kind */
+    ABL_ARG_FLAG,         /* no value */
+    ABL_ARG_VALUE,        /* a number, a spec, a name */
+    ABL_ARG_FILE,
+    ABL_ARG_DIR,
+    ABL_ARG_FORMAT,       /* an output format (text, markdown ...) */
+    ABL_ARG_CONVENTION,   /* paper, ftz, ieee, subnormal */
+    ABL_ARG_DTYPE         /* a floating-point format name */
+} abl_arg;
+
 typedef struct abl_cli_opt {
     const char *name;      /* without the leading "--" */
+    abl_arg arg;
     const char *metavar;   /* NULL: a flag without value */
     const char *help;
 } abl_cli_opt;
+
+/* The table, indexed by id. */
+extern const abl_cli_opt abl_cli_options[ABL_OPT_COUNT];
+
+/*
+ * An option a command takes: the table's row, or where the option means something else for this command
+ * (another default, a list instead of one value, a flag instead of a value) the command's own kind,
+ * metavar and help (non-zero fields override; each override says why, in a comment beside it).
+ */
+typedef struct abl_cli_use {
+    abl_opt id;
+    abl_arg arg;
+    const char *metavar;
+    const char *help;
+} abl_cli_use;
+
+/* A use of the table's row as it is. */
+#define ABL_USE(id) {(id), ABL_ARG_SAME, NULL, NULL}
+
+/* The option as command `use` presents it (the table's row with the use's overrides). */
+abl_cli_opt abl_cli_use_opt(const abl_cli_use *use);
 
 typedef struct abl_cli_cmd {
     const char *name;
     const char *summary;
     const char *usage;                 /* argument synopsis after "alibi-blind NAME" */
     const char *description;           /* paragraph(s) for --help */
-    const abl_cli_opt *opts;
+    const abl_cli_use *opts;           /* sorted by name */
     size_t nopts;
+    /* values: ABL_OPT_COUNT entries, indexed by id (NULL: not given; "" a flag that is given). */
     int (*run)(const struct abl_cli_cmd *cmd, const char **values, int npos, char **pos);
 } abl_cli_cmd;
 
@@ -45,9 +140,9 @@ extern FILE *abl_cli_out, *abl_cli_err;
  * line and note instead of fitting 80 columns.
  */
 extern int abl_cli_wide;
-/* The options every command takes, handled by the shared parser rather than the command's table
- * (--help, --wide): help texts, completions and the man page test list them for every command. */
-extern const abl_cli_opt abl_cli_shared_opts[];
+/* The options every command takes, handled by the shared parser rather than the command's list
+ * (--help, --wide): help texts, completions and the man page list them for every command. */
+extern const abl_opt abl_cli_shared_opts[];
 extern const size_t abl_cli_nshared;
 
 /* Print "alibi-blind: <message>" as one line on stderr; returns ABL_EXIT_USAGE. Control characters in
@@ -67,8 +162,10 @@ int abl_cli_internal_error(const char *fmt, ...)
 #endif
     ;
 
-/* Value of option `name` (NULL when absent, "" for a flag that is present). */
-const char *abl_cli_value(const abl_cli_cmd *cmd, const char **values, const char *name);
+/* Value of option `id` (NULL when absent, "" for a flag that is present); cmd must list id (asserted). */
+const char *abl_cli_arg(const abl_cli_cmd *cmd, const char **values, abl_opt id);
+/* The id of an option name (ABL_OPT_COUNT when there is none). */
+abl_opt abl_cli_opt_id(const char *name, size_t len);
 
 /* Strict parsers: each prints its one-line error and returns non-zero on bad input. */
 int abl_cli_int(const char *opt, const char *text, long lo, long hi, long *out);
@@ -128,20 +225,29 @@ int abl_cli_plot_target(const char *device, const char *path, const char *width,
 int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, const char *opt, const char *path);
 
 /*
- * Work budget: a computation whose nominal cost (abl_cost) is over abl_cli_budget_seconds is refused
- * with a message saying how long it would take, unless --force is given (docs/alibi-blind.1, BUDGET).
+ * Work budget: a computation whose nominal cost (abl_cost) is over the budget is refused with a message
+ * saying how long it would take, unless --force is given (the man page, BUDGET). The budget is a value
+ * handed down to what checks it (analyze --dtype LIST hands each format its share), not a global.
  */
 #define ABL_CLI_BUDGET_SECONDS 60.0
-extern double abl_cli_budget_seconds;
+typedef struct abl_cli_work {
+    const char *what;   /* how the refusal names the work: "design", "analyze (1/2 of the budget ...)" */
+    double seconds;     /* the budget */
+    int force;          /* --force given: run whatever the estimate */
+} abl_cli_work;
 /* The budget of this run: ABL_BUDGET_SECONDS when it is a positive number, else ABL_CLI_BUDGET_SECONDS. */
 double abl_cli_budget_from_env(void);
+/* The budget of command `what`: the run's seconds, and --force from the values (indexed by id). */
+abl_cli_work abl_cli_work_of(const char *what, const char **values);
 /* 0 when within the budget or forced; else prints the one-line refusal and returns ABL_EXIT_USAGE. */
-int abl_cli_budget(const char *what, const abl_cost *c, int force);
+int abl_cli_budget(const abl_cli_work *w, const abl_cost *c);
+/* abl_cli_budget with abl_cli_work_of(what, values). */
+int abl_cli_budget_of(const char *what, const char **values, const abl_cost *c);
 /* abl_cli_budget for the zero-logit predictor's cost on sc times `calls` (calls of the same size; 0:
  * none), plus `extra` when not NULL (the same command's other work). A predictor estimate that fails
  * counts nothing (the run reports the error itself). */
-int abl_cli_predict_budget(const char *what, const abl_simulate_config *sc, double calls, const abl_cost *extra,
-                           int force);
+int abl_cli_predict_budget(const abl_cli_work *w, const abl_simulate_config *sc, double calls,
+                           const abl_cost *extra);
 /* "4.5 minutes", "3.2 days". */
 void abl_cli_duration_text(double seconds, char *buf, size_t len);
 
@@ -165,6 +271,8 @@ extern const size_t abl_cli_ncommands;
 
 /* alibi-blind completion bash|zsh|list (hidden): argv holds the arguments after "completion". */
 int abl_cli_completion(int argc, char **argv);
+/* alibi-blind man TEMPLATE (hidden): the man page from its template and the option table. */
+int abl_cli_man(int argc, char **argv);
 
 /* Subcommands. */
 extern const abl_cli_cmd abl_cli_analyze_cmd;
@@ -206,8 +314,17 @@ typedef struct abl_cli_setup {
 /* Resolve; returns 0, or the exit status after printing the one-line error. max_ctx bounds --ctx. */
 int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_ctx, abl_cli_setup *s);
 void abl_cli_setup_free(abl_cli_setup *s);
-/* --config PATH alone (design, plot, report): 0, or the exit status after the one-line error. */
-int abl_cli_config_spec(const abl_cli_cmd *cmd, const char **v, abl_model_spec *spec, int *have);
+/*
+ * --model NAME / --config PATH, resolved here for every command that takes them (abl_cli_setup_resolve
+ * and design, plot, report): they exclude each other; an unknown name is refused with a did-you-mean; the
+ * config.json is read. Returns 0, or the exit status after the one-line error.
+ */
+typedef struct abl_cli_model_choice {
+    const abl_model *model;   /* --model: its catalogue entry; NULL when not given */
+    const char *config;       /* --config: the path; NULL when not given */
+    abl_model_spec spec;      /* what the config.json says (when config != NULL) */
+} abl_cli_model_choice;
+int abl_cli_model_choose(const char **v, abl_cli_model_choice *c);
 /* printf into a malloc'd string of any length (NULL on allocation failure): text is never held in a
  * fixed-size buffer (it may hold a user's --pipeline or --slopes). */
 char *abl_cli_printf(const char *fmt, ...)
@@ -223,10 +340,10 @@ void abl_cli_compare_config(const abl_cli_setup *s, abl_compare_config *cc);
  * Run the paper's model and the kernel's predictor side by side and write the report (analyze), or
  * the verdict (check, limits != NULL: exit 1 when the limits are exceeded). With keep != NULL the
  * report is handed back in *keep instead of written (analyze --dtype LIST). The analysis and the predictor
- * are refused over the work budget unless `force`. Returns the exit status.
+ * are refused over the work budget `work`. Returns the exit status.
  */
 int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl_cli_setup *s, abl_output out,
-                    const char *path, const abl_check_limits *limits, abl_report **keep, int force);
+                    const char *path, const abl_check_limits *limits, abl_report **keep, const abl_cli_work *work);
 
 /* One line for an unknown --model NAME (with a did-you-mean); returns ABL_EXIT_USAGE. opt may be NULL. */
 int abl_cli_unknown_model(const char *opt, const char *name);

@@ -5,39 +5,42 @@
 #include <strings.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt analyze_opts[] = {
-    {"clamp", "C", "clamp the bias at C (mitigation C; paper: -87)"},
-    {"config", "FILE", "a Hugging Face config.json: heads, slopes, dtype, context and code path from it"},
-    {"convention", "NAME", "paper (default), ftz, ieee or subnormal: which tau and rounding (spec §4)"},
-    {"ctx", "N", "context length N (1 to 1e18; 1e12 style accepted) [required]"},
-    {"distance", "KIND", "linear (default) or log: g(d) = d or ln(d + 1)"},
-    {"dtype", "LIST", "format of the exponential (default bf16; eXmY for custom), or a list (bf16,fp16 or all): "
-                      "compared, then one section each"},
-    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
-    {"level", "LEVEL", "exponent (default: exp(x) underflows, the paper) or weight (exp(x)/S underflows, spec §4)"},
-    {"logit", "EPS", "attention logit epsilon added to the bias (default 0)"},
-    {"logit-range", "LO:HI", "logits between LO and HI: report delta(LO) and delta(HI) per head"},
-    {"mitigate", "LIST", "paper mitigations, e.g. C,E,L,S: clamp -87, robust slopes 32*2^(h-1), log distance, soft cap 50"},
-    {"model", "NAME", "a model of the catalogue (alibi-blind models): its heads, slopes, dtype, context, code path"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
-    {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...] or a code path of the model: the real kernel's first blind d"},
-    {"progress", NULL, "progress bar on stderr even when not a terminal"},
-    {"quiet", NULL, "no progress bar"},
-    {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:d1,..., slopes:m1,..."},
-    {"softcap", "Z", "soft-cap logits to (-Z, Z) and report the range of delta (mitigation S; paper: 50)"},
-    {"window", "W", "hard attention window: keys farther than W are masked"},
+static const abl_cli_use analyze_opts[] = {
+    ABL_USE(ABL_OPT_CLAMP),
+    ABL_USE(ABL_OPT_CONFIG),
+    ABL_USE(ABL_OPT_CONVENTION),
+    ABL_USE(ABL_OPT_CTX),
+    ABL_USE(ABL_OPT_DISTANCE),
+    /* analyze takes a list */
+    {ABL_OPT_DTYPE, 0, "LIST",
+     "format of the exponential (default bf16; eXmY for custom), or a list (bf16,fp16 or all): compared, then one section each"},
+    ABL_USE(ABL_OPT_FORCE),
+    ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_HEADS),
+    ABL_USE(ABL_OPT_LEVEL),
+    ABL_USE(ABL_OPT_LOGIT),
+    ABL_USE(ABL_OPT_LOGIT_RANGE),
+    ABL_USE(ABL_OPT_MITIGATE),
+    ABL_USE(ABL_OPT_MODEL),
+    ABL_USE(ABL_OPT_OUTPUT),
+    ABL_USE(ABL_OPT_PIPELINE),
+    ABL_USE(ABL_OPT_PROGRESS),
+    ABL_USE(ABL_OPT_QUIET),
+    ABL_USE(ABL_OPT_SLOPES),
+    ABL_USE(ABL_OPT_SOFTCAP),
+    ABL_USE(ABL_OPT_WINDOW),
 };
 
 /* With a kernel: the paper's delta and the pipeline's exact first blind distance, head by head. */
-static int run_kernel(const abl_cli_cmd *cmd, const char **v, abl_report **r)
+static int run_kernel(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_report **r)
 {
-    static const char *const refused[] = {"clamp", "distance", "level", "logit", "mitigate", "softcap", "window"};
+    static const abl_opt refused[] = {ABL_OPT_CLAMP, ABL_OPT_DISTANCE, ABL_OPT_LEVEL, ABL_OPT_LOGIT, ABL_OPT_MITIGATE,
+                                      ABL_OPT_SOFTCAP, ABL_OPT_WINDOW};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
-        if (abl_cli_value(cmd, v, refused[i]) != NULL)
+        if (v[refused[i]] != NULL)
             return abl_cli_usage_error("--%s: not with --model/--config/--pipeline (the kernel's answer is for zero "
-                                       "logits and linear distances; drop --%s)", refused[i], refused[i]);
+                                       "logits and linear distances; drop --%s)", abl_cli_options[refused[i]].name,
+                                       abl_cli_options[refused[i]].name);
     abl_cli_setup s;
     int rc = abl_cli_setup_resolve(cmd, v, ABL_SIMULATE_MAX_CONTEXT, &s);
     if (rc != 0) {
@@ -46,12 +49,12 @@ static int run_kernel(const abl_cli_cmd *cmd, const char **v, abl_report **r)
     }
     abl_compare_config cc;
     abl_cli_compare_config(&s, &cc);
-    const char *conv = abl_cli_value(cmd, v, "convention");
+    const char *conv = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION);
     if (conv != NULL && abl_cli_convention(conv, &cc.convention)) {
         abl_cli_setup_free(&s);
         return ABL_EXIT_USAGE;
     }
-    rc = abl_cli_compare(cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r, abl_cli_value(cmd, v, "force") != NULL);
+    rc = abl_cli_compare(cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r, work);
     abl_cli_setup_free(&s);
     return rc;
 }
@@ -60,17 +63,18 @@ typedef struct {
     mpq_t logit, clamp, softcap, lo, hi;
 } analyze_numbers;
 
-static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums, abl_report **r);
+static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
+                        abl_report **r);
 static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const abl_analysis_config *cfg);
 
 /* The report of one dtype (--dtype holds one format, or is absent). */
-static int analyze_report(const abl_cli_cmd *cmd, const char **v, abl_report **r)
+static int analyze_report(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_report **r)
 {
-    if (abl_cli_value(cmd, v, "model") || abl_cli_value(cmd, v, "config") || abl_cli_value(cmd, v, "pipeline"))
-        return run_kernel(cmd, v, r);
+    if (abl_cli_arg(cmd, v, ABL_OPT_MODEL) || abl_cli_arg(cmd, v, ABL_OPT_CONFIG) || abl_cli_arg(cmd, v, ABL_OPT_PIPELINE))
+        return run_kernel(cmd, v, work, r);
     analyze_numbers nums;
     mpq_inits(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
-    int rc = analyze_with(cmd, v, &nums, r);
+    int rc = analyze_with(cmd, v, work, &nums, r);
     mpq_clears(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
     return rc;
 }
@@ -88,9 +92,6 @@ static const abl_report_compare kernel_compare[] = {
 
 #define ANALYZE_MAX_DTYPES 64
 
-/* How the budget refusal names the work: a list of formats shares the budget (one share each). */
-static char budget_what[96] = "analyze"; /* bounded: fixed words and two size_t counts */
-
 /* analyze --dtype bf16,fp16: the same layer once per format, one document (abl_report_set). */
 static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *list, abl_output out)
 {
@@ -102,31 +103,28 @@ static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *li
         for (size_t k = 0; k < i; k++)
             if (strcmp(fmts[i].name, fmts[k].name) == 0)
                 return abl_cli_usage_error("--dtype: %s is named twice in '%s'", fmts[i].name, list);
-    const char **w = malloc(cmd->nopts * sizeof *w);
+    const char **w = malloc(ABL_OPT_COUNT * sizeof *w);
     if (w == NULL)
         return abl_cli_internal_error("out of memory");
-    size_t slot = 0;
-    for (size_t i = 0; i < cmd->nopts; i++) {
-        w[i] = v[i];
-        if (strcmp(cmd->opts[i].name, "dtype") == 0)
-            slot = i;
-    }
+    memcpy(w, v, ABL_OPT_COUNT * sizeof *w);
+    const size_t slot = ABL_OPT_DTYPE;
     abl_report *reps[ANALYZE_MAX_DTYPES] = {NULL};
     const char *labels[ANALYZE_MAX_DTYPES];
-    int rc = ABL_EXIT_OK;
-    /* n formats are n times the work: each run gets 1/n of the budget, so the whole stays within it. */
-    double budget = abl_cli_budget_seconds;
-    abl_cli_budget_seconds = budget / (double)n;
-    snprintf(budget_what, sizeof budget_what, "analyze (1/%zu of the budget for each of %zu formats)", n, n);
+    /* n formats are n times the work: each run gets 1/n of the budget, so the whole stays within it
+     * (and the refusal says so). */
+    abl_cli_work work = abl_cli_work_of("analyze", v);
+    char *what = abl_cli_printf("analyze (1/%zu of the budget for each of %zu formats)", n, n);
+    int rc = what != NULL ? ABL_EXIT_OK : abl_cli_internal_error("out of memory");
+    work.what = what;
+    work.seconds /= (double)n;
     for (size_t i = 0; rc == ABL_EXIT_OK && i < n; i++) {
         w[slot] = labels[i] = fmts[i].name;
-        rc = analyze_report(cmd, w, &reps[i]);
+        rc = analyze_report(cmd, w, &work, &reps[i]);
     }
-    abl_cli_budget_seconds = budget;
-    snprintf(budget_what, sizeof budget_what, "analyze");
+    free(what);
     if (rc == ABL_EXIT_OK) {
-        int kernel = abl_cli_value(cmd, v, "model") || abl_cli_value(cmd, v, "config") ||
-                     abl_cli_value(cmd, v, "pipeline");
+        int kernel = abl_cli_arg(cmd, v, ABL_OPT_MODEL) || abl_cli_arg(cmd, v, ABL_OPT_CONFIG) ||
+                     abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
         abl_report_set set = {
             (const abl_report *const *)reps, labels, n,
             kernel ? "ALiBi blindness by dtype: the paper's model and the real kernel" : "ALiBi blindness by dtype",
@@ -134,7 +132,7 @@ static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *li
             kernel ? kernel_compare : plain_compare,
             kernel ? sizeof kernel_compare / sizeof kernel_compare[0] : sizeof plain_compare / sizeof plain_compare[0],
         };
-        rc = abl_cli_emit_set(&set, out, abl_cli_value(cmd, v, "output"));
+        rc = abl_cli_emit_set(&set, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     }
     for (size_t i = 0; i < n; i++)
         abl_report_free(reps[i]);
@@ -147,16 +145,17 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
     if (npos > 0)
         return abl_cli_usage_error("analyze: unexpected argument '%s'", pos[0]);
     abl_output out = ABL_OUT_TEXT;
-    const char *s = abl_cli_value(cmd, v, "format");
+    const char *s = abl_cli_arg(cmd, v, ABL_OPT_FORMAT);
     if (s != NULL && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
-    const char *dt = abl_cli_value(cmd, v, "dtype");
+    const char *dt = abl_cli_arg(cmd, v, ABL_OPT_DTYPE);
     if (dt != NULL && (strchr(dt, ',') != NULL || strcasecmp(dt, "all") == 0))
         return analyze_dtypes(cmd, v, dt, out);
     abl_report *r = NULL;
-    int rc = analyze_report(cmd, v, &r);
+    abl_cli_work work = abl_cli_work_of("analyze", v);
+    int rc = analyze_report(cmd, v, &work, &r);
     if (rc == ABL_EXIT_OK)
-        rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+        rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     return rc;
 }
@@ -165,7 +164,7 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
  * log distance, else the slopes), never an option the user did not give. */
 static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const abl_analysis_config *cfg)
 {
-    const char *range = abl_cli_value(cmd, v, "logit-range"), *logit = abl_cli_value(cmd, v, "logit");
+    const char *range = abl_cli_arg(cmd, v, ABL_OPT_LOGIT_RANGE), *logit = abl_cli_arg(cmd, v, ABL_OPT_LOGIT);
     const char *g = cfg->distance == ABL_DISTANCE_LOG ? "exp((eps - tau)/m) - 1" : "(eps - tau)/m";
     if (range != NULL)
         return abl_cli_usage_error("--logit-range: '%s': the blindness distance %s at these logits is beyond "
@@ -180,26 +179,27 @@ static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const ab
                                cfg->slopes != NULL ? cfg->slopes : "press");
 }
 
-static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums, abl_report **r)
+static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
+                        abl_report **r)
 {
     abl_analysis_config cfg;
     memset(&cfg, 0, sizeof cfg);
     const char *s;
-    if (abl_cli_dtype("dtype", (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16", &cfg.format))
+    if (abl_cli_dtype("dtype", (s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) ? s : "bf16", &cfg.format))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "convention")) && abl_cli_convention(s, &cfg.convention))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION)) && abl_cli_convention(s, &cfg.convention))
         return ABL_EXIT_USAGE;
     long heads = 0;
-    if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
     cfg.heads = (int)heads;
-    if ((s = abl_cli_value(cmd, v, "ctx")) == NULL)
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) == NULL)
         return abl_cli_usage_error("analyze: --ctx N is required");
     if (abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &cfg.context))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "window")) && abl_cli_count("window", s, 1, ABL_MAX_CONTEXT, &cfg.window))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_WINDOW)) && abl_cli_count("window", s, 1, ABL_MAX_CONTEXT, &cfg.window))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "distance")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_DISTANCE)) != NULL) {
         if (strcasecmp(s, "linear") == 0)
             cfg.distance = ABL_DISTANCE_LINEAR;
         else if (strcasecmp(s, "log") == 0)
@@ -208,12 +208,12 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
             return abl_cli_usage_error("--distance: unknown distance '%s' (known: linear, log)", s);
     }
     /* The numbers are read here, once, into exact rationals the library takes as they are. */
-    if ((s = abl_cli_value(cmd, v, "logit")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT)) != NULL) {
         if (abl_cli_decimal("logit", s, 0, nums->logit))
             return ABL_EXIT_USAGE;
         cfg.logit = nums->logit;
     }
-    if ((s = abl_cli_value(cmd, v, "logit-range")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT_RANGE)) != NULL) {
         const char *colon = strchr(s, ':');
         if (colon == NULL || strchr(colon + 1, ':') != NULL)
             return abl_cli_usage_error("--logit-range: '%s' is not LO:HI (e.g. -10:5)", s);
@@ -230,7 +230,7 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
         cfg.logit_lo = nums->lo;
         cfg.logit_hi = nums->hi;
     }
-    if ((s = abl_cli_value(cmd, v, "clamp")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CLAMP)) != NULL) {
         if (abl_cli_decimal("clamp", s, 0, nums->clamp))
             return ABL_EXIT_USAGE;
         /* The bias -m*d is never positive: a clamp c >= 0 flattens all of it, almost surely a sign error. */
@@ -242,16 +242,16 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
                                        "a clamp is negative, e.g. --clamp -87");
         cfg.clamp = nums->clamp;
     }
-    if ((s = abl_cli_value(cmd, v, "softcap")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_SOFTCAP)) != NULL) {
         if (abl_cli_decimal("softcap", s, 1, nums->softcap))
             return ABL_EXIT_USAGE;
         cfg.softcap = nums->softcap;
     }
-    if ((s = abl_cli_value(cmd, v, "mitigate")) && abl_mitigations_parse(s, &cfg.mitigations) != ABL_OK)
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_MITIGATE)) && abl_mitigations_parse(s, &cfg.mitigations) != ABL_OK)
         return abl_cli_usage_error("--mitigate: '%s' is not a list of C, E, L, S (e.g. C,E or none)", s);
-    if ((cfg.mitigations & ABL_MITIGATE_LOG) && (s = abl_cli_value(cmd, v, "distance")) && strcasecmp(s, "log") != 0)
+    if ((cfg.mitigations & ABL_MITIGATE_LOG) && (s = abl_cli_arg(cmd, v, ABL_OPT_DISTANCE)) && strcasecmp(s, "log") != 0)
         return abl_cli_usage_error("--distance: mitigation L uses log distances; drop --distance %s", s);
-    if ((s = abl_cli_value(cmd, v, "level")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LEVEL)) != NULL) {
         if (strcasecmp(s, "exponent") == 0)
             cfg.level = ABL_LEVEL_EXPONENT;
         else if (strcasecmp(s, "weight") == 0)
@@ -259,7 +259,7 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
         else
             return abl_cli_usage_error("--level: unknown level '%s' (known: exponent, weight)", s);
     }
-    cfg.slopes = abl_cli_value(cmd, v, "slopes");
+    cfg.slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
     if (cfg.slopes != NULL && (cfg.mitigations & ABL_MITIGATE_EXPLICIT))
         return abl_cli_usage_error("--slopes: mitigation E chooses the slopes itself; drop one of the two");
     if (cfg.heads == 0 && (cfg.slopes == NULL || (strncmp(cfg.slopes, "slopes:", 7) != 0 &&
@@ -269,7 +269,7 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
     /* Known before any work starts: refuse a layer over the budget unless forced. */
     abl_cost cost;
     if (abl_analysis_estimate(&cfg, &cost) == ABL_OK &&
-        abl_cli_budget(budget_what, &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
+        abl_cli_budget(work, &cost) != 0)
         return ABL_EXIT_USAGE;
     abl_cli_bar bar;
     abl_cli_bar_init(&bar, "analyze", cmd, v);

@@ -6,19 +6,25 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt check_opts[] = {
-    {"config", "FILE", "the model's config.json (Hugging Face)"},
-    {"ctx", "N", "context length N to check (default: the model's trained context; 1 to 16777216)"},
-    {"dtype", "TYPE", "the model dtype (default: the config's torch_dtype, else bf16)"},
-    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"heads", "H", "override the head count"},
-    {"max-blind-heads", "K", "heads allowed to have a zero weight in the last row (default 0)"},
-    {"max-row-fraction", "F", "largest allowed fraction of zero weights in the last row, 0 to 1 (default: no limit)"},
-    {"model", "NAME", "a model of the catalogue instead of --config"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
-    {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...] or a code path of the model (default: its default path)"},
-    {"slopes", "SPEC", "override the slope schedule"},
+static const abl_cli_use check_opts[] = {
+    ABL_USE(ABL_OPT_CONFIG),
+    /* default: the trained context; simulator range */
+    {ABL_OPT_CTX, 0, NULL,
+     "context length N to check (default: the model's trained context; 1 to 16777216)"},
+    /* default from the config */
+    {ABL_OPT_DTYPE, 0, NULL,
+     "the model dtype (default: the config's torch_dtype, else bf16)"},
+    ABL_USE(ABL_OPT_FORCE),
+    ABL_USE(ABL_OPT_FORMAT),
+    {ABL_OPT_HEADS, 0, NULL, "override the head count"}, /* overrides the model's */
+    ABL_USE(ABL_OPT_MAX_BLIND_HEADS),
+    ABL_USE(ABL_OPT_MAX_ROW_FRACTION),
+    ABL_USE(ABL_OPT_MODEL),
+    ABL_USE(ABL_OPT_OUTPUT),
+    /* default: the model's path */
+    {ABL_OPT_PIPELINE, 0, NULL,
+     "PRESET[,FIELD=VALUE...] or a code path of the model (default: its default path)"},
+    ABL_USE(ABL_OPT_SLOPES),
 };
 
 static int run_check(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
@@ -27,18 +33,18 @@ static int run_check(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         return abl_cli_usage_error("check: unexpected argument '%s'", pos[0]);
     abl_output out = ABL_OUT_TEXT;
     const char *o;
-    if ((o = abl_cli_value(cmd, v, "format")) && abl_cli_output(o, &out))
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_FORMAT)) && abl_cli_output(o, &out))
         return ABL_EXIT_USAGE;
-    if (abl_cli_value(cmd, v, "model") == NULL && abl_cli_value(cmd, v, "config") == NULL)
+    if (abl_cli_arg(cmd, v, ABL_OPT_MODEL) == NULL && abl_cli_arg(cmd, v, ABL_OPT_CONFIG) == NULL)
         return abl_cli_usage_error("check: --config config.json or --model NAME is required");
     abl_check_limits lim = {0, NULL};
     long k = 0;
-    if ((o = abl_cli_value(cmd, v, "max-blind-heads")) && abl_cli_int("max-blind-heads", o, 0, ABL_MAX_HEADS, &k))
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_MAX_BLIND_HEADS)) && abl_cli_int("max-blind-heads", o, 0, ABL_MAX_HEADS, &k))
         return ABL_EXIT_USAGE;
     lim.max_blind_heads = (int)k;
     mpq_t frac;
     mpq_init(frac);
-    if ((o = abl_cli_value(cmd, v, "max-row-fraction")) != NULL) {
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_MAX_ROW_FRACTION)) != NULL) {
         int bad = abl_cli_decimal("max-row-fraction", o, 0, frac);
         if (!bad && (mpq_sgn(frac) < 0 || mpq_cmp_ui(frac, 1, 1) > 0))
             bad = abl_cli_usage_error("--max-row-fraction: %s is out of range (0 to 1; 0.05 = 5 %%)", o);
@@ -53,8 +59,8 @@ static int run_check(const abl_cli_cmd *cmd, const char **v, int npos, char **po
     if (rc == 0) {
         abl_compare_config cc;
         abl_cli_compare_config(&s, &cc);
-        rc = abl_cli_compare(cmd->name, &cc, &s, out, abl_cli_value(cmd, v, "output"), &lim, NULL,
-                             abl_cli_value(cmd, v, "force") != NULL);
+        abl_cli_work work = abl_cli_work_of(cmd->name, v);
+        rc = abl_cli_compare(cmd->name, &cc, &s, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT), &lim, NULL, &work);
     }
     abl_cli_setup_free(&s);
     mpq_clear(frac);

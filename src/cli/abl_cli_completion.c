@@ -9,30 +9,25 @@
 #include <string.h>
 #include "abl_cli.h"
 
-/* Values a few options take, from the library's own lists; NULL: none known. */
-static void print_values(const char *opt, const char *sep)
+/* Values a few kinds of argument take, from the library's own lists. */
+static void print_values(abl_arg arg, const char *sep)
 {
     const char *s = sep;
-    if (strcmp(opt, "format") == 0) {
+    if (arg == ABL_ARG_FORMAT) {
         for (int o = ABL_OUT_TEXT; o <= ABL_OUT_LATEX; o++, s = " ")
             fprintf(abl_cli_out, "%s%s", o == ABL_OUT_TEXT ? "" : s, abl_output_name((abl_output)o));
-    } else if (strcmp(opt, "convention") == 0) {
+    } else if (arg == ABL_ARG_CONVENTION) {
         for (int c = 0; c < ABL_CONV_COUNT; c++)
             fprintf(abl_cli_out, "%s%s", c == 0 ? "" : s, abl_convention_name((abl_convention)c));
-    } else if (strcmp(opt, "dtype") == 0) {
+    } else if (arg == ABL_ARG_DTYPE) {
         for (size_t i = 0; i < abl_format_count(); i++)
             fprintf(abl_cli_out, "%s%s", i == 0 ? "" : s, abl_format_at(i)->name);
     }
 }
 
-static int has_values(const char *opt)
+static int has_values(abl_arg arg)
 {
-    return strcmp(opt, "format") == 0 || strcmp(opt, "convention") == 0 || strcmp(opt, "dtype") == 0;
-}
-
-static int is_file(const abl_cli_opt *o)
-{
-    return o->metavar != NULL && (strcmp(o->metavar, "FILE") == 0 || strcmp(o->metavar, "DIR") == 0);
+    return arg == ABL_ARG_FORMAT || arg == ABL_ARG_CONVENTION || arg == ABL_ARG_DTYPE;
 }
 
 /* Literal positional words from the usage synopsis: its first word when it is made of lower-case
@@ -92,25 +87,27 @@ static void bash_script(void)
         /* The value of the option just typed. */
         fprintf(abl_cli_out, "        case \"$prev\" in\n");
         for (size_t k = 0; k < c->nopts; k++) {
-            const abl_cli_opt *o = &c->opts[k];
-            if (o->metavar == NULL)
+            abl_cli_opt o = abl_cli_use_opt(&c->opts[k]);
+            if (o.metavar == NULL)
                 continue;
-            fprintf(abl_cli_out, "        --%s) ", o->name);
-            if (has_values(o->name)) {
+            fprintf(abl_cli_out, "        --%s) ", o.name);
+            if (has_values(o.arg)) {
                 fprintf(abl_cli_out, "COMPREPLY=($(compgen -W \"");
-                print_values(o->name, " ");
+                print_values(o.arg, " ");
                 fprintf(abl_cli_out, "\" -- \"$cur\")); return 0;;\n");
-            } else if (is_file(o)) {
-                fprintf(abl_cli_out, "COMPREPLY=($(compgen -%c -- \"$cur\")); return 0;;\n", strcmp(o->metavar, "DIR") == 0 ? 'd' : 'f');
+            } else if (o.arg == ABL_ARG_FILE || o.arg == ABL_ARG_DIR) {
+                fprintf(abl_cli_out, "COMPREPLY=($(compgen -%c -- \"$cur\")); return 0;;\n",
+                        o.arg == ABL_ARG_DIR ? 'd' : 'f');
             } else {
                 fprintf(abl_cli_out, "return 0;;\n");
             }
         }
         fprintf(abl_cli_out, "        esac\n        opts=\"");
         for (size_t k = 0; k < c->nopts; k++)
-            fprintf(abl_cli_out, "--%s ", c->opts[k].name);
+            fprintf(abl_cli_out, "--%s ", abl_cli_options[c->opts[k].id].name);
         for (size_t k = 0; k < abl_cli_nshared; k++)
-            fprintf(abl_cli_out, "--%s%s", abl_cli_shared_opts[k].name, k + 1 < abl_cli_nshared ? " " : "");
+            fprintf(abl_cli_out, "--%s%s", abl_cli_options[abl_cli_shared_opts[k]].name,
+                    k + 1 < abl_cli_nshared ? " " : "");
         fprintf(abl_cli_out, "\"\n        args=\"");
         print_positionals(abl_cli_out, c);
         fprintf(abl_cli_out, "\";;\n");
@@ -156,18 +153,23 @@ static void zsh_script(void)
         const abl_cli_cmd *c = abl_cli_commands[i];
         fprintf(abl_cli_out, "  %s)\n    _arguments \\\n", c->name);
         for (size_t k = 0; k < c->nopts + abl_cli_nshared; k++) {
-            const abl_cli_opt *o = k < c->nopts ? &c->opts[k] : &abl_cli_shared_opts[k - c->nopts];
-            fprintf(abl_cli_out, "      '--%s%s[", o->name, o->metavar ? "=" : "");
-            print_zsh_text(o->help);
+            abl_cli_opt o = k < c->nopts ? abl_cli_use_opt(&c->opts[k])
+                                         : abl_cli_options[abl_cli_shared_opts[k - c->nopts]];
+            fprintf(abl_cli_out, "      '--%s%s[", o.name, o.metavar ? "=" : "");
+            print_zsh_text(o.help);
             fprintf(abl_cli_out, "]");
-            if (o->metavar != NULL) {
-                fprintf(abl_cli_out, ":%s:", o->metavar);
-                if (has_values(o->name)) {
+            if (o.metavar != NULL) {
+                /* _arguments splits at colons: one in the message (LO:HI) is escaped. */
+                fputc(':', abl_cli_out);
+                for (const char *m = o.metavar; *m != '\0'; m++)
+                    fprintf(abl_cli_out, *m == ':' ? "\\:" : "%c", *m);
+                fputc(':', abl_cli_out);
+                if (has_values(o.arg)) {
                     fprintf(abl_cli_out, "(");
-                    print_values(o->name, " ");
+                    print_values(o.arg, " ");
                     fprintf(abl_cli_out, ")");
-                } else if (is_file(o)) {
-                    fprintf(abl_cli_out, strcmp(o->metavar, "DIR") == 0 ? "_files -/" : "_files");
+                } else if (o.arg == ABL_ARG_FILE || o.arg == ABL_ARG_DIR) {
+                    fprintf(abl_cli_out, o.arg == ABL_ARG_DIR ? "_files -/" : "_files");
                 }
             }
             fprintf(abl_cli_out, "'%s", k + 1 < c->nopts + abl_cli_nshared ? " \\\n" : "");
@@ -190,13 +192,16 @@ static void list_tables(void)
     for (size_t i = 0; i < abl_cli_ncommands; i++) {
         const abl_cli_cmd *c = abl_cli_commands[i];
         fprintf(abl_cli_out, "command %s\n", c->name);
-        for (size_t k = 0; k < c->nopts; k++)
-            fprintf(abl_cli_out, "option %s --%s %s\n", c->name, c->opts[k].name, c->opts[k].metavar ? c->opts[k].metavar : "-");
+        for (size_t k = 0; k < c->nopts; k++) {
+            abl_cli_opt o = abl_cli_use_opt(&c->opts[k]);
+            fprintf(abl_cli_out, "option %s --%s %s\n", c->name, o.name, o.metavar ? o.metavar : "-");
+        }
     }
     /* Every command takes these too (the shared parser handles them). */
-    for (size_t k = 0; k < abl_cli_nshared; k++)
-        fprintf(abl_cli_out, "shared --%s %s\n", abl_cli_shared_opts[k].name,
-                abl_cli_shared_opts[k].metavar ? abl_cli_shared_opts[k].metavar : "-");
+    for (size_t k = 0; k < abl_cli_nshared; k++) {
+        const abl_cli_opt *o = &abl_cli_options[abl_cli_shared_opts[k]];
+        fprintf(abl_cli_out, "shared --%s %s\n", o->name, o->metavar ? o->metavar : "-");
+    }
 }
 
 int abl_cli_completion(int argc, char **argv)

@@ -5,24 +5,36 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt design_opts[] = {
-    {"clamp", NULL, "only the least restrictive clamp (per kernel and dtype) and the paper's -87 judged"},
-    {"config", "PATH", "a Hugging Face config.json: its heads, dtype, kernel, context and slopes"},
-    {"ctx", "N", "context N: no zero weight anywhere in the N x N causal matrix [required]"},
-    {"dtype", "TYPE", "the model dtype the pipeline's 'model' fields follow (default bf16)"},
-    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
-    {"format", "FMT", "text (default), markdown, csv, json, latex, python (a list literal), slopes (slopes: spec)"},
-    {"heads", "H", "number of heads to design (1 to 65536)"},
-    {"keep", "WHAT", "all (default): every head keeps every key (steepest head as steep as allowed)"},
-    {"logit-budget", "B", "the most negative logit a key at distance N-1 must still be seen with (default 0)"},
-    {"model", "NAME", "a catalogued model (alibi-blind models): its heads, dtype, kernel, context and slopes"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output"},
-    {"pipeline", "SPEC", "the kernel: preset[,field=value...] (default eager; see simulate --help)"},
-    {"progress", NULL, "progress bar on stderr even when not a terminal"},
-    {"quiet", NULL, "no progress bar"},
-    {"slopes", "SPEC", "judge an existing schedule instead: the largest N each head keeps every key"},
-    {"targets", "LIST", "d1,...,dH: slopes whose first blind distance on the kernel is exactly each target"},
-    {"threads", "T", "threads for the predictor and the emulation (default: all cores)"},
+static const abl_cli_use design_opts[] = {
+    /* a flag here: the least restrictive clamp is searched, not given */
+    {ABL_OPT_CLAMP, ABL_ARG_FLAG, NULL,
+     "only the least restrictive clamp (per kernel and dtype) and the paper's -87 judged"},
+    ABL_USE(ABL_OPT_CONFIG),
+    /* the design target, not a context to analyse */
+    {ABL_OPT_CTX, 0, NULL,
+     "context N: no zero weight anywhere in the N x N causal matrix [required]"},
+    /* the model dtype of the pipeline */
+    {ABL_OPT_DTYPE, 0, NULL,
+     "the model dtype the pipeline's 'model' fields follow (default bf16)"},
+    ABL_USE(ABL_OPT_FORCE),
+    /* design has two more formats */
+    {ABL_OPT_FORMAT, 0, NULL,
+     "text (default), markdown, csv, json, latex, python (a list literal), slopes (slopes: spec)"},
+    {ABL_OPT_HEADS, 0, NULL, "number of heads to design (1 to 65536)"}, /* the heads to design */
+    ABL_USE(ABL_OPT_KEEP),
+    ABL_USE(ABL_OPT_LOGIT_BUDGET),
+    ABL_USE(ABL_OPT_MODEL),
+    ABL_USE(ABL_OPT_OUTPUT),
+    /* the kernel designed for */
+    {ABL_OPT_PIPELINE, 0, NULL,
+     "the kernel: preset[,field=value...] (default eager; see simulate --help)"},
+    ABL_USE(ABL_OPT_PROGRESS),
+    ABL_USE(ABL_OPT_QUIET),
+    /* judged, not analysed */
+    {ABL_OPT_SLOPES, 0, NULL,
+     "judge an existing schedule instead: the largest N each head keeps every key"},
+    ABL_USE(ABL_OPT_TARGETS),
+    ABL_USE(ABL_OPT_THREADS),
 };
 
 #define DESIGN_SIMULATE_MAX 4096
@@ -382,7 +394,7 @@ static void design_progress(struct design_run *d, double seconds)
 static int design_budget(const abl_cli_cmd *cmd, const char **v, design_run *d, const abl_cost *c)
 {
     d->est_total = c->seconds;
-    return abl_cli_budget("design", c, abl_cli_value(cmd, v, "force") != NULL);
+    return abl_cli_budget_of(cmd->name, v, c);
 }
 
 /* "As steep as the kernel allows", checked one step beyond: the next binary32 slope above the steepest
@@ -400,33 +412,30 @@ static abl_status check_steepest(const design_run *d)
 static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mpq_t budget)
 {
     const char *s;
-    const char *fmt = abl_cli_value(cmd, v, "format");
+    const char *fmt = abl_cli_arg(cmd, v, ABL_OPT_FORMAT);
     abl_output out = ABL_OUT_TEXT;
     abl_cli_bar_init(&d->bar, "design", cmd, v);
     int special = fmt != NULL && (strcmp(fmt, "python") == 0 || strcmp(fmt, "slopes") == 0);
     if (fmt != NULL && !special && abl_cli_output(fmt, &out))
         return ABL_EXIT_USAGE;
     /* --model first; --heads, --dtype, --pipeline, --ctx override it. */
-    const abl_model *cat = NULL;
-    if ((s = abl_cli_value(cmd, v, "model")) != NULL && (cat = abl_model_find(s)) == NULL) {
-        const abl_model *near = abl_model_suggest(s);
-        return abl_cli_usage_error("--model: unknown model '%s'%s%s%s (see alibi-blind models)", s,
-                                   near ? " (did you mean " : "", near ? near->name : "", near ? "?)" : "");
-    }
-    int have_config;
-    int crc = abl_cli_config_spec(cmd, v, &d->spec, &have_config);
+    abl_cli_model_choice choice;
+    int crc = abl_cli_model_choose(v, &choice);
     if (crc != 0)
         return crc;
-    d->config = have_config ? abl_cli_value(cmd, v, "config") : NULL;
+    const abl_model *cat = choice.model;
+    int have_config = choice.config != NULL;
+    d->spec = choice.spec;
+    d->config = choice.config;
     abl_format model;
-    const char *dt = abl_cli_value(cmd, v, "dtype");
+    const char *dt = abl_cli_arg(cmd, v, ABL_OPT_DTYPE);
     if (dt == NULL && have_config)
         model = d->spec.dtype;
     else if (dt != NULL ? abl_cli_dtype_one("dtype", dt, "design fits one pipeline in one model dtype (run it once "
                                             "per dtype)", &model)
                         : abl_cli_dtype("dtype", cat != NULL && cat->dtype != NULL ? cat->dtype : "bf16", &model))
         return ABL_EXIT_USAGE;
-    d->pipe_spec = abl_cli_value(cmd, v, "pipeline");
+    d->pipe_spec = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
     if (d->pipe_spec == NULL && cat != NULL && cat->family != NULL && cat->family->npaths > 0)
         d->pipe_spec = cat->family->paths[0].pipeline;
     if (d->pipe_spec == NULL && have_config)
@@ -445,30 +454,30 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     if (d->pipe_spec == NULL)
         d->pipe_spec = "eager";
     uint64_t given_ctx = cat != NULL ? cat->context : have_config ? d->spec.context : 0;
-    if ((s = abl_cli_value(cmd, v, "ctx")) == NULL && given_ctx == 0)
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) == NULL && given_ctx == 0)
         return abl_cli_usage_error("design: --ctx N is required");
     if (s == NULL)
         d->cfg.context = given_ctx;
     else if (abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &d->cfg.context))
         return ABL_EXIT_USAGE;
     long heads = cat != NULL ? cat->heads : have_config ? d->spec.heads : 0, threads = 0;
-    if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "threads")) && abl_cli_int("threads", s, 1, 256, &threads))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_THREADS)) && abl_cli_int("threads", s, 1, 256, &threads))
         return ABL_EXIT_USAGE;
     d->cfg.threads = (int)threads;
-    if ((s = abl_cli_value(cmd, v, "logit-budget")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT_BUDGET)) != NULL) {
         if (abl_cli_decimal("logit-budget", s, 0, budget))
             return ABL_EXIT_USAGE;
         if (mpq_sgn(budget) > 0)
             return abl_cli_usage_error("--logit-budget: %s must be 0 or negative (a logit below the others)", s);
         d->cfg.budget = budget;
     }
-    if ((s = abl_cli_value(cmd, v, "keep")) != NULL && strcmp(s, "all") != 0)
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_KEEP)) != NULL && strcmp(s, "all") != 0)
         return abl_cli_usage_error("--keep: unknown value '%s' (known: all)", s);
-    const char *slopes = abl_cli_value(cmd, v, "slopes"), *targets = abl_cli_value(cmd, v, "targets");
-    int clamp_only = abl_cli_value(cmd, v, "clamp") != NULL;
-    if ((slopes != NULL) + (targets != NULL) + (abl_cli_value(cmd, v, "keep") != NULL) > 1)
+    const char *slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES), *targets = abl_cli_arg(cmd, v, ABL_OPT_TARGETS);
+    int clamp_only = abl_cli_arg(cmd, v, ABL_OPT_CLAMP) != NULL;
+    if ((slopes != NULL) + (targets != NULL) + (abl_cli_arg(cmd, v, ABL_OPT_KEEP) != NULL) > 1)
         return abl_cli_usage_error("design: --keep, --slopes and --targets exclude each other");
     if (special && (clamp_only || slopes != NULL))
         return abl_cli_usage_error("--format %s: exports designed slopes (drop --clamp/--slopes)", fmt);
@@ -600,7 +609,7 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         d->simulated = 1;
     }
     if (special)
-        return emit_special(d, fmt, abl_cli_value(cmd, v, "output"));
+        return emit_special(d, fmt, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     /* The clamp, for the schedule a user has (press unless --slopes). */
     if (d->targets == NULL) {
         float *sched = d->slopes;
@@ -651,7 +660,7 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         return abl_cli_internal_error("design: a min logit failed its check one step beyond on %s", d->pipe_spec);
     if (st != ABL_OK)
         return design_status(st, "report");
-    int rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+    int rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     return rc;
 }

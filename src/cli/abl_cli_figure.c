@@ -2,20 +2,24 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt figure_opts[] = {
-    {"convention", "NAME", "paper (default), ftz, ieee or subnormal (spec §4)"},
-    {"ctx", "N", "alias of --until (kept for scripts; --ctx is the context length elsewhere)"},
-    {"dtype", "TYPE", "floating-point format (default bf16)"},
-    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
-    {"format", "FMT", "output: text (default), markdown, csv (streamed), json, latex"},
-    {"heads", "H", "number of heads (default 16, as in the paper)"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
-    {"plot", "FILE", "also draw the panel (plot bias / plot fraction --linear) into FILE (.png, .svg, .pdf)"},
-    {"progress", NULL, "progress bar on stderr even when not a terminal"},
-    {"quiet", NULL, "no progress bar"},
-    {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:..., slopes:..."},
-    {"step", "S", "spacing of the distances (default 64 for 1a, 16 for 1b)"},
-    {"until", "N", "last value of the series: distance d (1a) or context N (1b); default 4096"},
+static const abl_cli_use figure_opts[] = {
+    ABL_USE(ABL_OPT_CONVENTION),
+    /* an alias of --until */
+    {ABL_OPT_CTX, 0, NULL,
+     "alias of --until (kept for scripts; --ctx is the context length elsewhere)"},
+    ABL_USE(ABL_OPT_DTYPE),
+    ABL_USE(ABL_OPT_FORCE),
+    /* figure streams its CSV */
+    {ABL_OPT_FORMAT, 0, NULL,
+     "output: text (default), markdown, csv (streamed), json, latex"},
+    {ABL_OPT_HEADS, 0, NULL, "number of heads (default 16, as in the paper)"}, /* default 16 */
+    ABL_USE(ABL_OPT_OUTPUT),
+    ABL_USE(ABL_OPT_PLOT),
+    ABL_USE(ABL_OPT_PROGRESS),
+    ABL_USE(ABL_OPT_QUIET),
+    ABL_USE(ABL_OPT_SLOPES),
+    ABL_USE(ABL_OPT_STEP),
+    ABL_USE(ABL_OPT_UNTIL),
 };
 
 static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
@@ -35,28 +39,28 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     abl_figure_config_default(&c, panel_b);
     const char *s;
     abl_output out = ABL_OUT_TEXT;
-    if ((s = abl_cli_value(cmd, v, "format")) && abl_cli_output(s, &out))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_FORMAT)) && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "dtype")) &&
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) &&
         abl_cli_dtype_one("dtype", s, "a figure panel is drawn for one format (run it once per dtype; plot "
                           "fraction --dtype LIST puts several in one picture)", &c.format))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "convention")) && abl_cli_convention(s, &c.convention))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION)) && abl_cli_convention(s, &c.convention))
         return ABL_EXIT_USAGE;
     long heads = c.heads;
-    if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
     c.heads = (int)heads;
-    if (abl_cli_value(cmd, v, "ctx") != NULL && abl_cli_value(cmd, v, "until") != NULL)
+    if (abl_cli_arg(cmd, v, ABL_OPT_CTX) != NULL && abl_cli_arg(cmd, v, ABL_OPT_UNTIL) != NULL)
         return abl_cli_usage_error("figure: --ctx is an alias of --until: give one of them");
-    if ((s = abl_cli_value(cmd, v, "until")) && abl_cli_count("until", s, 1, ABL_MAX_CONTEXT, &c.max_distance))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_UNTIL)) && abl_cli_count("until", s, 1, ABL_MAX_CONTEXT, &c.max_distance))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "ctx")) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &c.max_distance))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &c.max_distance))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_value(cmd, v, "step")) && abl_cli_count("step", s, 1, ABL_MAX_CONTEXT, &c.step))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_STEP)) && abl_cli_count("step", s, 1, ABL_MAX_CONTEXT, &c.step))
         return ABL_EXIT_USAGE;
-    c.slopes = abl_cli_value(cmd, v, "slopes");
-    if (c.slopes != NULL && abl_cli_value(cmd, v, "heads") == NULL &&
+    c.slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
+    if (c.slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL &&
         (strncmp(c.slopes, "slopes:", 7) == 0 || strncmp(c.slopes, "targets:", 8) == 0))
         c.heads = 0; /* the list gives H */
 
@@ -71,8 +75,8 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
             return abl_cli_usage_error("figure: %.0f points x %.0f heads is more than %d cells for a %s table held "
                                        "in memory; --format csv streams any number", points, cost.units / points,
                                        ABL_FIGURE_MAX_CELLS,
-                                       abl_cli_value(cmd, v, "format") ? abl_cli_value(cmd, v, "format") : "text");
-        if (abl_cli_budget("figure", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
+                                       abl_cli_arg(cmd, v, ABL_OPT_FORMAT) ? abl_cli_arg(cmd, v, ABL_OPT_FORMAT) : "text");
+        if (abl_cli_budget_of("figure", v, &cost) != 0)
             return ABL_EXIT_USAGE;
     }
     abl_figure f;
@@ -86,8 +90,8 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         return abl_cli_usage_error("figure: %s", abl_status_message(st));
     if (st != ABL_OK)
         return abl_cli_internal_error("figure: %s", abl_status_message(st));
-    const char *path = abl_cli_value(cmd, v, "output");
-    const char *plot_path = abl_cli_value(cmd, v, "plot");
+    const char *path = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
+    const char *plot_path = abl_cli_arg(cmd, v, ABL_OPT_PLOT);
     abl_plot_render_options ro;
     if (plot_path != NULL && abl_cli_plot_target(NULL, plot_path, NULL, NULL, &ro)) {
         abl_figure_free(&f);
@@ -161,7 +165,7 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     if (st == ABL_ERR_CONTEXT_RANGE)
         rc = abl_cli_usage_error("figure: %zu points x %d heads is more than %d cells for a %s table held in "
                                  "memory; --format csv streams any number", f.points, f.heads, ABL_FIGURE_MAX_CELLS,
-                                 abl_cli_value(cmd, v, "format") ? abl_cli_value(cmd, v, "format") : "text");
+                                 abl_cli_arg(cmd, v, ABL_OPT_FORMAT) ? abl_cli_arg(cmd, v, ABL_OPT_FORMAT) : "text");
     else if (st != ABL_OK)
         rc = abl_cli_internal_error("figure: %s", abl_status_message(st));
     else

@@ -66,10 +66,7 @@ static void print_error(const char *fmt, va_list ap)
 int abl_cli_wide = 0;
 
 /* Handled by parse_options for every command; help, completion and the man page test list them too. */
-const abl_cli_opt abl_cli_shared_opts[] = {
-    {"help", NULL, "describe the command and its options (also -h)"},
-    {"wide", NULL, "text output: one line per table row and note (no 80-column layout)"},
-};
+const abl_opt abl_cli_shared_opts[] = {ABL_OPT_HELP, ABL_OPT_WIDE};
 const size_t abl_cli_nshared = sizeof abl_cli_shared_opts / sizeof abl_cli_shared_opts[0];
 
 char *abl_cli_printf(const char *fmt, ...)
@@ -112,14 +109,6 @@ int abl_cli_internal_error(const char *fmt, ...)
     print_error(fmt, ap);
     va_end(ap);
     return ABL_EXIT_INTERNAL;
-}
-
-const char *abl_cli_value(const abl_cli_cmd *cmd, const char **values, const char *name)
-{
-    for (size_t i = 0; i < cmd->nopts; i++)
-        if (strcmp(cmd->opts[i].name, name) == 0)
-            return values[i];
-    return NULL;
 }
 
 int abl_cli_int(const char *opt, const char *text, long lo, long hi, long *out)
@@ -578,30 +567,34 @@ static void print_help(const abl_cli_cmd *cmd)
     fprintf(abl_cli_out, "\nOptions:\n");
     size_t w = 0;
     for (size_t i = 0; i < cmd->nopts; i++) {
-        size_t l = strlen(cmd->opts[i].name) + (cmd->opts[i].metavar ? strlen(cmd->opts[i].metavar) + 1 : 0);
+        abl_cli_opt o = abl_cli_use_opt(&cmd->opts[i]);
+        size_t l = strlen(o.name) + (o.metavar ? strlen(o.metavar) + 1 : 0);
         if (l > w)
             w = l;
     }
     /* A long option column would leave little room: then the help goes on the next lines. */
     bool below = w + 6 > 32;
     for (size_t i = 0; i < cmd->nopts; i++) {
-        char left[128];
-        snprintf(left, sizeof left, "%s%s%s", cmd->opts[i].name, cmd->opts[i].metavar ? " " : "",
-                 cmd->opts[i].metavar ? cmd->opts[i].metavar : "");
+        abl_cli_opt o = abl_cli_use_opt(&cmd->opts[i]);
+        char *left = abl_cli_printf("%s%s%s", o.name, o.metavar ? " " : "", o.metavar ? o.metavar : "");
+        if (left == NULL)
+            return;
         if (below && strlen(left) + 6 > 32) {
             fprintf(abl_cli_out, "  --%s\n%*s", left, 8, "");
-            print_wrapped(cmd->opts[i].help, 8, 8);
+            print_wrapped(o.help, 8, 8);
         } else {
             fprintf(abl_cli_out, "  --%-*s  ", (int)(below ? 26 : w), left);
-            print_wrapped(cmd->opts[i].help, (below ? 26 : w) + 6, (below ? 26 : w) + 6);
+            print_wrapped(o.help, (below ? 26 : w) + 6, (below ? 26 : w) + 6);
         }
+        free(left);
     }
     /* The shared options (--help itself is what the reader just used). */
     for (size_t i = 0; i < abl_cli_nshared; i++) {
-        if (strcmp(abl_cli_shared_opts[i].name, "help") == 0)
+        const abl_cli_opt *o = &abl_cli_options[abl_cli_shared_opts[i]];
+        if (abl_cli_shared_opts[i] == ABL_OPT_HELP)
             continue;
-        fprintf(abl_cli_out, "  --%-*s  ", (int)(below ? 26 : w), abl_cli_shared_opts[i].name);
-        print_wrapped(abl_cli_shared_opts[i].help, (below ? 26 : w) + 6, (below ? 26 : w) + 6);
+        fprintf(abl_cli_out, "  --%-*s  ", (int)(below ? 26 : w), o->name);
+        print_wrapped(o->help, (below ? 26 : w) + 6, (below ? 26 : w) + 6);
     }
 }
 
@@ -678,8 +671,8 @@ static int unknown_option(const abl_cli_cmd *cmd, const char *name, size_t nlen)
     const char *near = NULL;
     if (names != NULL) {
         size_t n = 0;
-        for (size_t i = 0; i < cmd->nopts; i++) names[n++] = cmd->opts[i].name;
-        for (size_t i = 0; i < abl_cli_nshared; i++) names[n++] = abl_cli_shared_opts[i].name;
+        for (size_t i = 0; i < cmd->nopts; i++) names[n++] = abl_cli_options[cmd->opts[i].id].name;
+        for (size_t i = 0; i < abl_cli_nshared; i++) names[n++] = abl_cli_options[abl_cli_shared_opts[i]].name;
         near = nearest_name(name, nlen, names, n);
         free(names);
     }
@@ -715,22 +708,24 @@ static int parse_options(const abl_cli_cmd *cmd, int argc, char **argv, const ch
         }
         const char *name = a + 2, *eq = strchr(name, '=');
         size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+        abl_opt id = abl_cli_opt_id(name, nlen);
         size_t k;
         for (k = 0; k < cmd->nopts; k++)
-            if (strlen(cmd->opts[k].name) == nlen && strncmp(cmd->opts[k].name, name, nlen) == 0)
+            if (cmd->opts[k].id == id)
                 break;
         if (k == cmd->nopts)
             return unknown_option(cmd, name, nlen);
-        if (cmd->opts[k].metavar == NULL) {
+        abl_cli_opt o = abl_cli_use_opt(&cmd->opts[k]);
+        if (o.metavar == NULL) {
             if (eq)
-                return abl_cli_usage_error("--%s takes no value", cmd->opts[k].name);
-            values[k] = "";
+                return abl_cli_usage_error("--%s takes no value", o.name);
+            values[id] = "";
         } else if (eq) {
-            values[k] = eq + 1;
+            values[id] = eq + 1;
         } else if (i + 1 < argc) {
-            values[k] = argv[++i];
+            values[id] = argv[++i];
         } else {
-            return abl_cli_usage_error("--%s needs a value (%s)", cmd->opts[k].name, cmd->opts[k].metavar);
+            return abl_cli_usage_error("--%s needs a value (%s)", o.name, o.metavar);
         }
     }
     return 0;
@@ -768,7 +763,6 @@ int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
     abl_cli_out = out;
     abl_cli_err = err;
     abl_cli_wide = 0; /* a flag of this call only (the fuzzers call abl_cli_main again and again) */
-    abl_cli_budget_seconds = abl_cli_budget_from_env();
     if (argc < 2)
         return abl_cli_usage_error("no command given (see alibi-blind --help)");
     const char *name = argv[1];
@@ -792,10 +786,12 @@ int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
     }
     if (strcmp(name, "completion") == 0) /* hidden: shell completion from the option tables */
         return abl_cli_completion(argc - 2, argv + 2);
+    if (strcmp(name, "man") == 0) /* hidden: the man page from its template and the option table */
+        return abl_cli_man(argc - 2, argv + 2);
     const abl_cli_cmd *cmd = find_command(name);
     if (cmd == NULL)
         return unknown_command(name);
-    const char **values = calloc(cmd->nopts + 1, sizeof *values);
+    const char **values = calloc(ABL_OPT_COUNT, sizeof *values);
     char **pos = calloc((size_t)argc + 1, sizeof *pos);
     if (values == NULL || pos == NULL) {
         free(values);

@@ -97,37 +97,37 @@ static int out_of_memory(void)
     return abl_cli_internal_error("out of memory");
 }
 
-/* --config PATH for the commands that read a catalogued --model themselves (design, plot, report): the
- * same exclusion and the same one-line errors as abl_cli_setup_resolve. *have is 1 when a config was read. */
-int abl_cli_config_spec(const abl_cli_cmd *cmd, const char **v, abl_model_spec *spec, int *have)
+int abl_cli_model_choose(const char **v, abl_cli_model_choice *c)
 {
-    const char *config = abl_cli_value(cmd, v, "config");
-    *have = 0;
-    if (config == NULL)
-        return 0;
-    if (abl_cli_value(cmd, v, "model") != NULL)
+    memset(c, 0, sizeof *c);
+    const char *model = v[ABL_OPT_MODEL], *config = v[ABL_OPT_CONFIG];
+    if (model != NULL && config != NULL)
         return abl_cli_usage_error("--model and --config exclude each other");
-    char err[256];
-    abl_status st = abl_model_spec_from_file(config, spec, err, sizeof err);
-    if (st == ABL_ERR_NO_MEMORY)
-        return out_of_memory();
-    if (st != ABL_OK)
-        return abl_cli_usage_error("%s: %s", config, err);
-    *have = 1;
+    if (model != NULL && (c->model = abl_model_find(model)) == NULL)
+        return abl_cli_unknown_model("--model", model);
+    if (config != NULL) {
+        char err[256];
+        abl_status st = abl_model_spec_from_file(config, &c->spec, err, sizeof err);
+        if (st == ABL_ERR_NO_MEMORY)
+            return out_of_memory();
+        if (st != ABL_OK)
+            return abl_cli_usage_error("%s: %s", config, err);
+        c->config = config;
+    }
     return 0;
 }
 
 int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_ctx, abl_cli_setup *s)
 {
     memset(s, 0, sizeof *s);
-    const char *model = abl_cli_value(cmd, v, "model"), *config = abl_cli_value(cmd, v, "config");
     const char *o;
-    if (model != NULL && config != NULL)
-        return abl_cli_usage_error("--model and --config exclude each other");
-    if (model != NULL) {
-        const abl_model *m = abl_model_find(model);
-        if (m == NULL)
-            return abl_cli_unknown_model("--model", model);
+    abl_cli_model_choice choice;
+    int crc = abl_cli_model_choose(v, &choice);
+    if (crc != 0)
+        return crc;
+    const char *config = choice.config;
+    if (choice.model != NULL) {
+        const abl_model *m = choice.model;
         if (abl_model_spec_from_catalogue(m, &s->spec) != ABL_OK)
             return abl_cli_usage_error("--model: %s: its head count was not found in a published configuration "
                                        "(docs/models.md); use --config with the model's config.json",
@@ -142,12 +142,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
         }
         s->meta[s->nmeta++] = (abl_compare_meta){"model", "model", own(s, t), own(s, j)};
     } else if (config != NULL) {
-        char err[256];
-        abl_status st = abl_model_spec_from_file(config, &s->spec, err, sizeof err);
-        if (st == ABL_ERR_NO_MEMORY)
-            return out_of_memory();
-        if (st != ABL_OK)
-            return abl_cli_usage_error("%s: %s", config, err);
+        s->spec = choice.spec;
         s->have_model = 1;
         const char *fam = s->spec.family ? s->spec.family->name : "generic ALiBi";
         char *t = abl_cli_printf("%s (model_type %s, %s)", config, s->spec.model_type[0] ? s->spec.model_type : "(none)",
@@ -163,7 +158,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
 
     /* dtype */
     abl_source src;
-    if ((o = abl_cli_value(cmd, v, "dtype")) != NULL) {
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) != NULL) {
         /* analyze splits a list before it gets here: simulate and check run one pipeline. */
         if (abl_cli_dtype_one("dtype", o, strcmp(cmd->name, "check") == 0 ? "check gates one model dtype (run it once "
                               "per dtype)" : ABL_CLI_ONE_PIPELINE, &s->dtype))
@@ -180,7 +175,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
 
     /* heads and slopes */
     long heads = 0;
-    if ((o = abl_cli_value(cmd, v, "heads")) != NULL) {
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) != NULL) {
         if (abl_cli_int("heads", o, 1, ABL_MAX_HEADS, &heads))
             return ABL_EXIT_USAGE;
         option_source(&src, "heads");
@@ -190,7 +185,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
         note_source(s, "heads", &s->spec.heads_src);
     }
     s->heads = (int)heads;
-    if ((o = abl_cli_value(cmd, v, "slopes")) != NULL) {
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_SLOPES)) != NULL) {
         s->slopes = o;
         option_source(&src, "slopes");
         note_source(s, "slopes", &src);
@@ -204,7 +199,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
                                    "lists)", cmd->name);
 
     /* context */
-    if ((o = abl_cli_value(cmd, v, "ctx")) != NULL) {
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_CTX)) != NULL) {
         if (abl_cli_count("ctx", o, 1, max_ctx, &s->context))
             return ABL_EXIT_USAGE;
         option_source(&src, "ctx");
@@ -222,7 +217,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
     }
 
     /* pipeline: --pipeline PRESET[,FIELD=VALUE...] or a code path of the model's family */
-    const char *spec = abl_cli_value(cmd, v, "pipeline");
+    const char *spec = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
     const char *path_name = NULL;
     if (spec != NULL && spec[0] == '\0')
         return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
@@ -277,23 +272,23 @@ void abl_cli_compare_config(const abl_cli_setup *s, abl_compare_config *cc)
 }
 
 /* The budget of abl_compare_run (abl_compare_estimate: the paper's analysis and the predictor). */
-static int compare_budget(const char *cmdname, const abl_compare_config *cc, int force)
+static int compare_budget(const abl_cli_work *work, const abl_compare_config *cc)
 {
     abl_cost cost;
     if (abl_compare_estimate(cc, &cost) != ABL_OK)
         return 0;
-    return abl_cli_budget(cmdname, &cost, force);
+    return abl_cli_budget(work, &cost);
 }
 
 int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl_cli_setup *s, abl_output out,
-                    const char *path, const abl_check_limits *limits, abl_report **keep, int force)
+                    const char *path, const abl_check_limits *limits, abl_report **keep, const abl_cli_work *work)
 {
     if (cc->pipeline.softmax == ABL_SOFTMAX_EAGER &&
         (cc->pipeline.sum != ABL_SUM_EXACT || cc->pipeline.exp != ABL_EXP_CORRECT))
         return abl_cli_usage_error("--pipeline: %s answers with the zero-logit predictor, which models sum=exact and "
                                    "exp=correct (got sum=%s, exp=%s; use simulate for the others)", cmdname,
                                    abl_sum_order_name(cc->pipeline.sum), abl_exp_model_name(cc->pipeline.exp));
-    if (compare_budget(cmdname, cc, force) != 0)
+    if (compare_budget(work, cc) != 0)
         return ABL_EXIT_USAGE;
     abl_compare c;
     abl_status st = abl_compare_run(cc, &c);

@@ -3,9 +3,9 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt models_opts[] = {
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
+static const abl_cli_use models_opts[] = {
+    ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_OUTPUT),
 };
 
 /* "unknown model 'X' (did you mean 'Y'? see alibi-blind models)" */
@@ -25,7 +25,7 @@ static int run_models(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         return abl_cli_usage_error("models: unexpected argument '%s'", pos[1]);
     abl_output out = ABL_OUT_TEXT;
     const char *s;
-    if ((s = abl_cli_value(cmd, v, "format")) && abl_cli_output(s, &out))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_FORMAT)) && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
     const abl_model *m = NULL;
     if (npos == 1 && (m = abl_model_find(pos[0])) == NULL)
@@ -35,7 +35,7 @@ static int run_models(const abl_cli_cmd *cmd, const char **v, int npos, char **p
                       : abl_model_catalogue_report(out == ABL_OUT_CSV || out == ABL_OUT_JSON, &r);
     if (st != ABL_OK)
         return abl_cli_internal_error("%s", abl_status_message(st));
-    int rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+    int rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     return rc;
 }

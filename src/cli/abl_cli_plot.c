@@ -3,22 +3,34 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt plot_opts[] = {
-    {"config", "PATH", "heads, slopes and dtype (blindmap: kernel) of a Hugging Face config.json"},
-    {"convention", "LIST", "paper (default), ftz, ieee, subnormal; fraction: a comma-separated list"},
-    {"ctx", "N", "right end of the axis: d for bias (4096), N for fraction (65536), the context of blindmap (2048)"},
-    {"device", "DEV", "png, svg or pdf (default: from the --output extension)"},
-    {"dtype", "LIST", "floating-point format (default bf16, or the model's); fraction: a comma-separated list"},
-    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
-    {"head", "H", "blindmap: the head to draw (default 1; 0: every head as small multiples)"},
-    {"heads", "H", "number of heads (default 16, as in the paper)"},
-    {"height", "PX", "page height (default 800; pixels for PNG, points for SVG/PDF)"},
-    {"linear", NULL, "fraction: a linear N axis from 0 (the paper's Figure 1b) instead of log N"},
-    {"model", "NAME", "heads, slopes and dtype of a catalogued model (alibi-blind models)"},
-    {"output", "FILE", "the picture (required; written atomically)"},
-    {"pipeline", "LIST", "fraction: real kernels to overlay (exact predictor, N <= 65536); blindmap: the kernel"},
-    {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:..., slopes:..."},
-    {"width", "PX", "page width (default 1200)"},
+static const abl_cli_use plot_opts[] = {
+    /* plot reads fewer fields of the config */
+    {ABL_OPT_CONFIG, 0, NULL,
+     "heads, slopes and dtype (blindmap: kernel) of a Hugging Face config.json"},
+    /* fraction takes a list */
+    {ABL_OPT_CONVENTION, 0, "LIST",
+     "paper (default), ftz, ieee, subnormal; fraction: a comma-separated list"},
+    /* the axis end, per plot kind */
+    {ABL_OPT_CTX, 0, NULL,
+     "right end of the axis: d for bias (4096), N for fraction (65536), the context of blindmap (2048)"},
+    ABL_USE(ABL_OPT_DEVICE),
+    /* fraction takes a list */
+    {ABL_OPT_DTYPE, 0, "LIST",
+     "floating-point format (default bf16, or the model's); fraction: a comma-separated list"},
+    ABL_USE(ABL_OPT_FORCE),
+    ABL_USE(ABL_OPT_HEAD),
+    {ABL_OPT_HEADS, 0, NULL, "number of heads (default 16, as in the paper)"}, /* default 16 */
+    ABL_USE(ABL_OPT_HEIGHT),
+    ABL_USE(ABL_OPT_LINEAR),
+    /* plot reads fewer fields of the model */
+    {ABL_OPT_MODEL, 0, NULL,
+     "heads, slopes and dtype of a catalogued model (alibi-blind models)"},
+    {ABL_OPT_OUTPUT, 0, NULL, "the picture (required; written atomically)"}, /* required: the picture */
+    /* a list for fraction */
+    {ABL_OPT_PIPELINE, 0, "LIST",
+     "fraction: real kernels to overlay (exact predictor, N <= 65536); blindmap: the kernel"},
+    ABL_USE(ABL_OPT_SLOPES),
+    ABL_USE(ABL_OPT_WIDTH),
 };
 
 /* The device and page size from --device/--output/--width/--height. */
@@ -112,7 +124,7 @@ static int plot_budget(const abl_cli_cmd *cmd, const char **v, abl_status est, c
 {
     if (est != ABL_OK)
         return 0;
-    return abl_cli_budget("plot", cost, abl_cli_value(cmd, v, "force") != NULL);
+    return abl_cli_budget_of(cmd->name, v, cost);
 }
 
 static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
@@ -126,46 +138,44 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
     if (strcmp(kind, "bias") != 0 && strcmp(kind, "fraction") != 0 && strcmp(kind, "blindmap") != 0 &&
         strcmp(kind, "mitigations") != 0)
         return abl_cli_usage_error("plot: '%s' is not a picture this tool draws (%s)", kind, kinds);
-    const char *path = abl_cli_value(cmd, v, "output");
+    const char *path = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
     if (path == NULL)
         return abl_cli_usage_error("plot: --output FILE is required (.png, .svg or .pdf)");
     abl_plot_render_options ro;
-    if (abl_cli_plot_target(abl_cli_value(cmd, v, "device"), path, abl_cli_value(cmd, v, "width"),
-                            abl_cli_value(cmd, v, "height"), &ro))
+    if (abl_cli_plot_target(abl_cli_arg(cmd, v, ABL_OPT_DEVICE), path, abl_cli_arg(cmd, v, ABL_OPT_WIDTH),
+                            abl_cli_arg(cmd, v, ABL_OPT_HEIGHT), &ro))
         return ABL_EXIT_USAGE;
     /* Options a kind does not use are refused rather than ignored. */
-    static const struct { const char *opt, *kinds; } uses[] = {
-        {"convention", "bias fraction mitigations"}, {"ctx", "bias fraction blindmap"},
-        {"dtype", "bias fraction blindmap mitigations"}, {"head", "blindmap"}, {"heads", "bias fraction blindmap"},
-        {"linear", "fraction"}, {"model", "bias fraction blindmap"}, {"config", "bias fraction blindmap"}, {"pipeline", "fraction blindmap"},
-        {"force", "fraction blindmap"},
-        {"slopes", "bias fraction blindmap"},
+    static const struct { abl_opt opt; const char *kinds; } uses[] = {
+        {ABL_OPT_CONVENTION, "bias fraction mitigations"}, {ABL_OPT_CTX, "bias fraction blindmap"},
+        {ABL_OPT_DTYPE, "bias fraction blindmap mitigations"}, {ABL_OPT_HEAD, "blindmap"},
+        {ABL_OPT_HEADS, "bias fraction blindmap"}, {ABL_OPT_LINEAR, "fraction"}, {ABL_OPT_MODEL, "bias fraction blindmap"},
+        {ABL_OPT_CONFIG, "bias fraction blindmap"}, {ABL_OPT_PIPELINE, "fraction blindmap"},
+        {ABL_OPT_FORCE, "fraction blindmap"}, {ABL_OPT_SLOPES, "bias fraction blindmap"},
     };
     for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++)
-        if (abl_cli_value(cmd, v, uses[i].opt) != NULL && strstr(uses[i].kinds, kind) == NULL)
-            return abl_cli_usage_error("plot %s: --%s does not apply (it is for: %s)", kind, uses[i].opt, uses[i].kinds);
+        if (v[uses[i].opt] != NULL && strstr(uses[i].kinds, kind) == NULL)
+            return abl_cli_usage_error("plot %s: --%s does not apply (it is for: %s)", kind,
+                                       abl_cli_options[uses[i].opt].name, uses[i].kinds);
 
     /* The layer: --model first, then --heads/--slopes/--dtype override it. */
-    const abl_model *model = NULL;
     const char *s;
-    if ((s = abl_cli_value(cmd, v, "model")) != NULL && (model = abl_model_find(s)) == NULL) {
-        const abl_model *near = abl_model_suggest(s);
-        return abl_cli_usage_error("--model: unknown model '%s'%s%s%s (see alibi-blind models)", s,
-                                   near ? " (did you mean " : "", near ? near->name : "", near ? "?)" : "");
-    }
-    abl_model_spec spec;
-    int have_config, rc0 = abl_cli_config_spec(cmd, v, &spec, &have_config);
+    abl_cli_model_choice choice;
+    int rc0 = abl_cli_model_choose(v, &choice);
     if (rc0 != 0)
         return rc0;
+    const abl_model *model = choice.model;
+    const abl_model_spec spec = choice.spec;
+    int have_config = choice.config != NULL;
     long heads = model != NULL ? model->heads : have_config ? spec.heads : 16;
-    if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
-    const char *slopes = abl_cli_value(cmd, v, "slopes");
+    const char *slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
     if (slopes == NULL && model != NULL)
         slopes = model->slopes;
     if (slopes == NULL && have_config)
         slopes = spec.slopes;
-    if (slopes != NULL && abl_cli_value(cmd, v, "heads") == NULL && model == NULL && !have_config &&
+    if (slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL && model == NULL && !have_config &&
         (strncmp(slopes, "slopes:", 7) == 0 || strncmp(slopes, "targets:", 8) == 0))
         heads = 0; /* the list gives H */
     abl_format formats[PLOT_MAX_LIST];
@@ -174,7 +184,7 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
         abl_format_lookup("bf16", &formats[0]);
     if (model == NULL && have_config)
         formats[0] = spec.dtype;
-    if ((s = abl_cli_value(cmd, v, "dtype")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) != NULL) {
         if (strcmp(kind, "fraction") != 0) {
             char why[96]; /* kind is one of the four names checked above, never other user text */
             snprintf(why, sizeof why, "plot %s draws one format (plot fraction takes a list)", kind);
@@ -188,7 +198,7 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
     size_t nconvs = 1;
     int rc = 0;
     char *copy = NULL, *items[PLOT_MAX_LIST];
-    if ((s = abl_cli_value(cmd, v, "convention")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION)) != NULL) {
         if ((copy = strdup(s)) == NULL)
             return abl_cli_internal_error("out of memory");
         int n = split_list(copy, items, strcmp(kind, "fraction") == 0 ? ABL_CONV_COUNT : 1);
@@ -204,13 +214,13 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
             return ABL_EXIT_USAGE;
     }
     uint64_t ctx = 0;
-    if ((s = abl_cli_value(cmd, v, "ctx")) &&
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) &&
         abl_cli_count("ctx", s, strcmp(kind, "blindmap") == 0 ? 2 : 1,
                       strcmp(kind, "blindmap") == 0 ? ABL_PLOT_BLINDMAP_MAX_CONTEXT : ABL_MAX_CONTEXT, &ctx))
         return ABL_EXIT_USAGE;
     char *pipecopy = NULL, *pipes[PLOT_MAX_LIST];
     int npipes = 0;
-    if ((s = abl_cli_value(cmd, v, "pipeline")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE)) != NULL) {
         if ((pipecopy = strdup(s)) == NULL)
             return abl_cli_internal_error("out of memory");
         /* fraction: a list of presets; blindmap: one spec (which may hold field=value commas) */
@@ -261,7 +271,7 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
         c.heads = (int)heads;
         c.slopes = slopes;
         c.model = label;
-        c.linear = abl_cli_value(cmd, v, "linear") != NULL;
+        c.linear = abl_cli_arg(cmd, v, ABL_OPT_LINEAR) != NULL;
         if (c.linear)
             c.max_context = 4096;
         if (ctx)
@@ -290,7 +300,7 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
                      : have_config ? spec.pipeline
                                    : NULL;
         long head = 1;
-        if ((s = abl_cli_value(cmd, v, "head")) && abl_cli_int("head", s, 0, ABL_PLOT_MAX_HEADS, &head))
+        if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEAD)) && abl_cli_int("head", s, 0, ABL_PLOT_MAX_HEADS, &head))
             rc = ABL_EXIT_USAGE;
         c.head = (int)head;
         if (ctx)

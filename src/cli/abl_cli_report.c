@@ -3,40 +3,42 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt report_opts[] = {
-    {"config", "PATH", "a Hugging Face config.json: heads, slopes, dtype, context, kernel"},
-    {"convention", "NAME", "paper (default), ftz, ieee or subnormal"},
-    {"ctx", "N", "context length N (default: the model's trained context, else 2048)"},
-    {"dtype", "TYPE", "floating-point format (default: the model's, else bf16)"},
-    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
-    {"heads", "H", "number of heads (default: the model's, else 16)"},
-    {"model", "NAME", "a catalogued model (alibi-blind models): heads, slopes, dtype, context, kernel"},
-    {"output", "FILE", "the page (required, .html; written atomically)"},
-    {"pipeline", "SPEC", "the kernel (default: the model's default code path, else eager)"},
-    {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:..., slopes:..."},
+static const abl_cli_use report_opts[] = {
+    ABL_USE(ABL_OPT_CONFIG),
+    ABL_USE(ABL_OPT_CONVENTION),
+    /* default: the trained context */
+    {ABL_OPT_CTX, 0, NULL,
+     "context length N (default: the model's trained context, else 2048)"},
+    {ABL_OPT_DTYPE, 0, NULL, "floating-point format (default: the model's, else bf16)"}, /* default: the model's */
+    ABL_USE(ABL_OPT_FORCE),
+    {ABL_OPT_HEADS, 0, NULL, "number of heads (default: the model's, else 16)"}, /* default: the model's */
+    ABL_USE(ABL_OPT_MODEL),
+    {ABL_OPT_OUTPUT, 0, NULL, "the page (required, .html; written atomically)"}, /* required: the page */
+    /* default: the model's path */
+    {ABL_OPT_PIPELINE, 0, NULL,
+     "the kernel (default: the model's default code path, else eager)"},
+    ABL_USE(ABL_OPT_SLOPES),
 };
 
 static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
         return abl_cli_usage_error("report: unexpected argument '%s'", pos[0]);
-    const char *path = abl_cli_value(cmd, v, "output");
+    const char *path = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
     if (path == NULL)
         return abl_cli_usage_error("report: --output FILE.html is required");
     abl_html_config c;
     memset(&c, 0, sizeof c);
     const char *s;
-    if ((s = abl_cli_value(cmd, v, "model")) != NULL && (c.model = abl_model_find(s)) == NULL) {
-        const abl_model *near = abl_model_suggest(s);
-        return abl_cli_usage_error("--model: unknown model '%s'%s%s%s (see alibi-blind models)", s,
-                                   near ? " (did you mean " : "", near ? near->name : "", near ? "?)" : "");
-    }
-    abl_model_spec spec;
-    int have_config, rc0 = abl_cli_config_spec(cmd, v, &spec, &have_config);
+    abl_cli_model_choice choice;
+    int rc0 = abl_cli_model_choose(v, &choice);
     if (rc0 != 0)
         return rc0;
+    c.model = choice.model;
+    const abl_model_spec spec = choice.spec;
+    int have_config = choice.config != NULL;
     if (have_config) {
-        c.config = abl_cli_value(cmd, v, "config");
+        c.config = choice.config;
         c.model_type = spec.model_type;
     }
     abl_format_lookup("bf16", &c.format);
@@ -44,30 +46,30 @@ static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         abl_format_lookup(c.model->dtype, &c.format);
     if (have_config)
         c.format = spec.dtype;
-    if ((s = abl_cli_value(cmd, v, "dtype")) &&
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) &&
         abl_cli_dtype_one("dtype", s, "a report describes one model in one dtype (run it once per dtype)", &c.format))
         return ABL_EXIT_USAGE;
     c.convention = ABL_CONV_PAPER;
-    if ((s = abl_cli_value(cmd, v, "convention")) && abl_cli_convention(s, &c.convention))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION)) && abl_cli_convention(s, &c.convention))
         return ABL_EXIT_USAGE;
     long heads = c.model != NULL ? c.model->heads : have_config ? spec.heads : 16;
-    if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
-    c.slopes = abl_cli_value(cmd, v, "slopes");
+    c.slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
     if (c.slopes == NULL && c.model != NULL)
         c.slopes = c.model->slopes;
     if (c.slopes == NULL && have_config)
         c.slopes = spec.slopes;
-    if (c.slopes != NULL && abl_cli_value(cmd, v, "heads") == NULL && c.model == NULL && !have_config &&
+    if (c.slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL && c.model == NULL && !have_config &&
         (strncmp(c.slopes, "slopes:", 7) == 0 || strncmp(c.slopes, "targets:", 8) == 0))
         heads = 0;
     c.heads = (int)heads;
     c.context = c.model != NULL && c.model->context > 0 ? c.model->context
                 : have_config && spec.context > 0    ? spec.context
                                                      : 2048;
-    if ((s = abl_cli_value(cmd, v, "ctx")) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &c.context))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &c.context))
         return ABL_EXIT_USAGE;
-    c.pipeline = abl_cli_value(cmd, v, "pipeline");
+    c.pipeline = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
     if (c.pipeline == NULL && have_config)
         c.pipeline = spec.pipeline;
     abl_pipeline pl;
@@ -76,7 +78,7 @@ static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     /* Known before any work starts: refuse a page over the budget unless forced. */
     abl_cost cost;
     if (abl_html_report_estimate(&c, &cost) == ABL_OK &&
-        abl_cli_budget("report", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
+        abl_cli_budget_of("report", v, &cost) != 0)
         return ABL_EXIT_USAGE;
     char *buf = NULL, err[320] = "";
     size_t len = 0;

@@ -2,11 +2,11 @@
 #include <stdio.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt reproduce_opts[] = {
-    {"differences", NULL, "list only the values that differ (and stale errata)"},
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
-    {"published", "DIR", "read the published values from DIR/table1.csv ... DIR/claims.csv instead of the built-in copy"},
+static const abl_cli_use reproduce_opts[] = {
+    ABL_USE(ABL_OPT_DIFFERENCES),
+    ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_OUTPUT),
+    ABL_USE(ABL_OPT_PUBLISHED),
 };
 
 static int run_reproduce(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
@@ -15,11 +15,11 @@ static int run_reproduce(const abl_cli_cmd *cmd, const char **v, int npos, char 
         return abl_cli_usage_error("reproduce: unexpected argument '%s'", pos[0]);
     const char *s;
     abl_output out = ABL_OUT_TEXT;
-    if ((s = abl_cli_value(cmd, v, "format")) && abl_cli_output(s, &out))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_FORMAT)) && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
     abl_published pub;
     char err[600] = "";
-    const char *dir = abl_cli_value(cmd, v, "published");
+    const char *dir = abl_cli_arg(cmd, v, ABL_OPT_PUBLISHED);
     abl_status st = dir != NULL ? abl_published_load_dir(dir, &pub, err, sizeof err)
                                 : abl_published_builtin(&pub, err, sizeof err);
     if (st == ABL_ERR_NO_MEMORY)
@@ -33,13 +33,13 @@ static int run_reproduce(const abl_cli_cmd *cmd, const char **v, int npos, char 
     if (st != ABL_OK)
         return abl_cli_internal_error("reproduce: %s", abl_status_message(st));
     abl_report *r = NULL;
-    st = abl_reproduce_report(&rep, abl_cli_value(cmd, v, "differences") != NULL, &r);
+    st = abl_reproduce_report(&rep, abl_cli_arg(cmd, v, ABL_OPT_DIFFERENCES) != NULL, &r);
     int ok = abl_reproduction_ok(&rep);
     size_t unexplained = rep.unexplained, stale = rep.stale;
     abl_reproduction_free(&rep);
     if (st != ABL_OK)
         return abl_cli_internal_error("reproduce: %s", abl_status_message(st));
-    int rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+    int rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     if (rc != ABL_EXIT_OK)
         return rc;

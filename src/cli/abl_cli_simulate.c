@@ -8,28 +8,33 @@
 #include <unistd.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt simulate_opts[] = {
-    {"compare", NULL, "run the simulation and the zero-logit predictor; exit 1 if they disagree"},
-    {"config", "FILE", "a Hugging Face config.json: heads, slopes, dtype, context and code path from it"},
-    {"ctx", "N", "context length N: queries 0..N-1 (1 to 16777216) [required]"},
-    {"dtype", "TYPE", "the model dtype the pipeline's 'model' fields follow (default bf16)"},
-    {"force", NULL, "run even if the estimated work is over the budget (1 minute)"},
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"heads", "H", "number of heads (1 to 65536); optional with slopes:/targets: lists"},
-    {"logit-std", "S", "Gaussian logits N(0, S^2) instead of zero logits (0 to 1000)"},
-    {"logits", "FILE", "captured scores q.k^T*scale before the bias: .npy float32/float16, [H,N,N] or [N,N]"},
-    {"logits-dtype", "TYPE", "the dtype the model held the captured scores in (rounded to it; default fp32)"},
-    {"model", "NAME", "a model of the catalogue (alibi-blind models): its heads, slopes, dtype, context, code path"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
-    {"pipeline", "SPEC", "PRESET[,FIELD=VALUE...]: eager (default), flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, "
-                         "falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, mpt, mpt-hf"},
-    {"predict", NULL, "zero logits: the exact predictor alone, O(N log N) per head"},
-    {"progress", NULL, "progress bar on stderr even when not a terminal"},
-    {"quiet", NULL, "no progress bar"},
-    {"seed", "K", "seed of the Gaussian logits (default 0)"},
-    {"slopes", "SPEC", "press (default), mpt:B, pow2only, geometric:D1:DH, targets:d1,..., slopes:m1,..."},
-    {"threads", "T", "threads (default: every online core)"},
-    {"weights", "FILE", "also write every logit and weight (binary32 bits, hex) to FILE (N <= 4096)"},
+static const abl_cli_use simulate_opts[] = {
+    ABL_USE(ABL_OPT_COMPARE),
+    ABL_USE(ABL_OPT_CONFIG),
+    /* simulator range: queries 0..N-1 */
+    {ABL_OPT_CTX, 0, NULL,
+     "context length N: queries 0..N-1 (1 to 16777216) [required]"},
+    /* the model dtype of the pipeline */
+    {ABL_OPT_DTYPE, 0, NULL,
+     "the model dtype the pipeline's 'model' fields follow (default bf16)"},
+    ABL_USE(ABL_OPT_FORCE),
+    ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_HEADS),
+    ABL_USE(ABL_OPT_LOGIT_STD),
+    ABL_USE(ABL_OPT_LOGITS),
+    ABL_USE(ABL_OPT_LOGITS_DTYPE),
+    ABL_USE(ABL_OPT_MODEL),
+    ABL_USE(ABL_OPT_OUTPUT),
+    /* the kernel simulated; default eager */
+    {ABL_OPT_PIPELINE, 0, NULL,
+     "PRESET[,FIELD=VALUE...]: eager (default), flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, mpt, mpt-hf"},
+    ABL_USE(ABL_OPT_PREDICT),
+    ABL_USE(ABL_OPT_PROGRESS),
+    ABL_USE(ABL_OPT_QUIET),
+    ABL_USE(ABL_OPT_SEED),
+    ABL_USE(ABL_OPT_SLOPES),
+    ABL_USE(ABL_OPT_THREADS),
+    ABL_USE(ABL_OPT_WEIGHTS),
 };
 
 /* --weights: one line of logits and one of weights per row, as binary32 bit patterns. */
@@ -68,7 +73,7 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
         return abl_cli_usage_error("simulate: unexpected argument '%s'", pos[0]);
     abl_npy npy;
     memset(&npy, 0, sizeof npy);
-    const char *lpath = abl_cli_value(cmd, v, "logits");
+    const char *lpath = abl_cli_arg(cmd, v, ABL_OPT_LOGITS);
     if (lpath != NULL) {
         char lerr[256];
         if (lpath[0] == '\0')
@@ -81,7 +86,7 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
     /* --model/--config: heads, slopes, dtype, context and pipeline from the model; options override */
     abl_cli_setup setup;
     memset(&setup, 0, sizeof setup);
-    int model = abl_cli_value(cmd, v, "model") != NULL || abl_cli_value(cmd, v, "config") != NULL;
+    int model = abl_cli_arg(cmd, v, ABL_OPT_MODEL) != NULL || abl_cli_arg(cmd, v, ABL_OPT_CONFIG) != NULL;
     int rc = model ? abl_cli_setup_resolve(cmd, v, ABL_SIMULATE_MAX_CONTEXT, &setup) : 0;
     if (rc == 0) {
         mpq_t logit_std;
@@ -101,28 +106,28 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
     memset(&cfg, 0, sizeof cfg);
     const char *s;
     abl_output out = ABL_OUT_TEXT;
-    if ((s = abl_cli_value(cmd, v, "format")) && abl_cli_output(s, &out))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_FORMAT)) && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
     if (setup != NULL) {
         cfg.pipeline = setup->pipeline;
         cfg.heads = setup->heads;
     } else {
         abl_format model;
-        if (abl_cli_dtype_one("dtype", (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16", ABL_CLI_ONE_PIPELINE, &model))
+        if (abl_cli_dtype_one("dtype", (s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) ? s : "bf16", ABL_CLI_ONE_PIPELINE, &model))
             return ABL_EXIT_USAGE;
-        const char *spec = abl_cli_value(cmd, v, "pipeline");
+        const char *spec = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
         if (spec != NULL && spec[0] == '\0')
             return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
         int prc = abl_cli_pipeline(spec, &model, 1, &cfg.pipeline);
         if (prc != 0)
             return prc;
         long heads = 0;
-        if ((s = abl_cli_value(cmd, v, "heads")) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
+        if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
             return ABL_EXIT_USAGE;
         cfg.heads = (int)heads;
     }
     abl_format ldt;
-    if ((s = abl_cli_value(cmd, v, "logits-dtype")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGITS_DTYPE)) != NULL) {
         if (npy == NULL)
             return abl_cli_usage_error("--logits-dtype: applies to --logits FILE only");
         if (abl_cli_dtype("logits-dtype", s, &ldt))
@@ -136,7 +141,7 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
         cfg.context = setup->context;
         s = "";
     } else {
-        if ((s = abl_cli_value(cmd, v, "ctx")) == NULL && npy == NULL)
+        if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) == NULL && npy == NULL)
             return abl_cli_usage_error("simulate: --ctx N is required");
         if (s != NULL && abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &cfg.context))
             return ABL_EXIT_USAGE;
@@ -148,7 +153,7 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
             return abl_cli_usage_error("--logits: the file holds N = %llu scores per row, --ctx is %llu",
                                        (unsigned long long)npy->n, (unsigned long long)cfg.context);
         if (npy->ndim == 3) {
-            if (cfg.heads == 0 && abl_cli_value(cmd, v, "slopes") == NULL)
+            if (cfg.heads == 0 && abl_cli_arg(cmd, v, ABL_OPT_SLOPES) == NULL)
                 cfg.heads = (int)npy->heads;
             else if (cfg.heads != 0 && (uint64_t)cfg.heads != npy->heads)
                 return abl_cli_usage_error("--logits: the file holds H = %llu heads, --heads is %d",
@@ -157,7 +162,7 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
         cfg.logits = npy;
     }
     int gaussian = 0;
-    if ((s = abl_cli_value(cmd, v, "logit-std")) != NULL) {
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT_STD)) != NULL) {
         if (abl_cli_decimal("logit-std", s, 0, logit_std))
             return ABL_EXIT_USAGE;
         int sgn = mpq_sgn(logit_std), big = mpq_cmp_ui(logit_std, ABL_SIMULATE_MAX_LOGIT_STD, 1) > 0;
@@ -166,19 +171,19 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
         cfg.logit_std = logit_std;
         gaussian = sgn > 0;
     }
-    if ((s = abl_cli_value(cmd, v, "seed")) && abl_cli_count("seed", s, 0, UINT64_C(9223372036854775807), &cfg.seed))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_SEED)) && abl_cli_count("seed", s, 0, UINT64_C(9223372036854775807), &cfg.seed))
         return ABL_EXIT_USAGE;
     long threads = 0;
-    if ((s = abl_cli_value(cmd, v, "threads")) && abl_cli_int("threads", s, 1, 256, &threads))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_THREADS)) && abl_cli_int("threads", s, 1, 256, &threads))
         return ABL_EXIT_USAGE;
     cfg.threads = (int)threads;
-    cfg.slopes = setup != NULL ? setup->slopes : abl_cli_value(cmd, v, "slopes");
+    cfg.slopes = setup != NULL ? setup->slopes : abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
     if (cfg.heads == 0 && (cfg.slopes == NULL || (strncmp(cfg.slopes, "slopes:", 7) != 0 &&
                                                   strncmp(cfg.slopes, "targets:", 8) != 0)))
         return abl_cli_usage_error("simulate: --heads H is required (except with slopes:/targets: lists)");
     if (npy != NULL && gaussian)
         return abl_cli_usage_error("--logits: captured scores exclude --logit-std");
-    int predict = abl_cli_value(cmd, v, "predict") != NULL, compare = abl_cli_value(cmd, v, "compare") != NULL;
+    int predict = abl_cli_arg(cmd, v, ABL_OPT_PREDICT) != NULL, compare = abl_cli_arg(cmd, v, ABL_OPT_COMPARE) != NULL;
     if (npy != NULL && (predict || compare))
         return abl_cli_usage_error("--%s: the predictor answers for zero logits (drop --logits)",
                                    predict ? "predict" : "compare");
@@ -195,7 +200,7 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
                                        abl_sum_order_name(cfg.pipeline.sum), abl_exp_model_name(cfg.pipeline.exp));
     }
 
-    const char *wpath = abl_cli_value(cmd, v, "weights"), *opath = abl_cli_value(cmd, v, "output");
+    const char *wpath = abl_cli_arg(cmd, v, ABL_OPT_WEIGHTS), *opath = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
     if (wpath != NULL && opath != NULL && abl_cli_same_file(wpath, opath))
         return abl_cli_usage_error("--weights: '%s' is also the --output file; give two different files", wpath);
     dump_ctx dump = {NULL, 0};
@@ -228,9 +233,8 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
     memset(&cost, 0, sizeof cost);
     if (!predict)
         st = abl_simulate_estimate(&cfg, &cost);
-    if (st == ABL_OK &&
-        abl_cli_predict_budget("simulate", &cfg, predict || compare ? 1 : 0, predict ? NULL : &cost,
-                               abl_cli_value(cmd, v, "force") != NULL) != 0) {
+    abl_cli_work work = abl_cli_work_of("simulate", v);
+    if (st == ABL_OK && abl_cli_predict_budget(&work, &cfg, predict || compare ? 1 : 0, predict ? NULL : &cost) != 0) {
         abl_cli_outfile_abort(&wfile);
         return ABL_EXIT_USAGE;
     }
@@ -241,7 +245,7 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
             abl_cli_outfile_abort(&wfile);
             if (st == ABL_ERR_NO_MEMORY)
                 return abl_cli_internal_error("%s", abl_status_message(st));
-            return abl_cli_usage_error("--logits: %s: %s", abl_cli_value(cmd, v, "logits"), lerr);
+            return abl_cli_usage_error("--logits: %s: %s", abl_cli_arg(cmd, v, ABL_OPT_LOGITS), lerr);
         }
     }
     if (!predict) {

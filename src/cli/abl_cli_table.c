@@ -3,22 +3,31 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt table_opts[] = {
-    {"convention", "NAME", "tables 1, 5, 8: paper (default), ftz, ieee or subnormal (spec §4)"},
-    {"digits", "N", "table 4: decimals after the point (default 4, as printed; up to 1000)"},
-    {"dtype", "TYPE", "tables 1, 5, 8: format (default bf16); table 4: comma-separated list or 'all' (default bf16,fp32)"},
-    {"exact", NULL, "table 8: print each δ itself (4.37e53 style) instead of * and **"},
-    {"force", NULL, "tables 1, 5: run even if the kernel columns' estimated work is over the budget (1 minute)"},
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"ieee", NULL, "tables 1, 5: add δ1 and δH under the ieee convention"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
-    {"rn", NULL, "table 4: add the exact round-to-nearest points (where exp gives 0 or overflows)"},
+static const abl_cli_use table_opts[] = {
+    /* only tables 1, 5 and 8 have one */
+    {ABL_OPT_CONVENTION, 0, NULL,
+     "tables 1, 5, 8: paper (default), ftz, ieee or subnormal (spec §4)"},
+    /* table 4 only, default 4 */
+    {ABL_OPT_DIGITS, 0, NULL,
+     "table 4: decimals after the point (default 4, as printed; up to 1000)"},
+    /* per table; table 4 takes a list */
+    {ABL_OPT_DTYPE, 0, NULL,
+     "tables 1, 5, 8: format (default bf16); table 4: comma-separated list or 'all' (default bf16,fp32)"},
+    ABL_USE(ABL_OPT_EXACT),
+    /* only tables 1 and 5 have a budget */
+    {ABL_OPT_FORCE, 0, NULL,
+     "tables 1, 5: run even if the kernel columns' estimated work is over the budget (1 minute)"},
+    ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_IEEE),
+    ABL_USE(ABL_OPT_OUTPUT),
+    ABL_USE(ABL_OPT_RN),
 };
 
 /* An option that only some tables take. */
-static int only_for(const abl_cli_cmd *cmd, const char **v, const char *opt, long n, const char *tables)
+static int only_for(const char **v, abl_opt id, long n, const char *tables)
 {
-    if (abl_cli_value(cmd, v, opt) == NULL)
+    const char *opt = abl_cli_options[id].name;
+    if (v[id] == NULL)
         return 0;
     char want[8];
     snprintf(want, sizeof want, "%ld", n);
@@ -40,43 +49,43 @@ static int run_table(const abl_cli_cmd *cmd, const char **v, int npos, char **po
     else
         return abl_cli_usage_error("table: '%s' is not a table of the paper this tool computes (1, 4, 5 or 8)",
                                    pos[0]);
-    if (only_for(cmd, v, "convention", n, "1, 5, 8") || only_for(cmd, v, "digits", n, "4") ||
-        only_for(cmd, v, "exact", n, "8") || only_for(cmd, v, "ieee", n, "1, 5") ||
-        only_for(cmd, v, "force", n, "1, 5") || only_for(cmd, v, "rn", n, "4"))
+    if (only_for(v, ABL_OPT_CONVENTION, n, "1, 5, 8") || only_for(v, ABL_OPT_DIGITS, n, "4") ||
+        only_for(v, ABL_OPT_EXACT, n, "8") || only_for(v, ABL_OPT_IEEE, n, "1, 5") ||
+        only_for(v, ABL_OPT_FORCE, n, "1, 5") || only_for(v, ABL_OPT_RN, n, "4"))
         return ABL_EXIT_USAGE;
     const char *s;
     abl_output out = ABL_OUT_TEXT;
-    if ((s = abl_cli_value(cmd, v, "format")) && abl_cli_output(s, &out))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_FORMAT)) && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
 
     abl_report *r = NULL;
     abl_status st;
     if (n == 4) {
         long digits = 4;
-        if ((s = abl_cli_value(cmd, v, "digits")) && abl_cli_int("digits", s, 0, 1000, &digits))
+        if ((s = abl_cli_arg(cmd, v, ABL_OPT_DIGITS)) && abl_cli_int("digits", s, 0, 1000, &digits))
             return ABL_EXIT_USAGE;
         abl_format fmts[64];
         size_t nf = 0;
-        if (abl_cli_dtype_list("dtype", (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16,fp32", fmts,
+        if (abl_cli_dtype_list("dtype", (s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) ? s : "bf16,fp32", fmts,
                               sizeof fmts / sizeof fmts[0], &nf))
             return ABL_EXIT_USAGE;
-        st = abl_table4_report(fmts, nf, (int)digits, abl_cli_value(cmd, v, "rn") != NULL, &r);
+        st = abl_table4_report(fmts, nf, (int)digits, abl_cli_arg(cmd, v, ABL_OPT_RN) != NULL, &r);
     } else {
         abl_paper_options o;
         abl_paper_options_default(&o);
-        if ((s = abl_cli_value(cmd, v, "dtype")) &&
+        if ((s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) &&
             abl_cli_dtype_one("dtype", s, "tables 1, 5 and 8 are computed for one format (run the table once per "
                               "dtype; table 4 and analyze take a list)", &o.format))
             return ABL_EXIT_USAGE;
-        if ((s = abl_cli_value(cmd, v, "convention")) && abl_cli_convention(s, &o.convention))
+        if ((s = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION)) && abl_cli_convention(s, &o.convention))
             return ABL_EXIT_USAGE;
-        o.exact = abl_cli_value(cmd, v, "exact") != NULL;
-        o.ieee = abl_cli_value(cmd, v, "ieee") != NULL;
+        o.exact = abl_cli_arg(cmd, v, ABL_OPT_EXACT) != NULL;
+        o.ieee = abl_cli_arg(cmd, v, ABL_OPT_IEEE) != NULL;
         /* The kernel columns run the predictor on the catalogue's models: a fixed cost, still judged
          * (a smaller budget, e.g. the fuzzer's, refuses it). */
         abl_cost cost;
         if ((n == 1 || n == 5) && abl_table_kernel_estimate((int)n, NULL, &cost) == ABL_OK &&
-            abl_cli_budget("table", &cost, abl_cli_value(cmd, v, "force") != NULL) != 0)
+            abl_cli_budget_of("table", v, &cost) != 0)
             return ABL_EXIT_USAGE;
         if (n == 1)
             st = abl_table1_report(&o, &r);
@@ -89,7 +98,7 @@ static int run_table(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         return abl_cli_usage_error("table %ld: %s for this format and convention", n, abl_status_message(st));
     if (st != ABL_OK)
         return abl_cli_internal_error("table %ld: %s", n, abl_status_message(st));
-    int rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+    int rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     return rc;
 }

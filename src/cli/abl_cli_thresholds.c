@@ -3,11 +3,13 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt thresholds_opts[] = {
-    {"digits", "N", "decimals after the point, correctly rounded (default 10, up to 1000)"},
-    {"dtype", "LIST", "comma-separated formats, or 'all' (default bf16,fp32)"},
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
+static const abl_cli_use thresholds_opts[] = {
+    ABL_USE(ABL_OPT_DIGITS),
+    /* a list, with its own default */
+    {ABL_OPT_DTYPE, 0, "LIST",
+     "comma-separated formats, or 'all' (default bf16,fp32)"},
+    ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_OUTPUT),
 };
 
 static int run_thresholds(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
@@ -16,12 +18,12 @@ static int run_thresholds(const abl_cli_cmd *cmd, const char **v, int npos, char
         return abl_cli_usage_error("thresholds: unexpected argument '%s'", pos[0]);
     const char *s;
     abl_output out = ABL_OUT_TEXT;
-    if ((s = abl_cli_value(cmd, v, "format")) && abl_cli_output(s, &out))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_FORMAT)) && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
     long digits = 10;
-    if ((s = abl_cli_value(cmd, v, "digits")) && abl_cli_int("digits", s, 0, 1000, &digits))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_DIGITS)) && abl_cli_int("digits", s, 0, 1000, &digits))
         return ABL_EXIT_USAGE;
-    const char *list = (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16,fp32";
+    const char *list = (s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) ? s : "bf16,fp32";
     abl_format fmts[64];
     size_t n = 0;
     if (abl_cli_dtype_list("dtype", list, fmts, sizeof fmts / sizeof fmts[0], &n))
@@ -30,7 +32,7 @@ static int run_thresholds(const abl_cli_cmd *cmd, const char **v, int npos, char
     abl_status st = abl_thresholds_report(fmts, n, (int)digits, &r);
     if (st != ABL_OK)
         return abl_cli_internal_error("%s", abl_status_message(st));
-    int rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+    int rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     return rc;
 }

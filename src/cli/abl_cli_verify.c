@@ -3,11 +3,13 @@
 #include <string.h>
 #include "abl_cli.h"
 
-static const abl_cli_opt verify_opts[] = {
-    {"dtype", "LIST", "comma-separated formats, or 'all' (default bf16,fp32,fp16)"},
-    {"format", "FMT", "output: text (default), markdown, csv, json, latex"},
-    {"libm", NULL, "also compare the host expf/exp2f with the correctly rounded exp (binary32; informational)"},
-    {"output", "FILE", "write to FILE (atomically) instead of standard output; - is standard output"},
+static const abl_cli_use verify_opts[] = {
+    /* a list, with its own default */
+    {ABL_OPT_DTYPE, 0, "LIST",
+     "comma-separated formats, or 'all' (default bf16,fp32,fp16)"},
+    ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_LIBM),
+    ABL_USE(ABL_OPT_OUTPUT),
 };
 
 /* verify decodes encodings into 64 bits: wider custom formats are refused up front. */
@@ -29,22 +31,22 @@ static int run_verify(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         return abl_cli_usage_error("verify: unexpected argument '%s'", pos[0]);
     const char *s;
     abl_output out = ABL_OUT_TEXT;
-    if ((s = abl_cli_value(cmd, v, "format")) && abl_cli_output(s, &out))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_FORMAT)) && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
     abl_format fmts[64];
     size_t n = 0;
-    const char *list = (s = abl_cli_value(cmd, v, "dtype")) ? s : "bf16,fp32,fp16";
+    const char *list = (s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) ? s : "bf16,fp32,fp16";
     int rc = parse_dtypes(list, fmts, sizeof fmts / sizeof fmts[0], &n);
     if (rc != 0)
         return rc;
     abl_report *r = NULL;
     int agree = 0;
-    abl_status st = abl_verify_report(fmts, n, abl_cli_value(cmd, v, "libm") != NULL, &r, &agree);
+    abl_status st = abl_verify_report(fmts, n, abl_cli_arg(cmd, v, ABL_OPT_LIBM) != NULL, &r, &agree);
     if (st == ABL_ERR_UNSUPPORTED)
         return abl_cli_usage_error("--dtype: a format whose fields do not describe its encoding cannot be verified");
     if (st != ABL_OK)
         return abl_cli_internal_error("%s", abl_status_message(st));
-    rc = abl_cli_emit(r, out, abl_cli_value(cmd, v, "output"));
+    rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     if (rc == ABL_EXIT_OK && !agree)
         rc = ABL_EXIT_DIFFERS;

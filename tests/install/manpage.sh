@@ -1,5 +1,5 @@
 #!/bin/sh
-# docs/alibi-blind.1 documents every command and every option of every command, as the parser's tables
+# The man page (written by `alibi-blind man docs/alibi-blind.1.in` into the build tree) documents every command and every option of every command, as the parser's tables
 # define them (`alibi-blind completion list`), and no option that does not exist; the page is plain ASCII
 # (non-ASCII characters are roff escapes such as \(*d). Each command is a `.SS NAME` subsection; each of
 # its options an item `.TP` whose next line names it (.B \-\-opt, .BI \-\-opt " ARG"). The options every
@@ -27,7 +27,7 @@ awk 'NR == FNR {c[$1]; next} ($2 in c)' "$tmp/cmds" "$tmp/man" > "$tmp/got"
 if ! cmp -s "$tmp/want" "$tmp/got"; then
   echo "man page and option tables differ (< only in the tables: document it; > only in the man page)."
   echo "Format: each command is a subsection '.SS NAME' (under COMMANDS), each of its options an item"
-  echo "'.TP' followed by '.BI \\-\\-opt \" ARG\"' or '.B \\-\\-flag' and a line of text (see docs/alibi-blind.1):"
+  echo "'.TP' followed by '.BI \\-\\-opt \" ARG\"' or '.B \\-\\-flag' and a line of text (see docs/alibi-blind.1.in):"
   diff "$tmp/want" "$tmp/got" | grep '^[<>]'
   fail=1
 fi

@@ -1,0 +1,6 @@
+plot
+bias
+--model
+bloom-560x
+--output
+plot-bad-model.png
