@@ -58,12 +58,14 @@ void abl_mpfr_range_restore(abl_mpfr_range saved);
  * plots, the HTML report, compare, the paper's tables and reproduce share. a is as abl_analysis_run
  * leaves it (free it on success and on failure).
  */
-abl_status abl_analysis_layer(const abl_format *format, abl_convention convention, int heads, const char *slopes,
+abl_status abl_analysis_layer(const abl_format *format, abl_convention convention, int heads,
+                              const abl_schedule_spec *slopes,
                               unsigned mitigations, uint64_t context, abl_analysis *a);
 
 /* The same at zero mitigations, refused (ABL_ERR_HEADS_RANGE, a freed) above ABL_PLOT_MAX_HEADS heads:
  * the layer a picture or the HTML report draws (abl_plot_kinds.c). On failure a is freed. */
-abl_status abl_plot_layer(const abl_format *format, abl_convention convention, int heads, const char *slopes,
+abl_status abl_plot_layer(const abl_format *format, abl_convention convention, int heads,
+                          const abl_schedule_spec *slopes,
                           uint64_t context, abl_analysis *a);
 
 /*

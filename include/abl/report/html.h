@@ -12,6 +12,7 @@
 #include "abl/core/progress.h"
 #include "abl/core/format.h"
 #include "abl/core/convention.h"
+#include "abl/core/slope.h"
 #include "abl/model/catalogue.h"
 
 #ifdef __cplusplus
@@ -23,7 +24,7 @@ typedef struct abl_html_config {
     abl_format format;
     abl_convention convention;
     int heads;                 /* 0: from a slopes:/targets: list */
-    const char *slopes;        /* NULL: press */
+    const abl_schedule_spec *slopes; /* the schedule, parsed at the boundary; NULL: press */
     uint64_t context;          /* N */
     const char *pipeline;      /* the kernel (NULL: the model's default code path, else eager) */
     int threads;               /* blindmap emulation; 0: all cores */

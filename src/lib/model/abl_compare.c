@@ -31,6 +31,7 @@ void abl_compare_free(abl_compare *c)
     free(c->results);
     c->results = NULL;
     abl_schedule_free(&c->schedule);
+    abl_schedule_spec_free(&c->spec);
     free(c->slopes_spec);
     c->slopes_spec = NULL;
     mpq_clear(c->paper_row_fraction);
@@ -122,7 +123,9 @@ abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out)
         /* The comparison keeps the analysed schedule and its text: its slopes point into them. */
         out->slopes_spec = a.slopes_spec;
         a.slopes_spec = NULL;
-        out->config.slopes = out->slopes_spec;
+        out->spec = a.spec;
+        memset(&a.spec, 0, sizeof a.spec);
+        out->config.slopes = &out->spec;
         out->schedule = a.schedule;
         memset(&a.schedule, 0, sizeof a.schedule);
         for (int i = 0; i < a.heads; i++) {

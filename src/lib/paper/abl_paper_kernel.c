@@ -58,14 +58,19 @@ static abl_status predict(const abl_model_spec *spec, uint64_t window, abl_kerne
     cc.dtype = spec->dtype;
     cc.convention = ABL_CONV_PAPER;
     cc.heads = spec->heads;
-    cc.slopes = spec->slopes;
     cc.context = window;
     char err[256];
     abl_status st = abl_pipeline_parse(spec->pipeline, &spec->dtype, &cc.pipeline, err, sizeof err);
     if (st != ABL_OK)
         return st;
+    abl_schedule_spec sched;
+    if ((st = abl_model_spec_schedule(spec, &sched)) != ABL_OK)
+        return st;
+    cc.slopes = &sched;
     abl_compare c;
-    if ((st = abl_compare_run(&cc, &c)) != ABL_OK)
+    st = abl_compare_run(&cc, &c);
+    abl_schedule_spec_free(&sched);
+    if (st != ABL_OK)
         return st;
     int steep, flat;
     extreme_heads(&c, &steep, &flat);
@@ -89,12 +94,16 @@ void abl_kernel_cells_estimate(const abl_model *m, int heads, uint64_t window, a
     memset(&sc, 0, sizeof sc);
     if (abl_pipeline_parse(spec.pipeline, &spec.dtype, &sc.pipeline, NULL, 0) != ABL_OK)
         return;
+    abl_schedule_spec sched;
+    if (abl_model_spec_schedule(&spec, &sched) != ABL_OK)
+        return;
     sc.heads = spec.heads;
-    sc.slopes = spec.slopes;
+    sc.slopes = &sched;
     sc.context = window;
     abl_cost c;
     if (abl_predict_estimate(&sc, &c) == ABL_OK)
         abl_cost_add(acc, &c);
+    abl_schedule_spec_free(&sched);
 }
 
 abl_status abl_kernel_cells_run(const abl_model *m, int heads, uint64_t window, abl_kernel_cells *k)

@@ -92,7 +92,8 @@ static abl_status put_svg(FILE *f, abl_plot *p, const char *caption, char *err, 
 
 /* Design (spec: the design command): slopes that keep every head seeing at N on this kernel, and the
  * least restrictive clamp for the layer's own slopes, both decided by the exact predictor. */
-static void design_section(FILE *f, const abl_pipeline *pl, uint64_t n, const char *spec, int heads, int threads)
+static void design_section(FILE *f, const abl_pipeline *pl, uint64_t n, const abl_schedule_spec *spec, int heads,
+                           int threads)
 {
     abl_design_config dc;
     memset(&dc, 0, sizeof dc);
@@ -180,13 +181,18 @@ abl_status abl_html_report_estimate(const abl_html_config *c, abl_cost *out)
         abl_cost_add(out, &part);
         if (checked) {
             abl_simulate_config one = sc;
-            one.slopes = "slopes:1";
+            const float unit = 1.0f; /* one slope, as the design search tries them: slopes:1 */
+            abl_schedule_spec one_slope;
             one.heads = 1;
             one.threads = c->threads;
-            if (abl_predict_estimate(&one, &part) == ABL_OK) {
-                part.units *= ABL_DESIGN_SEARCH_PREDICTIONS;
-                part.seconds *= ABL_DESIGN_SEARCH_PREDICTIONS;
-                abl_cost_add(out, &part);
+            if (abl_design_slopes_schedule(&unit, 1, &one_slope) == ABL_OK) {
+                one.slopes = &one_slope;
+                if (abl_predict_estimate(&one, &part) == ABL_OK) {
+                    part.units *= ABL_DESIGN_SEARCH_PREDICTIONS;
+                    part.seconds *= ABL_DESIGN_SEARCH_PREDICTIONS;
+                    abl_cost_add(out, &part);
+                }
+                abl_schedule_spec_free(&one_slope);
             }
         }
         if (c->context <= 4096) {
@@ -243,7 +249,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
     abl_simulate_config sc;
     memset(&sc, 0, sizeof sc);
     sc.pipeline = pl;
-    sc.slopes = a.schedule.spec;
+    sc.slopes = &a.spec;
     sc.heads = a.heads;
     sc.context = c->context;
     if (c->context >= 2 && c->context <= ABL_HTML_PREDICT_MAX_CONTEXT)
@@ -384,7 +390,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
           f);
 
     if (predicted && abl_pipeline_check(&pl, NULL, 0) == ABL_OK)
-        design_section(f, &pl, c->context, a.schedule.spec, a.heads, c->threads);
+        design_section(f, &pl, c->context, &a.spec, a.heads, c->threads);
 
     /* Pictures (the tables above stand alone when this build cannot draw). */
     fputs("<h2>Pictures</h2>\n", f);
@@ -399,7 +405,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
     bc.format = c->format;
     bc.convention = c->convention;
     bc.heads = a.heads;
-    bc.slopes = a.schedule.spec;
+    bc.slopes = &a.spec;
     bc.max_distance = c->context;
     bc.model = c->model != NULL ? c->model->name : NULL;
     st = abl_plot_bias(&bc, &p);
@@ -411,7 +417,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
         fc.formats = &c->format;
         fc.conventions = &c->convention;
         fc.heads = a.heads;
-        fc.slopes = a.schedule.spec;
+        fc.slopes = &a.spec;
         fc.max_context = c->context < 2 ? 2 : c->context;
         fc.model = bc.model;
         const char *pipes[1] = {pipe};
@@ -433,7 +439,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
         mc.pipeline = pipe;
         mc.model_dtype = c->format;
         mc.heads = a.heads;
-        mc.slopes = a.schedule.spec;
+        mc.slopes = &a.spec;
         mc.context = c->context < ABL_HTML_BLINDMAP_CONTEXT ? c->context : ABL_HTML_BLINDMAP_CONTEXT;
         mc.head = a.heads <= 64 ? 0 : 1;
         mc.threads = c->threads;
