@@ -854,6 +854,18 @@ static void test_spec_build(void **state)
     assert_int_equal(abl_schedule_spec_parse("geometric:128:512", &s), ABL_OK);
     assert_int_equal(abl_schedule_build(&s, 4, 0, &sched), ABL_ERR_DEGENERATE);
     abl_schedule_spec_free(&s);
+    /* geometric:128:512 from the values: at H = 5 the middle head's target is 128 (512/128)^(2/4) = 256 */
+    assert_int_equal(abl_schedule_spec_geometric(128, 512, &s), ABL_OK);
+    assert_string_equal(s.text, "geometric:128:512");
+    assert_int_equal(abl_schedule_build(&s, 5, -126, &sched), ABL_OK);
+    mpfr_t t;
+    mpfr_init2(t, 53);
+    assert_int_equal(abl_slope_mpfr(t, &sched.slopes[2], MPFR_RNDN), ABL_OK);
+    mpfr_mul_ui(t, t, 256, MPFR_RNDN); /* m t = 126 ln 2 */
+    assert_true(fabs(mpfr_get_d(t, MPFR_RNDN) - 126 * 0.6931471805599453) < 1e-12);
+    mpfr_clear(t);
+    abl_schedule_free(&sched);
+    abl_schedule_spec_free(&s);
     /* robust:32 from the value: targets 32 * 2^(h-1) */
     assert_int_equal(abl_schedule_spec_robust(ABL_SCHEDULE_ROBUST, 32, &s), ABL_OK);
     assert_string_equal(s.text, "robust:32");

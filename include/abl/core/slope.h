@@ -101,6 +101,9 @@ ABL_API abl_status abl_schedule_spec_parse(const char *text, abl_schedule_spec *
 /* press (kind PRESS or POW2ONLY) or mpt:B (kind MPT, B in 1..64), from values. */
 ABL_API abl_status abl_schedule_spec_pow2(abl_schedule_kind kind, long mpt_bias, abl_schedule_spec *out);
 
+/* geometric:D1:DH for integers D1, DH >= 1. */
+ABL_API abl_status abl_schedule_spec_geometric(long d1, long dh, abl_schedule_spec *out);
+
 /* robust:D1 or robust-log:D1 (kind ROBUST or ROBUST_LOG) for an integer D1 >= 1. */
 ABL_API abl_status abl_schedule_spec_robust(abl_schedule_kind kind, long d1, abl_schedule_spec *out);
 

@@ -42,7 +42,8 @@ ABL_API void abl_paper_options_default(abl_paper_options *o);
 /* One configuration (row) of Table 8. */
 typedef struct abl_table8_config {
     const char *name;        /* the paper's row name: "Steep", "ALiBi (default)", "C+E+L", ... */
-    const char *slopes;      /* schedule spec; NULL: press, or E's robust slopes when E is set */
+    abl_schedule_kind slopes; /* PRESS (or E's robust slopes when E is set) or GEOMETRIC: geometric:d1:dh */
+    long d1, dh;              /* GEOMETRIC: the targets of the first and the last head */
     unsigned mitigations;    /* ABL_MITIGATE_* */
 } abl_table8_config;
 

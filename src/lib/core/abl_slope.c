@@ -1301,6 +1301,32 @@ abl_status abl_schedule_spec_robust(abl_schedule_kind kind, long d1, abl_schedul
     return st;
 }
 
+abl_status abl_schedule_spec_geometric(long d1, long dh, abl_schedule_spec *out)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (d1 < 1 || dh < 1)
+        return ABL_ERR_BAD_SLOPE;
+    out->kind = ABL_SCHEDULE_GEOMETRIC;
+    out->mpt_bias = 8;
+    mpq_t q;
+    mpq_init(q);
+    abl_status st = spec_alloc(out, 2);
+    mpq_set_si(q, d1, 1);
+    if (st == ABL_OK)
+        st = spec_number_value(q, &out->numbers[0]);
+    mpq_set_si(q, dh, 1);
+    if (st == ABL_OK)
+        st = spec_number_value(q, &out->numbers[1]);
+    mpq_clear(q);
+    if (st == ABL_OK)
+        st = spec_set_text(out);
+    if (st != ABL_OK)
+        abl_schedule_spec_free(out);
+    return st;
+}
+
 abl_status abl_schedule_spec_slopes(const mpq_t *m, size_t n, abl_schedule_spec *out)
 {
     if (out == NULL)

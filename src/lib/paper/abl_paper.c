@@ -123,22 +123,22 @@ static void slope_latex(const char *text, char *buf, size_t len)
 #define S_ ABL_MITIGATE_SOFTCAP
 
 static const abl_table8_config table8_configs[] = {
-    {"Steep", "geometric:128:512", 0},
-    {"Safe", "geometric:2048:4096", 0},
-    {"Wide", "geometric:16:4096", 0},
-    {"ALiBi (default)", "press", 0},
-    {"Explicit", NULL, E_},
-    {"Log", NULL, L_},
-    {"C+L", NULL, C_ | L_},
-    {"C+E", NULL, C_ | E_},
-    {"E+L", NULL, E_ | L_},
-    {"E+S", NULL, E_ | S_},
-    {"L+S", NULL, L_ | S_},
-    {"C+E+L", NULL, C_ | E_ | L_},
-    {"C+E+S", NULL, C_ | E_ | S_},
-    {"C+L+S", NULL, C_ | L_ | S_},
-    {"E+L+S", NULL, E_ | L_ | S_},
-    {"C+E+L+S", NULL, C_ | E_ | L_ | S_},
+    {"Steep", ABL_SCHEDULE_GEOMETRIC, 128, 512, 0},
+    {"Safe", ABL_SCHEDULE_GEOMETRIC, 2048, 4096, 0},
+    {"Wide", ABL_SCHEDULE_GEOMETRIC, 16, 4096, 0},
+    {"ALiBi (default)", ABL_SCHEDULE_PRESS, 0, 0, 0},
+    {"Explicit", ABL_SCHEDULE_PRESS, 0, 0, E_},
+    {"Log", ABL_SCHEDULE_PRESS, 0, 0, L_},
+    {"C+L", ABL_SCHEDULE_PRESS, 0, 0, C_ | L_},
+    {"C+E", ABL_SCHEDULE_PRESS, 0, 0, C_ | E_},
+    {"E+L", ABL_SCHEDULE_PRESS, 0, 0, E_ | L_},
+    {"E+S", ABL_SCHEDULE_PRESS, 0, 0, E_ | S_},
+    {"L+S", ABL_SCHEDULE_PRESS, 0, 0, L_ | S_},
+    {"C+E+L", ABL_SCHEDULE_PRESS, 0, 0, C_ | E_ | L_},
+    {"C+E+S", ABL_SCHEDULE_PRESS, 0, 0, C_ | E_ | S_},
+    {"C+L+S", ABL_SCHEDULE_PRESS, 0, 0, C_ | L_ | S_},
+    {"E+L+S", ABL_SCHEDULE_PRESS, 0, 0, E_ | L_ | S_},
+    {"C+E+L+S", ABL_SCHEDULE_PRESS, 0, 0, C_ | E_ | L_ | S_},
 };
 
 /*
@@ -178,9 +178,18 @@ abl_status abl_table8_deltas(const abl_table8_config *c, const abl_paper_options
 {
     if (c == NULL || o == NULL || deltas == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
+    /* The row's schedule from its typed fields (E chooses its own: the analysis refuses any other). */
+    abl_schedule_spec geo;
+    memset(&geo, 0, sizeof geo);
+    abl_status st = ABL_OK;
+    if (c->slopes == ABL_SCHEDULE_GEOMETRIC && !(c->mitigations & ABL_MITIGATE_EXPLICIT))
+        st = abl_schedule_spec_geometric(c->d1, c->dh, &geo);
+    if (st != ABL_OK)
+        return st;
     abl_analysis a;
-    abl_status st = run_entry_layer(c->slopes, ABL_TABLE8_HEADS, c->mitigations & (ABL_MITIGATE_EXPLICIT | ABL_MITIGATE_LOG),
-                              &o->format, o->convention, 1, &a);
+    st = run_layer(geo.text != NULL ? &geo : NULL, ABL_TABLE8_HEADS,
+                   c->mitigations & (ABL_MITIGATE_EXPLICIT | ABL_MITIGATE_LOG), &o->format, o->convention, 1, &a);
+    abl_schedule_spec_free(&geo);
     if (st == ABL_OK && a.heads != ABL_TABLE8_HEADS)
         st = ABL_ERR_HEADS_RANGE;
     if (st == ABL_OK) {
