@@ -119,7 +119,7 @@ static int figure_with(const abl_cli_cmd *cmd, const char **v, abl_output out, i
             pc.formats = &c.format;
             pc.conventions = &c.convention;
             pc.heads = f.heads;
-            pc.slopes = &f.spec;
+            pc.slopes = f.spec;
             pc.max_context = c.max_distance;
             pc.linear = 1;
             st = abl_plot_fraction(&pc, &p, NULL, 0);
@@ -129,7 +129,7 @@ static int figure_with(const abl_cli_cmd *cmd, const char **v, abl_output out, i
             bc.format = c.format;
             bc.convention = c.convention;
             bc.heads = f.heads;
-            bc.slopes = &f.spec;
+            bc.slopes = f.spec;
             bc.max_distance = c.max_distance;
             st = abl_plot_bias(&bc, &p);
         }

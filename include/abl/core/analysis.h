@@ -78,7 +78,7 @@ typedef struct abl_head_result {
 
 typedef struct abl_analysis {
     abl_analysis_config config;   /* as resolved (mitigations applied); numbers point at the fields below */
-    abl_schedule_spec spec;       /* the schedule analysed (own copy; config.slopes points here) */
+    abl_schedule_spec *spec;      /* the schedule analysed (own heap copy; config.slopes points here) */
     char *slopes_spec;            /* its text (whole, display only) */
     mpq_t logit, clamp, softcap, neg_softcap; /* own copies of the configured numbers */
     mpq_t logit_lo, logit_hi;

@@ -41,7 +41,7 @@ typedef struct abl_compare_head {
 
 typedef struct abl_compare {
     abl_compare_config config;
-    abl_schedule_spec spec;             /* the schedule analysed (own copy); config.slopes points here */
+    abl_schedule_spec *spec;            /* the schedule analysed (own heap copy); config.slopes points here */
     char *slopes_spec;                  /* its text (whole, display only) */
     abl_schedule schedule;              /* owns the numbers and texts results[i].slope point into */
     int heads;

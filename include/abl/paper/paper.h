@@ -133,7 +133,7 @@ ABL_API void abl_figure_config_default(abl_figure_config *c, int panel_b);
 
 typedef struct abl_figure {
     abl_figure_config config;
-    abl_schedule_spec spec;   /* the schedule drawn (own copy; config.slopes points here) */
+    abl_schedule_spec *spec;  /* the schedule drawn (own heap copy; config.slopes points here) */
     abl_schedule schedule;    /* the slopes' exact numbers live here */
     const char *slopes_spec;  /* = schedule.spec (display) */
     int heads;

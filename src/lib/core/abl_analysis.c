@@ -99,7 +99,9 @@ void abl_analysis_free(abl_analysis *a)
         a->results = NULL;
     }
     abl_schedule_free(&a->schedule);
-    abl_schedule_spec_free(&a->spec);
+    abl_schedule_spec_free(a->spec);
+    free(a->spec);
+    a->spec = NULL;
     free(a->slopes_spec);
     a->slopes_spec = NULL;
     mpq_clears(a->logit, a->clamp, a->softcap, a->neg_softcap, a->logit_lo, a->logit_hi, (mpq_ptr)0);
@@ -256,23 +258,25 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
         mpq_neg(a->neg_softcap, a->softcap);
         c->softcap = a->softcap;
     }
-    /* The analysis owns its copy of the schedule's description (E chooses robust:32 itself). */
+    /* The analysis owns its copy of the schedule's description (E chooses robust:32 itself), on the
+     * heap: config.slopes points at it and stays valid when the result struct is moved or copied. */
+    if ((c->mitigations & ABL_MITIGATE_EXPLICIT) && c->slopes != NULL)
+        return ABL_ERR_BAD_SLOPE_SPEC; /* E chooses the slopes itself */
+    if ((a->spec = calloc(1, sizeof *a->spec)) == NULL)
+        return ABL_ERR_NO_MEMORY;
     abl_status st;
-    if (c->mitigations & ABL_MITIGATE_EXPLICIT) {
-        if (c->slopes != NULL)
-            return ABL_ERR_BAD_SLOPE_SPEC; /* E chooses the slopes itself */
+    if (c->mitigations & ABL_MITIGATE_EXPLICIT)
         st = abl_schedule_spec_robust(c->distance == ABL_DISTANCE_LOG ? ABL_SCHEDULE_ROBUST_LOG : ABL_SCHEDULE_ROBUST,
-                                      ABL_PAPER_ROBUST_D1, &a->spec);
-    } else if (c->slopes != NULL) {
-        st = abl_schedule_spec_copy(c->slopes, &a->spec);
-    } else {
-        st = abl_schedule_spec_pow2(ABL_SCHEDULE_PRESS, 8, &a->spec);
-    }
+                                      ABL_PAPER_ROBUST_D1, a->spec);
+    else if (c->slopes != NULL)
+        st = abl_schedule_spec_copy(c->slopes, a->spec);
+    else
+        st = abl_schedule_spec_pow2(ABL_SCHEDULE_PRESS, 8, a->spec);
     if (st != ABL_OK)
         return st;
-    if ((a->slopes_spec = strdup(a->spec.text)) == NULL)
+    if ((a->slopes_spec = strdup(a->spec->text)) == NULL)
         return ABL_ERR_NO_MEMORY;
-    c->slopes = &a->spec;
+    c->slopes = a->spec;
 
     long k;
     st = abl_threshold_log2_multiple(&c->format, abl_convention_tau_kind(c->convention), &k);

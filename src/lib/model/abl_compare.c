@@ -31,7 +31,9 @@ void abl_compare_free(abl_compare *c)
     free(c->results);
     c->results = NULL;
     abl_schedule_free(&c->schedule);
-    abl_schedule_spec_free(&c->spec);
+    abl_schedule_spec_free(c->spec);
+    free(c->spec);
+    c->spec = NULL;
     free(c->slopes_spec);
     c->slopes_spec = NULL;
     mpq_clear(c->paper_row_fraction);
@@ -124,8 +126,8 @@ abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out)
         out->slopes_spec = a.slopes_spec;
         a.slopes_spec = NULL;
         out->spec = a.spec;
-        memset(&a.spec, 0, sizeof a.spec);
-        out->config.slopes = &out->spec;
+        a.spec = NULL;
+        out->config.slopes = out->spec;
         out->schedule = a.schedule;
         memset(&a.schedule, 0, sizeof a.schedule);
         for (int i = 0; i < a.heads; i++) {

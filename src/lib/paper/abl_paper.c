@@ -856,7 +856,8 @@ void abl_figure_free(abl_figure *f)
     free(f->slopes);
     free(f->x);
     abl_schedule_free(&f->schedule);
-    abl_schedule_spec_free(&f->spec);
+    abl_schedule_spec_free(f->spec);
+    free(f->spec);
     memset(f, 0, sizeof *f);
 }
 
@@ -884,9 +885,9 @@ abl_status abl_figure_run(const abl_figure_config *c, abl_figure *f)
     f->schedule = a.schedule;
     memset(&a.schedule, 0, sizeof a.schedule);
     f->spec = a.spec;
-    memset(&a.spec, 0, sizeof a.spec);
+    a.spec = NULL;
     f->slopes_spec = f->schedule.spec;
-    f->config.slopes = &f->spec;
+    f->config.slopes = f->spec;
     f->heads = a.heads;
     f->slopes = calloc((size_t)a.heads, sizeof *f->slopes);
     f->deltas = calloc((size_t)a.heads, sizeof *f->deltas);
@@ -897,7 +898,8 @@ abl_status abl_figure_run(const abl_figure_config *c, abl_figure *f)
         free(f->deltas);
         free(f->x);
         abl_schedule_free(&f->schedule);
-        abl_schedule_spec_free(&f->spec);
+        abl_schedule_spec_free(f->spec);
+        free(f->spec);
         memset(f, 0, sizeof *f);
         return ABL_ERR_NO_MEMORY;
     }

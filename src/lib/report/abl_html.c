@@ -249,7 +249,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
     abl_simulate_config sc;
     memset(&sc, 0, sizeof sc);
     sc.pipeline = pl;
-    sc.slopes = &a.spec;
+    sc.slopes = a.spec;
     sc.heads = a.heads;
     sc.context = c->context;
     if (c->context >= 2 && c->context <= ABL_HTML_PREDICT_MAX_CONTEXT)
@@ -390,7 +390,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
           f);
 
     if (predicted && abl_pipeline_check(&pl, NULL, 0) == ABL_OK)
-        design_section(f, &pl, c->context, &a.spec, a.heads, c->threads);
+        design_section(f, &pl, c->context, a.spec, a.heads, c->threads);
 
     /* Pictures (the tables above stand alone when this build cannot draw). */
     fputs("<h2>Pictures</h2>\n", f);
@@ -405,7 +405,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
     bc.format = c->format;
     bc.convention = c->convention;
     bc.heads = a.heads;
-    bc.slopes = &a.spec;
+    bc.slopes = a.spec;
     bc.max_distance = c->context;
     bc.model = c->model != NULL ? c->model->name : NULL;
     st = abl_plot_bias(&bc, &p);
@@ -417,7 +417,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
         fc.formats = &c->format;
         fc.conventions = &c->convention;
         fc.heads = a.heads;
-        fc.slopes = &a.spec;
+        fc.slopes = a.spec;
         fc.max_context = c->context < 2 ? 2 : c->context;
         fc.model = bc.model;
         const char *pipes[1] = {pipe};
@@ -439,7 +439,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
         mc.pipeline = pipe;
         mc.model_dtype = c->format;
         mc.heads = a.heads;
-        mc.slopes = &a.spec;
+        mc.slopes = a.spec;
         mc.context = c->context < ABL_HTML_BLINDMAP_CONTEXT ? c->context : ABL_HTML_BLINDMAP_CONTEXT;
         mc.head = a.heads <= 64 ? 0 : 1;
         mc.threads = c->threads;
