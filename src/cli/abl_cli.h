@@ -185,6 +185,9 @@ int abl_cli_convention(const char *text, abl_convention *out);
  * report parse here what the library parses again, so that a bad spec never reaches the library's
  * fixed-size error buffers. */
 int abl_cli_pipeline(const char *spec, const abl_format *model, int check, abl_pipeline *out);
+/* --slopes TEXT parsed once, at the boundary, into the value the library takes (NULL text: *out zeroed,
+ * 0); 0, or the exit status after the one-line error "--slopes: 'TEXT': why". */
+int abl_cli_slopes(const char *text, abl_schedule_spec *out);
 int abl_cli_output(const char *text, abl_output *out);
 
 /*
@@ -297,7 +300,9 @@ typedef struct abl_cli_setup {
     int have_model;              /* --model or --config given */
     abl_format dtype;
     int heads;                   /* 0: from a slopes:/targets: list */
-    const char *slopes;          /* NULL: press */
+    const char *slopes;          /* NULL: press (the text, for messages) */
+    abl_schedule_spec schedule;  /* the same parsed once, here (zeroed when slopes is NULL) */
+    abl_status schedule_status;  /* its parse: reported at the end of the resolution */
     uint64_t context;
     const char *pipeline_spec;
     abl_pipeline pipeline;

@@ -61,11 +61,13 @@ static int run_kernel(const abl_cli_cmd *cmd, const char **v, const abl_cli_work
 
 typedef struct {
     mpq_t logit, clamp, softcap, lo, hi;
+    abl_schedule_spec slopes;  /* --slopes, parsed once (zeroed when absent) */
 } analyze_numbers;
 
 static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
                         abl_report **r);
-static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const abl_analysis_config *cfg);
+static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const abl_analysis_config *cfg,
+                                const char *slopes_text);
 
 /* The report of one dtype (--dtype holds one format, or is absent). */
 static int analyze_report(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_report **r)
@@ -73,9 +75,11 @@ static int analyze_report(const abl_cli_cmd *cmd, const char **v, const abl_cli_
     if (abl_cli_arg(cmd, v, ABL_OPT_MODEL) || abl_cli_arg(cmd, v, ABL_OPT_CONFIG) || abl_cli_arg(cmd, v, ABL_OPT_PIPELINE))
         return run_kernel(cmd, v, work, r);
     analyze_numbers nums;
+    memset(&nums.slopes, 0, sizeof nums.slopes);
     mpq_inits(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
     int rc = analyze_with(cmd, v, work, &nums, r);
     mpq_clears(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
+    abl_schedule_spec_free(&nums.slopes);
     return rc;
 }
 
@@ -162,7 +166,8 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
 
 /* A blindness distance beyond MPFR's exponent range: name the input that put it there (a logit given, a
  * log distance, else the slopes), never an option the user did not give. */
-static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const abl_analysis_config *cfg)
+static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const abl_analysis_config *cfg,
+                                const char *slopes_text)
 {
     const char *range = abl_cli_arg(cmd, v, ABL_OPT_LOGIT_RANGE), *logit = abl_cli_arg(cmd, v, ABL_OPT_LOGIT);
     const char *g = cfg->distance == ABL_DISTANCE_LOG ? "exp((eps - tau)/m) - 1" : "(eps - tau)/m";
@@ -176,7 +181,15 @@ static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const ab
         return abl_cli_usage_error("analyze: with log distances a blindness distance exp((eps - tau)/m) - 1 is "
                                    "beyond MPFR's exponent range ((eps - tau)/m above about 3e18 nats)");
     return abl_cli_usage_error("--slopes: '%s': a blindness distance (eps - tau)/m is beyond MPFR's exponent range",
-                               cfg->slopes != NULL ? cfg->slopes : "press");
+                               slopes_text != NULL ? slopes_text : "press");
+}
+
+/* A schedule error, from the parse at the boundary or from the run (the list's length against --heads). */
+static int slopes_error(abl_status st, const abl_analysis_config *cfg, const char *slopes_text)
+{
+    if (st == ABL_ERR_HEADS_RANGE && cfg->heads > 0 && slopes_text != NULL)
+        return abl_cli_usage_error("--slopes: the list '%s' does not have --heads %d entries", slopes_text, cfg->heads);
+    return abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_status_message(st));
 }
 
 static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
@@ -259,11 +272,20 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_wo
         else
             return abl_cli_usage_error("--level: unknown level '%s' (known: exponent, weight)", s);
     }
-    cfg.slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
-    if (cfg.slopes != NULL && (cfg.mitigations & ABL_MITIGATE_EXPLICIT))
+    const char *slopes_text = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
+    if (slopes_text != NULL && (cfg.mitigations & ABL_MITIGATE_EXPLICIT))
         return abl_cli_usage_error("--slopes: mitigation E chooses the slopes itself; drop one of the two");
-    if (cfg.heads == 0 && (cfg.slopes == NULL || (strncmp(cfg.slopes, "slopes:", 7) != 0 &&
-                                                  strncmp(cfg.slopes, "targets:", 8) != 0)))
+    /* The schedule text is parsed here, once; the library takes the value. */
+    if (slopes_text != NULL) {
+        abl_status pst = abl_schedule_spec_parse(slopes_text, &nums->slopes);
+        if (pst == ABL_ERR_NO_MEMORY)
+            return abl_cli_internal_error("%s", abl_status_message(pst));
+        if (pst != ABL_OK)
+            return slopes_error(pst, &cfg, slopes_text);
+        cfg.slopes = &nums->slopes;
+    }
+    if (cfg.heads == 0 && (cfg.slopes == NULL || (cfg.slopes->kind != ABL_SCHEDULE_SLOPES &&
+                                                  cfg.slopes->kind != ABL_SCHEDULE_TARGETS)))
         return abl_cli_usage_error("analyze: --heads H is required (except with slopes:/targets: lists)");
 
     /* Known before any work starts: refuse a layer over the budget unless forced. */
@@ -281,7 +303,7 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_wo
     if (st != ABL_OK) /* cleared before any message, so an error stays one line */
         abl_cli_bar_finish(&bar);
     if (st == ABL_ERR_HEADS_RANGE && cfg.heads > 0 && cfg.slopes != NULL) {
-        rc = abl_cli_usage_error("--slopes: the list '%s' does not have --heads %d entries", cfg.slopes, cfg.heads);
+        rc = slopes_error(st, &cfg, slopes_text);
     } else if (st == ABL_ERR_BAD_SLOPE && cfg.slopes == NULL && (cfg.mitigations & ABL_MITIGATE_EXPLICIT)) {
         /* E's slopes, not a --slopes the user gave: -tau/(32*2^(h-1)) leaves the doubles (the smallest
          * positive is 2^-1074) for the last heads of a layer this wide. */
@@ -290,9 +312,9 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_wo
                                  cfg.heads);
     } else if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
                st == ABL_ERR_DEGENERATE) {
-        rc = abl_cli_usage_error("--slopes: '%s': %s", cfg.slopes ? cfg.slopes : "press", abl_status_message(st));
+        rc = slopes_error(st, &cfg, slopes_text);
     } else if (st == ABL_ERR_UNSUPPORTED) {
-        rc = unsupported_distance(cmd, v, &cfg);
+        rc = unsupported_distance(cmd, v, &cfg, slopes_text);
     } else if (st == ABL_ERR_NO_MEMORY) {
         rc = abl_cli_internal_error("%s", abl_status_message(st));
     } else if (st != ABL_OK) {

@@ -53,7 +53,8 @@ typedef struct design_run {
     int have_clamp;
     int clamp_skipped;          /* the kernel's softmax has no clamp check (sdpa-*) */
     int clamp_heads;            /* heads of the schedule the clamp is judged for */
-    const char *schedule;       /* the schedule the clamp is judged for */
+    const char *schedule;       /* the schedule the clamp is judged for (display) */
+    abl_schedule_spec sched;    /* the same as a value, parsed once (zeroed: press) */
     const abl_model *model;     /* --model, or NULL */
     abl_cli_bar bar;            /* progress, in milliseconds of the estimated work */
     double est_total, est_done; /* seconds: the whole estimate, and the part done */
@@ -314,7 +315,8 @@ static int design_status(abl_status st, const char *what)
 }
 
 /* The design's pipeline and threads for `heads` heads of `slopes` (NULL: press) at context n. */
-static void design_sim_config(const design_run *d, const char *slopes, int heads, uint64_t n, abl_simulate_config *sc)
+static void design_sim_config(const design_run *d, const abl_schedule_spec *slopes, int heads, uint64_t n,
+                              abl_simulate_config *sc)
 {
     memset(sc, 0, sizeof *sc);
     sc->pipeline = d->cfg.pipeline;
@@ -328,13 +330,18 @@ static void design_sim_config(const design_run *d, const char *slopes, int heads
 static void add_predictions(const design_run *d, uint64_t n, double times, abl_cost *acc)
 {
     abl_simulate_config sc;
-    design_sim_config(d, "slopes:1", 1, n, &sc);
+    const float unit = 1.0f; /* one slope as the searches try them: slopes:1 */
+    abl_schedule_spec one_slope;
+    if (abl_design_slopes_schedule(&unit, 1, &one_slope) != ABL_OK)
+        return;
+    design_sim_config(d, &one_slope, 1, n, &sc);
     abl_cost one;
     if (times > 0 && abl_predict_estimate(&sc, &one) == ABL_OK) {
         one.units *= times;
         one.seconds *= times;
         abl_cost_add(acc, &one);
     }
+    abl_schedule_spec_free(&one_slope);
 }
 
 /* acc += the check after a search: the predictor on `heads` heads at N and, up to DESIGN_SIMULATE_MAX,
@@ -517,7 +524,9 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     } else if (slopes != NULL) {
         d->mode = "slopes";
         d->schedule = slopes;
-        st = abl_design_held_slopes(&d->cfg, slopes, (int)heads, &d->slopes, &d->n);
+        if (abl_cli_slopes(slopes, &d->sched))
+            return ABL_EXIT_USAGE;
+        st = abl_design_held_slopes(&d->cfg, &d->sched, (int)heads, &d->slopes, &d->n);
         if (st != ABL_OK)
             return abl_cli_usage_error("--slopes: '%s': %s", slopes, abl_status_message(st));
         d->sees = calloc((size_t)d->n, sizeof *d->sees);
@@ -592,12 +601,14 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
         design_progress(d, check.seconds);
     }
     if (d->targets != NULL && d->cfg.context <= DESIGN_SIMULATE_MAX) {
-        char *spec = abl_design_slopes_spec(d->slopes, d->n);
+        abl_schedule_spec spec;
+        st = abl_design_slopes_schedule(d->slopes, d->n, &spec);
         abl_simulate_config sc;
-        design_sim_config(d, spec, 0, d->cfg.context, &sc);
+        design_sim_config(d, &spec, 0, d->cfg.context, &sc);
         abl_simulation sim;
-        st = spec ? abl_simulate_run(&sc, &sim) : ABL_ERR_NO_MEMORY;
-        free(spec);
+        if (st == ABL_OK)
+            st = abl_simulate_run(&sc, &sim);
+        abl_schedule_spec_free(&spec);
         if (st != ABL_OK)
             return design_status(st, "simulate");
         for (int h = 0; h < d->n; h++)
@@ -619,7 +630,16 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
             d->schedule = d->model != NULL && d->model->slopes != NULL ? d->model->slopes
                           : d->config != NULL                          ? d->spec.slopes
                                                                        : "press";
-            if ((st = abl_design_held_slopes(&d->cfg, d->schedule, d->n, &press, &nsched)) != ABL_OK)
+            /* the model's schedule as a value: the catalogue entry's text resolved here, once */
+            st = ABL_OK;
+            if (d->model != NULL && d->model->slopes != NULL)
+                st = abl_schedule_spec_parse(d->model->slopes, &d->sched);
+            else if (d->config != NULL)
+                st = abl_model_spec_schedule(&d->spec, &d->sched);
+            if (st != ABL_OK)
+                return design_status(st, "press");
+            const abl_schedule_spec *held = d->sched.text != NULL ? &d->sched : NULL;
+            if ((st = abl_design_held_slopes(&d->cfg, held, d->n, &press, &nsched)) != ABL_OK)
                 return design_status(st, "press");
             sched = press;
         }
@@ -679,6 +699,7 @@ static int run_design(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         abl_design_clamp_clear(&d.clamp);
     free(d.slopes);
     free(d.targets);
+    abl_schedule_spec_free(&d.sched);
     free(d.sees);
     mpq_clear(budget);
     return rc;

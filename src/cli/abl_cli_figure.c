@@ -22,6 +22,9 @@ static const abl_cli_use figure_opts[] = {
     ABL_USE(ABL_OPT_UNTIL),
 };
 
+static int figure_with(const abl_cli_cmd *cmd, const char **v, abl_output out, int panel_b, abl_figure_config *cp,
+                       const char *slopes_text);
+
 static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos == 0)
@@ -59,10 +62,24 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         return ABL_EXIT_USAGE;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_STEP)) && abl_cli_count("step", s, 1, ABL_MAX_CONTEXT, &c.step))
         return ABL_EXIT_USAGE;
-    c.slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
+    const char *slopes_text = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
+    abl_schedule_spec slopes;
+    if (abl_cli_slopes(slopes_text, &slopes))
+        return ABL_EXIT_USAGE;
+    c.slopes = slopes_text != NULL ? &slopes : NULL;
     if (c.slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL &&
-        (strncmp(c.slopes, "slopes:", 7) == 0 || strncmp(c.slopes, "targets:", 8) == 0))
+        (c.slopes->kind == ABL_SCHEDULE_SLOPES || c.slopes->kind == ABL_SCHEDULE_TARGETS))
         c.heads = 0; /* the list gives H */
+    int rc = figure_with(cmd, v, out, panel_b, &c, slopes_text);
+    abl_schedule_spec_free(&slopes);
+    return rc;
+}
+
+/* The figure of a configuration whose schedule is parsed (slopes_text: the user's, for messages). */
+static int figure_with(const abl_cli_cmd *cmd, const char **v, abl_output out, int panel_b, abl_figure_config *cp,
+                       const char *slopes_text)
+{
+    abl_figure_config c = *cp;
 
     /* The cost is known before any work starts: refuse it above the budget unless forced. */
     abl_cost cost;
@@ -85,7 +102,7 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
         return abl_cli_usage_error("figure: --ctx/--step give more than a million points");
     if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
         st == ABL_ERR_DEGENERATE)
-        return abl_cli_usage_error("--slopes: '%s': %s", c.slopes ? c.slopes : "press", abl_status_message(st));
+        return abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_status_message(st));
     if (st == ABL_ERR_UNSUPPORTED)
         return abl_cli_usage_error("figure: %s", abl_status_message(st));
     if (st != ABL_OK)
@@ -106,7 +123,7 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
             pc.formats = &c.format;
             pc.conventions = &c.convention;
             pc.heads = f.heads;
-            pc.slopes = f.slopes_spec;
+            pc.slopes = f.spec;
             pc.max_context = c.max_distance;
             pc.linear = 1;
             st = abl_plot_fraction(&pc, &p, NULL, 0);
@@ -116,7 +133,7 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
             bc.format = c.format;
             bc.convention = c.convention;
             bc.heads = f.heads;
-            bc.slopes = f.slopes_spec;
+            bc.slopes = f.spec;
             bc.max_distance = c.max_distance;
             st = abl_plot_bias(&bc, &p);
         }

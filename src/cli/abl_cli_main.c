@@ -234,6 +234,19 @@ int abl_cli_pipeline(const char *spec, const abl_format *model, int check, abl_p
     return rc;
 }
 
+int abl_cli_slopes(const char *text, abl_schedule_spec *out)
+{
+    memset(out, 0, sizeof *out);
+    if (text == NULL)
+        return 0;
+    abl_status st = abl_schedule_spec_parse(text, out);
+    if (st == ABL_OK)
+        return 0;
+    if (st == ABL_ERR_NO_MEMORY)
+        return abl_cli_internal_error("%s", abl_status_message(st));
+    return abl_cli_usage_error("--slopes: '%s': %s", text, abl_status_message(st));
+}
+
 int abl_cli_convention(const char *text, abl_convention *out)
 {
     if (abl_convention_parse(text, out) != ABL_OK)

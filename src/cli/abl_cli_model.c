@@ -18,6 +18,7 @@ void abl_cli_setup_free(abl_cli_setup *s)
 {
     for (size_t i = 0; i < sizeof s->owned / sizeof s->owned[0]; i++)
         free(s->owned[i]);
+    abl_schedule_spec_free(&s->schedule);
     memset(s, 0, sizeof *s);
 }
 
@@ -189,12 +190,16 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
         s->slopes = o;
         option_source(&src, "slopes");
         note_source(s, "slopes", &src);
+        s->schedule_status = abl_schedule_spec_parse(o, &s->schedule); /* the one parse of --slopes */
     } else if (s->have_model) {
         s->slopes = s->spec.slopes;
         note_source(s, "slopes", &s->spec.slopes_src);
+        s->schedule_status = abl_model_spec_schedule(&s->spec, &s->schedule);
     }
-    if (s->heads == 0 && (s->slopes == NULL || (strncmp(s->slopes, "slopes:", 7) != 0 &&
-                                                strncmp(s->slopes, "targets:", 8) != 0)))
+    /* A text that does not parse is reported after the other settings, where the run used to find it. */
+    int list = s->slopes != NULL && s->schedule_status == ABL_OK &&
+               (s->schedule.kind == ABL_SCHEDULE_SLOPES || s->schedule.kind == ABL_SCHEDULE_TARGETS);
+    if (s->heads == 0 && s->schedule_status == ABL_OK && !list)
         return abl_cli_usage_error("%s: --heads H is required (or --model/--config; except with slopes:/targets: "
                                    "lists)", cmd->name);
 
@@ -255,6 +260,10 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
     if (prc != 0)
         return prc;
     s->pipeline_spec = spec;
+    if (s->schedule_status == ABL_ERR_NO_MEMORY)
+        return out_of_memory();
+    if (s->schedule_status != ABL_OK)
+        return abl_cli_usage_error("--slopes: '%s': %s", s->slopes, abl_status_message(s->schedule_status));
 
     if (build_sources(s) != 0)
         return out_of_memory();
@@ -266,7 +275,7 @@ void abl_cli_compare_config(const abl_cli_setup *s, abl_compare_config *cc)
     memset(cc, 0, sizeof *cc);
     cc->dtype = s->dtype;
     cc->heads = s->heads;
-    cc->slopes = s->slopes;
+    cc->slopes = s->slopes != NULL ? &s->schedule : NULL;
     cc->context = s->context;
     cc->pipeline = s->pipeline;
 }
@@ -292,7 +301,7 @@ int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl
         return ABL_EXIT_USAGE;
     abl_compare c;
     abl_status st = abl_compare_run(cc, &c);
-    const char *slopes = cc->slopes ? cc->slopes : "press";
+    const char *slopes = s != NULL && s->slopes != NULL ? s->slopes : cc->slopes != NULL ? cc->slopes->text : "press";
     if (st == ABL_ERR_HEADS_RANGE && cc->heads > 0 && cc->slopes != NULL)
         return abl_cli_usage_error("--slopes: the list '%s' does not have %d entries (the head count)", slopes,
                                    cc->heads);

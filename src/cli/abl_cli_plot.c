@@ -127,7 +127,8 @@ static int plot_budget(const abl_cli_cmd *cmd, const char **v, abl_status est, c
     return abl_cli_budget_of(cmd->name, v, cost);
 }
 
-static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+/* The picture; the schedule is parsed into *sched (the caller frees it). */
+static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched)
 {
     static const char *const kinds = "bias, fraction, blindmap or mitigations";
     if (npos == 0)
@@ -170,13 +171,24 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
     long heads = model != NULL ? model->heads : have_config ? spec.heads : 16;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
+    /* The schedule, parsed here once: --slopes, else the catalogue entry's, else the config's (a value). */
     const char *slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
-    if (slopes == NULL && model != NULL)
+    abl_status pst = ABL_OK;
+    if (slopes != NULL) {
+        if (abl_cli_slopes(slopes, sched))
+            return ABL_EXIT_USAGE;
+    } else if (model != NULL && model->slopes != NULL) {
         slopes = model->slopes;
-    if (slopes == NULL && have_config)
+        pst = abl_schedule_spec_parse(slopes, sched);
+    } else if (have_config) {
         slopes = spec.slopes;
+        pst = abl_model_spec_schedule(&spec, sched);
+    }
+    if (pst != ABL_OK)
+        return abl_cli_usage_error("--slopes: '%s': %s", slopes, abl_status_message(pst));
+    const abl_schedule_spec *slopes_value = slopes != NULL ? sched : NULL;
     if (slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL && model == NULL && !have_config &&
-        (strncmp(slopes, "slopes:", 7) == 0 || strncmp(slopes, "targets:", 8) == 0))
+        (sched->kind == ABL_SCHEDULE_SLOPES || sched->kind == ABL_SCHEDULE_TARGETS))
         heads = 0; /* the list gives H */
     abl_format formats[PLOT_MAX_LIST];
     size_t nformats = 1;
@@ -254,7 +266,7 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
         c.format = formats[0];
         c.convention = convs[0];
         c.heads = (int)heads;
-        c.slopes = slopes;
+        c.slopes = slopes_value;
         c.model = label;
         if (ctx)
             c.max_distance = ctx;
@@ -269,7 +281,7 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
         c.pipelines = (const char *const *)pipes;
         c.npipelines = (size_t)npipes;
         c.heads = (int)heads;
-        c.slopes = slopes;
+        c.slopes = slopes_value;
         c.model = label;
         c.linear = abl_cli_arg(cmd, v, ABL_OPT_LINEAR) != NULL;
         if (c.linear)
@@ -292,7 +304,7 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
         abl_plot_blindmap_config_default(&c);
         c.model_dtype = formats[0];
         c.heads = (int)heads;
-        c.slopes = slopes;
+        c.slopes = slopes_value;
         c.model = label;
         c.pipeline = npipes > 0 ? pipes[0]
                      : model != NULL && model->family != NULL && model->family->npaths > 0
@@ -317,6 +329,15 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
         return rc;
     rc = abl_cli_plot_write(&p, &ro, "output", path);
     abl_plot_free(&p);
+    return rc;
+}
+
+static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+{
+    abl_schedule_spec sched;
+    memset(&sched, 0, sizeof sched);
+    int rc = plot_with(cmd, v, npos, pos, &sched);
+    abl_schedule_spec_free(&sched);
     return rc;
 }
 

@@ -20,7 +20,8 @@ static const abl_cli_use report_opts[] = {
     ABL_USE(ABL_OPT_SLOPES),
 };
 
-static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+/* The page; the schedule is parsed into *sched (the caller frees it). */
+static int report_with(const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched)
 {
     if (npos > 0)
         return abl_cli_usage_error("report: unexpected argument '%s'", pos[0]);
@@ -55,13 +56,24 @@ static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     long heads = c.model != NULL ? c.model->heads : have_config ? spec.heads : 16;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
-    c.slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
-    if (c.slopes == NULL && c.model != NULL)
-        c.slopes = c.model->slopes;
-    if (c.slopes == NULL && have_config)
-        c.slopes = spec.slopes;
+    /* The schedule, parsed here once: --slopes, else the catalogue entry's, else the config's (a value). */
+    const char *slopes_text = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
+    abl_status pst = ABL_OK;
+    if (slopes_text != NULL) {
+        if (abl_cli_slopes(slopes_text, sched))
+            return ABL_EXIT_USAGE;
+    } else if (c.model != NULL && c.model->slopes != NULL) {
+        slopes_text = c.model->slopes;
+        pst = abl_schedule_spec_parse(slopes_text, sched);
+    } else if (have_config) {
+        slopes_text = spec.slopes;
+        pst = abl_model_spec_schedule(&spec, sched);
+    }
+    if (pst != ABL_OK)
+        return abl_cli_usage_error("--slopes: '%s': %s", slopes_text, abl_status_message(pst));
+    c.slopes = slopes_text != NULL ? sched : NULL;
     if (c.slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL && c.model == NULL && !have_config &&
-        (strncmp(c.slopes, "slopes:", 7) == 0 || strncmp(c.slopes, "targets:", 8) == 0))
+        (c.slopes->kind == ABL_SCHEDULE_SLOPES || c.slopes->kind == ABL_SCHEDULE_TARGETS))
         heads = 0;
     c.heads = (int)heads;
     c.context = c.model != NULL && c.model->context > 0 ? c.model->context
@@ -85,7 +97,7 @@ static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     abl_status st = abl_html_report(&c, &buf, &len, err, sizeof err);
     if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
         st == ABL_ERR_DEGENERATE)
-        return abl_cli_usage_error("--slopes: '%s': %s", c.slopes ? c.slopes : "press", abl_status_message(st));
+        return abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_status_message(st));
     if (st == ABL_ERR_UNSUPPORTED)
         return abl_cli_usage_error("report: %s", err[0] ? err : abl_status_message(st));
     if (st == ABL_ERR_NO_MEMORY)
@@ -102,6 +114,15 @@ static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     /* The page has its tables and says the pictures are missing; the user learns why here too. */
     if (rc == 0 && !abl_plot_available())
         fprintf(stderr, "alibi-blind: report: the pictures are left out: %s\n", ABL_PLOT_MISSING);
+    return rc;
+}
+
+static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+{
+    abl_schedule_spec sched;
+    memset(&sched, 0, sizeof sched);
+    int rc = report_with(cmd, v, npos, pos, &sched);
+    abl_schedule_spec_free(&sched);
     return rc;
 }
 

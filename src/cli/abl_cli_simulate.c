@@ -65,7 +65,7 @@ static void dump_row(void *ctx, int head, uint64_t row, const float *logits, con
 }
 
 static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std, const abl_npy *npy,
-                         const abl_cli_setup *setup);
+                         const abl_cli_setup *setup, abl_schedule_spec *slopes);
 
 static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
@@ -91,7 +91,8 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
     if (rc == 0) {
         mpq_t logit_std;
         mpq_init(logit_std);
-        rc = simulate_with(cmd, v, logit_std, lpath != NULL ? &npy : NULL, model ? &setup : NULL);
+        /* without --model/--config, --slopes is parsed into the (otherwise empty) setup's value */
+        rc = simulate_with(cmd, v, logit_std, lpath != NULL ? &npy : NULL, model ? &setup : NULL, &setup.schedule);
         mpq_clear(logit_std);
     }
     abl_cli_setup_free(&setup);
@@ -100,7 +101,7 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
 }
 
 static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std, const abl_npy *npy,
-                         const abl_cli_setup *setup)
+                         const abl_cli_setup *setup, abl_schedule_spec *slopes)
 {
     abl_simulate_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -177,9 +178,12 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_THREADS)) && abl_cli_int("threads", s, 1, 256, &threads))
         return ABL_EXIT_USAGE;
     cfg.threads = (int)threads;
-    cfg.slopes = setup != NULL ? setup->slopes : abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
-    if (cfg.heads == 0 && (cfg.slopes == NULL || (strncmp(cfg.slopes, "slopes:", 7) != 0 &&
-                                                  strncmp(cfg.slopes, "targets:", 8) != 0)))
+    const char *slopes_text = setup != NULL ? setup->slopes : abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
+    if (setup == NULL && abl_cli_slopes(slopes_text, slopes))
+        return ABL_EXIT_USAGE;
+    cfg.slopes = slopes_text != NULL ? (setup != NULL ? &setup->schedule : slopes) : NULL;
+    if (cfg.heads == 0 && (cfg.slopes == NULL || (cfg.slopes->kind != ABL_SCHEDULE_SLOPES &&
+                                                  cfg.slopes->kind != ABL_SCHEDULE_TARGETS)))
         return abl_cli_usage_error("simulate: --heads H is required (except with slopes:/targets: lists)");
     if (npy != NULL && gaussian)
         return abl_cli_usage_error("--logits: captured scores exclude --logit-std");
@@ -259,13 +263,13 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
         st = abl_predict_run(&cfg, &pred);
     int rc = ABL_EXIT_OK;
     if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE) {
-        rc = abl_cli_usage_error("--slopes: '%s': %s", cfg.slopes ? cfg.slopes : "press", abl_status_message(st));
+        rc = abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_status_message(st));
     } else if (st == ABL_ERR_DEGENERATE) {
         rc = abl_cli_usage_error("--slopes: '%s': a slope rounds to zero in slope-dtype=%s, or a target needs a "
-                                 "non-zero tau of %s", cfg.slopes ? cfg.slopes : "press",
+                                 "non-zero tau of %s", slopes_text ? slopes_text : "press",
                                  cfg.pipeline.slope_dtype.name, cfg.pipeline.output_dtype.name);
     } else if (st == ABL_ERR_SLOPE_CALC) {
-        rc = abl_cli_slope_calc_error(cfg.slopes ? cfg.slopes : "press", cfg.pipeline.slope_calc);
+        rc = abl_cli_slope_calc_error(slopes_text ? slopes_text : "press", cfg.pipeline.slope_calc);
     } else if (st == ABL_ERR_UNSUPPORTED) {
         rc = abl_cli_usage_error("simulate: the bias or the logits overflow to Inf/NaN in this pipeline at N = %llu",
                                  (unsigned long long)cfg.context);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "alibi_blind.h"
+#include "abl_test_schedule.h"
 
 static abl_analysis_config base(int heads, uint64_t n)
 {
@@ -115,7 +116,7 @@ static void test_mitigations(void **state)
     abl_analysis_free(&a);
 
     c.mitigations = ABL_MITIGATE_EXPLICIT;
-    c.slopes = "press";
+    c.slopes = abl_test_schedule("press");
     assert_int_equal(abl_analysis_run(&c, &a), ABL_ERR_BAD_SLOPE_SPEC);
     abl_analysis_free(&a);
 }
@@ -127,7 +128,7 @@ static void test_weight_matrix(void **state)
 {
     (void)state;
     abl_analysis_config c = base(0, 300);
-    c.slopes = "slopes:0.5";
+    c.slopes = abl_test_schedule("slopes:0.5");
     c.level = ABL_LEVEL_WEIGHT;
     abl_analysis a;
     assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
@@ -158,7 +159,7 @@ static void test_weight_clamp_window(void **state)
     abl_analysis_config c = base(0, 300);
     assert_int_equal(abl_format_lookup("fp16", &c.format), ABL_OK);
     c.convention = ABL_CONV_IEEE;
-    c.slopes = "slopes:0.5";
+    c.slopes = abl_test_schedule("slopes:0.5");
     mpq_t clamp;
     mpq_init(clamp);
     mpq_set_si(clamp, -17, 1);
@@ -208,7 +209,7 @@ static void test_diagonal_never_blind(void **state)
         abl_analysis_free(&a);
     }
     abl_analysis_config c = base(0, 64);
-    c.slopes = "slopes:200";
+    c.slopes = abl_test_schedule("slopes:200");
     abl_analysis a;
     assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
     expect_text(&a.results[0].delta, "1");
@@ -238,7 +239,7 @@ static void test_weight_flat_heads(void **state)
         assert_int_equal(abl_format_lookup("fp8-e4m3fn", &c.format), ABL_OK);
         c.convention = ABL_CONV_FTZ;
         c.level = ABL_LEVEL_WEIGHT;
-        c.slopes = flat[i];
+        c.slopes = abl_test_schedule(flat[i]);
         abl_analysis a;
         assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
         expect_text(&a.results[0].delta, "0"); /* the diagonal's own weight 1/S_100 = 0.01 < 1/64 */
@@ -250,7 +251,7 @@ static void test_weight_flat_heads(void **state)
     assert_int_equal(abl_format_lookup("fp16", &c.format), ABL_OK);
     c.convention = ABL_CONV_FTZ;
     c.level = ABL_LEVEL_WEIGHT;
-    c.slopes = "slopes:1e-20";
+    c.slopes = abl_test_schedule("slopes:1e-20");
     abl_analysis a;
     assert_int_equal(abl_analysis_run(&c, &a), ABL_OK);
     expect_q(a.matrix_fraction, "20806321/25000625");
@@ -305,5 +306,5 @@ int main(void)
         cmocka_unit_test(test_weight_flat_heads),
         cmocka_unit_test(test_mitigation_names),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, NULL, abl_test_schedules_free);
 }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <mpfr.h>
 #include "alibi_blind.h"
+#include "abl_test_schedule.h"
 
 #define WP 1200
 
@@ -327,7 +328,7 @@ static void clamp_case(const char *dtype, int heads, uint64_t n, abl_design_clam
     abl_design_config c = config_dtype("eager", n, dtype);
     float *held = NULL;
     int nh = 0;
-    assert_int_equal(abl_design_held_slopes(&c, "press", heads, &held, &nh), ABL_OK);
+    assert_int_equal(abl_design_held_slopes(&c, NULL /* press */, heads, &held, &nh), ABL_OK);
     assert_int_equal(nh, heads);
     abl_design_clamp_init(r);
     assert_int_equal(abl_design_clamp_find(&c, held, nh, 4, r), ABL_OK);
@@ -426,7 +427,7 @@ static void test_clamp_flash(void **state)
     abl_design_config c = config("flash2", 2048);
     float *held = NULL;
     int nh = 0;
-    assert_int_equal(abl_design_held_slopes(&c, "press", 16, &held, &nh), ABL_OK);
+    assert_int_equal(abl_design_held_slopes(&c, NULL /* press */, 16, &held, &nh), ABL_OK);
     abl_design_clamp r;
     abl_design_clamp_init(&r);
     assert_int_equal(abl_design_clamp_find(&c, held, nh, 4, &r), ABL_OK);
@@ -521,7 +522,7 @@ static void test_simulate_mass_lost(void **state)
     abl_format bf;
     assert_int_equal(abl_format_lookup("bf16", &bf), ABL_OK);
     assert_int_equal(abl_pipeline_parse("eager", &bf, &sc.pipeline, NULL, 0), ABL_OK);
-    sc.slopes = "slopes:0.5";
+    sc.slopes = abl_test_schedule("slopes:0.5");
     sc.context = 512;
     sc.threads = 1;
     abl_simulation sim;
@@ -561,5 +562,5 @@ int main(void)
         cmocka_unit_test(test_min_logit_kernel),
         cmocka_unit_test(test_simulate_mass_lost),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, NULL, abl_test_schedules_free);
 }

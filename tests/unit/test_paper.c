@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "alibi_blind.h"
+#include "abl_test_schedule.h"
 
 #ifndef ABL_SOURCE_DIR
 #error "ABL_SOURCE_DIR must name the source tree (tests/CMakeLists.txt)"
@@ -237,7 +238,7 @@ static void test_table1_models(void **state)
         abl_delta_init(&a);
         abl_delta_init(&b);
         char text[128], t[64];
-        assert_int_equal(abl_paper_model_deltas(m->slopes, m->heads, &bf16, ABL_CONV_PAPER, &a, &b, text, sizeof text),
+        assert_int_equal(abl_paper_model_deltas(abl_test_schedule(m->slopes), m->heads, &bf16, ABL_CONV_PAPER, &a, &b, text, sizeof text),
                          ABL_OK);
         abl_delta_text(&a, 12, t, sizeof t);
         assert_string_equal(t, want[i].d1);
@@ -461,5 +462,5 @@ int main(void)
         cmocka_unit_test(test_builtin_equals_files),
         cmocka_unit_test(test_table4_copies_agree),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, NULL, abl_test_schedules_free);
 }

@@ -219,10 +219,13 @@ static void test_html(void **state)
     assert_int_equal(abl_predict_estimate(&sc, &part), ABL_OK);
     abl_cost_add(&want, &part);
     abl_simulate_config one = sc;
-    one.slopes = "slopes:1";
+    abl_schedule_spec one_slope; /* the design search's trial slope, as the user would write it */
+    assert_int_equal(abl_schedule_spec_parse("slopes:1", &one_slope), ABL_OK);
+    one.slopes = &one_slope;
     one.heads = 1;
     one.threads = 1;
     assert_int_equal(abl_predict_estimate(&one, &part), ABL_OK);
+    abl_schedule_spec_free(&one_slope);
     part.units *= ABL_DESIGN_SEARCH_PREDICTIONS;
     part.seconds *= ABL_DESIGN_SEARCH_PREDICTIONS;
     abl_cost_add(&want, &part);
@@ -294,10 +297,13 @@ static void check_table(int table)
             abl_simulate_config sc;
             memset(&sc, 0, sizeof sc);
             assert_int_equal(abl_pipeline_parse(spec.pipeline, &spec.dtype, &sc.pipeline, NULL, 0), ABL_OK);
+            abl_schedule_spec sched;
+            assert_int_equal(abl_model_spec_schedule(&spec, &sched), ABL_OK);
             sc.heads = spec.heads;
-            sc.slopes = spec.slopes;
+            sc.slopes = &sched;
             sc.context = s->context;
             assert_int_equal(abl_predict_estimate(&sc, &part), ABL_OK);
+            abl_schedule_spec_free(&sched);
             assert_true(part.seconds > 0);
             predicted++;
         } else if (strcmp(s->what, "reuse") == 0) {

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <mpfr.h>
 #include "alibi_blind.h"
+#include "abl_test_schedule.h"
 
 static uint64_t g_rng = 0x2545F4914F6CDD1DULL;
 
@@ -32,7 +33,7 @@ static abl_status setup(abl_simulate_config *cfg, const char *spec, const char *
     if (st != ABL_OK)
         print_error("%s: %s\n", spec, err);
     assert_int_equal(st, ABL_OK);
-    cfg->slopes = slopes;
+    cfg->slopes = abl_test_schedule(slopes);
     cfg->heads = heads;
     cfg->context = n;
     return abl_pipeline_check(&cfg->pipeline, err, sizeof err);
@@ -311,7 +312,7 @@ int main(void)
         cmocka_unit_test(test_estimate),
         cmocka_unit_test(test_unsupported),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = cmocka_run_group_tests(tests, NULL, abl_test_schedules_free);
     mpfr_free_cache();
     return rc;
 }

@@ -17,6 +17,7 @@
 #include <mpfr.h>
 #include "alibi_blind.h"
 #include "kernel/abl_predict_sdpa.h"
+#include "abl_test_schedule.h"
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ULL;
 
@@ -41,7 +42,7 @@ static void setup(abl_simulate_config *cfg, const char *spec, const char *dtype,
     if (st != ABL_OK)
         print_error("%s: %s\n", spec, err);
     assert_int_equal(st, ABL_OK);
-    cfg->slopes = slopes;
+    cfg->slopes = abl_test_schedule(slopes);
     cfg->heads = heads;
     cfg->context = n;
 }
@@ -221,7 +222,7 @@ int main(void)
         cmocka_unit_test(test_random_pipelines),
         cmocka_unit_test(test_presets_long),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = cmocka_run_group_tests(tests, NULL, abl_test_schedules_free);
     mpfr_free_cache();
     return rc;
 }

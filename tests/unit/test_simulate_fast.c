@@ -18,6 +18,7 @@
 #include "alibi_blind.h"
 #include "kernel/abl_round.h"
 #include "kernel/abl_simulate_fast.h"
+#include "abl_test_schedule.h"
 
 static uint64_t g_state = 0x243F6A8885A308D3u;
 
@@ -196,7 +197,7 @@ static void run_sim(const char *spec, const char *dtype, const char *slopes, uin
     char err[256];
     if (abl_pipeline_parse(spec, &model, &cfg.pipeline, err, sizeof err) != ABL_OK)
         fail_msg("%s: %s", spec, err);
-    cfg.slopes = slopes;
+    cfg.slopes = abl_test_schedule(slopes);
     cfg.heads = strcmp(slopes, "press") == 0 ? 16 : 0;
     cfg.context = n;
     cfg.threads = threads;
@@ -348,5 +349,5 @@ int main(void)
         cmocka_unit_test(test_fast_matches_reference_long),
         cmocka_unit_test(test_fast_matches_reference_gaussian),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, NULL, abl_test_schedules_free);
 }

@@ -768,6 +768,142 @@ static void test_exact_text_cut(void **state)
     abl_schedule_free(&s);
 }
 
+/* The typed description (issue 17): the text is read once into a kind and exact parameters; the
+ * schedule is built from the value alone. Expected values are the grammar's (spec §5) and closed forms. */
+static void test_spec_parse(void **state)
+{
+    (void)state;
+    abl_schedule_spec s;
+    assert_int_equal(abl_schedule_spec_parse(" MPT : 16 ", &s), ABL_OK);
+    assert_int_equal(s.kind, ABL_SCHEDULE_MPT);
+    assert_int_equal(s.mpt_bias, 16);
+    assert_string_equal(s.text, "mpt:16");
+    abl_schedule_spec_free(&s);
+    assert_int_equal(abl_schedule_spec_parse("mpt", &s), ABL_OK); /* llm-foundry's default alibi_bias_max */
+    assert_int_equal(s.mpt_bias, 8);
+    assert_string_equal(s.text, "mpt:8");
+    abl_schedule_spec_free(&s);
+    assert_int_equal(abl_schedule_spec_parse("geometric:+128:512", &s), ABL_OK);
+    assert_int_equal(s.kind, ABL_SCHEDULE_GEOMETRIC);
+    assert_int_equal(s.count, 2);
+    assert_int_equal(mpq_cmp_ui(s.numbers[0].value, 128, 1), 0);
+    assert_int_equal(mpq_cmp_ui(s.numbers[1].value, 512, 1), 0);
+    assert_string_equal(s.text, "geometric:128:512");
+    abl_schedule_spec_free(&s);
+    assert_int_equal(abl_schedule_spec_parse("slopes:0.5, 2^(-8/9),1e-3", &s), ABL_OK);
+    assert_int_equal(s.kind, ABL_SCHEDULE_SLOPES);
+    assert_int_equal(s.count, 3);
+    assert_int_equal(mpq_cmp_ui(s.numbers[0].value, 1, 2), 0);
+    assert_true(s.numbers[1].pow2);
+    assert_int_equal(s.numbers[1].pow2_num, -8);
+    assert_int_equal(s.numbers[1].pow2_den, 9);
+    assert_int_equal(mpq_cmp_ui(s.numbers[2].value, 1, 1000), 0);
+    assert_string_equal(s.text, "slopes:0.5,2^(-8/9),1e-3");
+    abl_schedule_spec_free(&s);
+    assert_int_equal(abl_schedule_spec_parse("robust-log:32", &s), ABL_OK);
+    assert_int_equal(s.kind, ABL_SCHEDULE_ROBUST_LOG);
+    abl_schedule_spec_free(&s);
+    /* errors: malformed, non-positive, mpt:B out of 1..64, a list over the head limit (counted first) */
+    assert_int_equal(abl_schedule_spec_parse("nonsense", &s), ABL_ERR_BAD_SLOPE_SPEC);
+    assert_null(s.text);
+    assert_int_equal(abl_schedule_spec_parse("slopes:0.5,-1", &s), ABL_ERR_BAD_SLOPE);
+    assert_int_equal(abl_schedule_spec_parse("targets:2^-1", &s), ABL_ERR_BAD_SLOPE_SPEC);
+    assert_int_equal(abl_schedule_spec_parse("mpt:65", &s), ABL_ERR_BAD_SLOPE_SPEC);
+    assert_int_equal(abl_schedule_spec_parse("press:1", &s), ABL_ERR_BAD_SLOPE_SPEC);
+    size_t n = ABL_MAX_HEADS + 1;
+    char *big = malloc(2 * n + 8);
+    assert_non_null(big);
+    char *w = big + sprintf(big, "slopes:x");
+    for (size_t i = 1; i < n; i++)
+        w += sprintf(w, ",x");
+    assert_int_equal(abl_schedule_spec_parse(big, &s), ABL_ERR_HEADS_RANGE);
+    free(big);
+}
+
+static void test_spec_build(void **state)
+{
+    (void)state;
+    abl_schedule sched;
+    /* NULL is press: H = 8 gives 2^(-8h/8) = 2^-h */
+    assert_int_equal(abl_schedule_build(NULL, 8, -126, &sched), ABL_OK);
+    assert_int_equal(sched.kind, ABL_SCHEDULE_PRESS);
+    assert_string_equal(sched.spec, "press");
+    for (int h = 0; h < 8; h++)
+        assert_true(sched.slopes[h].value == ldexp(1.0, -(h + 1)));
+    abl_schedule_free(&sched);
+    /* mpt:B from the value: B = 4, H = 4 gives 2^(-4h/4) = 2^-h, and the schedule keeps B */
+    abl_schedule_spec s;
+    assert_int_equal(abl_schedule_spec_pow2(ABL_SCHEDULE_MPT, 4, &s), ABL_OK);
+    assert_string_equal(s.text, "mpt:4");
+    assert_int_equal(abl_schedule_build(&s, 4, -126, &sched), ABL_OK);
+    assert_int_equal(sched.kind, ABL_SCHEDULE_MPT);
+    assert_int_equal(sched.mpt_bias, 4);
+    for (int h = 0; h < 4; h++)
+        assert_true(sched.slopes[h].value == ldexp(1.0, -(h + 1)));
+    abl_schedule_free(&sched);
+    assert_int_equal(abl_schedule_build(&s, 0, -126, &sched), ABL_ERR_HEADS_RANGE); /* not a list: H needed */
+    abl_schedule_spec_free(&s);
+    assert_int_equal(abl_schedule_spec_pow2(ABL_SCHEDULE_MPT, 0, &s), ABL_ERR_BAD_SLOPE_SPEC);
+    /* a list's length against H, and a fitted schedule without a tau */
+    assert_int_equal(abl_schedule_spec_parse("slopes:1,2", &s), ABL_OK);
+    assert_int_equal(abl_schedule_build(&s, 3, -126, &sched), ABL_ERR_HEADS_RANGE);
+    assert_int_equal(abl_schedule_build(&s, 0, -126, &sched), ABL_OK);
+    assert_int_equal(sched.count, 2);
+    abl_schedule_free(&sched);
+    abl_schedule_spec_free(&s);
+    assert_int_equal(abl_schedule_spec_parse("geometric:128:512", &s), ABL_OK);
+    assert_int_equal(abl_schedule_build(&s, 4, 0, &sched), ABL_ERR_DEGENERATE);
+    abl_schedule_spec_free(&s);
+    /* geometric:128:512 from the values: at H = 5 the middle head's target is 128 (512/128)^(2/4) = 256 */
+    assert_int_equal(abl_schedule_spec_geometric(128, 512, &s), ABL_OK);
+    assert_string_equal(s.text, "geometric:128:512");
+    assert_int_equal(abl_schedule_build(&s, 5, -126, &sched), ABL_OK);
+    mpfr_t t;
+    mpfr_init2(t, 53);
+    assert_int_equal(abl_slope_mpfr(t, &sched.slopes[2], MPFR_RNDN), ABL_OK);
+    mpfr_mul_ui(t, t, 256, MPFR_RNDN); /* m t = 126 ln 2 */
+    assert_true(fabs(mpfr_get_d(t, MPFR_RNDN) - 126 * 0.6931471805599453) < 1e-12);
+    mpfr_clear(t);
+    abl_schedule_free(&sched);
+    abl_schedule_spec_free(&s);
+    /* robust:32 from the value: targets 32 * 2^(h-1) */
+    assert_int_equal(abl_schedule_spec_robust(ABL_SCHEDULE_ROBUST, 32, &s), ABL_OK);
+    assert_string_equal(s.text, "robust:32");
+    assert_int_equal(abl_schedule_build(&s, 3, -126, &sched), ABL_OK);
+    assert_int_equal(mpq_cmp_ui(sched.slopes[2].target_lo, 128, 1), 0);
+    abl_schedule_free(&sched);
+    abl_schedule_spec_free(&s);
+}
+
+/* slopes: from exact values, as design builds it: binary32 0.1 is 13421773 * 2^-27 exactly
+ * (0x3dcccccd), whose decimal is 0.100000001490116119384765625; no text round trip. */
+static void test_spec_from_values(void **state)
+{
+    (void)state;
+    mpq_t m[2];
+    mpq_inits(m[0], m[1], (mpq_ptr)0);
+    mpq_set_ui(m[0], 13421773, 1);
+    mpq_div_2exp(m[0], m[0], 27);
+    mpq_set_ui(m[1], 1, 1);
+    abl_schedule_spec s, c;
+    assert_int_equal(abl_schedule_spec_slopes((const mpq_t *)m, 2, &s), ABL_OK);
+    assert_int_equal(s.kind, ABL_SCHEDULE_SLOPES);
+    assert_string_equal(s.text, "slopes:0.100000001490116119384765625,1");
+    assert_int_equal(abl_schedule_spec_copy(&s, &c), ABL_OK);
+    abl_schedule_spec_free(&s);
+    abl_schedule sched;
+    assert_int_equal(abl_schedule_build(&c, 0, -126, &sched), ABL_OK);
+    abl_schedule_spec_free(&c); /* the schedule owns its numbers */
+    assert_int_equal(sched.count, 2);
+    assert_int_equal(sched.slopes[0].form, ABL_SLOPE_RATIONAL);
+    assert_int_equal(mpq_cmp(sched.slopes[0].rational, m[0]), 0);
+    assert_string_equal(sched.slopes[0].text, "0.100000001490116119384765625");
+    abl_schedule_free(&sched);
+    mpq_set_si(m[1], -1, 1);
+    assert_int_equal(abl_schedule_spec_slopes((const mpq_t *)m, 2, &s), ABL_ERR_BAD_SLOPE);
+    mpq_clears(m[0], m[1], (mpq_ptr)0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -789,6 +925,9 @@ int main(void)
         cmocka_unit_test(test_compare),
         cmocka_unit_test(test_sorted),
         cmocka_unit_test(test_large_h),
+        cmocka_unit_test(test_spec_parse),
+        cmocka_unit_test(test_spec_build),
+        cmocka_unit_test(test_spec_from_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

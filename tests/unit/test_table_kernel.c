@@ -13,6 +13,7 @@
 #include <gmp.h>
 #include "alibi_blind.h"
 #include "paper/abl_paper_kernel.h"
+#include "abl_test_schedule.h"
 
 static char *render(const abl_report *r, abl_output fmt)
 {
@@ -187,7 +188,7 @@ static void simulate(const char *preset, const char *dtype, const char *slopes, 
     memset(&cfg, 0, sizeof cfg);
     char err[256];
     assert_int_equal(abl_pipeline_parse(preset, &model, &cfg.pipeline, err, sizeof err), ABL_OK);
-    cfg.slopes = slopes;
+    cfg.slopes = abl_test_schedule(slopes);
     cfg.heads = heads;
     cfg.context = n;
     abl_simulation sim;
@@ -383,7 +384,7 @@ static int group_teardown(void **state)
 {
     (void)state;
     table_csv_free(&g_table5);
-    return 0;
+    return abl_test_schedules_free(state);
 }
 
 int main(void)

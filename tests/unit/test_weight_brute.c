@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "alibi_blind.h"
+#include "abl_test_schedule.h"
 
 #define REF_PREC 512
 
@@ -151,7 +152,7 @@ static void library(const ref_format *f, abl_convention conv, int logd, const ch
     c.window = window;
     char spec[64];
     snprintf(spec, sizeof spec, "slopes:%s", slope);
-    c.slopes = spec;
+    c.slopes = abl_test_schedule(spec);
     abl_analysis a;
     abl_status st = abl_analysis_run(&c, &a);
     if (st != ABL_OK)
@@ -228,5 +229,5 @@ int main(void)
         cmocka_unit_test(test_grid_log),
         cmocka_unit_test(test_grid_window),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, NULL, abl_test_schedules_free);
 }

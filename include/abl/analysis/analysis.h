@@ -30,6 +30,7 @@ enum {
 #define ABL_PAPER_CLAMP (-87)        /* c of mitigation C */
 #define ABL_PAPER_SOFTCAP 50         /* z of mitigation S */
 #define ABL_PAPER_ROBUST_DELTA1 "32" /* D1 of mitigation E (robust:32) */
+#define ABL_PAPER_ROBUST_D1 32        /* the same D1 as a number (abl_schedule_spec_robust) */
 
 /* Parse "C,E,L,S" (any order, any subset, or "none"). */
 ABL_API abl_status abl_mitigations_parse(const char *text, unsigned *out);
@@ -45,7 +46,7 @@ typedef struct abl_analysis_config {
     abl_format format;
     abl_convention convention;
     int heads;                 /* 0: from a slopes:/targets: list */
-    const char *slopes;        /* schedule spec; NULL = "press" (or robust:32 under E) */
+    const abl_schedule_spec *slopes; /* the schedule, parsed at the boundary; NULL = press (or robust:32 under E) */
     uint64_t context;          /* N */
     uint64_t window;           /* W, 0 = none: keys at distance d > W are masked, d <= W attended */
     abl_distance distance;     /* L forces log */
@@ -77,7 +78,8 @@ typedef struct abl_head_result {
 
 typedef struct abl_analysis {
     abl_analysis_config config;   /* as resolved (mitigations applied); numbers point at the fields below */
-    char *slopes_spec;            /* the schedule text analysed (whole) */
+    abl_schedule_spec *spec;      /* the schedule analysed (own heap copy; config.slopes points here) */
+    char *slopes_spec;            /* its text (whole, display only) */
     mpq_t logit, clamp, softcap, neg_softcap; /* own copies of the configured numbers */
     mpq_t logit_lo, logit_hi;
     abl_schedule schedule;

@@ -12,6 +12,7 @@
 #include "abl/core/progress.h"
 #include "abl/core/format.h"
 #include "abl/core/convention.h"
+#include "abl/core/slope.h"
 #include "abl/model/catalogue.h"
 #include "abl/kernel/simulate.h"
 #include "abl/report/plot.h"
@@ -26,7 +27,7 @@ typedef struct abl_html_config {
     abl_format format;
     abl_convention convention;
     int heads;                 /* 0: from a slopes:/targets: list */
-    const char *slopes;        /* NULL: press */
+    const abl_schedule_spec *slopes; /* the schedule, parsed at the boundary; NULL: press */
     uint64_t context;          /* N */
     const char *pipeline;      /* the kernel (NULL: the model's default code path, else eager) */
     int threads;               /* blindmap emulation; 0: all cores */
@@ -63,6 +64,7 @@ typedef struct abl_html_plan {
     abl_simulate_config predict;       /* its parsed pipeline; the first blind distances */
     abl_plot_fraction_plan fraction;
     abl_plot_blindmap_plan blindmap;
+    abl_schedule_spec one_slope;       /* the design search's one slope (slopes:1), as a value */
     long step_predict, step_design, step_fraction, step_blindmap;
     abl_plan plan;
 } abl_html_plan;

@@ -12,6 +12,7 @@
 #include "abl/core/progress.h"
 #include "abl/core/format.h"
 #include "abl/core/convention.h"
+#include "abl/core/slope.h"
 #include "abl/report/plot.h"
 #include "abl/kernel/simulate.h"
 
@@ -25,7 +26,7 @@ typedef struct abl_plot_bias_config {
     abl_format format;
     abl_convention convention;
     int heads;                 /* 0: from a slopes:/targets: list */
-    const char *slopes;        /* NULL: press */
+    const abl_schedule_spec *slopes; /* the schedule, parsed at the boundary; NULL: press */
     uint64_t max_distance;     /* right end of the d axis (default 4096) */
     const char *model;         /* shown in the title when not NULL */
 } abl_plot_bias_config;
@@ -43,7 +44,7 @@ typedef struct abl_plot_fraction_config {
     const char *const *pipelines;      /* real kernels (zero logits, exact prediction); may be empty */
     size_t npipelines;
     int heads;
-    const char *slopes;
+    const abl_schedule_spec *slopes;   /* NULL: press */
     uint64_t max_context;              /* right end of the N axis */
     int linear;                        /* 1: linear N axis from 0 (the paper's 0..4096); 0: log N from 1 */
     const char *model;
@@ -85,7 +86,7 @@ typedef struct abl_plot_blindmap_config {
     const char *pipeline;      /* NULL: eager */
     abl_format model_dtype;
     int heads;
-    const char *slopes;
+    const abl_schedule_spec *slopes; /* NULL: press */
     uint64_t context;          /* N <= ABL_PLOT_BLINDMAP_MAX_CONTEXT */
     int head;                  /* 1-based head index to draw; 0: every head, small multiples */
     int threads;               /* 0: all cores */

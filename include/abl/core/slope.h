@@ -44,7 +44,44 @@ typedef struct abl_slope {
     long tau_log2;                   /* TARGET / LOG_TARGET: the tau the slope was fitted to, in units of ln 2 */
 } abl_slope;
 
+/* The kinds of schedule (spec §5), read from the value: nothing below the boundary parsers compares text. */
+typedef enum abl_schedule_kind {
+    ABL_SCHEDULE_PRESS = 0,      /* press */
+    ABL_SCHEDULE_MPT = 1,        /* mpt:B */
+    ABL_SCHEDULE_POW2ONLY = 2,   /* pow2only */
+    ABL_SCHEDULE_GEOMETRIC = 3,  /* geometric:D1:DH */
+    ABL_SCHEDULE_TARGETS = 4,    /* targets:d1,d2,... */
+    ABL_SCHEDULE_SLOPES = 5,     /* slopes:m1,m2,... */
+    ABL_SCHEDULE_ROBUST = 6,     /* robust:D1 (mitigation E) */
+    ABL_SCHEDULE_ROBUST_LOG = 7  /* robust-log:D1 (E combined with L) */
+} abl_schedule_kind;
+
+/* One number of a schedule description, exact. */
+typedef struct abl_schedule_number {
+    mpq_t value;                     /* the number (> 0); 0 for a power-of-two item */
+    int pow2;                        /* 1: a slopes: item written 2^X, m = 2^(pow2_num / pow2_den) */
+    long pow2_num, pow2_den;         /* pow2: reduced, pow2_den > 0 */
+    char *text;                      /* as written (trimmed, a leading '+' dropped) */
+} abl_schedule_number;
+
+/*
+ * A schedule as described, before it is instantiated for a head count and a tau (targets are fitted to
+ * tau): the typed form of the text `press | mpt:B | ... | robust-log:D1`. Built once at the boundary
+ * (abl_schedule_spec_parse, or the constructors from values below), then handed down by pointer; the
+ * library below the parsers takes this value, never the text. Owns its numbers and text.
+ */
+typedef struct abl_schedule_spec {
+    abl_schedule_kind kind;
+    long mpt_bias;                   /* MPT: B (1..64; mpt alone is mpt:8); 8 for the others */
+    size_t count;                    /* numbers: GEOMETRIC 2 (D1, DH), ROBUST/ROBUST_LOG 1 (D1), TARGETS/SLOPES
+                                      * the list; 0 for PRESS, MPT, POW2ONLY */
+    abl_schedule_number *numbers;
+    char *text;                      /* the canonical text ("press", "mpt:8", "slopes:0.5,2^-8"), display only */
+} abl_schedule_spec;
+
 typedef struct abl_schedule {
+    abl_schedule_kind kind;          /* from the description it was built from */
+    long mpt_bias;                   /* MPT: B */
     int count;
     abl_slope *slopes;               /* in the model's head order (index 1..count) */
     char *spec;                      /* canonical spec text, e.g. "press", "mpt:8", "geometric:128:512" (whole) */
@@ -54,7 +91,46 @@ typedef struct abl_schedule {
 } abl_schedule;
 
 /*
- * Build a schedule from its text form (spec §5):
+ * The typed description of a schedule text (the grammar of abl_schedule_parse below): every number is
+ * read exactly and checked here, once (ABL_ERR_BAD_SLOPE_SPEC malformed, ABL_ERR_BAD_SLOPE for a zero,
+ * negative, NaN or infinite number, ABL_ERR_HEADS_RANGE for a list over ABL_MAX_HEADS). On failure
+ * *out is zeroed. Free with abl_schedule_spec_free.
+ */
+ABL_API abl_status abl_schedule_spec_parse(const char *text, abl_schedule_spec *out);
+
+/* press (kind PRESS or POW2ONLY) or mpt:B (kind MPT, B in 1..64), from values. */
+ABL_API abl_status abl_schedule_spec_pow2(abl_schedule_kind kind, long mpt_bias, abl_schedule_spec *out);
+
+/* geometric:D1:DH for integers D1, DH >= 1. */
+ABL_API abl_status abl_schedule_spec_geometric(long d1, long dh, abl_schedule_spec *out);
+
+/* robust:D1 or robust-log:D1 (kind ROBUST or ROBUST_LOG) for an integer D1 >= 1. */
+ABL_API abl_status abl_schedule_spec_robust(abl_schedule_kind kind, long d1, abl_schedule_spec *out);
+
+/*
+ * slopes:m1,...,mn from exact values (n in 1..ABL_MAX_HEADS, each m > 0 and a terminating decimal, as a
+ * binary32 or binary64 value is): what design builds from the floats it searches, with no text round
+ * trip. The text form writes each m as its exact decimal.
+ */
+ABL_API abl_status abl_schedule_spec_slopes(const mpq_t *m, size_t n, abl_schedule_spec *out);
+
+/* A deep copy of src (the copy owns its numbers). */
+ABL_API abl_status abl_schedule_spec_copy(const abl_schedule_spec *src, abl_schedule_spec *out);
+
+/* Free what the description owns; safe on a zeroed one. */
+ABL_API void abl_schedule_spec_free(abl_schedule_spec *spec);
+
+/*
+ * Instantiate a description for H heads and a tau (spec §5), no text involved. spec NULL: press.
+ * heads: H (1..ABL_MAX_HEADS); for targets:/slopes: lists heads = 0 takes H from the list and a non-zero
+ * H must equal the list length (ABL_ERR_HEADS_RANGE). tau_log2: the tau (in units of ln 2, < 0) that
+ * target schedules are fitted to (ABL_ERR_DEGENERATE otherwise). The schedule owns copies of the numbers.
+ */
+ABL_API abl_status abl_schedule_build(const abl_schedule_spec *spec, int heads, long tau_log2, abl_schedule *out);
+
+/*
+ * Build a schedule from its text form (spec §5), at the boundary (= abl_schedule_spec_parse, then
+ * abl_schedule_build):
  *   press | mpt:B | pow2only | geometric:D1:DH | targets:d1,d2,... | slopes:m1,m2,...
  *   robust:D1 (mitigation E, targets D1*2^(h-1)) | robust-log:D1 (E combined with L)
  * heads: H (1..ABL_MAX_HEADS); for targets:/slopes: lists, heads = 0 takes H from the list and a

@@ -121,8 +121,14 @@ ABL_API abl_status abl_design_checks_estimate(const abl_design_config *c, int he
 ABL_API abl_status abl_design_verify(const abl_design_config *c, const float *slopes, int n, uint64_t max_simulate,
                              int *simulated);
 
-/* The slopes as the kernel holds them for a schedule spec (one emulated row): binary32 values, model order. */
-ABL_API abl_status abl_design_held_slopes(const abl_design_config *c, const char *spec, int heads, float **out, int *n);
+/* The slopes as the kernel holds them for a schedule (NULL: press; one emulated row): binary32 values,
+ * model order. */
+ABL_API abl_status abl_design_held_slopes(const abl_design_config *c, const abl_schedule_spec *spec, int heads,
+                                          float **out, int *n);
+
+/* The schedule slopes:m1,...,mn of binary32 values, exactly (no text round trip; free with
+ * abl_schedule_spec_free). ABL_ERR_BAD_SLOPE for a value that is not positive. */
+ABL_API abl_status abl_design_slopes_schedule(const float *slopes, int n, abl_schedule_spec *out);
 
 /* "slopes:m1,m2,..." with each binary32 value written exactly (malloc'd); analyze --slopes reads it back. */
 ABL_API char *abl_design_slopes_spec(const float *slopes, int n);

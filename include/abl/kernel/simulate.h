@@ -29,7 +29,7 @@ typedef void (*abl_row_hook)(void *ctx, int head_index, uint64_t row, const floa
 
 typedef struct abl_simulate_config {
     abl_pipeline pipeline;
-    const char *slopes;        /* schedule spec (spec §5); NULL = press */
+    const abl_schedule_spec *slopes; /* the schedule (spec §5), parsed at the boundary; NULL = press */
     int heads;                 /* 0: from a slopes:/targets: list */
     uint64_t context;          /* N: queries 0..N-1, each attending keys 0..i */
     mpq_srcptr logit_std;      /* NULL or 0: zero logits; else Gaussian logits N(0, S^2), S exactly */

@@ -27,7 +27,7 @@ typedef struct abl_compare_config {
     abl_format dtype;          /* the model dtype: the paper's delta uses it, the pipeline's 'model' fields follow it */
     abl_convention convention; /* of `delta` (paper by default) */
     int heads;                 /* 0: from a slopes:/targets: list */
-    const char *slopes;        /* schedule spec; NULL = press */
+    const abl_schedule_spec *slopes; /* the schedule, parsed at the boundary; NULL = press */
     uint64_t context;          /* N, 1..2^24 (the predictor's range) */
     abl_pipeline pipeline;     /* must satisfy the predictor (sum=exact, exp=correct) */
 } abl_compare_config;
@@ -43,7 +43,8 @@ typedef struct abl_compare_head {
 
 typedef struct abl_compare {
     abl_compare_config config;
-    char *slopes_spec;                  /* the schedule analysed (whole); config.slopes points here */
+    abl_schedule_spec *spec;            /* the schedule analysed (own heap copy); config.slopes points here */
+    char *slopes_spec;                  /* its text (whole, display only) */
     abl_schedule schedule;              /* owns the numbers and texts results[i].slope point into */
     int heads;
     abl_compare_head *results;          /* model order: results[i].slope.index == i + 1 */
@@ -55,7 +56,7 @@ typedef struct abl_compare {
 
 /*
  * Run both. ABL_ERR_UNSUPPORTED when the pipeline is not one the predictor models or overflows;
- * ABL_ERR_CONTEXT_RANGE for N outside 1..2^24; slope errors as abl_schedule_parse. On failure
+ * ABL_ERR_CONTEXT_RANGE for N outside 1..2^24; slope errors as abl_schedule_build. On failure
  * nothing is left to free; on success abl_compare_free releases it.
  */
 ABL_API abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "abl/core/status.h"
 #include "abl/core/format.h"
+#include "abl/core/slope.h"
 #include "abl/model/catalogue.h"
 
 #ifdef __cplusplus
@@ -42,7 +43,9 @@ typedef struct abl_model_spec {
     int layers;                abl_source layers_src;      /* 0: unknown */
     uint64_t context;          abl_source context_src;     /* trained context; 0: unknown */
     abl_format dtype;          abl_source dtype_src;
-    char slopes[32];           abl_source slopes_src;      /* schedule spec: "press", "mpt:8" */
+    char slopes[32];           abl_source slopes_src;      /* schedule spec: "press", "mpt:8" (display) */
+    abl_schedule_kind slopes_kind;                         /* the same as a value: PRESS, POW2ONLY or MPT */
+    long slopes_mpt_bias;                                  /* MPT: B */
     const abl_code_path *path;                             /* the default code path (NULL: generic) */
     char pipeline[96];         abl_source pipeline_src;    /* pipeline spec of the default code path */
 } abl_model_spec;
@@ -50,6 +53,10 @@ typedef struct abl_model_spec {
 /* The settings of a catalogue model. ABL_ERR_INVALID_ARGUMENT when the entry's head count was not
  * found (the model cannot be analysed from the catalogue alone). */
 ABL_API abl_status abl_model_spec_from_catalogue(const abl_model *m, abl_model_spec *out);
+
+/* The model's schedule as a value (press or mpt:B, from the typed fields: no text; free with
+ * abl_schedule_spec_free). */
+ABL_API abl_status abl_model_spec_schedule(const abl_model_spec *s, abl_schedule_spec *out);
 
 /*
  * Read a config.json (text of len bytes; it need not be NUL-terminated). On failure the status is

@@ -43,7 +43,8 @@ ABL_API void abl_paper_options_default(abl_paper_options *o);
 /* One configuration (row) of Table 8. */
 typedef struct abl_table8_config {
     const char *name;        /* the paper's row name: "Steep", "ALiBi (default)", "C+E+L", ... */
-    const char *slopes;      /* schedule spec; NULL: press, or E's robust slopes when E is set */
+    abl_schedule_kind slopes; /* PRESS (or E's robust slopes when E is set) or GEOMETRIC: geometric:d1:dh */
+    long d1, dh;              /* GEOMETRIC: the targets of the first and the last head */
     unsigned mitigations;    /* ABL_MITIGATE_* */
 } abl_table8_config;
 
@@ -82,12 +83,15 @@ typedef struct abl_paper_model {
 ABL_API size_t abl_paper_model_count(void);
 ABL_API const abl_paper_model *abl_paper_model_at(size_t i);
 ABL_API const abl_paper_model *abl_paper_model_find(const char *name);
+/* The model's schedule as a value (its compiled-in text resolved once; free with abl_schedule_spec_free). */
+ABL_API abl_status abl_paper_model_schedule(const abl_paper_model *m, abl_schedule_spec *out);
 
 /*
- * Steepest and flattest delta of `heads` heads of schedule `slopes` (initialised by the caller), and
+ * Steepest and flattest delta of `heads` heads of schedule `slopes` (NULL: press; the deltas initialised
+ * by the caller), and
  * the slopes as "2^-0.5, 2^-1, …, 2^-8" (first two and last, steepest first) when text != NULL.
  */
-ABL_API abl_status abl_paper_model_deltas(const char *slopes, int heads, const abl_format *fmt, abl_convention conv,
+ABL_API abl_status abl_paper_model_deltas(const abl_schedule_spec *slopes, int heads, const abl_format *fmt, abl_convention conv,
                                   abl_delta *first, abl_delta *last, char *text, size_t textlen);
 
 ABL_API abl_status abl_table1_report(const abl_paper_options *o, abl_report **out);
@@ -144,7 +148,7 @@ typedef struct abl_figure_config {
     abl_format format;
     abl_convention convention;
     int heads;                /* 16 in the paper */
-    const char *slopes;       /* NULL: press */
+    const abl_schedule_spec *slopes; /* the schedule, parsed at the boundary; NULL: press */
     uint64_t max_distance;    /* last x value (4096) */
     uint64_t step;            /* x spacing */
 } abl_figure_config;
@@ -154,8 +158,9 @@ ABL_API void abl_figure_config_default(abl_figure_config *c, int panel_b);
 
 typedef struct abl_figure {
     abl_figure_config config;
+    abl_schedule_spec *spec;  /* the schedule drawn (own heap copy; config.slopes points here) */
     abl_schedule schedule;    /* the slopes' exact numbers live here */
-    const char *slopes_spec;  /* = schedule.spec */
+    const char *slopes_spec;  /* = schedule.spec (display) */
     int heads;
     abl_slope *slopes;        /* steepest first (pointing into schedule) */
     abl_delta *deltas;        /* delta of each, under the configured convention */

@@ -100,6 +100,9 @@ void abl_analysis_free(abl_analysis *a)
         a->results = NULL;
     }
     abl_schedule_free(&a->schedule);
+    abl_schedule_spec_free(a->spec);
+    free(a->spec);
+    a->spec = NULL;
     free(a->slopes_spec);
     a->slopes_spec = NULL;
     mpq_clears(a->logit, a->clamp, a->softcap, a->neg_softcap, a->logit_lo, a->logit_hi, (mpq_ptr)0);
@@ -189,7 +192,8 @@ static abl_status weight_matrix_blind(const abl_slope *s, abl_blind_query q, uin
     return st;
 }
 
-abl_status abl_analysis_layer(const abl_format *format, abl_convention convention, int heads, const char *slopes,
+abl_status abl_analysis_layer(const abl_format *format, abl_convention convention, int heads,
+                              const abl_schedule_spec *slopes,
                               unsigned mitigations, uint64_t context, abl_analysis *a)
 {
     abl_analysis_config cfg;
@@ -255,22 +259,31 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
         mpq_neg(a->neg_softcap, a->softcap);
         c->softcap = a->softcap;
     }
-    const char *spec = c->slopes ? c->slopes : "press";
-    if (c->mitigations & ABL_MITIGATE_EXPLICIT) {
-        if (c->slopes != NULL)
-            return ABL_ERR_BAD_SLOPE_SPEC; /* E chooses the slopes itself */
-        spec = c->distance == ABL_DISTANCE_LOG ? "robust-log:" ABL_PAPER_ROBUST_DELTA1 : "robust:" ABL_PAPER_ROBUST_DELTA1;
-    }
-    if ((a->slopes_spec = malloc(strlen(spec) + 1)) == NULL)
+    /* The analysis owns its copy of the schedule's description (E chooses robust:32 itself), on the
+     * heap: config.slopes points at it and stays valid when the result struct is moved or copied. */
+    if ((c->mitigations & ABL_MITIGATE_EXPLICIT) && c->slopes != NULL)
+        return ABL_ERR_BAD_SLOPE_SPEC; /* E chooses the slopes itself */
+    if ((a->spec = calloc(1, sizeof *a->spec)) == NULL)
         return ABL_ERR_NO_MEMORY;
-    strcpy(a->slopes_spec, spec);
-    c->slopes = a->slopes_spec;
-
-    long k;
-    abl_status st = abl_threshold_log2_multiple(&c->format, abl_convention_tau_kind(c->convention), &k);
+    abl_status st;
+    if (c->mitigations & ABL_MITIGATE_EXPLICIT)
+        st = abl_schedule_spec_robust(c->distance == ABL_DISTANCE_LOG ? ABL_SCHEDULE_ROBUST_LOG : ABL_SCHEDULE_ROBUST,
+                                      ABL_PAPER_ROBUST_D1, a->spec);
+    else if (c->slopes != NULL)
+        st = abl_schedule_spec_copy(c->slopes, a->spec);
+    else
+        st = abl_schedule_spec_pow2(ABL_SCHEDULE_PRESS, 8, a->spec);
     if (st != ABL_OK)
         return st;
-    st = abl_schedule_parse(c->slopes, c->heads, k, &a->schedule);
+    if ((a->slopes_spec = strdup(a->spec->text)) == NULL)
+        return ABL_ERR_NO_MEMORY;
+    c->slopes = a->spec;
+
+    long k;
+    st = abl_threshold_log2_multiple(&c->format, abl_convention_tau_kind(c->convention), &k);
+    if (st != ABL_OK)
+        return st;
+    st = abl_schedule_build(c->slopes, c->heads, k, &a->schedule);
     if (st != ABL_OK)
         return st;
     abl_slope *sorted = NULL;
@@ -877,15 +890,23 @@ static void walk_bounds(double m, double tau, double eps, double k, abl_distance
         *hi = INFINITY;
 }
 
-/* The heads' slopes, rounded up to binary64 (NULL when the schedule cannot be parsed: its run fails). */
+/* The heads' slopes, rounded up to binary64 (NULL when the schedule cannot be built: its run fails). */
 static double *estimate_slopes(const abl_analysis_config *cfg, long k, int *heads)
 {
-    const char *spec = cfg->slopes ? cfg->slopes : "press";
-    if (cfg->mitigations & ABL_MITIGATE_EXPLICIT)
-        spec = (cfg->distance == ABL_DISTANCE_LOG || (cfg->mitigations & ABL_MITIGATE_LOG))
-                   ? "robust-log:" ABL_PAPER_ROBUST_DELTA1 : "robust:" ABL_PAPER_ROBUST_DELTA1;
+    abl_schedule_spec robust;
+    memset(&robust, 0, sizeof robust);
+    const abl_schedule_spec *spec = cfg->slopes;
+    if (cfg->mitigations & ABL_MITIGATE_EXPLICIT) {
+        int log = cfg->distance == ABL_DISTANCE_LOG || (cfg->mitigations & ABL_MITIGATE_LOG);
+        if (abl_schedule_spec_robust(log ? ABL_SCHEDULE_ROBUST_LOG : ABL_SCHEDULE_ROBUST, ABL_PAPER_ROBUST_D1,
+                                     &robust) != ABL_OK)
+            return NULL;
+        spec = &robust;
+    }
     abl_schedule s;
-    if (abl_schedule_parse(spec, cfg->heads, k, &s) != ABL_OK)
+    abl_status st = abl_schedule_build(spec, cfg->heads, k, &s);
+    abl_schedule_spec_free(&robust);
+    if (st != ABL_OK)
         return NULL;
     double *m = malloc((size_t)(s.count > 0 ? s.count : 1) * sizeof *m);
     if (m != NULL) {
@@ -906,15 +927,12 @@ abl_status abl_analysis_estimate(const abl_analysis_config *cfg, abl_cost *out)
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
     int heads = cfg->heads;
-    const char *spec = cfg->slopes;
+    const abl_schedule_spec *spec = cfg->slopes;
     if (spec != NULL && heads == 0) {
-        /* A list gives H: count it by parsing (the numbers only; tau is irrelevant to the count). */
-        abl_schedule s;
-        abl_status st = abl_schedule_parse(spec, 0, -1, &s);
-        if (st != ABL_OK)
-            return st;
-        heads = s.count;
-        abl_schedule_free(&s);
+        /* A list gives H (the value counts it); any other kind needs H (its run fails without). */
+        if (spec->kind != ABL_SCHEDULE_SLOPES && spec->kind != ABL_SCHEDULE_TARGETS)
+            return ABL_ERR_HEADS_RANGE;
+        heads = (int)spec->count;
     }
     out->units = (double)heads;
     out->threads = 1;

@@ -9,7 +9,8 @@
  * plots, the HTML report, compare, the paper's tables and reproduce share. a is as abl_analysis_run
  * leaves it (free it on success and on failure).
  */
-abl_status abl_analysis_layer(const abl_format *format, abl_convention convention, int heads, const char *slopes,
+abl_status abl_analysis_layer(const abl_format *format, abl_convention convention, int heads,
+                              const abl_schedule_spec *slopes,
                               unsigned mitigations, uint64_t context, abl_analysis *a);
 
 #endif

@@ -6,7 +6,8 @@
 
 /* abl_analysis_layer at zero mitigations, refused (ABL_ERR_HEADS_RANGE, a freed) above ABL_PLOT_MAX_HEADS heads:
  * the layer a picture or the HTML report draws (abl_plot_kinds.c). On failure a is freed. */
-abl_status abl_plot_layer(const abl_format *format, abl_convention convention, int heads, const char *slopes,
+abl_status abl_plot_layer(const abl_format *format, abl_convention convention, int heads,
+                              const abl_schedule_spec *slopes,
                           uint64_t context, abl_analysis *a);
 
 #endif

@@ -96,7 +96,8 @@ static abl_status put_svg(FILE *f, abl_plot *p, const char *caption, char *err, 
 
 /* Design (spec: the design command): slopes that keep every head seeing at N on this kernel, and the
  * least restrictive clamp for the layer's own slopes, both decided by the exact predictor. */
-static void design_section(FILE *f, const abl_pipeline *pl, uint64_t n, const char *spec, int heads, int threads)
+static void design_section(FILE *f, const abl_pipeline *pl, uint64_t n, const abl_schedule_spec *spec, int heads,
+                           int threads)
 {
     abl_design_config dc;
     memset(&dc, 0, sizeof dc);
@@ -212,10 +213,13 @@ static abl_status html_plan_steps(abl_html_plan *p)
         if (st == ABL_OK && checked) {
             /* the search predicts one head ABL_DESIGN_SEARCH_PREDICTIONS times */
             abl_simulate_config one = *sc;
-            one.slopes = "slopes:1";
+            const float unit = 1.0f; /* one slope, as the design search tries them */
+            abl_status est = abl_design_slopes_schedule(&unit, 1, &p->one_slope);
+            one.slopes = &p->one_slope;
             one.heads = 1;
             one.threads = c->threads;
-            abl_status est = abl_predict_estimate(&one, &part);
+            if (est == ABL_OK)
+                est = abl_predict_estimate(&one, &part);
             part.units *= ABL_DESIGN_SEARCH_PREDICTIONS;
             part.seconds *= ABL_DESIGN_SEARCH_PREDICTIONS;
             st = plan_step(&p->plan, "design search", est, &part, c->context, 1, &p->step_design);
@@ -273,6 +277,7 @@ void abl_html_plan_free(abl_html_plan *p)
         return;
     abl_plot_fraction_plan_free(&p->fraction);
     abl_plot_blindmap_plan_free(&p->blindmap);
+    abl_schedule_spec_free(&p->one_slope);
     abl_plan_free(&p->plan);
 }
 
@@ -481,7 +486,7 @@ abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char 
 
     if (predicted && plan->step_design >= 0) {
         plan->plan.steps[plan->step_design].executed++;
-        design_section(f, &pl, c->context, a.schedule.spec, a.heads, c->threads);
+        design_section(f, &pl, c->context, a.spec, a.heads, c->threads);
     }
 
     /* Pictures (the tables above stand alone when this build cannot draw). */
@@ -497,7 +502,7 @@ abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char 
     bc.format = c->format;
     bc.convention = c->convention;
     bc.heads = a.heads;
-    bc.slopes = a.schedule.spec;
+    bc.slopes = a.spec;
     bc.max_distance = c->context;
     bc.model = c->model != NULL ? c->model->name : NULL;
     st = abl_plot_bias(&bc, &p);
@@ -509,13 +514,13 @@ abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char 
         fc.formats = &c->format;
         fc.conventions = &c->convention;
         fc.heads = a.heads;
-        fc.slopes = a.schedule.spec;
+        fc.slopes = a.spec;
         fc.max_context = c->context < 2 ? 2 : c->context;
         fc.model = bc.model;
         if (predicted && plan->step_fraction >= 0) { /* the planned kernel curve */
             abl_plot_fraction_plan *fp = &plan->fraction;
             fp->config.heads = a.heads; /* the closed-form curves and the title: the analysed layer */
-            fp->config.slopes = a.schedule.spec;
+            fp->config.slopes = a.spec;
             st = abl_plot_fraction_run_plan(fp, &p, err, errlen);
             count_sub(plan, plan->step_fraction, &fp->plan);
             if (st == ABL_ERR_UNSUPPORTED) /* the formula curves alone */

@@ -58,7 +58,8 @@ static abl_rgb head_colour(int r, int n)
     return n <= 5 ? abl_plot_categorical(r) : abl_plot_sequential(r, n);
 }
 
-abl_status abl_plot_layer(const abl_format *format, abl_convention convention, int heads, const char *slopes,
+abl_status abl_plot_layer(const abl_format *format, abl_convention convention, int heads,
+                          const abl_schedule_spec *slopes,
                           uint64_t context, abl_analysis *a)
 {
     abl_status st = abl_analysis_layer(format, convention, heads, slopes, 0, context, a);
@@ -605,7 +606,7 @@ abl_status abl_plot_blindmap_run_plan(abl_plot_blindmap_plan *plan, abl_plot *ou
     const char *pipe = c->pipeline != NULL ? c->pipeline : "eager";
     abl_schedule sched;
     memset(&sched, 0, sizeof sched);
-    abl_status st = abl_schedule_parse(c->slopes != NULL ? c->slopes : "press", c->heads, -126, &sched);
+    abl_status st = abl_schedule_build(c->slopes, c->heads, -126, &sched);
     if (st != ABL_OK)
         return st;
     int heads = sched.count;

@@ -1059,187 +1059,401 @@ static void build_mpt(abl_slope *s, int H, long B)
         set_pow2(&s[k++], -B * (i + 1), Hp);
 }
 
-typedef enum { K_PRESS, K_MPT, K_POW2ONLY, K_GEOMETRIC, K_TARGETS, K_SLOPES, K_ROBUST, K_ROBUST_LOG } kind;
+/* ---------------------------------------------------------------------------------------------
+ * Typed descriptions: the text is read here once; everything else builds from the value
+ * ------------------------------------------------------------------------------------------- */
 
-/* What the text after "name:" says, before any head is built. */
-typedef struct {
-    kind k;
-    const char *name;
-    long B;               /* mpt:B */
-    span d1, dh;          /* geometric:D1:DH, robust:D1 (text) */
-    size_t items;         /* targets:/slopes: list length */
-} spec_args;
+static const char *const kind_names[] = {"press",   "mpt",    "pow2only", "geometric",
+                                         "targets", "slopes", "robust",   "robust-log"};
 
-/* The spec's numbers are stored once, in the schedule; the slopes point at them. */
-static abl_status store_numbers(abl_schedule *out, size_t count, size_t text_bytes)
+static int kind_is_list(abl_schedule_kind k)
 {
-    out->numbers = malloc((count ? count : 1) * sizeof *out->numbers);
-    out->texts = malloc(text_bytes + 1);
-    if (out->numbers == NULL || out->texts == NULL)
+    return k == ABL_SCHEDULE_TARGETS || k == ABL_SCHEDULE_SLOPES;
+}
+
+static int kind_is_fitted(abl_schedule_kind k)
+{
+    return k == ABL_SCHEDULE_GEOMETRIC || k == ABL_SCHEDULE_TARGETS || k == ABL_SCHEDULE_ROBUST ||
+           k == ABL_SCHEDULE_ROBUST_LOG;
+}
+
+void abl_schedule_spec_free(abl_schedule_spec *spec)
+{
+    if (spec == NULL)
+        return;
+    for (size_t i = 0; spec->numbers != NULL && i < spec->count; i++) {
+        mpq_clear(spec->numbers[i].value);
+        free(spec->numbers[i].text);
+    }
+    free(spec->numbers);
+    free(spec->text);
+    memset(spec, 0, sizeof *spec);
+}
+
+static abl_status spec_alloc(abl_schedule_spec *s, size_t count)
+{
+    s->numbers = calloc(count ? count : 1, sizeof *s->numbers);
+    if (s->numbers == NULL)
         return ABL_ERR_NO_MEMORY;
-    for (size_t i = 0; i < count; i++)
-        mpq_init(out->numbers[i]);
-    out->nnumbers = count;
-    out->texts[0] = '\0';
+    for (size_t i = 0; i < count; i++) {
+        mpq_init(s->numbers[i].value);
+        s->numbers[i].pow2_den = 1;
+    }
+    s->count = count;
     return ABL_OK;
 }
 
-/* Copy a span to texts + *used (NUL-terminated) and return where it went. */
-static const char *store_text(abl_schedule *out, size_t *used, span t)
+static char *span_dup(span t)
 {
-    char *dst = out->texts + *used;
-    memcpy(dst, t.p, t.n);
-    dst[t.n] = '\0';
-    *used += t.n + 1;
-    return dst;
+    char *d = malloc(t.n + 1);
+    if (d != NULL) {
+        memcpy(d, t.p, t.n);
+        d[t.n] = '\0';
+    }
+    return d;
 }
 
-static abl_status parse_keyword(span kw, spec_args *a)
+/* The canonical text of a description, from its kind and numbers. */
+static abl_status spec_set_text(abl_schedule_spec *s)
 {
-    static const struct {
-        const char *name;
-        kind k;
-    } names[] = {{"press", K_PRESS},         {"mpt", K_MPT},         {"pow2only", K_POW2ONLY},
-                 {"geometric", K_GEOMETRIC}, {"targets", K_TARGETS}, {"slopes", K_SLOPES},
-                 {"robust", K_ROBUST},       {"robust-log", K_ROBUST_LOG}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (ci_equal(kw.p, kw.n, names[i].name)) {
-            a->k = names[i].k;
-            a->name = names[i].name;
+    abl_text t = {0};
+    if (s->kind == ABL_SCHEDULE_MPT)
+        abl_text_add(&t, "mpt:%ld", s->mpt_bias);
+    else
+        abl_text_add(&t, "%s", kind_names[s->kind]);
+    for (size_t i = 0; i < s->count; i++)
+        abl_text_add(&t, "%s%s", i == 0 ? ":" : s->kind == ABL_SCHEDULE_GEOMETRIC ? ":" : ",", s->numbers[i].text);
+    s->text = abl_text_take(&t);
+    return s->text != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
+}
+
+/* One number of the text: a positive exact decimal, or (allow_pow2, slopes: lists) the tool's own 2^X. */
+static abl_status spec_number(span item, int allow_pow2, abl_schedule_number *n)
+{
+    span text;
+    abl_status st;
+    int pow2 = allow_pow2 ? take_pow2(item, &n->pow2_num, &n->pow2_den) : 0;
+    if (pow2 == -2)
+        return ABL_ERR_NO_MEMORY;
+    if (pow2 < 0)
+        return ABL_ERR_BAD_SLOPE_SPEC;
+    if (pow2 > 0) {
+        n->pow2 = 1;
+        text = trim(item.p, item.n); /* the tool's own notation: 2^-0.5, 2^(-8/9) */
+    } else if ((st = take_decimal(item, &text, n->value)) != ABL_OK) {
+        return st;
+    }
+    n->text = span_dup(text);
+    return n->text != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
+}
+
+static abl_status parse_keyword(span kw, abl_schedule_spec *s)
+{
+    for (size_t i = 0; i < sizeof kind_names / sizeof kind_names[0]; i++)
+        if (ci_equal(kw.p, kw.n, kind_names[i])) {
+            s->kind = (abl_schedule_kind)i;
             return ABL_OK;
         }
     return ABL_ERR_BAD_SLOPE_SPEC;
 }
 
-/* The parameters of the spec (text errors outrank head-count and tau errors). */
-static abl_status parse_args(int has_args, span args, spec_args *a)
+static abl_status parse_mpt(int has_args, span args, abl_schedule_spec *s)
 {
-    mpq_t q;
-    mpq_init(q);
-    abl_status st = ABL_OK;
-    a->B = 8;
-    a->items = 0;
-    if (a->k == K_PRESS || a->k == K_POW2ONLY) {
-        if (has_args)
-            st = ABL_ERR_BAD_SLOPE_SPEC;
-    } else if (a->k == K_MPT) {
-        if (has_args) {
-            span t = trim(args.p, args.n);
-            a->B = 0;
-            if (t.n == 0 || t.n > 3)
-                st = ABL_ERR_BAD_SLOPE_SPEC;
-            for (size_t i = 0; st == ABL_OK && i < t.n; i++) {
-                if (!isdigit((unsigned char)t.p[i]))
-                    st = ABL_ERR_BAD_SLOPE_SPEC;
-                a->B = a->B * 10 + (t.p[i] - '0');
-            }
-            if (st == ABL_OK && (a->B < 1 || a->B > ABL_MPT_BIAS_MAX))
-                st = ABL_ERR_BAD_SLOPE_SPEC;
-        }
-    } else if (a->k == K_GEOMETRIC) {
-        const char *c2 = has_args ? memchr(args.p, ':', args.n) : NULL;
-        if (c2 == NULL) {
-            st = ABL_ERR_BAD_SLOPE_SPEC;
-        } else {
-            span x = {args.p, (size_t)(c2 - args.p)}, y = {c2 + 1, args.n - (size_t)(c2 - args.p) - 1};
-            st = take_decimal(x, &a->d1, q);
-            if (st == ABL_OK)
-                st = take_decimal(y, &a->dh, q);
-        }
-    } else if (a->k == K_ROBUST || a->k == K_ROBUST_LOG) {
-        st = has_args ? take_decimal(args, &a->d1, q) : ABL_ERR_BAD_SLOPE_SPEC;
-    } else {
-        if (!has_args)
-            st = ABL_ERR_BAD_SLOPE_SPEC;
-        a->items = 1;
-        for (size_t i = 0; st == ABL_OK && i < args.n; i++)
-            a->items += args.p[i] == ',';
-        if (st == ABL_OK && a->items > ABL_MAX_HEADS)
-            st = ABL_ERR_HEADS_RANGE;
+    if (!has_args)
+        return ABL_OK;
+    span t = trim(args.p, args.n);
+    long B = 0;
+    if (t.n == 0 || t.n > 3)
+        return ABL_ERR_BAD_SLOPE_SPEC;
+    for (size_t i = 0; i < t.n; i++) {
+        if (!isdigit((unsigned char)t.p[i]))
+            return ABL_ERR_BAD_SLOPE_SPEC;
+        B = B * 10 + (t.p[i] - '0');
     }
-    mpq_clear(q);
+    if (B < 1 || B > ABL_MPT_BIAS_MAX)
+        return ABL_ERR_BAD_SLOPE_SPEC;
+    s->mpt_bias = B;
+    return ABL_OK;
+}
+
+/* targets:/slopes: lists: the length is checked before any item (a list over the head limit says so
+ * first), then every item in order. */
+static abl_status parse_list(int has_args, span args, abl_schedule_spec *s)
+{
+    if (!has_args)
+        return ABL_ERR_BAD_SLOPE_SPEC;
+    size_t items = 1, pos = 0;
+    for (size_t i = 0; i < args.n; i++)
+        items += args.p[i] == ',';
+    if (items > ABL_MAX_HEADS)
+        return ABL_ERR_HEADS_RANGE;
+    abl_status st = spec_alloc(s, items);
+    for (size_t n = 0; st == ABL_OK && n < items; n++) {
+        const char *comma = memchr(args.p + pos, ',', args.n - pos);
+        size_t end = comma ? (size_t)(comma - args.p) : args.n;
+        span it = {args.p + pos, end - pos};
+        st = spec_number(it, s->kind == ABL_SCHEDULE_SLOPES, &s->numbers[n]);
+        pos = end + 1;
+    }
     return st;
 }
 
-/* targets:/slopes: lists. Every item is validated even when the count is wrong: a malformed list
- * says so first. */
-static abl_status build_list(const spec_args *a, span args, int H, abl_schedule *out, char *full)
+/* The parameters after "name:" (geometric:D1:DH splits at its first colon). */
+static abl_status parse_params(int has_args, span args, abl_schedule_spec *s)
 {
-    abl_status st = store_numbers(out, a->items, args.n);
-    size_t pos = 0, used = 0;
-    char *w = full + sprintf(full, "%s:", a->name);
-    for (size_t n = 0; st == ABL_OK && n < a->items; n++) {
-        const char *comma = memchr(args.p + pos, ',', args.n - pos);
-        size_t end = comma ? (size_t)(comma - args.p) : args.n;
-        span it = {args.p + pos, end - pos}, text;
-        long pnum = 0, pden = 1;
-        int pow2 = a->k == K_SLOPES ? take_pow2(it, &pnum, &pden) : 0;
-        if (pow2 == -2) {
-            st = ABL_ERR_NO_MEMORY;
-        } else if (pow2 < 0) {
-            st = ABL_ERR_BAD_SLOPE_SPEC;
-        } else if (pow2 > 0) {
-            text = trim(it.p, it.n); /* the tool's own notation: 2^-0.5, 2^(-8/9) */
-            if ((int)n < H) {
-                slope_defaults(&out->slopes[n], ABL_SLOPE_POW2, (int)n + 1);
-                set_pow2(&out->slopes[n], pnum, pden);
-            }
-        } else {
-            st = take_decimal(it, &text, out->numbers[n]);
-        }
-        if (st == ABL_OK && (int)n < H && pow2 == 0) {
-            abl_slope *s = &out->slopes[n];
-            const char *stored = store_text(out, &used, text);
-            if (a->k == K_SLOPES) {
-                slope_defaults(s, ABL_SLOPE_RATIONAL, (int)n + 1);
-                s->rational = out->numbers[n];
-            } else {
-                slope_defaults(s, ABL_SLOPE_TARGET, (int)n + 1);
-                s->target_lo = s->target_hi = out->numbers[n];
-            }
-            s->text = stored;
-        }
-        if (st == ABL_OK) {
-            if (n > 0)
-                *w++ = ',';
-            memcpy(w, text.p, text.n);
-            w += text.n;
-            *w = '\0';
-        }
-        pos = end + 1;
+    s->mpt_bias = 8;
+    switch (s->kind) {
+    case ABL_SCHEDULE_PRESS:
+    case ABL_SCHEDULE_POW2ONLY:
+        return has_args ? ABL_ERR_BAD_SLOPE_SPEC : ABL_OK;
+    case ABL_SCHEDULE_MPT:
+        return parse_mpt(has_args, args, s);
+    case ABL_SCHEDULE_GEOMETRIC: {
+        const char *c2 = has_args ? memchr(args.p, ':', args.n) : NULL;
+        if (c2 == NULL)
+            return ABL_ERR_BAD_SLOPE_SPEC;
+        span x = {args.p, (size_t)(c2 - args.p)}, y = {c2 + 1, args.n - (size_t)(c2 - args.p) - 1};
+        abl_status st = spec_alloc(s, 2);
+        if (st == ABL_OK)
+            st = spec_number(x, 0, &s->numbers[0]);
+        return st == ABL_OK ? spec_number(y, 0, &s->numbers[1]) : st;
     }
-    if (st == ABL_OK && a->items != (size_t)H)
-        st = ABL_ERR_HEADS_RANGE;
+    case ABL_SCHEDULE_ROBUST:
+    case ABL_SCHEDULE_ROBUST_LOG: {
+        if (!has_args)
+            return ABL_ERR_BAD_SLOPE_SPEC;
+        abl_status st = spec_alloc(s, 1);
+        return st == ABL_OK ? spec_number(args, 0, &s->numbers[0]) : st;
+    }
+    default:
+        return parse_list(has_args, args, s);
+    }
+}
+
+abl_status abl_schedule_spec_parse(const char *text, abl_schedule_spec *out)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (text == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    span all = trim(text, strlen(text));
+    const char *colon = memchr(all.p, ':', all.n);
+    span kw = {all.p, colon ? (size_t)(colon - all.p) : all.n};
+    span args = {colon ? colon + 1 : all.p + all.n, colon ? all.n - (size_t)(colon - all.p) - 1 : 0};
+    kw = trim(kw.p, kw.n);
+    abl_status st = parse_keyword(kw, out);
+    if (st == ABL_OK)
+        st = parse_params(colon != NULL, args, out);
+    if (st == ABL_OK)
+        st = spec_set_text(out);
+    if (st != ABL_OK)
+        abl_schedule_spec_free(out);
+    return st;
+}
+
+abl_status abl_schedule_spec_pow2(abl_schedule_kind kind, long mpt_bias, abl_schedule_spec *out)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (kind != ABL_SCHEDULE_PRESS && kind != ABL_SCHEDULE_MPT && kind != ABL_SCHEDULE_POW2ONLY)
+        return ABL_ERR_INVALID_ARGUMENT;
+    if (kind == ABL_SCHEDULE_MPT && (mpt_bias < 1 || mpt_bias > ABL_MPT_BIAS_MAX))
+        return ABL_ERR_BAD_SLOPE_SPEC;
+    out->kind = kind;
+    out->mpt_bias = kind == ABL_SCHEDULE_MPT ? mpt_bias : 8;
+    return spec_set_text(out);
+}
+
+/* A number from an exact value: its text is its exact decimal. */
+static abl_status spec_number_value(const mpq_t v, abl_schedule_number *n)
+{
+    if (mpq_sgn(v) <= 0)
+        return ABL_ERR_BAD_SLOPE;
+    mpq_set(n->value, v);
+    n->text = abl_decimal_string(v);
+    return n->text != NULL ? ABL_OK : ABL_ERR_INVALID_ARGUMENT;
+}
+
+abl_status abl_schedule_spec_robust(abl_schedule_kind kind, long d1, abl_schedule_spec *out)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (kind != ABL_SCHEDULE_ROBUST && kind != ABL_SCHEDULE_ROBUST_LOG)
+        return ABL_ERR_INVALID_ARGUMENT;
+    if (d1 < 1)
+        return ABL_ERR_BAD_SLOPE;
+    out->kind = kind;
+    out->mpt_bias = 8;
+    mpq_t q;
+    mpq_init(q);
+    mpq_set_si(q, d1, 1);
+    abl_status st = spec_alloc(out, 1);
+    if (st == ABL_OK)
+        st = spec_number_value(q, &out->numbers[0]);
+    mpq_clear(q);
+    if (st == ABL_OK)
+        st = spec_set_text(out);
+    if (st != ABL_OK)
+        abl_schedule_spec_free(out);
+    return st;
+}
+
+abl_status abl_schedule_spec_geometric(long d1, long dh, abl_schedule_spec *out)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (d1 < 1 || dh < 1)
+        return ABL_ERR_BAD_SLOPE;
+    out->kind = ABL_SCHEDULE_GEOMETRIC;
+    out->mpt_bias = 8;
+    mpq_t q;
+    mpq_init(q);
+    abl_status st = spec_alloc(out, 2);
+    mpq_set_si(q, d1, 1);
+    if (st == ABL_OK)
+        st = spec_number_value(q, &out->numbers[0]);
+    mpq_set_si(q, dh, 1);
+    if (st == ABL_OK)
+        st = spec_number_value(q, &out->numbers[1]);
+    mpq_clear(q);
+    if (st == ABL_OK)
+        st = spec_set_text(out);
+    if (st != ABL_OK)
+        abl_schedule_spec_free(out);
+    return st;
+}
+
+abl_status abl_schedule_spec_slopes(const mpq_t *m, size_t n, abl_schedule_spec *out)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (m == NULL || n == 0)
+        return ABL_ERR_INVALID_ARGUMENT;
+    if (n > ABL_MAX_HEADS)
+        return ABL_ERR_HEADS_RANGE;
+    out->kind = ABL_SCHEDULE_SLOPES;
+    out->mpt_bias = 8;
+    abl_status st = spec_alloc(out, n);
+    for (size_t i = 0; st == ABL_OK && i < n; i++)
+        st = spec_number_value(m[i], &out->numbers[i]);
+    if (st == ABL_OK)
+        st = spec_set_text(out);
+    if (st != ABL_OK)
+        abl_schedule_spec_free(out);
+    return st;
+}
+
+abl_status abl_schedule_spec_copy(const abl_schedule_spec *src, abl_schedule_spec *out)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (src == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    out->kind = src->kind;
+    out->mpt_bias = src->mpt_bias;
+    abl_status st = src->count > 0 ? spec_alloc(out, src->count) : ABL_OK;
+    for (size_t i = 0; st == ABL_OK && i < src->count; i++) {
+        abl_schedule_number *d = &out->numbers[i];
+        const abl_schedule_number *s = &src->numbers[i];
+        mpq_set(d->value, s->value);
+        d->pow2 = s->pow2;
+        d->pow2_num = s->pow2_num;
+        d->pow2_den = s->pow2_den;
+        d->text = s->text != NULL ? strdup(s->text) : NULL;
+        if (s->text != NULL && d->text == NULL)
+            st = ABL_ERR_NO_MEMORY;
+    }
+    if (st == ABL_OK && src->text != NULL && (out->text = strdup(src->text)) == NULL)
+        st = ABL_ERR_NO_MEMORY;
+    if (st != ABL_OK)
+        abl_schedule_spec_free(out);
+    return st;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Instantiation: a description, a head count and a tau give the slopes
+ * ------------------------------------------------------------------------------------------- */
+
+/* The schedule's own copies of the numbers (the slopes point at them) and their texts. */
+static abl_status store_numbers(abl_schedule *out, const abl_schedule_spec *spec)
+{
+    size_t text_bytes = 0;
+    for (size_t i = 0; i < spec->count; i++)
+        text_bytes += spec->numbers[i].text != NULL ? strlen(spec->numbers[i].text) + 1 : 1;
+    out->numbers = malloc((spec->count ? spec->count : 1) * sizeof *out->numbers);
+    out->texts = malloc(text_bytes + 1);
+    if (out->numbers == NULL || out->texts == NULL)
+        return ABL_ERR_NO_MEMORY;
+    for (size_t i = 0; i < spec->count; i++)
+        mpq_init(out->numbers[i]);
+    out->nnumbers = spec->count;
+    out->texts[0] = '\0';
+    return ABL_OK;
+}
+
+/* Copy text to texts + *used (NUL-terminated) and return where it went. */
+static const char *store_text(abl_schedule *out, size_t *used, const char *text)
+{
+    char *dst = out->texts + *used;
+    size_t n = strlen(text);
+    memcpy(dst, text, n + 1);
+    *used += n + 1;
+    return dst;
+}
+
+/* targets:/slopes: lists, one head per item. */
+static abl_status build_list(const abl_schedule_spec *spec, int H, abl_schedule *out)
+{
+    abl_status st = store_numbers(out, spec);
+    size_t used = 0;
+    for (int h = 0; st == ABL_OK && h < H; h++) {
+        const abl_schedule_number *n = &spec->numbers[h];
+        abl_slope *s = &out->slopes[h];
+        if (n->pow2) {
+            slope_defaults(s, ABL_SLOPE_POW2, h + 1);
+            set_pow2(s, n->pow2_num, n->pow2_den);
+            continue;
+        }
+        mpq_set(out->numbers[h], n->value);
+        if (spec->kind == ABL_SCHEDULE_SLOPES) {
+            slope_defaults(s, ABL_SLOPE_RATIONAL, h + 1);
+            s->rational = out->numbers[h];
+        } else {
+            slope_defaults(s, ABL_SLOPE_TARGET, h + 1);
+            s->target_lo = s->target_hi = out->numbers[h];
+        }
+        s->text = store_text(out, &used, n->text != NULL ? n->text : "");
+    }
     return st;
 }
 
 /* press, pow2only, mpt:B: powers of two. */
-static void build_pow2(const spec_args *a, int H, abl_schedule *out, char *full)
+static void build_pow2(const abl_schedule_spec *spec, int H, abl_schedule *out)
 {
     for (int h = 1; h <= H; h++)
         slope_defaults(&out->slopes[h - 1], ABL_SLOPE_POW2, h);
-    if (a->k == K_PRESS)
+    if (spec->kind == ABL_SCHEDULE_PRESS)
         build_press(out->slopes, H);
-    else if (a->k == K_MPT)
-        build_mpt(out->slopes, H, a->B);
+    else if (spec->kind == ABL_SCHEDULE_MPT)
+        build_mpt(out->slopes, H, spec->mpt_bias);
     else
         for (int h = 1; h <= H; h++)
             set_pow2(&out->slopes[h - 1], -8L * h, H);
-    if (a->k == K_MPT)
-        sprintf(full, "mpt:%ld", a->B);
-    else
-        sprintf(full, "%s", a->name);
 }
 
-static abl_status build_geometric(const spec_args *a, int H, abl_schedule *out, char *full)
+static abl_status build_geometric(const abl_schedule_spec *spec, int H, abl_schedule *out)
 {
-    abl_status st = store_numbers(out, 2, a->d1.n + a->dh.n + 2);
-    if (st == ABL_OK)
-        st = take_decimal(a->d1, &(span){0}, out->numbers[0]);
-    if (st == ABL_OK)
-        st = take_decimal(a->dh, &(span){0}, out->numbers[1]);
+    abl_status st = store_numbers(out, spec);
     if (st != ABL_OK)
         return st;
+    mpq_set(out->numbers[0], spec->numbers[0].value);
+    mpq_set(out->numbers[1], spec->numbers[1].value);
     for (int h = 1; h <= H; h++) {
         abl_slope *s = &out->slopes[h - 1];
         slope_defaults(s, ABL_SLOPE_TARGET, h);
@@ -1248,65 +1462,101 @@ static abl_status build_geometric(const spec_args *a, int H, abl_schedule *out, 
         s->geo_num = H > 1 ? h - 1 : 0;
         s->geo_den = H > 1 ? H - 1 : 1;
     }
-    sprintf(full, "geometric:%.*s:%.*s", (int)a->d1.n, a->d1.p, (int)a->dh.n, a->dh.p);
     return ABL_OK;
 }
 
 /* Mitigation E: targets D1 * 2^(h-1), exact. */
-static abl_status build_robust(const spec_args *a, int H, abl_schedule *out, char *full)
+static abl_status build_robust(const abl_schedule_spec *spec, int H, abl_schedule *out)
 {
-    abl_status st = store_numbers(out, (size_t)H, 0);
-    mpq_t d1;
-    mpq_init(d1);
-    if (st == ABL_OK)
-        st = take_decimal(a->d1, &(span){0}, d1);
-    for (int h = 1; st == ABL_OK && h <= H; h++) {
+    out->numbers = malloc((size_t)H * sizeof *out->numbers);
+    out->texts = malloc(1);
+    if (out->numbers == NULL || out->texts == NULL)
+        return ABL_ERR_NO_MEMORY;
+    out->texts[0] = '\0';
+    for (int h = 1; h <= H; h++) {
         abl_slope *s = &out->slopes[h - 1];
-        slope_defaults(s, a->k == K_ROBUST ? ABL_SLOPE_TARGET : ABL_SLOPE_LOG_TARGET, h);
-        mpq_mul_2exp(out->numbers[h - 1], d1, (mp_bitcnt_t)(h - 1));
+        mpq_init(out->numbers[h - 1]);
+        out->nnumbers = (size_t)h;
+        slope_defaults(s, spec->kind == ABL_SCHEDULE_ROBUST ? ABL_SLOPE_TARGET : ABL_SLOPE_LOG_TARGET, h);
+        mpq_mul_2exp(out->numbers[h - 1], spec->numbers[0].value, (mp_bitcnt_t)(h - 1));
         s->target_lo = s->target_hi = out->numbers[h - 1];
     }
-    mpq_clear(d1);
-    sprintf(full, "%s:%.*s", a->name, (int)a->d1.n, a->d1.p);
+    return ABL_OK;
+}
+
+/* The display value, and a range check: the blindness engine needs a positive finite double. */
+static abl_status schedule_values(abl_schedule *out)
+{
+    abl_status st = ABL_OK;
+    mpfr_t v;
+    mpfr_init2(v, 53);
+    for (int h = 0; st == ABL_OK && h < out->count; h++) {
+        abl_slope *s = &out->slopes[h];
+        st = abl_slope_mpfr(v, s, MPFR_RNDN);
+        if (st == ABL_OK) {
+            s->value = mpfr_get_d(v, MPFR_RNDN);
+            if (!(s->value > 0.0) || s->value > 1.7976931348623157e308)
+                st = ABL_ERR_BAD_SLOPE;
+        }
+    }
+    mpfr_clear(v);
     return st;
 }
 
-static abl_status parse_into(span kw, int has_args, span args, int heads, long tau_log2, abl_schedule *out,
-                             char **full)
+static abl_status build_into(const abl_schedule_spec *spec, int heads, long tau_log2, abl_schedule *out)
 {
-    spec_args a;
-    memset(&a, 0, sizeof a);
-    abl_status st = parse_keyword(kw, &a);
-    if (st == ABL_OK)
-        st = parse_args(has_args, args, &a);
-    if (st != ABL_OK)
-        return st;
-    int list = a.k == K_TARGETS || a.k == K_SLOPES;
-    int fitted = a.k == K_GEOMETRIC || a.k == K_TARGETS || a.k == K_ROBUST || a.k == K_ROBUST_LOG;
+    int list = kind_is_list(spec->kind);
     int H = heads;
+    if (spec->kind < ABL_SCHEDULE_PRESS || spec->kind > ABL_SCHEDULE_ROBUST_LOG)
+        return ABL_ERR_INVALID_ARGUMENT;
     if (!list && H == 0)
         return ABL_ERR_HEADS_RANGE;
     if (list && H == 0)
-        H = (int)a.items;
-    *full = malloc(64 + 2 * args.n);
+        H = (int)spec->count;
+    if (list && spec->count != (size_t)H)
+        return ABL_ERR_HEADS_RANGE;
+    if ((spec->kind == ABL_SCHEDULE_GEOMETRIC && spec->count != 2) ||
+        ((spec->kind == ABL_SCHEDULE_ROBUST || spec->kind == ABL_SCHEDULE_ROBUST_LOG) && spec->count != 1))
+        return ABL_ERR_INVALID_ARGUMENT;
     out->slopes = calloc((size_t)H, sizeof *out->slopes);
-    if (*full == NULL || out->slopes == NULL)
+    out->spec = strdup(spec->text != NULL ? spec->text : kind_names[spec->kind]);
+    if (out->slopes == NULL || out->spec == NULL)
         return ABL_ERR_NO_MEMORY;
     out->count = H;
+    out->kind = spec->kind;
+    out->mpt_bias = spec->mpt_bias;
+    abl_status st = ABL_OK;
     if (list)
-        st = build_list(&a, args, H, out, *full);
-    else if (a.k == K_GEOMETRIC)
-        st = build_geometric(&a, H, out, *full);
-    else if (a.k == K_ROBUST || a.k == K_ROBUST_LOG)
-        st = build_robust(&a, H, out, *full);
+        st = build_list(spec, H, out);
+    else if (spec->kind == ABL_SCHEDULE_GEOMETRIC)
+        st = build_geometric(spec, H, out);
+    else if (spec->kind == ABL_SCHEDULE_ROBUST || spec->kind == ABL_SCHEDULE_ROBUST_LOG)
+        st = build_robust(spec, H, out);
     else
-        build_pow2(&a, H, out, *full);
-    if (st == ABL_OK && fitted) {
+        build_pow2(spec, H, out);
+    if (st == ABL_OK && kind_is_fitted(spec->kind)) {
         if (tau_log2 >= 0)
             return ABL_ERR_DEGENERATE;
         for (int h = 0; h < H; h++)
             out->slopes[h].tau_log2 = tau_log2;
     }
+    return st == ABL_OK ? schedule_values(out) : st;
+}
+
+abl_status abl_schedule_build(const abl_schedule_spec *spec, int heads, long tau_log2, abl_schedule *out)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (heads < 0 || heads > ABL_MAX_HEADS)
+        return ABL_ERR_HEADS_RANGE;
+    abl_schedule_spec press;
+    memset(&press, 0, sizeof press);
+    press.kind = ABL_SCHEDULE_PRESS;
+    press.mpt_bias = 8;
+    abl_status st = build_into(spec != NULL ? spec : &press, heads, tau_log2, out);
+    if (st != ABL_OK)
+        abl_schedule_free(out);
     return st;
 }
 
@@ -1319,34 +1569,10 @@ abl_status abl_schedule_parse(const char *spec, int heads, long tau_log2, abl_sc
         return ABL_ERR_INVALID_ARGUMENT;
     if (heads < 0 || heads > ABL_MAX_HEADS)
         return ABL_ERR_HEADS_RANGE;
-    span all = trim(spec, strlen(spec));
-    const char *colon = memchr(all.p, ':', all.n);
-    span kw = {all.p, colon ? (size_t)(colon - all.p) : all.n};
-    span args = {colon ? colon + 1 : all.p + all.n, colon ? all.n - (size_t)(colon - all.p) - 1 : 0};
-    kw = trim(kw.p, kw.n);
-    char *full = NULL;
-    abl_status st = parse_into(kw, colon != NULL, args, heads, tau_log2, out, &full);
-    if (st == ABL_OK) {
-        /* The display value, and a range check: the blindness engine needs a positive finite double. */
-        mpfr_t v;
-        mpfr_init2(v, 53);
-        for (int h = 0; st == ABL_OK && h < out->count; h++) {
-            abl_slope *s = &out->slopes[h];
-            st = abl_slope_mpfr(v, s, MPFR_RNDN);
-            if (st == ABL_OK) {
-                s->value = mpfr_get_d(v, MPFR_RNDN);
-                if (!(s->value > 0.0) || s->value > 1.7976931348623157e308)
-                    st = ABL_ERR_BAD_SLOPE;
-            }
-        }
-        mpfr_clear(v);
-    }
-    if (st == ABL_OK) {
-        out->spec = full;
-        full = NULL;
-    }
-    free(full);
-    if (st != ABL_OK)
-        abl_schedule_free(out);
+    abl_schedule_spec s;
+    abl_status st = abl_schedule_spec_parse(spec, &s);
+    if (st == ABL_OK)
+        st = abl_schedule_build(&s, heads, tau_log2, out);
+    abl_schedule_spec_free(&s);
     return st;
 }

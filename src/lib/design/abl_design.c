@@ -67,7 +67,28 @@ char *abl_design_slopes_spec(const float *slopes, int n)
     return out;
 }
 
-static void sim_config(const abl_design_config *c, const char *spec, uint64_t n, abl_simulate_config *s)
+abl_status abl_design_slopes_schedule(const float *slopes, int n, abl_schedule_spec *out)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (slopes == NULL || n < 1)
+        return ABL_ERR_INVALID_ARGUMENT;
+    mpq_t *q = malloc((size_t)n * sizeof *q);
+    if (q == NULL)
+        return ABL_ERR_NO_MEMORY;
+    for (int i = 0; i < n; i++) {
+        mpq_init(q[i]);
+        mpq_set_d(q[i], (double)slopes[i]); /* exact: every binary32 value is a binary64 value */
+    }
+    abl_status st = abl_schedule_spec_slopes((const mpq_t *)q, (size_t)n, out);
+    for (int i = 0; i < n; i++)
+        mpq_clear(q[i]);
+    free(q);
+    return st;
+}
+
+static void sim_config(const abl_design_config *c, const abl_schedule_spec *spec, uint64_t n, abl_simulate_config *s)
 {
     memset(s, 0, sizeof *s);
     s->pipeline = c->pipeline;
@@ -76,30 +97,32 @@ static void sim_config(const abl_design_config *c, const char *spec, uint64_t n,
     s->threads = c->threads;
 }
 
-/* The configuration of slope m alone at context n; returns its schedule text (the caller frees it after
- * the run; NULL when out of memory). */
-static char *one_slope_config(const abl_design_config *c, float m, uint64_t n, abl_simulate_config *s)
+/* The configuration of slope m alone at context n, its schedule in *spec (the caller frees it after the
+ * run): the exact binary32 value, no text. */
+static abl_status one_slope_config(const abl_design_config *c, float m, uint64_t n, abl_schedule_spec *spec,
+                                   abl_simulate_config *s)
 {
-    char *spec = abl_design_slopes_spec(&m, 1);
-    if (spec != NULL)
+    abl_status st = abl_design_slopes_schedule(&m, 1, spec);
+    if (st == ABL_OK)
         sim_config(c, spec, n, s);
-    return spec;
+    return st;
 }
 
 /* Predictor of one slope at context n. */
 static abl_status predict_one(const abl_design_config *c, float m, uint64_t n, abl_pred_head *out)
 {
     abl_simulate_config s;
-    char *spec = one_slope_config(c, m, n, &s);
-    if (spec == NULL)
-        return ABL_ERR_NO_MEMORY;
+    abl_schedule_spec spec;
+    abl_status st = one_slope_config(c, m, n, &spec, &s);
+    if (st != ABL_OK)
+        return st;
     abl_prediction p;
-    abl_status st = abl_predict_run(&s, &p);
+    st = abl_predict_run(&s, &p);
     if (st == ABL_OK) {
         *out = p.results[0];
         abl_prediction_free(&p);
     }
-    free(spec);
+    abl_schedule_spec_free(&spec);
     return st;
 }
 
@@ -112,12 +135,13 @@ static abl_status predict_one(const abl_design_config *c, float m, uint64_t n, a
 static abl_status logits_finite(const abl_design_config *c, float m, uint64_t n, int *finite)
 {
     abl_simulate_config sc;
-    char *spec = one_slope_config(c, m, n, &sc);
-    if (spec == NULL)
-        return ABL_ERR_NO_MEMORY;
+    abl_schedule_spec spec;
+    abl_status st = one_slope_config(c, m, n, &spec, &sc);
+    if (st != ABL_OK)
+        return st;
     abl_sim_setup s;
-    abl_status st = abl_sim_setup_init(&sc, &s);
-    free(spec);
+    st = abl_sim_setup_init(&sc, &s);
+    abl_schedule_spec_free(&spec);
     if (st != ABL_OK)
         return st;
     float big = abl_emul_logit(&s.em, &s.hd[0], 0.0f, n - 1, abl_emul_bias_mag(&s.em, &s.hd[0], n - 1));
@@ -757,13 +781,14 @@ abl_status abl_design_verify(const abl_design_config *c, const float *slopes, in
         return ABL_ERR_INVALID_ARGUMENT;
     if (simulated != NULL)
         *simulated = 0;
-    char *spec = abl_design_slopes_spec(slopes, n);
-    if (spec == NULL)
-        return ABL_ERR_NO_MEMORY;
+    abl_schedule_spec spec;
+    abl_status st = abl_design_slopes_schedule(slopes, n, &spec);
+    if (st != ABL_OK)
+        return st;
     abl_simulate_config s;
-    sim_config(c, spec, c->context, &s);
+    sim_config(c, &spec, c->context, &s);
     abl_prediction p;
-    abl_status st = abl_predict_run(&s, &p);
+    st = abl_predict_run(&s, &p);
     if (st == ABL_OK) {
         if (p.matrix_zeros != 0)
             st = ABL_ERR_MISMATCH;
@@ -780,11 +805,11 @@ abl_status abl_design_verify(const abl_design_config *c, const float *slopes, in
                 *simulated = 1;
         }
     }
-    free(spec);
+    abl_schedule_spec_free(&spec);
     return st;
 }
 
-abl_status abl_design_held_slopes(const abl_design_config *c, const char *spec, int heads, float **out, int *n)
+abl_status abl_design_held_slopes(const abl_design_config *c, const abl_schedule_spec *spec, int heads, float **out, int *n)
 {
     if (c == NULL || out == NULL || n == NULL)
         return ABL_ERR_INVALID_ARGUMENT;

@@ -11,19 +11,20 @@
 abl_status abl_dk_init(abl_dk *k, const abl_design_config *c, const float *slopes, int n, int relative)
 {
     memset(k, 0, sizeof *k);
-    char *spec = abl_design_slopes_spec(slopes, n);
-    if (spec == NULL)
-        return ABL_ERR_NO_MEMORY;
+    abl_schedule_spec spec;
+    abl_status st = abl_design_slopes_schedule(slopes, n, &spec);
+    if (st != ABL_OK)
+        return st;
     abl_simulate_config sc;
     memset(&sc, 0, sizeof sc);
     sc.pipeline = c->pipeline;
     if (relative)
         sc.pipeline.bias_form = ABL_BIAS_RELATIVE;
-    sc.slopes = spec;
+    sc.slopes = &spec;
     sc.context = c->context;
     sc.threads = 1;
-    abl_status st = abl_sim_setup_init(&sc, &k->s);
-    free(spec);
+    st = abl_sim_setup_init(&sc, &k->s);
+    abl_schedule_spec_free(&spec);
     if (st != ABL_OK)
         return st;
     k->n = c->context;

@@ -24,18 +24,15 @@ typedef struct path_cost {
     const char *unit_name;
 } path_cost;
 
-/* A lower bound of the schedule's smallest slope known without a parse (a long schedule costs more to
- * parse than to estimate): press slopes are 2^(-8k/H') >= 2^-8 for every H, mpt:B slopes
- * 2^(-kB/H') >= 2^-B. -1 when only a parse tells (slopes:/targets: lists). */
-static double min_slope_closed(const char *spec)
+/* A lower bound of the schedule's smallest slope known without building it (a long schedule costs more
+ * to build than to estimate): press slopes are 2^(-8k/H') >= 2^-8 for every H, mpt:B slopes
+ * 2^(-kB/H') >= 2^-B (B read from the value). -1 when only the built schedule tells. */
+static double min_slope_closed(const abl_schedule_spec *spec)
 {
-    if (strcmp(spec, "press") == 0)
+    if (spec == NULL || spec->kind == ABL_SCHEDULE_PRESS)
         return 0x1p-8;
-    if (strncmp(spec, "mpt:", 4) == 0) {
-        char *end;
-        double b = strtod(spec + 4, &end);
-        return *end == '\0' && b > 0 && b < 1000 ? exp2(-b) : 0.0;
-    }
+    if (spec->kind == ABL_SCHEDULE_MPT)
+        return exp2(-(double)spec->mpt_bias);
     return -1.0;
 }
 
@@ -94,12 +91,12 @@ abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out)
     if (cfg->context < 1 || cfg->context > ABL_SIMULATE_MAX_CONTEXT)
         return ABL_ERR_CONTEXT_RANGE;
     /* The head count: as given (a schedule that disagrees fails in the run itself), else from the
-     * slopes:/targets: list. The SDPA paths also need the smallest slope. The schedule is parsed once,
-     * and only when one of them needs it; a failed parse fails the estimate only when the head count
+     * slopes:/targets: list. The SDPA paths also need the smallest slope. The schedule is built once,
+     * and only when one of them needs it; a failed build fails the estimate only when the head count
      * depends on it (else the smallest slope is taken as unknown: the worst case). */
     int heads = cfg->heads;
     int sdpa = cfg->pipeline.softmax == ABL_SOFTMAX_SDPA_EFFICIENT || cfg->pipeline.softmax == ABL_SOFTMAX_SDPA_CUDNN;
-    double m_min = sdpa ? min_slope_closed(cfg->slopes ? cfg->slopes : "press") : 0.0;
+    double m_min = sdpa ? min_slope_closed(cfg->slopes) : 0.0;
     if (heads <= 0 || m_min < 0) {
         abl_schedule sched;
         abl_status st = abl_sim_estimate_schedule(cfg, &sched);

@@ -59,8 +59,7 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s)
     st = abl_threshold_log2_multiple(&cfg->pipeline.output_dtype, ABL_TAU_FTZ, &k);
     if (st != ABL_OK)
         return st;
-    const char *spec = cfg->slopes ? cfg->slopes : "press";
-    st = abl_schedule_parse(spec, cfg->heads, k, &s->schedule);
+    st = abl_schedule_build(cfg->slopes, cfg->heads, k, &s->schedule);
     if (st != ABL_OK)
         return st;
     s->heads = s->schedule.count;
@@ -76,7 +75,7 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s)
     }
     for (int h = 0; h < s->heads; h++) {
         /* an explicit slopes: list is what the code holds: taken as given */
-        if (s->em.slope_calc == ABL_SLOPE_CALC_EXACT || strncmp(s->schedule.spec, "slopes:", 7) == 0) {
+        if (s->em.slope_calc == ABL_SLOPE_CALC_EXACT || s->schedule.kind == ABL_SCHEDULE_SLOPES) {
             st = abl_emul_head_init(&s->em, &s->schedule.slopes[h], &s->hd[h]);
         } else {
             float v;
@@ -131,7 +130,7 @@ abl_status abl_sim_estimate_schedule(const abl_simulate_config *cfg, abl_schedul
     abl_status st = abl_threshold_log2_multiple(&cfg->pipeline.output_dtype, ABL_TAU_FTZ, &k);
     if (st != ABL_OK)
         return st;
-    return abl_schedule_parse(cfg->slopes ? cfg->slopes : "press", cfg->heads, k, sched);
+    return abl_schedule_build(cfg->slopes, cfg->heads, k, sched);
 }
 
 typedef struct team_member {

@@ -105,21 +105,16 @@ abl_status abl_slope_code_value(abl_slope_calc calc, const abl_schedule *sched, 
         return ABL_ERR_INVALID_ARGUMENT;
     int H = sched->count, index = sched->slopes[h].index;
     if (calc == ABL_SLOPE_CALC_TORCH_POW) {
-        if (strcmp(sched->spec, "press") != 0)
+        if (sched->kind != ABL_SCHEDULE_PRESS)
             return ABL_ERR_SLOPE_CALC;
         *out = torch_pow_slope(H, index);
         return ABL_OK;
     }
     if (calc == ABL_SLOPE_CALC_MPT_POW) {
-        long B = 8;
-        if (strncmp(sched->spec, "mpt:", 4) == 0) {
-            char *end;
-            B = strtol(sched->spec + 4, &end, 10);
-            if (*end != '\0' || B <= 0)
-                return ABL_ERR_SLOPE_CALC;
-        } else if (strcmp(sched->spec, "press") != 0) {
+        /* B comes from the schedule's value (its one parser read mpt:B) */
+        if (sched->kind != ABL_SCHEDULE_MPT && sched->kind != ABL_SCHEDULE_PRESS)
             return ABL_ERR_SLOPE_CALC;
-        }
+        long B = sched->kind == ABL_SCHEDULE_MPT ? sched->mpt_bias : 8;
         /* press is mpt:8 for every H, order included: Press's get_slopes(H) = press(c) followed by
          * press(2c)[0::2][:H-c], c = 2^floor(log2 H); gen_slopes' concat(s[1::2], s[0::2])[:H] over
          * H' = 2c gives 2^(-8j/c) (j = 1..c), then 2^(-4(2j-1)/c) -- the same slopes, index for index */

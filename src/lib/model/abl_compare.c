@@ -34,6 +34,9 @@ void abl_compare_free(abl_compare *c)
     free(c->results);
     c->results = NULL;
     abl_schedule_free(&c->schedule);
+    abl_schedule_spec_free(c->spec);
+    free(c->spec);
+    c->spec = NULL;
     free(c->slopes_spec);
     c->slopes_spec = NULL;
     mpq_clear(c->paper_row_fraction);
@@ -183,7 +186,9 @@ abl_status abl_compare_run_plan(abl_compare_plan *plan, abl_compare *out)
         /* The comparison keeps the analysed schedule and its text: its slopes point into them. */
         out->slopes_spec = a.slopes_spec;
         a.slopes_spec = NULL;
-        out->config.slopes = out->slopes_spec;
+        out->spec = a.spec;
+        a.spec = NULL;
+        out->config.slopes = out->spec;
         out->schedule = a.schedule;
         memset(&a.schedule, 0, sizeof a.schedule);
         for (int i = 0; i < a.heads; i++) {

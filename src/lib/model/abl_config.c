@@ -83,6 +83,17 @@ abl_status abl_model_spec_from_catalogue(const abl_model *m, abl_model_spec *out
     set_src(&out->dtype_src, ABL_ORIGIN_CATALOGUE, m->name);
     snprintf(out->slopes, sizeof out->slopes, "%s", m->slopes);
     set_src(&out->slopes_src, ABL_ORIGIN_CATALOGUE, m->name);
+    /* The entry's schedule text is resolved here, once: below this the spec carries the kind and B. */
+    abl_schedule_spec sched;
+    abl_status st = abl_schedule_spec_parse(m->slopes, &sched);
+    if (st != ABL_OK)
+        return st;
+    int pow2 = sched.kind == ABL_SCHEDULE_PRESS || sched.kind == ABL_SCHEDULE_MPT || sched.kind == ABL_SCHEDULE_POW2ONLY;
+    out->slopes_kind = sched.kind;
+    out->slopes_mpt_bias = sched.mpt_bias;
+    abl_schedule_spec_free(&sched);
+    if (!pow2)
+        return ABL_ERR_INVALID_ARGUMENT; /* a catalogue model's slopes are press, pow2only or mpt:B */
     default_pipeline(out, ABL_ORIGIN_CATALOGUE, m->name);
     return ABL_OK;
 }
@@ -375,8 +386,12 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char *err, size_t 
             set_src(&s->slopes_src, ABL_ORIGIN_DEFAULT, "llm-foundry's alibi_bias_max = 8");
         }
         snprintf(s->slopes, sizeof s->slopes, "mpt:%ld", B);
+        s->slopes_kind = ABL_SCHEDULE_MPT;
+        s->slopes_mpt_bias = B;
     } else {
         snprintf(s->slopes, sizeof s->slopes, "press");
+        s->slopes_kind = ABL_SCHEDULE_PRESS;
+        s->slopes_mpt_bias = 8;
         set_src(&s->slopes_src, ABL_ORIGIN_DEFAULT, family ? "the model code's get_slopes" : "Press et al.");
     }
     /* Only a known model_type (a short word: classify) has a family, so the field is never cut. */
@@ -448,4 +463,11 @@ abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char 
         st = abl_model_spec_from_json(buf, len, out, err, errlen);
     free(buf);
     return st;
+}
+
+abl_status abl_model_spec_schedule(const abl_model_spec *s, abl_schedule_spec *out)
+{
+    if (s == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    return abl_schedule_spec_pow2(s->slopes_kind, s->slopes_mpt_bias, out);
 }

@@ -23,10 +23,34 @@ void abl_paper_options_default(abl_paper_options *o)
 /* ---------------------------------------------------------------- shared helpers */
 
 /* One layer through the analysis engine: heads steepest first, fractions at `context`. */
-static abl_status run_layer(const char *slopes, int heads, unsigned mitigations, const abl_format *fmt,
+static abl_status run_layer(const abl_schedule_spec *slopes, int heads, unsigned mitigations, const abl_format *fmt,
                             abl_convention conv, uint64_t context, abl_analysis *a)
 {
     return abl_analysis_layer(fmt, conv, heads, slopes, mitigations, context, a);
+}
+
+/* The same for a compiled-in table entry's schedule text (NULL: press): the entry is resolved into its
+ * value here, once per use, the catalogue boundary. On a bad entry a is left as a failed run leaves it. */
+static abl_status run_entry_layer(const char *entry_slopes, int heads, unsigned mitigations, const abl_format *fmt,
+                                  abl_convention conv, uint64_t context, abl_analysis *a)
+{
+    abl_schedule_spec spec;
+    memset(&spec, 0, sizeof spec);
+    abl_status st = entry_slopes != NULL ? abl_schedule_spec_parse(entry_slopes, &spec) : ABL_OK;
+    if (st != ABL_OK) {
+        (void)abl_analysis_layer(fmt, conv, heads, NULL, 0, 0, a); /* context 0: a initialised, refused */
+        return st;
+    }
+    st = run_layer(entry_slopes != NULL ? &spec : NULL, heads, mitigations, fmt, conv, context, a);
+    abl_schedule_spec_free(&spec);
+    return st;
+}
+
+abl_status abl_paper_model_schedule(const abl_paper_model *m, abl_schedule_spec *out)
+{
+    if (m == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    return abl_schedule_spec_parse(m->slopes, out);
 }
 
 static void tau_text(const abl_format *fmt, abl_convention conv, char *buf, size_t len)
@@ -100,22 +124,22 @@ static void slope_latex(const char *text, char *buf, size_t len)
 #define S_ ABL_MITIGATE_SOFTCAP
 
 static const abl_table8_config table8_configs[] = {
-    {"Steep", "geometric:128:512", 0},
-    {"Safe", "geometric:2048:4096", 0},
-    {"Wide", "geometric:16:4096", 0},
-    {"ALiBi (default)", "press", 0},
-    {"Explicit", NULL, E_},
-    {"Log", NULL, L_},
-    {"C+L", NULL, C_ | L_},
-    {"C+E", NULL, C_ | E_},
-    {"E+L", NULL, E_ | L_},
-    {"E+S", NULL, E_ | S_},
-    {"L+S", NULL, L_ | S_},
-    {"C+E+L", NULL, C_ | E_ | L_},
-    {"C+E+S", NULL, C_ | E_ | S_},
-    {"C+L+S", NULL, C_ | L_ | S_},
-    {"E+L+S", NULL, E_ | L_ | S_},
-    {"C+E+L+S", NULL, C_ | E_ | L_ | S_},
+    {"Steep", ABL_SCHEDULE_GEOMETRIC, 128, 512, 0},
+    {"Safe", ABL_SCHEDULE_GEOMETRIC, 2048, 4096, 0},
+    {"Wide", ABL_SCHEDULE_GEOMETRIC, 16, 4096, 0},
+    {"ALiBi (default)", ABL_SCHEDULE_PRESS, 0, 0, 0},
+    {"Explicit", ABL_SCHEDULE_PRESS, 0, 0, E_},
+    {"Log", ABL_SCHEDULE_PRESS, 0, 0, L_},
+    {"C+L", ABL_SCHEDULE_PRESS, 0, 0, C_ | L_},
+    {"C+E", ABL_SCHEDULE_PRESS, 0, 0, C_ | E_},
+    {"E+L", ABL_SCHEDULE_PRESS, 0, 0, E_ | L_},
+    {"E+S", ABL_SCHEDULE_PRESS, 0, 0, E_ | S_},
+    {"L+S", ABL_SCHEDULE_PRESS, 0, 0, L_ | S_},
+    {"C+E+L", ABL_SCHEDULE_PRESS, 0, 0, C_ | E_ | L_},
+    {"C+E+S", ABL_SCHEDULE_PRESS, 0, 0, C_ | E_ | S_},
+    {"C+L+S", ABL_SCHEDULE_PRESS, 0, 0, C_ | L_ | S_},
+    {"E+L+S", ABL_SCHEDULE_PRESS, 0, 0, E_ | L_ | S_},
+    {"C+E+L+S", ABL_SCHEDULE_PRESS, 0, 0, C_ | E_ | L_ | S_},
 };
 
 /*
@@ -155,9 +179,18 @@ abl_status abl_table8_deltas(const abl_table8_config *c, const abl_paper_options
 {
     if (c == NULL || o == NULL || deltas == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
+    /* The row's schedule from its typed fields (E chooses its own: the analysis refuses any other). */
+    abl_schedule_spec geo;
+    memset(&geo, 0, sizeof geo);
+    abl_status st = ABL_OK;
+    if (c->slopes == ABL_SCHEDULE_GEOMETRIC && !(c->mitigations & ABL_MITIGATE_EXPLICIT))
+        st = abl_schedule_spec_geometric(c->d1, c->dh, &geo);
+    if (st != ABL_OK)
+        return st;
     abl_analysis a;
-    abl_status st = run_layer(c->slopes, ABL_TABLE8_HEADS, c->mitigations & (ABL_MITIGATE_EXPLICIT | ABL_MITIGATE_LOG),
-                              &o->format, o->convention, 1, &a);
+    st = run_layer(geo.text != NULL ? &geo : NULL, ABL_TABLE8_HEADS,
+                   c->mitigations & (ABL_MITIGATE_EXPLICIT | ABL_MITIGATE_LOG), &o->format, o->convention, 1, &a);
+    abl_schedule_spec_free(&geo);
     if (st == ABL_OK && a.heads != ABL_TABLE8_HEADS)
         st = ABL_ERR_HEADS_RANGE;
     if (st == ABL_OK) {
@@ -284,7 +317,7 @@ static void slope_range_text(const abl_head_result *res, int heads, char *buf, s
     snprintf(buf, len, heads == 3 ? "%s, %s, %s" : "%s, %s, …, %s", a, b, z);
 }
 
-abl_status abl_paper_model_deltas(const char *slopes, int heads, const abl_format *fmt, abl_convention conv,
+abl_status abl_paper_model_deltas(const abl_schedule_spec *slopes, int heads, const abl_format *fmt, abl_convention conv,
                                   abl_delta *first, abl_delta *last, char *text, size_t textlen)
 {
     if (fmt == NULL || first == NULL || last == NULL)
@@ -364,7 +397,7 @@ abl_status abl_table1_report_plan(const abl_paper_options *o, abl_table_kernel_p
     for (size_t i = 0; i < abl_paper_model_count() && st == ABL_OK; i++) {
         const abl_paper_model *m = &paper_models[i];
         abl_analysis a;
-        st = run_layer(m->slopes, m->heads, 0, &o->format, o->convention, m->window, &a);
+        st = run_entry_layer(m->slopes, m->heads, 0, &o->format, o->convention, m->window, &a);
         if (st != ABL_OK) {
             abl_analysis_free(&a);
             break;
@@ -698,7 +731,7 @@ static abl_status table5_row(abl_report *r, const abl_csv *t5, size_t row, const
     static const char *const inputs[] = {"arch", "type", "size", "languages", "public"};
     char t[256], j[256];
     abl_analysis a;
-    abl_status st = run_layer("press", (int)heads, 0, &o->format, o->convention, (uint64_t)window, &a);
+    abl_status st = run_layer(NULL /* press */, (int)heads, 0, &o->format, o->convention, (uint64_t)window, &a);
     if (st != ABL_OK) {
         abl_analysis_free(&a);
         return st;
@@ -885,6 +918,8 @@ void abl_figure_free(abl_figure *f)
     free(f->slopes);
     free(f->x);
     abl_schedule_free(&f->schedule);
+    abl_schedule_spec_free(f->spec);
+    free(f->spec);
     memset(f, 0, sizeof *f);
 }
 
@@ -922,8 +957,10 @@ abl_status abl_figure_run_plan(abl_figure_plan *plan, abl_figure *f)
     /* The figure keeps the schedule: its slopes point into it. */
     f->schedule = a.schedule;
     memset(&a.schedule, 0, sizeof a.schedule);
+    f->spec = a.spec;
+    a.spec = NULL;
     f->slopes_spec = f->schedule.spec;
-    f->config.slopes = f->slopes_spec;
+    f->config.slopes = f->spec;
     f->heads = a.heads;
     f->slopes = calloc((size_t)a.heads, sizeof *f->slopes);
     f->deltas = calloc((size_t)a.heads, sizeof *f->deltas);
@@ -934,6 +971,8 @@ abl_status abl_figure_run_plan(abl_figure_plan *plan, abl_figure *f)
         free(f->deltas);
         free(f->x);
         abl_schedule_free(&f->schedule);
+        abl_schedule_spec_free(f->spec);
+        free(f->spec);
         memset(f, 0, sizeof *f);
         return ABL_ERR_NO_MEMORY;
     }

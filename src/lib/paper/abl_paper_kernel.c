@@ -58,14 +58,19 @@ static abl_status predict(const abl_model_spec *spec, uint64_t window, abl_kerne
     cc.dtype = spec->dtype;
     cc.convention = ABL_CONV_PAPER;
     cc.heads = spec->heads;
-    cc.slopes = spec->slopes;
     cc.context = window;
     char err[256];
     abl_status st = abl_pipeline_parse(spec->pipeline, &spec->dtype, &cc.pipeline, err, sizeof err);
     if (st != ABL_OK)
         return st;
+    abl_schedule_spec sched;
+    if ((st = abl_model_spec_schedule(spec, &sched)) != ABL_OK)
+        return st;
+    cc.slopes = &sched;
     abl_compare c;
-    if ((st = abl_compare_run(&cc, &c)) != ABL_OK)
+    st = abl_compare_run(&cc, &c);
+    abl_schedule_spec_free(&sched);
+    if (st != ABL_OK)
         return st;
     int steep, flat;
     extreme_heads(&c, &steep, &flat);
@@ -114,13 +119,16 @@ abl_status abl_kernel_cells_plan_row(abl_table_kernel_plan *tp, const abl_model 
         s.what = "predict";
         abl_simulate_config sc;
         memset(&sc, 0, sizeof sc);
+        abl_schedule_spec sched;
+        memset(&sched, 0, sizeof sched);
         sc.heads = spec.heads;
-        sc.slopes = spec.slopes;
+        sc.slopes = &sched;
         sc.context = window;
-        /* a pipeline that does not parse costs nothing: the run fails there */
+        /* a pipeline or schedule that does not parse costs nothing: the run fails there */
         if (abl_pipeline_parse(spec.pipeline, &spec.dtype, &sc.pipeline, NULL, 0) != ABL_OK ||
-            abl_predict_estimate(&sc, &s.cost) != ABL_OK)
+            abl_model_spec_schedule(&spec, &sched) != ABL_OK || abl_predict_estimate(&sc, &s.cost) != ABL_OK)
             memset(&s.cost, 0, sizeof s.cost);
+        abl_schedule_spec_free(&sched);
     }
     return abl_plan_add(&tp->plan, &s);
 }

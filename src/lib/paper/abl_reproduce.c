@@ -291,7 +291,8 @@ static int pow2_exponent(const char *tok, mpq_t e)
 }
 
 /* Printed "2^a, 2^b, ..., 2^z" against the computed steepest, second and flattest slopes. */
-static abl_status check_slopes(abl_reproduction *r, const char *id, const char *printed, const abl_paper_model *m)
+static abl_status check_slopes(abl_reproduction *r, const char *id, const char *printed, const abl_paper_model *m,
+                               const abl_schedule_spec *spec)
 {
     abl_format bf16;
     abl_format_lookup("bf16", &bf16);
@@ -299,7 +300,7 @@ static abl_status check_slopes(abl_reproduction *r, const char *id, const char *
     abl_threshold_log2_multiple(&bf16, ABL_TAU_FTZ, &k);
     abl_schedule s;
     memset(&s, 0, sizeof s);
-    abl_status st = abl_schedule_parse(m->slopes, m->heads, k, &s);
+    abl_status st = abl_schedule_build(spec, m->heads, k, &s);
     abl_slope *sorted = NULL;
     if (st == ABL_OK)
         st = abl_schedule_sorted(&s, &sorted);
@@ -373,10 +374,15 @@ static abl_status check_table1(abl_reproduction *r, const abl_csv *t1, const abl
         if (st == ABL_OK)
             st = check_input(r, id, abl_csv_get(t1, row, "layers"), m->layers, m);
         idf(id, sizeof id, "table1.%s.slopes", name);
+        abl_schedule_spec spec; /* the model's schedule, resolved once for both checks */
+        memset(&spec, 0, sizeof spec);
         if (st == ABL_OK)
-            st = check_slopes(r, id, abl_csv_get(t1, row, "slopes"), m);
+            st = abl_paper_model_schedule(m, &spec);
         if (st == ABL_OK)
-            st = abl_paper_model_deltas(m->slopes, m->heads, &bf16, ABL_CONV_PAPER, &first, &last, NULL, 0);
+            st = check_slopes(r, id, abl_csv_get(t1, row, "slopes"), m, &spec);
+        if (st == ABL_OK)
+            st = abl_paper_model_deltas(&spec, m->heads, &bf16, ABL_CONV_PAPER, &first, &last, NULL, 0);
+        abl_schedule_spec_free(&spec);
         if (st != ABL_OK)
             break;
         idf(what, sizeof what, "%s, %d heads", m->slopes, m->heads);
@@ -456,7 +462,7 @@ static void percent_like(const mpq_t q, const char *printed, char *buf, size_t l
 }
 
 /* The press layer of H heads under the paper's convention, with fractions at context n. */
-static abl_status paper_layer(int heads, const char *slopes, unsigned mitigations, uint64_t n, abl_analysis *a)
+static abl_status paper_layer(int heads, const abl_schedule_spec *slopes, unsigned mitigations, uint64_t n, abl_analysis *a)
 {
     abl_format bf16;
     abl_format_lookup("bf16", &bf16);
@@ -635,7 +641,11 @@ static abl_status claim_mpt(abl_reproduction *r, const char *id, const char *pri
     abl_delta first, last;
     abl_delta_init(&first);
     abl_delta_init(&last);
-    abl_status st = abl_paper_model_deltas(m->slopes, m->heads, &bf16, ABL_CONV_PAPER, &first, &last, NULL, 0);
+    abl_schedule_spec spec;
+    abl_status st = abl_paper_model_schedule(m, &spec);
+    if (st == ABL_OK)
+        st = abl_paper_model_deltas(&spec, m->heads, &bf16, ABL_CONV_PAPER, &first, &last, NULL, 0);
+    abl_schedule_spec_free(&spec);
     if (st == ABL_OK) {
         char computed[64], conv[320];
         delta_string(&last, computed, sizeof computed);

@@ -23,7 +23,18 @@ int main(void)
     abl_threshold_log2_multiple(&bf16, ABL_TAU_FTZ, &k);
     printf("alibi-blind %s: bf16 ftz tau = %s (k = %ld), subnormal tau = %.10f\n", ABL_VERSION_STRING, buf, k, sub);
     /* the decimal string may use an ASCII or a Unicode minus: compare the digits */
+    /* The schedule is a value (issue 17): parsed once, then built; mpt:8 over 8 heads is 2^-h, h = 1..8
+     * (llm-foundry's gen_slopes), so the steepest is 1/2 and the flattest 1/256. */
+    abl_schedule_spec spec;
+    abl_schedule sched;
+    int sched_ok = abl_schedule_spec_parse("mpt:8", &spec) == ABL_OK && spec.kind == ABL_SCHEDULE_MPT &&
+                   abl_schedule_build(&spec, 8, -126, &sched) == ABL_OK;
+    if (sched_ok) {
+        sched_ok = sched.count == 8 && sched.slopes[0].value == 0.5 && sched.slopes[7].value == 1.0 / 256;
+        abl_schedule_free(&sched);
+    }
+    abl_schedule_spec_free(&spec);
     int ok = st == ABL_OK && k == -126 && strstr(buf, "87.3365447506") != NULL && sub < -92.1885750144 &&
-             sub > -92.1885750145;
+             sub > -92.1885750145 && sched_ok;
     return ok ? 0 : 1;
 }
