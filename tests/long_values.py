@@ -14,6 +14,7 @@ json and text, must echo the list whole.
 
 usage: long_values.py ALIBI_BLIND [COMMAND...]   (commands: all by default)
 """
+import json
 import os
 import re
 import subprocess
@@ -200,6 +201,11 @@ def reproducers(tmp):
             if p.returncode != 0 or squeeze(v) not in squeeze(p.stdout):
                 fails.append("analyze --pipeline eager --slopes <%d chars> --format %s: list not whole (exit %d)"
                              % (n, fmt, p.returncode))
+    # figure's "heads" line lists every head (it stopped near 4,096 bytes: 71 of 400 heads)
+    p = subprocess.run([BIN, "figure", "1b", "--heads", "400", "--until", "64", "--format", "json"],
+                       capture_output=True, text=True, cwd=tmp)
+    if p.returncode != 0 or len(json.loads(p.stdout)["heads"]) != 400:
+        fails.append("figure 1b --heads 400 --format json: the heads line does not list all 400 heads")
     return fails
 
 

@@ -106,6 +106,12 @@ void abl_text_add(abl_text *t, const char *fmt, ...)
     ;
 /* Append s as a JSON string token (quoted; quotes, backslashes and control characters escaped). */
 void abl_text_json(abl_text *t, const char *s);
+/* printf into a malloc'd string of any length, the caller's to free; NULL only when out of memory. */
+char *abl_strf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 /* The text so far ("" when empty). */
 const char *abl_text_str(const abl_text *t);
 /* The text, the caller's to free; NULL (and freed) after an allocation failure. */

@@ -84,10 +84,11 @@ ABL_API const abl_paper_model *abl_paper_model_find(const char *name);
 
 /*
  * Steepest and flattest delta of `heads` heads of schedule `slopes` (initialised by the caller), and
- * the slopes as "2^-0.5, 2^-1, …, 2^-8" (first two and last, steepest first) when text != NULL.
+ * when text != NULL, *text = the slopes as "2^-0.5, 2^-1, …, 2^-8" (first two and last, steepest first),
+ * a malloc'd string the caller frees (NULL on an error).
  */
 ABL_API abl_status abl_paper_model_deltas(const char *slopes, int heads, const abl_format *fmt, abl_convention conv,
-                                  abl_delta *first, abl_delta *last, char *text, size_t textlen);
+                                          abl_delta *first, abl_delta *last, char **text);
 
 ABL_API abl_status abl_table1_report(const abl_paper_options *o, abl_report **out);
 

@@ -649,8 +649,7 @@ static void report_columns(const abl_analysis *a, abl_report *r, int mass)
 
 static abl_status report_slope_cells(abl_report *r, const abl_slope *s)
 {
-    char t[64], j[64];
-    char *exact = abl_slope_exact_string(s);
+    char *exact = abl_slope_exact_text(s);
     char *tex = exact != NULL ? malloc(strlen(exact) + 8) : NULL;
     if (tex == NULL) {
         free(exact);
@@ -664,10 +663,13 @@ static abl_status report_slope_cells(abl_report *r, const abl_slope *s)
     }
     free(tex);
     free(exact);
-    abl_slope_decimal_text(s, 5, t, sizeof t);
-    abl_slope_decimal_text(s, 17, j, sizeof j);
-    abl_report_cell(r, t, j, NULL);
-    return ABL_OK;
+    char *t = abl_slope_decimal_text(s, 5), *j = abl_slope_decimal_text(s, 17);
+    abl_status st = t != NULL && j != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK)
+        abl_report_cell(r, t, j, NULL);
+    free(t);
+    free(j);
+    return st;
 }
 
 /* delta(exponent) - delta(weight): how many tokens earlier the weight goes blind. */

@@ -332,6 +332,21 @@ void abl_error_dup(char **msg, const char *fmt, ...)
             *c = '?';
 }
 
+char *abl_strf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *out = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (out == NULL)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(out, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return out;
+}
+
 void abl_text_add(abl_text *t, const char *fmt, ...)
 {
     if (t->oom)

@@ -903,7 +903,7 @@ static abl_status report_head(const rep_ctx *x, int h)
     snprintf(buf, sizeof buf, "%d", sl->index);
     TRY(abl_report_cell(r, buf, buf, NULL));
     /* A heap string: a slope of a slopes: list is shown as written, any length. */
-    char *exact = abl_slope_exact_string(sl);
+    char *exact = abl_slope_exact_text(sl);
     abl_status est = exact != NULL ? abl_report_cell(r, exact, NULL, NULL) : ABL_ERR_NO_MEMORY;
     free(exact);
     TRY(est);

@@ -207,7 +207,7 @@ static abl_status cell_fraction(abl_report *r, const mpq_t q)
 static abl_status cell_slope(abl_report *r, const abl_slope *s)
 {
     /* A heap string: a slope of a slopes: list is shown as written, any length. */
-    char *t = abl_slope_exact_string(s);
+    char *t = abl_slope_exact_text(s);
     abl_status st = t != NULL ? abl_report_cell(r, t, NULL, NULL) : ABL_ERR_NO_MEMORY;
     free(t);
     return st;

@@ -326,11 +326,11 @@ static abl_status check_slopes(abl_reproduction *r, const char *id, const char *
                 mpz_cmp_si(mpq_numref(e), w->pow2_num) == 0 && mpz_cmp_si(mpq_denref(e), w->pow2_den) == 0;
     }
     mpq_clear(e);
-    char a[32], b[32], z[32];
-    abl_slope_exact_text(want[0], a, sizeof a);
-    abl_slope_exact_text(want[1], b, sizeof b);
-    abl_slope_exact_text(want[2], z, sizeof z);
-    snprintf(computed, sizeof computed, "%s, %s, ..., %s", a, b, z);
+    char *a = abl_slope_exact_text(want[0]), *b = abl_slope_exact_text(want[1]), *z = abl_slope_exact_text(want[2]);
+    snprintf(computed, sizeof computed, "%s, %s, ..., %s", a ? a : "?", b ? b : "?", z ? z : "?");
+    free(a);
+    free(b);
+    free(z);
     idf(conv, sizeof conv, "%s, %d heads, steepest first (compared as numbers)", s.spec, m->heads);
     free(sorted);
     abl_schedule_free(&s);
@@ -375,7 +375,7 @@ static abl_status check_table1(abl_reproduction *r, const abl_csv *t1, const abl
         if (st == ABL_OK)
             st = check_slopes(r, id, abl_csv_get(t1, row, "slopes"), m);
         if (st == ABL_OK)
-            st = abl_paper_model_deltas(m->slopes, m->heads, &bf16, ABL_CONV_PAPER, &first, &last, NULL, 0);
+            st = abl_paper_model_deltas(m->slopes, m->heads, &bf16, ABL_CONV_PAPER, &first, &last, NULL);
         if (st != ABL_OK)
             break;
         idf(what, sizeof what, "%s, %d heads", m->slopes, m->heads);
@@ -634,7 +634,7 @@ static abl_status claim_mpt(abl_reproduction *r, const char *id, const char *pri
     abl_delta first, last;
     abl_delta_init(&first);
     abl_delta_init(&last);
-    abl_status st = abl_paper_model_deltas(m->slopes, m->heads, &bf16, ABL_CONV_PAPER, &first, &last, NULL, 0);
+    abl_status st = abl_paper_model_deltas(m->slopes, m->heads, &bf16, ABL_CONV_PAPER, &first, &last, NULL);
     if (st == ABL_OK) {
         char computed[64], conv[320];
         delta_string(&last, computed, sizeof computed);

@@ -349,9 +349,9 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
     for (int h = 0; h < a.heads; h++) {
         const abl_head_result *r = &a.results[h];
         /* bounded: m to 5 digits, deltas to 12, counts of at most N keys, percents with 2 decimals */
-        char m[64], d[64], di[64], rz[64], rp[64], mp[64]; /* bounded: see above */
-        char *exact = abl_slope_exact_string(&r->slope); /* a slope as written: any length */
-        abl_slope_decimal_text(&r->slope, 5, m, sizeof m);
+        char d[64], di[64], rz[64], rp[64], mp[64]; /* bounded: see above */
+        char *exact = abl_slope_exact_text(&r->slope); /* a slope as written: any length */
+        char *m = abl_slope_decimal_text(&r->slope, 5);
         abl_delta_text(&r->delta, 12, d, sizeof d);
         abl_delta_text(&r->delta_ieee, 12, di, sizeof di);
         gmp_snprintf(rz, sizeof rz, "%Zd", r->row_blind);
@@ -366,8 +366,9 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
         fprintf(f, "<tr><td class=\"n\">%d</td><td class=\"n\">%d</td><td>", r->rank, r->slope.index);
         abl_html_escape(f, exact != NULL ? exact : "?");
         free(exact);
-        fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td>", m, d, di,
-                r->blind_in_context ? "yes" : "no");
+        fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td>",
+                m != NULL ? m : "?", d, di, r->blind_in_context ? "yes" : "no");
+        free(m);
         if (predicted) {
             int64_t fb = pr.results[r->slope.index - 1].first_blind;
             if (fb >= 0)

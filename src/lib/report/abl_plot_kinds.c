@@ -96,13 +96,15 @@ abl_status abl_plot_bias(const abl_plot_bias_config *c, abl_plot *out)
         st = abl_plot_axes(pn, NULL, "token distance d", "bias -m·d (nats)", 0, D, ymin, ymax, 0, 0);
     for (int h = 0; st == ABL_OK && h < a.heads; h++) {
         const abl_head_result *r = &a.results[h];
-        char exact[96], dtxt[64];
-        abl_slope_exact_text(&r->slope, exact, sizeof exact);
+        char dtxt[64];
+        char *exact = abl_slope_exact_text(&r->slope);
         abl_delta_text(&r->delta, 9, dtxt, sizeof dtxt);
-        snprintf(buf, sizeof buf, "h%d  m = %s  δ = %s", r->slope.index, exact, dtxt);
+        char *label = exact != NULL ? abl_strf("h%d  m = %s  δ = %s", r->slope.index, exact, dtxt) : NULL;
+        free(exact);
         /* A straight line: its two ends (PLplot clips it to the frame). */
         double x[2] = {0, D}, y[2] = {0, -r->slope.value * D};
-        st = abl_plot_add_series(pn, buf, x, y, 2, head_colour(h, a.heads), NULL);
+        st = label != NULL ? abl_plot_add_series(pn, label, x, y, 2, head_colour(h, a.heads), NULL) : ABL_ERR_NO_MEMORY;
+        free(label);
         int64_t d;
         if (st == ABL_OK && !r->delta.never && abl_delta_get_i64(&r->delta, &d) && (double)d <= D)
             st = abl_plot_add_marker(pn, (double)d, -r->slope.value * (double)d);
@@ -547,17 +549,18 @@ abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, c
         }
         int hi = c->head == 0 ? k + 1 : c->head;
         const abl_sim_head *r = &sim.results[hi - 1];
-        char exact[96], fb[48];
-        abl_slope_exact_text(&r->slope, exact, sizeof exact);
+        char *exact = abl_slope_exact_text(&r->slope), *fb = NULL, *title = NULL;
         if (r->first_blind >= 0)
-            snprintf(fb, sizeof fb, maps > 1 ? "d ≥ %lld" : "first blind d = %lld", (long long)r->first_blind);
+            fb = abl_strf(maps > 1 ? "d ≥ %lld" : "first blind d = %lld", (long long)r->first_blind);
         else
-            snprintf(fb, sizeof fb, "no zero");
-        if (maps > 1)
-            snprintf(buf, sizeof buf, "h%d %s: %s", hi, exact, fb);
-        else
-            snprintf(buf, sizeof buf, "head %d: m = %s, %s", hi, exact, fb);
-        st = abl_plot_axes(pn, buf, maps > 4 ? NULL : "key j", maps > 4 ? NULL : "query i", 0, N, 0, N, 0, 0);
+            fb = abl_strf("no zero");
+        if (exact != NULL && fb != NULL)
+            title = maps > 1 ? abl_strf("h%d %s: %s", hi, exact, fb) : abl_strf("head %d: m = %s, %s", hi, exact, fb);
+        free(exact);
+        free(fb);
+        st = title != NULL ? abl_plot_axes(pn, title, maps > 4 ? NULL : "key j", maps > 4 ? NULL : "query i", 0, N, 0, N, 0, 0)
+                           : ABL_ERR_NO_MEMORY;
+        free(title);
         pn->yflip = 1;
         pn->map.rows = pn->map.cols = m.cells;
         pn->map.cells = st == ABL_OK ? malloc(per * sizeof *pn->map.cells) : NULL;
