@@ -25,16 +25,13 @@ typedef int (*abl_interval_fn)(mpfr_t lo, mpfr_t hi, void *ctx);
  * decimal midpoint (true of every logarithm and transcendental value this project prints);
  * after the precision cap the lower bound's text is used. "-0.000" is printed as "0.000".
  */
-abl_status abl_ziv_fixed(abl_interval_fn fn, void *ctx, int decimals, char *buf, size_t buflen);
-/* The same into a malloc'd string (*out; NULL on failure): no length limit. */
 abl_status abl_ziv_fixed_string(abl_interval_fn fn, void *ctx, int decimals, char **out);
 
-/* The same with `digits` significant digits, printf %g style (exponent below 1e-4 and from 10^digits). */
-abl_status abl_ziv_general(abl_interval_fn fn, void *ctx, int digits, char *buf, size_t buflen);
-/* abl_ziv_general that stops widening at max_prec bits (then it prints the lower bound): for enclosures
- * that cannot tighten past a known width (log-distance sums, ABL_WEIGHT_LOG_MAX_PREC), where widening
- * further would only cost time (up to ABL_ZIV_MAX_PREC bits: minutes per number). */
-abl_status abl_ziv_general_capped(abl_interval_fn fn, void *ctx, int digits, long max_prec, char *buf, size_t buflen);
+/* The same with `digits` significant digits, printf %g style (exponent below 1e-4 and from 10^digits),
+ * widening no further than max_prec bits (then it prints the lower bound): for enclosures that cannot
+ * tighten past a known width (log-distance sums, ABL_WEIGHT_LOG_MAX_PREC), where widening further would
+ * only cost time (up to ABL_ZIV_MAX_PREC bits: minutes per number). *out malloc'd; NULL on failure. */
+abl_status abl_ziv_general_capped(abl_interval_fn fn, void *ctx, int digits, long max_prec, char **out);
 
 /*
  * out += the blind entries of rows a..b of a causal matrix for a head blind from distance d: each row r

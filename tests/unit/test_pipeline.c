@@ -11,6 +11,15 @@
 #include <mpfr.h>
 #include "alibi_blind.h"
 
+/* A malloc'd text equal to want (and freed). */
+#define TEXT_EQ(expr, want)                                                                                   \
+    do {                                                                                                      \
+        char *text_ = (expr);                                                                                 \
+        assert_non_null(text_);                                                                               \
+        assert_string_equal(text_, want);                                                                     \
+        free(text_);                                                                                          \
+    } while (0)
+
 static abl_format fmt(const char *name)
 {
     abl_format f;
@@ -27,14 +36,12 @@ static void test_presets(void **state)
 
     /* eager: relative bias built in fp32, cast to the model dtype, softmax(dtype=float32).to(model) */
     assert_int_equal(abl_pipeline_preset("eager", &bf16, &p), ABL_OK);
-    abl_pipeline_describe(&p, buf, sizeof buf);
-    assert_string_equal(buf, "bias-form=relative,slope-dtype=fp32,slope-calc=exact,product-dtype=fp32,"
+    TEXT_EQ(abl_pipeline_describe(&p), "bias-form=relative,slope-dtype=fp32,slope-calc=exact,product-dtype=fp32,"
                              "bias-dtype=bf16,bias-scale=1,bias-add=scores,logit-dtype=bf16,softmax=eager,sum=exact,"
                              "exp=correct,normalise=reciprocal,output-dtype=bf16");
     /* bloom-hf: absolute form (build_alibi_tensor), fp32 product, .to(dtype), baddbmm in dtype */
     assert_int_equal(abl_pipeline_preset("bloom-hf", &fp16, &p), ABL_OK);
-    abl_pipeline_describe(&p, buf, sizeof buf);
-    assert_string_equal(buf, "bias-form=absolute,slope-dtype=fp32,slope-calc=torch-pow,product-dtype=fp32,"
+    TEXT_EQ(abl_pipeline_describe(&p), "bias-form=absolute,slope-dtype=fp32,slope-calc=torch-pow,product-dtype=fp32,"
                              "bias-dtype=fp16,bias-scale=1,bias-add=scores,logit-dtype=fp16,softmax=eager,sum=exact,"
                              "exp=correct,normalise=reciprocal,output-dtype=fp16");
     /* falcon-hf-eager: slopes.bfloat16() * positions (bf16 whatever the model dtype), scaled by 1/sqrt(64),
@@ -50,16 +57,17 @@ static void test_presets(void **state)
     abl_pipeline q;
     assert_int_equal(abl_pipeline_preset("falcon-rw-hf", &fp16, &p), ABL_OK);
     assert_int_equal(abl_pipeline_preset("falcon-hf-sdpa", &fp16, &q), ABL_OK);
-    char b2[512];
-    abl_pipeline_describe(&p, buf, sizeof buf);
-    abl_pipeline_describe(&q, b2, sizeof b2);
-    assert_string_equal(buf, b2);
+    char *d1 = abl_pipeline_describe(&p), *d2 = abl_pipeline_describe(&q);
+    assert_non_null(d1);
+    assert_non_null(d2);
+    assert_string_equal(d1, d2);
+    free(d1);
+    free(d2);
     assert_int_equal(p.bias_add, ABL_BIAS_ADD_MASK);
     assert_int_equal(p.softmax, ABL_SOFTMAX_SDPA_EFFICIENT);
     /* sdpa-efficient / sdpa-cudnn: the eager bias as a float mask (model dtype), added in fp32 */
     assert_int_equal(abl_pipeline_preset("sdpa-cudnn", &bf16, &p), ABL_OK);
-    abl_pipeline_describe(&p, buf, sizeof buf);
-    assert_string_equal(buf, "bias-form=relative,slope-dtype=fp32,slope-calc=exact,product-dtype=fp32,"
+    TEXT_EQ(abl_pipeline_describe(&p), "bias-form=relative,slope-dtype=fp32,slope-calc=exact,product-dtype=fp32,"
                              "bias-dtype=bf16,bias-scale=1,bias-add=mask,logit-dtype=fp32,softmax=sdpa-cudnn,"
                              "output-dtype=bf16,head-dim=64,block=128");
     /* mpt-hf: the fp32 bias of build_mpt_alibi_tensor, fp32 softmax */
@@ -81,8 +89,7 @@ static void test_presets(void **state)
     assert_string_equal(p.output_dtype.name, "bf16");   /* NULL model dtype = bf16 */
     /* flash2: fp32 bias inside the kernel, flash softmax, kBlockN 64 at head dim 128 */
     assert_int_equal(abl_pipeline_preset("flash2", &bf16, &p), ABL_OK);
-    abl_pipeline_describe(&p, buf, sizeof buf);
-    assert_string_equal(buf, "bias-form=absolute,slope-dtype=fp32,slope-calc=exact,product-dtype=fp32,"
+    TEXT_EQ(abl_pipeline_describe(&p), "bias-form=absolute,slope-dtype=fp32,slope-calc=exact,product-dtype=fp32,"
                              "bias-dtype=fp32,bias-scale=1,bias-add=scores,logit-dtype=fp32,softmax=flash,"
                              "output-dtype=bf16,head-dim=128,block=64");
     assert_int_equal(abl_pipeline_check(&p, NULL, 0), ABL_OK);
@@ -143,17 +150,13 @@ static void test_ratio(void **state)
 {
     (void)state;
     abl_ratio r;
-    char buf[80];
     assert_int_equal(abl_ratio_parse("0.125", &r), ABL_OK);
     assert_true(r.num == 1 && r.den == 8);
-    abl_ratio_text(&r, buf, sizeof buf);
-    assert_string_equal(buf, "0.125");
+    TEXT_EQ(abl_ratio_text(&r), "0.125");
     assert_int_equal(abl_ratio_parse("1e-3", &r), ABL_OK);
-    abl_ratio_text(&r, buf, sizeof buf);
-    assert_string_equal(buf, "0.001");
+    TEXT_EQ(abl_ratio_text(&r), "0.001");
     assert_int_equal(abl_ratio_parse("12.5", &r), ABL_OK);
-    abl_ratio_text(&r, buf, sizeof buf);
-    assert_string_equal(buf, "12.5");
+    TEXT_EQ(abl_ratio_text(&r), "12.5");
     /* a long decimal (more than the old 32-byte field): 0.1250000...0 with 200 zeros is 1/8 */
     char longtext[256];
     memset(longtext, '0', sizeof longtext);
@@ -170,8 +173,7 @@ static void test_ratio(void **state)
     assert_int_equal(abl_ratio_parse("x", &r), ABL_ERR_BAD_NUMBER);
     r.num = 1;
     r.den = 3;
-    abl_ratio_text(&r, buf, sizeof buf);
-    assert_string_equal(buf, "1/3");
+    TEXT_EQ(abl_ratio_text(&r), "1/3");
 }
 
 static void test_check(void **state)

@@ -132,8 +132,9 @@ ABL_API const char *abl_pipeline_preset_help(void);
  * when it is not a positive decimal, ABL_ERR_UNSUPPORTED when its reduced numerator or denominator
  * does not fit in 64 bits. */
 ABL_API abl_status abl_ratio_parse(const char *text, abl_ratio *out);
-/* "0.125" when the decimal expansion terminates (at most 40 digits after the point), else "1/3". */
-ABL_API void abl_ratio_text(const abl_ratio *r, char *buf, size_t buflen);
+/* "0.125" when the decimal expansion terminates (at most 40 digits after the point), else "1/3": a
+ * malloc'd string, the caller's to free (NULL: out of memory). */
+ABL_API char *abl_ratio_text(const abl_ratio *r);
 
 /*
  * A preset; the dtypes a model runs in (the bias cast, the logits, the output) follow model_dtype
@@ -171,8 +172,9 @@ ABL_API abl_status abl_pipeline_set_msg(abl_pipeline *p, const char *field, cons
 ABL_API abl_status abl_pipeline_parse_msg(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char **msg);
 ABL_API abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg);
 
-/* Canonical text of every field: "bias-form=relative,slope-dtype=fp32,...". Fits in 512 bytes. */
-ABL_API void abl_pipeline_describe(const abl_pipeline *p, char *buf, size_t buflen);
+/* Canonical text of every field: "bias-form=relative,slope-dtype=fp32,...", whole: a malloc'd string,
+ * the caller's to free (NULL: out of memory). */
+ABL_API char *abl_pipeline_describe(const abl_pipeline *p);
 
 #ifdef __cplusplus
 }

@@ -211,44 +211,17 @@ static abl_status ziv_print(abl_interval_fn fn, void *ctx, const char *fmt, int 
     return st;
 }
 
-static abl_status ziv_print_buf(abl_interval_fn fn, void *ctx, const char *fmt, int digits, long max_prec, char *buf,
-                                size_t buflen)
-{
-    if (buf == NULL || buflen == 0)
-        return ABL_ERR_INVALID_ARGUMENT;
-    char *s;
-    abl_status st = ziv_print(fn, ctx, fmt, digits, max_prec, &s);
-    if (st == ABL_OK && strlen(s) + 1 > buflen)
-        st = ABL_ERR_INVALID_ARGUMENT;
-    if (st == ABL_OK)
-        memcpy(buf, s, strlen(s) + 1);
-    free(s);
-    return st;
-}
-
-abl_status abl_ziv_fixed(abl_interval_fn fn, void *ctx, int decimals, char *buf, size_t buflen)
-{
-    return ziv_print_buf(fn, ctx, "%.*Rf", decimals, ABL_ZIV_MAX_PREC, buf, buflen);
-}
-
 abl_status abl_ziv_fixed_string(abl_interval_fn fn, void *ctx, int decimals, char **out)
 {
     return ziv_print(fn, ctx, "%.*Rf", decimals, ABL_ZIV_MAX_PREC, out);
 }
 
-abl_status abl_ziv_general(abl_interval_fn fn, void *ctx, int digits, char *buf, size_t buflen)
+abl_status abl_ziv_general_capped(abl_interval_fn fn, void *ctx, int digits, long max_prec, char **out)
 {
+    *out = NULL;
     if (digits < 1)
         return ABL_ERR_INVALID_ARGUMENT;
-    return ziv_print_buf(fn, ctx, "%.*Rg", digits, ABL_ZIV_MAX_PREC, buf, buflen);
-}
-
-abl_status abl_ziv_general_capped(abl_interval_fn fn, void *ctx, int digits, long max_prec, char *buf, size_t buflen)
-{
-    if (digits < 1)
-        return ABL_ERR_INVALID_ARGUMENT;
-    return ziv_print_buf(fn, ctx, "%.*Rg", digits, max_prec < ABL_ZIV_MAX_PREC ? max_prec : ABL_ZIV_MAX_PREC, buf,
-                         buflen);
+    return ziv_print(fn, ctx, "%.*Rg", digits, max_prec < ABL_ZIV_MAX_PREC ? max_prec : ABL_ZIV_MAX_PREC, out);
 }
 
 abl_mpfr_range abl_mpfr_range_widen(void)
