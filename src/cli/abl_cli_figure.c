@@ -105,7 +105,7 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
             pc.slopes = f.slopes_spec;
             pc.max_context = c.max_distance;
             pc.linear = 1;
-            st = abl_plot_fraction(&pc, &p, NULL, 0);
+            st = abl_plot_fraction(&pc, &p, NULL);
         } else {
             abl_plot_bias_config bc;
             abl_plot_bias_config_default(&bc);

@@ -135,12 +135,16 @@ int abl_cli_config_spec(const abl_cli_cmd *cmd, const char **v, abl_model_spec *
         return 0;
     if (abl_cli_value(cmd, v, "model") != NULL)
         return abl_cli_usage_error("--model and --config exclude each other");
-    char err[256];
-    abl_status st = abl_model_spec_from_file(config, spec, err, sizeof err);
+    char *err = NULL;
+    abl_status st = abl_model_spec_from_file(config, spec, &err);
+    int rc = 0;
     if (st == ABL_ERR_NO_MEMORY)
-        return out_of_memory();
-    if (st != ABL_OK)
-        return abl_cli_usage_error("%s: %s", config, err);
+        rc = out_of_memory();
+    else if (st != ABL_OK)
+        rc = abl_cli_usage_error("%s: %s", config, err != NULL ? err : abl_status_message(st));
+    free(err);
+    if (rc != 0)
+        return rc;
     *have = 1;
     return 0;
 }
@@ -170,12 +174,16 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
         }
         s->meta[s->nmeta++] = (abl_compare_meta){"model", "model", own(s, t), own(s, j)};
     } else if (config != NULL) {
-        char err[256];
-        abl_status st = abl_model_spec_from_file(config, &s->spec, err, sizeof err);
+        char *err = NULL;
+        abl_status st = abl_model_spec_from_file(config, &s->spec, &err);
+        int rc = 0;
         if (st == ABL_ERR_NO_MEMORY)
-            return out_of_memory();
-        if (st != ABL_OK)
-            return abl_cli_usage_error("%s: %s", config, err);
+            rc = out_of_memory();
+        else if (st != ABL_OK)
+            rc = abl_cli_usage_error("%s: %s", config, err != NULL ? err : abl_status_message(st));
+        free(err);
+        if (rc != 0)
+            return rc;
         s->have_model = 1;
         const char *fam = s->spec.family ? s->spec.family->name : "generic ALiBi";
         char *t = abl_cli_printf("%s (model_type %s, %s)", config, s->spec.model_type[0] ? s->spec.model_type : "(none)",

@@ -64,12 +64,10 @@ abl_status abl_plot_layer(const abl_format *format, abl_convention convention, i
                           uint64_t context, abl_analysis *a);
 
 /*
- * abl_pipeline_parse for the plot and report APIs: on failure err gets "--pipeline: 'SPEC': MESSAGE",
- * built from the whole message (abl_pipeline_parse_msg, no intermediate buffer); only the caller's
- * err/errlen bounds it.
+ * abl_pipeline_parse_msg for the plot and report APIs: on failure *msg gets "--pipeline: 'SPEC': MESSAGE",
+ * whole (abl_set_error).
  */
-abl_status abl_pipeline_error(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char *err,
-                              size_t errlen);
+abl_status abl_pipeline_error(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char **msg);
 
 /* The message as abl_set_error writes it, but malloc'd whole into *msg (NULL: no message wanted;
  * *msg NULL when out of memory). For messages that quote user text of any length. */
@@ -78,12 +76,11 @@ void abl_error_dup(char **msg, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Copy src into dst[cap]; when it does not fit, cut at a UTF-8 character boundary and mark the cut with
- * U+2026 (the rule for every cut for display, docs/spec.md 13). */
-void abl_copy_cut(char *dst, size_t cap, const char *src);
-void abl_set_error(char *err, size_t errlen, const char *fmt, ...)
+/* An error message, whole, malloc'd into *msg (NULL: no message wanted): it replaces (frees) a message
+ * already there, so *msg must be NULL or an earlier one; control characters become '?' (one line). */
+void abl_set_error(char **msg, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 2, 3)))
 #endif
     ;
 

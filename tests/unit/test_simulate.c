@@ -494,8 +494,8 @@ static void check_case_seeded(const char *spec, const char *dtype, const char *s
     assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
     abl_simulate_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    char err[256];
-    assert_int_equal(abl_pipeline_parse(spec, &model, &cfg.pipeline, err, sizeof err), ABL_OK);
+    char *err = NULL;
+    assert_int_equal(abl_pipeline_parse_msg(spec, &model, &cfg.pipeline, &err), ABL_OK);
     cfg.slopes = slopes;
     cfg.context = (uint64_t)n;
     cfg.logit_std = std_q(std);
@@ -603,6 +603,7 @@ static void check_case_seeded(const char *spec, const char *dtype, const char *s
         mpfr_clear(m);
     }
     abl_simulation_free(&sim);
+    free(err);
 }
 
 static void check_case(const char *spec, const char *dtype, const char *slopes, int n, const char *std)
@@ -654,13 +655,14 @@ static int run_threads(const char *spec, const char *dtype, const char *slopes, 
     assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
     abl_simulate_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    char err[256];
-    assert_int_equal(abl_pipeline_parse(spec, &model, &cfg.pipeline, err, sizeof err), ABL_OK);
+    char *err = NULL;
+    assert_int_equal(abl_pipeline_parse_msg(spec, &model, &cfg.pipeline, &err), ABL_OK);
     cfg.slopes = slopes;
     cfg.context = n;
     cfg.logit_std = std_q(std);
     cfg.seed = 11;
     cfg.threads = threads;
+    free(err);
     return abl_simulate_run(&cfg, sim);
 }
 

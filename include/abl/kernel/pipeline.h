@@ -144,28 +144,14 @@ ABL_API abl_status abl_pipeline_preset(const char *name, const abl_format *model
 
 /*
  * Override one field: bias-form, slope-dtype, slope-calc, product-dtype, bias-dtype, bias-scale,
- * bias-add, logit-dtype, softmax, sum, exp, normalise, output-dtype, head-dim, block. A dtype value is a format name or "model".
- * On failure, err (if not NULL) gets one line naming the problem.
- */
-ABL_API abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
-                            char *err, size_t errlen);
-
-/* "preset[,field=value...]" (NULL or "" = eager). */
-ABL_API abl_status abl_pipeline_parse(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char *err,
-                              size_t errlen);
-
-/*
- * Whether the emulator can run the pipeline: every dtype fits in binary32 (precision <= 24, exponent
- * range inside binary32's), the bias scale is positive, a flash pipeline keeps its bias in fp32.
- * ABL_ERR_UNSUPPORTED with a reason in err otherwise.
- */
-ABL_API abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen);
-
-/*
- * The same three with the message (on failure) in *msg: malloc'd, whole however long the user's text it
- * quotes, one line (control characters become '?'); the caller frees it. *msg stays NULL on success,
- * when msg is NULL, or when even the message could not be allocated. The err/errlen forms above copy
- * it, cut at errlen - 1 bytes: use these where the message is shown to the user.
+ * bias-add, logit-dtype, softmax, sum, exp, normalise, output-dtype, head-dim, block. A dtype value is a
+ * format name or "model". abl_pipeline_parse_msg reads "preset[,field=value...]" (NULL or "" = eager).
+ * abl_pipeline_check_msg: whether the emulator can run the pipeline (every dtype fits in binary32,
+ * precision <= 24 and binary32's exponent range; the bias scale is positive; a flash pipeline keeps its
+ * bias in fp32), ABL_ERR_UNSUPPORTED otherwise.
+ * On failure *msg (msg not NULL) gets one line naming the problem: malloc'd, whole however long the
+ * user's text it quotes (control characters become '?'); the caller frees it. *msg stays NULL on
+ * success, when msg is NULL, or when even the message could not be allocated.
  */
 ABL_API abl_status abl_pipeline_set_msg(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
                                 char **msg);

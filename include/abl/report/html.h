@@ -37,10 +37,10 @@ typedef struct abl_html_config {
 #define ABL_HTML_BLINDMAP_CONTEXT 2048
 
 /*
- * The page, into a malloc'd buffer. ABL_ERR_UNSUPPORTED (err says why) for a pipeline that cannot
+ * The page, into a malloc'd buffer. ABL_ERR_UNSUPPORTED (*msg says why) for a pipeline that cannot
  * be parsed; slope and head errors as abl_analysis_run returns them.
  */
-ABL_API abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char *err, size_t errlen);
+ABL_API abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char **msg);
 /* Nominal cost of the page's kernel work: the predictor's first blind distances (N up to
  * ABL_HTML_PREDICT_MAX_CONTEXT), the design section's slope search, the fraction plot's kernel curve and
  * the zero map's emulation. ABL_ERR_UNSUPPORTED for a pipeline that does not parse. */

@@ -139,10 +139,9 @@ ABL_API void abl_plot_render_options_default(abl_plot_render_options *o);
  * Draw the plot into a malloc'd buffer (*buf, *len). PLplot is not reentrant: calls are serialised.
  * ABL_ERR_INVALID_ARGUMENT for a size outside ABL_PLOT_MIN_SIZE..ABL_PLOT_MAX_SIZE, a series longer
  * than ABL_PLOT_MAX_POINTS or an empty axis range; ABL_ERR_UNSUPPORTED when PLplot cannot draw
- * (driver missing), with err naming the problem.
+ * (driver missing), with *msg naming the problem.
  */
-ABL_API abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, char **buf, size_t *len, char *err,
-                           size_t errlen);
+ABL_API abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, char **buf, size_t *len, char **msg);
 
 /* Where the panel's data rectangle ends up on the page, in device pixels from the top left
  * (PNG: pixels; SVG/PDF: points), for a page of width x height: for tests and the HTML report. */
@@ -184,8 +183,8 @@ typedef struct abl_plot_fraction_config {
 #define ABL_PLOT_PIPELINE_MAX_CONTEXT 65536
 
 ABL_API void abl_plot_fraction_config_default(abl_plot_fraction_config *c);
-/* ABL_ERR_UNSUPPORTED with err naming the pipeline when it cannot be predicted. */
-ABL_API abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char *err, size_t errlen);
+/* ABL_ERR_UNSUPPORTED with *msg naming the pipeline when it cannot be predicted. */
+ABL_API abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char **msg);
 /* Nominal cost of the real-kernel curves (abl_predict_estimate at every point, per pipeline and format;
  * the closed-form curves are cheap and not counted). A pipeline that does not parse counts nothing. */
 ABL_API abl_status abl_plot_fraction_estimate(const abl_plot_fraction_config *c, abl_cost *out);
@@ -208,7 +207,7 @@ typedef struct abl_plot_blindmap_config {
 } abl_plot_blindmap_config;
 
 ABL_API void abl_plot_blindmap_config_default(abl_plot_blindmap_config *c);
-ABL_API abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char *err, size_t errlen);
+ABL_API abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char **msg);
 /* Nominal cost of the emulation behind the map (abl_simulate_estimate). */
 ABL_API abl_status abl_plot_blindmap_estimate(const abl_plot_blindmap_config *c, abl_cost *out);
 

@@ -238,50 +238,24 @@ void abl_mpfr_range_restore(abl_mpfr_range saved)
     mpfr_set_emax(saved.emax);
 }
 
-void abl_copy_cut(char *dst, size_t cap, const char *src)
+void abl_set_error(char **msg, const char *fmt, ...)
 {
-    if (dst == NULL || cap == 0)
+    if (msg == NULL)
         return;
-    size_t n = strlen(src);
-    if (n < cap) {
-        memcpy(dst, src, n + 1);
-        return;
-    }
-    static const char mark[] = "\xE2\x80\xA6"; /* U+2026 */
-    size_t keep = cap - 1 >= sizeof mark - 1 ? cap - 1 - (sizeof mark - 1) : cap - 1;
-    while (keep > 0 && ((unsigned char)src[keep] & 0xC0) == 0x80) /* not inside a UTF-8 character */
-        keep--;
-    memcpy(dst, src, keep);
-    if (cap - 1 - keep >= sizeof mark - 1) {
-        memcpy(dst + keep, mark, sizeof mark - 1);
-        keep += sizeof mark - 1;
-    }
-    dst[keep] = '\0';
-}
-
-void abl_set_error(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err == NULL || errlen == 0)
-        return;
+    free(*msg); /* a later, more precise message replaces an earlier one */
     va_list ap;
     va_start(ap, fmt);
-    int need = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    char *full = need >= 0 ? malloc((size_t)need + 1) : NULL;
-    if (full != NULL) {
-        va_start(ap, fmt);
-        vsnprintf(full, (size_t)need + 1, fmt, ap);
-        va_end(ap);
-        abl_copy_cut(err, errlen, full); /* a message too long for err is cut visibly, never mid-character */
-        free(full);
-    } else {
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
+    *msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (*msg == NULL)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(*msg, (size_t)n + 1, fmt, ap);
+    va_end(ap);
     /* The message is one line whatever it quotes: text from user files or from jansson (which echoes
      * the offending bytes, raw newlines included) has its control characters replaced by '?'. */
-    for (char *c = err; *c != '\0'; c++)
+    for (char *c = *msg; *c != '\0'; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = '?';
 }

@@ -483,50 +483,14 @@ abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg)
     return ABL_OK;
 }
 
-abl_status abl_pipeline_error(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char *err,
-                              size_t errlen)
+abl_status abl_pipeline_error(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char **msg)
 {
-    char *msg = NULL;
-    abl_status st = abl_pipeline_parse_msg(spec, model_dtype, out, err != NULL ? &msg : NULL);
+    char *why = NULL;
+    abl_status st = abl_pipeline_parse_msg(spec, model_dtype, out, msg != NULL ? &why : NULL);
     if (st != ABL_OK)
-        abl_set_error(err, errlen, "--pipeline: '%s': %s", spec != NULL ? spec : "", msg != NULL ? msg : "out of memory");
-    free(msg);
+        abl_set_error(msg, "--pipeline: '%s': %s", spec != NULL ? spec : "", why != NULL ? why : abl_status_message(st));
+    free(why);
     return st;
-}
-
-/*
- * The buffer forms: the message copied into err, cut at errlen - 1 bytes. A message quotes the user's
- * text, which has no bound, so callers that echo it use the _msg forms (malloc'd, whole).
- */
-static abl_status to_buffer(abl_status st, char *msg, char *err, size_t errlen)
-{
-    if (st != ABL_OK && msg != NULL)
-        abl_set_error(err, errlen, "%s", msg);
-    free(msg);
-    return st;
-}
-
-abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
-                            char *err, size_t errlen)
-{
-    char *msg = NULL;
-    abl_status st = abl_pipeline_set_msg(p, field, value, model_dtype, err != NULL ? &msg : NULL);
-    return to_buffer(st, msg, err, errlen);
-}
-
-abl_status abl_pipeline_parse(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char *err,
-                              size_t errlen)
-{
-    char *msg = NULL;
-    abl_status st = abl_pipeline_parse_msg(spec, model_dtype, out, err != NULL ? &msg : NULL);
-    return to_buffer(st, msg, err, errlen);
-}
-
-abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen)
-{
-    char *msg = NULL;
-    abl_status st = abl_pipeline_check_msg(p, err != NULL ? &msg : NULL);
-    return to_buffer(st, msg, err, errlen);
 }
 
 void abl_pipeline_describe_text(const abl_pipeline *p, abl_text *t)

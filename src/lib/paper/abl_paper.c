@@ -543,7 +543,7 @@ static abl_status published_or_builtin(const abl_published **pub, abl_published 
     *own = *pub == NULL;
     if (!*own)
         return ABL_OK;
-    abl_status st = abl_published_builtin(builtin, NULL, 0);
+    abl_status st = abl_published_builtin(builtin, NULL);
     if (st == ABL_OK)
         *pub = builtin;
     return st;

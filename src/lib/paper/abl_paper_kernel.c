@@ -60,8 +60,7 @@ static abl_status predict(const abl_model_spec *spec, uint64_t window, abl_kerne
     cc.heads = spec->heads;
     cc.slopes = spec->slopes;
     cc.context = window;
-    char err[256];
-    abl_status st = abl_pipeline_parse(spec->pipeline, &spec->dtype, &cc.pipeline, err, sizeof err);
+    abl_status st = abl_pipeline_parse_msg(spec->pipeline, &spec->dtype, &cc.pipeline, NULL);
     if (st != ABL_OK)
         return st;
     abl_compare c;
@@ -87,7 +86,7 @@ void abl_kernel_cells_estimate(const abl_model *m, int heads, uint64_t window, a
         return; /* the cells stay empty (abl_kernel_cells_run below) */
     abl_simulate_config sc;
     memset(&sc, 0, sizeof sc);
-    if (abl_pipeline_parse(spec.pipeline, &spec.dtype, &sc.pipeline, NULL, 0) != ABL_OK)
+    if (abl_pipeline_parse_msg(spec.pipeline, &spec.dtype, &sc.pipeline, NULL) != ABL_OK)
         return;
     sc.heads = spec.heads;
     sc.slopes = spec.slopes;

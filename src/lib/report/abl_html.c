@@ -42,14 +42,14 @@ static void row2(FILE *f, const char *key, const char *value)
 }
 
 /* The SVG of a plot without its XML prologue, scaled to the page width. */
-static abl_status put_svg(FILE *f, abl_plot *p, const char *caption, char *err, size_t errlen)
+static abl_status put_svg(FILE *f, abl_plot *p, const char *caption, char **msg)
 {
     abl_plot_render_options o;
     abl_plot_render_options_default(&o);
     o.device = ABL_PLOT_SVG;
     char *svg = NULL;
     size_t len = 0;
-    abl_status st = abl_plot_render(p, &o, &svg, &len, err, errlen);
+    abl_status st = abl_plot_render(p, &o, &svg, &len, msg);
     abl_plot_free(p);
     if (st != ABL_OK)
         return st;
@@ -167,7 +167,7 @@ abl_status abl_html_report_estimate(const abl_html_config *c, abl_cost *out)
     const char *pipe = report_pipeline(c);
     abl_simulate_config sc;
     memset(&sc, 0, sizeof sc);
-    if (abl_pipeline_parse(pipe, &c->format, &sc.pipeline, NULL, 0) != ABL_OK)
+    if (abl_pipeline_parse_msg(pipe, &c->format, &sc.pipeline, NULL) != ABL_OK)
         return ABL_ERR_UNSUPPORTED;
     sc.slopes = c->slopes;
     sc.heads = c->heads;
@@ -175,7 +175,7 @@ abl_status abl_html_report_estimate(const abl_html_config *c, abl_cost *out)
     abl_cost part;
     int predicted = c->context >= 2 && c->context <= ABL_HTML_PREDICT_MAX_CONTEXT &&
                     abl_predict_estimate(&sc, &part) == ABL_OK;
-    int checked = abl_pipeline_check(&sc.pipeline, NULL, 0) == ABL_OK;
+    int checked = abl_pipeline_check_msg(&sc.pipeline, NULL) == ABL_OK;
     if (predicted) {
         abl_cost_add(out, &part);
         if (checked) {
@@ -219,10 +219,10 @@ abl_status abl_html_report_estimate(const abl_html_config *c, abl_cost *out)
     return ABL_OK;
 }
 
-abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char *err, size_t errlen)
+abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char **msg)
 {
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
+    if (msg != NULL)
+        *msg = NULL;
     if (c == NULL || buf == NULL || len == NULL || c->context < 1 || c->context > ABL_MAX_CONTEXT)
         return ABL_ERR_INVALID_ARGUMENT;
     *buf = NULL;
@@ -230,7 +230,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
     const char *pipe = report_pipeline(c);
     abl_pipeline pl;
     char text[512]; /* bounded: counts, percents and the convention's name with its threshold */
-    if (abl_pipeline_error(pipe, &c->format, &pl, err, errlen) != ABL_OK)
+    if (abl_pipeline_error(pipe, &c->format, &pl, msg) != ABL_OK)
         return ABL_ERR_UNSUPPORTED;
     abl_analysis a;
     abl_status st = abl_plot_layer(&c->format, c->convention, c->heads, c->slopes, c->context, &a);
@@ -384,7 +384,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
           "exactly-zero weight in the last row through the kernel's roundings (zero logits).</p>\n",
           f);
 
-    if (predicted && abl_pipeline_check(&pl, NULL, 0) == ABL_OK)
+    if (predicted && abl_pipeline_check_msg(&pl, NULL) == ABL_OK)
         design_section(f, &pl, c->context, a.schedule.spec, a.heads, c->threads);
 
     /* Pictures (the tables above stand alone when this build cannot draw). */
@@ -405,7 +405,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
     bc.model = c->model != NULL ? c->model->name : NULL;
     st = abl_plot_bias(&bc, &p);
     if (st == ABL_OK)
-        st = put_svg(f, &p, "Figure 1a for this layer: each head's bias −m·d, τ dashed, δ marked.", err, errlen);
+        st = put_svg(f, &p, "Figure 1a for this layer: each head's bias −m·d, τ dashed, δ marked.", msg);
     if (st == ABL_OK) {
         abl_plot_fraction_config fc;
         abl_plot_fraction_config_default(&fc);
@@ -420,15 +420,15 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
             fc.pipelines = pipes;
             fc.npipelines = 1;
         }
-        st = abl_plot_fraction(&fc, &p, err, errlen);
+        st = abl_plot_fraction(&fc, &p, msg);
         if (st == ABL_ERR_UNSUPPORTED && fc.npipelines > 0) { /* the formula curves alone */
             fc.npipelines = 0;
-            st = abl_plot_fraction(&fc, &p, err, errlen);
+            st = abl_plot_fraction(&fc, &p, msg);
         }
         if (st == ABL_OK)
-            st = put_svg(f, &p, "Figure 1b for this layer: underflow fractions against the context.", err, errlen);
+            st = put_svg(f, &p, "Figure 1b for this layer: underflow fractions against the context.", msg);
     }
-    if (st == ABL_OK && abl_pipeline_check(&pl, NULL, 0) == ABL_OK) {
+    if (st == ABL_OK && abl_pipeline_check_msg(&pl, NULL) == ABL_OK) {
         abl_plot_blindmap_config mc;
         abl_plot_blindmap_config_default(&mc);
         mc.pipeline = pipe;
@@ -440,11 +440,11 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
         mc.threads = c->threads;
         mc.model = bc.model;
         if (mc.context >= 2) {
-            abl_status bs = abl_plot_blindmap(&mc, &p, err, errlen);
+            abl_status bs = abl_plot_blindmap(&mc, &p, msg);
             if (bs == ABL_OK) {
                 snprintf(text, sizeof text, "Where attention goes blind: exactly-zero weights through %s at N = %llu.",
                          pipe, (unsigned long long)mc.context);
-                st = put_svg(f, &p, text, err, errlen);
+                st = put_svg(f, &p, text, msg);
             } else if (bs != ABL_ERR_UNSUPPORTED) {
                 st = bs;
             }
@@ -454,7 +454,7 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
         st = abl_plot_mitigations(&c->format, c->convention, &p);
         if (st == ABL_OK)
             st = put_svg(f, &p, "The paper's mitigations (Table 8, nine heads): δ per head for each combination.",
-                         err, errlen);
+                         msg);
     }
 finish:
     fputs("</body>\n</html>\n", f);

@@ -186,7 +186,7 @@ abl_status abl_plot_fraction_estimate(const abl_plot_fraction_config *c, abl_cos
         for (size_t f = 0; f < c->nformats; f++) {
             abl_simulate_config sc;
             memset(&sc, 0, sizeof sc);
-            if (abl_pipeline_parse(c->pipelines[pi], &c->formats[f], &sc.pipeline, NULL, 0) != ABL_OK)
+            if (abl_pipeline_parse_msg(c->pipelines[pi], &c->formats[f], &sc.pipeline, NULL) != ABL_OK)
                 continue;
             sc.slopes = c->slopes;
             sc.heads = c->heads;
@@ -203,10 +203,10 @@ abl_status abl_plot_fraction_estimate(const abl_plot_fraction_config *c, abl_cos
     return ABL_OK;
 }
 
-abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char *err, size_t errlen)
+abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char **msg)
 {
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
+    if (msg != NULL)
+        *msg = NULL;
     if (c == NULL || out == NULL || c->nformats < 1 || c->nconventions < 1 || c->max_context < 1 ||
         c->max_context > ABL_MAX_CONTEXT || (c->npipelines > 0 && c->max_context > ABL_PLOT_PIPELINE_MAX_CONTEXT))
         return ABL_ERR_INVALID_ARGUMENT;
@@ -282,7 +282,7 @@ abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, c
         for (size_t f = 0; st == ABL_OK && f < c->nformats; f++) {
             abl_simulate_config sc;
             memset(&sc, 0, sizeof sc);
-            if (abl_pipeline_error(c->pipelines[pi], &c->formats[f], &sc.pipeline, err, errlen) != ABL_OK) {
+            if (abl_pipeline_error(c->pipelines[pi], &c->formats[f], &sc.pipeline, msg) != ABL_OK) {
                 st = ABL_ERR_UNSUPPORTED;
                 break;
             }
@@ -301,8 +301,8 @@ abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, c
                     double n = (double)ns[i], h = (double)pr.heads;
                     yr[i] = (double)pr.row_zeros / (h * n);
                     ym[i] = (double)pr.matrix_zeros / (h * n * (n + 1) / 2);
-                } else if (st == ABL_ERR_UNSUPPORTED && err != NULL) {
-                    snprintf(err, errlen, "--pipeline: '%s' cannot be predicted exactly (zero logits, eager kernels "
+                } else if (st == ABL_ERR_UNSUPPORTED && msg != NULL) {
+                    abl_set_error(msg, "--pipeline: '%s' cannot be predicted exactly (zero logits, eager kernels "
                                           "with an exact sum and a correctly rounded exp, or flash)",
                              c->pipelines[pi]);
                 }
@@ -444,7 +444,7 @@ abl_status abl_plot_blindmap_estimate(const abl_plot_blindmap_config *c, abl_cos
     memset(out, 0, sizeof *out);
     abl_simulate_config sc;
     memset(&sc, 0, sizeof sc);
-    if (abl_pipeline_parse(c->pipeline != NULL ? c->pipeline : "eager", &c->model_dtype, &sc.pipeline, NULL, 0) !=
+    if (abl_pipeline_parse_msg(c->pipeline != NULL ? c->pipeline : "eager", &c->model_dtype, &sc.pipeline, NULL) !=
         ABL_OK)
         return ABL_ERR_UNSUPPORTED;
     sc.slopes = c->slopes;
@@ -454,17 +454,17 @@ abl_status abl_plot_blindmap_estimate(const abl_plot_blindmap_config *c, abl_cos
     return abl_simulate_estimate(&sc, out);
 }
 
-abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char *err, size_t errlen)
+abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char **msg)
 {
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
+    if (msg != NULL)
+        *msg = NULL;
     if (c == NULL || out == NULL || c->context < 2 || c->context > ABL_PLOT_BLINDMAP_MAX_CONTEXT || c->head < 0)
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
     abl_simulate_config sc;
     memset(&sc, 0, sizeof sc);
     const char *pipe = c->pipeline != NULL ? c->pipeline : "eager";
-    if (abl_pipeline_error(pipe, &c->model_dtype, &sc.pipeline, err, errlen) != ABL_OK)
+    if (abl_pipeline_error(pipe, &c->model_dtype, &sc.pipeline, msg) != ABL_OK)
         return ABL_ERR_UNSUPPORTED;
     abl_schedule sched;
     memset(&sched, 0, sizeof sched);
@@ -475,15 +475,15 @@ abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, c
     if (heads > 64 && c->head == 0) {
         /* The head choice is at fault, not the schedule: say so (not a slopes error). */
         abl_schedule_free(&sched);
-        if (err != NULL)
-            snprintf(err, errlen, "--head 0 draws every head as small multiples, at most 64; this layer has %d "
+        if (msg != NULL)
+            abl_set_error(msg, "--head 0 draws every head as small multiples, at most 64; this layer has %d "
                                   "heads (give --head H for one of them)", heads);
         return ABL_ERR_UNSUPPORTED;
     }
     if (c->head > heads) {
         abl_schedule_free(&sched);
-        if (err != NULL)
-            snprintf(err, errlen, "--head: %d is not a head of this %d-head layer", c->head, heads);
+        if (msg != NULL)
+            abl_set_error(msg, "--head: %d is not a head of this %d-head layer", c->head, heads);
         return ABL_ERR_INVALID_ARGUMENT;
     }
     int maps = c->head == 0 ? heads : 1;
@@ -515,8 +515,8 @@ abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, c
     abl_simulation sim;
     memset(&sim, 0, sizeof sim);
     st = abl_simulate_run(&sc, &sim);
-    if (st == ABL_ERR_UNSUPPORTED && err != NULL)
-        snprintf(err, errlen, "--pipeline: '%s' cannot be emulated at N = %llu", pipe, (unsigned long long)c->context);
+    if (st == ABL_ERR_UNSUPPORTED && msg != NULL)
+        abl_set_error(msg, "--pipeline: '%s' cannot be emulated at N = %llu", pipe, (unsigned long long)c->context);
     char title[256], buf[256];
     if (st == ABL_OK) {
         const char *who = c->model != NULL ? c->model : "the layer";
