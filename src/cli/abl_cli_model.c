@@ -41,6 +41,8 @@ void abl_cli_setup_free(abl_cli_setup *s)
 {
     for (size_t i = 0; i < sizeof s->owned / sizeof s->owned[0]; i++)
         free(s->owned[i]);
+    for (size_t i = 0; i < s->nsources; i++)
+        free(s->sources[i].from);
     memset(s, 0, sizeof *s);
 }
 
@@ -59,8 +61,10 @@ static char *own(abl_cli_setup *s, char *p)
 static void note_source(abl_cli_setup *s, const char *what, const abl_source *src)
 {
     if (s->nsources < sizeof s->sources / sizeof s->sources[0]) {
+        /* out of memory: the line is left out, and the report's own allocations fail next */
+        if ((s->sources[s->nsources].from = abl_source_text(src)) == NULL)
+            return;
         s->sources[s->nsources].what = what;
-        abl_source_text(src, s->sources[s->nsources].from, sizeof s->sources[0].from);
         s->nsources++;
     }
 }

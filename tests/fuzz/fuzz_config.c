@@ -29,11 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         || !memchr(s.slopes, '\0', sizeof s.slopes) || !memchr(s.pipeline, '\0', sizeof s.pipeline)
         || !memchr(s.heads_src.field, '\0', sizeof s.heads_src.field))
         abort();
-    char buf[160];
-    abl_source_text(&s.heads_src, buf, sizeof buf);
-    abl_source_text(&s.dtype_src, buf, sizeof buf);
-    abl_source_text(&s.slopes_src, buf, sizeof buf);
-    abl_source_text(&s.pipeline_src, buf, sizeof buf);
+    const abl_source *src[4] = {&s.heads_src, &s.dtype_src, &s.slopes_src, &s.pipeline_src};
+    for (int i = 0; i < 4; i++)
+        free(abl_source_text(src[i]));
     free(err);
     return 0;
 }

@@ -241,10 +241,11 @@ static void test_catalogue_spec(void **state)
     assert_string_equal(s.pipeline, "falcon-hf-sdpa");
     assert_string_equal(s.path->name, "transformers-sdpa");
     assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("mpt-30b"), &s), ABL_ERR_INVALID_ARGUMENT);
-    char t[128];
     abl_source src = {ABL_ORIGIN_CONFIG, "n_head"};
-    abl_source_text(&src, t, sizeof t);
+    char *t = abl_source_text(&src);
+    assert_non_null(t);
     assert_string_equal(t, "config.json: n_head");
+    free(t);
 }
 
 int main(void)

@@ -67,8 +67,9 @@ ABL_API abl_status abl_model_spec_from_json(const char *text, size_t len, abl_mo
 #define ABL_CONFIG_MAX_BYTES (4u << 20)
 ABL_API abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char **msg);
 
-/* "config.json: n_head", "catalogue: bloom-7b1", "option --heads", "default" (into buf). */
-ABL_API void abl_source_text(const abl_source *s, char *buf, size_t len);
+/* "config.json: n_head", "catalogue: bloom-7b1", "option --heads", "default": a malloc'd string, the
+ * caller's to free (NULL: out of memory). */
+ABL_API char *abl_source_text(const abl_source *s);
 
 #ifdef __cplusplus
 }

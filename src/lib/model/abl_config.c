@@ -27,14 +27,14 @@ static void set_src(abl_source *s, abl_origin o, const char *field)
     snprintf(s->field, sizeof s->field, "%s", field ? field : "");
 }
 
-void abl_source_text(const abl_source *s, char *buf, size_t len)
+char *abl_source_text(const abl_source *s)
 {
     switch (s->origin) {
-    case ABL_ORIGIN_CONFIG: snprintf(buf, len, "config.json: %s", s->field); break;
-    case ABL_ORIGIN_CATALOGUE: snprintf(buf, len, "catalogue: %s", s->field); break;
-    case ABL_ORIGIN_OPTION: snprintf(buf, len, "option %s", s->field); break;
-    case ABL_ORIGIN_DEFAULT: snprintf(buf, len, "default%s%s", s->field[0] ? ": " : "", s->field); break;
-    default: snprintf(buf, len, "not set"); break;
+    case ABL_ORIGIN_CONFIG: return abl_strf("config.json: %s", s->field);
+    case ABL_ORIGIN_CATALOGUE: return abl_strf("catalogue: %s", s->field);
+    case ABL_ORIGIN_OPTION: return abl_strf("option %s", s->field);
+    case ABL_ORIGIN_DEFAULT: return abl_strf("default%s%s", s->field[0] ? ": " : "", s->field);
+    default: return abl_strf("not set");
     }
 }
 
