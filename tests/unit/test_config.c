@@ -16,6 +16,15 @@
 
 #include "alibi_blind.h"
 
+/* The message pointer for one more call: the previous call's message freed (the library sets *msg
+ * afresh on every call and the caller owns what it gets). */
+static char **fresh(char **msg)
+{
+    free(*msg);
+    *msg = NULL;
+    return msg;
+}
+
 #ifndef ABL_SOURCE_DIR
 #define ABL_SOURCE_DIR "."
 #endif
@@ -25,7 +34,7 @@ static void load(const char *name, abl_model_spec *s)
     char path[512];
     char *err = NULL;
     snprintf(path, sizeof path, "%s/tests/data/configs/%s", ABL_SOURCE_DIR, name);
-    if (abl_model_spec_from_file(path, s, &err) != ABL_OK)
+    if (abl_model_spec_from_file(path, s, fresh(&err)) != ABL_OK)
         fail_msg("%s: %s", name, err);
     free(err);
 }
@@ -36,7 +45,7 @@ static void expect_error(const char *name, const char *message)
     char *err = NULL;
     abl_model_spec s;
     snprintf(path, sizeof path, "%s/tests/data/configs/%s", ABL_SOURCE_DIR, name);
-    abl_status st = abl_model_spec_from_file(path, &s, &err);
+    abl_status st = abl_model_spec_from_file(path, &s, fresh(&err));
     if (st == ABL_OK)
         fail_msg("%s: accepted", name);
     assert_int_equal(st, ABL_ERR_PARSE);
@@ -50,7 +59,7 @@ static void expect_json_error(const char *json, const char *message)
 {
     char *err = NULL;
     abl_model_spec s;
-    if (abl_model_spec_from_json(json, strlen(json), &s, &err) == ABL_OK)
+    if (abl_model_spec_from_json(json, strlen(json), &s, fresh(&err)) == ABL_OK)
         fail_msg("accepted: %s", json);
     if (strstr(err, message) == NULL)
         fail_msg("'%s' does not contain '%s'", err, message);
@@ -98,7 +107,7 @@ static void test_falcon(void **state)
     /* head dim 128: python3 -c "print('%.17g' % (1 / math.sqrt(128)))" gives 0.088388347648318433 */
     const char *j = "{\"model_type\": \"falcon\", \"alibi\": true, \"num_attention_heads\": 8, \"hidden_size\": 1024}";
     char *err = NULL;
-    assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, &err), ABL_OK);
+    assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, fresh(&err)), ABL_OK);
     assert_int_equal(s.head_dim, 128);
     assert_string_equal(s.pipeline, "falcon-hf-sdpa,head-dim=128,bias-scale=0.088388347648318433");
     expect_error("falcon-7b.json", "this model does not use ALiBi (rotary");
@@ -134,10 +143,10 @@ static void test_mpt(void **state)
                       "\"n_heads\": 32, \"alibi\": true}", "model_type is longer than 63 bytes");
     const char *j = "{\"model_type\": \"mpt\", \"n_heads\": 12, \"attn_config\": {\"alibi\": true, \"alibi_bias_max\": 16.0}}";
     char *err = NULL;
-    assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, &err), ABL_OK);
+    assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, fresh(&err)), ABL_OK);
     assert_string_equal(s.slopes, "mpt:16");
     j = "{\"model_type\": \"mpt\", \"n_heads\": 12, \"attn_config\": {\"alibi\": true}}";
-    assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, &err), ABL_OK);
+    assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, fresh(&err)), ABL_OK);
     assert_string_equal(s.slopes, "mpt:8"); /* llm-foundry's default alibi_bias_max */
     assert_int_equal(s.slopes_src.origin, ABL_ORIGIN_DEFAULT);
     free(err);
@@ -168,7 +177,7 @@ static void test_others(void **state)
     char *err = NULL;
     const char *j = "{\"model_type\": \"jais\", \"position_embedding_type\": \"alibi\", \"n_head\": 20, \"n_embd\": 2560, "
                     "\"n_positions\": 2048, \"torch_dtype\": \"float32\"}";
-    assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, &err), ABL_OK);
+    assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, fresh(&err)), ABL_OK);
     assert_string_equal(s.family->name, "jais");
     assert_int_equal(s.head_dim, 128);
     assert_int_equal(s.context, 2048);
@@ -206,7 +215,7 @@ static void test_malformed(void **state)
         char *e2 = NULL;
         abl_model_spec s2;
         const char *j2 = "{\"a\": \"\\\n\"}";
-        assert_int_equal(abl_model_spec_from_json(j2, strlen(j2), &s2, &e2), ABL_ERR_PARSE);
+        assert_int_equal(abl_model_spec_from_json(j2, strlen(j2), &s2, fresh(&e2)), ABL_ERR_PARSE);
         assert_null(strchr(e2, '\n'));
         free(e2);
     }
@@ -219,11 +228,11 @@ static void test_malformed(void **state)
     expect_json_error(big, "unknown model_type '000000000000000000000000000000000000000\u2026'");
     abl_model_spec s;
     char *err = NULL;
-    assert_int_equal(abl_model_spec_from_file("/nonexistent/config.json", &s, &err), ABL_ERR_IO);
+    assert_int_equal(abl_model_spec_from_file("/nonexistent/config.json", &s, fresh(&err)), ABL_ERR_IO);
     assert_non_null(strstr(err, "cannot read"));
     /* unknown model_type with usable fields: a generic ALiBi model */
     const char *j = "{\"model_type\": \"newthing\", \"alibi\": true, \"num_attention_heads\": 24, \"hidden_size\": 1536}";
-    assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, &err), ABL_OK);
+    assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, fresh(&err)), ABL_OK);
     assert_null(s.family);
     assert_int_equal(s.heads, 24);
     assert_int_equal(s.head_dim, 64);

@@ -12,6 +12,15 @@
 #include <mpfr.h>
 #include "alibi_blind.h"
 
+/* The message pointer for one more call: the previous call's message freed (the library sets *msg
+ * afresh on every call and the caller owns what it gets). */
+static char **fresh(char **msg)
+{
+    free(*msg);
+    *msg = NULL;
+    return msg;
+}
+
 static uint64_t g_rng = 0x2545F4914F6CDD1DULL;
 
 static unsigned rnd(unsigned n)
@@ -29,7 +38,7 @@ static abl_status setup(abl_simulate_config *cfg, const char *spec, const char *
     assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
     memset(cfg, 0, sizeof *cfg);
     char *err = NULL;
-    abl_status st = abl_pipeline_parse_msg(spec, &model, &cfg->pipeline, &err);
+    abl_status st = abl_pipeline_parse_msg(spec, &model, &cfg->pipeline, fresh(&err));
     if (st != ABL_OK)
         print_error("%s: %s\n", spec, err);
     assert_int_equal(st, ABL_OK);
@@ -37,7 +46,7 @@ static abl_status setup(abl_simulate_config *cfg, const char *spec, const char *
     cfg->heads = heads;
     cfg->context = n;
     free(err);
-    return abl_pipeline_check_msg(&cfg->pipeline, &err);
+    return abl_pipeline_check_msg(&cfg->pipeline, fresh(&err));
 }
 
 static int agree(const char *spec, const char *dtype, const char *slopes, int heads, uint64_t n)

@@ -18,6 +18,15 @@
 #include "alibi_blind.h"
 #include "kernel/abl_predict_sdpa.h"
 
+/* The message pointer for one more call: the previous call's message freed (the library sets *msg
+ * afresh on every call and the caller owns what it gets). */
+static char **fresh(char **msg)
+{
+    free(*msg);
+    *msg = NULL;
+    return msg;
+}
+
 static uint64_t g_rng = 0x9E3779B97F4A7C15ULL;
 
 static unsigned rnd(unsigned n)
@@ -35,9 +44,9 @@ static void setup(abl_simulate_config *cfg, const char *spec, const char *dtype,
     assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
     memset(cfg, 0, sizeof *cfg);
     char *err = NULL;
-    abl_status st = abl_pipeline_parse_msg(spec, &model, &cfg->pipeline, &err);
+    abl_status st = abl_pipeline_parse_msg(spec, &model, &cfg->pipeline, fresh(&err));
     if (st == ABL_OK)
-        st = abl_pipeline_check_msg(&cfg->pipeline, &err);
+        st = abl_pipeline_check_msg(&cfg->pipeline, fresh(&err));
     if (st != ABL_OK)
         print_error("%s: %s\n", spec, err);
     assert_int_equal(st, ABL_OK);
@@ -170,7 +179,7 @@ static void table_case(const char *spec, uint64_t n, float *T)
     assert_int_equal(abl_format_lookup("bf16", &bf16), ABL_OK);
     abl_pipeline p;
     char *err = NULL;
-    assert_int_equal(abl_pipeline_parse_msg(spec, &bf16, &p, &err), ABL_OK);
+    assert_int_equal(abl_pipeline_parse_msg(spec, &bf16, &p, fresh(&err)), ABL_OK);
     abl_emul em;
     assert_int_equal(abl_emul_init(&p, n, &em), ABL_OK);
     random_table(T, n);
