@@ -143,6 +143,9 @@ def squeeze(s):
 
 def args_with(base, opt, value, tmp):
     args = [a.replace("OUT", os.path.join(tmp, "out")) for a in base]
+    if opt == "--slopes" and "--heads" in args:  # a slopes: list sets the head count itself
+        i = args.index("--heads")
+        del args[i:i + 2]
     if opt in args:
         i = args.index(opt)
         args[i + 1] = value
