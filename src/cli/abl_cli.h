@@ -308,7 +308,7 @@ typedef struct abl_cli_setup {
     abl_pipeline pipeline;
     struct {
         const char *what;
-        char from[96];
+        char *from;              /* abl_source_text, freed by abl_cli_setup_free */
     } sources[16];
     size_t nsources;
     abl_compare_meta meta[4];    /* "model"/"config" and "sources" lines for the report */

@@ -126,7 +126,7 @@ static int figure_with(const abl_cli_cmd *cmd, const char **v, abl_output out, i
             pc.slopes = f.spec;
             pc.max_context = c.max_distance;
             pc.linear = 1;
-            st = abl_plot_fraction(&pc, &p, NULL, 0);
+            st = abl_plot_fraction(&pc, &p, NULL);
         } else {
             abl_plot_bias_config bc;
             abl_plot_bias_config_default(&bc);

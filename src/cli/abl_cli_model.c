@@ -19,6 +19,8 @@ void abl_cli_setup_free(abl_cli_setup *s)
     for (size_t i = 0; i < sizeof s->owned / sizeof s->owned[0]; i++)
         free(s->owned[i]);
     abl_schedule_spec_free(&s->schedule);
+    for (size_t i = 0; i < s->nsources; i++)
+        free(s->sources[i].from);
     memset(s, 0, sizeof *s);
 }
 
@@ -37,8 +39,10 @@ static char *own(abl_cli_setup *s, char *p)
 static void note_source(abl_cli_setup *s, const char *what, const abl_source *src)
 {
     if (s->nsources < sizeof s->sources / sizeof s->sources[0]) {
+        /* out of memory: the line is left out, and the report's own allocations fail next */
+        if ((s->sources[s->nsources].from = abl_source_text(src)) == NULL)
+            return;
         s->sources[s->nsources].what = what;
-        abl_source_text(src, s->sources[s->nsources].from, sizeof s->sources[0].from);
         s->nsources++;
     }
 }
@@ -107,12 +111,16 @@ int abl_cli_model_choose(const char **v, abl_cli_model_choice *c)
     if (model != NULL && (c->model = abl_model_find(model)) == NULL)
         return abl_cli_unknown_model("--model", model);
     if (config != NULL) {
-        char err[256];
-        abl_status st = abl_model_spec_from_file(config, &c->spec, err, sizeof err);
+        char *err = NULL;
+        abl_status st = abl_model_spec_from_file(config, &c->spec, &err);
+        int rc = 0;
         if (st == ABL_ERR_NO_MEMORY)
-            return out_of_memory();
-        if (st != ABL_OK)
-            return abl_cli_usage_error("%s: %s", config, err);
+            rc = out_of_memory();
+        else if (st != ABL_OK)
+            rc = abl_cli_usage_error("%s: %s", config, err != NULL ? err : abl_status_message(st));
+        free(err);
+        if (rc != 0)
+            return rc;
         c->config = config;
     }
     return 0;

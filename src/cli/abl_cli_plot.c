@@ -64,16 +64,20 @@ int abl_cli_plot_target(const char *device, const char *path, const char *width,
 
 int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, const char *opt, const char *path)
 {
-    char *buf = NULL, err[320];
+    char *buf = NULL, *err = NULL;
     size_t len = 0;
-    abl_status st = abl_plot_render(p, ro, &buf, &len, err, sizeof err);
+    abl_status st = abl_plot_render(p, ro, &buf, &len, &err);
+    int rc = 0;
     if (st == ABL_ERR_NO_MEMORY)
-        return abl_cli_internal_error("out of memory");
-    if (st != ABL_OK)
-        return abl_cli_internal_error("cannot draw the %s picture: %s", abl_plot_device_name(ro->device),
-                                      err[0] ? err : abl_status_message(st));
+        rc = abl_cli_internal_error("out of memory");
+    else if (st != ABL_OK)
+        rc = abl_cli_internal_error("cannot draw the %s picture: %s", abl_plot_device_name(ro->device),
+                                    err != NULL ? err : abl_status_message(st));
+    free(err);
+    if (rc != 0)
+        return rc;
     abl_cli_outfile o;
-    int rc = abl_cli_outfile_open(&o, opt, path);
+    rc = abl_cli_outfile_open(&o, opt, path);
     if (rc == 0) {
         fwrite(buf, 1, len, o.f);
         rc = abl_cli_outfile_commit(&o);
@@ -111,8 +115,8 @@ static int plot_status(abl_status st, const char *slopes, const char *err)
         return abl_cli_usage_error("--slopes: '%s': %s%s", slopes ? slopes : "press", abl_status_message(st),
                                    st == ABL_ERR_HEADS_RANGE ? " (a plot draws 1 to 256 heads, blindmap --head 0 64)"
                                                              : "");
-    if (st == ABL_ERR_UNSUPPORTED || (st == ABL_ERR_INVALID_ARGUMENT && err != NULL && err[0]))
-        return abl_cli_usage_error("plot: %s", err != NULL && err[0] ? err : abl_status_message(st));
+    if (st == ABL_ERR_UNSUPPORTED || (st == ABL_ERR_INVALID_ARGUMENT && err != NULL))
+        return abl_cli_usage_error("plot: %s", err != NULL ? err : abl_status_message(st));
     if (st == ABL_ERR_NO_MEMORY)
         return abl_cli_internal_error("out of memory");
     return abl_cli_internal_error("plot: %s", abl_status_message(st));
@@ -258,7 +262,7 @@ static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **po
     abl_plot p;
     memset(&p, 0, sizeof p);
     abl_status st = ABL_OK;
-    char err[320] = "";
+    char *err = NULL;
     abl_cost cost;
     if (strcmp(kind, "bias") == 0) {
         abl_plot_bias_config c;
@@ -296,7 +300,7 @@ static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         else if (plot_budget(cmd, v, abl_plot_fraction_estimate(&c, &cost), &cost) != 0)
             rc = ABL_EXIT_USAGE;
         else
-            st = abl_plot_fraction(&c, &p, err, sizeof err);
+            st = abl_plot_fraction(&c, &p, &err);
     } else if (strcmp(kind, "mitigations") == 0) {
         st = abl_plot_mitigations(&formats[0], convs[0], &p);
     } else {
@@ -320,10 +324,11 @@ static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         if (rc == 0 && plot_budget(cmd, v, abl_plot_blindmap_estimate(&c, &cost), &cost) != 0)
             rc = ABL_EXIT_USAGE;
         if (rc == 0)
-            st = abl_plot_blindmap(&c, &p, err, sizeof err);
+            st = abl_plot_blindmap(&c, &p, &err);
     }
     if (rc == 0 && st != ABL_OK)
         rc = plot_status(st, slopes, err);
+    free(err);
     free(pipecopy);
     if (rc != 0)
         return rc;

@@ -92,20 +92,25 @@ static int report_with(const abl_cli_cmd *cmd, const char **v, int npos, char **
     if (abl_html_report_estimate(&c, &cost) == ABL_OK &&
         abl_cli_budget_of("report", v, &cost) != 0)
         return ABL_EXIT_USAGE;
-    char *buf = NULL, err[320] = "";
+    char *buf = NULL, *err = NULL;
     size_t len = 0;
-    abl_status st = abl_html_report(&c, &buf, &len, err, sizeof err);
+    abl_status st = abl_html_report(&c, &buf, &len, &err);
+    const char *why = err != NULL ? err : abl_status_message(st);
+    int rc = 0;
     if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
         st == ABL_ERR_DEGENERATE)
-        return abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_status_message(st));
-    if (st == ABL_ERR_UNSUPPORTED)
-        return abl_cli_usage_error("report: %s", err[0] ? err : abl_status_message(st));
-    if (st == ABL_ERR_NO_MEMORY)
-        return abl_cli_internal_error("out of memory");
-    if (st != ABL_OK)
-        return abl_cli_internal_error("report: %s", err[0] ? err : abl_status_message(st));
+        rc = abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_status_message(st));
+    else if (st == ABL_ERR_UNSUPPORTED)
+        rc = abl_cli_usage_error("report: %s", why);
+    else if (st == ABL_ERR_NO_MEMORY)
+        rc = abl_cli_internal_error("out of memory");
+    else if (st != ABL_OK)
+        rc = abl_cli_internal_error("report: %s", why);
+    free(err);
+    if (rc != 0)
+        return rc;
     abl_cli_outfile o;
-    int rc = abl_cli_outfile_open(&o, "output", path);
+    rc = abl_cli_outfile_open(&o, "output", path);
     if (rc == 0) {
         fwrite(buf, 1, len, o.f);
         rc = abl_cli_outfile_commit(&o);

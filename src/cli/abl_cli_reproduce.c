@@ -1,5 +1,6 @@
 /* alibi-blind reproduce: every computable published number of the paper, recomputed and compared. */
 #include <stdio.h>
+#include <stdlib.h>
 #include "abl_cli.h"
 
 static const abl_cli_use reproduce_opts[] = {
@@ -18,15 +19,19 @@ static int run_reproduce(const abl_cli_cmd *cmd, const char **v, int npos, char 
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_FORMAT)) && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
     abl_published pub;
-    char err[600] = "";
+    char *err = NULL;
     const char *dir = abl_cli_arg(cmd, v, ABL_OPT_PUBLISHED);
-    abl_status st = dir != NULL ? abl_published_load_dir(dir, &pub, err, sizeof err)
-                                : abl_published_builtin(&pub, err, sizeof err);
+    abl_status st = dir != NULL ? abl_published_load_dir(dir, &pub, &err) : abl_published_builtin(&pub, &err);
+    const char *why = err != NULL ? err : abl_status_message(st);
+    int rc0 = 0;
     if (st == ABL_ERR_NO_MEMORY)
-        return abl_cli_internal_error("%s", abl_status_message(st));
-    if (st != ABL_OK)
-        return dir != NULL ? abl_cli_usage_error("--published: %s", err)
-                           : abl_cli_internal_error("built-in published values: %s", err);
+        rc0 = abl_cli_internal_error("%s", abl_status_message(st));
+    else if (st != ABL_OK)
+        rc0 = dir != NULL ? abl_cli_usage_error("--published: %s", why)
+                          : abl_cli_internal_error("built-in published values: %s", why);
+    free(err);
+    if (rc0 != 0)
+        return rc0;
     abl_reproduction rep;
     st = abl_reproduce_run(&pub, &rep);
     abl_published_free(&pub);

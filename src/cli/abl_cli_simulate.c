@@ -75,13 +75,17 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
     memset(&npy, 0, sizeof npy);
     const char *lpath = abl_cli_arg(cmd, v, ABL_OPT_LOGITS);
     if (lpath != NULL) {
-        char lerr[256];
         if (lpath[0] == '\0')
             return abl_cli_usage_error("--logits: empty file name");
         /* The header only: its shape is judged against the file's size here and against the budget
          * below, before a byte of the scores is read (abl_npy_check_scores after the budget). */
-        if (abl_npy_map(lpath, &npy, lerr, sizeof lerr) != ABL_OK)
-            return abl_cli_usage_error("--logits: %s: %s", lpath, lerr);
+        char *lerr = NULL;
+        abl_status ls = abl_npy_map(lpath, &npy, &lerr);
+        int lrc = ls == ABL_OK ? 0
+                               : abl_cli_usage_error("--logits: %s: %s", lpath, lerr != NULL ? lerr : abl_status_message(ls));
+        free(lerr);
+        if (lrc != 0)
+            return lrc;
     }
     /* --model/--config: heads, slopes, dtype, context and pipeline from the model; options override */
     abl_cli_setup setup;
@@ -243,13 +247,15 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
         return ABL_EXIT_USAGE;
     }
     if (npy != NULL) {
-        char lerr[256]; /* bounded: abl_npy_check_scores says which non-finite value and its three indices */
-        st = abl_npy_check_scores(npy, lerr, sizeof lerr);
+        char *lerr = NULL;
+        st = abl_npy_check_scores(npy, &lerr);
         if (st != ABL_OK) {
             abl_cli_outfile_abort(&wfile);
-            if (st == ABL_ERR_NO_MEMORY)
-                return abl_cli_internal_error("%s", abl_status_message(st));
-            return abl_cli_usage_error("--logits: %s: %s", abl_cli_arg(cmd, v, ABL_OPT_LOGITS), lerr);
+            int lrc = st == ABL_ERR_NO_MEMORY ? abl_cli_internal_error("%s", abl_status_message(st))
+                                              : abl_cli_usage_error("--logits: %s: %s", abl_cli_arg(cmd, v, ABL_OPT_LOGITS),
+                                                                    lerr != NULL ? lerr : abl_status_message(st));
+            free(lerr);
+            return lrc;
         }
     }
     if (!predict) {

@@ -23,16 +23,13 @@ typedef int (*abl_interval_fn)(mpfr_t lo, mpfr_t hi, void *ctx);
  * decimal midpoint (true of every logarithm and transcendental value this project prints);
  * after the precision cap the lower bound's text is used. "-0.000" is printed as "0.000".
  */
-abl_status abl_ziv_fixed(abl_interval_fn fn, void *ctx, int decimals, char *buf, size_t buflen);
-/* The same into a malloc'd string (*out; NULL on failure): no length limit. */
 abl_status abl_ziv_fixed_string(abl_interval_fn fn, void *ctx, int decimals, char **out);
 
-/* The same with `digits` significant digits, printf %g style (exponent below 1e-4 and from 10^digits). */
-abl_status abl_ziv_general(abl_interval_fn fn, void *ctx, int digits, char *buf, size_t buflen);
-/* abl_ziv_general that stops widening at max_prec bits (then it prints the lower bound): for enclosures
- * that cannot tighten past a known width (log-distance sums, ABL_WEIGHT_LOG_MAX_PREC), where widening
- * further would only cost time (up to ABL_ZIV_MAX_PREC bits: minutes per number). */
-abl_status abl_ziv_general_capped(abl_interval_fn fn, void *ctx, int digits, long max_prec, char *buf, size_t buflen);
+/* The same with `digits` significant digits, printf %g style (exponent below 1e-4 and from 10^digits),
+ * widening no further than max_prec bits (then it prints the lower bound): for enclosures that cannot
+ * tighten past a known width (log-distance sums, ABL_WEIGHT_LOG_MAX_PREC), where widening further would
+ * only cost time (up to ABL_ZIV_MAX_PREC bits: minutes per number). *out malloc'd; NULL on failure. */
+abl_status abl_ziv_general_capped(abl_interval_fn fn, void *ctx, int digits, long max_prec, char **out);
 
 /*
  * out += the blind entries of rows a..b of a causal matrix for a head blind from distance d: each row r
@@ -58,12 +55,11 @@ void abl_error_dup(char **msg, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Copy src into dst[cap]; when it does not fit, cut at a UTF-8 character boundary and mark the cut with
- * U+2026 (the rule for every cut for display, docs/spec.md 13). */
-void abl_copy_cut(char *dst, size_t cap, const char *src);
-void abl_set_error(char *err, size_t errlen, const char *fmt, ...)
+/* An error message, whole, malloc'd into *msg (NULL: no message wanted): it replaces (frees) a message
+ * already there, so *msg must be NULL or an earlier one; control characters become '?' (one line). */
+void abl_set_error(char **msg, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
@@ -79,6 +75,12 @@ typedef struct abl_text {
 void abl_text_add(abl_text *t, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* printf into a malloc'd string of any length, the caller's to free; NULL only when out of memory. */
+char *abl_strf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
 #endif
     ;
 /* The text so far ("" when empty). */

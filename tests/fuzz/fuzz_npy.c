@@ -13,8 +13,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     abl_npy f;
-    char err[256];
-    abl_status st = abl_npy_parse(data, size, &f, err, sizeof err);
+    char *err = NULL;
+    abl_status st = abl_npy_parse(data, size, &f, &err);
+    free(err);
     if (st != ABL_OK) {
         if (st != ABL_ERR_PARSE)
             abort();

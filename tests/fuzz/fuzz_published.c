@@ -18,12 +18,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     abl_published_file f = (abl_published_file)(data[0] % ABL_PUB_COUNT);
     abl_published p;
     memset(&p, 0, sizeof p);
-    char err[512];
-    abl_status st = abl_published_parse(f, (const char *)data + 1, size - 1, &p, err, sizeof err);
+    char *err = NULL;
+    abl_status st = abl_published_parse(f, (const char *)data + 1, size - 1, &p, &err);
     if (st == ABL_OK && (p.files[f].rows == 0 || p.files[f].cols == 0))
         abort();
     if (st != ABL_OK && st != ABL_ERR_PARSE && st != ABL_ERR_NO_MEMORY)
         abort();
     abl_published_free(&p);
+    free(err);
     return 0;
 }

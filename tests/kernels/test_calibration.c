@@ -46,8 +46,8 @@ static int check_case(const char *name, json_t *c, uint64_t n)
         return 0;
     abl_simulate_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    char err[256];
-    if (abl_pipeline_parse(preset, &model, &cfg.pipeline, err, sizeof err) != ABL_OK) {
+    char *err = NULL;
+    if (abl_pipeline_parse_msg(preset, &model, &cfg.pipeline, &err) != ABL_OK) {
         printf("%s: %s\n", name, err);
         return 0;
     }
@@ -81,6 +81,7 @@ static int check_case(const char *name, json_t *c, uint64_t n)
     printf("%-40s %-16s %s\n", name, preset, ok ? "exact" : "DIFFERS");
     abl_simulation_free(&sim);
     abl_prediction_free(&pred);
+    free(err);
     return ok;
 }
 

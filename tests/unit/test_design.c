@@ -154,7 +154,7 @@ static abl_design_config config_dtype(const char *pipe, uint64_t n, const char *
     memset(&c, 0, sizeof c);
     abl_format bf;
     assert_int_equal(abl_format_lookup(dtype, &bf), ABL_OK);
-    assert_int_equal(abl_pipeline_parse(pipe, &bf, &c.pipeline, NULL, 0), ABL_OK);
+    assert_int_equal(abl_pipeline_parse_msg(pipe, &bf, &c.pipeline, NULL), ABL_OK);
     c.context = n;
     c.threads = 1;
     return c;
@@ -166,7 +166,7 @@ static abl_design_config config(const char *pipe, uint64_t n)
     memset(&c, 0, sizeof c);
     abl_format bf;
     assert_int_equal(abl_format_lookup("bf16", &bf), ABL_OK);
-    assert_int_equal(abl_pipeline_parse(pipe, &bf, &c.pipeline, NULL, 0), ABL_OK);
+    assert_int_equal(abl_pipeline_parse_msg(pipe, &bf, &c.pipeline, NULL), ABL_OK);
     c.context = n;
     c.threads = 1;
     return c;
@@ -521,7 +521,7 @@ static void test_simulate_mass_lost(void **state)
     memset(&sc, 0, sizeof sc);
     abl_format bf;
     assert_int_equal(abl_format_lookup("bf16", &bf), ABL_OK);
-    assert_int_equal(abl_pipeline_parse("eager", &bf, &sc.pipeline, NULL, 0), ABL_OK);
+    assert_int_equal(abl_pipeline_parse_msg("eager", &bf, &sc.pipeline, NULL), ABL_OK);
     sc.slopes = abl_test_schedule("slopes:0.5");
     sc.context = 512;
     sc.threads = 1;

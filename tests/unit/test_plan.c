@@ -61,7 +61,7 @@ static void test_plan_add(void **state)
 
 static void eager(const abl_format *f, abl_pipeline *pl)
 {
-    assert_int_equal(abl_pipeline_parse("eager", f, pl, NULL, 0), ABL_OK);
+    assert_int_equal(abl_pipeline_parse_msg("eager", f, pl, NULL), ABL_OK);
 }
 
 /* compare = the paper's analysis + the predictor. */
@@ -156,8 +156,9 @@ static void test_plot_fraction(void **state)
     assert_int_equal(abl_plot_fraction_estimate(&fc, &est), ABL_OK);
     assert_cost_equal(&est, &want);
     abl_plot plot;
-    char err[256];
-    assert_int_equal(abl_plot_fraction_run_plan(&p, &plot, err, sizeof err), ABL_OK);
+    char *err = NULL;
+    assert_int_equal(abl_plot_fraction_run_plan(&p, &plot, &err), ABL_OK);
+    free(err);
     assert_true(abl_plan_done(&p.plan));
     abl_plot_free(&plot);
     abl_plot_fraction_plan_free(&p);
@@ -189,8 +190,9 @@ static void test_plot_blindmap(void **state)
     assert_int_equal(abl_plot_blindmap_estimate(&mc, &est), ABL_OK);
     assert_cost_equal(&est, &want);
     abl_plot plot;
-    char err[256];
-    assert_int_equal(abl_plot_blindmap_run_plan(&p, &plot, err, sizeof err), ABL_OK);
+    char *err = NULL;
+    assert_int_equal(abl_plot_blindmap_run_plan(&p, &plot, &err), ABL_OK);
+    free(err);
     assert_true(abl_plan_done(&p.plan));
     abl_plot_free(&plot);
     abl_plot_blindmap_plan_free(&p);
@@ -262,9 +264,10 @@ static void test_html(void **state)
     abl_cost est;
     assert_int_equal(abl_html_report_estimate(&c, &est), ABL_OK);
     assert_cost_equal(&est, &want);
-    char *buf = NULL, err[256];
+    char *buf = NULL, *err = NULL;
     size_t len = 0;
-    assert_int_equal(abl_html_run_plan(&p, &buf, &len, err, sizeof err), ABL_OK);
+    assert_int_equal(abl_html_run_plan(&p, &buf, &len, &err), ABL_OK);
+    free(err);
     assert_true(abl_plan_done(&p.plan));
     if (pictures) {
         assert_true(abl_plan_done(&p.fraction.plan));
@@ -296,7 +299,7 @@ static void check_table(int table)
             assert_int_equal(abl_model_spec_from_catalogue(p.models[i], &spec), ABL_OK);
             abl_simulate_config sc;
             memset(&sc, 0, sizeof sc);
-            assert_int_equal(abl_pipeline_parse(spec.pipeline, &spec.dtype, &sc.pipeline, NULL, 0), ABL_OK);
+            assert_int_equal(abl_pipeline_parse_msg(spec.pipeline, &spec.dtype, &sc.pipeline, NULL), ABL_OK);
             abl_schedule_spec sched;
             assert_int_equal(abl_model_spec_schedule(&spec, &sched), ABL_OK);
             sc.heads = spec.heads;

@@ -6,11 +6,21 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include <mpfr.h>
 #include "alibi_blind.h"
 #include "abl_test_schedule.h"
+
+/* The message pointer for one more call: the previous call's message freed (the library sets *msg
+ * afresh on every call and the caller owns what it gets). */
+static char **fresh(char **msg)
+{
+    free(*msg);
+    *msg = NULL;
+    return msg;
+}
 
 static uint64_t g_rng = 0x2545F4914F6CDD1DULL;
 
@@ -28,15 +38,16 @@ static abl_status setup(abl_simulate_config *cfg, const char *spec, const char *
     abl_format model;
     assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
     memset(cfg, 0, sizeof *cfg);
-    char err[256];
-    abl_status st = abl_pipeline_parse(spec, &model, &cfg->pipeline, err, sizeof err);
+    char *err = NULL;
+    abl_status st = abl_pipeline_parse_msg(spec, &model, &cfg->pipeline, fresh(&err));
     if (st != ABL_OK)
         print_error("%s: %s\n", spec, err);
     assert_int_equal(st, ABL_OK);
     cfg->slopes = abl_test_schedule(slopes);
     cfg->heads = heads;
     cfg->context = n;
-    return abl_pipeline_check(&cfg->pipeline, err, sizeof err);
+    free(err);
+    return abl_pipeline_check_msg(&cfg->pipeline, fresh(&err));
 }
 
 static int agree(const char *spec, const char *dtype, const char *slopes, int heads, uint64_t n)

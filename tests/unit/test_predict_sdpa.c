@@ -19,6 +19,15 @@
 #include "kernel/abl_predict_sdpa.h"
 #include "abl_test_schedule.h"
 
+/* The message pointer for one more call: the previous call's message freed (the library sets *msg
+ * afresh on every call and the caller owns what it gets). */
+static char **fresh(char **msg)
+{
+    free(*msg);
+    *msg = NULL;
+    return msg;
+}
+
 static uint64_t g_rng = 0x9E3779B97F4A7C15ULL;
 
 static unsigned rnd(unsigned n)
@@ -35,16 +44,17 @@ static void setup(abl_simulate_config *cfg, const char *spec, const char *dtype,
     abl_format model;
     assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
     memset(cfg, 0, sizeof *cfg);
-    char err[256];
-    abl_status st = abl_pipeline_parse(spec, &model, &cfg->pipeline, err, sizeof err);
+    char *err = NULL;
+    abl_status st = abl_pipeline_parse_msg(spec, &model, &cfg->pipeline, fresh(&err));
     if (st == ABL_OK)
-        st = abl_pipeline_check(&cfg->pipeline, err, sizeof err);
+        st = abl_pipeline_check_msg(&cfg->pipeline, fresh(&err));
     if (st != ABL_OK)
         print_error("%s: %s\n", spec, err);
     assert_int_equal(st, ABL_OK);
     cfg->slopes = abl_test_schedule(slopes);
     cfg->heads = heads;
     cfg->context = n;
+    free(err);
 }
 
 /* Every head's first blind distance, row zeros and matrix zeros from --predict equal simulate's. */
@@ -169,8 +179,8 @@ static void table_case(const char *spec, uint64_t n, float *T)
     abl_format bf16;
     assert_int_equal(abl_format_lookup("bf16", &bf16), ABL_OK);
     abl_pipeline p;
-    char err[256];
-    assert_int_equal(abl_pipeline_parse(spec, &bf16, &p, err, sizeof err), ABL_OK);
+    char *err = NULL;
+    assert_int_equal(abl_pipeline_parse_msg(spec, &bf16, &p, fresh(&err)), ABL_OK);
     abl_emul em;
     assert_int_equal(abl_emul_init(&p, n, &em), ABL_OK);
     random_table(T, n);
@@ -192,6 +202,7 @@ static void table_case(const char *spec, uint64_t n, float *T)
     assert_int_equal(fast.first_blind, ref.first_blind);
     assert_int_equal(fast.row_zeros, ref.row_zeros);
     assert_int_equal(fast.matrix_zeros, ref.matrix_zeros);
+    free(err);
 }
 
 /* The head predictor against the row-by-row one on random tables. */

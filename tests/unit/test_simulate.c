@@ -16,6 +16,15 @@
 #include "alibi_blind.h"
 #include "abl_test_schedule.h"
 
+/* The message pointer for one more call: the previous call's message freed (the library sets *msg
+ * afresh on every call and the caller owns what it gets). */
+static char **fresh(char **msg)
+{
+    free(*msg);
+    *msg = NULL;
+    return msg;
+}
+
 #define NMAX 200
 
 /* ---- reference roundings (spec §2 recipe) ---- */
@@ -495,8 +504,8 @@ static void check_case_seeded(const char *spec, const char *dtype, const char *s
     assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
     abl_simulate_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    char err[256];
-    assert_int_equal(abl_pipeline_parse(spec, &model, &cfg.pipeline, err, sizeof err), ABL_OK);
+    char *err = NULL;
+    assert_int_equal(abl_pipeline_parse_msg(spec, &model, &cfg.pipeline, fresh(&err)), ABL_OK);
     cfg.slopes = abl_test_schedule(slopes);
     cfg.context = (uint64_t)n;
     cfg.logit_std = std_q(std);
@@ -604,6 +613,7 @@ static void check_case_seeded(const char *spec, const char *dtype, const char *s
         mpfr_clear(m);
     }
     abl_simulation_free(&sim);
+    free(err);
 }
 
 static void check_case(const char *spec, const char *dtype, const char *slopes, int n, const char *std)
@@ -655,13 +665,14 @@ static int run_threads(const char *spec, const char *dtype, const char *slopes, 
     assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
     abl_simulate_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    char err[256];
-    assert_int_equal(abl_pipeline_parse(spec, &model, &cfg.pipeline, err, sizeof err), ABL_OK);
+    char *err = NULL;
+    assert_int_equal(abl_pipeline_parse_msg(spec, &model, &cfg.pipeline, fresh(&err)), ABL_OK);
     cfg.slopes = abl_test_schedule(slopes);
     cfg.context = n;
     cfg.logit_std = std_q(std);
     cfg.seed = 11;
     cfg.threads = threads;
+    free(err);
     return abl_simulate_run(&cfg, sim);
 }
 

@@ -136,7 +136,7 @@ static void test_sum_orders(void **state)
     float *e = malloc(MAXN * sizeof *e);
     assert_non_null(e);
     abl_pipeline p;
-    assert_int_equal(abl_pipeline_parse("eager", NULL, &p, NULL, 0), ABL_OK);
+    assert_int_equal(abl_pipeline_parse_msg("eager", NULL, &p, NULL), ABL_OK);
     const abl_sum_order orders[] = {ABL_SUM_EXACT, ABL_SUM_SEQUENTIAL, ABL_SUM_VEC8, ABL_SUM_VEC16};
     for (int o = 0; o < 4; o++) {
         p.sum = orders[o];
@@ -194,8 +194,8 @@ static void run_sim(const char *spec, const char *dtype, const char *slopes, uin
     assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
     abl_simulate_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    char err[256];
-    if (abl_pipeline_parse(spec, &model, &cfg.pipeline, err, sizeof err) != ABL_OK)
+    char *err = NULL;
+    if (abl_pipeline_parse_msg(spec, &model, &cfg.pipeline, &err) != ABL_OK)
         fail_msg("%s: %s", spec, err);
     cfg.slopes = abl_test_schedule(slopes);
     cfg.heads = strcmp(slopes, "press") == 0 ? 16 : 0;
@@ -221,6 +221,7 @@ static void run_sim(const char *spec, const char *dtype, const char *slopes, uin
     mpq_clear(q);
     if (st != ABL_OK)
         fail_msg("%s %s N=%llu: status %d", spec, dtype, (unsigned long long)n, (int)st);
+    free(err);
 }
 
 static void same_results(const abl_simulation *a, const abl_simulation *b, const char *what)

@@ -186,8 +186,8 @@ static void simulate(const char *preset, const char *dtype, const char *slopes, 
     assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
     abl_simulate_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    char err[256];
-    assert_int_equal(abl_pipeline_parse(preset, &model, &cfg.pipeline, err, sizeof err), ABL_OK);
+    char *err = NULL;
+    assert_int_equal(abl_pipeline_parse_msg(preset, &model, &cfg.pipeline, &err), ABL_OK);
     cfg.slopes = abl_test_schedule(slopes);
     cfg.heads = heads;
     cfg.context = n;
@@ -214,6 +214,7 @@ static void simulate(const char *preset, const char *dtype, const char *slopes, 
     mpq_set_ui(a->matrix, (unsigned long)mz, (unsigned long)((uint64_t)heads * n * (n + 1) / 2));
     mpq_canonicalize(a->matrix);
     abl_simulation_free(&sim);
+    free(err);
 }
 
 static void sim_answer_clear(sim_answer *a)

@@ -25,7 +25,7 @@ typedef struct {
     abl_status st;              /* the first failure, ABL_OK when none */
     size_t rows[ABL_PUB_COUNT], cols[ABL_PUB_COUNT];
     unsigned long cells_hash[ABL_PUB_COUNT];
-    char dup_err[256];          /* the message for a file with a repeated key */
+    char *dup_err;              /* the message for a file with a repeated key (malloc'd) */
     char delta[16][32];         /* analysis: each head's delta */
     char row_fraction[64];
     abl_sim_head sim[SIM_HEADS];
@@ -53,13 +53,14 @@ static abl_status parse_published(outcome *o)
 {
     abl_published p;
     memset(&p, 0, sizeof p);
-    char err[256] = "";
+    char *err = NULL;
     for (int f = 0; f < ABL_PUB_COUNT; f++) {
         size_t len = 0;
         const char *text = abl_published_builtin_text((abl_published_file)f, &len);
-        abl_status st = text == NULL ? ABL_ERR_PARSE : abl_published_parse((abl_published_file)f, text, len, &p, err, sizeof err);
+        abl_status st = text == NULL ? ABL_ERR_PARSE : abl_published_parse((abl_published_file)f, text, len, &p, &err);
         if (st != ABL_OK) {
             abl_published_free(&p);
+            free(err);
             return st;
         }
         const abl_csv *c = &p.files[f];
@@ -69,8 +70,8 @@ static abl_status parse_published(outcome *o)
         for (size_t i = 0; i < c->rows * c->cols; i++)
             o->cells_hash[f] = hash_text(o->cells_hash[f], c->cells[i]);
     }
-    abl_status st = abl_published_parse(ABL_PUB_TABLE8, dup_table8, sizeof dup_table8 - 1, &p, o->dup_err,
-                                        sizeof o->dup_err);
+    abl_status st = abl_published_parse(ABL_PUB_TABLE8, dup_table8, sizeof dup_table8 - 1, &p, &o->dup_err);
+    free(err);
     abl_published_free(&p);
     return st == ABL_ERR_PARSE ? ABL_OK : ABL_ERR_MISMATCH;
 }
@@ -104,8 +105,7 @@ static abl_status simulate(outcome *o)
         return st;
     abl_simulate_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    char err[256];
-    if ((st = abl_pipeline_parse("eager", &bf16, &cfg.pipeline, err, sizeof err)) != ABL_OK)
+    if ((st = abl_pipeline_parse_msg("eager", &bf16, &cfg.pipeline, NULL)) != ABL_OK)
         return st;
     cfg.heads = SIM_HEADS;
     cfg.context = SIM_CONTEXT;
@@ -193,6 +193,7 @@ static void expect_same(const outcome *got, const outcome *want)
         assert_int_equal(got->cols[f], want->cols[f]);
         assert_true(got->cells_hash[f] == want->cells_hash[f]);
     }
+    assert_non_null(got->dup_err);
     assert_string_equal(got->dup_err, want->dup_err);
     for (int h = 0; h < 16; h++)
         assert_string_equal(got->delta[h], want->delta[h]);
@@ -237,8 +238,11 @@ static void test_four_threads_equal_one(void **state)
         assert_int_equal(pthread_join(t[i], NULL), 0);
     pthread_barrier_destroy(&start);
     for (int i = 0; i < THREADS; i++)
-        for (int r = 0; r < ROUNDS; r++)
+        for (int r = 0; r < ROUNDS; r++) {
             expect_same(&w[i].out[r], &alone);
+            free(w[i].out[r].dup_err);
+        }
+    free(alone.dup_err);
 }
 
 int main(void)

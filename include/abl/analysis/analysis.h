@@ -34,8 +34,8 @@ enum {
 
 /* Parse "C,E,L,S" (any order, any subset, or "none"). */
 ABL_API abl_status abl_mitigations_parse(const char *text, unsigned *out);
-/* "C+E+L" style name ("none" for 0). */
-ABL_API void abl_mitigations_name(unsigned mitigations, char *buf, size_t buflen);
+/* "C+E+L" style name ("none" for 0): a malloc'd string, the caller's to free (NULL: out of memory). */
+ABL_API char *abl_mitigations_name(unsigned mitigations);
 
 typedef enum abl_level {
     ABL_LEVEL_EXPONENT = 0, /* the paper: exp(x) itself underflows (x <= tau) */
@@ -107,9 +107,10 @@ ABL_API void abl_analysis_free(abl_analysis *a);
  * Attention mass lost (spec §4, docs/method.md §5): the share of an exact softmax of the last row's zero
  * logits that sits on its blind keys, sum_{d >= delta} e^(b(d)) / S_k, for head i (0-based, steepest
  * first) or, with i = -1, the layer's mean over heads. Printed correctly rounded with `digits` significant
- * digits (%g style: "2.15e-39", "0"). ABL_ERR_UNSUPPORTED when the analysis has a non-zero logit.
+ * digits (%g style: "2.15e-39", "0") into *out, a malloc'd string the caller frees (NULL on an error).
+ * ABL_ERR_UNSUPPORTED when the analysis has a non-zero logit.
  */
-ABL_API abl_status abl_analysis_mass_lost_text(const abl_analysis *a, int i, int digits, char *buf, size_t buflen);
+ABL_API abl_status abl_analysis_mass_lost_text(const abl_analysis *a, int i, int digits, char **out);
 
 /* The report of an analysis (heads table, summary, notes). The caller frees it. */
 ABL_API abl_status abl_analysis_report(const abl_analysis *a, abl_report **out);

@@ -41,10 +41,10 @@ typedef struct abl_html_config {
 #define ABL_HTML_BLINDMAP_CONTEXT 2048
 
 /*
- * The page, into a malloc'd buffer. ABL_ERR_UNSUPPORTED (err says why) for a pipeline that cannot
+ * The page, into a malloc'd buffer. ABL_ERR_UNSUPPORTED (*msg says why) for a pipeline that cannot
  * be parsed; slope and head errors as abl_analysis_run returns them.
  */
-ABL_API abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char *err, size_t errlen);
+ABL_API abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char **msg);
 /* Nominal cost of the page's kernel work: its plan's cost. ABL_ERR_UNSUPPORTED for a pipeline that does
  * not parse. */
 ABL_API abl_status abl_html_report_estimate(const abl_html_config *c, abl_cost *out);
@@ -69,7 +69,7 @@ typedef struct abl_html_plan {
     abl_plan plan;
 } abl_html_plan;
 ABL_API abl_status abl_html_plan_make(const abl_html_config *c, abl_html_plan *out);
-ABL_API abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char *err, size_t errlen);
+ABL_API abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char **msg);
 ABL_API void abl_html_plan_free(abl_html_plan *p);
 
 /* Append s to f with &, <, >, " and ' escaped. */

@@ -54,8 +54,8 @@ typedef struct abl_plot_fraction_config {
 #define ABL_PLOT_PIPELINE_MAX_CONTEXT 65536
 
 ABL_API void abl_plot_fraction_config_default(abl_plot_fraction_config *c);
-/* ABL_ERR_UNSUPPORTED with err naming the pipeline when it cannot be predicted. */
-ABL_API abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char *err, size_t errlen);
+/* ABL_ERR_UNSUPPORTED with *msg naming the pipeline when it cannot be predicted. */
+ABL_API abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char **msg);
 /* Nominal cost of the real-kernel curves (abl_predict_estimate at every point, per pipeline and format;
  * the closed-form curves are cheap and not counted). A pipeline that does not parse counts nothing. */
 ABL_API abl_status abl_plot_fraction_estimate(const abl_plot_fraction_config *c, abl_cost *out);
@@ -73,7 +73,7 @@ typedef struct abl_plot_fraction_plan {
     abl_plan plan;
 } abl_plot_fraction_plan;
 ABL_API abl_status abl_plot_fraction_plan_make(const abl_plot_fraction_config *c, abl_plot_fraction_plan *out);
-ABL_API abl_status abl_plot_fraction_run_plan(abl_plot_fraction_plan *plan, abl_plot *out, char *err, size_t errlen);
+ABL_API abl_status abl_plot_fraction_run_plan(abl_plot_fraction_plan *plan, abl_plot *out, char **msg);
 ABL_API void abl_plot_fraction_plan_free(abl_plot_fraction_plan *p);
 
 /* Table 8: δ of the nine heads of each mitigation combination, log y, with the * and ** regions. */
@@ -94,7 +94,7 @@ typedef struct abl_plot_blindmap_config {
 } abl_plot_blindmap_config;
 
 ABL_API void abl_plot_blindmap_config_default(abl_plot_blindmap_config *c);
-ABL_API abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char *err, size_t errlen);
+ABL_API abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char **msg);
 /* Nominal cost of the emulation behind the map: its plan's cost (abl_simulate_estimate of the one
  * emulation). ABL_ERR_UNSUPPORTED for a pipeline that does not parse. */
 ABL_API abl_status abl_plot_blindmap_estimate(const abl_plot_blindmap_config *c, abl_cost *out);
@@ -106,7 +106,7 @@ typedef struct abl_plot_blindmap_plan {
     abl_plan plan;
 } abl_plot_blindmap_plan;
 ABL_API abl_status abl_plot_blindmap_plan_make(const abl_plot_blindmap_config *c, abl_plot_blindmap_plan *out);
-ABL_API abl_status abl_plot_blindmap_run_plan(abl_plot_blindmap_plan *plan, abl_plot *out, char *err, size_t errlen);
+ABL_API abl_status abl_plot_blindmap_run_plan(abl_plot_blindmap_plan *plan, abl_plot *out, char **msg);
 ABL_API void abl_plot_blindmap_plan_free(abl_plot_blindmap_plan *p);
 
 #ifdef __cplusplus

@@ -152,14 +152,14 @@ ABL_API abl_status abl_slope_mpfr(mpfr_t rop, const abl_slope *slope, mpfr_rnd_t
 /*
  * Exact form of the slope for display: "2^-0.5", "2^-8", "2^(-8/9)" for POW2 (decimal exponent when it
  * terminates, else a fraction), the decimal text for RATIONAL, "-tau/128" style for targets
- * ("-τ/t" with t written out), "" never. abl_slope_exact_string returns the whole text in a malloc'd
- * string (NULL when out of memory); abl_slope_exact_text copies as much of it as fits into buf.
+ * ("-τ/t" with t written out), "" never. The whole text in a malloc'd string, the caller's to free
+ * (NULL only when out of memory); "?" for a malformed slope.
  */
-ABL_API char *abl_slope_exact_string(const abl_slope *slope);
-ABL_API void abl_slope_exact_text(const abl_slope *slope, char *buf, size_t buflen);
+ABL_API char *abl_slope_exact_text(const abl_slope *slope);
 
-/* The slope as decimal with `digits` significant digits (correct rounding), e.g. "0.70711". */
-ABL_API void abl_slope_decimal_text(const abl_slope *slope, int digits, char *buf, size_t buflen);
+/* The slope as decimal with `digits` (1..1000) significant digits (correct rounding), e.g. "0.70711":
+ * a malloc'd string, the caller's to free (NULL only when out of memory). */
+ABL_API char *abl_slope_decimal_text(const abl_slope *slope, int digits);
 
 /* Exact comparison of two slopes: <0, 0, >0 as a < b, a == b, a > b. */
 ABL_API int abl_slope_compare(const abl_slope *a, const abl_slope *b);

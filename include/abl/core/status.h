@@ -28,7 +28,12 @@ typedef enum abl_status {
     ABL_ERR_SLOPE_CALC = 16        /* the pipeline's slope-calc has no formula for this schedule */
 } abl_status;
 
-/* One short English sentence for the status; never NULL. */
+/*
+ * Error detail comes back one way: the status, and, from a function that takes `char **msg`, a message
+ * malloc'd whole into *msg (one line, any length; the caller frees it; NULL on success, when msg is
+ * NULL, or when even the message could not be allocated). No function writes into a caller's buffer.
+ * abl_status_message is the sentence for a status alone; never NULL.
+ */
 ABL_API const char *abl_status_message(abl_status status);
 
 #ifdef __cplusplus

@@ -31,11 +31,11 @@ typedef struct abl_npy {
 
 /*
  * Map and check a .npy file: header, dtype, shape, size (the data must be complete), and every score
- * of the causal part (key j <= query i) finite. On failure err gets one line naming the problem and
+ * of the causal part (key j <= query i) finite. On failure *msg gets one line naming the problem and
  * the status is ABL_ERR_IO (cannot open/read), ABL_ERR_PARSE (not a .npy file, unsupported dtype or
  * order, wrong shape, truncated, NaN or infinite score).
  */
-ABL_API abl_status abl_npy_open(const char *path, abl_npy *out, char *err, size_t errlen);
+ABL_API abl_status abl_npy_open(const char *path, abl_npy *out, char **msg);
 ABL_API void abl_npy_close(abl_npy *f);
 
 /*
@@ -45,12 +45,12 @@ ABL_API void abl_npy_close(abl_npy *f);
  * data, it costs the same for any shape. abl_npy_check_scores then reads the causal part (H N (N + 1) / 2
  * scores) and refuses a NaN or infinite one (ABL_ERR_PARSE, the file left mapped: close it).
  */
-ABL_API abl_status abl_npy_map(const char *path, abl_npy *out, char *err, size_t errlen);
-ABL_API abl_status abl_npy_check_scores(const abl_npy *f, char *err, size_t errlen);
+ABL_API abl_status abl_npy_map(const char *path, abl_npy *out, char **msg);
+ABL_API abl_status abl_npy_check_scores(const abl_npy *f, char **msg);
 
 /* Parse a header held in memory (the fuzz harness's entry point; same checks as abl_npy_open except
  * the finiteness scan, which needs the data). len is the number of bytes available. */
-ABL_API abl_status abl_npy_parse(const unsigned char *buf, size_t len, abl_npy *out, char *err, size_t errlen);
+ABL_API abl_status abl_npy_parse(const unsigned char *buf, size_t len, abl_npy *out, char **msg);
 
 /* Scores of head h (0-based; ignored for a 2-D file), query i, keys 0..count-1, as binary32 values. */
 ABL_API void abl_npy_row(const abl_npy *f, uint64_t h, uint64_t i, uint64_t count, float *out);

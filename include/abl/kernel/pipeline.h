@@ -132,8 +132,9 @@ ABL_API const char *abl_pipeline_preset_help(void);
  * when it is not a positive decimal, ABL_ERR_UNSUPPORTED when its reduced numerator or denominator
  * does not fit in 64 bits. */
 ABL_API abl_status abl_ratio_parse(const char *text, abl_ratio *out);
-/* "0.125" when the decimal expansion terminates (at most 40 digits after the point), else "1/3". */
-ABL_API void abl_ratio_text(const abl_ratio *r, char *buf, size_t buflen);
+/* "0.125" when the decimal expansion terminates (at most 40 digits after the point), else "1/3": a
+ * malloc'd string, the caller's to free (NULL: out of memory). */
+ABL_API char *abl_ratio_text(const abl_ratio *r);
 
 /*
  * A preset; the dtypes a model runs in (the bias cast, the logits, the output) follow model_dtype
@@ -143,36 +144,23 @@ ABL_API abl_status abl_pipeline_preset(const char *name, const abl_format *model
 
 /*
  * Override one field: bias-form, slope-dtype, slope-calc, product-dtype, bias-dtype, bias-scale,
- * bias-add, logit-dtype, softmax, sum, exp, normalise, output-dtype, head-dim, block. A dtype value is a format name or "model".
- * On failure, err (if not NULL) gets one line naming the problem.
- */
-ABL_API abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
-                            char *err, size_t errlen);
-
-/* "preset[,field=value...]" (NULL or "" = eager). */
-ABL_API abl_status abl_pipeline_parse(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char *err,
-                              size_t errlen);
-
-/*
- * Whether the emulator can run the pipeline: every dtype fits in binary32 (precision <= 24, exponent
- * range inside binary32's), the bias scale is positive, a flash pipeline keeps its bias in fp32.
- * ABL_ERR_UNSUPPORTED with a reason in err otherwise.
- */
-ABL_API abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen);
-
-/*
- * The same three with the message (on failure) in *msg: malloc'd, whole however long the user's text it
- * quotes, one line (control characters become '?'); the caller frees it. *msg stays NULL on success,
- * when msg is NULL, or when even the message could not be allocated. The err/errlen forms above copy
- * it, cut at errlen - 1 bytes: use these where the message is shown to the user.
+ * bias-add, logit-dtype, softmax, sum, exp, normalise, output-dtype, head-dim, block. A dtype value is a
+ * format name or "model". abl_pipeline_parse_msg reads "preset[,field=value...]" (NULL or "" = eager).
+ * abl_pipeline_check_msg: whether the emulator can run the pipeline (every dtype fits in binary32,
+ * precision <= 24 and binary32's exponent range; the bias scale is positive; a flash pipeline keeps its
+ * bias in fp32), ABL_ERR_UNSUPPORTED otherwise.
+ * On failure *msg (msg not NULL) gets one line naming the problem: malloc'd, whole however long the
+ * user's text it quotes (control characters become '?'); the caller frees it. *msg stays NULL on
+ * success, when msg is NULL, or when even the message could not be allocated.
  */
 ABL_API abl_status abl_pipeline_set_msg(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
                                 char **msg);
 ABL_API abl_status abl_pipeline_parse_msg(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char **msg);
 ABL_API abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg);
 
-/* Canonical text of every field: "bias-form=relative,slope-dtype=fp32,...". Fits in 512 bytes. */
-ABL_API void abl_pipeline_describe(const abl_pipeline *p, char *buf, size_t buflen);
+/* Canonical text of every field: "bias-form=relative,slope-dtype=fp32,...", whole: a malloc'd string,
+ * the caller's to free (NULL: out of memory). */
+ABL_API char *abl_pipeline_describe(const abl_pipeline *p);
 
 #ifdef __cplusplus
 }

@@ -60,22 +60,23 @@ ABL_API abl_status abl_model_spec_schedule(const abl_model_spec *s, abl_schedule
 
 /*
  * Read a config.json (text of len bytes; it need not be NUL-terminated). On failure the status is
- * ABL_ERR_PARSE and err gets one line without the file name, e.g.
+ * ABL_ERR_PARSE and *msg gets one line without the file name, e.g.
  *   "not JSON: line 3, column 5: ..."
  *   "this model does not use ALiBi (rotary)"
  *   "no head count (n_head)"  /  "n_head is not a positive integer"
  *   "unknown model_type 'x' and no ALiBi field (alibi, attn_config.alibi, position_embedding_type,
  *    alibi_starting_size)"
  */
-ABL_API abl_status abl_model_spec_from_json(const char *text, size_t len, abl_model_spec *out, char *err, size_t errlen);
+ABL_API abl_status abl_model_spec_from_json(const char *text, size_t len, abl_model_spec *out, char **msg);
 
-/* The same for a file; ABL_ERR_IO (err: "cannot read: <reason>") when it cannot be read. Files over
+/* The same for a file; ABL_ERR_IO (*msg: "cannot read: <reason>") when it cannot be read. Files over
  * ABL_CONFIG_MAX_BYTES are refused (a config.json is a few kilobytes). */
 #define ABL_CONFIG_MAX_BYTES (4u << 20)
-ABL_API abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char *err, size_t errlen);
+ABL_API abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char **msg);
 
-/* "config.json: n_head", "catalogue: bloom-7b1", "option --heads", "default" (into buf). */
-ABL_API void abl_source_text(const abl_source *s, char *buf, size_t len);
+/* "config.json: n_head", "catalogue: bloom-7b1", "option --heads", "default": a malloc'd string, the
+ * caller's to free (NULL: out of memory). */
+ABL_API char *abl_source_text(const abl_source *s);
 
 #ifdef __cplusplus
 }

@@ -89,10 +89,11 @@ ABL_API abl_status abl_paper_model_schedule(const abl_paper_model *m, abl_schedu
 /*
  * Steepest and flattest delta of `heads` heads of schedule `slopes` (NULL: press; the deltas initialised
  * by the caller), and
- * the slopes as "2^-0.5, 2^-1, …, 2^-8" (first two and last, steepest first) when text != NULL.
+ * when text != NULL, *text = the slopes as "2^-0.5, 2^-1, …, 2^-8" (first two and last, steepest first),
+ * a malloc'd string the caller frees (NULL on an error).
  */
 ABL_API abl_status abl_paper_model_deltas(const abl_schedule_spec *slopes, int heads, const abl_format *fmt, abl_convention conv,
-                                  abl_delta *first, abl_delta *last, char *text, size_t textlen);
+                                          abl_delta *first, abl_delta *last, char **text);
 
 ABL_API abl_status abl_table1_report(const abl_paper_options *o, abl_report **out);
 /* Table 1 with its kernel columns run from `plan` (made by abl_table_kernel_plan_make(1, ...)). */

@@ -23,10 +23,10 @@ typedef struct abl_csv {
 /*
  * Parse CSV text: fields separated by ',', optionally quoted with '"' ("" inside quotes is a quote),
  * records ended by LF or CRLF (the last one may be unterminated). Every record must have as many
- * fields as the header; blank records are errors. ABL_ERR_PARSE on malformed text, and then `err`
+ * fields as the header; blank records are errors. ABL_ERR_PARSE on malformed text, and then `*msg`
  * (if not NULL) names the problem ("line 3: 9 fields, expected 10").
  */
-ABL_API abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char *err, size_t errlen);
+ABL_API abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char **msg);
 ABL_API void abl_csv_free(abl_csv *csv);
 
 /* Column index of `name`, or -1. */
@@ -66,18 +66,17 @@ typedef struct abl_published {
  * Parse and check the text of one published file into p->files[f] (what abl_published_load_dir does
  * for each file): columns, no empty table, no repeated header or key (O(n log n)), field sizes.
  */
-ABL_API abl_status abl_published_parse(abl_published_file f, const char *text, size_t len, abl_published *p, char *err,
-                               size_t errlen);
+ABL_API abl_status abl_published_parse(abl_published_file f, const char *text, size_t len, abl_published *p, char **msg);
 
 /*
  * Load the compiled-in transcription, or read DIR/table1.csv ... DIR/claims.csv. Each file must have
  * the columns reproduce relies on (table1: model, window, layers, heads, slopes, delta_1, delta_H;
  * table4: name, format, value; table5: model, size, window, heads; table8: name, d1..d9;
- * claims: id, printed_value). ABL_ERR_IO (unreadable file) or ABL_ERR_PARSE, with `err` naming
+ * claims: id, printed_value). ABL_ERR_IO (unreadable file) or ABL_ERR_PARSE, with `*msg` naming
  * the file and the problem.
  */
-ABL_API abl_status abl_published_builtin(abl_published *out, char *err, size_t errlen);
-ABL_API abl_status abl_published_load_dir(const char *dir, abl_published *out, char *err, size_t errlen);
+ABL_API abl_status abl_published_builtin(abl_published *out, char **msg);
+ABL_API abl_status abl_published_load_dir(const char *dir, abl_published *out, char **msg);
 ABL_API void abl_published_free(abl_published *p);
 
 #ifdef __cplusplus

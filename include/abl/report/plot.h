@@ -138,10 +138,9 @@ ABL_API void abl_plot_render_options_default(abl_plot_render_options *o);
  * Draw the plot into a malloc'd buffer (*buf, *len). PLplot is not reentrant: calls are serialised.
  * ABL_ERR_INVALID_ARGUMENT for a size outside ABL_PLOT_MIN_SIZE..ABL_PLOT_MAX_SIZE, a series longer
  * than ABL_PLOT_MAX_POINTS or an empty axis range; ABL_ERR_UNSUPPORTED when PLplot cannot draw
- * (driver missing), with err naming the problem.
+ * (driver missing), with *msg naming the problem.
  */
-ABL_API abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, char **buf, size_t *len, char *err,
-                           size_t errlen);
+ABL_API abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, char **buf, size_t *len, char **msg);
 
 /* Where the panel's data rectangle ends up on the page, in device pixels from the top left
  * (PNG: pixels; SVG/PDF: points), for a page of width x height: for tests and the HTML report. */

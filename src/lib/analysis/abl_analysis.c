@@ -42,24 +42,16 @@ abl_status abl_mitigations_parse(const char *text, unsigned *out)
     return ABL_OK;
 }
 
-void abl_mitigations_name(unsigned m, char *buf, size_t buflen)
+char *abl_mitigations_name(unsigned m)
 {
     static const char letters[] = "CELS";
-    size_t n = 0;
-    if (buflen == 0)
-        return;
-    buf[0] = '\0';
-    for (int i = 0; i < 4; i++) {
-        if (!(m & (1u << i)))
-            continue;
-        if (n > 0 && n + 1 < buflen)
-            buf[n++] = '+';
-        if (n + 1 < buflen)
-            buf[n++] = letters[i];
-        buf[n] = '\0';
-    }
-    if (n == 0)
-        snprintf(buf, buflen, "none");
+    abl_text t = {0};
+    for (int i = 0; i < 4; i++)
+        if (m & (1u << i))
+            abl_text_add(&t, "%s%c", t.n > 0 ? "+" : "", letters[i]);
+    if (t.n == 0)
+        abl_text_add(&t, "none");
+    return abl_text_take(&t);
 }
 
 static void head_init(abl_head_result *h)
@@ -430,9 +422,11 @@ static int logit_is_zero(const abl_analysis_config *c)
     return c->logit == NULL || mpq_sgn(c->logit) == 0;
 }
 
-abl_status abl_analysis_mass_lost_text(const abl_analysis *a, int i, int digits, char *buf, size_t buflen)
+abl_status abl_analysis_mass_lost_text(const abl_analysis *a, int i, int digits, char **out)
 {
-    if (a == NULL || buf == NULL || i < -1 || i >= a->heads)
+    if (out != NULL)
+        *out = NULL;
+    if (a == NULL || out == NULL || i < -1 || i >= a->heads)
         return ABL_ERR_INVALID_ARGUMENT;
     if (!logit_is_zero(&a->config))
         return ABL_ERR_UNSUPPORTED;
@@ -443,7 +437,7 @@ abl_status abl_analysis_mass_lost_text(const abl_analysis *a, int i, int digits,
      * the lower bound (wrong by at most one unit in the last digit, and only within 2^-240 of a tie). */
     long cap = a->config.distance == ABL_DISTANCE_LOG ? ABL_ZIV_START_PREC + (long)(digits * 3.33) + ABL_WEIGHT_LOG_MAX_PREC
                                                       : ABL_ZIV_MAX_PREC;
-    abl_status st = abl_ziv_general_capped(mass_interval, &m, digits, cap, buf, buflen);
+    abl_status st = abl_ziv_general_capped(mass_interval, &m, digits, cap, out);
     abl_mpfr_range_restore(saved);
     return st;
 }
@@ -509,6 +503,21 @@ static void percent_of(const mpz_t num, const mpz_t den, char *buf, size_t len, 
     abl_fraction_percent_text(q, 2, buf, len);
     abl_fraction_decimal_text(q, 17, json, jlen);
     mpq_clear(q);
+}
+
+/* Head i's mass lost (i = -1: the mean over heads) to 3 digits, and to 17 for JSON: a cell, or the
+ * summary line. An unsupported case (nonzero logit) keeps the empty texts it always had. */
+static void mass_cell(abl_report *r, const abl_analysis *a, int i, int summary)
+{
+    char *t = NULL, *j = NULL;
+    abl_analysis_mass_lost_text(a, i, 3, &t);
+    abl_analysis_mass_lost_text(a, i, 17, &j);
+    if (summary)
+        abl_report_summary(r, "mass_lost", "attention mass lost (last row, mean over heads)", t ? t : "", j ? j : "");
+    else
+        abl_report_cell(r, t ? t : "", j ? j : "", NULL);
+    free(t);
+    free(j);
 }
 
 /* dtype, convention, tau, context, window. */
@@ -587,7 +596,6 @@ static abl_status report_meta_clamp(const abl_analysis *a, abl_report *r)
 static abl_status report_meta_model(const abl_analysis *a, abl_report *r)
 {
     const abl_analysis_config *c = &a->config;
-    char t[256];
     abl_status st = report_meta_slopes(a, r);
     if (st != ABL_OK)
         return st;
@@ -617,8 +625,11 @@ static abl_status report_meta_model(const abl_analysis *a, abl_report *r)
     }
     if (st != ABL_OK)
         return st;
-    abl_mitigations_name(c->mitigations, t, sizeof t);
-    abl_report_meta(r, "mitigations", "mitigations", t, NULL);
+    char *mit = abl_mitigations_name(c->mitigations);
+    if (mit == NULL)
+        return ABL_ERR_NO_MEMORY;
+    abl_report_meta(r, "mitigations", "mitigations", mit, NULL);
+    free(mit);
     abl_report_meta(r, "level", "level",
                     c->level == ABL_LEVEL_WEIGHT ? "weight: exp(x)/S underflows, threshold τ + ln S (spec §4)"
                                                  : "exponent: exp(x) underflows, threshold τ (the paper)",
@@ -663,8 +674,7 @@ static void report_columns(const abl_analysis *a, abl_report *r, int mass)
 
 static abl_status report_slope_cells(abl_report *r, const abl_slope *s)
 {
-    char t[64], j[64];
-    char *exact = abl_slope_exact_string(s);
+    char *exact = abl_slope_exact_text(s);
     char *tex = exact != NULL ? malloc(strlen(exact) + 8) : NULL;
     if (tex == NULL) {
         free(exact);
@@ -678,10 +688,13 @@ static abl_status report_slope_cells(abl_report *r, const abl_slope *s)
     }
     free(tex);
     free(exact);
-    abl_slope_decimal_text(s, 5, t, sizeof t);
-    abl_slope_decimal_text(s, 17, j, sizeof j);
-    abl_report_cell(r, t, j, NULL);
-    return ABL_OK;
+    char *t = abl_slope_decimal_text(s, 5), *j = abl_slope_decimal_text(s, 17);
+    abl_status st = t != NULL && j != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK)
+        abl_report_cell(r, t, j, NULL);
+    free(t);
+    free(j);
+    return st;
 }
 
 /* delta(exponent) - delta(weight): how many tokens earlier the weight goes blind. */
@@ -739,9 +752,7 @@ static abl_status report_head_row(const abl_analysis *a, abl_report *r, int i, i
     percent_of(h->matrix_blind, a->matrix_attended, t, sizeof t, j, sizeof j);
     abl_report_cell(r, t, j, NULL);
     if (mass) {
-        abl_analysis_mass_lost_text(a, i, 3, t, sizeof t);
-        abl_analysis_mass_lost_text(a, i, 17, j, sizeof j);
-        abl_report_cell(r, t, j, NULL);
+        mass_cell(r, a, i, 0);
     }
     return ABL_OK;
 }
@@ -761,9 +772,7 @@ static void report_summary(const abl_analysis *a, abl_report *r, int mass)
     abl_fraction_decimal_text(a->matrix_fraction, 17, j, sizeof j);
     abl_report_summary(r, "matrix_fraction", "matrix fraction (causal entries)", t, j);
     if (mass) {
-        abl_analysis_mass_lost_text(a, -1, 3, t, sizeof t);
-        abl_analysis_mass_lost_text(a, -1, 17, j, sizeof j);
-        abl_report_summary(r, "mass_lost", "attention mass lost (last row, mean over heads)", t, j);
+        mass_cell(r, a, -1, 1);
     }
 }
 

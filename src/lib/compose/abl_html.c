@@ -46,14 +46,14 @@ static void row2(FILE *f, const char *key, const char *value)
 }
 
 /* The SVG of a plot without its XML prologue, scaled to the page width. */
-static abl_status put_svg(FILE *f, abl_plot *p, const char *caption, char *err, size_t errlen)
+static abl_status put_svg(FILE *f, abl_plot *p, const char *caption, char **msg)
 {
     abl_plot_render_options o;
     abl_plot_render_options_default(&o);
     o.device = ABL_PLOT_SVG;
     char *svg = NULL;
     size_t len = 0;
-    abl_status st = abl_plot_render(p, &o, &svg, &len, err, errlen);
+    abl_status st = abl_plot_render(p, &o, &svg, &len, msg);
     abl_plot_free(p);
     if (st != ABL_OK)
         return st;
@@ -206,7 +206,7 @@ static abl_status html_plan_steps(abl_html_plan *p)
     abl_status st = ABL_OK;
     int predicted = c->context >= 2 && c->context <= ABL_HTML_PREDICT_MAX_CONTEXT &&
                     abl_predict_estimate(sc, &part) == ABL_OK;
-    int checked = abl_pipeline_check(&sc->pipeline, NULL, 0) == ABL_OK;
+    int checked = abl_pipeline_check_msg(&sc->pipeline, NULL) == ABL_OK;
     int pictures = abl_plot_available();
     if (predicted) {
         st = plan_step(&p->plan, "predict", ABL_OK, &part, c->context, c->heads, &p->step_predict);
@@ -263,7 +263,7 @@ abl_status abl_html_plan_make(const abl_html_config *c, abl_html_plan *out)
     out->config = *c;
     out->pipeline = report_pipeline(c);
     out->step_predict = out->step_design = out->step_fraction = out->step_blindmap = -1;
-    if (abl_pipeline_parse(out->pipeline, &c->format, &out->predict.pipeline, NULL, 0) != ABL_OK)
+    if (abl_pipeline_parse_msg(out->pipeline, &c->format, &out->predict.pipeline, NULL) != ABL_OK)
         return ABL_ERR_UNSUPPORTED;
     abl_status st = html_plan_steps(out);
     if (st != ABL_OK)
@@ -303,10 +303,10 @@ static void count_sub(abl_html_plan *p, long step, const abl_plan *sub)
         p->plan.steps[step].executed += sub->steps[i].executed;
 }
 
-abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char *err, size_t errlen)
+abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char **msg)
 {
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
+    if (msg != NULL)
+        *msg = NULL;
     if (c == NULL || buf == NULL || len == NULL || c->context < 1 || c->context > ABL_MAX_CONTEXT)
         return ABL_ERR_INVALID_ARGUMENT;
     *buf = NULL;
@@ -314,19 +314,19 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
     abl_html_plan p;
     abl_status st = abl_html_plan_make(c, &p);
     if (st == ABL_OK) {
-        st = abl_html_run_plan(&p, buf, len, err, errlen);
+        st = abl_html_run_plan(&p, buf, len, msg);
     } else if (st == ABL_ERR_UNSUPPORTED) { /* the pipeline: say why (parsed again only to word the error) */
         abl_pipeline pl;
-        abl_pipeline_error(report_pipeline(c), &c->format, &pl, err, errlen);
+        abl_pipeline_error(report_pipeline(c), &c->format, &pl, msg);
     }
     abl_html_plan_free(&p);
     return st;
 }
 
-abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char *err, size_t errlen)
+abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char **msg)
 {
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
+    if (msg != NULL)
+        *msg = NULL;
     if (plan == NULL || buf == NULL || len == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     const abl_html_config *c = &plan->config;
@@ -450,9 +450,9 @@ abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char 
     for (int h = 0; h < a.heads; h++) {
         const abl_head_result *r = &a.results[h];
         /* bounded: m to 5 digits, deltas to 12, counts of at most N keys, percents with 2 decimals */
-        char m[64], d[64], di[64], rz[64], rp[64], mp[64]; /* bounded: see above */
-        char *exact = abl_slope_exact_string(&r->slope); /* a slope as written: any length */
-        abl_slope_decimal_text(&r->slope, 5, m, sizeof m);
+        char d[64], di[64], rz[64], rp[64], mp[64]; /* bounded: see above */
+        char *exact = abl_slope_exact_text(&r->slope); /* a slope as written: any length */
+        char *m = abl_slope_decimal_text(&r->slope, 5);
         abl_delta_text(&r->delta, 12, d, sizeof d);
         abl_delta_text(&r->delta_ieee, 12, di, sizeof di);
         gmp_snprintf(rz, sizeof rz, "%Zd", r->row_blind);
@@ -467,8 +467,9 @@ abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char 
         fprintf(f, "<tr><td class=\"n\">%d</td><td class=\"n\">%d</td><td>", r->rank, r->slope.index);
         abl_html_escape(f, exact != NULL ? exact : "?");
         free(exact);
-        fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td>", m, d, di,
-                r->blind_in_context ? "yes" : "no");
+        fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td>",
+                m != NULL ? m : "?", d, di, r->blind_in_context ? "yes" : "no");
+        free(m);
         if (predicted) {
             int64_t fb = pr.results[r->slope.index - 1].first_blind;
             if (fb >= 0)
@@ -507,7 +508,7 @@ abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char 
     bc.model = c->model != NULL ? c->model->name : NULL;
     st = abl_plot_bias(&bc, &p);
     if (st == ABL_OK)
-        st = put_svg(f, &p, "Figure 1a for this layer: each head's bias −m·d, τ dashed, δ marked.", err, errlen);
+        st = put_svg(f, &p, "Figure 1a for this layer: each head's bias −m·d, τ dashed, δ marked.", msg);
     if (st == ABL_OK) {
         abl_plot_fraction_config fc;
         abl_plot_fraction_config_default(&fc);
@@ -521,27 +522,27 @@ abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char 
             abl_plot_fraction_plan *fp = &plan->fraction;
             fp->config.heads = a.heads; /* the closed-form curves and the title: the analysed layer */
             fp->config.slopes = a.spec;
-            st = abl_plot_fraction_run_plan(fp, &p, err, errlen);
+            st = abl_plot_fraction_run_plan(fp, &p, msg);
             count_sub(plan, plan->step_fraction, &fp->plan);
             if (st == ABL_ERR_UNSUPPORTED) /* the formula curves alone */
-                st = abl_plot_fraction(&fc, &p, err, errlen);
+                st = abl_plot_fraction(&fc, &p, msg);
         } else {
-            st = abl_plot_fraction(&fc, &p, err, errlen);
+            st = abl_plot_fraction(&fc, &p, msg);
         }
         if (st == ABL_OK)
-            st = put_svg(f, &p, "Figure 1b for this layer: underflow fractions against the context.", err, errlen);
+            st = put_svg(f, &p, "Figure 1b for this layer: underflow fractions against the context.", msg);
     }
     if (st == ABL_OK && plan->step_blindmap >= 0) {
         abl_plot_blindmap_plan *mp = &plan->blindmap;
         const abl_plot_blindmap_config *mc = &mp->config;
         mp->config.head = a.heads <= 64 ? 0 : 1; /* every head as small multiples when they fit */
         {
-            abl_status bs = abl_plot_blindmap_run_plan(mp, &p, err, errlen);
+            abl_status bs = abl_plot_blindmap_run_plan(mp, &p, msg);
             count_sub(plan, plan->step_blindmap, &mp->plan);
             if (bs == ABL_OK) {
                 snprintf(text, sizeof text, "Where attention goes blind: exactly-zero weights through %s at N = %llu.",
                          pipe, (unsigned long long)mc->context);
-                st = put_svg(f, &p, text, err, errlen);
+                st = put_svg(f, &p, text, msg);
             } else if (bs != ABL_ERR_UNSUPPORTED) {
                 st = bs;
             }
@@ -551,7 +552,7 @@ abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char 
         st = abl_plot_mitigations(&c->format, c->convention, &p);
         if (st == ABL_OK)
             st = put_svg(f, &p, "The paper's mitigations (Table 8, nine heads): δ per head for each combination.",
-                         err, errlen);
+                         msg);
     }
 finish:
     fputs("</body>\n</html>\n", f);

@@ -101,13 +101,15 @@ abl_status abl_plot_bias(const abl_plot_bias_config *c, abl_plot *out)
         st = abl_plot_axes(pn, NULL, "token distance d", "bias -m·d (nats)", 0, D, ymin, ymax, 0, 0);
     for (int h = 0; st == ABL_OK && h < a.heads; h++) {
         const abl_head_result *r = &a.results[h];
-        char exact[96], dtxt[64];
-        abl_slope_exact_text(&r->slope, exact, sizeof exact);
+        char dtxt[64];
+        char *exact = abl_slope_exact_text(&r->slope);
         abl_delta_text(&r->delta, 9, dtxt, sizeof dtxt);
-        snprintf(buf, sizeof buf, "h%d  m = %s  δ = %s", r->slope.index, exact, dtxt);
+        char *label = exact != NULL ? abl_strf("h%d  m = %s  δ = %s", r->slope.index, exact, dtxt) : NULL;
+        free(exact);
         /* A straight line: its two ends (PLplot clips it to the frame). */
         double x[2] = {0, D}, y[2] = {0, -r->slope.value * D};
-        st = abl_plot_add_series(pn, buf, x, y, 2, head_colour(h, a.heads), NULL);
+        st = label != NULL ? abl_plot_add_series(pn, label, x, y, 2, head_colour(h, a.heads), NULL) : ABL_ERR_NO_MEMORY;
+        free(label);
         int64_t d;
         if (st == ABL_OK && !r->delta.never && abl_delta_get_i64(&r->delta, &d) && (double)d <= D)
             st = abl_plot_add_marker(pn, (double)d, -r->slope.value * (double)d);
@@ -178,7 +180,7 @@ static abl_status fraction_plan_curve(abl_plot_fraction_plan *p, size_t pi, size
     const abl_plot_fraction_config *c = &p->config;
     abl_simulate_config sc;
     memset(&sc, 0, sizeof sc);
-    if (abl_pipeline_parse(c->pipelines[pi], &c->formats[f], &sc.pipeline, NULL, 0) != ABL_OK)
+    if (abl_pipeline_parse_msg(c->pipelines[pi], &c->formats[f], &sc.pipeline, NULL) != ABL_OK)
         return ABL_OK; /* no step: the run stops there and says why */
     p->curve_first[pi * c->nformats + f] = (long)p->plan.nsteps;
     sc.slopes = c->slopes;
@@ -264,7 +266,7 @@ abl_status abl_plot_fraction_estimate(const abl_plot_fraction_config *c, abl_cos
 
 /* The real-kernel curves: the plan's predictor calls, curve by curve. */
 static abl_status fraction_kernel_curves(abl_plot_fraction_plan *p, abl_plot_panel *pn, const double *x, int *ci,
-                                         int ncurves, char *err, size_t errlen)
+                                         int ncurves, char **msg)
 {
     const abl_plot_fraction_config *c = &p->config;
     size_t np = p->npoints;
@@ -276,7 +278,7 @@ static abl_status fraction_kernel_curves(abl_plot_fraction_plan *p, abl_plot_pan
             long k = p->curve_first[pi * c->nformats + f];
             if (k < 0) { /* the pipeline did not parse: say why */
                 abl_pipeline pl;
-                abl_pipeline_error(c->pipelines[pi], &c->formats[f], &pl, err, errlen);
+                abl_pipeline_error(c->pipelines[pi], &c->formats[f], &pl, msg);
                 st = ABL_ERR_UNSUPPORTED;
                 break;
             }
@@ -293,10 +295,10 @@ static abl_status fraction_kernel_curves(abl_plot_fraction_plan *p, abl_plot_pan
                     double n = (double)p->contexts[i], h = (double)pr.heads;
                     yr[i] = (double)pr.row_zeros / (h * n);
                     ym[i] = (double)pr.matrix_zeros / (h * n * (n + 1) / 2);
-                } else if (st == ABL_ERR_UNSUPPORTED && err != NULL) {
-                    snprintf(err, errlen, "--pipeline: '%s' cannot be predicted exactly (zero logits, eager kernels "
-                                          "with an exact sum and a correctly rounded exp, or flash)",
-                             c->pipelines[pi]);
+                } else if (st == ABL_ERR_UNSUPPORTED && msg != NULL) {
+                    abl_set_error(msg, "--pipeline: '%s' cannot be predicted exactly (zero logits, eager kernels "
+                                       "with an exact sum and a correctly rounded exp, or flash)",
+                                  c->pipelines[pi]);
                 }
                 abl_prediction_free(&pr);
             }
@@ -317,24 +319,24 @@ static abl_status fraction_kernel_curves(abl_plot_fraction_plan *p, abl_plot_pan
     return st;
 }
 
-abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char *err, size_t errlen)
+abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char **msg)
 {
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
+    if (msg != NULL)
+        *msg = NULL;
     if (c == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     abl_plot_fraction_plan p;
     abl_status st = abl_plot_fraction_plan_make(c, &p);
     if (st == ABL_OK)
-        st = abl_plot_fraction_run_plan(&p, out, err, errlen);
+        st = abl_plot_fraction_run_plan(&p, out, msg);
     abl_plot_fraction_plan_free(&p);
     return st;
 }
 
-abl_status abl_plot_fraction_run_plan(abl_plot_fraction_plan *plan, abl_plot *out, char *err, size_t errlen)
+abl_status abl_plot_fraction_run_plan(abl_plot_fraction_plan *plan, abl_plot *out, char **msg)
 {
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
+    if (msg != NULL)
+        *msg = NULL;
     if (plan == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     const abl_plot_fraction_config *c = &plan->config;
@@ -410,7 +412,7 @@ abl_status abl_plot_fraction_run_plan(abl_plot_fraction_plan *plan, abl_plot *ou
     mpq_clear(q);
     /* Real kernels: the exact zero-logit predictor at every N (kernel/predict), as planned. */
     if (st == ABL_OK)
-        st = fraction_kernel_curves(plan, pn, x, &ci, ncurves, err, errlen);
+        st = fraction_kernel_curves(plan, pn, x, &ci, ncurves, msg);
     if (st != ABL_OK)
         abl_plot_free(out);
     return st;
@@ -538,7 +540,7 @@ abl_status abl_plot_blindmap_plan_make(const abl_plot_blindmap_config *c, abl_pl
     memset(out, 0, sizeof *out);
     out->config = *c;
     abl_simulate_config *sc = &out->simulate;
-    if (abl_pipeline_parse(c->pipeline != NULL ? c->pipeline : "eager", &c->model_dtype, &sc->pipeline, NULL, 0) !=
+    if (abl_pipeline_parse_msg(c->pipeline != NULL ? c->pipeline : "eager", &c->model_dtype, &sc->pipeline, NULL) !=
         ABL_OK)
         return ABL_ERR_UNSUPPORTED;
     sc->slopes = c->slopes;
@@ -575,27 +577,26 @@ abl_status abl_plot_blindmap_estimate(const abl_plot_blindmap_config *c, abl_cos
     return st;
 }
 
-abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char *err, size_t errlen)
+abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char **msg)
 {
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
+    if (msg != NULL)
+        *msg = NULL;
     if (c == NULL || out == NULL || c->context < 2 || c->context > ABL_PLOT_BLINDMAP_MAX_CONTEXT || c->head < 0)
         return ABL_ERR_INVALID_ARGUMENT;
     abl_plot_blindmap_plan p;
     abl_status st = abl_plot_blindmap_plan_make(c, &p);
     if (st == ABL_OK)
-        st = abl_plot_blindmap_run_plan(&p, out, err, errlen);
+        st = abl_plot_blindmap_run_plan(&p, out, msg);
     else if (st == ABL_ERR_UNSUPPORTED) /* the pipeline: say why (parsed again only to word the error) */
-        abl_pipeline_error(c->pipeline != NULL ? c->pipeline : "eager", &c->model_dtype, &p.simulate.pipeline, err,
-                           errlen);
+        abl_pipeline_error(c->pipeline != NULL ? c->pipeline : "eager", &c->model_dtype, &p.simulate.pipeline, msg);
     abl_plot_blindmap_plan_free(&p);
     return st;
 }
 
-abl_status abl_plot_blindmap_run_plan(abl_plot_blindmap_plan *plan, abl_plot *out, char *err, size_t errlen)
+abl_status abl_plot_blindmap_run_plan(abl_plot_blindmap_plan *plan, abl_plot *out, char **msg)
 {
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
+    if (msg != NULL)
+        *msg = NULL;
     if (plan == NULL || out == NULL || plan->plan.nsteps != 1)
         return ABL_ERR_INVALID_ARGUMENT;
     const abl_plot_blindmap_config *c = &plan->config;
@@ -613,15 +614,15 @@ abl_status abl_plot_blindmap_run_plan(abl_plot_blindmap_plan *plan, abl_plot *ou
     if (heads > 64 && c->head == 0) {
         /* The head choice is at fault, not the schedule: say so (not a slopes error). */
         abl_schedule_free(&sched);
-        if (err != NULL)
-            snprintf(err, errlen, "--head 0 draws every head as small multiples, at most 64; this layer has %d "
+        if (msg != NULL)
+            abl_set_error(msg, "--head 0 draws every head as small multiples, at most 64; this layer has %d "
                                   "heads (give --head H for one of them)", heads);
         return ABL_ERR_UNSUPPORTED;
     }
     if (c->head > heads) {
         abl_schedule_free(&sched);
-        if (err != NULL)
-            snprintf(err, errlen, "--head: %d is not a head of this %d-head layer", c->head, heads);
+        if (msg != NULL)
+            abl_set_error(msg, "--head: %d is not a head of this %d-head layer", c->head, heads);
         return ABL_ERR_INVALID_ARGUMENT;
     }
     int maps = c->head == 0 ? heads : 1;
@@ -650,8 +651,8 @@ abl_status abl_plot_blindmap_run_plan(abl_plot_blindmap_plan *plan, abl_plot *ou
     memset(&sim, 0, sizeof sim);
     plan->plan.steps[0].executed++;
     st = abl_simulate_run(&sc, &sim);
-    if (st == ABL_ERR_UNSUPPORTED && err != NULL)
-        snprintf(err, errlen, "--pipeline: '%s' cannot be emulated at N = %llu", pipe, (unsigned long long)c->context);
+    if (st == ABL_ERR_UNSUPPORTED && msg != NULL)
+        abl_set_error(msg, "--pipeline: '%s' cannot be emulated at N = %llu", pipe, (unsigned long long)c->context);
     char title[256], buf[256];
     if (st == ABL_OK) {
         const char *who = c->model != NULL ? c->model : "the layer";
@@ -684,17 +685,18 @@ abl_status abl_plot_blindmap_run_plan(abl_plot_blindmap_plan *plan, abl_plot *ou
         }
         int hi = c->head == 0 ? k + 1 : c->head;
         const abl_sim_head *r = &sim.results[hi - 1];
-        char exact[96], fb[48];
-        abl_slope_exact_text(&r->slope, exact, sizeof exact);
+        char *exact = abl_slope_exact_text(&r->slope), *fb = NULL, *title = NULL;
         if (r->first_blind >= 0)
-            snprintf(fb, sizeof fb, maps > 1 ? "d ≥ %lld" : "first blind d = %lld", (long long)r->first_blind);
+            fb = abl_strf(maps > 1 ? "d ≥ %lld" : "first blind d = %lld", (long long)r->first_blind);
         else
-            snprintf(fb, sizeof fb, "no zero");
-        if (maps > 1)
-            snprintf(buf, sizeof buf, "h%d %s: %s", hi, exact, fb);
-        else
-            snprintf(buf, sizeof buf, "head %d: m = %s, %s", hi, exact, fb);
-        st = abl_plot_axes(pn, buf, maps > 4 ? NULL : "key j", maps > 4 ? NULL : "query i", 0, N, 0, N, 0, 0);
+            fb = abl_strf("no zero");
+        if (exact != NULL && fb != NULL)
+            title = maps > 1 ? abl_strf("h%d %s: %s", hi, exact, fb) : abl_strf("head %d: m = %s, %s", hi, exact, fb);
+        free(exact);
+        free(fb);
+        st = title != NULL ? abl_plot_axes(pn, title, maps > 4 ? NULL : "key j", maps > 4 ? NULL : "query i", 0, N, 0, N, 0, 0)
+                           : ABL_ERR_NO_MEMORY;
+        free(title);
         pn->yflip = 1;
         pn->map.rows = pn->map.cols = m.cells;
         pn->map.cells = st == ABL_OK ? malloc(per * sizeof *pn->map.cells) : NULL;

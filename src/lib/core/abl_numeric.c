@@ -211,44 +211,17 @@ static abl_status ziv_print(abl_interval_fn fn, void *ctx, const char *fmt, int 
     return st;
 }
 
-static abl_status ziv_print_buf(abl_interval_fn fn, void *ctx, const char *fmt, int digits, long max_prec, char *buf,
-                                size_t buflen)
-{
-    if (buf == NULL || buflen == 0)
-        return ABL_ERR_INVALID_ARGUMENT;
-    char *s;
-    abl_status st = ziv_print(fn, ctx, fmt, digits, max_prec, &s);
-    if (st == ABL_OK && strlen(s) + 1 > buflen)
-        st = ABL_ERR_INVALID_ARGUMENT;
-    if (st == ABL_OK)
-        memcpy(buf, s, strlen(s) + 1);
-    free(s);
-    return st;
-}
-
-abl_status abl_ziv_fixed(abl_interval_fn fn, void *ctx, int decimals, char *buf, size_t buflen)
-{
-    return ziv_print_buf(fn, ctx, "%.*Rf", decimals, ABL_ZIV_MAX_PREC, buf, buflen);
-}
-
 abl_status abl_ziv_fixed_string(abl_interval_fn fn, void *ctx, int decimals, char **out)
 {
     return ziv_print(fn, ctx, "%.*Rf", decimals, ABL_ZIV_MAX_PREC, out);
 }
 
-abl_status abl_ziv_general(abl_interval_fn fn, void *ctx, int digits, char *buf, size_t buflen)
+abl_status abl_ziv_general_capped(abl_interval_fn fn, void *ctx, int digits, long max_prec, char **out)
 {
+    *out = NULL;
     if (digits < 1)
         return ABL_ERR_INVALID_ARGUMENT;
-    return ziv_print_buf(fn, ctx, "%.*Rg", digits, ABL_ZIV_MAX_PREC, buf, buflen);
-}
-
-abl_status abl_ziv_general_capped(abl_interval_fn fn, void *ctx, int digits, long max_prec, char *buf, size_t buflen)
-{
-    if (digits < 1)
-        return ABL_ERR_INVALID_ARGUMENT;
-    return ziv_print_buf(fn, ctx, "%.*Rg", digits, max_prec < ABL_ZIV_MAX_PREC ? max_prec : ABL_ZIV_MAX_PREC, buf,
-                         buflen);
+    return ziv_print(fn, ctx, "%.*Rg", digits, max_prec < ABL_ZIV_MAX_PREC ? max_prec : ABL_ZIV_MAX_PREC, out);
 }
 
 abl_mpfr_range abl_mpfr_range_widen(void)
@@ -265,50 +238,24 @@ void abl_mpfr_range_restore(abl_mpfr_range saved)
     mpfr_set_emax(saved.emax);
 }
 
-void abl_copy_cut(char *dst, size_t cap, const char *src)
+void abl_set_error(char **msg, const char *fmt, ...)
 {
-    if (dst == NULL || cap == 0)
+    if (msg == NULL)
         return;
-    size_t n = strlen(src);
-    if (n < cap) {
-        memcpy(dst, src, n + 1);
-        return;
-    }
-    static const char mark[] = "\xE2\x80\xA6"; /* U+2026 */
-    size_t keep = cap - 1 >= sizeof mark - 1 ? cap - 1 - (sizeof mark - 1) : cap - 1;
-    while (keep > 0 && ((unsigned char)src[keep] & 0xC0) == 0x80) /* not inside a UTF-8 character */
-        keep--;
-    memcpy(dst, src, keep);
-    if (cap - 1 - keep >= sizeof mark - 1) {
-        memcpy(dst + keep, mark, sizeof mark - 1);
-        keep += sizeof mark - 1;
-    }
-    dst[keep] = '\0';
-}
-
-void abl_set_error(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err == NULL || errlen == 0)
-        return;
+    free(*msg); /* a later, more precise message replaces an earlier one */
     va_list ap;
     va_start(ap, fmt);
-    int need = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    char *full = need >= 0 ? malloc((size_t)need + 1) : NULL;
-    if (full != NULL) {
-        va_start(ap, fmt);
-        vsnprintf(full, (size_t)need + 1, fmt, ap);
-        va_end(ap);
-        abl_copy_cut(err, errlen, full); /* a message too long for err is cut visibly, never mid-character */
-        free(full);
-    } else {
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
+    *msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (*msg == NULL)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(*msg, (size_t)n + 1, fmt, ap);
+    va_end(ap);
     /* The message is one line whatever it quotes: text from user files or from jansson (which echoes
      * the offending bytes, raw newlines included) has its control characters replaced by '?'. */
-    for (char *c = err; *c != '\0'; c++)
+    for (char *c = *msg; *c != '\0'; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = '?';
 }
@@ -330,6 +277,21 @@ void abl_error_dup(char **msg, const char *fmt, ...)
     for (char *c = *msg; *c != '\0'; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = '?';
+}
+
+char *abl_strf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *out = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (out == NULL)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(out, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return out;
 }
 
 void abl_text_add(abl_text *t, const char *fmt, ...)

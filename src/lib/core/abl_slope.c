@@ -56,19 +56,6 @@ static int ci_equal(const char *a, size_t alen, const char *b)
     return 1;
 }
 
-static void set_text(char *dst, size_t cap, const char *src)
-{
-    abl_copy_cut(dst, cap, src);
-}
-
-/* Copy as much of src as fits (always NUL-terminated when buflen > 0). */
-static void put_text(char *buf, size_t buflen, const char *src)
-{
-    if (buf == NULL || buflen == 0)
-        return;
-    set_text(buf, buflen, src);
-}
-
 /* Decimal text -> rational, classifying failures the way the schedule grammar reports them. */
 static abl_status decimal_positive(const char *text, mpq_t out)
 {
@@ -505,75 +492,12 @@ static void rational_digits(const mpq_t q, int digits, char *dig, long *e)
     mpq_clears(p, x, (mpq_ptr)0);
 }
 
-/* %g-like text of 0.DIG x 10^e (`digits` long): trailing zeros dropped, fixed notation for
- * 1e-5 <= x < 10^digits (so no digit is ever invented as a padding zero). */
-static void format_sig(char *dig, long e, char *buf, size_t buflen)
-{
-    long digits = (long)strlen(dig);
-    size_t n = strlen(dig);
-    while (n > 1 && dig[n - 1] == '0')
-        n--;
-    dig[n] = '\0';
-    long e10 = e - 1; /* exponent of the leading digit */
-    char tmp[1200];
-    if (e10 < -5 || e10 >= digits) {
-        if (n == 1)
-            snprintf(tmp, sizeof tmp, "%ce%c%02ld", dig[0], e10 < 0 ? '-' : '+', labs(e10));
-        else
-            snprintf(tmp, sizeof tmp, "%c.%se%c%02ld", dig[0], dig + 1, e10 < 0 ? '-' : '+', labs(e10));
-    } else if (e <= 0) {
-        snprintf(tmp, sizeof tmp, "0.%.*s%s", (int)-e, "00000", dig);
-    } else if ((size_t)e >= n) {
-        /* integer with dropped trailing zeros restored (e <= digits <= 1000 fits tmp) */
-        memcpy(tmp, dig, n);
-        memset(tmp + n, '0', (size_t)e - n);
-        tmp[e] = '\0';
-    } else {
-        snprintf(tmp, sizeof tmp, "%.*s.%s", (int)e, dig, dig + e);
-    }
-    put_text(buf, buflen, tmp);
-}
-
-/* Quantity as text with `digits` significant digits; "?" for a malformed slope. */
-static void quantity_text(const abl_slope *s, quantity which, int digits, char *buf, size_t buflen)
-{
-    if (digits < 1)
-        digits = 1;
-    if (digits > 1000)
-        digits = 1000;
-    char dig[1002];
-    long e = 0;
-    mpq_t q;
-    mpq_init(q);
-    int ok = 1;
-    if (quantity_rational(s, which, q) && mpq_sgn(q) > 0)
-        rational_digits(q, digits, dig, &e);
-    else
-        ok = ziv_digits(s, which, digits, dig, &e);
-    mpq_clear(q);
-    if (!ok) {
-        put_text(buf, buflen, "?");
-        return;
-    }
-    format_sig(dig, e, buf, buflen);
-}
-
-void abl_slope_decimal_text(const abl_slope *slope, int digits, char *buf, size_t buflen)
-{
-    if (buf == NULL || buflen == 0)
-        return;
-    if (slope == NULL) {
-        put_text(buf, buflen, "?");
-        return;
-    }
-    quantity_text(slope, QTY_M, digits, buf, buflen);
-}
-
-/* ---------------------------------------------------------------------------------------------
- * Exact text
- * ------------------------------------------------------------------------------------------- */
-
-/* malloc'd printf. */
+/* malloc'd printf (NULL when out of memory). */
+static char *str_printf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 static char *str_printf(const char *fmt, ...)
 {
     va_list ap;
@@ -591,7 +515,71 @@ static char *str_printf(const char *fmt, ...)
     return out;
 }
 
-char *abl_slope_exact_string(const abl_slope *slope)
+/* %g-like text of 0.DIG x 10^e (`digits` long): trailing zeros dropped, fixed notation for
+ * 1e-5 <= x < 10^digits (so no digit is ever invented as a padding zero). A heap string. */
+static char *format_sig(char *dig, long e)
+{
+    long digits = (long)strlen(dig);
+    size_t n = strlen(dig);
+    while (n > 1 && dig[n - 1] == '0')
+        n--;
+    dig[n] = '\0';
+    long e10 = e - 1; /* exponent of the leading digit */
+    if (e10 < -5 || e10 >= digits) {
+        if (n == 1)
+            return str_printf("%ce%c%02ld", dig[0], e10 < 0 ? '-' : '+', labs(e10));
+        return str_printf("%c.%se%c%02ld", dig[0], dig + 1, e10 < 0 ? '-' : '+', labs(e10));
+    }
+    if (e <= 0)
+        return str_printf("0.%.*s%s", (int)-e, "00000", dig);
+    if ((size_t)e >= n) { /* an integer: the dropped trailing zeros restored */
+        char *out = malloc((size_t)e + 1);
+        if (out != NULL) {
+            memcpy(out, dig, n);
+            memset(out + n, '0', (size_t)e - n);
+            out[e] = '\0';
+        }
+        return out;
+    }
+    return str_printf("%.*s.%s", (int)e, dig, dig + e);
+}
+
+/* Quantity as text with `digits` significant digits, a heap string; "?" for a malformed slope. */
+static char *quantity_text(const abl_slope *s, quantity which, int digits)
+{
+    if (digits < 1)
+        digits = 1;
+    if (digits > 1000)
+        digits = 1000;
+    char *dig = malloc((size_t)digits + 2);
+    if (dig == NULL)
+        return NULL;
+    long e = 0;
+    mpq_t q;
+    mpq_init(q);
+    int ok = 1;
+    if (quantity_rational(s, which, q) && mpq_sgn(q) > 0)
+        rational_digits(q, digits, dig, &e);
+    else
+        ok = ziv_digits(s, which, digits, dig, &e);
+    mpq_clear(q);
+    char *out = ok ? format_sig(dig, e) : str_printf("?");
+    free(dig);
+    return out;
+}
+
+char *abl_slope_decimal_text(const abl_slope *slope, int digits)
+{
+    if (slope == NULL)
+        return str_printf("?");
+    return quantity_text(slope, QTY_M, digits);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Exact text
+ * ------------------------------------------------------------------------------------------- */
+
+char *abl_slope_exact_text(const abl_slope *slope)
 {
     if (slope == NULL)
         return str_printf("?");
@@ -639,11 +627,8 @@ char *abl_slope_exact_string(const abl_slope *slope)
                 num = mpq_to_decimal(t);
             }
         }
-        if (num == NULL) { /* irrational: 6 significant digits, correctly rounded */
-            char six[64];
-            quantity_text(slope, log ? QTY_T_PLUS_1 : QTY_T, 6, six, sizeof six);
-            num = str_printf("%s", six);
-        }
+        if (num == NULL) /* irrational: 6 significant digits, correctly rounded */
+            num = quantity_text(slope, log ? QTY_T_PLUS_1 : QTY_T, 6);
         if (num != NULL)
             out = log ? str_printf("%sln(%s)", MINUS_TAU, num) : str_printf("%s%s", MINUS_TAU, num);
         free(num);
@@ -656,15 +641,6 @@ char *abl_slope_exact_string(const abl_slope *slope)
         break;
     }
     return out;
-}
-
-void abl_slope_exact_text(const abl_slope *slope, char *buf, size_t buflen)
-{
-    if (buf == NULL || buflen == 0)
-        return;
-    char *s = abl_slope_exact_string(slope);
-    put_text(buf, buflen, s != NULL ? s : "?");
-    free(s);
 }
 
 /* ---------------------------------------------------------------------------------------------

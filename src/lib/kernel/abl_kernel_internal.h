@@ -6,12 +6,10 @@
 #include "abl_internal.h"
 
 /*
- * abl_pipeline_parse for the plot and report APIs: on failure err gets "--pipeline: 'SPEC': MESSAGE",
- * built from the whole message (abl_pipeline_parse_msg, no intermediate buffer); only the caller's
- * err/errlen bounds it.
+ * abl_pipeline_parse_msg for the plot and report APIs: on failure *msg gets "--pipeline: 'SPEC': MESSAGE",
+ * whole (abl_set_error).
  */
-abl_status abl_pipeline_error(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char *err,
-                              size_t errlen);
+abl_status abl_pipeline_error(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char **msg);
 
 /* abl_pipeline_describe's text, appended to t (any length). */
 struct abl_pipeline;

@@ -58,11 +58,10 @@ static int word(const unsigned char *s, const unsigned char *e, const char *w)
 }
 
 /* The magic, the version and the header's length: the header is buf[*hstart, *hstart + *hlen). */
-static abl_status npy_preamble(const unsigned char *buf, size_t len, size_t *hstart, size_t *hlen, char *err,
-                               size_t errlen)
+static abl_status npy_preamble(const unsigned char *buf, size_t len, size_t *hstart, size_t *hlen, char **msg)
 {
     if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0) {
-        abl_set_error(err, errlen, "not a NumPy .npy file (no \\x93NUMPY magic)");
+        abl_set_error(msg, "not a NumPy .npy file (no \\x93NUMPY magic)");
         return ABL_ERR_PARSE;
     }
     int major = buf[6];
@@ -71,17 +70,17 @@ static abl_status npy_preamble(const unsigned char *buf, size_t len, size_t *hst
         *hstart = 10;
     } else if (major == 2 || major == 3) {
         if (len < 12) {
-            abl_set_error(err, errlen, "truncated .npy header");
+            abl_set_error(msg, "truncated .npy header");
             return ABL_ERR_PARSE;
         }
         *hlen = (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
         *hstart = 12;
     } else {
-        abl_set_error(err, errlen, ".npy format version %d.%d is not supported (1.0, 2.0, 3.0)", major, buf[7]);
+        abl_set_error(msg, ".npy format version %d.%d is not supported (1.0, 2.0, 3.0)", major, buf[7]);
         return ABL_ERR_PARSE;
     }
     if (*hlen > len - *hstart) {
-        abl_set_error(err, errlen, "truncated .npy header");
+        abl_set_error(msg, "truncated .npy header");
         return ABL_ERR_PARSE;
     }
     return ABL_OK;
@@ -91,7 +90,7 @@ static abl_status npy_preamble(const unsigned char *buf, size_t len, size_t *hst
 enum { NPY_ITEM_OK, NPY_ITEM_SAID, NPY_ITEM_MALFORMED, NPY_ITEM_BADSHAPE };
 
 /* The value of 'descr' at *p: float32 or float16, little-endian. */
-static int npy_descr(const unsigned char **p, const unsigned char *end, abl_npy *out, char *err, size_t errlen)
+static int npy_descr(const unsigned char **p, const unsigned char *end, abl_npy *out, char **msg)
 {
     const unsigned char *vs, *ve;
     if ((*p = quoted(*p, end, &vs, &ve)) == NULL)
@@ -101,7 +100,7 @@ static int npy_descr(const unsigned char **p, const unsigned char *end, abl_npy 
     } else if (word(vs, ve, "<f2")) {
         out->itemsize = 2;
     } else {
-        abl_set_error(err, errlen, "unsupported .npy dtype '%.*s' (float32 '<f4' or float16 '<f2')",
+        abl_set_error(msg, "unsupported .npy dtype '%.*s' (float32 '<f4' or float16 '<f2')",
                       (int)(ve - vs < 32 ? ve - vs : 32), (const char *)vs);
         return NPY_ITEM_SAID;
     }
@@ -109,14 +108,14 @@ static int npy_descr(const unsigned char **p, const unsigned char *end, abl_npy 
 }
 
 /* The value of 'fortran_order' at *p: False (C order) only. */
-static int npy_order(const unsigned char **p, const unsigned char *end, char *err, size_t errlen)
+static int npy_order(const unsigned char **p, const unsigned char *end, char **msg)
 {
     if ((size_t)(end - *p) >= 5 && memcmp(*p, "False", 5) == 0) {
         *p += 5;
         return NPY_ITEM_OK;
     }
     if ((size_t)(end - *p) >= 4 && memcmp(*p, "True", 4) == 0) {
-        abl_set_error(err, errlen, ".npy data in Fortran order is not supported (save a C-order array)");
+        abl_set_error(msg, ".npy data in Fortran order is not supported (save a C-order array)");
         return NPY_ITEM_SAID;
     }
     return NPY_ITEM_MALFORMED;
@@ -168,14 +167,13 @@ static int npy_shape(const unsigned char **pp, const unsigned char *end, uint64_
 }
 
 /* The header dict {'descr': ..., 'fortran_order': ..., 'shape': (...)} in [p, end), each key once. */
-static int npy_dict(const unsigned char *p, const unsigned char *end, abl_npy *out, uint64_t dims[3], char *err,
-                    size_t errlen)
+static int npy_dict(const unsigned char *p, const unsigned char *end, abl_npy *out, uint64_t dims[3], char **msg)
 {
     while (end > p && (end[-1] == '\n' || end[-1] == ' '))
         end--;
     p = skip_ws(p, end);
     if (p >= end || *p != '{' || end[-1] != '}') {
-        abl_set_error(err, errlen, "malformed .npy header (not a dict)");
+        abl_set_error(msg, "malformed .npy header (not a dict)");
         return NPY_ITEM_SAID;
     }
     p++;
@@ -193,10 +191,10 @@ static int npy_dict(const unsigned char *p, const unsigned char *end, abl_npy *o
             return NPY_ITEM_MALFORMED;
         p = skip_ws(p + 1, end);
         if (word(ks, ke, "descr") && !have_descr) {
-            r = npy_descr(&p, end, out, err, errlen);
+            r = npy_descr(&p, end, out, msg);
             have_descr = 1;
         } else if (word(ks, ke, "fortran_order") && !have_order) {
-            r = npy_order(&p, end, err, errlen);
+            r = npy_order(&p, end, msg);
             have_order = 1;
         } else if (word(ks, ke, "shape") && !have_shape) {
             r = npy_shape(&p, end, dims, &out->ndim);
@@ -216,28 +214,28 @@ static int npy_dict(const unsigned char *p, const unsigned char *end, abl_npy *o
 }
 
 /* [N, N] or [H, N, N] within the limits, and the data (avail bytes) holds all of it. */
-static abl_status npy_check_shape(abl_npy *out, const uint64_t dims[3], uint64_t avail, char *err, size_t errlen)
+static abl_status npy_check_shape(abl_npy *out, const uint64_t dims[3], uint64_t avail, char **msg)
 {
     out->heads = out->ndim == 3 ? dims[0] : 1;
     uint64_t rows = dims[out->ndim - 2], cols = dims[out->ndim - 1];
     if (rows != cols || rows == 0 || out->heads == 0) {
         if (out->ndim == 3)
-            abl_set_error(err, errlen, "wrong .npy shape: scores must be [H, N, N] with H >= 1 and N >= 1 (got %llu x %llu x %llu)",
+            abl_set_error(msg, "wrong .npy shape: scores must be [H, N, N] with H >= 1 and N >= 1 (got %llu x %llu x %llu)",
                           (unsigned long long)dims[0], (unsigned long long)rows, (unsigned long long)cols);
         else
-            abl_set_error(err, errlen, "wrong .npy shape: scores must be [N, N] with N >= 1 (got %llu x %llu)",
+            abl_set_error(msg, "wrong .npy shape: scores must be [N, N] with N >= 1 (got %llu x %llu)",
                           (unsigned long long)rows, (unsigned long long)cols);
         return ABL_ERR_PARSE;
     }
     if (rows > (UINT64_C(1) << 24) || out->heads > 65536) {
-        abl_set_error(err, errlen, "wrong .npy shape: N at most 16777216 and H at most 65536");
+        abl_set_error(msg, "wrong .npy shape: N at most 16777216 and H at most 65536");
         return ABL_ERR_PARSE;
     }
     out->n = rows;
     /* H * N * N * itemsize <= 2^16 * 2^48 * 4 would overflow: compare in steps */
     uint64_t per_head = rows * cols * (uint64_t)out->itemsize;   /* <= 2^50 */
     if (per_head > avail / out->heads) {
-        abl_set_error(err, errlen, "truncated .npy file: %llu bytes of data, %llu x %llu x %llu x %d expected",
+        abl_set_error(msg, "truncated .npy file: %llu bytes of data, %llu x %llu x %llu x %d expected",
                       (unsigned long long)avail, (unsigned long long)out->heads, (unsigned long long)rows,
                       (unsigned long long)cols, out->itemsize);
         return ABL_ERR_PARSE;
@@ -245,27 +243,27 @@ static abl_status npy_check_shape(abl_npy *out, const uint64_t dims[3], uint64_t
     return ABL_OK;
 }
 
-abl_status abl_npy_parse(const unsigned char *buf, size_t len, abl_npy *out, char *err, size_t errlen)
+abl_status abl_npy_parse(const unsigned char *buf, size_t len, abl_npy *out, char **msg)
 {
     memset(out, 0, sizeof *out);
     size_t hlen, hstart;
-    abl_status st = npy_preamble(buf, len, &hstart, &hlen, err, errlen);
+    abl_status st = npy_preamble(buf, len, &hstart, &hlen, msg);
     if (st != ABL_OK)
         return st;
     uint64_t dims[3] = {0, 0, 0};
-    switch (npy_dict(buf + hstart, buf + hstart + hlen, out, dims, err, errlen)) {
+    switch (npy_dict(buf + hstart, buf + hstart + hlen, out, dims, msg)) {
     case NPY_ITEM_OK:
         break;
     case NPY_ITEM_SAID:
         return ABL_ERR_PARSE;
     case NPY_ITEM_BADSHAPE:
-        abl_set_error(err, errlen, "wrong .npy shape: scores must be [N, N] or [H, N, N]");
+        abl_set_error(msg, "wrong .npy shape: scores must be [N, N] or [H, N, N]");
         return ABL_ERR_PARSE;
     default:
-        abl_set_error(err, errlen, "malformed .npy header (expected 'descr', 'fortran_order' and 'shape')");
+        abl_set_error(msg, "malformed .npy header (expected 'descr', 'fortran_order' and 'shape')");
         return ABL_ERR_PARSE;
     }
-    if ((st = npy_check_shape(out, dims, (uint64_t)(len - hstart - hlen), err, errlen)) != ABL_OK)
+    if ((st = npy_check_shape(out, dims, (uint64_t)(len - hstart - hlen), msg)) != ABL_OK)
         return st;
     out->data = buf + hstart + hlen;
     out->map = buf;
@@ -287,7 +285,7 @@ void abl_npy_row(const abl_npy *f, uint64_t h, uint64_t i, uint64_t count, float
     }
 }
 
-abl_status abl_npy_map(const char *path, abl_npy *out, char *err, size_t errlen)
+abl_status abl_npy_map(const char *path, abl_npy *out, char **msg)
 {
     memset(out, 0, sizeof *out);
     {
@@ -295,34 +293,34 @@ abl_status abl_npy_map(const char *path, abl_npy *out, char *err, size_t errlen)
         unsigned char c;
         memcpy(&c, &one, 1);
         if (c != 1) {
-            abl_set_error(err, errlen, "reading .npy files needs a little-endian host");
+            abl_set_error(msg, "reading .npy files needs a little-endian host");
             return ABL_ERR_UNSUPPORTED;
         }
     }
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
-        abl_set_error(err, errlen, "cannot open: %s", strerror(errno));
+        abl_set_error(msg, "cannot open: %s", strerror(errno));
         return ABL_ERR_IO;
     }
     struct stat sb;
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         close(fd);
-        abl_set_error(err, errlen, "not a regular file");
+        abl_set_error(msg, "not a regular file");
         return ABL_ERR_IO;
     }
     size_t len = (size_t)sb.st_size;
     if (len < 10) {
         close(fd);
-        abl_set_error(err, errlen, "not a NumPy .npy file (%zu bytes)", len);
+        abl_set_error(msg, "not a NumPy .npy file (%zu bytes)", len);
         return ABL_ERR_PARSE;
     }
     void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (m == MAP_FAILED) {
-        abl_set_error(err, errlen, "cannot map: %s", strerror(errno));
+        abl_set_error(msg, "cannot map: %s", strerror(errno));
         return ABL_ERR_IO;
     }
-    abl_status st = abl_npy_parse(m, len, out, err, errlen);
+    abl_status st = abl_npy_parse(m, len, out, msg);
     if (st != ABL_OK) {
         munmap(m, len);
         memset(out, 0, sizeof *out);
@@ -331,7 +329,7 @@ abl_status abl_npy_map(const char *path, abl_npy *out, char *err, size_t errlen)
     return ABL_OK;
 }
 
-abl_status abl_npy_check_scores(const abl_npy *f, char *err, size_t errlen)
+abl_status abl_npy_check_scores(const abl_npy *f, char **msg)
 {
     if (f == NULL || f->map == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
@@ -345,7 +343,7 @@ abl_status abl_npy_check_scores(const abl_npy *f, char *err, size_t errlen)
             abl_npy_row(f, h, i, i + 1, row);
             for (uint64_t j = 0; j <= i; j++) {
                 if (!isfinite(row[j])) {
-                    abl_set_error(err, errlen, "%s score at head %llu, query %llu, key %llu (only finite scores)",
+                    abl_set_error(msg, "%s score at head %llu, query %llu, key %llu (only finite scores)",
                                   isnan(row[j]) ? "NaN" : "infinite", (unsigned long long)(h + 1),
                                   (unsigned long long)i, (unsigned long long)j);
                     st = ABL_ERR_PARSE;
@@ -358,10 +356,10 @@ abl_status abl_npy_check_scores(const abl_npy *f, char *err, size_t errlen)
     return st;
 }
 
-abl_status abl_npy_open(const char *path, abl_npy *out, char *err, size_t errlen)
+abl_status abl_npy_open(const char *path, abl_npy *out, char **msg)
 {
-    abl_status st = abl_npy_map(path, out, err, errlen);
-    if (st == ABL_OK && (st = abl_npy_check_scores(out, err, errlen)) != ABL_OK)
+    abl_status st = abl_npy_map(path, out, msg);
+    if (st == ABL_OK && (st = abl_npy_check_scores(out, msg)) != ABL_OK)
         abl_npy_close(out);
     return st;
 }

@@ -114,10 +114,8 @@ abl_status abl_ratio_parse(const char *text, abl_ratio *out)
     return st;
 }
 
-void abl_ratio_text(const abl_ratio *r, char *buf, size_t buflen)
+char *abl_ratio_text(const abl_ratio *r)
 {
-    if (buf == NULL || buflen == 0)
-        return;
     uint64_t den = r->den;
     int twos = 0, fives = 0;
     while (den % 2 == 0 && den > 1) {
@@ -129,10 +127,8 @@ void abl_ratio_text(const abl_ratio *r, char *buf, size_t buflen)
         fives++;
     }
     int digits = twos > fives ? twos : fives;
-    if (den != 1 || digits > 40) {
-        snprintf(buf, buflen, "%llu/%llu", (unsigned long long)r->num, (unsigned long long)r->den);
-        return;
-    }
+    if (den != 1 || digits > 40)
+        return abl_strf("%llu/%llu", (unsigned long long)r->num, (unsigned long long)r->den);
     mpz_t z, d;
     mpz_init(z);
     mpz_init(d);
@@ -144,21 +140,19 @@ void abl_ratio_text(const abl_ratio *r, char *buf, size_t buflen)
     mpz_divexact(z, z, d);                       /* value * 10^digits, an integer */
     char *t = mpz_get_str(NULL, 10, z);
     size_t n = strlen(t), dg = (size_t)digits;
-    if (dg == 0) {
-        snprintf(buf, buflen, "%s", t);
-    } else if (n > dg) {
-        snprintf(buf, buflen, "%.*s.%s", (int)(n - dg), t, t + n - dg);
-    } else {
-        char zeros[48];
-        memset(zeros, '0', dg - n);
-        zeros[dg - n] = '\0';
-        snprintf(buf, buflen, "0.%s%s", zeros, t);
-    }
+    char *out;
+    if (dg == 0)
+        out = abl_strf("%s", t);
+    else if (n > dg)
+        out = abl_strf("%.*s.%s", (int)(n - dg), t, t + n - dg);
+    else /* 0.000ddd: dg - n zeros, at most 40 */
+        out = abl_strf("0.%.*s%s", (int)(dg - n), "0000000000000000000000000000000000000000", t);
     void (*freefunc)(void *, size_t);
     mp_get_memory_functions(NULL, NULL, &freefunc);
     freefunc(t, n + 1);
     mpz_clear(z);
     mpz_clear(d);
+    return out;
 }
 
 static abl_format named(const char *name)
@@ -476,9 +470,9 @@ abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg)
             return ABL_ERR_UNSUPPORTED;
         }
         if (p->bias_scale.num != p->bias_scale.den) {
-            char t[64];
-            abl_ratio_text(&p->bias_scale, t, sizeof t);
-            abl_error_dup(msg, "bias-scale=%s: softmax=flash applies the softmax scale itself (head-dim)", t);
+            char *t = abl_ratio_text(&p->bias_scale);
+            abl_error_dup(msg, "bias-scale=%s: softmax=flash applies the softmax scale itself (head-dim)", t ? t : "?");
+            free(t);
             return ABL_ERR_UNSUPPORTED;
         }
         if (p->bias_add != ABL_BIAS_ADD_SCORES) {
@@ -490,56 +484,23 @@ abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg)
     return ABL_OK;
 }
 
-abl_status abl_pipeline_error(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char *err,
-                              size_t errlen)
+abl_status abl_pipeline_error(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char **msg)
 {
-    char *msg = NULL;
-    abl_status st = abl_pipeline_parse_msg(spec, model_dtype, out, err != NULL ? &msg : NULL);
+    char *why = NULL;
+    abl_status st = abl_pipeline_parse_msg(spec, model_dtype, out, msg != NULL ? &why : NULL);
     if (st != ABL_OK)
-        abl_set_error(err, errlen, "--pipeline: '%s': %s", spec != NULL ? spec : "", msg != NULL ? msg : "out of memory");
-    free(msg);
+        abl_set_error(msg, "--pipeline: '%s': %s", spec != NULL ? spec : "", why != NULL ? why : abl_status_message(st));
+    free(why);
     return st;
-}
-
-/*
- * The buffer forms: the message copied into err, cut at errlen - 1 bytes. A message quotes the user's
- * text, which has no bound, so callers that echo it use the _msg forms (malloc'd, whole).
- */
-static abl_status to_buffer(abl_status st, char *msg, char *err, size_t errlen)
-{
-    if (st != ABL_OK && msg != NULL)
-        abl_set_error(err, errlen, "%s", msg);
-    free(msg);
-    return st;
-}
-
-abl_status abl_pipeline_set(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
-                            char *err, size_t errlen)
-{
-    char *msg = NULL;
-    abl_status st = abl_pipeline_set_msg(p, field, value, model_dtype, err != NULL ? &msg : NULL);
-    return to_buffer(st, msg, err, errlen);
-}
-
-abl_status abl_pipeline_parse(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char *err,
-                              size_t errlen)
-{
-    char *msg = NULL;
-    abl_status st = abl_pipeline_parse_msg(spec, model_dtype, out, err != NULL ? &msg : NULL);
-    return to_buffer(st, msg, err, errlen);
-}
-
-abl_status abl_pipeline_check(const abl_pipeline *p, char *err, size_t errlen)
-{
-    char *msg = NULL;
-    abl_status st = abl_pipeline_check_msg(p, err != NULL ? &msg : NULL);
-    return to_buffer(st, msg, err, errlen);
 }
 
 void abl_pipeline_describe_text(const abl_pipeline *p, abl_text *t)
 {
-    char scale[64]; /* bounded: a u64/u64 ratio (41 bytes) or at most 60 digits and a point (abl_ratio_text) */
-    abl_ratio_text(&p->bias_scale, scale, sizeof scale);
+    char *scale = abl_ratio_text(&p->bias_scale);
+    if (scale == NULL) {
+        t->oom = 1;
+        return;
+    }
     abl_text_add(t,
                  "bias-form=%s,slope-dtype=%s,slope-calc=%s,product-dtype=%s,bias-dtype=%s,bias-scale=%s,"
                  "bias-add=%s,logit-dtype=%s,softmax=%s",
@@ -552,14 +513,12 @@ void abl_pipeline_describe_text(const abl_pipeline *p, abl_text *t)
     abl_text_add(t, ",output-dtype=%s", p->output_dtype.name);
     if (p->softmax != ABL_SOFTMAX_EAGER)
         abl_text_add(t, ",head-dim=%d,block=%d", p->head_dim, p->block);
+    free(scale);
 }
 
-void abl_pipeline_describe(const abl_pipeline *p, char *buf, size_t buflen)
+char *abl_pipeline_describe(const abl_pipeline *p)
 {
-    if (buf == NULL || buflen == 0)
-        return;
     abl_text t = {0};
     abl_pipeline_describe_text(p, &t);
-    abl_copy_cut(buf, buflen, t.oom ? "" : abl_text_str(&t));
-    free(t.s);
+    return abl_text_take(&t);
 }

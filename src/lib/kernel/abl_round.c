@@ -298,7 +298,7 @@ abl_status abl_emul_init(const abl_pipeline *p, uint64_t n, abl_emul *out)
 {
     if (p == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
-    if (abl_pipeline_check(p, NULL, 0) != ABL_OK)
+    if (abl_pipeline_check_msg(p, NULL) != ABL_OK)
         return ABL_ERR_UNSUPPORTED;
     memset(out, 0, sizeof *out);
     out->form = p->bias_form;

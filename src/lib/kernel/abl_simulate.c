@@ -903,7 +903,7 @@ static abl_status report_head(const rep_ctx *x, int h)
     snprintf(buf, sizeof buf, "%d", sl->index);
     TRY(abl_report_cell(r, buf, buf, NULL));
     /* A heap string: a slope of a slopes: list is shown as written, any length. */
-    char *exact = abl_slope_exact_string(sl);
+    char *exact = abl_slope_exact_text(sl);
     abl_status est = exact != NULL ? abl_report_cell(r, exact, NULL, NULL) : ABL_ERR_NO_MEMORY;
     free(exact);
     TRY(est);
@@ -1020,13 +1020,15 @@ static abl_status report_notes(const rep_ctx *x)
     if (st == ABL_OK)
         st = t.oom ? ABL_ERR_NO_MEMORY : abl_report_note(x->r, abl_text_str(&t));
     if (st == ABL_OK && em->has_scale) {
-        char sc[64]; /* bounded: abl_ratio_text, a u64/u64 ratio or at most 60 digits and a point */
-        abl_ratio_text(&p->bias_scale, sc, sizeof sc);
+        char *sc = abl_ratio_text(&p->bias_scale);
         t.n = 0;
+        if (sc == NULL)
+            t.oom = 1;
         abl_text_add(&t, "The bias is scaled by %s%s: the kernel's effective slope is %s m (the δ "
                                   "columns are for m itself).", sc,
                  p->bias_add == ABL_BIAS_ADD_BOTH ? " and added twice (scores and mask)" : "",
                  p->bias_add == ABL_BIAS_ADD_BOTH ? "2 x that times" : sc);
+        free(sc);
         st = t.oom ? ABL_ERR_NO_MEMORY : abl_report_note(x->r, abl_text_str(&t));
     }
     free(t.s);

@@ -234,20 +234,24 @@ abl_status abl_compare_run_plan(abl_compare_plan *plan, abl_compare *out)
 
 /* ------------------------------------------------------------------ reports */
 
+/* A cell whose text is also its JSON token (a number), from heap text; NULL text: out of memory. */
+static abl_status cell_number(abl_report *r, char *t)
+{
+    abl_status st = t != NULL ? abl_report_cell(r, t, t, NULL) : ABL_ERR_NO_MEMORY;
+    free(t);
+    return st;
+}
+
 static abl_status cell_u64(abl_report *r, uint64_t v)
 {
-    char t[32]; /* bounded: a uint64_t in decimal, at most 20 digits */
-    snprintf(t, sizeof t, "%llu", (unsigned long long)v);
-    return abl_report_cell(r, t, t, NULL);
+    return cell_number(r, abl_strf("%llu", (unsigned long long)v));
 }
 
 static abl_status cell_first_blind(abl_report *r, int64_t d)
 {
-    char t[32]; /* bounded: an int64_t in decimal, at most 20 characters */
     if (d < 0)
         return abl_report_cell(r, "none", "null", NULL);
-    snprintf(t, sizeof t, "%lld", (long long)d);
-    return abl_report_cell(r, t, t, NULL);
+    return cell_number(r, abl_strf("%lld", (long long)d));
 }
 
 static abl_status cell_delta(abl_report *r, const abl_delta *d)
@@ -273,7 +277,7 @@ static abl_status cell_fraction(abl_report *r, const mpq_t q)
 static abl_status cell_slope(abl_report *r, const abl_slope *s)
 {
     /* A heap string: a slope of a slopes: list is shown as written, any length. */
-    char *t = abl_slope_exact_string(s);
+    char *t = abl_slope_exact_text(s);
     abl_status st = t != NULL ? abl_report_cell(r, t, NULL, NULL) : ABL_ERR_NO_MEMORY;
     free(t);
     return st;
@@ -333,11 +337,9 @@ static abl_status common_meta(abl_report *r, const abl_compare *c, const abl_com
 /* A new row for head h, its first cells: the model's head index, the slope, the paper's delta. */
 static abl_status head_row(abl_report *r, const abl_compare_head *h)
 {
-    char t[32]; /* bounded: an int in decimal */
-    snprintf(t, sizeof t, "%d", h->slope.index);
     abl_status st = abl_report_row(r);
     if (st == ABL_OK)
-        st = abl_report_cell(r, t, t, NULL);
+        st = cell_number(r, abl_strf("%d", h->slope.index));
     if (st == ABL_OK)
         st = cell_slope(r, &h->slope);
     if (st == ABL_OK)

@@ -27,14 +27,14 @@ static void set_src(abl_source *s, abl_origin o, const char *field)
     snprintf(s->field, sizeof s->field, "%s", field ? field : "");
 }
 
-void abl_source_text(const abl_source *s, char *buf, size_t len)
+char *abl_source_text(const abl_source *s)
 {
     switch (s->origin) {
-    case ABL_ORIGIN_CONFIG: snprintf(buf, len, "config.json: %s", s->field); break;
-    case ABL_ORIGIN_CATALOGUE: snprintf(buf, len, "catalogue: %s", s->field); break;
-    case ABL_ORIGIN_OPTION: snprintf(buf, len, "option %s", s->field); break;
-    case ABL_ORIGIN_DEFAULT: snprintf(buf, len, "default%s%s", s->field[0] ? ": " : "", s->field); break;
-    default: snprintf(buf, len, "not set"); break;
+    case ABL_ORIGIN_CONFIG: return abl_strf("config.json: %s", s->field);
+    case ABL_ORIGIN_CATALOGUE: return abl_strf("catalogue: %s", s->field);
+    case ABL_ORIGIN_OPTION: return abl_strf("option %s", s->field);
+    case ABL_ORIGIN_DEFAULT: return abl_strf("default%s%s", s->field[0] ? ": " : "", s->field);
+    default: return abl_strf("not set");
     }
 }
 
@@ -128,15 +128,15 @@ static json_t *first_of(json_t *root, const char *fields, char *used, size_t use
     return NULL;
 }
 
-/* A positive integer field (one of `fields`) no larger than hi: 1 = found, 0 = absent, -1 = bad (err set). */
+/* A positive integer field (one of `fields`) no larger than hi: 1 = found, 0 = absent, -1 = bad (*msg set). */
 static int read_count(json_t *root, const char *fields, long long hi, long long *out, char *used, size_t usedlen,
-                      char *err, size_t errlen)
+                      char **msg)
 {
     json_t *v = first_of(root, fields, used, usedlen);
     if (v == NULL)
         return 0;
     if (!json_is_integer(v) || json_integer_value(v) <= 0 || json_integer_value(v) > hi) {
-        abl_set_error(err, errlen, "%s is not a positive integer%s", used,
+        abl_set_error(msg, "%s is not a positive integer%s", used,
                       json_is_integer(v) && json_integer_value(v) > hi ? " in range" : "");
         return -1;
     }
@@ -195,7 +195,7 @@ static const field_map maps[] = {
 };
 
 /* Decide the family (or generic), or explain why this is not an ALiBi model. Returns 0 on success. */
-static int classify(json_t *root, const char *mt, const char **family, char *err, size_t errlen)
+static int classify(json_t *root, const char *mt, const char **family, char **msg)
 {
     *family = NULL;
     json_t *pet = json_object_get(root, "position_embedding_type");
@@ -203,27 +203,27 @@ static int classify(json_t *root, const char *mt, const char **family, char *err
         *family = "bloom";
     } else if (strcmp(mt, "falcon") == 0 || strcmp(mt, "RefinedWeb") == 0 || strcmp(mt, "RefinedWebModel") == 0) {
         if (!is_true(json_object_get(root, "alibi"))) {
-            abl_set_error(err, errlen, "this model does not use ALiBi (rotary: Falcon without \"alibi\": true)");
+            abl_set_error(msg, "this model does not use ALiBi (rotary: Falcon without \"alibi\": true)");
             return -1;
         }
         *family = "falcon-rw";
     } else if (strcmp(mt, "mpt") == 0) {
         if (!is_true(get(root, "attn_config.alibi"))) {
-            abl_set_error(err, errlen, "this model does not use ALiBi (%s: attn_config.alibi is not true)",
+            abl_set_error(msg, "this model does not use ALiBi (%s: attn_config.alibi is not true)",
                           is_true(get(root, "attn_config.rope")) ? "rotary" : "learned position embeddings");
             return -1;
         }
         *family = "mpt";
     } else if (strcmp(mt, "baichuan") == 0) {
         if (json_object_get(root, "max_position_embeddings") != NULL) {
-            abl_set_error(err, errlen, "this model does not use ALiBi (rotary: Baichuan 7B models, which have "
+            abl_set_error(msg, "this model does not use ALiBi (rotary: Baichuan 7B models, which have "
                                        "max_position_embeddings)");
             return -1;
         }
         *family = "baichuan";
     } else if (strcmp(mt, "jais") == 0 || strcmp(mt, "btlm") == 0) {
         if (!string_is(pet, "alibi")) {
-            abl_set_error(err, errlen, "this model does not use ALiBi (position_embedding_type is %s)",
+            abl_set_error(msg, "this model does not use ALiBi (position_embedding_type is %s)",
                           json_is_string(pet) ? json_string_value(pet) : "not \"alibi\"");
             return -1;
         }
@@ -234,7 +234,7 @@ static int classify(json_t *root, const char *mt, const char **family, char *err
         else if (string_is(pet, "alibi"))
             *family = "jina-bert";
         else {
-            abl_set_error(err, errlen, "this model does not use ALiBi (absolute position embeddings)");
+            abl_set_error(msg, "this model does not use ALiBi (absolute position embeddings)");
             return -1;
         }
     } else {
@@ -242,18 +242,18 @@ static int classify(json_t *root, const char *mt, const char **family, char *err
         int alibi = is_true(json_object_get(root, "alibi")) || is_true(get(root, "attn_config.alibi")) ||
                     string_is(pet, "alibi");
         if (kind != NULL && !alibi) {
-            abl_set_error(err, errlen, "this model does not use ALiBi (%s)", kind);
+            abl_set_error(msg, "this model does not use ALiBi (%s)", kind);
             return -1;
         }
         if (!alibi) {
             if (mt[0] == '\0')
-                abl_set_error(err, errlen, "no model_type and no ALiBi field (alibi, attn_config.alibi, "
+                abl_set_error(msg, "no model_type and no ALiBi field (alibi, attn_config.alibi, "
                                            "position_embedding_type)");
             else {
                 /* A message names at most 40 bytes of it: cut at a UTF-8 boundary, the cut marked. */
                 size_t n = strlen(mt) > 40 ? 40 : strlen(mt);
                 while (n > 0 && n < strlen(mt) && ((unsigned char)mt[n] & 0xC0) == 0x80) n--;
-                abl_set_error(err, errlen, "unknown model_type '%.*s%s' and no ALiBi field (alibi, "
+                abl_set_error(msg, "unknown model_type '%.*s%s' and no ALiBi field (alibi, "
                                            "attn_config.alibi, position_embedding_type)", (int)n, mt,
                               n < strlen(mt) ? "…" : "");
             }
@@ -263,7 +263,7 @@ static int classify(json_t *root, const char *mt, const char **family, char *err
     return 0;
 }
 
-static abl_status map_dtype(json_t *root, abl_model_spec *s, char *err, size_t errlen)
+static abl_status map_dtype(json_t *root, abl_model_spec *s, char **msg)
 {
     char used[64];
     json_t *v = first_of(root, "torch_dtype,dtype", used, sizeof used);
@@ -286,7 +286,7 @@ static abl_status map_dtype(json_t *root, abl_model_spec *s, char *err, size_t e
         return ABL_OK;
     }
     if (name == NULL) {
-        abl_set_error(err, errlen, "%s is not bfloat16, float16 or float32", used);
+        abl_set_error(msg, "%s is not bfloat16, float16 or float32", used);
         return ABL_ERR_PARSE;
     }
     s->dtype = format_named(name);
@@ -294,25 +294,25 @@ static abl_status map_dtype(json_t *root, abl_model_spec *s, char *err, size_t e
     return ABL_OK;
 }
 
-static abl_status map_config(json_t *root, abl_model_spec *s, char *err, size_t errlen)
+static abl_status map_config(json_t *root, abl_model_spec *s, char **msg)
 {
     if (!json_is_object(root)) {
-        abl_set_error(err, errlen, "not a JSON object");
+        abl_set_error(msg, "not a JSON object");
         return ABL_ERR_PARSE;
     }
     json_t *mtv = json_object_get(root, "model_type");
     if (mtv != NULL && !json_is_string(mtv)) {
-        abl_set_error(err, errlen, "model_type is not a string");
+        abl_set_error(msg, "model_type is not a string");
         return ABL_ERR_PARSE;
     }
     const char *mt = mtv ? json_string_value(mtv) : "";
     const char *family = NULL;
-    if (classify(root, mt, &family, err, errlen) != 0)
+    if (classify(root, mt, &family, msg) != 0)
         return ABL_ERR_PARSE;
     /* Refused, never cut: a cut name would print as another (or as half a UTF-8 character). Real
      * model_types are a word ("mpt", "bloom", "RefinedWebModel"). */
     if (strlen(mt) >= sizeof s->model_type) {
-        abl_set_error(err, errlen, "model_type is longer than %zu bytes", sizeof s->model_type - 1);
+        abl_set_error(msg, "model_type is longer than %zu bytes", sizeof s->model_type - 1);
         return ABL_ERR_PARSE;
     }
     memcpy(s->model_type, mt, strlen(mt) + 1);
@@ -324,27 +324,27 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char *err, size_t 
 
     char used[64];
     long long v = 0;
-    int r = read_count(root, fm->heads, ABL_MAX_HEADS, &v, used, sizeof used, err, errlen);
+    int r = read_count(root, fm->heads, ABL_MAX_HEADS, &v, used, sizeof used, msg);
     if (r < 0)
         return ABL_ERR_PARSE;
     if (r == 0) {
         char first[64];
         snprintf(first, sizeof first, "%.*s", (int)strcspn(fm->heads, ","), fm->heads);
-        abl_set_error(err, errlen, "no head count (%s)", first);
+        abl_set_error(msg, "no head count (%s)", first);
         return ABL_ERR_PARSE;
     }
     s->heads = (int)v;
     set_src(&s->heads_src, ABL_ORIGIN_CONFIG, used);
-    if ((r = read_count(root, fm->hidden, INT32_MAX, &v, used, sizeof used, err, errlen)) < 0)
+    if ((r = read_count(root, fm->hidden, INT32_MAX, &v, used, sizeof used, msg)) < 0)
         return ABL_ERR_PARSE;
     if (r > 0 && v % s->heads != 0) {
         /* transformers refuses it too (hidden_size must be divisible by num_heads); a default would be silent */
-        abl_set_error(err, errlen, "%s = %lld is not a multiple of %s = %d (no head dimension)", used, (long long)v,
+        abl_set_error(msg, "%s = %lld is not a multiple of %s = %d (no head dimension)", used, (long long)v,
                       s->heads_src.field, s->heads);
         return ABL_ERR_PARSE;
     }
     if (r > 0 && v / s->heads > ABL_MAX_HEAD_DIM) {
-        abl_set_error(err, errlen, "%s / %s = %lld is not a head dimension from 1 to %d", used, s->heads_src.field,
+        abl_set_error(msg, "%s / %s = %lld is not a head dimension from 1 to %d", used, s->heads_src.field,
                       (long long)(v / s->heads), ABL_MAX_HEAD_DIM);
         return ABL_ERR_PARSE;
     }
@@ -354,20 +354,20 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char *err, size_t 
         snprintf(f, sizeof f, "%.48s / heads", used);
         set_src(&s->head_dim_src, ABL_ORIGIN_CONFIG, f);
     }
-    if ((r = read_count(root, fm->layers, INT32_MAX, &v, used, sizeof used, err, errlen)) < 0)
+    if ((r = read_count(root, fm->layers, INT32_MAX, &v, used, sizeof used, msg)) < 0)
         return ABL_ERR_PARSE;
     if (r > 0) {
         s->layers = (int)v;
         set_src(&s->layers_src, ABL_ORIGIN_CONFIG, used);
     }
     /* Tokenizer-style "model_max_length" can be a huge sentinel; only a plausible context is kept. */
-    if ((r = read_count(root, fm->context, INT64_C(1) << 40, &v, used, sizeof used, err, errlen)) < 0)
+    if ((r = read_count(root, fm->context, INT64_C(1) << 40, &v, used, sizeof used, msg)) < 0)
         return ABL_ERR_PARSE;
     if (r > 0) {
         s->context = (uint64_t)v;
         set_src(&s->context_src, ABL_ORIGIN_CONFIG, used);
     }
-    abl_status st = map_dtype(root, s, err, errlen);
+    abl_status st = map_dtype(root, s, msg);
     if (st != ABL_OK)
         return st;
     if (family != NULL && strcmp(family, "mpt") == 0) {
@@ -376,7 +376,7 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char *err, size_t 
         if (b != NULL) {
             double d = json_is_integer(b) ? (double)json_integer_value(b) : json_is_real(b) ? json_real_value(b) : -1;
             if (!(d >= 1 && d <= ABL_MPT_BIAS_MAX && d == floor(d))) {
-                abl_set_error(err, errlen, "attn_config.alibi_bias_max is not a whole number from 1 to %d (mpt:B)",
+                abl_set_error(msg, "attn_config.alibi_bias_max is not a whole number from 1 to %d (mpt:B)",
                               ABL_MPT_BIAS_MAX);
                 return ABL_ERR_PARSE;
             }
@@ -403,7 +403,7 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char *err, size_t 
     return ABL_OK;
 }
 
-abl_status abl_model_spec_from_json(const char *text, size_t len, abl_model_spec *out, char *err, size_t errlen)
+abl_status abl_model_spec_from_json(const char *text, size_t len, abl_model_spec *out, char **msg)
 {
     if (text == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
@@ -411,23 +411,23 @@ abl_status abl_model_spec_from_json(const char *text, size_t len, abl_model_spec
     json_error_t je;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (root == NULL) {
-        abl_set_error(err, errlen, "not JSON: line %d, column %d: %s", je.line, je.column, je.text);
+        abl_set_error(msg, "not JSON: line %d, column %d: %s", je.line, je.column, je.text);
         return ABL_ERR_PARSE;
     }
-    abl_status st = map_config(root, out, err, errlen);
+    abl_status st = map_config(root, out, msg);
     json_decref(root);
     if (st != ABL_OK)
         memset(out, 0, sizeof *out);
     return st;
 }
 
-abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char *err, size_t errlen)
+abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char **msg)
 {
     if (path == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
-        abl_set_error(err, errlen, "cannot read: %s", strerror(errno));
+        abl_set_error(msg, "cannot read: %s", strerror(errno));
         return ABL_ERR_IO;
     }
     size_t cap = 8192, len = 0;
@@ -436,7 +436,7 @@ abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char 
     while (st == ABL_OK) {
         if (len == cap) {
             if (cap >= ABL_CONFIG_MAX_BYTES) {
-                abl_set_error(err, errlen, "larger than %u bytes; not a config.json", ABL_CONFIG_MAX_BYTES);
+                abl_set_error(msg, "larger than %u bytes; not a config.json", ABL_CONFIG_MAX_BYTES);
                 st = ABL_ERR_PARSE;
                 break;
             }
@@ -452,7 +452,7 @@ abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char 
         len += n;
         if (n == 0) {
             if (ferror(f)) {
-                abl_set_error(err, errlen, "cannot read: %s", strerror(errno));
+                abl_set_error(msg, "cannot read: %s", strerror(errno));
                 st = ABL_ERR_IO;
             }
             break;
@@ -460,7 +460,7 @@ abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char 
     }
     fclose(f);
     if (st == ABL_OK)
-        st = abl_model_spec_from_json(buf, len, out, err, errlen);
+        st = abl_model_spec_from_json(buf, len, out, msg);
     free(buf);
     return st;
 }

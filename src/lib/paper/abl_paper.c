@@ -11,6 +11,7 @@
 #include "abl/model/catalogue.h"
 #include "abl_internal.h"
 #include "analysis/abl_analysis_internal.h"
+#include "report/abl_report_internal.h"
 #include "abl_paper_kernel.h"
 
 void abl_paper_options_default(abl_paper_options *o)
@@ -95,25 +96,25 @@ static void delta_cells(const abl_delta *d, char *text, size_t tlen, char *json,
 }
 
 /* "2^-0.5" -> "$2^{-0.5}$" for LaTeX; other texts escaped by hand for the few characters slopes use. */
-static void slope_latex(const char *text, char *buf, size_t len)
+static char *slope_latex(const char *text)
 {
-    size_t o = 0;
+    abl_text t = {0};
     const char *p = text;
-    buf[0] = '\0';
-    while (*p != '\0' && o + 16 < len) {
+    abl_text_add(&t, "%s", "");
+    while (*p != '\0') {
         if (p[0] == '2' && p[1] == '^') {
             const char *e = p + 2;
             size_t n = strcspn(e, ", ");
-            o += (size_t)snprintf(buf + o, len - o, "$2^{%.*s}$", (int)n, e);
+            abl_text_add(&t, "$2^{%.*s}$", (int)n, e);
             p = e + n;
         } else if (strncmp(p, "…", strlen("…")) == 0) {
-            o += (size_t)snprintf(buf + o, len - o, "\\ldots{}");
+            abl_text_add(&t, "\\ldots{}");
             p += strlen("…");
         } else {
-            buf[o++] = *p++;
-            buf[o] = '\0';
+            abl_text_add(&t, "%c", *p++);
         }
     }
+    return abl_text_take(&t);
 }
 
 /* ---------------------------------------------------------------- Table 8 */
@@ -299,36 +300,41 @@ static const abl_paper_model paper_models[] = {
 /* abl_paper_model_count, abl_paper_model_at, abl_paper_model_find */
 NAMED_TABLE_API(abl_paper_model, abl_paper_model, paper_models)
 
-/* "2^-0.5, 2^-1, …, 2^-8" from slopes sorted steepest first. */
-static void slope_range_text(const abl_head_result *res, int heads, char *buf, size_t len)
+/* "2^-0.5, 2^-1, …, 2^-8" from slopes sorted steepest first: a malloc'd string (NULL: out of memory). */
+static char *slope_range_text(const abl_head_result *res, int heads)
 {
-    char a[64], b[64], z[64];
-    abl_slope_exact_text(&res[0].slope, a, sizeof a);
-    if (heads == 1) {
-        snprintf(buf, len, "%s", a);
-        return;
+    char *a = abl_slope_exact_text(&res[0].slope);
+    char *b = heads > 2 ? abl_slope_exact_text(&res[1].slope) : NULL;
+    char *z = heads > 1 ? abl_slope_exact_text(&res[heads - 1].slope) : NULL;
+    char *out = NULL;
+    if (a != NULL && (heads < 2 || z != NULL) && (heads < 3 || b != NULL)) {
+        if (heads == 1)
+            out = abl_strf("%s", a);
+        else if (heads == 2)
+            out = abl_strf("%s, %s", a, z);
+        else
+            out = abl_strf(heads == 3 ? "%s, %s, %s" : "%s, %s, …, %s", a, b, z);
     }
-    abl_slope_exact_text(&res[heads - 1].slope, z, sizeof z);
-    if (heads == 2) {
-        snprintf(buf, len, "%s, %s", a, z);
-        return;
-    }
-    abl_slope_exact_text(&res[1].slope, b, sizeof b);
-    snprintf(buf, len, heads == 3 ? "%s, %s, %s" : "%s, %s, …, %s", a, b, z);
+    free(a);
+    free(b);
+    free(z);
+    return out;
 }
 
 abl_status abl_paper_model_deltas(const abl_schedule_spec *slopes, int heads, const abl_format *fmt, abl_convention conv,
-                                  abl_delta *first, abl_delta *last, char *text, size_t textlen)
+                                  abl_delta *first, abl_delta *last, char **text)
 {
     if (fmt == NULL || first == NULL || last == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
+    if (text != NULL)
+        *text = NULL;
     abl_analysis a;
     abl_status st = run_layer(slopes, heads, 0, fmt, conv, 1, &a);
     if (st == ABL_OK) {
         abl_delta_set(first, &a.results[0].delta);
         abl_delta_set(last, &a.results[a.heads - 1].delta);
-        if (text != NULL && textlen > 0)
-            slope_range_text(a.results, a.heads, text, textlen);
+        if (text != NULL && (*text = slope_range_text(a.results, a.heads)) == NULL)
+            st = ABL_ERR_NO_MEMORY;
     }
     abl_analysis_free(&a);
     return st;
@@ -416,9 +422,16 @@ abl_status abl_table1_report_plan(const abl_paper_options *o, abl_table_kernel_p
         abl_report_cell(r, t, t, NULL);
         snprintf(t, sizeof t, "%d", m->heads);
         abl_report_cell(r, t, t, NULL);
-        slope_range_text(a.results, a.heads, t, sizeof t);
-        slope_latex(t, j, sizeof j);
-        abl_report_cell(r, t, NULL, j);
+        char *range = slope_range_text(a.results, a.heads), *tex = range != NULL ? slope_latex(range) : NULL;
+        if (tex == NULL) {
+            free(range);
+            abl_analysis_free(&a);
+            st = ABL_ERR_NO_MEMORY;
+            break;
+        }
+        abl_report_cell(r, range, NULL, tex);
+        free(range);
+        free(tex);
         delta_pair_cells(r, &a, o->ieee);
         abl_analysis_free(&a);
         abl_kernel_cells k;
@@ -578,7 +591,7 @@ static abl_status published_or_builtin(const abl_published **pub, abl_published 
     *own = *pub == NULL;
     if (!*own)
         return ABL_OK;
-    abl_status st = abl_published_builtin(builtin, NULL, 0);
+    abl_status st = abl_published_builtin(builtin, NULL);
     if (st == ABL_OK)
         *pub = builtin;
     return st;
@@ -1042,20 +1055,25 @@ static void figure_meta(abl_report *r, const abl_figure *f, const char *figure)
         free(st_);
         free(sj);
     }
-    /* Each head's slope and delta, steepest first: where its line crosses τ. */
-    size_t ot = 0, oj = 0;
-    t[0] = '\0';
-    oj = (size_t)snprintf(j, sizeof j, "[");
-    for (int h = 0; h < f->heads && ot + 64 < sizeof t && oj + 96 < sizeof j; h++) {
-        char s[64], d[64], dj[80];
-        abl_slope_exact_text(&f->slopes[h], s, sizeof s);
+    /* Each head's slope and delta, steepest first: where its line crosses τ (every head, any length). */
+    abl_text ht = {0}, hj = {0};
+    abl_text_add(&ht, "%s", "");
+    abl_text_add(&hj, "[");
+    for (int h = 0; h < f->heads; h++) {
+        char d[64], dj[80];
+        char *s = abl_slope_exact_text(&f->slopes[h]);
         delta_cells(&f->deltas[h], d, sizeof d, dj, sizeof dj);
-        ot += (size_t)snprintf(t + ot, sizeof t - ot, "%s%s: %s", h ? ", " : "", s, d);
-        oj += (size_t)snprintf(j + oj, sizeof j - oj, "%s{\"head\": %d, \"slope_exact\": \"%s\", \"delta\": %s}",
-                               h ? ", " : "", h + 1, s, dj);
+        abl_text_add(&ht, "%s%s: %s", h ? ", " : "", s != NULL ? s : "?", d);
+        abl_text_add(&hj, "%s{\"head\": %d, \"slope_exact\": ", h ? ", " : "", h + 1);
+        abl_text_json(&hj, s != NULL ? s : "?");
+        abl_text_add(&hj, ", \"delta\": %s}", dj);
+        free(s);
     }
-    snprintf(j + oj, sizeof j - oj, "]");
-    abl_report_meta(r, "heads", "δ per head (steepest first)", t, j);
+    abl_text_add(&hj, "]");
+    if (!ht.oom && !hj.oom)
+        abl_report_meta(r, "heads", "δ per head (steepest first)", abl_text_str(&ht), abl_text_str(&hj));
+    free(ht.s);
+    free(hj.s);
 }
 
 /* Either panel's report up to its first column: the cell limit, the title, the meta lines, the distance. */

@@ -59,8 +59,7 @@ static abl_status predict(const abl_model_spec *spec, uint64_t window, abl_kerne
     cc.convention = ABL_CONV_PAPER;
     cc.heads = spec->heads;
     cc.context = window;
-    char err[256];
-    abl_status st = abl_pipeline_parse(spec->pipeline, &spec->dtype, &cc.pipeline, err, sizeof err);
+    abl_status st = abl_pipeline_parse_msg(spec->pipeline, &spec->dtype, &cc.pipeline, NULL);
     if (st != ABL_OK)
         return st;
     abl_schedule_spec sched;
@@ -125,7 +124,7 @@ abl_status abl_kernel_cells_plan_row(abl_table_kernel_plan *tp, const abl_model 
         sc.slopes = &sched;
         sc.context = window;
         /* a pipeline or schedule that does not parse costs nothing: the run fails there */
-        if (abl_pipeline_parse(spec.pipeline, &spec.dtype, &sc.pipeline, NULL, 0) != ABL_OK ||
+        if (abl_pipeline_parse_msg(spec.pipeline, &spec.dtype, &sc.pipeline, NULL) != ABL_OK ||
             abl_model_spec_schedule(&spec, &sched) != ABL_OK || abl_predict_estimate(&sc, &s.cost) != ABL_OK)
             memset(&s.cost, 0, sizeof s.cost);
         abl_schedule_spec_free(&sched);

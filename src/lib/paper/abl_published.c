@@ -61,8 +61,7 @@ void abl_csv_free(abl_csv *csv)
 
 
 /* One field starting at text[*i]; the unquoted text goes to buf (room for len + 1 bytes). */
-static abl_status read_field(const char *text, size_t len, size_t *i, size_t *line, char *buf, size_t *n, char *err,
-                             size_t errlen)
+static abl_status read_field(const char *text, size_t len, size_t *i, size_t *line, char *buf, size_t *n, char **msg)
 {
     size_t k = *i, m = 0;
     if (k < len && text[k] == '"') {
@@ -70,7 +69,7 @@ static abl_status read_field(const char *text, size_t len, size_t *i, size_t *li
         k++;
         for (;;) {
             if (k >= len) {
-                abl_set_error(err, errlen, "line %zu: unterminated quoted field", open_line);
+                abl_set_error(msg, "line %zu: unterminated quoted field", open_line);
                 return ABL_ERR_PARSE;
             }
             if (text[k] == '"') {
@@ -87,13 +86,13 @@ static abl_status read_field(const char *text, size_t len, size_t *i, size_t *li
             buf[m++] = text[k++];
         }
         if (k < len && text[k] != ',' && text[k] != '\n' && text[k] != '\r') {
-            abl_set_error(err, errlen, "line %zu: text after a closing quote", *line);
+            abl_set_error(msg, "line %zu: text after a closing quote", *line);
             return ABL_ERR_PARSE;
         }
     } else {
         while (k < len && text[k] != ',' && text[k] != '\n' && text[k] != '\r') {
             if (text[k] == '"') {
-                abl_set_error(err, errlen, "line %zu: quote inside an unquoted field", *line);
+                abl_set_error(msg, "line %zu: quote inside an unquoted field", *line);
                 return ABL_ERR_PARSE;
             }
             buf[m++] = text[k++];
@@ -108,16 +107,16 @@ static abl_status read_field(const char *text, size_t len, size_t *i, size_t *li
 /* One record starting at text[*i] (its fields pushed onto all, counted in *fields), up to and past its
  * end: LF, CRLF or the end of the text. buf: room for len + 1 bytes. */
 static abl_status read_record(const char *text, size_t len, size_t *i, size_t *line, char *buf, field_list *all,
-                              size_t *fields, char *err, size_t errlen)
+                              size_t *fields, char **msg)
 {
     if (text[*i] == '\n' || text[*i] == '\r') {
-        abl_set_error(err, errlen, "line %zu: blank line", *line);
+        abl_set_error(msg, "line %zu: blank line", *line);
         return ABL_ERR_PARSE;
     }
     abl_status st;
     for (;;) {
         size_t n = 0;
-        if ((st = read_field(text, len, i, line, buf, &n, err, errlen)) != ABL_OK)
+        if ((st = read_field(text, len, i, line, buf, &n, msg)) != ABL_OK)
             return st;
         char *copy = malloc(n + 1);
         if (copy == NULL || push(all, copy) != 0) {
@@ -134,7 +133,7 @@ static abl_status read_record(const char *text, size_t len, size_t *i, size_t *l
     }
     if (*i < len && text[*i] == '\r') {
         if (*i + 1 >= len || text[*i + 1] != '\n') {
-            abl_set_error(err, errlen, "line %zu: carriage return without line feed", *line);
+            abl_set_error(msg, "line %zu: carriage return without line feed", *line);
             return ABL_ERR_PARSE;
         }
         (*i)++;
@@ -165,13 +164,13 @@ static abl_status csv_take(abl_csv *out, field_list *all, size_t cols)
     return ABL_OK;
 }
 
-abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char *err, size_t errlen)
+abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char **msg)
 {
     if (text == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
     if (len == 0) {
-        abl_set_error(err, errlen, "empty file");
+        abl_set_error(msg, "empty file");
         return ABL_ERR_PARSE;
     }
     char *buf = malloc(len + 1);
@@ -182,12 +181,12 @@ abl_status abl_csv_parse(const char *text, size_t len, abl_csv *out, char *err, 
     abl_status st = ABL_OK;
     while (i < len && st == ABL_OK) {
         size_t record_line = line, fields = 0;
-        if ((st = read_record(text, len, &i, &line, buf, &all, &fields, err, errlen)) != ABL_OK)
+        if ((st = read_record(text, len, &i, &line, buf, &all, &fields, msg)) != ABL_OK)
             break;
         if (cols == 0) {
             cols = fields;
         } else if (fields != cols) {
-            abl_set_error(err, errlen, "line %zu: %zu fields, the header has %zu", record_line, fields, cols);
+            abl_set_error(msg, "line %zu: %zu fields, the header has %zu", record_line, fields, cols);
             st = ABL_ERR_PARSE;
         }
     }
@@ -311,30 +310,30 @@ static int same_key(const abl_csv *c, size_t a, size_t b, long k1, long k2)
            (k2 < 0 || strcmp(c->cells[a * c->cols + (size_t)k2], c->cells[b * c->cols + (size_t)k2]) == 0);
 }
 
-abl_status abl_published_parse(abl_published_file f, const char *text, size_t len, abl_published *p, char *err,
-                               size_t errlen)
+abl_status abl_published_parse(abl_published_file f, const char *text, size_t len, abl_published *p, char **msg)
 {
     if ((unsigned)f >= ABL_PUB_COUNT || text == NULL || p == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     abl_csv_free(&p->files[f]);
-    char why[256] = "";
-    abl_status st = abl_csv_parse(text, len, &p->files[f], why, sizeof why);
-    if (st == ABL_ERR_PARSE && err != NULL)
-        snprintf(err, errlen, "%s: %s", file_names[f], why);
+    char *why = NULL;
+    abl_status st = abl_csv_parse(text, len, &p->files[f], msg != NULL ? &why : NULL);
+    if (st == ABL_ERR_PARSE)
+        abl_set_error(msg, "%s: %s", file_names[f], why != NULL ? why : abl_status_message(st));
+    free(why);
     if (st != ABL_OK)
         return st;
     const abl_csv *csv = &p->files[f];
     for (int c = 0; required[f][c] != NULL; c++) {
         if (abl_csv_column(csv, required[f][c]) < 0) {
-            if (err != NULL)
-                snprintf(err, errlen, "%s: no column '%s'", file_names[f], required[f][c]);
+            if (msg != NULL)
+                abl_set_error(msg, "%s: no column '%s'", file_names[f], required[f][c]);
             return ABL_ERR_PARSE;
         }
     }
     for (size_t i = 0; i < csv->rows * csv->cols; i++) {
         if (strlen(csv->cells[i]) > ABL_PUBLISHED_MAX_FIELD) {
-            if (err != NULL)
-                snprintf(err, errlen, "%s: line %zu: a field longer than %d bytes", file_names[f], i / csv->cols + 2,
+            if (msg != NULL)
+                abl_set_error(msg, "%s: line %zu: a field longer than %d bytes", file_names[f], i / csv->cols + 2,
                          ABL_PUBLISHED_MAX_FIELD);
             return ABL_ERR_PARSE;
         }
@@ -344,14 +343,14 @@ abl_status abl_published_parse(abl_published_file f, const char *text, size_t le
     const char *key = required[f][0];
     long k1 = abl_csv_column(csv, key), k2 = f == ABL_PUB_TABLE4 ? abl_csv_column(csv, "format") : -1;
     if (csv->rows == 0) {
-        if (err != NULL)
-            snprintf(err, errlen, "%s: no rows", file_names[f]);
+        if (msg != NULL)
+            abl_set_error(msg, "%s: no rows", file_names[f]);
         return ABL_ERR_PARSE;
     }
     for (size_t r = 0; r < csv->rows; r++) {
         if (strcmp(abl_csv_get(csv, r, key), key) == 0) {
-            if (err != NULL)
-                snprintf(err, errlen, "%s: line %zu repeats the header", file_names[f], r + 2);
+            if (msg != NULL)
+                abl_set_error(msg, "%s: line %zu repeats the header", file_names[f], r + 2);
             return ABL_ERR_PARSE;
         }
     }
@@ -374,8 +373,8 @@ abl_status abl_published_parse(abl_published_file f, const char *text, size_t le
     }
     free(idx);
     if (best_r != SIZE_MAX) {
-        if (err != NULL)
-            snprintf(err, errlen, "%s: line %zu repeats '%s%s%s' of line %zu", file_names[f], best_r + 2,
+        if (msg != NULL)
+            abl_set_error(msg, "%s: line %zu repeats '%s%s%s' of line %zu", file_names[f], best_r + 2,
                      abl_csv_get(csv, best_r, key), k2 >= 0 ? " " : "", k2 >= 0 ? abl_csv_get(csv, best_r, "format") : "",
                      best_q + 2);
         return ABL_ERR_PARSE;
@@ -383,13 +382,12 @@ abl_status abl_published_parse(abl_published_file f, const char *text, size_t le
     return ABL_OK;
 }
 
-static abl_status load_one(abl_published *p, abl_published_file f, const char *text, size_t len, char *err,
-                           size_t errlen)
+static abl_status load_one(abl_published *p, abl_published_file f, const char *text, size_t len, char **msg)
 {
-    return abl_published_parse(f, text, len, p, err, errlen);
+    return abl_published_parse(f, text, len, p, msg);
 }
 
-abl_status abl_published_builtin(abl_published *out, char *err, size_t errlen)
+abl_status abl_published_builtin(abl_published *out, char **msg)
 {
     if (out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
@@ -399,7 +397,7 @@ abl_status abl_published_builtin(abl_published *out, char *err, size_t errlen)
     for (int f = 0; f < ABL_PUB_COUNT; f++) {
         size_t len = 0;
         const char *text = abl_published_builtin_text((abl_published_file)f, &len);
-        abl_status st = text == NULL ? ABL_ERR_PARSE : load_one(out, (abl_published_file)f, text, len, err, errlen);
+        abl_status st = text == NULL ? ABL_ERR_PARSE : load_one(out, (abl_published_file)f, text, len, msg);
         if (st != ABL_OK) {
             abl_published_free(out);
             return st;
@@ -466,7 +464,7 @@ static abl_status read_file(const char *path, char **text, size_t *len, const ch
     return ABL_OK;
 }
 
-abl_status abl_published_load_dir(const char *dir, abl_published *out, char *err, size_t errlen)
+abl_status abl_published_load_dir(const char *dir, abl_published *out, char **msg)
 {
     if (dir == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
@@ -486,12 +484,12 @@ abl_status abl_published_load_dir(const char *dir, abl_published *out, char *err
         const char *why = NULL;
         abl_status st = read_file(path, &text, &len, &why);
         free(path);
-        if (st == ABL_ERR_IO && err != NULL)
-            snprintf(err, errlen, "cannot read %s: %s", file_names[f], strerror(errno));
-        if (st == ABL_ERR_PARSE && why != NULL && err != NULL)
-            snprintf(err, errlen, "%s: %s", file_names[f], why);
+        if (st == ABL_ERR_IO && msg != NULL)
+            abl_set_error(msg, "cannot read %s: %s", file_names[f], strerror(errno));
+        if (st == ABL_ERR_PARSE && why != NULL && msg != NULL)
+            abl_set_error(msg, "%s: %s", file_names[f], why);
         if (st == ABL_OK) {
-            st = load_one(out, (abl_published_file)f, text, len, err, errlen);
+            st = load_one(out, (abl_published_file)f, text, len, msg);
             free(text);
         }
         if (st != ABL_OK) {

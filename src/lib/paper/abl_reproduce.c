@@ -328,11 +328,11 @@ static abl_status check_slopes(abl_reproduction *r, const char *id, const char *
                 mpz_cmp_si(mpq_numref(e), w->pow2_num) == 0 && mpz_cmp_si(mpq_denref(e), w->pow2_den) == 0;
     }
     mpq_clear(e);
-    char a[32], b[32], z[32];
-    abl_slope_exact_text(want[0], a, sizeof a);
-    abl_slope_exact_text(want[1], b, sizeof b);
-    abl_slope_exact_text(want[2], z, sizeof z);
-    snprintf(computed, sizeof computed, "%s, %s, ..., %s", a, b, z);
+    char *a = abl_slope_exact_text(want[0]), *b = abl_slope_exact_text(want[1]), *z = abl_slope_exact_text(want[2]);
+    snprintf(computed, sizeof computed, "%s, %s, ..., %s", a ? a : "?", b ? b : "?", z ? z : "?");
+    free(a);
+    free(b);
+    free(z);
     idf(conv, sizeof conv, "%s, %d heads, steepest first (compared as numbers)", s.spec, m->heads);
     free(sorted);
     abl_schedule_free(&s);
@@ -381,7 +381,7 @@ static abl_status check_table1(abl_reproduction *r, const abl_csv *t1, const abl
         if (st == ABL_OK)
             st = check_slopes(r, id, abl_csv_get(t1, row, "slopes"), m, &spec);
         if (st == ABL_OK)
-            st = abl_paper_model_deltas(&spec, m->heads, &bf16, ABL_CONV_PAPER, &first, &last, NULL, 0);
+            st = abl_paper_model_deltas(&spec, m->heads, &bf16, ABL_CONV_PAPER, &first, &last, NULL);
         abl_schedule_spec_free(&spec);
         if (st != ABL_OK)
             break;
@@ -644,7 +644,7 @@ static abl_status claim_mpt(abl_reproduction *r, const char *id, const char *pri
     abl_schedule_spec spec;
     abl_status st = abl_paper_model_schedule(m, &spec);
     if (st == ABL_OK)
-        st = abl_paper_model_deltas(&spec, m->heads, &bf16, ABL_CONV_PAPER, &first, &last, NULL, 0);
+        st = abl_paper_model_deltas(&spec, m->heads, &bf16, ABL_CONV_PAPER, &first, &last, NULL);
     abl_schedule_spec_free(&spec);
     if (st == ABL_OK) {
         char computed[64], conv[320];

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "abl/report/plot.h"
+#include "abl_internal.h"
 #ifdef ABL_HAVE_PLPLOT
 #include <plplot.h>
 #endif
@@ -340,8 +341,7 @@ int abl_plot_available(void)
 #ifndef ABL_HAVE_PLPLOT
 /* Built without PLplot (-DABL_PLOT=OFF, or AUTO without libplplot-dev): the chart model works, drawing
  * refuses with the packages that would make it work. */
-abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, char **buf, size_t *len, char *err,
-                           size_t errlen)
+abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, char **buf, size_t *len, char **msg)
 {
     (void)p;
     (void)o;
@@ -349,8 +349,7 @@ abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, 
         *buf = NULL;
     if (len != NULL)
         *len = 0;
-    if (err != NULL && errlen > 0)
-        snprintf(err, errlen, "%s", ABL_PLOT_MISSING);
+            abl_set_error(msg, "%s", ABL_PLOT_MISSING);
     return ABL_ERR_UNSUPPORTED;
 }
 #else
@@ -359,18 +358,29 @@ abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, 
 static pthread_mutex_t plplot_lock = PTHREAD_MUTEX_INITIALIZER;
 static jmp_buf plplot_jmp;
 static int plplot_broken;              /* a fatal PLplot error left its state undefined */
-static char plplot_message[256];
+static char *plplot_message;            /* PLplot's last message, whole (heap; under plplot_lock) */
+
+static void plplot_message_set(const char *msg)
+{
+    free(plplot_message);
+    plplot_message = abl_strf("%s", msg);
+}
+
+static const char *plplot_message_text(void)
+{
+    return plplot_message != NULL ? plplot_message : "out of memory";
+}
 
 static int on_plexit(PLCHAR_VECTOR msg)
 {
-    snprintf(plplot_message, sizeof plplot_message, "%s", msg != NULL ? msg : "fatal error");
+    plplot_message_set(msg != NULL ? msg : "fatal error");
     longjmp(plplot_jmp, 1);
 }
 
 static void on_plabort(PLCHAR_VECTOR msg)
 {
-    if (plplot_message[0] == '\0')
-        snprintf(plplot_message, sizeof plplot_message, "%s", msg != NULL ? msg : "error");
+    if (plplot_message == NULL || plplot_message[0] == '\0')
+        plplot_message_set(msg != NULL ? msg : "error");
 }
 
 /* Marker glyphs (UTF-8), drawn as text: 1-based index of abl_plot_series.symbol. */
@@ -686,11 +696,10 @@ static int plot_valid(const abl_plot *p)
     return 1;
 }
 
-abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, char **buf, size_t *len, char *err,
-                           size_t errlen)
+abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, char **buf, size_t *len, char **msg)
 {
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
+    if (msg != NULL)
+        *msg = NULL;
     if (buf == NULL || len == NULL || o == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     *buf = NULL;
@@ -701,8 +710,8 @@ abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, 
     pthread_mutex_lock(&plplot_lock);
     if (plplot_broken) {
         pthread_mutex_unlock(&plplot_lock);
-        if (err != NULL)
-            snprintf(err, errlen, "PLplot failed earlier in this process: %s", plplot_message);
+        if (msg != NULL)
+            abl_set_error(msg, "PLplot failed earlier in this process: %s", plplot_message_text());
         return ABL_ERR_UNSUPPORTED;
     }
     char *mbuf = NULL;
@@ -712,15 +721,15 @@ abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, 
         pthread_mutex_unlock(&plplot_lock);
         return ABL_ERR_NO_MEMORY;
     }
-    plplot_message[0] = '\0';
+    plplot_message_set("");
     PLINT stream;
     abl_status st = ABL_OK;
     if (setjmp(plplot_jmp) != 0) {
         /* plexit: PLplot's state is undefined from here on; mem may be closed or not. */
         plplot_broken = 1;
         pthread_mutex_unlock(&plplot_lock);
-        if (err != NULL)
-            snprintf(err, errlen, "PLplot: %s", plplot_message);
+        if (msg != NULL)
+            abl_set_error(msg, "PLplot: %s", plplot_message_text());
         return ABL_ERR_UNSUPPORTED;
     }
     plsexit(on_plexit);
@@ -779,16 +788,16 @@ abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, 
     plend1(); /* closes mem */
     if (rc != 0)
         st = ABL_ERR_NO_MEMORY;
-    else if (plplot_message[0] != '\0') {
+    else if (plplot_message != NULL && plplot_message[0] != '\0') {
         st = ABL_ERR_UNSUPPORTED;
-        if (err != NULL)
-            snprintf(err, errlen, "PLplot: %s", plplot_message);
+        if (msg != NULL)
+            abl_set_error(msg, "PLplot: %s", plplot_message_text());
     }
     pthread_mutex_unlock(&plplot_lock);
     if (st == ABL_OK && mlen == 0) {
         st = ABL_ERR_UNSUPPORTED;
-        if (err != NULL)
-            snprintf(err, errlen, "PLplot's %s driver wrote nothing", device_drivers[o->device]);
+        if (msg != NULL)
+            abl_set_error(msg, "PLplot's %s driver wrote nothing", device_drivers[o->device]);
     }
     if (st != ABL_OK) {
         free(mbuf);
