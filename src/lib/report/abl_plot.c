@@ -409,22 +409,40 @@ static double ty(const abl_plot_panel *pn, double y)
     return pn->ylog ? log10(y) : y;
 }
 
+/*
+ * PLplot copies a string it draws into fixed-size buffers of its own (a 10,000-character legend entry
+ * crashes plinit of the next picture), so a text drawn on a picture is cut for display at
+ * ABL_PLOT_TEXT_MAX bytes, on a UTF-8 character boundary, and the cut is marked with U+2026 (spec §13's
+ * rule for display cuts; the report's tables carry the whole text).
+ */
+#define ABL_PLOT_TEXT_MAX 240
+
 /* PLplot's text escape is '#': double it in user text. Returns a malloc'd copy (NULL: no memory). */
 static char *pl_text(const char *s)
 {
     if (s == NULL)
         s = "";
+    size_t len = strlen(s), keep = len;
+    if (len > ABL_PLOT_TEXT_MAX) {
+        keep = ABL_PLOT_TEXT_MAX;
+        while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
+            keep--; /* never split a UTF-8 sequence */
+    }
     size_t n = 0;
-    for (const char *c = s; *c; c++)
-        n += *c == '#' ? 2 : 1;
-    char *out = malloc(n + 1);
+    for (size_t i = 0; i < keep; i++)
+        n += s[i] == '#' ? 2 : 1;
+    char *out = malloc(n + 4);
     if (out == NULL)
         return NULL;
     char *o = out;
-    for (const char *c = s; *c; c++) {
-        *o++ = *c;
-        if (*c == '#')
+    for (size_t i = 0; i < keep; i++) {
+        *o++ = s[i];
+        if (s[i] == '#')
             *o++ = '#';
+    }
+    if (keep < len) {
+        memcpy(o, "\xe2\x80\xa6", 3); /* U+2026 */
+        o += 3;
     }
     *o = '\0';
     return out;
