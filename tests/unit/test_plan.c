@@ -387,6 +387,90 @@ static void test_figure(void **state)
     abl_figure_plan_free(&p);
 }
 
+/* design --heads 4 --ctx 64 (keep all): the search (ABL_DESIGN_SEARCH_PREDICTIONS one-head predictions
+ * and the check one slope beyond), the verification (the predictor and the emulation on the 4 heads),
+ * two min-logit searches per head and the clamp, each priced by its public estimate; the run makes each
+ * planned call once and its answer passes the checks the plan lists (the slopes verified, every min
+ * logit and the clamp present). */
+static void test_design(void **state)
+{
+    (void)state;
+    abl_design_job j;
+    memset(&j, 0, sizeof j);
+    abl_format bf16;
+    assert_int_equal(abl_format_lookup("bf16", &bf16), ABL_OK);
+    eager(&bf16, &j.cfg.pipeline);
+    j.cfg.context = 64;
+    j.cfg.threads = 1;
+    j.mode = ABL_DESIGN_KEEP_ALL;
+    j.heads = 4;
+    j.checks = 1;
+
+    abl_simulate_config one;
+    memset(&one, 0, sizeof one);
+    one.pipeline = j.cfg.pipeline;
+    abl_schedule_spec one_slope; /* the search's trial slope, as the user would write it */
+    assert_int_equal(abl_schedule_spec_parse("slopes:1", &one_slope), ABL_OK);
+    one.slopes = &one_slope;
+    one.heads = 1;
+    one.context = 64;
+    one.threads = 1;
+    abl_cost want, part, verify;
+    memset(&want, 0, sizeof want);
+    memset(&verify, 0, sizeof verify);
+    assert_int_equal(abl_predict_estimate(&one, &part), ABL_OK);
+    abl_schedule_spec_free(&one_slope);
+    part.units *= ABL_DESIGN_SEARCH_PREDICTIONS + 1;
+    part.seconds *= ABL_DESIGN_SEARCH_PREDICTIONS + 1;
+    abl_cost_add(&want, &part);
+    abl_simulate_config layer = one;
+    layer.slopes = NULL;
+    layer.heads = 4;
+    assert_int_equal(abl_predict_estimate(&layer, &part), ABL_OK);
+    abl_cost_add(&verify, &part);
+    assert_int_equal(abl_simulate_estimate(&layer, &part), ABL_OK);
+    abl_cost_add(&verify, &part);
+    abl_cost_add(&want, &verify);
+    assert_int_equal(abl_design_checks_estimate(&j.cfg, 4, 2, 0, &part), ABL_OK);
+    assert_true(part.units == 4.0 * 2 * ABL_DESIGN_MIN_LOGIT_ROWS * 64);
+    abl_cost_add(&want, &part);
+    assert_int_equal(abl_design_checks_estimate(&j.cfg, 4, 0, 1, &part), ABL_OK);
+    assert_true(part.units == 4.0 * ABL_DESIGN_CLAMP_ROWS * 64);
+    abl_cost_add(&want, &part);
+
+    abl_design_plan p;
+    assert_int_equal(abl_design_plan_make(&j, &p), ABL_OK);
+    assert_int_equal(p.plan.nsteps, 4);
+    assert_string_equal(p.plan.steps[0].what, "design search");
+    assert_string_equal(p.plan.steps[1].what, "verify");
+    assert_string_equal(p.plan.steps[2].what, "min logit");
+    assert_int_equal(p.plan.steps[2].calls, 8);
+    assert_string_equal(p.plan.steps[3].what, "clamp");
+    assert_cost_equal(&p.plan.cost, &want);
+    abl_design_result r;
+    assert_int_equal(abl_design_run_plan(&p, NULL, &r), ABL_OK);
+    assert_true(abl_plan_done(&p.plan));
+    assert_int_equal(r.n, 4);
+    assert_non_null(r.slopes);
+    assert_int_equal(r.simulated, 1);
+    for (int i = 0; i < 8; i++)
+        assert_non_null(r.min_logits[i]);
+    assert_true(r.have_clamp);
+    abl_design_result_free(&r);
+    abl_design_plan_free(&p);
+
+    /* slopes only (--format python): no min logits, no clamp, and the run stops after the check */
+    j.checks = 0;
+    assert_int_equal(abl_design_plan_make(&j, &p), ABL_OK);
+    assert_int_equal(p.plan.nsteps, 2);
+    assert_int_equal(abl_design_run_plan(&p, NULL, &r), ABL_OK);
+    assert_true(abl_plan_done(&p.plan));
+    assert_null(r.min_logits);
+    assert_false(r.have_clamp);
+    abl_design_result_free(&r);
+    abl_design_plan_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_table1),
         cmocka_unit_test(test_table5),
         cmocka_unit_test(test_figure),
+        cmocka_unit_test(test_design),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -110,8 +110,65 @@ ABL_API abl_status abl_design_clamp_find(const abl_design_config *c, const float
 #define ABL_DESIGN_ROW_RATE 1e7
 #define ABL_DESIGN_MIN_LOGIT_SECONDS 3e-4
 #define ABL_DESIGN_CLAMP_HEAD_SECONDS 5e-4
+/* The cost of those checks: the cost of a plan with their two steps (abl_design_plan_make prices its
+ * "min logit" and "clamp" steps the same way). */
 ABL_API abl_status abl_design_checks_estimate(const abl_design_config *c, int heads, int min_logits, int clamp,
                                       abl_cost *out);
+
+/*
+ * Design, planned (issue 17 item 2): the design command's whole computation as a plan built from a job.
+ * Steps, in run order: the search ("design search": abl_design_keep_all and the check one slope beyond,
+ * one call; "design targets": abl_design_targets, one call; "largest context": one
+ * abl_design_largest_context per held slope), the check after it ("verify": abl_design_verify;
+ * "simulate": the targets' emulation, N <= ABL_DESIGN_SIMULATE_MAX only), then, when `checks` is set,
+ * "min logit" (abl_design_min_logit at d = N/2 and d = N - 1 per head; not for the clamp alone) and
+ * "clamp" (abl_design_held_slopes of the schedule and abl_design_clamp_find, one call; not for targets). Each step's cost is its calls' public estimate (abl_predict_estimate,
+ * abl_simulate_estimate, abl_design_checks_estimate); the plan's cost is their sum.
+ */
+#define ABL_DESIGN_SIMULATE_MAX 4096
+#define ABL_DESIGN_SEES_CAP (UINT64_C(1) << 24)
+
+typedef enum abl_design_mode {
+    ABL_DESIGN_KEEP_ALL,   /* H slopes, the steepest as steep as the kernel allows */
+    ABL_DESIGN_TARGETS,    /* one slope per target first blind distance */
+    ABL_DESIGN_JUDGE,      /* held slopes judged: the largest N each keeps */
+    ABL_DESIGN_CLAMP_ONLY  /* only the clamp for the schedule */
+} abl_design_mode;
+
+typedef struct abl_design_job {
+    abl_design_config cfg;
+    abl_design_mode mode;
+    int heads;                         /* KEEP_ALL, CLAMP_ONLY: H; TARGETS: the targets; JUDGE: the held slopes */
+    const uint64_t *targets;           /* TARGETS (borrowed) */
+    const float *held;                 /* JUDGE: the slopes as the kernel holds them (borrowed) */
+    const abl_schedule_spec *schedule; /* KEEP_ALL, CLAMP_ONLY: the schedule the clamp is judged for (NULL: press) */
+    int checks;                        /* 1: the clamp and the min logits the report prints */
+} abl_design_job;
+
+typedef struct abl_design_plan {
+    abl_plan plan;
+    abl_design_job job;                /* a copy: its pointers stay the caller's */
+    long step_search, step_verify, step_clamp, step_min_logit; /* -1: not planned */
+} abl_design_plan;
+
+typedef struct abl_design_result {
+    float *slopes;             /* the answer (JUDGE: a copy of the held slopes; CLAMP_ONLY: NULL) */
+    int n;                     /* its heads */
+    uint64_t *sees;            /* JUDGE: the largest N per head (ABL_DESIGN_SEES_CAP: none below it) */
+    int simulated;             /* the emulation checked the answer */
+    char **min_logits;         /* 2 per head (d = N/2, d = N - 1), when planned */
+    abl_design_clamp clamp;    /* when have_clamp */
+    int have_clamp, clamp_skipped, clamp_heads;
+    int failed;                /* TARGETS, ABL_ERR_DEGENERATE: the target no slope lands on */
+    const char *stage;         /* on failure: the step that failed ("design search", "steepest", ...) */
+} abl_design_result;
+
+ABL_API abl_status abl_design_plan_make(const abl_design_job *job, abl_design_plan *out);
+/* Runs the plan's steps in order, counting each call in its step; progress in milliseconds of the plan's
+ * nominal seconds. On failure, out->stage names the step and the status says why. */
+ABL_API abl_status abl_design_run_plan(abl_design_plan *p, const abl_progress *progress, abl_design_result *out);
+ABL_API void abl_design_plan_free(abl_design_plan *p);
+ABL_API void abl_design_result_free(abl_design_result *r);
 
 /*
  * Verification: every slope through the predictor (matrix zeros must be 0) and, when N <= max_simulate,

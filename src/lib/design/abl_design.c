@@ -759,21 +759,6 @@ abl_status abl_design_clamp_find(const abl_design_config *c, const float *slopes
     return ABL_OK;
 }
 
-abl_status abl_design_checks_estimate(const abl_design_config *c, int heads, int min_logits, int clamp,
-                                      abl_cost *out)
-{
-    if (c == NULL || out == NULL || heads < 0 || min_logits < 0)
-        return ABL_ERR_INVALID_ARGUMENT;
-    memset(out, 0, sizeof *out);
-    double rows = (double)heads * ((double)min_logits * ABL_DESIGN_MIN_LOGIT_ROWS + (clamp ? ABL_DESIGN_CLAMP_ROWS : 0));
-    out->units = rows * (double)c->context;
-    out->seconds = out->units / ABL_DESIGN_ROW_RATE + (double)heads * ((double)min_logits * ABL_DESIGN_MIN_LOGIT_SECONDS +
-                                                                     (clamp ? ABL_DESIGN_CLAMP_HEAD_SECONDS : 0));
-    out->threads = 1;
-    out->unit_name = "weights";
-    return ABL_OK;
-}
-
 abl_status abl_design_verify(const abl_design_config *c, const float *slopes, int n, uint64_t max_simulate,
                              int *simulated)
 {
