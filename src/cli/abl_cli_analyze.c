@@ -32,7 +32,7 @@ static const abl_cli_use analyze_opts[] = {
 };
 
 /* With a kernel: the paper's delta and the pipeline's exact first blind distance, head by head. */
-static int run_kernel(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_report **r)
+static int run_kernel(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_report **r)
 {
     static const abl_opt refused[] = {ABL_OPT_CLAMP, ABL_OPT_DISTANCE, ABL_OPT_LEVEL, ABL_OPT_LOGIT, ABL_OPT_MITIGATE,
                                       ABL_OPT_SOFTCAP, ABL_OPT_WINDOW};
@@ -54,7 +54,7 @@ static int run_kernel(const abl_cli_cmd *cmd, const char **v, const abl_cli_work
         abl_cli_setup_free(&s);
         return ABL_EXIT_USAGE;
     }
-    rc = abl_cli_compare(cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r, work);
+    rc = abl_cli_compare(ctx, cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r, work);
     abl_cli_setup_free(&s);
     return rc;
 }
@@ -64,20 +64,20 @@ typedef struct {
     abl_schedule_spec slopes;  /* --slopes, parsed once (zeroed when absent) */
 } analyze_numbers;
 
-static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
+static int analyze_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
                         abl_report **r);
 static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const abl_analysis_config *cfg,
                                 const char *slopes_text);
 
 /* The report of one dtype (--dtype holds one format, or is absent). */
-static int analyze_report(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_report **r)
+static int analyze_report(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_report **r)
 {
     if (abl_cli_arg(cmd, v, ABL_OPT_MODEL) || abl_cli_arg(cmd, v, ABL_OPT_CONFIG) || abl_cli_arg(cmd, v, ABL_OPT_PIPELINE))
-        return run_kernel(cmd, v, work, r);
+        return run_kernel(ctx, cmd, v, work, r);
     analyze_numbers nums;
     memset(&nums.slopes, 0, sizeof nums.slopes);
     mpq_inits(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
-    int rc = analyze_with(cmd, v, work, &nums, r);
+    int rc = analyze_with(ctx, cmd, v, work, &nums, r);
     mpq_clears(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
     abl_schedule_spec_free(&nums.slopes);
     return rc;
@@ -97,7 +97,7 @@ static const abl_report_compare kernel_compare[] = {
 #define ANALYZE_MAX_DTYPES 64
 
 /* analyze --dtype bf16,fp16: the same layer once per format, one document (abl_report_set). */
-static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *list, abl_output out)
+static int analyze_dtypes(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const char *list, abl_output out)
 {
     abl_format fmts[ANALYZE_MAX_DTYPES];
     size_t n = 0;
@@ -123,7 +123,7 @@ static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *li
     work.seconds /= (double)n;
     for (size_t i = 0; rc == ABL_EXIT_OK && i < n; i++) {
         w[slot] = labels[i] = fmts[i].name;
-        rc = analyze_report(cmd, w, &work, &reps[i]);
+        rc = analyze_report(ctx, cmd, w, &work, &reps[i]);
     }
     free(what);
     if (rc == ABL_EXIT_OK) {
@@ -136,7 +136,7 @@ static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *li
             kernel ? kernel_compare : plain_compare,
             kernel ? sizeof kernel_compare / sizeof kernel_compare[0] : sizeof plain_compare / sizeof plain_compare[0],
         };
-        rc = abl_cli_emit_set(&set, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
+        rc = abl_cli_emit_set(ctx, &set, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     }
     for (size_t i = 0; i < n; i++)
         abl_report_free(reps[i]);
@@ -144,7 +144,7 @@ static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *li
     return rc;
 }
 
-static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+static int run_analyze(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
         return abl_cli_usage_error("analyze: unexpected argument '%s'", pos[0]);
@@ -154,12 +154,12 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
         return ABL_EXIT_USAGE;
     const char *dt = abl_cli_arg(cmd, v, ABL_OPT_DTYPE);
     if (dt != NULL && (strchr(dt, ',') != NULL || strcasecmp(dt, "all") == 0))
-        return analyze_dtypes(cmd, v, dt, out);
+        return analyze_dtypes(ctx, cmd, v, dt, out);
     abl_report *r = NULL;
     abl_cli_work work = abl_cli_work_of("analyze", v);
-    int rc = analyze_report(cmd, v, &work, &r);
+    int rc = analyze_report(ctx, cmd, v, &work, &r);
     if (rc == ABL_EXIT_OK)
-        rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
+        rc = abl_cli_emit(ctx, r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     return rc;
 }
@@ -189,10 +189,10 @@ static int slopes_error(abl_status st, const abl_analysis_config *cfg, const cha
 {
     if (st == ABL_ERR_HEADS_RANGE && cfg->heads > 0 && slopes_text != NULL)
         return abl_cli_usage_error("--slopes: the list '%s' does not have --heads %d entries", slopes_text, cfg->heads);
-    return abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_status_message(st));
+    return abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_cli_why(st, NULL));
 }
 
-static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
+static int analyze_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
                         abl_report **r)
 {
     abl_analysis_config cfg;
@@ -279,7 +279,7 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_wo
     if (slopes_text != NULL) {
         abl_status pst = abl_schedule_spec_parse(slopes_text, &nums->slopes);
         if (pst == ABL_ERR_NO_MEMORY)
-            return abl_cli_internal_error("%s", abl_status_message(pst));
+            return abl_cli_internal_error("%s", abl_cli_why(pst, NULL));
         if (pst != ABL_OK)
             return slopes_error(pst, &cfg, slopes_text);
         cfg.slopes = &nums->slopes;
@@ -294,7 +294,7 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_wo
         abl_cli_budget(work, &cost) != 0)
         return ABL_EXIT_USAGE;
     abl_cli_bar bar;
-    abl_cli_bar_init(&bar, "analyze", cmd, v);
+    abl_cli_bar_init(ctx, &bar, "analyze", cmd, v);
     cfg.progress.fn = abl_cli_bar_update;
     cfg.progress.ctx = &bar;
     abl_analysis a;
@@ -316,15 +316,15 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_wo
     } else if (st == ABL_ERR_UNSUPPORTED) {
         rc = unsupported_distance(cmd, v, &cfg, slopes_text);
     } else if (st == ABL_ERR_NO_MEMORY) {
-        rc = abl_cli_internal_error("%s", abl_status_message(st));
+        rc = abl_cli_internal_error("%s", abl_cli_why(st, NULL));
     } else if (st != ABL_OK) {
-        rc = abl_cli_usage_error("analyze: %s", abl_status_message(st));
+        rc = abl_cli_usage_error("analyze: %s", abl_cli_why(st, NULL));
     } else {
         st = abl_analysis_report(&a, r);
     }
     abl_cli_bar_finish(&bar);
     if (rc == ABL_EXIT_OK && st != ABL_OK)
-        rc = abl_cli_internal_error("%s", abl_status_message(st));
+        rc = abl_cli_internal_error("%s", abl_cli_why(st, NULL));
     abl_analysis_free(&a);
     return rc;
 }

@@ -62,7 +62,7 @@ int abl_cli_plot_target(const char *device, const char *path, const char *width,
     return 0;
 }
 
-int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, const char *opt, const char *path)
+int abl_cli_plot_write(const abl_cli_ctx *ctx, const abl_plot *p, const abl_plot_render_options *ro, const char *opt, const char *path)
 {
     char *buf = NULL, *err = NULL;
     size_t len = 0;
@@ -72,12 +72,12 @@ int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, con
         rc = abl_cli_internal_error("out of memory");
     else if (st != ABL_OK)
         rc = abl_cli_internal_error("cannot draw the %s picture: %s", abl_plot_device_name(ro->device),
-                                    err != NULL ? err : abl_status_message(st));
+                                    abl_cli_why(st, err));
     free(err);
     if (rc != 0)
         return rc;
     abl_cli_outfile o;
-    rc = abl_cli_outfile_open(&o, opt, path);
+    rc = abl_cli_outfile_open(ctx, &o, opt, path);
     if (rc == 0) {
         fwrite(buf, 1, len, o.f);
         rc = abl_cli_outfile_commit(&o);
@@ -112,14 +112,14 @@ static int plot_status(abl_status st, const char *slopes, const char *err)
 {
     if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
         st == ABL_ERR_DEGENERATE)
-        return abl_cli_usage_error("--slopes: '%s': %s%s", slopes ? slopes : "press", abl_status_message(st),
+        return abl_cli_usage_error("--slopes: '%s': %s%s", slopes ? slopes : "press", abl_cli_why(st, NULL),
                                    st == ABL_ERR_HEADS_RANGE ? " (a plot draws 1 to 256 heads, blindmap --head 0 64)"
                                                              : "");
     if (st == ABL_ERR_UNSUPPORTED || (st == ABL_ERR_INVALID_ARGUMENT && err != NULL))
-        return abl_cli_usage_error("plot: %s", err != NULL ? err : abl_status_message(st));
+        return abl_cli_usage_error("plot: %s", abl_cli_why(st, err));
     if (st == ABL_ERR_NO_MEMORY)
         return abl_cli_internal_error("out of memory");
-    return abl_cli_internal_error("plot: %s", abl_status_message(st));
+    return abl_cli_internal_error("plot: %s", abl_cli_why(st, NULL));
 }
 
 /* The kernel work of fraction (--pipeline curves) and blindmap, refused over the budget unless --force
@@ -132,7 +132,7 @@ static int plot_budget(const abl_cli_cmd *cmd, const char **v, abl_status est, c
 }
 
 /* The picture; the schedule is parsed into *sched (the caller frees it). */
-static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched)
+static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched)
 {
     static const char *const kinds = "bias, fraction, blindmap or mitigations";
     if (npos == 0)
@@ -189,7 +189,7 @@ static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         pst = abl_model_spec_schedule(&spec, sched);
     }
     if (pst != ABL_OK)
-        return abl_cli_usage_error("--slopes: '%s': %s", slopes, abl_status_message(pst));
+        return abl_cli_usage_error("--slopes: '%s': %s", slopes, abl_cli_why(pst, NULL));
     const abl_schedule_spec *slopes_value = slopes != NULL ? sched : NULL;
     if (slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL && model == NULL && !have_config &&
         (sched->kind == ABL_SCHEDULE_SLOPES || sched->kind == ABL_SCHEDULE_TARGETS))
@@ -202,9 +202,12 @@ static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         formats[0] = spec.dtype;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) != NULL) {
         if (strcmp(kind, "fraction") != 0) {
-            char why[96]; /* kind is one of the four names checked above, never other user text */
-            snprintf(why, sizeof why, "plot %s draws one format (plot fraction takes a list)", kind);
-            if (abl_cli_dtype_one("dtype", s, why, &formats[0]))
+            char *why = abl_cli_printf("plot %s draws one format (plot fraction takes a list)", kind);
+            if (why == NULL)
+                return abl_cli_internal_error("out of memory");
+            int bad = abl_cli_dtype_one("dtype", s, why, &formats[0]);
+            free(why);
+            if (bad)
                 return ABL_EXIT_USAGE;
         } else if (abl_cli_dtype_list("dtype", s, formats, PLOT_MAX_LIST, &nformats)) {
             return ABL_EXIT_USAGE;
@@ -332,16 +335,16 @@ static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **po
     free(pipecopy);
     if (rc != 0)
         return rc;
-    rc = abl_cli_plot_write(&p, &ro, "output", path);
+    rc = abl_cli_plot_write(cli, &p, &ro, "output", path);
     abl_plot_free(&p);
     return rc;
 }
 
-static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+static int run_plot(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     abl_schedule_spec sched;
     memset(&sched, 0, sizeof sched);
-    int rc = plot_with(cmd, v, npos, pos, &sched);
+    int rc = plot_with(ctx, cmd, v, npos, pos, &sched);
     abl_schedule_spec_free(&sched);
     return rc;
 }

@@ -21,7 +21,7 @@ static const abl_cli_use report_opts[] = {
 };
 
 /* The page; the schedule is parsed into *sched (the caller frees it). */
-static int report_with(const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched)
+static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched)
 {
     if (npos > 0)
         return abl_cli_usage_error("report: unexpected argument '%s'", pos[0]);
@@ -70,7 +70,7 @@ static int report_with(const abl_cli_cmd *cmd, const char **v, int npos, char **
         pst = abl_model_spec_schedule(&spec, sched);
     }
     if (pst != ABL_OK)
-        return abl_cli_usage_error("--slopes: '%s': %s", slopes_text, abl_status_message(pst));
+        return abl_cli_usage_error("--slopes: '%s': %s", slopes_text, abl_cli_why(pst, NULL));
     c.slopes = slopes_text != NULL ? sched : NULL;
     if (c.slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL && c.model == NULL && !have_config &&
         (c.slopes->kind == ABL_SCHEDULE_SLOPES || c.slopes->kind == ABL_SCHEDULE_TARGETS))
@@ -95,11 +95,11 @@ static int report_with(const abl_cli_cmd *cmd, const char **v, int npos, char **
     char *buf = NULL, *err = NULL;
     size_t len = 0;
     abl_status st = abl_html_report(&c, &buf, &len, &err);
-    const char *why = err != NULL ? err : abl_status_message(st);
+    const char *why = abl_cli_why(st, err);
     int rc = 0;
     if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
         st == ABL_ERR_DEGENERATE)
-        rc = abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_status_message(st));
+        rc = abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_cli_why(st, NULL));
     else if (st == ABL_ERR_UNSUPPORTED)
         rc = abl_cli_usage_error("report: %s", why);
     else if (st == ABL_ERR_NO_MEMORY)
@@ -110,7 +110,7 @@ static int report_with(const abl_cli_cmd *cmd, const char **v, int npos, char **
     if (rc != 0)
         return rc;
     abl_cli_outfile o;
-    rc = abl_cli_outfile_open(&o, "output", path);
+    rc = abl_cli_outfile_open(ctx, &o, "output", path);
     if (rc == 0) {
         fwrite(buf, 1, len, o.f);
         rc = abl_cli_outfile_commit(&o);
@@ -122,11 +122,11 @@ static int report_with(const abl_cli_cmd *cmd, const char **v, int npos, char **
     return rc;
 }
 
-static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+static int run_report(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     abl_schedule_spec sched;
     memset(&sched, 0, sizeof sched);
-    int rc = report_with(cmd, v, npos, pos, &sched);
+    int rc = report_with(ctx, cmd, v, npos, pos, &sched);
     abl_schedule_spec_free(&sched);
     return rc;
 }

@@ -64,10 +64,10 @@ static void dump_row(void *ctx, int head, uint64_t row, const float *logits, con
         d->bad = 1;
 }
 
-static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std, const abl_npy *npy,
+static int simulate_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, mpq_t logit_std, const abl_npy *npy,
                          const abl_cli_setup *setup, abl_schedule_spec *slopes);
 
-static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+static int run_simulate(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
         return abl_cli_usage_error("simulate: unexpected argument '%s'", pos[0]);
@@ -82,7 +82,7 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
         char *lerr = NULL;
         abl_status ls = abl_npy_map(lpath, &npy, &lerr);
         int lrc = ls == ABL_OK ? 0
-                               : abl_cli_usage_error("--logits: %s: %s", lpath, lerr != NULL ? lerr : abl_status_message(ls));
+                               : abl_cli_usage_error("--logits: %s: %s", lpath, abl_cli_why(ls, lerr));
         free(lerr);
         if (lrc != 0)
             return lrc;
@@ -96,7 +96,7 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
         mpq_t logit_std;
         mpq_init(logit_std);
         /* without --model/--config, --slopes is parsed into the (otherwise empty) setup's value */
-        rc = simulate_with(cmd, v, logit_std, lpath != NULL ? &npy : NULL, model ? &setup : NULL, &setup.schedule);
+        rc = simulate_with(ctx, cmd, v, logit_std, lpath != NULL ? &npy : NULL, model ? &setup : NULL, &setup.schedule);
         mpq_clear(logit_std);
     }
     abl_cli_setup_free(&setup);
@@ -104,7 +104,7 @@ static int run_simulate(const abl_cli_cmd *cmd, const char **v, int npos, char *
     return rc;
 }
 
-static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std, const abl_npy *npy,
+static int simulate_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, mpq_t logit_std, const abl_npy *npy,
                          const abl_cli_setup *setup, abl_schedule_spec *slopes)
 {
     abl_simulate_config cfg;
@@ -220,7 +220,7 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
         if (cfg.context > 4096)
             return abl_cli_usage_error("--weights: N = %llu is too large to dump (at most 4096)",
                                        (unsigned long long)cfg.context);
-        int wrc = abl_cli_outfile_open(&wfile, "weights", wpath);
+        int wrc = abl_cli_outfile_open(ctx, &wfile, "weights", wpath);
         if (wrc != 0)
             return wrc;
         dump.f = wfile.f;
@@ -234,7 +234,7 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
     memset(&pred, 0, sizeof pred);
     abl_status st = ABL_OK;
     abl_cli_bar bar;
-    abl_cli_bar_init(&bar, "simulate", cmd, v);
+    abl_cli_bar_init(ctx, &bar, "simulate", cmd, v);
     /* The cost is known before any work starts (the emulation's and the predictor's, as run): refuse
      * it above the budget unless forced. */
     abl_cost cost;
@@ -251,9 +251,9 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
         st = abl_npy_check_scores(npy, &lerr);
         if (st != ABL_OK) {
             abl_cli_outfile_abort(&wfile);
-            int lrc = st == ABL_ERR_NO_MEMORY ? abl_cli_internal_error("%s", abl_status_message(st))
+            int lrc = st == ABL_ERR_NO_MEMORY ? abl_cli_internal_error("%s", abl_cli_why(st, NULL))
                                               : abl_cli_usage_error("--logits: %s: %s", abl_cli_arg(cmd, v, ABL_OPT_LOGITS),
-                                                                    lerr != NULL ? lerr : abl_status_message(st));
+                                                                    abl_cli_why(st, lerr));
             free(lerr);
             return lrc;
         }
@@ -269,7 +269,7 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
         st = abl_predict_run(&cfg, &pred);
     int rc = ABL_EXIT_OK;
     if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE) {
-        rc = abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_status_message(st));
+        rc = abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_cli_why(st, NULL));
     } else if (st == ABL_ERR_DEGENERATE) {
         rc = abl_cli_usage_error("--slopes: '%s': a slope rounds to zero in slope-dtype=%s, or a target needs a "
                                  "non-zero tau of %s", slopes_text ? slopes_text : "press",
@@ -280,9 +280,9 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
         rc = abl_cli_usage_error("simulate: the bias or the logits overflow to Inf/NaN in this pipeline at N = %llu",
                                  (unsigned long long)cfg.context);
     } else if (st == ABL_ERR_NO_MEMORY) {
-        rc = abl_cli_internal_error("%s", abl_status_message(st));
+        rc = abl_cli_internal_error("%s", abl_cli_why(st, NULL));
     } else if (st != ABL_OK) {
-        rc = abl_cli_usage_error("simulate: %s", abl_status_message(st));
+        rc = abl_cli_usage_error("simulate: %s", abl_cli_why(st, NULL));
     } else {
         abl_report *r = NULL;
         char *buf = NULL;
@@ -294,15 +294,15 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
             st = abl_report_meta(r, setup->meta[i].key, setup->meta[i].label, setup->meta[i].text,
                                  setup->meta[i].json);
         if (st != ABL_OK)
-            rc = abl_cli_internal_error("%s", abl_status_message(st));
+            rc = abl_cli_internal_error("%s", abl_cli_why(st, NULL));
         else
-            rc = abl_cli_render(r, out, &buf, &len);
+            rc = abl_cli_render(ctx, r, out, &buf, &len);
         abl_report_free(r);
         /* Every output is written and flushed first; only then do the files move into place and the
          * report reach standard output, so a failure leaves nothing behind. */
         if (rc == ABL_EXIT_OK && (dump.bad || (wpath != NULL && abl_cli_outfile_flush(&wfile) != 0)))
             rc = abl_cli_usage_error("--weights: cannot write '%s'", wpath);
-        if (rc == ABL_EXIT_OK && opath != NULL && (rc = abl_cli_outfile_open(&ofile, "output", opath)) == 0) {
+        if (rc == ABL_EXIT_OK && opath != NULL && (rc = abl_cli_outfile_open(ctx, &ofile, "output", opath)) == 0) {
             fwrite(buf, 1, len, ofile.f);
             if (abl_cli_outfile_flush(&ofile) != 0)
                 rc = abl_cli_usage_error("--output: cannot write '%s'", opath);
@@ -311,7 +311,7 @@ static int simulate_with(const abl_cli_cmd *cmd, const char **v, mpq_t logit_std
             rc = abl_cli_outfile_commit(&wfile);
         if (rc == ABL_EXIT_OK && opath != NULL)
             rc = abl_cli_outfile_commit(&ofile);
-        if (rc == ABL_EXIT_OK && opath == NULL && (fwrite(buf, 1, len, abl_cli_out) != len || fflush(abl_cli_out) != 0))
+        if (rc == ABL_EXIT_OK && opath == NULL && (fwrite(buf, 1, len, ctx->out) != len || fflush(ctx->out) != 0))
             rc = abl_cli_internal_error("cannot write to standard output");
         abl_cli_outfile_abort(&ofile);
         free(buf);
