@@ -192,6 +192,93 @@ static int slopes_error(abl_status st, const abl_analysis_config *cfg, const cha
     return abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_cli_why(st, NULL));
 }
 
+/* The numbers (--logit, --logit-range, --clamp, --softcap) are read here, once, into exact rationals the
+ * library takes as they are. 0, or the exit status after the one-line error. */
+static int read_numbers(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums, abl_analysis_config *cfg)
+{
+    const char *s;
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT)) != NULL) {
+        if (abl_cli_decimal("logit", s, 0, nums->logit))
+            return ABL_EXIT_USAGE;
+        cfg->logit = nums->logit;
+    }
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT_RANGE)) != NULL) {
+        const char *colon = strchr(s, ':');
+        if (colon == NULL || strchr(colon + 1, ':') != NULL)
+            return abl_cli_usage_error("--logit-range: '%s' is not LO:HI (e.g. -10:5)", s);
+        char *lo = strdup(s);
+        if (lo == NULL)
+            return abl_cli_internal_error("out of memory");
+        lo[colon - s] = '\0';
+        int bad = abl_cli_decimal("logit-range", lo, 0, nums->lo) || abl_cli_decimal("logit-range", colon + 1, 0, nums->hi);
+        free(lo);
+        if (bad)
+            return ABL_EXIT_USAGE;
+        if (mpq_cmp(nums->lo, nums->hi) > 0)
+            return abl_cli_usage_error("--logit-range: LO is above HI in '%s'", s);
+        cfg->logit_lo = nums->lo;
+        cfg->logit_hi = nums->hi;
+    }
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CLAMP)) != NULL) {
+        if (abl_cli_decimal("clamp", s, 0, nums->clamp))
+            return ABL_EXIT_USAGE;
+        /* The bias -m*d is never positive: a clamp c >= 0 flattens all of it, almost surely a sign error. */
+        if (mpq_sgn(nums->clamp) > 0)
+            return abl_cli_usage_error("--clamp: %s is positive, so max(-m*d, c) = c flattens every bias "
+                                       "(the bias is never positive); did you mean --clamp -%s?", s, s);
+        if (mpq_sgn(nums->clamp) == 0)
+            return abl_cli_usage_error("--clamp: 0 flattens every bias to 0 (the bias is never positive); "
+                                       "a clamp is negative, e.g. --clamp -87");
+        cfg->clamp = nums->clamp;
+    }
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_SOFTCAP)) != NULL) {
+        if (abl_cli_decimal("softcap", s, 1, nums->softcap))
+            return ABL_EXIT_USAGE;
+        cfg->softcap = nums->softcap;
+    }
+    return 0;
+}
+
+/* Run the analysis of cfg with the progress bar, and make its report (*r); the exit status. */
+static int run_analysis(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, abl_analysis_config *cfg,
+                        const char *slopes_text, abl_report **r)
+{
+    abl_cli_bar bar;
+    abl_cli_bar_init(ctx, &bar, "analyze", cmd, v);
+    cfg->progress.fn = abl_cli_bar_update;
+    cfg->progress.ctx = &bar;
+    abl_analysis a;
+    abl_status st = abl_analysis_run(cfg, &a);
+    int rc = ABL_EXIT_OK;
+    if (st != ABL_OK) /* cleared before any message, so an error stays one line */
+        abl_cli_bar_finish(&bar);
+    if (st == ABL_ERR_HEADS_RANGE && cfg->heads > 0 && cfg->slopes != NULL) {
+        rc = slopes_error(st, cfg, slopes_text);
+    } else if (st == ABL_ERR_BAD_SLOPE && cfg->slopes == NULL && (cfg->mitigations & ABL_MITIGATE_EXPLICIT)) {
+        /* E's slopes, not a --slopes the user gave: -tau/(32*2^(h-1)) leaves the doubles (the smallest
+         * positive is 2^-1074) for the last heads of a layer this wide. */
+        rc = abl_cli_usage_error("--mitigate: E's slope -tau/(32*2^(h-1)) of the last of --heads %d is below the "
+                                 "smallest positive double (2^-1074): give fewer heads",
+                                 cfg->heads);
+    } else if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
+               st == ABL_ERR_DEGENERATE) {
+        rc = slopes_error(st, cfg, slopes_text);
+    } else if (st == ABL_ERR_UNSUPPORTED) {
+        rc = unsupported_distance(cmd, v, cfg, slopes_text);
+    } else if (st == ABL_ERR_NO_MEMORY) {
+        rc = abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    } else if (st != ABL_OK) {
+        rc = abl_cli_usage_error("analyze: %s", abl_cli_why(st, NULL));
+    } else {
+        st = abl_analysis_report(&a, r);
+    }
+    abl_cli_bar_finish(&bar);
+    if (rc == ABL_EXIT_OK && st != ABL_OK)
+        rc = abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    abl_analysis_free(&a);
+    return rc;
+}
+
 static int analyze_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
                         abl_report **r)
 {
@@ -220,46 +307,8 @@ static int analyze_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const ch
         else
             return abl_cli_usage_error("--distance: unknown distance '%s' (known: linear, log)", s);
     }
-    /* The numbers are read here, once, into exact rationals the library takes as they are. */
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT)) != NULL) {
-        if (abl_cli_decimal("logit", s, 0, nums->logit))
-            return ABL_EXIT_USAGE;
-        cfg.logit = nums->logit;
-    }
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT_RANGE)) != NULL) {
-        const char *colon = strchr(s, ':');
-        if (colon == NULL || strchr(colon + 1, ':') != NULL)
-            return abl_cli_usage_error("--logit-range: '%s' is not LO:HI (e.g. -10:5)", s);
-        char *lo = strdup(s);
-        if (lo == NULL)
-            return abl_cli_internal_error("out of memory");
-        lo[colon - s] = '\0';
-        int bad = abl_cli_decimal("logit-range", lo, 0, nums->lo) || abl_cli_decimal("logit-range", colon + 1, 0, nums->hi);
-        free(lo);
-        if (bad)
-            return ABL_EXIT_USAGE;
-        if (mpq_cmp(nums->lo, nums->hi) > 0)
-            return abl_cli_usage_error("--logit-range: LO is above HI in '%s'", s);
-        cfg.logit_lo = nums->lo;
-        cfg.logit_hi = nums->hi;
-    }
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CLAMP)) != NULL) {
-        if (abl_cli_decimal("clamp", s, 0, nums->clamp))
-            return ABL_EXIT_USAGE;
-        /* The bias -m*d is never positive: a clamp c >= 0 flattens all of it, almost surely a sign error. */
-        if (mpq_sgn(nums->clamp) > 0)
-            return abl_cli_usage_error("--clamp: %s is positive, so max(-m*d, c) = c flattens every bias "
-                                       "(the bias is never positive); did you mean --clamp -%s?", s, s);
-        if (mpq_sgn(nums->clamp) == 0)
-            return abl_cli_usage_error("--clamp: 0 flattens every bias to 0 (the bias is never positive); "
-                                       "a clamp is negative, e.g. --clamp -87");
-        cfg.clamp = nums->clamp;
-    }
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_SOFTCAP)) != NULL) {
-        if (abl_cli_decimal("softcap", s, 1, nums->softcap))
-            return ABL_EXIT_USAGE;
-        cfg.softcap = nums->softcap;
-    }
+    if (read_numbers(cmd, v, nums, &cfg))
+        return ABL_EXIT_USAGE;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_MITIGATE)) && abl_mitigations_parse(s, &cfg.mitigations) != ABL_OK)
         return abl_cli_usage_error("--mitigate: '%s' is not a list of C, E, L, S (e.g. C,E or none)", s);
     if ((cfg.mitigations & ABL_MITIGATE_LOG) && (s = abl_cli_arg(cmd, v, ABL_OPT_DISTANCE)) && strcasecmp(s, "log") != 0)
@@ -293,40 +342,7 @@ static int analyze_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const ch
     if (abl_analysis_estimate(&cfg, &cost) == ABL_OK &&
         abl_cli_budget(work, &cost) != 0)
         return ABL_EXIT_USAGE;
-    abl_cli_bar bar;
-    abl_cli_bar_init(ctx, &bar, "analyze", cmd, v);
-    cfg.progress.fn = abl_cli_bar_update;
-    cfg.progress.ctx = &bar;
-    abl_analysis a;
-    abl_status st = abl_analysis_run(&cfg, &a);
-    int rc = ABL_EXIT_OK;
-    if (st != ABL_OK) /* cleared before any message, so an error stays one line */
-        abl_cli_bar_finish(&bar);
-    if (st == ABL_ERR_HEADS_RANGE && cfg.heads > 0 && cfg.slopes != NULL) {
-        rc = slopes_error(st, &cfg, slopes_text);
-    } else if (st == ABL_ERR_BAD_SLOPE && cfg.slopes == NULL && (cfg.mitigations & ABL_MITIGATE_EXPLICIT)) {
-        /* E's slopes, not a --slopes the user gave: -tau/(32*2^(h-1)) leaves the doubles (the smallest
-         * positive is 2^-1074) for the last heads of a layer this wide. */
-        rc = abl_cli_usage_error("--mitigate: E's slope -tau/(32*2^(h-1)) of the last of --heads %d is below the "
-                                 "smallest positive double (2^-1074): give fewer heads",
-                                 cfg.heads);
-    } else if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
-               st == ABL_ERR_DEGENERATE) {
-        rc = slopes_error(st, &cfg, slopes_text);
-    } else if (st == ABL_ERR_UNSUPPORTED) {
-        rc = unsupported_distance(cmd, v, &cfg, slopes_text);
-    } else if (st == ABL_ERR_NO_MEMORY) {
-        rc = abl_cli_internal_error("%s", abl_cli_why(st, NULL));
-    } else if (st != ABL_OK) {
-        rc = abl_cli_usage_error("analyze: %s", abl_cli_why(st, NULL));
-    } else {
-        st = abl_analysis_report(&a, r);
-    }
-    abl_cli_bar_finish(&bar);
-    if (rc == ABL_EXIT_OK && st != ABL_OK)
-        rc = abl_cli_internal_error("%s", abl_cli_why(st, NULL));
-    abl_analysis_free(&a);
-    return rc;
+    return run_analysis(ctx, cmd, v, &cfg, slopes_text, r);
 }
 
 const abl_cli_cmd abl_cli_analyze_cmd = {
