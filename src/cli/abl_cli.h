@@ -116,6 +116,18 @@ typedef struct abl_cli_use {
 /* The option as command `use` presents it (the table's row with the use's overrides). */
 abl_cli_opt abl_cli_use_opt(const abl_cli_use *use);
 
+/*
+ * One abl_cli_main call: its streams and the shared flags, made by abl_cli_main on its stack and handed
+ * down to the command (never file-scope state: the fuzzers and the tests call abl_cli_main again and again,
+ * with other streams).
+ */
+typedef struct abl_cli_ctx {
+    FILE *out;   /* the report: stdout, or the caller's stream */
+    FILE *err;   /* messages and the progress bar */
+    int wide;    /* --wide (accepted by every command, like --help): text output keeps one line per table
+                  * row, meta line and note instead of fitting 80 columns */
+} abl_cli_ctx;
+
 typedef struct abl_cli_cmd {
     const char *name;
     const char *summary;
@@ -124,7 +136,7 @@ typedef struct abl_cli_cmd {
     const abl_cli_use *opts;           /* sorted by name */
     size_t nopts;
     /* values: ABL_OPT_COUNT entries, indexed by id (NULL: not given; "" a flag that is given). */
-    int (*run)(const struct abl_cli_cmd *cmd, const char **values, int npos, char **pos);
+    int (*run)(const abl_cli_ctx *ctx, const struct abl_cli_cmd *cmd, const char **values, int npos, char **pos);
 } abl_cli_cmd;
 
 /*
@@ -132,14 +144,10 @@ typedef struct abl_cli_cmd {
  * to `out`, messages to `err` (main passes stdout and stderr; the fuzzers pass memory streams).
  */
 int abl_cli_main(int argc, char **argv, FILE *out, FILE *err);
-/* The streams of the running abl_cli_main. */
-extern FILE *abl_cli_out, *abl_cli_err;
-
-/*
- * --wide (accepted by every command, like --help): text output keeps one line per table row, meta
- * line and note instead of fitting 80 columns.
- */
-extern int abl_cli_wide;
+/* The error stream of the running abl_cli_main (= its ctx.err): the one state left at file scope, because
+ * the ~240 one-line errors (abl_cli_usage_error, abl_cli_internal_error and the parsers below) do not take
+ * the context yet. */
+extern FILE *abl_cli_err;
 /* The options every command takes, handled by the shared parser rather than the command's list
  * (--help, --wide): help texts, completions and the man page list them for every command. */
 extern const abl_opt abl_cli_shared_opts[];
@@ -161,6 +169,11 @@ int abl_cli_internal_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+
+/* The one mapping from a failed status to its message in the CLI: the library's own message (`msg`, the
+ * malloc'd text of a char **msg API) when it gave one, else the status's text (abl_status_message). Every
+ * error line of the CLI that reports a library status takes its text from here. */
+const char *abl_cli_why(abl_status st, const char *msg);
 
 /* Value of option `id` (NULL when absent, "" for a flag that is present); cmd must list id (asserted). */
 const char *abl_cli_arg(const abl_cli_cmd *cmd, const char **values, abl_opt id);
@@ -199,9 +212,10 @@ typedef struct abl_cli_outfile {
     char *target;      /* where the data ends up */
     char *tmp;         /* temporary beside it, or NULL when writing in place */
     FILE *f;
+    FILE *out;         /* the call's standard output ("-" writes there; it is flushed, never closed) */
 } abl_cli_outfile;
 
-int abl_cli_outfile_open(abl_cli_outfile *o, const char *opt, const char *path);
+int abl_cli_outfile_open(const abl_cli_ctx *ctx, abl_cli_outfile *o, const char *opt, const char *path);
 /* Flush what was written so far; non-zero when the data did not all reach the file (or device). */
 int abl_cli_outfile_flush(abl_cli_outfile *o);
 /* Non-zero when the two paths name the same file (existing or to be created). */
@@ -212,20 +226,20 @@ int abl_cli_outfile_commit(abl_cli_outfile *o);
 void abl_cli_outfile_abort(abl_cli_outfile *o);
 
 /* Render the report into a malloc'd buffer. Returns an exit status. */
-int abl_cli_render(const abl_report *r, abl_output fmt, char **buf, size_t *len);
+int abl_cli_render(const abl_cli_ctx *ctx, const abl_report *r, abl_output fmt, char **buf, size_t *len);
 
 /* Render the report and write it to stdout, or to `path` through an abl_cli_outfile. */
-int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path);
+int abl_cli_emit(const abl_cli_ctx *ctx, const abl_report *r, abl_output fmt, const char *path);
 /* The same for a set of reports (analyze --dtype LIST). */
-int abl_cli_emit_set(const abl_report_set *s, abl_output fmt, const char *path);
+int abl_cli_emit_set(const abl_cli_ctx *ctx, const abl_report_set *s, abl_output fmt, const char *path);
 /* Write a rendered buffer (freed here) to stdout or to `path`. */
-int abl_cli_emit_buffer(char *buf, size_t len, const char *path);
+int abl_cli_emit_buffer(const abl_cli_ctx *ctx, char *buf, size_t len, const char *path);
 
 /* Pictures: the device and page size from --device/--output/--width/--height (width and height may
  * be NULL), and drawing a plot into `path` through an abl_cli_outfile. Both return an exit status. */
 int abl_cli_plot_target(const char *device, const char *path, const char *width, const char *height,
                         abl_plot_render_options *ro);
-int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, const char *opt, const char *path);
+int abl_cli_plot_write(const abl_cli_ctx *ctx, const abl_plot *p, const abl_plot_render_options *ro, const char *opt, const char *path);
 
 /*
  * Work budget: a computation whose nominal cost (abl_cost) is over the budget is refused with a message
@@ -251,8 +265,8 @@ int abl_cli_budget_of(const char *what, const char **values, const abl_cost *c);
  * counts nothing (the run reports the error itself). */
 int abl_cli_predict_budget(const abl_cli_work *w, const abl_simulate_config *sc, double calls,
                            const abl_cost *extra);
-/* "4.5 minutes", "3.2 days". */
-void abl_cli_duration_text(double seconds, char *buf, size_t len);
+/* "4.5 minutes", "3.2 days", malloc'd (NULL on allocation failure). */
+char *abl_cli_duration_text(double seconds);
 
 /*
  * A progress bar with an estimate of the time left, on standard error: drawn when it is a terminal or
@@ -264,7 +278,7 @@ typedef struct abl_cli_bar {
     int on, width;
     double start, last;
 } abl_cli_bar;
-void abl_cli_bar_init(abl_cli_bar *b, const char *label, const abl_cli_cmd *cmd, const char **values);
+void abl_cli_bar_init(const abl_cli_ctx *ctx, abl_cli_bar *b, const char *label, const abl_cli_cmd *cmd, const char **values);
 void abl_cli_bar_update(void *ctx, uint64_t done, uint64_t total);
 void abl_cli_bar_finish(abl_cli_bar *b);
 
@@ -273,9 +287,9 @@ extern const abl_cli_cmd *const abl_cli_commands[];
 extern const size_t abl_cli_ncommands;
 
 /* alibi-blind completion bash|zsh|list (hidden): argv holds the arguments after "completion". */
-int abl_cli_completion(int argc, char **argv);
+int abl_cli_completion(const abl_cli_ctx *ctx, int argc, char **argv);
 /* alibi-blind man TEMPLATE (hidden): the man page from its template and the option table. */
-int abl_cli_man(int argc, char **argv);
+int abl_cli_man(const abl_cli_ctx *ctx, int argc, char **argv);
 
 /* Subcommands. */
 extern const abl_cli_cmd abl_cli_analyze_cmd;
@@ -347,7 +361,7 @@ void abl_cli_compare_config(const abl_cli_setup *s, abl_compare_config *cc);
  * report is handed back in *keep instead of written (analyze --dtype LIST). The analysis and the predictor
  * are refused over the work budget `work`. Returns the exit status.
  */
-int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl_cli_setup *s, abl_output out,
+int abl_cli_compare(const abl_cli_ctx *ctx, const char *cmdname, const abl_compare_config *cc, const abl_cli_setup *s, abl_output out,
                     const char *path, const abl_check_limits *limits, abl_report **keep, const abl_cli_work *work);
 
 /* One line for an unknown --model NAME (with a did-you-mean); returns ABL_EXIT_USAGE. opt may be NULL. */

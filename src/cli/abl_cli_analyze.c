@@ -32,7 +32,7 @@ static const abl_cli_use analyze_opts[] = {
 };
 
 /* With a kernel: the paper's delta and the pipeline's exact first blind distance, head by head. */
-static int run_kernel(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_report **r)
+static int run_kernel(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_report **r)
 {
     static const abl_opt refused[] = {ABL_OPT_CLAMP, ABL_OPT_DISTANCE, ABL_OPT_LEVEL, ABL_OPT_LOGIT, ABL_OPT_MITIGATE,
                                       ABL_OPT_SOFTCAP, ABL_OPT_WINDOW};
@@ -54,7 +54,7 @@ static int run_kernel(const abl_cli_cmd *cmd, const char **v, const abl_cli_work
         abl_cli_setup_free(&s);
         return ABL_EXIT_USAGE;
     }
-    rc = abl_cli_compare(cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r, work);
+    rc = abl_cli_compare(ctx, cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r, work);
     abl_cli_setup_free(&s);
     return rc;
 }
@@ -64,20 +64,20 @@ typedef struct {
     abl_schedule_spec slopes;  /* --slopes, parsed once (zeroed when absent) */
 } analyze_numbers;
 
-static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
+static int analyze_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
                         abl_report **r);
 static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const abl_analysis_config *cfg,
                                 const char *slopes_text);
 
 /* The report of one dtype (--dtype holds one format, or is absent). */
-static int analyze_report(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_report **r)
+static int analyze_report(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_report **r)
 {
     if (abl_cli_arg(cmd, v, ABL_OPT_MODEL) || abl_cli_arg(cmd, v, ABL_OPT_CONFIG) || abl_cli_arg(cmd, v, ABL_OPT_PIPELINE))
-        return run_kernel(cmd, v, work, r);
+        return run_kernel(ctx, cmd, v, work, r);
     analyze_numbers nums;
     memset(&nums.slopes, 0, sizeof nums.slopes);
     mpq_inits(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
-    int rc = analyze_with(cmd, v, work, &nums, r);
+    int rc = analyze_with(ctx, cmd, v, work, &nums, r);
     mpq_clears(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
     abl_schedule_spec_free(&nums.slopes);
     return rc;
@@ -97,7 +97,7 @@ static const abl_report_compare kernel_compare[] = {
 #define ANALYZE_MAX_DTYPES 64
 
 /* analyze --dtype bf16,fp16: the same layer once per format, one document (abl_report_set). */
-static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *list, abl_output out)
+static int analyze_dtypes(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const char *list, abl_output out)
 {
     abl_format fmts[ANALYZE_MAX_DTYPES];
     size_t n = 0;
@@ -123,7 +123,7 @@ static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *li
     work.seconds /= (double)n;
     for (size_t i = 0; rc == ABL_EXIT_OK && i < n; i++) {
         w[slot] = labels[i] = fmts[i].name;
-        rc = analyze_report(cmd, w, &work, &reps[i]);
+        rc = analyze_report(ctx, cmd, w, &work, &reps[i]);
     }
     free(what);
     if (rc == ABL_EXIT_OK) {
@@ -136,7 +136,7 @@ static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *li
             kernel ? kernel_compare : plain_compare,
             kernel ? sizeof kernel_compare / sizeof kernel_compare[0] : sizeof plain_compare / sizeof plain_compare[0],
         };
-        rc = abl_cli_emit_set(&set, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
+        rc = abl_cli_emit_set(ctx, &set, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     }
     for (size_t i = 0; i < n; i++)
         abl_report_free(reps[i]);
@@ -144,7 +144,7 @@ static int analyze_dtypes(const abl_cli_cmd *cmd, const char **v, const char *li
     return rc;
 }
 
-static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+static int run_analyze(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
         return abl_cli_usage_error("analyze: unexpected argument '%s'", pos[0]);
@@ -154,12 +154,12 @@ static int run_analyze(const abl_cli_cmd *cmd, const char **v, int npos, char **
         return ABL_EXIT_USAGE;
     const char *dt = abl_cli_arg(cmd, v, ABL_OPT_DTYPE);
     if (dt != NULL && (strchr(dt, ',') != NULL || strcasecmp(dt, "all") == 0))
-        return analyze_dtypes(cmd, v, dt, out);
+        return analyze_dtypes(ctx, cmd, v, dt, out);
     abl_report *r = NULL;
     abl_cli_work work = abl_cli_work_of("analyze", v);
-    int rc = analyze_report(cmd, v, &work, &r);
+    int rc = analyze_report(ctx, cmd, v, &work, &r);
     if (rc == ABL_EXIT_OK)
-        rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
+        rc = abl_cli_emit(ctx, r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     return rc;
 }
@@ -189,10 +189,97 @@ static int slopes_error(abl_status st, const abl_analysis_config *cfg, const cha
 {
     if (st == ABL_ERR_HEADS_RANGE && cfg->heads > 0 && slopes_text != NULL)
         return abl_cli_usage_error("--slopes: the list '%s' does not have --heads %d entries", slopes_text, cfg->heads);
-    return abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_status_message(st));
+    return abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_cli_why(st, NULL));
 }
 
-static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
+/* The numbers (--logit, --logit-range, --clamp, --softcap) are read here, once, into exact rationals the
+ * library takes as they are. 0, or the exit status after the one-line error. */
+static int read_numbers(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums, abl_analysis_config *cfg)
+{
+    const char *s;
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT)) != NULL) {
+        if (abl_cli_decimal("logit", s, 0, nums->logit))
+            return ABL_EXIT_USAGE;
+        cfg->logit = nums->logit;
+    }
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT_RANGE)) != NULL) {
+        const char *colon = strchr(s, ':');
+        if (colon == NULL || strchr(colon + 1, ':') != NULL)
+            return abl_cli_usage_error("--logit-range: '%s' is not LO:HI (e.g. -10:5)", s);
+        char *lo = strdup(s);
+        if (lo == NULL)
+            return abl_cli_internal_error("out of memory");
+        lo[colon - s] = '\0';
+        int bad = abl_cli_decimal("logit-range", lo, 0, nums->lo) || abl_cli_decimal("logit-range", colon + 1, 0, nums->hi);
+        free(lo);
+        if (bad)
+            return ABL_EXIT_USAGE;
+        if (mpq_cmp(nums->lo, nums->hi) > 0)
+            return abl_cli_usage_error("--logit-range: LO is above HI in '%s'", s);
+        cfg->logit_lo = nums->lo;
+        cfg->logit_hi = nums->hi;
+    }
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CLAMP)) != NULL) {
+        if (abl_cli_decimal("clamp", s, 0, nums->clamp))
+            return ABL_EXIT_USAGE;
+        /* The bias -m*d is never positive: a clamp c >= 0 flattens all of it, almost surely a sign error. */
+        if (mpq_sgn(nums->clamp) > 0)
+            return abl_cli_usage_error("--clamp: %s is positive, so max(-m*d, c) = c flattens every bias "
+                                       "(the bias is never positive); did you mean --clamp -%s?", s, s);
+        if (mpq_sgn(nums->clamp) == 0)
+            return abl_cli_usage_error("--clamp: 0 flattens every bias to 0 (the bias is never positive); "
+                                       "a clamp is negative, e.g. --clamp -87");
+        cfg->clamp = nums->clamp;
+    }
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_SOFTCAP)) != NULL) {
+        if (abl_cli_decimal("softcap", s, 1, nums->softcap))
+            return ABL_EXIT_USAGE;
+        cfg->softcap = nums->softcap;
+    }
+    return 0;
+}
+
+/* Run the analysis of cfg with the progress bar, and make its report (*r); the exit status. */
+static int run_analysis(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, abl_analysis_config *cfg,
+                        const char *slopes_text, abl_report **r)
+{
+    abl_cli_bar bar;
+    abl_cli_bar_init(ctx, &bar, "analyze", cmd, v);
+    cfg->progress.fn = abl_cli_bar_update;
+    cfg->progress.ctx = &bar;
+    abl_analysis a;
+    abl_status st = abl_analysis_run(cfg, &a);
+    int rc = ABL_EXIT_OK;
+    if (st != ABL_OK) /* cleared before any message, so an error stays one line */
+        abl_cli_bar_finish(&bar);
+    if (st == ABL_ERR_HEADS_RANGE && cfg->heads > 0 && cfg->slopes != NULL) {
+        rc = slopes_error(st, cfg, slopes_text);
+    } else if (st == ABL_ERR_BAD_SLOPE && cfg->slopes == NULL && (cfg->mitigations & ABL_MITIGATE_EXPLICIT)) {
+        /* E's slopes, not a --slopes the user gave: -tau/(32*2^(h-1)) leaves the doubles (the smallest
+         * positive is 2^-1074) for the last heads of a layer this wide. */
+        rc = abl_cli_usage_error("--mitigate: E's slope -tau/(32*2^(h-1)) of the last of --heads %d is below the "
+                                 "smallest positive double (2^-1074): give fewer heads",
+                                 cfg->heads);
+    } else if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
+               st == ABL_ERR_DEGENERATE) {
+        rc = slopes_error(st, cfg, slopes_text);
+    } else if (st == ABL_ERR_UNSUPPORTED) {
+        rc = unsupported_distance(cmd, v, cfg, slopes_text);
+    } else if (st == ABL_ERR_NO_MEMORY) {
+        rc = abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    } else if (st != ABL_OK) {
+        rc = abl_cli_usage_error("analyze: %s", abl_cli_why(st, NULL));
+    } else {
+        st = abl_analysis_report(&a, r);
+    }
+    abl_cli_bar_finish(&bar);
+    if (rc == ABL_EXIT_OK && st != ABL_OK)
+        rc = abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    abl_analysis_free(&a);
+    return rc;
+}
+
+static int analyze_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
                         abl_report **r)
 {
     abl_analysis_config cfg;
@@ -220,46 +307,8 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_wo
         else
             return abl_cli_usage_error("--distance: unknown distance '%s' (known: linear, log)", s);
     }
-    /* The numbers are read here, once, into exact rationals the library takes as they are. */
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT)) != NULL) {
-        if (abl_cli_decimal("logit", s, 0, nums->logit))
-            return ABL_EXIT_USAGE;
-        cfg.logit = nums->logit;
-    }
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT_RANGE)) != NULL) {
-        const char *colon = strchr(s, ':');
-        if (colon == NULL || strchr(colon + 1, ':') != NULL)
-            return abl_cli_usage_error("--logit-range: '%s' is not LO:HI (e.g. -10:5)", s);
-        char *lo = strdup(s);
-        if (lo == NULL)
-            return abl_cli_internal_error("out of memory");
-        lo[colon - s] = '\0';
-        int bad = abl_cli_decimal("logit-range", lo, 0, nums->lo) || abl_cli_decimal("logit-range", colon + 1, 0, nums->hi);
-        free(lo);
-        if (bad)
-            return ABL_EXIT_USAGE;
-        if (mpq_cmp(nums->lo, nums->hi) > 0)
-            return abl_cli_usage_error("--logit-range: LO is above HI in '%s'", s);
-        cfg.logit_lo = nums->lo;
-        cfg.logit_hi = nums->hi;
-    }
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CLAMP)) != NULL) {
-        if (abl_cli_decimal("clamp", s, 0, nums->clamp))
-            return ABL_EXIT_USAGE;
-        /* The bias -m*d is never positive: a clamp c >= 0 flattens all of it, almost surely a sign error. */
-        if (mpq_sgn(nums->clamp) > 0)
-            return abl_cli_usage_error("--clamp: %s is positive, so max(-m*d, c) = c flattens every bias "
-                                       "(the bias is never positive); did you mean --clamp -%s?", s, s);
-        if (mpq_sgn(nums->clamp) == 0)
-            return abl_cli_usage_error("--clamp: 0 flattens every bias to 0 (the bias is never positive); "
-                                       "a clamp is negative, e.g. --clamp -87");
-        cfg.clamp = nums->clamp;
-    }
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_SOFTCAP)) != NULL) {
-        if (abl_cli_decimal("softcap", s, 1, nums->softcap))
-            return ABL_EXIT_USAGE;
-        cfg.softcap = nums->softcap;
-    }
+    if (read_numbers(cmd, v, nums, &cfg))
+        return ABL_EXIT_USAGE;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_MITIGATE)) && abl_mitigations_parse(s, &cfg.mitigations) != ABL_OK)
         return abl_cli_usage_error("--mitigate: '%s' is not a list of C, E, L, S (e.g. C,E or none)", s);
     if ((cfg.mitigations & ABL_MITIGATE_LOG) && (s = abl_cli_arg(cmd, v, ABL_OPT_DISTANCE)) && strcasecmp(s, "log") != 0)
@@ -279,7 +328,7 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_wo
     if (slopes_text != NULL) {
         abl_status pst = abl_schedule_spec_parse(slopes_text, &nums->slopes);
         if (pst == ABL_ERR_NO_MEMORY)
-            return abl_cli_internal_error("%s", abl_status_message(pst));
+            return abl_cli_internal_error("%s", abl_cli_why(pst, NULL));
         if (pst != ABL_OK)
             return slopes_error(pst, &cfg, slopes_text);
         cfg.slopes = &nums->slopes;
@@ -293,40 +342,7 @@ static int analyze_with(const abl_cli_cmd *cmd, const char **v, const abl_cli_wo
     if (abl_analysis_estimate(&cfg, &cost) == ABL_OK &&
         abl_cli_budget(work, &cost) != 0)
         return ABL_EXIT_USAGE;
-    abl_cli_bar bar;
-    abl_cli_bar_init(&bar, "analyze", cmd, v);
-    cfg.progress.fn = abl_cli_bar_update;
-    cfg.progress.ctx = &bar;
-    abl_analysis a;
-    abl_status st = abl_analysis_run(&cfg, &a);
-    int rc = ABL_EXIT_OK;
-    if (st != ABL_OK) /* cleared before any message, so an error stays one line */
-        abl_cli_bar_finish(&bar);
-    if (st == ABL_ERR_HEADS_RANGE && cfg.heads > 0 && cfg.slopes != NULL) {
-        rc = slopes_error(st, &cfg, slopes_text);
-    } else if (st == ABL_ERR_BAD_SLOPE && cfg.slopes == NULL && (cfg.mitigations & ABL_MITIGATE_EXPLICIT)) {
-        /* E's slopes, not a --slopes the user gave: -tau/(32*2^(h-1)) leaves the doubles (the smallest
-         * positive is 2^-1074) for the last heads of a layer this wide. */
-        rc = abl_cli_usage_error("--mitigate: E's slope -tau/(32*2^(h-1)) of the last of --heads %d is below the "
-                                 "smallest positive double (2^-1074): give fewer heads",
-                                 cfg.heads);
-    } else if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
-               st == ABL_ERR_DEGENERATE) {
-        rc = slopes_error(st, &cfg, slopes_text);
-    } else if (st == ABL_ERR_UNSUPPORTED) {
-        rc = unsupported_distance(cmd, v, &cfg, slopes_text);
-    } else if (st == ABL_ERR_NO_MEMORY) {
-        rc = abl_cli_internal_error("%s", abl_status_message(st));
-    } else if (st != ABL_OK) {
-        rc = abl_cli_usage_error("analyze: %s", abl_status_message(st));
-    } else {
-        st = abl_analysis_report(&a, r);
-    }
-    abl_cli_bar_finish(&bar);
-    if (rc == ABL_EXIT_OK && st != ABL_OK)
-        rc = abl_cli_internal_error("%s", abl_status_message(st));
-    abl_analysis_free(&a);
-    return rc;
+    return run_analysis(ctx, cmd, v, &cfg, slopes_text, r);
 }
 
 const abl_cli_cmd abl_cli_analyze_cmd = {

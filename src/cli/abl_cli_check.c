@@ -27,7 +27,7 @@ static const abl_cli_use check_opts[] = {
     ABL_USE(ABL_OPT_SLOPES),
 };
 
-static int run_check(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+static int run_check(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
         return abl_cli_usage_error("check: unexpected argument '%s'", pos[0]);
@@ -60,7 +60,7 @@ static int run_check(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         abl_compare_config cc;
         abl_cli_compare_config(&s, &cc);
         abl_cli_work work = abl_cli_work_of(cmd->name, v);
-        rc = abl_cli_compare(cmd->name, &cc, &s, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT), &lim, NULL, &work);
+        rc = abl_cli_compare(ctx, cmd->name, &cc, &s, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT), &lim, NULL, &work);
     }
     abl_cli_setup_free(&s);
     mpq_clear(frac);

@@ -42,6 +42,7 @@ static const abl_cli_use design_opts[] = {
 
 /* What design's options give (the job the library plans and runs) and what the report shows. */
 typedef struct design_run {
+    const abl_cli_ctx *ctx;     /* the abl_cli_main call (its streams) */
     abl_design_job job;         /* the configuration, planned by the library */
     abl_design_result res;      /* what the run gave */
     const char *pipe_spec;
@@ -289,11 +290,11 @@ static int emit_special(const design_run *d, const char *fmt, const char *path)
     fclose(mem);
     int rc = 0;
     if (path == NULL) {
-        if (fwrite(text, 1, len, abl_cli_out) != len || fflush(abl_cli_out) != 0)
+        if (fwrite(text, 1, len, d->ctx->out) != len || fflush(d->ctx->out) != 0)
             rc = abl_cli_internal_error("cannot write to standard output");
     } else {
         abl_cli_outfile o;
-        rc = abl_cli_outfile_open(&o, "output", path);
+        rc = abl_cli_outfile_open(d->ctx, &o, "output", path);
         if (rc == 0) {
             fwrite(text, 1, len, o.f);
             rc = abl_cli_outfile_commit(&o);
@@ -525,7 +526,7 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
 {
     const char *fmt = abl_cli_arg(cmd, v, ABL_OPT_FORMAT);
     abl_output out = ABL_OUT_TEXT;
-    abl_cli_bar_init(&d->bar, "design", cmd, v);
+    abl_cli_bar_init(d->ctx, &d->bar, "design", cmd, v);
     d->special = fmt != NULL && (strcmp(fmt, "python") == 0 || strcmp(fmt, "slopes") == 0);
     if (fmt != NULL && !d->special && abl_cli_output(fmt, &out))
         return ABL_EXIT_USAGE;
@@ -547,17 +548,18 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     abl_cli_bar_finish(&d->bar);
     if (st != ABL_OK)
         return design_status(st, "report");
-    rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
+    rc = abl_cli_emit(d->ctx, r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     return rc;
 }
 
-static int run_design(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+static int run_design(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
         return abl_cli_usage_error("design: unexpected argument '%s'", pos[0]);
     design_run d;
     memset(&d, 0, sizeof d);
+    d.ctx = ctx;
     mpq_t budget;
     mpq_init(budget);
     int rc = design_with(cmd, v, &d, budget);

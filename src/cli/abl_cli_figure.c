@@ -22,10 +22,10 @@ static const abl_cli_use figure_opts[] = {
     ABL_USE(ABL_OPT_UNTIL),
 };
 
-static int figure_with(const abl_cli_cmd *cmd, const char **v, abl_output out, int panel_b, abl_figure_config *cp,
+static int figure_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, abl_output out, int panel_b, abl_figure_config *cp,
                        const char *slopes_text);
 
-static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+static int run_figure(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos == 0)
         return abl_cli_usage_error("figure: which panel? (1a or 1b)");
@@ -70,13 +70,81 @@ static int run_figure(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     if (c.slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL &&
         (c.slopes->kind == ABL_SCHEDULE_SLOPES || c.slopes->kind == ABL_SCHEDULE_TARGETS))
         c.heads = 0; /* the list gives H */
-    int rc = figure_with(cmd, v, out, panel_b, &c, slopes_text);
+    int rc = figure_with(ctx, cmd, v, out, panel_b, &c, slopes_text);
     abl_schedule_spec_free(&slopes);
     return rc;
 }
 
 /* The figure of a configuration whose schedule is parsed (slopes_text: the user's, for messages). */
-static int figure_with(const abl_cli_cmd *cmd, const char **v, abl_output out, int panel_b, abl_figure_config *cp,
+/* --plot PATH: the picture of the same panel and settings, written before the data (0 without --plot). */
+static int figure_plot(const abl_cli_ctx *ctx, const abl_figure_config *cp, const abl_figure *f, int panel_b,
+                       const char *plot_path)
+{
+    abl_figure_config c = *cp;
+    abl_plot_render_options ro;
+    if (plot_path == NULL)
+        return 0;
+    if (abl_cli_plot_target(NULL, plot_path, NULL, NULL, &ro))
+        return ABL_EXIT_USAGE;
+    abl_plot p;
+    abl_status st;
+    if (panel_b) {
+        abl_plot_fraction_config pc;
+        abl_plot_fraction_config_default(&pc);
+        pc.formats = &c.format;
+        pc.conventions = &c.convention;
+        pc.heads = f->heads;
+        pc.slopes = f->spec;
+        pc.max_context = c.max_distance;
+        pc.linear = 1;
+        st = abl_plot_fraction(&pc, &p, NULL);
+    } else {
+        abl_plot_bias_config bc;
+        abl_plot_bias_config_default(&bc);
+        bc.format = c.format;
+        bc.convention = c.convention;
+        bc.heads = f->heads;
+        bc.slopes = f->spec;
+        bc.max_distance = c.max_distance;
+        st = abl_plot_bias(&bc, &p);
+    }
+    if (st == ABL_ERR_HEADS_RANGE)
+        return abl_cli_usage_error("--plot: a plot draws 1 to %d heads", ABL_PLOT_MAX_HEADS);
+    if (st != ABL_OK)
+        return abl_cli_internal_error("figure: %s", abl_cli_why(st, NULL));
+    int rc = abl_cli_plot_write(ctx, &p, &ro, "plot", plot_path);
+    abl_plot_free(&p);
+    return rc;
+}
+
+/* --format csv: streamed row by row, so memory stays O(heads) whatever the number of points. */
+static int figure_csv(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_figure *f,
+                      int panel_b, const char *path)
+{
+    int rc = ABL_EXIT_OK;
+    abl_cli_bar bar;
+    abl_cli_bar_init(ctx, &bar, "figure", cmd, v);
+    abl_progress pr = {abl_cli_bar_update, &bar};
+    abl_cli_outfile o;
+    memset(&o, 0, sizeof o);
+    if (path != NULL)
+        rc = abl_cli_outfile_open(ctx, &o, "output", path);
+    if (rc == ABL_EXIT_OK) {
+        abl_status st = abl_figure_write_csv(f, panel_b, path != NULL ? o.f : ctx->out, &pr);
+        abl_cli_bar_finish(&bar);
+        if (st != ABL_OK)
+            rc = path != NULL ? abl_cli_usage_error("--output: cannot write '%s'", path)
+                              : abl_cli_internal_error("figure: %s", abl_cli_why(st, NULL));
+        else if (path != NULL)
+            rc = abl_cli_outfile_commit(&o);
+        else if (fflush(ctx->out) != 0)
+            rc = abl_cli_internal_error("cannot write to standard output");
+    }
+    abl_cli_outfile_abort(&o);
+    return rc;
+}
+
+static int figure_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, abl_output out, int panel_b, abl_figure_config *cp,
                        const char *slopes_text)
 {
     abl_figure_config c = *cp;
@@ -102,78 +170,20 @@ static int figure_with(const abl_cli_cmd *cmd, const char **v, abl_output out, i
         return abl_cli_usage_error("figure: --ctx/--step give more than a million points");
     if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
         st == ABL_ERR_DEGENERATE)
-        return abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_status_message(st));
+        return abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_cli_why(st, NULL));
     if (st == ABL_ERR_UNSUPPORTED)
-        return abl_cli_usage_error("figure: %s", abl_status_message(st));
+        return abl_cli_usage_error("figure: %s", abl_cli_why(st, NULL));
     if (st != ABL_OK)
-        return abl_cli_internal_error("figure: %s", abl_status_message(st));
+        return abl_cli_internal_error("figure: %s", abl_cli_why(st, NULL));
     const char *path = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
-    const char *plot_path = abl_cli_arg(cmd, v, ABL_OPT_PLOT);
-    abl_plot_render_options ro;
-    if (plot_path != NULL && abl_cli_plot_target(NULL, plot_path, NULL, NULL, &ro)) {
+    int prc = figure_plot(ctx, &c, &f, panel_b, abl_cli_arg(cmd, v, ABL_OPT_PLOT));
+    if (prc != 0) {
         abl_figure_free(&f);
-        return ABL_EXIT_USAGE;
-    }
-    if (plot_path != NULL) {
-        /* The picture of the same panel and settings, written before the data. */
-        abl_plot p;
-        if (panel_b) {
-            abl_plot_fraction_config pc;
-            abl_plot_fraction_config_default(&pc);
-            pc.formats = &c.format;
-            pc.conventions = &c.convention;
-            pc.heads = f.heads;
-            pc.slopes = f.spec;
-            pc.max_context = c.max_distance;
-            pc.linear = 1;
-            st = abl_plot_fraction(&pc, &p, NULL);
-        } else {
-            abl_plot_bias_config bc;
-            abl_plot_bias_config_default(&bc);
-            bc.format = c.format;
-            bc.convention = c.convention;
-            bc.heads = f.heads;
-            bc.slopes = f.spec;
-            bc.max_distance = c.max_distance;
-            st = abl_plot_bias(&bc, &p);
-        }
-        if (st == ABL_ERR_HEADS_RANGE) {
-            abl_figure_free(&f);
-            return abl_cli_usage_error("--plot: a plot draws 1 to %d heads", ABL_PLOT_MAX_HEADS);
-        }
-        if (st != ABL_OK) {
-            abl_figure_free(&f);
-            return abl_cli_internal_error("figure: %s", abl_status_message(st));
-        }
-        int prc = abl_cli_plot_write(&p, &ro, "plot", plot_path);
-        abl_plot_free(&p);
-        if (prc != 0) {
-            abl_figure_free(&f);
-            return prc;
-        }
+        return prc;
     }
     int rc = ABL_EXIT_OK;
     if (out == ABL_OUT_CSV) {
-        /* CSV streams row by row: memory stays O(heads) whatever the number of points. */
-        abl_cli_bar bar;
-        abl_cli_bar_init(&bar, "figure", cmd, v);
-        abl_progress pr = {abl_cli_bar_update, &bar};
-        abl_cli_outfile o;
-        memset(&o, 0, sizeof o);
-        if (path != NULL)
-            rc = abl_cli_outfile_open(&o, "output", path);
-        if (rc == ABL_EXIT_OK) {
-            st = abl_figure_write_csv(&f, panel_b, path != NULL ? o.f : abl_cli_out, &pr);
-            abl_cli_bar_finish(&bar);
-            if (st != ABL_OK)
-                rc = path != NULL ? abl_cli_usage_error("--output: cannot write '%s'", path)
-                                  : abl_cli_internal_error("figure: %s", abl_status_message(st));
-            else if (path != NULL)
-                rc = abl_cli_outfile_commit(&o);
-            else if (fflush(abl_cli_out) != 0)
-                rc = abl_cli_internal_error("cannot write to standard output");
-        }
-        abl_cli_outfile_abort(&o);
+        rc = figure_csv(ctx, cmd, v, &f, panel_b, path);
         abl_figure_free(&f);
         return rc;
     }
@@ -184,9 +194,9 @@ static int figure_with(const abl_cli_cmd *cmd, const char **v, abl_output out, i
                                  "memory; --format csv streams any number", f.points, f.heads, ABL_FIGURE_MAX_CELLS,
                                  abl_cli_arg(cmd, v, ABL_OPT_FORMAT) ? abl_cli_arg(cmd, v, ABL_OPT_FORMAT) : "text");
     else if (st != ABL_OK)
-        rc = abl_cli_internal_error("figure: %s", abl_status_message(st));
+        rc = abl_cli_internal_error("figure: %s", abl_cli_why(st, NULL));
     else
-        rc = abl_cli_emit(r, out, path);
+        rc = abl_cli_emit(ctx, r, out, path);
     abl_report_free(r);
     abl_figure_free(&f);
     return rc;

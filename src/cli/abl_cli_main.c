@@ -31,7 +31,9 @@ const size_t abl_cli_ncommands = sizeof abl_cli_commands / sizeof abl_cli_comman
 #define commands abl_cli_commands
 #define NCOMMANDS abl_cli_ncommands
 
-FILE *abl_cli_out, *abl_cli_err;
+/* Where print_error writes: the stream of the running abl_cli_main (the one state left at file scope; see
+ * abl_cli.h). */
+FILE *abl_cli_err;
 
 /* One line, whatever the echoed values hold: control characters are written as escapes. */
 static void print_error(const char *fmt, va_list ap)
@@ -62,8 +64,6 @@ static void print_error(const char *fmt, va_list ap)
     }
     fputc('\n', abl_cli_err);
 }
-
-int abl_cli_wide = 0;
 
 /* Handled by parse_options for every command; help, completion and the man page test list them too. */
 const abl_opt abl_cli_shared_opts[] = {ABL_OPT_HELP, ABL_OPT_WIDE};
@@ -234,6 +234,11 @@ int abl_cli_pipeline(const char *spec, const abl_format *model, int check, abl_p
     return rc;
 }
 
+const char *abl_cli_why(abl_status st, const char *msg)
+{
+    return msg != NULL ? msg : abl_status_message(st);
+}
+
 int abl_cli_slopes(const char *text, abl_schedule_spec *out)
 {
     memset(out, 0, sizeof *out);
@@ -243,8 +248,8 @@ int abl_cli_slopes(const char *text, abl_schedule_spec *out)
     if (st == ABL_OK)
         return 0;
     if (st == ABL_ERR_NO_MEMORY)
-        return abl_cli_internal_error("%s", abl_status_message(st));
-    return abl_cli_usage_error("--slopes: '%s': %s", text, abl_status_message(st));
+        return abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    return abl_cli_usage_error("--slopes: '%s': %s", text, abl_cli_why(st, NULL));
 }
 
 int abl_cli_convention(const char *text, abl_convention *out)
@@ -296,10 +301,11 @@ static char *follow_links(const char *path)
     return cur;
 }
 
-int abl_cli_outfile_open(abl_cli_outfile *o, const char *opt, const char *path)
+int abl_cli_outfile_open(const abl_cli_ctx *ctx, abl_cli_outfile *o, const char *opt, const char *path)
 {
     memset(o, 0, sizeof *o);
     o->opt = opt;
+    o->out = ctx->out;
     if (path[0] == '\0')
         return abl_cli_usage_error("--%s: empty file name", opt);
     if (strcmp(path, "-") == 0) {
@@ -307,7 +313,7 @@ int abl_cli_outfile_open(abl_cli_outfile *o, const char *opt, const char *path)
         o->target = strdup("standard output");
         if (o->target == NULL)
             return abl_cli_internal_error("out of memory");
-        o->f = abl_cli_out;
+        o->f = o->out;
         return 0;
     }
     struct stat st;
@@ -393,8 +399,8 @@ int abl_cli_same_file(const char *a, const char *b)
 int abl_cli_outfile_commit(abl_cli_outfile *o)
 {
     int bad = o->f == NULL || ferror(o->f);
-    if (o->f == abl_cli_out)
-        bad |= fflush(abl_cli_out) != 0;
+    if (o->f != NULL && o->f == o->out)
+        bad |= fflush(o->out) != 0;
     else if (o->f != NULL)
         bad |= fclose(o->f) != 0;
     o->f = NULL;
@@ -412,7 +418,7 @@ int abl_cli_outfile_commit(abl_cli_outfile *o)
 void abl_cli_outfile_abort(abl_cli_outfile *o)
 {
     if (o->f != NULL)
-        if (o->f != abl_cli_out)
+        if (o->f != o->out)
             fclose(o->f);
     if (o->tmp != NULL)
         unlink(o->tmp);
@@ -422,60 +428,60 @@ void abl_cli_outfile_abort(abl_cli_outfile *o)
     o->tmp = o->target = NULL;
 }
 
-int abl_cli_render(const abl_report *r, abl_output fmt, char **buf, size_t *len)
+int abl_cli_render(const abl_cli_ctx *ctx, const abl_report *r, abl_output fmt, char **buf, size_t *len)
 {
     *buf = NULL;
     *len = 0;
     FILE *mem = open_memstream(buf, len);
     if (mem == NULL)
         return abl_cli_internal_error("out of memory");
-    abl_status st = abl_report_write_width(r, fmt, abl_cli_wide ? 0 : ABL_REPORT_WIDTH, mem);
+    abl_status st = abl_report_write_width(r, fmt, ctx->wide ? 0 : ABL_REPORT_WIDTH, mem);
     if (fclose(mem) != 0 && st == ABL_OK)
         st = ABL_ERR_IO;
     if (st != ABL_OK) {
         free(*buf);
         *buf = NULL;
-        return abl_cli_internal_error("cannot render the report: %s", abl_status_message(st));
+        return abl_cli_internal_error("cannot render the report: %s", abl_cli_why(st, NULL));
     }
     return 0;
 }
 
-int abl_cli_emit(const abl_report *r, abl_output fmt, const char *path)
+int abl_cli_emit(const abl_cli_ctx *ctx, const abl_report *r, abl_output fmt, const char *path)
 {
     char *buf;
     size_t len;
-    int rc = abl_cli_render(r, fmt, &buf, &len);
+    int rc = abl_cli_render(ctx, r, fmt, &buf, &len);
     if (rc != 0)
         return rc;
-    return abl_cli_emit_buffer(buf, len, path);
+    return abl_cli_emit_buffer(ctx, buf, len, path);
 }
 
-int abl_cli_emit_set(const abl_report_set *s, abl_output fmt, const char *path)
+int abl_cli_emit_set(const abl_cli_ctx *ctx, const abl_report_set *s, abl_output fmt, const char *path)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);
     if (mem == NULL)
         return abl_cli_internal_error("out of memory");
-    abl_status st = abl_report_set_write(s, fmt, abl_cli_wide ? 0 : ABL_REPORT_WIDTH, mem);
+    abl_status st = abl_report_set_write(s, fmt, ctx->wide ? 0 : ABL_REPORT_WIDTH, mem);
     if (fclose(mem) != 0 && st == ABL_OK)
         st = ABL_ERR_IO;
     if (st != ABL_OK) {
         free(buf);
-        return abl_cli_internal_error("cannot render the report: %s", abl_status_message(st));
+        return abl_cli_internal_error("cannot render the report: %s", abl_cli_why(st, NULL));
     }
-    return abl_cli_emit_buffer(buf, len, path);
+    return abl_cli_emit_buffer(ctx, buf, len, path);
 }
 
-int abl_cli_emit_buffer(char *buf, size_t len, const char *path)
+int abl_cli_emit_buffer(const abl_cli_ctx *ctx, char *buf, size_t len, const char *path)
 {
     int rc = 0;
     if (path == NULL || strcmp(path, "-") == 0) {
-        if (fwrite(buf, 1, len, abl_cli_out) != len || fflush(abl_cli_out) != 0)
+        if (fwrite(buf, 1, len, ctx->out) != len || fflush(ctx->out) != 0)
             rc = abl_cli_internal_error("cannot write to standard output");
     } else {
         abl_cli_outfile o;
-        rc = abl_cli_outfile_open(&o, "output", path);
+        rc = abl_cli_outfile_open(ctx, &o, "output", path);
         if (rc == 0) {
             fwrite(buf, 1, len, o.f);
             rc = abl_cli_outfile_commit(&o);
@@ -499,7 +505,7 @@ static size_t u8w(const char *s, size_t n)
  * the first line, continuation lines are indented by `indent`. Breaks fall on spaces only.
  */
 #define ABL_HELP_WIDTH 80
-static void print_wrapped(const char *s, size_t used, size_t indent)
+static void print_wrapped(FILE *out, const char *s, size_t used, size_t indent)
 {
     size_t col = used;
     bool line_empty = true;
@@ -511,23 +517,23 @@ static void print_wrapped(const char *s, size_t used, size_t indent)
         if (wb == s) break;
         size_t sp = line_empty ? 0 : u8w(ws, (size_t)(wb - ws)), w = u8w(wb, (size_t)(s - wb));
         if (!line_empty && col + sp + w > ABL_HELP_WIDTH) {
-            fprintf(abl_cli_out, "\n%*s", (int)indent, "");
+            fprintf(out, "\n%*s", (int)indent, "");
             col = indent;
             sp = 0;
         }
-        if (sp > 0) fprintf(abl_cli_out, "%.*s", (int)(wb - ws), ws);
-        fprintf(abl_cli_out, "%.*s", (int)(s - wb), wb);
+        if (sp > 0) fprintf(out, "%.*s", (int)(wb - ws), ws);
+        fprintf(out, "%.*s", (int)(s - wb), wb);
         col += sp + w;
         line_empty = false;
     }
-    fputc('\n', abl_cli_out);
+    fputc('\n', out);
 }
 
 /*
  * A help text reflowed to ABL_HELP_WIDTH: a line that does not end a sentence ('.') continues on
  * the next source line; a blank line stays a blank line.
  */
-static void print_paragraphs(const char *text)
+static void print_paragraphs(FILE *out, const char *text)
 {
     size_t len = strlen(text);
     char *para = malloc(len + 1);
@@ -540,10 +546,10 @@ static void print_paragraphs(const char *text)
         if (ln == 0) {
             if (n > 0) {
                 para[n] = '\0';
-                print_wrapped(para, 0, 0);
+                print_wrapped(out, para, 0, 0);
                 n = 0;
             }
-            if (nl != NULL) fputc('\n', abl_cli_out);
+            if (nl != NULL) fputc('\n', out);
         } else {
             if (n > 0) para[n++] = ' ';
             memcpy(para + n, p, ln);
@@ -551,7 +557,7 @@ static void print_paragraphs(const char *text)
             while (n > 0 && para[n - 1] == ' ') n--;
             if (n > 0 && para[n - 1] == '.') {
                 para[n] = '\0';
-                print_wrapped(para, 0, 0);
+                print_wrapped(out, para, 0, 0);
                 n = 0;
             }
         }
@@ -560,24 +566,24 @@ static void print_paragraphs(const char *text)
     }
     if (n > 0) {
         para[n] = '\0';
-        print_wrapped(para, 0, 0);
+        print_wrapped(out, para, 0, 0);
     }
     free(para);
 }
 
-static void print_help(const abl_cli_cmd *cmd)
+static void print_help(FILE *out, const abl_cli_cmd *cmd)
 {
     size_t ul = strlen(cmd->name) + strlen(cmd->usage) + 32;
     char *usage = malloc(ul);
     if (usage == NULL) return;
     snprintf(usage, ul, "Usage: alibi-blind %s %s", cmd->name, cmd->usage);
-    print_wrapped(usage, 0, 7);
+    print_wrapped(out, usage, 0, 7);
     free(usage);
-    fputc('\n', abl_cli_out);
-    print_paragraphs(cmd->summary);
-    fputc('\n', abl_cli_out);
-    print_paragraphs(cmd->description);
-    fprintf(abl_cli_out, "\nOptions:\n");
+    fputc('\n', out);
+    print_paragraphs(out, cmd->summary);
+    fputc('\n', out);
+    print_paragraphs(out, cmd->description);
+    fprintf(out, "\nOptions:\n");
     size_t w = 0;
     for (size_t i = 0; i < cmd->nopts; i++) {
         abl_cli_opt o = abl_cli_use_opt(&cmd->opts[i]);
@@ -593,11 +599,11 @@ static void print_help(const abl_cli_cmd *cmd)
         if (left == NULL)
             return;
         if (below && strlen(left) + 6 > 32) {
-            fprintf(abl_cli_out, "  --%s\n%*s", left, 8, "");
-            print_wrapped(o.help, 8, 8);
+            fprintf(out, "  --%s\n%*s", left, 8, "");
+            print_wrapped(out, o.help, 8, 8);
         } else {
-            fprintf(abl_cli_out, "  --%-*s  ", (int)(below ? 26 : w), left);
-            print_wrapped(o.help, (below ? 26 : w) + 6, (below ? 26 : w) + 6);
+            fprintf(out, "  --%-*s  ", (int)(below ? 26 : w), left);
+            print_wrapped(out, o.help, (below ? 26 : w) + 6, (below ? 26 : w) + 6);
         }
         free(left);
     }
@@ -606,21 +612,21 @@ static void print_help(const abl_cli_cmd *cmd)
         const abl_cli_opt *o = &abl_cli_options[abl_cli_shared_opts[i]];
         if (abl_cli_shared_opts[i] == ABL_OPT_HELP)
             continue;
-        fprintf(abl_cli_out, "  --%-*s  ", (int)(below ? 26 : w), o->name);
-        print_wrapped(o->help, (below ? 26 : w) + 6, (below ? 26 : w) + 6);
+        fprintf(out, "  --%-*s  ", (int)(below ? 26 : w), o->name);
+        print_wrapped(out, o->help, (below ? 26 : w) + 6, (below ? 26 : w) + 6);
     }
 }
 
-static void print_main_help(void)
+static void print_main_help(FILE *out)
 {
-    fprintf(abl_cli_out, "Usage: alibi-blind COMMAND [options]\n\n"
+    fprintf(out, "Usage: alibi-blind COMMAND [options]\n\n"
            "Where, in finite precision, the heads of an ALiBi attention layer go blind.\n\nCommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++) {
-        fprintf(abl_cli_out, "  %-11s ", commands[i]->name);
-        print_wrapped(commands[i]->summary, 14, 14);
+        fprintf(out, "  %-11s ", commands[i]->name);
+        print_wrapped(out, commands[i]->summary, 14, 14);
     }
-    fprintf(abl_cli_out, "\n");
-    print_paragraphs("'alibi-blind help COMMAND' or 'alibi-blind COMMAND --help' describes a command's options; "
+    fprintf(out, "\n");
+    print_paragraphs(out, "'alibi-blind help COMMAND' or 'alibi-blind COMMAND --help' describes a command's options; "
                      "--wide (every command) keeps text output on one line per table row. -V or --version prints "
                      "the version.\n"
                      "Exit status: 0 success, 1 a check found an unexplained difference, 2 bad usage or input "
@@ -698,7 +704,7 @@ static int unknown_option(const abl_cli_cmd *cmd, const char *name, size_t nlen)
 
 /* Parse --name value / --name=value against the command's table. */
 static int parse_options(const abl_cli_cmd *cmd, int argc, char **argv, const char **values, int *npos, char **pos,
-                         int *help)
+                         int *help, int *wide)
 {
     *npos = 0;
     *help = 0;
@@ -709,7 +715,7 @@ static int parse_options(const abl_cli_cmd *cmd, int argc, char **argv, const ch
             continue;
         }
         if (strcmp(a, "--wide") == 0) {
-            abl_cli_wide = 1;
+            *wide = 1;
             continue;
         }
         if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
@@ -764,18 +770,18 @@ static int unknown_command(const char *name)
 }
 
 /* Help and version text is output like any other: a stream that cannot take it is exit 3. */
-static int flushed(void)
+static int flushed(FILE *out)
 {
-    if (fflush(abl_cli_out) != 0 || ferror(abl_cli_out))
+    if (fflush(out) != 0 || ferror(out))
         return abl_cli_internal_error("cannot write to standard output");
     return ABL_EXIT_OK;
 }
 
 int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
 {
-    abl_cli_out = out;
+    /* This call's streams and flags, handed down to the command (nothing of it outlives the call). */
+    abl_cli_ctx ctx = {out, err, 0};
     abl_cli_err = err;
-    abl_cli_wide = 0; /* a flag of this call only (the fuzzers call abl_cli_main again and again) */
     if (argc < 2)
         return abl_cli_usage_error("no command given (see alibi-blind --help)");
     const char *name = argv[1];
@@ -786,21 +792,21 @@ int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
             return unknown_command(argv[2]);
         if (argc > 3)
             return abl_cli_usage_error("help: one command at a time (got '%s' after '%s')", argv[3], argv[2]);
-        print_help(cmd);
-        return flushed();
+        print_help(out, cmd);
+        return flushed(out);
     }
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
-        print_main_help();
-        return flushed();
+        print_main_help(out);
+        return flushed(out);
     }
     if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
-        fprintf(abl_cli_out, "alibi-blind %s (MPFR %s, GMP %s)\n", ABL_VERSION_STRING, mpfr_get_version(), gmp_version);
-        return flushed();
+        fprintf(out, "alibi-blind %s (MPFR %s, GMP %s)\n", ABL_VERSION_STRING, mpfr_get_version(), gmp_version);
+        return flushed(out);
     }
     if (strcmp(name, "completion") == 0) /* hidden: shell completion from the option tables */
-        return abl_cli_completion(argc - 2, argv + 2);
+        return abl_cli_completion(&ctx, argc - 2, argv + 2);
     if (strcmp(name, "man") == 0) /* hidden: the man page from its template and the option table */
-        return abl_cli_man(argc - 2, argv + 2);
+        return abl_cli_man(&ctx, argc - 2, argv + 2);
     const abl_cli_cmd *cmd = find_command(name);
     if (cmd == NULL)
         return unknown_command(name);
@@ -811,13 +817,13 @@ int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
         free(pos);
         return abl_cli_internal_error("out of memory");
     }
-    int npos, help, rc = parse_options(cmd, argc - 2, argv + 2, values, &npos, pos, &help);
+    int npos, help, rc = parse_options(cmd, argc - 2, argv + 2, values, &npos, pos, &help, &ctx.wide);
     if (rc == 0) {
         if (help) {
-            print_help(cmd);
-            rc = flushed();
+            print_help(out, cmd);
+            rc = flushed(out);
         } else
-            rc = cmd->run(cmd, values, npos, pos);
+            rc = cmd->run(&ctx, cmd, values, npos, pos);
     }
     free(values);
     free(pos);

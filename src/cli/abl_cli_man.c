@@ -175,16 +175,16 @@ static int write_page(FILE *in, const char *path, FILE *out)
     return rc;
 }
 
-int abl_cli_man(int argc, char **argv)
+int abl_cli_man(const abl_cli_ctx *ctx, int argc, char **argv)
 {
     if (argc != 1)
         return abl_cli_usage_error("man: which template? (alibi-blind man docs/alibi-blind.1.in)");
     FILE *in = fopen(argv[0], "r");
     if (in == NULL)
         return abl_cli_usage_error("man: cannot open '%s'", argv[0]);
-    int rc = write_page(in, argv[0], abl_cli_out);
+    int rc = write_page(in, argv[0], ctx->out);
     fclose(in);
-    if (rc == 0 && (fflush(abl_cli_out) != 0 || ferror(abl_cli_out)))
+    if (rc == 0 && (fflush(ctx->out) != 0 || ferror(ctx->out)))
         rc = abl_cli_internal_error("cannot write to standard output");
     return rc;
 }

@@ -117,7 +117,7 @@ int abl_cli_model_choose(const char **v, abl_cli_model_choice *c)
         if (st == ABL_ERR_NO_MEMORY)
             rc = out_of_memory();
         else if (st != ABL_OK)
-            rc = abl_cli_usage_error("%s: %s", config, err != NULL ? err : abl_status_message(st));
+            rc = abl_cli_usage_error("%s: %s", config, abl_cli_why(st, err));
         free(err);
         if (rc != 0)
             return rc;
@@ -271,7 +271,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
     if (s->schedule_status == ABL_ERR_NO_MEMORY)
         return out_of_memory();
     if (s->schedule_status != ABL_OK)
-        return abl_cli_usage_error("--slopes: '%s': %s", s->slopes, abl_status_message(s->schedule_status));
+        return abl_cli_usage_error("--slopes: '%s': %s", s->slopes, abl_cli_why(s->schedule_status, NULL));
 
     if (build_sources(s) != 0)
         return out_of_memory();
@@ -297,7 +297,7 @@ static int compare_budget(const abl_cli_work *work, const abl_compare_config *cc
     return abl_cli_budget(work, &cost);
 }
 
-int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl_cli_setup *s, abl_output out,
+int abl_cli_compare(const abl_cli_ctx *ctx, const char *cmdname, const abl_compare_config *cc, const abl_cli_setup *s, abl_output out,
                     const char *path, const abl_check_limits *limits, abl_report **keep, const abl_cli_work *work)
 {
     if (cc->pipeline.softmax == ABL_SOFTMAX_EAGER &&
@@ -314,7 +314,7 @@ int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl
         return abl_cli_usage_error("--slopes: the list '%s' does not have %d entries (the head count)", slopes,
                                    cc->heads);
     if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE)
-        return abl_cli_usage_error("--slopes: '%s': %s", slopes, abl_status_message(st));
+        return abl_cli_usage_error("--slopes: '%s': %s", slopes, abl_cli_why(st, NULL));
     if (st == ABL_ERR_DEGENERATE)
         return abl_cli_usage_error("--slopes: '%s': a slope rounds to zero in slope-dtype=%s, or a target needs a "
                                    "non-zero tau of %s", slopes, cc->pipeline.slope_dtype.name, cc->dtype.name);
@@ -324,20 +324,20 @@ int abl_cli_compare(const char *cmdname, const abl_compare_config *cc, const abl
         return abl_cli_usage_error("%s: the bias or the logits overflow to Inf/NaN in this pipeline at N = %llu",
                                    cmdname, (unsigned long long)cc->context);
     if (st == ABL_ERR_NO_MEMORY)
-        return abl_cli_internal_error("%s", abl_status_message(st));
+        return abl_cli_internal_error("%s", abl_cli_why(st, NULL));
     if (st != ABL_OK)
-        return abl_cli_usage_error("%s: %s", cmdname, abl_status_message(st));
+        return abl_cli_usage_error("%s: %s", cmdname, abl_cli_why(st, NULL));
     abl_report *r = NULL;
     st = limits ? abl_check_report(&c, limits, s->meta, s->nmeta, &r) : abl_compare_report(&c, s->meta, s->nmeta, &r);
     int rc;
     if (st != ABL_OK) {
-        rc = abl_cli_internal_error("%s", abl_status_message(st));
+        rc = abl_cli_internal_error("%s", abl_cli_why(st, NULL));
     } else if (keep != NULL) {
         *keep = r;
         r = NULL;
         rc = ABL_EXIT_OK;
     } else {
-        rc = abl_cli_emit(r, out, path);
+        rc = abl_cli_emit(ctx, r, out, path);
     }
     if (rc == ABL_EXIT_OK && limits != NULL && !abl_check_pass(&c, limits)) {
         /* The verdict is complete on stdout; the one stderr line says why the status is 1. */

@@ -19,7 +19,7 @@ int abl_cli_unknown_model(const char *opt, const char *name)
                                opt ? opt : "", opt ? ": " : "", name);
 }
 
-static int run_models(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+static int run_models(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 1)
         return abl_cli_usage_error("models: unexpected argument '%s'", pos[1]);
@@ -34,8 +34,8 @@ static int run_models(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     abl_status st = m ? abl_model_detail_report(m, &r)
                       : abl_model_catalogue_report(out == ABL_OUT_CSV || out == ABL_OUT_JSON, &r);
     if (st != ABL_OK)
-        return abl_cli_internal_error("%s", abl_status_message(st));
-    int rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
+        return abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    int rc = abl_cli_emit(ctx, r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     return rc;
 }

@@ -62,7 +62,7 @@ int abl_cli_plot_target(const char *device, const char *path, const char *width,
     return 0;
 }
 
-int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, const char *opt, const char *path)
+int abl_cli_plot_write(const abl_cli_ctx *ctx, const abl_plot *p, const abl_plot_render_options *ro, const char *opt, const char *path)
 {
     char *buf = NULL, *err = NULL;
     size_t len = 0;
@@ -72,12 +72,12 @@ int abl_cli_plot_write(const abl_plot *p, const abl_plot_render_options *ro, con
         rc = abl_cli_internal_error("out of memory");
     else if (st != ABL_OK)
         rc = abl_cli_internal_error("cannot draw the %s picture: %s", abl_plot_device_name(ro->device),
-                                    err != NULL ? err : abl_status_message(st));
+                                    abl_cli_why(st, err));
     free(err);
     if (rc != 0)
         return rc;
     abl_cli_outfile o;
-    rc = abl_cli_outfile_open(&o, opt, path);
+    rc = abl_cli_outfile_open(ctx, &o, opt, path);
     if (rc == 0) {
         fwrite(buf, 1, len, o.f);
         rc = abl_cli_outfile_commit(&o);
@@ -112,14 +112,14 @@ static int plot_status(abl_status st, const char *slopes, const char *err)
 {
     if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
         st == ABL_ERR_DEGENERATE)
-        return abl_cli_usage_error("--slopes: '%s': %s%s", slopes ? slopes : "press", abl_status_message(st),
+        return abl_cli_usage_error("--slopes: '%s': %s%s", slopes ? slopes : "press", abl_cli_why(st, NULL),
                                    st == ABL_ERR_HEADS_RANGE ? " (a plot draws 1 to 256 heads, blindmap --head 0 64)"
                                                              : "");
     if (st == ABL_ERR_UNSUPPORTED || (st == ABL_ERR_INVALID_ARGUMENT && err != NULL))
-        return abl_cli_usage_error("plot: %s", err != NULL ? err : abl_status_message(st));
+        return abl_cli_usage_error("plot: %s", abl_cli_why(st, err));
     if (st == ABL_ERR_NO_MEMORY)
         return abl_cli_internal_error("out of memory");
-    return abl_cli_internal_error("plot: %s", abl_status_message(st));
+    return abl_cli_internal_error("plot: %s", abl_cli_why(st, NULL));
 }
 
 /* The kernel work of fraction (--pipeline curves) and blindmap, refused over the budget unless --force
@@ -131,26 +131,9 @@ static int plot_budget(const abl_cli_cmd *cmd, const char **v, abl_status est, c
     return abl_cli_budget_of(cmd->name, v, cost);
 }
 
-/* The picture; the schedule is parsed into *sched (the caller frees it). */
-static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched)
+/* Options a kind does not use are refused rather than ignored: 0, or the exit status after the error. */
+static int plot_uses(const char **v, const char *kind)
 {
-    static const char *const kinds = "bias, fraction, blindmap or mitigations";
-    if (npos == 0)
-        return abl_cli_usage_error("plot: which picture? (%s)", kinds);
-    if (npos > 1)
-        return abl_cli_usage_error("plot: unexpected argument '%s'", pos[1]);
-    const char *kind = pos[0];
-    if (strcmp(kind, "bias") != 0 && strcmp(kind, "fraction") != 0 && strcmp(kind, "blindmap") != 0 &&
-        strcmp(kind, "mitigations") != 0)
-        return abl_cli_usage_error("plot: '%s' is not a picture this tool draws (%s)", kind, kinds);
-    const char *path = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
-    if (path == NULL)
-        return abl_cli_usage_error("plot: --output FILE is required (.png, .svg or .pdf)");
-    abl_plot_render_options ro;
-    if (abl_cli_plot_target(abl_cli_arg(cmd, v, ABL_OPT_DEVICE), path, abl_cli_arg(cmd, v, ABL_OPT_WIDTH),
-                            abl_cli_arg(cmd, v, ABL_OPT_HEIGHT), &ro))
-        return ABL_EXIT_USAGE;
-    /* Options a kind does not use are refused rather than ignored. */
     static const struct { abl_opt opt; const char *kinds; } uses[] = {
         {ABL_OPT_CONVENTION, "bias fraction mitigations"}, {ABL_OPT_CTX, "bias fraction blindmap"},
         {ABL_OPT_DTYPE, "bias fraction blindmap mitigations"}, {ABL_OPT_HEAD, "blindmap"},
@@ -162,7 +145,241 @@ static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         if (v[uses[i].opt] != NULL && strstr(uses[i].kinds, kind) == NULL)
             return abl_cli_usage_error("plot %s: --%s does not apply (it is for: %s)", kind,
                                        abl_cli_options[uses[i].opt].name, uses[i].kinds);
+    return 0;
+}
 
+/* --convention s (NULL: the default, left in convs): a list for fraction, one convention for the others. */
+static int plot_conventions(const char *s, const char *kind, abl_convention *convs, size_t *nconvs)
+{
+    int rc = 0;
+    char *copy = NULL, *items[PLOT_MAX_LIST];
+    if (s == NULL)
+        return 0;
+    if ((copy = strdup(s)) == NULL)
+        return abl_cli_internal_error("out of memory");
+    int n = split_list(copy, items, strcmp(kind, "fraction") == 0 ? ABL_CONV_COUNT : 1);
+    if (n < 0)
+        rc = abl_cli_usage_error("--convention: '%s' is not %s", s,
+                                 strcmp(kind, "fraction") == 0 ? "a comma-separated list of conventions"
+                                                               : "one convention");
+    for (int i = 0; rc == 0 && i < n; i++)
+        rc = abl_cli_convention(items[i], &convs[i]);
+    *nconvs = n > 0 ? (size_t)n : 1;
+    free(copy);
+    if (rc)
+        return ABL_EXIT_USAGE;
+    return 0;
+}
+
+/* What plot_with read from the options, for the kinds that take many of them. */
+typedef struct plot_layer {
+    const abl_format *formats;
+    size_t nformats;
+    const abl_convention *convs;
+    size_t nconvs;
+    char *const *pipes;
+    int npipes;
+    long heads;
+    const abl_schedule_spec *slopes;
+    const char *slopes_text;
+    const char *label;
+    uint64_t ctx;
+    const char *default_pipeline;  /* blindmap without --pipeline: the model's or config's code path */
+} plot_layer;
+
+/* plot fraction: refused past the pipeline curves' context, 32 pairs of curves or the budget. */
+static int plot_fraction(const abl_cli_cmd *cmd, const char **v, const plot_layer *L, abl_plot *p, char **err)
+{
+    int rc = 0;
+    abl_status st = ABL_OK;
+    abl_cost cost;
+    abl_plot_fraction_config c;
+    abl_plot_fraction_config_default(&c);
+    c.formats = L->formats;
+    c.nformats = L->nformats;
+    c.conventions = L->convs;
+    c.nconventions = L->nconvs;
+    c.pipelines = (const char *const *)L->pipes;
+    c.npipelines = (size_t)L->npipes;
+    c.heads = (int)L->heads;
+    c.slopes = L->slopes;
+    c.model = L->label;
+    c.linear = abl_cli_arg(cmd, v, ABL_OPT_LINEAR) != NULL;
+    if (c.linear)
+        c.max_context = 4096;
+    if (L->ctx)
+        c.max_context = L->ctx;
+    if (L->npipes > 0 && c.max_context > ABL_PLOT_PIPELINE_MAX_CONTEXT)
+        rc = abl_cli_usage_error("plot fraction: --pipeline curves run the exact predictor at every point: "
+                                 "--ctx at most %d", ABL_PLOT_PIPELINE_MAX_CONTEXT);
+    else if (L->nformats * L->nconvs + (size_t)L->npipes * L->nformats > 32)
+        rc = abl_cli_usage_error("plot fraction: at most 32 pairs of curves");
+    else if (plot_budget(cmd, v, abl_plot_fraction_estimate(&c, &cost), &cost) != 0)
+        rc = ABL_EXIT_USAGE;
+    else
+        st = abl_plot_fraction(&c, p, err);
+    return rc != 0 ? rc : st != ABL_OK ? plot_status(st, L->slopes_text, *err) : 0;
+}
+
+/* plot blindmap: one head of one pipeline (--pipeline, else the model's default code path). */
+static int plot_blindmap(const abl_cli_cmd *cmd, const char **v, const plot_layer *L, abl_plot *p, char **err)
+{
+    int rc = 0;
+    abl_status st = ABL_OK;
+    abl_cost cost;
+    const char *s;
+    abl_plot_blindmap_config c;
+    abl_plot_blindmap_config_default(&c);
+    c.model_dtype = L->formats[0];
+    c.heads = (int)L->heads;
+    c.slopes = L->slopes;
+    c.model = L->label;
+    c.pipeline = L->npipes > 0 ? L->pipes[0] : L->default_pipeline;
+    long head = 1;
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEAD)) && abl_cli_int("head", s, 0, ABL_PLOT_MAX_HEADS, &head))
+        rc = ABL_EXIT_USAGE;
+    c.head = (int)head;
+    if (L->ctx)
+        c.context = L->ctx;
+    if (rc == 0 && plot_budget(cmd, v, abl_plot_blindmap_estimate(&c, &cost), &cost) != 0)
+        rc = ABL_EXIT_USAGE;
+    if (rc == 0)
+        st = abl_plot_blindmap(&c, p, err);
+    return rc != 0 ? rc : st != ABL_OK ? plot_status(st, L->slopes_text, *err) : 0;
+}
+
+/* The formats: the model's (else bf16), or --dtype (a list for fraction, one format for the others). */
+static int plot_formats(const char *s, const char *kind, const abl_model *model, const abl_model_spec *spec,
+                        abl_format *formats, size_t *nformats)
+{
+    *nformats = 1;
+    if (abl_format_lookup(model != NULL && model->dtype != NULL ? model->dtype : "bf16", &formats[0]) != ABL_OK)
+        abl_format_lookup("bf16", &formats[0]);
+    if (model == NULL && spec != NULL)
+        formats[0] = spec->dtype;
+    if (s != NULL) {
+        if (strcmp(kind, "fraction") != 0) {
+            char *why = abl_cli_printf("plot %s draws one format (plot fraction takes a list)", kind);
+            if (why == NULL)
+                return abl_cli_internal_error("out of memory");
+            int bad = abl_cli_dtype_one("dtype", s, why, &formats[0]);
+            free(why);
+            if (bad)
+                return ABL_EXIT_USAGE;
+        } else if (abl_cli_dtype_list("dtype", s, formats, PLOT_MAX_LIST, nformats)) {
+            return ABL_EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+/* --pipeline s: a list of presets for fraction, one spec (which may hold field=value commas) for blindmap,
+ * each checked; pipes point into *pipecopy (the caller frees it). 0, or the exit status after the error. */
+static int plot_pipelines(const char *s, const char *kind, const abl_format *format, char **pipecopy, char **pipes,
+                          int *npipes)
+{
+    *pipecopy = NULL;
+    *npipes = 0;
+    if (s == NULL)
+        return 0;
+    if ((*pipecopy = strdup(s)) == NULL)
+        return abl_cli_internal_error("out of memory");
+    /* fraction: a list of presets; blindmap: one spec (which may hold field=value commas) */
+    if (strcmp(kind, "fraction") == 0)
+        *npipes = split_list(*pipecopy, pipes, PLOT_MAX_LIST);
+    else
+        pipes[0] = *pipecopy, *npipes = (*pipecopy)[0] ? 1 : -1;
+    if (*npipes < 0) {
+        free(*pipecopy);
+        *pipecopy = NULL;
+        return abl_cli_usage_error("--pipeline: '%s' is not a comma-separated list of pipelines", s);
+    }
+    for (int i = 0; i < *npipes; i++) {
+        abl_pipeline pl;
+        int prc = abl_cli_pipeline(pipes[i], format, 0, &pl);
+        if (prc != 0) {
+            free(*pipecopy);
+            *pipecopy = NULL;
+            return prc;
+        }
+    }
+    return 0;
+}
+
+/* plot bias: the bias of each head against distance, and the threshold. */
+static abl_status plot_bias(const plot_layer *L, abl_convention conv, abl_plot *p)
+{
+    abl_plot_bias_config c;
+    abl_plot_bias_config_default(&c);
+    c.format = L->formats[0];
+    c.convention = conv;
+    c.heads = (int)L->heads;
+    c.slopes = L->slopes;
+    c.model = L->label;
+    if (L->ctx)
+        c.max_distance = L->ctx;
+    return abl_plot_bias(&c, p);
+}
+
+/* The one argument: the picture's kind. 0, or the exit status after the error. */
+static int plot_kind(int npos, char **pos)
+{
+    static const char *const kinds = "bias, fraction, blindmap or mitigations";
+    if (npos == 0)
+        return abl_cli_usage_error("plot: which picture? (%s)", kinds);
+    if (npos > 1)
+        return abl_cli_usage_error("plot: unexpected argument '%s'", pos[1]);
+    const char *kind = pos[0];
+    if (strcmp(kind, "bias") != 0 && strcmp(kind, "fraction") != 0 && strcmp(kind, "blindmap") != 0 &&
+        strcmp(kind, "mitigations") != 0)
+        return abl_cli_usage_error("plot: '%s' is not a picture this tool draws (%s)", kind, kinds);
+    return 0;
+}
+
+/* The schedule, parsed here once: --slopes (*slopes on entry), else the catalogue entry's, else the config's
+ * (a value); *slopes is its text (NULL: press). 0, or the exit status after the error. */
+static int plot_schedule(const abl_model *model, const abl_model_spec *spec, abl_schedule_spec *sched,
+                         const char **slopes)
+{
+    abl_status pst = ABL_OK;
+    if (*slopes != NULL) {
+        if (abl_cli_slopes(*slopes, sched))
+            return ABL_EXIT_USAGE;
+    } else if (model != NULL && model->slopes != NULL) {
+        *slopes = model->slopes;
+        pst = abl_schedule_spec_parse(*slopes, sched);
+    } else if (spec != NULL) {
+        *slopes = spec->slopes;
+        pst = abl_model_spec_schedule(spec, sched);
+    }
+    if (pst != ABL_OK)
+        return abl_cli_usage_error("--slopes: '%s': %s", *slopes, abl_cli_why(pst, NULL));
+    return 0;
+}
+
+/* The code path a blindmap draws without --pipeline: the catalogue model's default, else the config's. */
+static const char *default_pipeline(const abl_model *model, const abl_model_spec *spec)
+{
+    if (model != NULL && model->family != NULL && model->family->npaths > 0)
+        return model->family->paths[0].pipeline;
+    return spec != NULL ? spec->pipeline : NULL;
+}
+
+/* The picture; the schedule is parsed into *sched (the caller frees it). */
+static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched)
+{
+    if (plot_kind(npos, pos))
+        return ABL_EXIT_USAGE;
+    const char *kind = pos[0];
+    const char *path = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
+    if (path == NULL)
+        return abl_cli_usage_error("plot: --output FILE is required (.png, .svg or .pdf)");
+    abl_plot_render_options ro;
+    if (abl_cli_plot_target(abl_cli_arg(cmd, v, ABL_OPT_DEVICE), path, abl_cli_arg(cmd, v, ABL_OPT_WIDTH),
+                            abl_cli_arg(cmd, v, ABL_OPT_HEIGHT), &ro))
+        return ABL_EXIT_USAGE;
+    if (plot_uses(v, kind))
+        return ABL_EXIT_USAGE;
     /* The layer: --model first, then --heads/--slopes/--dtype override it. */
     const char *s;
     abl_cli_model_choice choice;
@@ -175,60 +392,23 @@ static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **po
     long heads = model != NULL ? model->heads : have_config ? spec.heads : 16;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
-    /* The schedule, parsed here once: --slopes, else the catalogue entry's, else the config's (a value). */
     const char *slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
-    abl_status pst = ABL_OK;
-    if (slopes != NULL) {
-        if (abl_cli_slopes(slopes, sched))
-            return ABL_EXIT_USAGE;
-    } else if (model != NULL && model->slopes != NULL) {
-        slopes = model->slopes;
-        pst = abl_schedule_spec_parse(slopes, sched);
-    } else if (have_config) {
-        slopes = spec.slopes;
-        pst = abl_model_spec_schedule(&spec, sched);
-    }
-    if (pst != ABL_OK)
-        return abl_cli_usage_error("--slopes: '%s': %s", slopes, abl_status_message(pst));
+    if (plot_schedule(model, have_config ? &spec : NULL, sched, &slopes))
+        return ABL_EXIT_USAGE;
     const abl_schedule_spec *slopes_value = slopes != NULL ? sched : NULL;
     if (slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL && model == NULL && !have_config &&
         (sched->kind == ABL_SCHEDULE_SLOPES || sched->kind == ABL_SCHEDULE_TARGETS))
         heads = 0; /* the list gives H */
     abl_format formats[PLOT_MAX_LIST];
     size_t nformats = 1;
-    if (abl_format_lookup(model != NULL && model->dtype != NULL ? model->dtype : "bf16", &formats[0]) != ABL_OK)
-        abl_format_lookup("bf16", &formats[0]);
-    if (model == NULL && have_config)
-        formats[0] = spec.dtype;
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) != NULL) {
-        if (strcmp(kind, "fraction") != 0) {
-            char why[96]; /* kind is one of the four names checked above, never other user text */
-            snprintf(why, sizeof why, "plot %s draws one format (plot fraction takes a list)", kind);
-            if (abl_cli_dtype_one("dtype", s, why, &formats[0]))
-                return ABL_EXIT_USAGE;
-        } else if (abl_cli_dtype_list("dtype", s, formats, PLOT_MAX_LIST, &nformats)) {
-            return ABL_EXIT_USAGE;
-        }
-    }
+    if ((rc0 = plot_formats(abl_cli_arg(cmd, v, ABL_OPT_DTYPE), kind, model, have_config ? &spec : NULL, formats,
+                            &nformats)) != 0)
+        return rc0;
     abl_convention convs[ABL_CONV_COUNT] = {ABL_CONV_PAPER};
     size_t nconvs = 1;
     int rc = 0;
-    char *copy = NULL, *items[PLOT_MAX_LIST];
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION)) != NULL) {
-        if ((copy = strdup(s)) == NULL)
-            return abl_cli_internal_error("out of memory");
-        int n = split_list(copy, items, strcmp(kind, "fraction") == 0 ? ABL_CONV_COUNT : 1);
-        if (n < 0)
-            rc = abl_cli_usage_error("--convention: '%s' is not %s", s,
-                                     strcmp(kind, "fraction") == 0 ? "a comma-separated list of conventions"
-                                                                   : "one convention");
-        for (int i = 0; rc == 0 && i < n; i++)
-            rc = abl_cli_convention(items[i], &convs[i]);
-        nconvs = n > 0 ? (size_t)n : 1;
-        free(copy);
-        if (rc)
-            return ABL_EXIT_USAGE;
-    }
+    if ((rc = plot_conventions(abl_cli_arg(cmd, v, ABL_OPT_CONVENTION), kind, convs, &nconvs)) != 0)
+        return rc;
     uint64_t ctx = 0;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) &&
         abl_cli_count("ctx", s, strcmp(kind, "blindmap") == 0 ? 2 : 1,
@@ -236,95 +416,23 @@ static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         return ABL_EXIT_USAGE;
     char *pipecopy = NULL, *pipes[PLOT_MAX_LIST];
     int npipes = 0;
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE)) != NULL) {
-        if ((pipecopy = strdup(s)) == NULL)
-            return abl_cli_internal_error("out of memory");
-        /* fraction: a list of presets; blindmap: one spec (which may hold field=value commas) */
-        if (strcmp(kind, "fraction") == 0)
-            npipes = split_list(pipecopy, pipes, PLOT_MAX_LIST);
-        else
-            pipes[0] = pipecopy, npipes = pipecopy[0] ? 1 : -1;
-        if (npipes < 0) {
-            free(pipecopy);
-            return abl_cli_usage_error("--pipeline: '%s' is not a comma-separated list of pipelines", s);
-        }
-        for (int i = 0; i < npipes; i++) {
-            abl_pipeline pl;
-            int prc = abl_cli_pipeline(pipes[i], &formats[0], 0, &pl);
-            if (prc != 0) {
-                free(pipecopy);
-                return prc;
-            }
-        }
-    }
+    if ((rc = plot_pipelines(abl_cli_arg(cmd, v, ABL_OPT_PIPELINE), kind, &formats[0], &pipecopy, pipes, &npipes)) != 0)
+        return rc;
     const char *label = model != NULL ? model->name : have_config && spec.model_type[0] ? spec.model_type : NULL;
-
+    const plot_layer L = {formats, nformats, convs, nconvs, pipes, npipes, heads, slopes_value, slopes, label, ctx,
+                          default_pipeline(model, have_config ? &spec : NULL)};
     abl_plot p;
     memset(&p, 0, sizeof p);
     abl_status st = ABL_OK;
     char *err = NULL;
-    abl_cost cost;
     if (strcmp(kind, "bias") == 0) {
-        abl_plot_bias_config c;
-        abl_plot_bias_config_default(&c);
-        c.format = formats[0];
-        c.convention = convs[0];
-        c.heads = (int)heads;
-        c.slopes = slopes_value;
-        c.model = label;
-        if (ctx)
-            c.max_distance = ctx;
-        st = abl_plot_bias(&c, &p);
+        st = plot_bias(&L, convs[0], &p);
     } else if (strcmp(kind, "fraction") == 0) {
-        abl_plot_fraction_config c;
-        abl_plot_fraction_config_default(&c);
-        c.formats = formats;
-        c.nformats = nformats;
-        c.conventions = convs;
-        c.nconventions = nconvs;
-        c.pipelines = (const char *const *)pipes;
-        c.npipelines = (size_t)npipes;
-        c.heads = (int)heads;
-        c.slopes = slopes_value;
-        c.model = label;
-        c.linear = abl_cli_arg(cmd, v, ABL_OPT_LINEAR) != NULL;
-        if (c.linear)
-            c.max_context = 4096;
-        if (ctx)
-            c.max_context = ctx;
-        if (npipes > 0 && c.max_context > ABL_PLOT_PIPELINE_MAX_CONTEXT)
-            rc = abl_cli_usage_error("plot fraction: --pipeline curves run the exact predictor at every point: "
-                                     "--ctx at most %d", ABL_PLOT_PIPELINE_MAX_CONTEXT);
-        else if (nformats * nconvs + (size_t)npipes * nformats > 32)
-            rc = abl_cli_usage_error("plot fraction: at most 32 pairs of curves");
-        else if (plot_budget(cmd, v, abl_plot_fraction_estimate(&c, &cost), &cost) != 0)
-            rc = ABL_EXIT_USAGE;
-        else
-            st = abl_plot_fraction(&c, &p, &err);
+        rc = plot_fraction(cmd, v, &L, &p, &err);
     } else if (strcmp(kind, "mitigations") == 0) {
         st = abl_plot_mitigations(&formats[0], convs[0], &p);
     } else {
-        abl_plot_blindmap_config c;
-        abl_plot_blindmap_config_default(&c);
-        c.model_dtype = formats[0];
-        c.heads = (int)heads;
-        c.slopes = slopes_value;
-        c.model = label;
-        c.pipeline = npipes > 0 ? pipes[0]
-                     : model != NULL && model->family != NULL && model->family->npaths > 0
-                         ? model->family->paths[0].pipeline
-                     : have_config ? spec.pipeline
-                                   : NULL;
-        long head = 1;
-        if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEAD)) && abl_cli_int("head", s, 0, ABL_PLOT_MAX_HEADS, &head))
-            rc = ABL_EXIT_USAGE;
-        c.head = (int)head;
-        if (ctx)
-            c.context = ctx;
-        if (rc == 0 && plot_budget(cmd, v, abl_plot_blindmap_estimate(&c, &cost), &cost) != 0)
-            rc = ABL_EXIT_USAGE;
-        if (rc == 0)
-            st = abl_plot_blindmap(&c, &p, &err);
+        rc = plot_blindmap(cmd, v, &L, &p, &err);
     }
     if (rc == 0 && st != ABL_OK)
         rc = plot_status(st, slopes, err);
@@ -332,16 +440,16 @@ static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **po
     free(pipecopy);
     if (rc != 0)
         return rc;
-    rc = abl_cli_plot_write(&p, &ro, "output", path);
+    rc = abl_cli_plot_write(cli, &p, &ro, "output", path);
     abl_plot_free(&p);
     return rc;
 }
 
-static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+static int run_plot(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     abl_schedule_spec sched;
     memset(&sched, 0, sizeof sched);
-    int rc = plot_with(cmd, v, npos, pos, &sched);
+    int rc = plot_with(ctx, cmd, v, npos, pos, &sched);
     abl_schedule_spec_free(&sched);
     return rc;
 }

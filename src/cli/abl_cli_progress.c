@@ -27,20 +27,19 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void abl_cli_duration_text(double s, char *buf, size_t len)
+char *abl_cli_duration_text(double s)
 {
     if (s < 1)
-        snprintf(buf, len, "less than a second");
-    else if (s < 90)
-        snprintf(buf, len, "%.0f second%s", s, s < 1.5 ? "" : "s"); /* 1 second, 2 seconds */
-    else if (s < 90 * 60)
-        snprintf(buf, len, "%.1f minutes", s / 60);
-    else if (s < 36 * 3600)
-        snprintf(buf, len, "%.1f hours", s / 3600);
-    else if (s < 2 * 365.25 * 86400)
-        snprintf(buf, len, "%.1f days", s / 86400);
-    else
-        snprintf(buf, len, "%.3g years", s / (365.25 * 86400));
+        return abl_cli_printf("less than a second");
+    if (s < 90)
+        return abl_cli_printf("%.0f second%s", s, s < 1.5 ? "" : "s"); /* 1 second, 2 seconds */
+    if (s < 90 * 60)
+        return abl_cli_printf("%.1f minutes", s / 60);
+    if (s < 36 * 3600)
+        return abl_cli_printf("%.1f hours", s / 3600);
+    if (s < 2 * 365.25 * 86400)
+        return abl_cli_printf("%.1f days", s / 86400);
+    return abl_cli_printf("%.3g years", s / (365.25 * 86400));
 }
 
 /* ABL_COST_TRACE (hidden, for tests/cost_bound.py): each estimate judged against the budget is also
@@ -70,13 +69,17 @@ int abl_cli_budget(const abl_cli_work *w, const abl_cost *c)
     cost_trace(what, c);
     if (w->force || c->seconds <= w->seconds)
         return 0;
-    char need[64], budget[64]; /* bounded: a number and a unit each (abl_cli_duration_text, under 24 bytes) */
-    abl_cli_duration_text(c->seconds, need, sizeof need);
-    abl_cli_duration_text(w->seconds, budget, sizeof budget);
-    return abl_cli_usage_error("%s: %s%s of work (%.3g %s on %d thread%s at the nominal rate), over the budget "
-                               "of %s: pass --force to run it anyway",
-                               what, c->seconds < 1 ? "" : "about ", need, c->units, c->unit_name ? c->unit_name : "units", c->threads,
-                               c->threads == 1 ? "" : "s", budget);
+    char *need = abl_cli_duration_text(c->seconds), *budget = abl_cli_duration_text(w->seconds);
+    int rc = need == NULL || budget == NULL
+                 ? abl_cli_internal_error("out of memory")
+                 : abl_cli_usage_error("%s: %s%s of work (%.3g %s on %d thread%s at the nominal rate), over the "
+                                       "budget of %s: pass --force to run it anyway",
+                                       what, c->seconds < 1 ? "" : "about ", need, c->units,
+                                       c->unit_name ? c->unit_name : "units", c->threads,
+                                       c->threads == 1 ? "" : "s", budget);
+    free(need);
+    free(budget);
+    return rc;
 }
 
 int abl_cli_predict_budget(const abl_cli_work *w, const abl_simulate_config *sc, double calls,
@@ -94,11 +97,11 @@ int abl_cli_predict_budget(const abl_cli_work *w, const abl_simulate_config *sc,
     return abl_cli_budget(w, &total);
 }
 
-void abl_cli_bar_init(abl_cli_bar *b, const char *label, const abl_cli_cmd *cmd, const char **values)
+void abl_cli_bar_init(const abl_cli_ctx *ctx, abl_cli_bar *b, const char *label, const abl_cli_cmd *cmd, const char **values)
 {
     memset(b, 0, sizeof *b);
     b->label = label;
-    b->f = abl_cli_err;
+    b->f = ctx->err;
     int fd = b->f != NULL ? fileno(b->f) : -1;
     b->on = abl_cli_arg(cmd, values, ABL_OPT_PROGRESS) != NULL || (fd >= 0 && isatty(fd));
     if (abl_cli_arg(cmd, values, ABL_OPT_QUIET) != NULL)
@@ -118,21 +121,22 @@ void abl_cli_bar_update(void *ctx, uint64_t done, uint64_t total)
         return;
     b->last = t;
     double frac = done >= total ? 1.0 : (double)done / (double)total;
-    char bar[41]; /* bounded: the 40 cells of the bar, not text */
+    /* the bar's 40 cells: `fill` of the first, the rest of the second */
+    static const char hashes[] = "########################################";
+    static const char dashes[] = "----------------------------------------";
     int fill = (int)(frac * 40);
-    memset(bar, '#', (size_t)fill);
-    memset(bar + fill, '-', (size_t)(40 - fill));
-    bar[40] = '\0';
-    char eta[64] = ""; /* bounded: "  about " + a duration (at most "%.3g years", under 24 bytes) + " left" */
+    char *eta = NULL;
     double elapsed = t - b->start;
     if (done > 0 && done < total && elapsed > 0.5) {
         double left = elapsed * (1.0 - frac) / frac;
-        char d[48]; /* bounded: abl_cli_duration_text writes a number and a unit (under 24 bytes) */
-        abl_cli_duration_text(left, d, sizeof d);
+        char *d = abl_cli_duration_text(left);
         /* "about" goes with an amount, not with "less than a second" */
-        snprintf(eta, sizeof eta, "  %s%s left", left < 1 ? "" : "about ", d);
+        eta = d != NULL ? abl_cli_printf("  %s%s left", left < 1 ? "" : "about ", d) : NULL;
+        free(d);
     }
-    int n = fprintf(b->f, "\r%s [%s] %3.0f%%%s", b->label, bar, 100 * frac, eta);
+    int n = fprintf(b->f, "\r%s [%.*s%.*s] %3.0f%%%s", b->label, fill, hashes, 40 - fill, dashes, 100 * frac,
+                    eta != NULL ? eta : "");
+    free(eta);
     /* pad over a longer previous line */
     for (int k = n; k < b->width; k++)
         fputc(' ', b->f);

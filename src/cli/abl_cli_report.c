@@ -20,8 +20,41 @@ static const abl_cli_use report_opts[] = {
     ABL_USE(ABL_OPT_SLOPES),
 };
 
+/* Build the page of `c` and write it to `path` (the errors name --slopes by slopes_text). */
+static int write_page(const abl_cli_ctx *ctx, const abl_html_config *c, const char *slopes_text, const char *path)
+{
+    char *buf = NULL, *err = NULL;
+    size_t len = 0;
+    abl_status st = abl_html_report(c, &buf, &len, &err);
+    const char *why = abl_cli_why(st, err);
+    int rc = 0;
+    if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
+        st == ABL_ERR_DEGENERATE)
+        rc = abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_cli_why(st, NULL));
+    else if (st == ABL_ERR_UNSUPPORTED)
+        rc = abl_cli_usage_error("report: %s", why);
+    else if (st == ABL_ERR_NO_MEMORY)
+        rc = abl_cli_internal_error("out of memory");
+    else if (st != ABL_OK)
+        rc = abl_cli_internal_error("report: %s", why);
+    free(err);
+    if (rc != 0)
+        return rc;
+    abl_cli_outfile o;
+    rc = abl_cli_outfile_open(ctx, &o, "output", path);
+    if (rc == 0) {
+        fwrite(buf, 1, len, o.f);
+        rc = abl_cli_outfile_commit(&o);
+    }
+    free(buf);
+    /* The page has its tables and says the pictures are missing; the user learns why here too. */
+    if (rc == 0 && !abl_plot_available())
+        fprintf(ctx->err, "alibi-blind: report: the pictures are left out: %s\n", ABL_PLOT_MISSING);
+    return rc;
+}
+
 /* The page; the schedule is parsed into *sched (the caller frees it). */
-static int report_with(const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched)
+static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched)
 {
     if (npos > 0)
         return abl_cli_usage_error("report: unexpected argument '%s'", pos[0]);
@@ -70,7 +103,7 @@ static int report_with(const abl_cli_cmd *cmd, const char **v, int npos, char **
         pst = abl_model_spec_schedule(&spec, sched);
     }
     if (pst != ABL_OK)
-        return abl_cli_usage_error("--slopes: '%s': %s", slopes_text, abl_status_message(pst));
+        return abl_cli_usage_error("--slopes: '%s': %s", slopes_text, abl_cli_why(pst, NULL));
     c.slopes = slopes_text != NULL ? sched : NULL;
     if (c.slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL && c.model == NULL && !have_config &&
         (c.slopes->kind == ABL_SCHEDULE_SLOPES || c.slopes->kind == ABL_SCHEDULE_TARGETS))
@@ -92,41 +125,14 @@ static int report_with(const abl_cli_cmd *cmd, const char **v, int npos, char **
     if (abl_html_report_estimate(&c, &cost) == ABL_OK &&
         abl_cli_budget_of("report", v, &cost) != 0)
         return ABL_EXIT_USAGE;
-    char *buf = NULL, *err = NULL;
-    size_t len = 0;
-    abl_status st = abl_html_report(&c, &buf, &len, &err);
-    const char *why = err != NULL ? err : abl_status_message(st);
-    int rc = 0;
-    if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
-        st == ABL_ERR_DEGENERATE)
-        rc = abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_status_message(st));
-    else if (st == ABL_ERR_UNSUPPORTED)
-        rc = abl_cli_usage_error("report: %s", why);
-    else if (st == ABL_ERR_NO_MEMORY)
-        rc = abl_cli_internal_error("out of memory");
-    else if (st != ABL_OK)
-        rc = abl_cli_internal_error("report: %s", why);
-    free(err);
-    if (rc != 0)
-        return rc;
-    abl_cli_outfile o;
-    rc = abl_cli_outfile_open(&o, "output", path);
-    if (rc == 0) {
-        fwrite(buf, 1, len, o.f);
-        rc = abl_cli_outfile_commit(&o);
-    }
-    free(buf);
-    /* The page has its tables and says the pictures are missing; the user learns why here too. */
-    if (rc == 0 && !abl_plot_available())
-        fprintf(stderr, "alibi-blind: report: the pictures are left out: %s\n", ABL_PLOT_MISSING);
-    return rc;
+    return write_page(ctx, &c, slopes_text, path);
 }
 
-static int run_report(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+static int run_report(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     abl_schedule_spec sched;
     memset(&sched, 0, sizeof sched);
-    int rc = report_with(cmd, v, npos, pos, &sched);
+    int rc = report_with(ctx, cmd, v, npos, pos, &sched);
     abl_schedule_spec_free(&sched);
     return rc;
 }

@@ -10,7 +10,7 @@ static const abl_cli_use reproduce_opts[] = {
     ABL_USE(ABL_OPT_PUBLISHED),
 };
 
-static int run_reproduce(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+static int run_reproduce(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
         return abl_cli_usage_error("reproduce: unexpected argument '%s'", pos[0]);
@@ -22,10 +22,10 @@ static int run_reproduce(const abl_cli_cmd *cmd, const char **v, int npos, char 
     char *err = NULL;
     const char *dir = abl_cli_arg(cmd, v, ABL_OPT_PUBLISHED);
     abl_status st = dir != NULL ? abl_published_load_dir(dir, &pub, &err) : abl_published_builtin(&pub, &err);
-    const char *why = err != NULL ? err : abl_status_message(st);
+    const char *why = abl_cli_why(st, err);
     int rc0 = 0;
     if (st == ABL_ERR_NO_MEMORY)
-        rc0 = abl_cli_internal_error("%s", abl_status_message(st));
+        rc0 = abl_cli_internal_error("%s", abl_cli_why(st, NULL));
     else if (st != ABL_OK)
         rc0 = dir != NULL ? abl_cli_usage_error("--published: %s", why)
                           : abl_cli_internal_error("built-in published values: %s", why);
@@ -36,21 +36,21 @@ static int run_reproduce(const abl_cli_cmd *cmd, const char **v, int npos, char 
     st = abl_reproduce_run(&pub, &rep);
     abl_published_free(&pub);
     if (st != ABL_OK)
-        return abl_cli_internal_error("reproduce: %s", abl_status_message(st));
+        return abl_cli_internal_error("reproduce: %s", abl_cli_why(st, NULL));
     abl_report *r = NULL;
     st = abl_reproduce_report(&rep, abl_cli_arg(cmd, v, ABL_OPT_DIFFERENCES) != NULL, &r);
     int ok = abl_reproduction_ok(&rep);
     size_t unexplained = rep.unexplained, stale = rep.stale;
     abl_reproduction_free(&rep);
     if (st != ABL_OK)
-        return abl_cli_internal_error("reproduce: %s", abl_status_message(st));
-    int rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
+        return abl_cli_internal_error("reproduce: %s", abl_cli_why(st, NULL));
+    int rc = abl_cli_emit(ctx, r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     if (rc != ABL_EXIT_OK)
         return rc;
     if (!ok) {
         /* The report is complete on stdout; the one stderr line says why the status is 1. */
-        fprintf(abl_cli_err, "alibi-blind: reproduce: %zu unexplained difference(s), %zu stale erratum/errata\n",
+        fprintf(ctx->err, "alibi-blind: reproduce: %zu unexplained difference(s), %zu stale erratum/errata\n",
                 unexplained, stale);
         return ABL_EXIT_DIFFERS;
     }

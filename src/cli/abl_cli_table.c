@@ -29,14 +29,17 @@ static int only_for(const char **v, abl_opt id, long n, const char *tables)
     const char *opt = abl_cli_options[id].name;
     if (v[id] == NULL)
         return 0;
-    char want[8];
-    snprintf(want, sizeof want, "%ld", n);
-    if (strstr(tables, want) != NULL)
+    char *want = abl_cli_printf("%ld", n);
+    if (want == NULL)
+        return abl_cli_internal_error("out of memory") != 0;
+    int applies = strstr(tables, want) != NULL;
+    free(want);
+    if (applies)
         return 0;
     return abl_cli_usage_error("--%s applies to table %s only, not table %ld", opt, tables, n) != 0;
 }
 
-static int run_table(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+static int run_table(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos == 0)
         return abl_cli_usage_error("table: which table? (1, 4, 5 or 8)");
@@ -95,10 +98,10 @@ static int run_table(const abl_cli_cmd *cmd, const char **v, int npos, char **po
             st = abl_table8_report(&o, &r);
     }
     if (st == ABL_ERR_DEGENERATE || st == ABL_ERR_UNSUPPORTED)
-        return abl_cli_usage_error("table %ld: %s for this format and convention", n, abl_status_message(st));
+        return abl_cli_usage_error("table %ld: %s for this format and convention", n, abl_cli_why(st, NULL));
     if (st != ABL_OK)
-        return abl_cli_internal_error("table %ld: %s", n, abl_status_message(st));
-    int rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
+        return abl_cli_internal_error("table %ld: %s", n, abl_cli_why(st, NULL));
+    int rc = abl_cli_emit(ctx, r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     return rc;
 }

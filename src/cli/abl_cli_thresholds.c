@@ -12,7 +12,7 @@ static const abl_cli_use thresholds_opts[] = {
     ABL_USE(ABL_OPT_OUTPUT),
 };
 
-static int run_thresholds(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+static int run_thresholds(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
         return abl_cli_usage_error("thresholds: unexpected argument '%s'", pos[0]);
@@ -31,8 +31,8 @@ static int run_thresholds(const abl_cli_cmd *cmd, const char **v, int npos, char
     abl_report *r = NULL;
     abl_status st = abl_thresholds_report(fmts, n, (int)digits, &r);
     if (st != ABL_OK)
-        return abl_cli_internal_error("%s", abl_status_message(st));
-    int rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
+        return abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    int rc = abl_cli_emit(ctx, r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     return rc;
 }

@@ -25,7 +25,7 @@ static int parse_dtypes(const char *list, abl_format *fmts, size_t cap, size_t *
     return rc;
 }
 
-static int run_verify(const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+static int run_verify(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
         return abl_cli_usage_error("verify: unexpected argument '%s'", pos[0]);
@@ -45,8 +45,8 @@ static int run_verify(const abl_cli_cmd *cmd, const char **v, int npos, char **p
     if (st == ABL_ERR_UNSUPPORTED)
         return abl_cli_usage_error("--dtype: a format whose fields do not describe its encoding cannot be verified");
     if (st != ABL_OK)
-        return abl_cli_internal_error("%s", abl_status_message(st));
-    rc = abl_cli_emit(r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
+        return abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    rc = abl_cli_emit(ctx, r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
     if (rc == ABL_EXIT_OK && !agree)
         rc = ABL_EXIT_DIFFERS;
