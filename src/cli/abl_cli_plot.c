@@ -132,7 +132,9 @@ static int plot_budget(const abl_cli_cmd *cmd, const char **v, abl_status est, c
 }
 
 /* The picture; the schedule is parsed into *sched (the caller frees it). */
-static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched)
+/* specs: PLOT_MAX_LIST pipeline values, zeroed, the caller's to free (each parsed once, here). */
+static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched,
+                     abl_pipeline_spec *specs)
 {
     static const char *const kinds = "bias, fraction, blindmap or mitigations";
     if (npos == 0)
@@ -249,8 +251,7 @@ static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **po
             return abl_cli_usage_error("--pipeline: '%s' is not a comma-separated list of pipelines", s);
         }
         for (int i = 0; i < npipes; i++) {
-            abl_pipeline pl;
-            int prc = abl_cli_pipeline(pipes[i], &formats[0], 0, &pl);
+            int prc = abl_cli_pipeline_spec(pipes[i], &specs[i]);
             if (prc != 0) {
                 free(pipecopy);
                 return prc;
@@ -282,7 +283,7 @@ static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         c.nformats = nformats;
         c.conventions = convs;
         c.nconventions = nconvs;
-        c.pipelines = (const char *const *)pipes;
+        c.pipelines = specs;
         c.npipelines = (size_t)npipes;
         c.heads = (int)heads;
         c.slopes = slopes_value;
@@ -310,11 +311,14 @@ static int plot_with(const abl_cli_cmd *cmd, const char **v, int npos, char **po
         c.heads = (int)heads;
         c.slopes = slopes_value;
         c.model = label;
-        c.pipeline = npipes > 0 ? pipes[0]
-                     : model != NULL && model->family != NULL && model->family->npaths > 0
-                         ? model->family->paths[0].pipeline
-                     : have_config ? spec.pipeline
-                                   : NULL;
+        /* --pipeline, else the model's default code path or the config's, parsed here once */
+        const char *ptext = model != NULL && model->family != NULL && model->family->npaths > 0
+                                ? model->family->paths[0].pipeline
+                            : have_config ? spec.pipeline
+                                          : NULL;
+        if (npipes <= 0 && ptext != NULL)
+            rc = abl_cli_pipeline_spec(ptext, &specs[0]);
+        c.pipeline = npipes > 0 || ptext != NULL ? &specs[0] : NULL;
         long head = 1;
         if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEAD)) && abl_cli_int("head", s, 0, ABL_PLOT_MAX_HEADS, &head))
             rc = ABL_EXIT_USAGE;
@@ -341,8 +345,12 @@ static int run_plot(const abl_cli_cmd *cmd, const char **v, int npos, char **pos
 {
     abl_schedule_spec sched;
     memset(&sched, 0, sizeof sched);
-    int rc = plot_with(cmd, v, npos, pos, &sched);
+    abl_pipeline_spec specs[PLOT_MAX_LIST];
+    memset(specs, 0, sizeof specs);
+    int rc = plot_with(cmd, v, npos, pos, &sched, specs);
     abl_schedule_spec_free(&sched);
+    for (size_t i = 0; i < PLOT_MAX_LIST; i++)
+        abl_pipeline_spec_free(&specs[i]);
     return rc;
 }
 
