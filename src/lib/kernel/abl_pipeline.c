@@ -609,16 +609,6 @@ abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg)
     return ABL_OK;
 }
 
-abl_status abl_pipeline_error(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char **msg)
-{
-    char *why = NULL;
-    abl_status st = abl_pipeline_parse_msg(spec, model_dtype, out, msg != NULL ? &why : NULL);
-    if (st != ABL_OK)
-        abl_set_error(msg, "--pipeline: '%s': %s", spec != NULL ? spec : "", why != NULL ? why : abl_status_message(st));
-    free(why);
-    return st;
-}
-
 void abl_pipeline_describe_text(const abl_pipeline *p, abl_text *t)
 {
     char *scale = abl_ratio_text(&p->bias_scale);
