@@ -8,7 +8,7 @@
 #
 # usage: parse_count.sh BINARY [--max N] [--max-for RUN.PARSER=N]... [--parser NAME=FUNC[,FUNC...]]...
 #   --parser   a parser and the functions that enter it (defaults: schedule=abl_schedule_spec_parse,
-#              abl_schedule_parse, pipeline=abl_pipeline_parse_msg). A call counts once: a call made
+#              abl_schedule_parse, pipeline=abl_pipeline_spec_parse,abl_pipeline_parse_msg). A call counts once: a call made
 #              while another function of the same parser is on the stack (abl_pipeline_parse calling
 #              abl_pipeline_parse_msg) is part of that parse. A name the binary lacks is an error (a
 #              renamed parser must be named here, never silently counted as 0).
@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     *) echo "parse_count.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
-[ -n "$parsers" ] || parsers="schedule=abl_schedule_spec_parse,abl_schedule_parse pipeline=abl_pipeline_parse_msg"
+[ -n "$parsers" ] || parsers="schedule=abl_schedule_spec_parse,abl_schedule_parse pipeline=abl_pipeline_spec_parse,abl_pipeline_parse_msg"
 
 command -v gdb >/dev/null 2>&1 || { echo "gdb not found (apt-get install gdb): Skipped"; exit 77; }
 if ! objdump -h "$bin" 2>/dev/null | grep -q '\.debug_info'; then

@@ -198,6 +198,9 @@ int abl_cli_convention(const char *text, abl_convention *out);
  * report parse here what the library parses again, so that a bad spec never reaches the library's
  * fixed-size error buffers. */
 int abl_cli_pipeline(const char *spec, const abl_format *model, int check, abl_pipeline *out);
+/* --pipeline SPEC parsed once into the dtype-independent value the library takes (abl_pipeline_spec_parse;
+ * *out freed by the caller, also after an error); 0, or the exit status after the one-line error. */
+int abl_cli_pipeline_spec(const char *spec, abl_pipeline_spec *out);
 /* --slopes TEXT parsed once, at the boundary, into the value the library takes (NULL text: *out zeroed,
  * 0); 0, or the exit status after the one-line error "--slopes: 'TEXT': why". */
 int abl_cli_slopes(const char *text, abl_schedule_spec *out);

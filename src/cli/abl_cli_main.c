@@ -217,18 +217,36 @@ int abl_cli_dtype_list(const char *opt, const char *list, abl_format *out, size_
     return rc;
 }
 
-int abl_cli_pipeline(const char *spec, const abl_format *model, int check, abl_pipeline *out)
+int abl_cli_pipeline_spec(const char *spec, abl_pipeline_spec *out)
 {
+    memset(out, 0, sizeof *out);
     /* Here, not per command: every command that takes --pipeline refuses an empty one alike. */
     if (spec != NULL && spec[0] == '\0')
         return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
     char *msg = NULL;
-    abl_status st = abl_pipeline_parse_msg(spec, model, out, &msg);
+    abl_status st = abl_pipeline_spec_parse(spec, out, &msg);
+    if (st == ABL_OK)
+        return 0;
+    int rc = st == ABL_ERR_NO_MEMORY || msg == NULL ? abl_cli_internal_error("out of memory")
+                                                    : abl_cli_usage_error("--pipeline: %s", msg);
+    free(msg);
+    return rc;
+}
+
+int abl_cli_pipeline(const char *spec, const abl_format *model, int check, abl_pipeline *out)
+{
+    abl_pipeline_spec s;
+    int rc = abl_cli_pipeline_spec(spec, &s);
+    abl_status st = rc == 0 ? abl_pipeline_build(&s, model, out) : ABL_OK;
+    abl_pipeline_spec_free(&s);
+    if (rc != 0)
+        return rc;
+    char *msg = NULL;
     if (st == ABL_OK && check)
         st = abl_pipeline_check_msg(out, &msg);
     if (st == ABL_OK)
         return 0;
-    int rc = st == ABL_ERR_NO_MEMORY || msg == NULL ? abl_cli_internal_error("out of memory")
+    rc = st == ABL_ERR_NO_MEMORY || msg == NULL ? abl_cli_internal_error("out of memory")
                                                     : abl_cli_usage_error("--pipeline: %s", msg);
     free(msg);
     return rc;

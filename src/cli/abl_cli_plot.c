@@ -177,7 +177,7 @@ typedef struct plot_layer {
     size_t nformats;
     const abl_convention *convs;
     size_t nconvs;
-    char *const *pipes;
+    abl_pipeline_spec *specs;      /* --pipeline's values (parsed once, in plot_pipelines); [0] also the default */
     int npipes;
     long heads;
     const abl_schedule_spec *slopes;
@@ -199,7 +199,7 @@ static int plot_fraction(const abl_cli_cmd *cmd, const char **v, const plot_laye
     c.nformats = L->nformats;
     c.conventions = L->convs;
     c.nconventions = L->nconvs;
-    c.pipelines = (const char *const *)L->pipes;
+    c.pipelines = L->specs;
     c.npipelines = (size_t)L->npipes;
     c.heads = (int)L->heads;
     c.slopes = L->slopes;
@@ -234,7 +234,10 @@ static int plot_blindmap(const abl_cli_cmd *cmd, const char **v, const plot_laye
     c.heads = (int)L->heads;
     c.slopes = L->slopes;
     c.model = L->label;
-    c.pipeline = L->npipes > 0 ? L->pipes[0] : L->default_pipeline;
+    /* --pipeline, else the model's default code path or the config's, parsed here once */
+    if (L->npipes <= 0 && L->default_pipeline != NULL && (rc = abl_cli_pipeline_spec(L->default_pipeline, &L->specs[0])) != 0)
+        return rc;
+    c.pipeline = L->npipes > 0 || L->default_pipeline != NULL ? &L->specs[0] : NULL;
     long head = 1;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEAD)) && abl_cli_int("head", s, 0, ABL_PLOT_MAX_HEADS, &head))
         rc = ABL_EXIT_USAGE;
@@ -274,8 +277,9 @@ static int plot_formats(const char *s, const char *kind, const abl_model *model,
 }
 
 /* --pipeline s: a list of presets for fraction, one spec (which may hold field=value commas) for blindmap,
- * each checked; pipes point into *pipecopy (the caller frees it). 0, or the exit status after the error. */
-static int plot_pipelines(const char *s, const char *kind, const abl_format *format, char **pipecopy, char **pipes,
+ * each parsed once into specs[i] (the caller frees them); pipes point into *pipecopy (the caller frees it).
+ * 0, or the exit status after the error. */
+static int plot_pipelines(const char *s, const char *kind, abl_pipeline_spec *specs, char **pipecopy, char **pipes,
                           int *npipes)
 {
     *pipecopy = NULL;
@@ -295,8 +299,7 @@ static int plot_pipelines(const char *s, const char *kind, const abl_format *for
         return abl_cli_usage_error("--pipeline: '%s' is not a comma-separated list of pipelines", s);
     }
     for (int i = 0; i < *npipes; i++) {
-        abl_pipeline pl;
-        int prc = abl_cli_pipeline(pipes[i], format, 0, &pl);
+        int prc = abl_cli_pipeline_spec(pipes[i], &specs[i]);
         if (prc != 0) {
             free(*pipecopy);
             *pipecopy = NULL;
@@ -366,7 +369,8 @@ static const char *default_pipeline(const abl_model *model, const abl_model_spec
 }
 
 /* The picture; the schedule is parsed into *sched (the caller frees it). */
-static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched)
+static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched,
+                     abl_pipeline_spec *specs)
 {
     if (plot_kind(npos, pos))
         return ABL_EXIT_USAGE;
@@ -416,10 +420,10 @@ static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char 
         return ABL_EXIT_USAGE;
     char *pipecopy = NULL, *pipes[PLOT_MAX_LIST];
     int npipes = 0;
-    if ((rc = plot_pipelines(abl_cli_arg(cmd, v, ABL_OPT_PIPELINE), kind, &formats[0], &pipecopy, pipes, &npipes)) != 0)
+    if ((rc = plot_pipelines(abl_cli_arg(cmd, v, ABL_OPT_PIPELINE), kind, specs, &pipecopy, pipes, &npipes)) != 0)
         return rc;
     const char *label = model != NULL ? model->name : have_config && spec.model_type[0] ? spec.model_type : NULL;
-    const plot_layer L = {formats, nformats, convs, nconvs, pipes, npipes, heads, slopes_value, slopes, label, ctx,
+    const plot_layer L = {formats, nformats, convs, nconvs, specs, npipes, heads, slopes_value, slopes, label, ctx,
                           default_pipeline(model, have_config ? &spec : NULL)};
     abl_plot p;
     memset(&p, 0, sizeof p);
@@ -449,8 +453,12 @@ static int run_plot(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char *
 {
     abl_schedule_spec sched;
     memset(&sched, 0, sizeof sched);
-    int rc = plot_with(ctx, cmd, v, npos, pos, &sched);
+    abl_pipeline_spec specs[PLOT_MAX_LIST];
+    memset(specs, 0, sizeof specs);
+    int rc = plot_with(ctx, cmd, v, npos, pos, &sched, specs);
     abl_schedule_spec_free(&sched);
+    for (size_t i = 0; i < PLOT_MAX_LIST; i++)
+        abl_pipeline_spec_free(&specs[i]);
     return rc;
 }
 

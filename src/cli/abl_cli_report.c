@@ -54,7 +54,9 @@ static int write_page(const abl_cli_ctx *ctx, const abl_html_config *c, const ch
 }
 
 /* The page; the schedule is parsed into *sched (the caller frees it). */
-static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched)
+/* pipe: the kernel's value, zeroed, the caller's to free. */
+static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos,
+                       abl_schedule_spec *sched, abl_pipeline_spec *pipe)
 {
     if (npos > 0)
         return abl_cli_usage_error("report: unexpected argument '%s'", pos[0]);
@@ -114,12 +116,15 @@ static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const cha
                                                      : 2048;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &c.context))
         return ABL_EXIT_USAGE;
-    c.pipeline = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
-    if (c.pipeline == NULL && have_config)
-        c.pipeline = spec.pipeline;
-    abl_pipeline pl;
-    if (c.pipeline != NULL && (rc0 = abl_cli_pipeline(c.pipeline, &c.format, 0, &pl)) != 0)
+    /* The kernel: --pipeline, the config's, the model's default code path, else eager; parsed here once. */
+    const char *ptext = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
+    if (ptext == NULL && have_config)
+        ptext = spec.pipeline;
+    if (ptext == NULL && c.model != NULL && c.model->family != NULL && c.model->family->npaths > 0)
+        ptext = c.model->family->paths[0].pipeline;
+    if (ptext != NULL && (rc0 = abl_cli_pipeline_spec(ptext, pipe)) != 0)
         return rc0;
+    c.pipeline = ptext != NULL ? pipe : NULL;
     /* Known before any work starts: refuse a page over the budget unless forced. */
     abl_cost cost;
     if (abl_html_report_estimate(&c, &cost) == ABL_OK &&
@@ -132,8 +137,11 @@ static int run_report(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char
 {
     abl_schedule_spec sched;
     memset(&sched, 0, sizeof sched);
-    int rc = report_with(ctx, cmd, v, npos, pos, &sched);
+    abl_pipeline_spec pipe;
+    memset(&pipe, 0, sizeof pipe);
+    int rc = report_with(ctx, cmd, v, npos, pos, &sched, &pipe);
     abl_schedule_spec_free(&sched);
+    abl_pipeline_spec_free(&pipe);
     return rc;
 }
 

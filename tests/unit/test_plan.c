@@ -119,7 +119,7 @@ static void test_plot_fraction(void **state)
     abl_format bf;
     assert_int_equal(abl_format_lookup("bf16", &bf), ABL_OK);
     abl_convention conv = ABL_CONV_PAPER;
-    const char *pipes[1] = {"eager"};
+    abl_pipeline_spec pipes[1] = {{"eager", "eager", NULL, 0}}; /* the eager preset, no override */
     abl_plot_fraction_config fc;
     abl_plot_fraction_config_default(&fc);
     fc.formats = &bf;
@@ -234,7 +234,7 @@ static void test_html(void **state)
     int pictures = abl_plot_available();
     if (pictures) {
         abl_convention conv = ABL_CONV_PAPER;
-        const char *pipes[1] = {"eager"};
+        abl_pipeline_spec pipes[1] = {{"eager", "eager", NULL, 0}}; /* the eager preset, no override */
         abl_plot_fraction_config fc;
         abl_plot_fraction_config_default(&fc);
         fc.formats = &c.format;

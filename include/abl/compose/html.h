@@ -29,7 +29,8 @@ typedef struct abl_html_config {
     int heads;                 /* 0: from a slopes:/targets: list */
     const abl_schedule_spec *slopes; /* the schedule, parsed at the boundary; NULL: press */
     uint64_t context;          /* N */
-    const char *pipeline;      /* the kernel (NULL: the model's default code path, else eager) */
+    const abl_pipeline_spec *pipeline; /* the kernel, parsed at the boundary (the caller resolves --pipeline,
+                                        * the model's default code path); NULL: eager */
     int threads;               /* blindmap emulation; 0: all cores */
     const char *config;        /* the config.json the layer was read from (NULL: none); printed escaped */
     const char *model_type;    /* its model_type (NULL or "": none) */
@@ -42,11 +43,11 @@ typedef struct abl_html_config {
 
 /*
  * The page, into a malloc'd buffer. ABL_ERR_UNSUPPORTED (*msg says why) for a pipeline that cannot
- * be parsed; slope and head errors as abl_analysis_run returns them.
+ * be built; slope and head errors as abl_analysis_run returns them.
  */
 ABL_API abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, char **msg);
-/* Nominal cost of the page's kernel work: its plan's cost. ABL_ERR_UNSUPPORTED for a pipeline that does
- * not parse. */
+/* Nominal cost of the page's kernel work: its plan's cost. ABL_ERR_UNSUPPORTED for a pipeline that cannot
+ * be built. */
 ABL_API abl_status abl_html_report_estimate(const abl_html_config *c, abl_cost *out);
 
 /*
@@ -60,8 +61,9 @@ ABL_API abl_status abl_html_report_estimate(const abl_html_config *c, abl_cost *
  */
 typedef struct abl_html_plan {
     abl_html_config config;
-    const char *pipeline;              /* the kernel's text (--pipeline, the model's path, else eager) */
-    abl_simulate_config predict;       /* its parsed pipeline; the first blind distances */
+    const abl_pipeline_spec *pipe;     /* the kernel (config.pipeline, else eager) */
+    const char *pipeline;              /* its name as the page shows it */
+    abl_simulate_config predict;       /* its pipeline built for the format; the first blind distances */
     abl_plot_fraction_plan fraction;
     abl_plot_blindmap_plan blindmap;
     abl_schedule_spec one_slope;       /* the design search's one slope (slopes:1), as a value */

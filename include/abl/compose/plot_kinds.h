@@ -41,7 +41,8 @@ typedef struct abl_plot_fraction_config {
     size_t nformats;
     const abl_convention *conventions; /* nconventions >= 1 */
     size_t nconventions;
-    const char *const *pipelines;      /* real kernels (zero logits, exact prediction); may be empty */
+    const abl_pipeline_spec *pipelines; /* real kernels (zero logits, exact prediction), parsed at the
+                                        * boundary and built per format; may be empty */
     size_t npipelines;
     int heads;
     const abl_schedule_spec *slopes;   /* NULL: press */
@@ -57,7 +58,7 @@ ABL_API void abl_plot_fraction_config_default(abl_plot_fraction_config *c);
 /* ABL_ERR_UNSUPPORTED with *msg naming the pipeline when it cannot be predicted. */
 ABL_API abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, char **msg);
 /* Nominal cost of the real-kernel curves (abl_predict_estimate at every point, per pipeline and format;
- * the closed-form curves are cheap and not counted). A pipeline that does not parse counts nothing. */
+ * the closed-form curves are cheap and not counted). A pipeline that cannot be built counts nothing. */
 ABL_API abl_status abl_plot_fraction_estimate(const abl_plot_fraction_config *c, abl_cost *out);
 /* Plan, then run: one step per predictor call of the real-kernel curves (pipeline by pipeline, format
  * by format, every N > 0 of the axis; calls[i] configures plan.steps[i]); the closed-form curves are
@@ -68,7 +69,7 @@ typedef struct abl_plot_fraction_plan {
     uint64_t *contexts;            /* the N of the axis, npoints of them */
     size_t npoints;
     long *curve_first;             /* per (pipeline, format), pipeline-major: its first step; -1: the
-                                    * pipeline does not parse (the run fails there, saying why) */
+                                    * pipeline cannot be built (the run fails there, saying why) */
     abl_simulate_config *calls;
     abl_plan plan;
 } abl_plot_fraction_plan;
@@ -83,7 +84,7 @@ ABL_API abl_status abl_plot_mitigations(const abl_format *format, abl_convention
  * multiples) emulated through a real pipeline, exactly-zero weights shaded. */
 #define ABL_PLOT_BLINDMAP_MAX_CONTEXT 8192
 typedef struct abl_plot_blindmap_config {
-    const char *pipeline;      /* NULL: eager */
+    const abl_pipeline_spec *pipeline; /* parsed at the boundary, built for model_dtype; NULL: eager */
     abl_format model_dtype;
     int heads;
     const abl_schedule_spec *slopes; /* NULL: press */
@@ -96,7 +97,7 @@ typedef struct abl_plot_blindmap_config {
 ABL_API void abl_plot_blindmap_config_default(abl_plot_blindmap_config *c);
 ABL_API abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, char **msg);
 /* Nominal cost of the emulation behind the map: its plan's cost (abl_simulate_estimate of the one
- * emulation). ABL_ERR_UNSUPPORTED for a pipeline that does not parse. */
+ * emulation). ABL_ERR_UNSUPPORTED for a pipeline that cannot be built. */
 ABL_API abl_status abl_plot_blindmap_estimate(const abl_plot_blindmap_config *c, abl_cost *out);
 /* Plan, then run: plan.steps[0] is the emulation (simulate, at the config's N). abl_plot_blindmap is
  * abl_plot_blindmap_plan_make + abl_plot_blindmap_run_plan. The plan points into c's texts. */

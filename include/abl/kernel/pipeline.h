@@ -158,6 +158,51 @@ ABL_API abl_status abl_pipeline_set_msg(abl_pipeline *p, const char *field, cons
 ABL_API abl_status abl_pipeline_parse_msg(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char **msg);
 ABL_API abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg);
 
+/* A pipeline as a value independent of the model dtype (issue 17: parsed once, at the boundary): the
+ * preset and its field overrides, typed. abl_pipeline_build instantiates it for one model dtype without
+ * reading text (the fraction plot draws several dtypes from one description). */
+typedef enum abl_pipeline_field {
+    ABL_PF_BIAS_FORM = 0,
+    ABL_PF_SLOPE_DTYPE,
+    ABL_PF_SLOPE_CALC,
+    ABL_PF_PRODUCT_DTYPE,
+    ABL_PF_BIAS_DTYPE,
+    ABL_PF_BIAS_SCALE,
+    ABL_PF_BIAS_ADD,
+    ABL_PF_LOGIT_DTYPE,
+    ABL_PF_SOFTMAX,
+    ABL_PF_SUM,
+    ABL_PF_EXP,
+    ABL_PF_NORMALISE,
+    ABL_PF_OUTPUT_DTYPE,
+    ABL_PF_HEAD_DIM,
+    ABL_PF_BLOCK
+} abl_pipeline_field;
+
+typedef struct abl_pipeline_override {
+    abl_pipeline_field field;
+    int model;            /* a dtype field set to "model": the dtype the description is built for */
+    abl_format dtype;     /* a dtype field's format (model == 0) */
+    int value;            /* an enum field's value, head-dim, block */
+    abl_ratio ratio;      /* bias-scale */
+} abl_pipeline_override;
+
+typedef struct abl_pipeline_spec {
+    char *text;                        /* its name as shown in outputs: the text given ("eager" for none) */
+    const char *preset;                /* the preset's canonical name (static) */
+    abl_pipeline_override *overrides;  /* applied in order after the preset */
+    size_t noverrides;
+} abl_pipeline_spec;
+
+/* "preset[,field=value...]" (NULL or "" = eager) into a description; errors as abl_pipeline_parse_msg's.
+ * The caller frees it with abl_pipeline_spec_free (also after a failure). */
+ABL_API abl_status abl_pipeline_spec_parse(const char *text, abl_pipeline_spec *out, char **msg);
+/* A deep copy (ABL_ERR_NO_MEMORY). */
+ABL_API abl_status abl_pipeline_spec_copy(const abl_pipeline_spec *src, abl_pipeline_spec *out);
+ABL_API void abl_pipeline_spec_free(abl_pipeline_spec *s);
+/* The pipeline for one model dtype (NULL = bf16); s NULL: eager. No text is read. */
+ABL_API abl_status abl_pipeline_build(const abl_pipeline_spec *s, const abl_format *model_dtype, abl_pipeline *out);
+
 /* Canonical text of every field: "bias-form=relative,slope-dtype=fp32,...", whole: a malloc'd string,
  * the caller's to free (NULL: out of memory). */
 ABL_API char *abl_pipeline_describe(const abl_pipeline *p);

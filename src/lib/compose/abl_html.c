@@ -153,15 +153,8 @@ static const char style[] =
     "figure{margin:1.5em 0}svg.plot{width:100%;height:auto;display:block;border:1px solid #eee}"
     "figcaption{font-size:.9em;color:#444}.note{font-size:.9em;color:#444}code{word-break:break-all}";
 
-/* The pipeline the page runs: --pipeline, the model's default code path, else eager. */
-static const char *report_pipeline(const abl_html_config *c)
-{
-    if (c->pipeline != NULL)
-        return c->pipeline;
-    return c->model != NULL && c->model->family != NULL && c->model->family->npaths > 0
-               ? c->model->family->paths[0].pipeline
-               : "eager";
-}
+/* The kernel when the caller names none: eager, as a value (no text parsed). */
+static const abl_pipeline_spec k_eager = {"eager", "eager", NULL, 0};
 
 /* A step of the page's plan: a leaf's cost (none when its estimate fails: the run reports it). */
 static abl_status plan_step(abl_plan *p, const char *what, abl_status est, const abl_cost *c, uint64_t context,
@@ -232,7 +225,7 @@ static abl_status html_plan_steps(abl_html_plan *p)
             fc.heads = c->heads;
             fc.slopes = c->slopes;
             fc.max_context = c->context;
-            fc.pipelines = &p->pipeline;
+            fc.pipelines = p->pipe;
             fc.npipelines = 1;
             fc.model = c->model != NULL ? c->model->name : NULL;
             if (abl_plot_fraction_plan_make(&fc, &p->fraction) == ABL_OK)
@@ -242,7 +235,7 @@ static abl_status html_plan_steps(abl_html_plan *p)
     if (st == ABL_OK && pictures && checked && c->context >= 2) {
         abl_plot_blindmap_config mc;
         abl_plot_blindmap_config_default(&mc);
-        mc.pipeline = p->pipeline;
+        mc.pipeline = p->pipe;
         mc.model_dtype = c->format;
         mc.heads = c->heads;
         mc.slopes = c->slopes;
@@ -261,9 +254,10 @@ abl_status abl_html_plan_make(const abl_html_config *c, abl_html_plan *out)
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
     out->config = *c;
-    out->pipeline = report_pipeline(c);
+    out->pipe = c->pipeline != NULL ? c->pipeline : &k_eager;
+    out->pipeline = out->pipe->text != NULL ? out->pipe->text : "eager";
     out->step_predict = out->step_design = out->step_fraction = out->step_blindmap = -1;
-    if (abl_pipeline_parse_msg(out->pipeline, &c->format, &out->predict.pipeline, NULL) != ABL_OK)
+    if (abl_pipeline_build(out->pipe, &c->format, &out->predict.pipeline) != ABL_OK)
         return ABL_ERR_UNSUPPORTED;
     abl_status st = html_plan_steps(out);
     if (st != ABL_OK)
@@ -315,9 +309,8 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
     abl_status st = abl_html_plan_make(c, &p);
     if (st == ABL_OK) {
         st = abl_html_run_plan(&p, buf, len, msg);
-    } else if (st == ABL_ERR_UNSUPPORTED) { /* the pipeline: say why (parsed again only to word the error) */
-        abl_pipeline pl;
-        abl_pipeline_error(report_pipeline(c), &c->format, &pl, msg);
+    } else if (st == ABL_ERR_UNSUPPORTED) { /* the pipeline could not be built */
+        abl_set_error(msg, "--pipeline: '%s': %s", p.pipeline != NULL ? p.pipeline : "eager", abl_status_message(st));
     }
     abl_html_plan_free(&p);
     return st;

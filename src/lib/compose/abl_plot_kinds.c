@@ -174,13 +174,19 @@ static size_t fraction_contexts(uint64_t max, int linear, uint64_t *n)
     return k;
 }
 
+/* A pipeline's name as the outputs show it: the text it was parsed from. */
+static const char *spec_name(const abl_pipeline_spec *s)
+{
+    return s != NULL && s->text != NULL ? s->text : "eager";
+}
+
 /* The steps of one (pipeline, format) curve: a predictor call at every N > 0 of the axis. */
 static abl_status fraction_plan_curve(abl_plot_fraction_plan *p, size_t pi, size_t f)
 {
     const abl_plot_fraction_config *c = &p->config;
     abl_simulate_config sc;
     memset(&sc, 0, sizeof sc);
-    if (abl_pipeline_parse_msg(c->pipelines[pi], &c->formats[f], &sc.pipeline, NULL) != ABL_OK)
+    if (abl_pipeline_build(&c->pipelines[pi], &c->formats[f], &sc.pipeline) != ABL_OK)
         return ABL_OK; /* no step: the run stops there and says why */
     p->curve_first[pi * c->nformats + f] = (long)p->plan.nsteps;
     sc.slopes = c->slopes;
@@ -276,9 +282,9 @@ static abl_status fraction_kernel_curves(abl_plot_fraction_plan *p, abl_plot_pan
     for (size_t pi = 0; st == ABL_OK && pi < c->npipelines; pi++)
         for (size_t f = 0; st == ABL_OK && f < c->nformats; f++) {
             long k = p->curve_first[pi * c->nformats + f];
-            if (k < 0) { /* the pipeline did not parse: say why */
-                abl_pipeline pl;
-                abl_pipeline_error(c->pipelines[pi], &c->formats[f], &pl, msg);
+            if (k < 0) { /* the pipeline could not be built */
+                abl_set_error(msg, "--pipeline: '%s': %s", spec_name(&c->pipelines[pi]),
+                              abl_status_message(ABL_ERR_UNSUPPORTED));
                 st = ABL_ERR_UNSUPPORTED;
                 break;
             }
@@ -298,13 +304,13 @@ static abl_status fraction_kernel_curves(abl_plot_fraction_plan *p, abl_plot_pan
                 } else if (st == ABL_ERR_UNSUPPORTED && msg != NULL) {
                     abl_set_error(msg, "--pipeline: '%s' cannot be predicted exactly (zero logits, eager kernels "
                                        "with an exact sum and a correctly rounded exp, or flash)",
-                                  c->pipelines[pi]);
+                                  spec_name(&c->pipelines[pi]));
                 }
                 abl_prediction_free(&pr);
             }
             abl_text row = {0}, mat = {0};
-            abl_text_add(&row, "%s (%s): row", c->pipelines[pi], c->formats[f].name);
-            abl_text_add(&mat, "%s (%s): matrix", c->pipelines[pi], c->formats[f].name);
+            abl_text_add(&row, "%s (%s): row", spec_name(&c->pipelines[pi]), c->formats[f].name);
+            abl_text_add(&mat, "%s (%s): matrix", spec_name(&c->pipelines[pi]), c->formats[f].name);
             if (st == ABL_OK && (row.oom || mat.oom))
                 st = ABL_ERR_NO_MEMORY;
             if (st == ABL_OK)
@@ -540,8 +546,7 @@ abl_status abl_plot_blindmap_plan_make(const abl_plot_blindmap_config *c, abl_pl
     memset(out, 0, sizeof *out);
     out->config = *c;
     abl_simulate_config *sc = &out->simulate;
-    if (abl_pipeline_parse_msg(c->pipeline != NULL ? c->pipeline : "eager", &c->model_dtype, &sc->pipeline, NULL) !=
-        ABL_OK)
+    if (abl_pipeline_build(c->pipeline, &c->model_dtype, &sc->pipeline) != ABL_OK) /* NULL: eager */
         return ABL_ERR_UNSUPPORTED;
     sc->slopes = c->slopes;
     sc->heads = c->heads;
@@ -587,8 +592,8 @@ abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, c
     abl_status st = abl_plot_blindmap_plan_make(c, &p);
     if (st == ABL_OK)
         st = abl_plot_blindmap_run_plan(&p, out, msg);
-    else if (st == ABL_ERR_UNSUPPORTED) /* the pipeline: say why (parsed again only to word the error) */
-        abl_pipeline_error(c->pipeline != NULL ? c->pipeline : "eager", &c->model_dtype, &p.simulate.pipeline, msg);
+    else if (st == ABL_ERR_UNSUPPORTED) /* the pipeline could not be built */
+        abl_set_error(msg, "--pipeline: '%s': %s", spec_name(c->pipeline), abl_status_message(st));
     abl_plot_blindmap_plan_free(&p);
     return st;
 }
@@ -604,7 +609,7 @@ abl_status abl_plot_blindmap_run_plan(abl_plot_blindmap_plan *plan, abl_plot *ou
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
     abl_simulate_config sc = plan->simulate;
-    const char *pipe = c->pipeline != NULL ? c->pipeline : "eager";
+    const char *pipe = spec_name(c->pipeline);
     abl_schedule sched;
     memset(&sched, 0, sizeof sched);
     abl_status st = abl_schedule_build(c->slopes, c->heads, -126, &sched);

@@ -5,12 +5,6 @@
 #include "abl/kernel/pipeline.h"
 #include "abl_internal.h"
 
-/*
- * abl_pipeline_parse_msg for the plot and report APIs: on failure *msg gets "--pipeline: 'SPEC': MESSAGE",
- * whole (abl_set_error).
- */
-abl_status abl_pipeline_error(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char **msg);
-
 /* abl_pipeline_describe's text, appended to t (any length). */
 struct abl_pipeline;
 void abl_pipeline_describe_text(const struct abl_pipeline *p, abl_text *t);

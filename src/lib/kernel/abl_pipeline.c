@@ -273,151 +273,276 @@ static int parse_int(const char *text, long lo, long hi, long *out)
     return 1;
 }
 
-abl_status abl_pipeline_set_msg(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
-                                char **msg)
+/* A dtype field's override: the format named, or the model dtype ("model"). */
+static abl_status override_dtype(const char *field, const char *value, abl_pipeline_override *o, char **msg)
 {
-    if (p == NULL || field == NULL || value == NULL)
-        return ABL_ERR_INVALID_ARGUMENT;
-    abl_format model = model_dtype ? *model_dtype : named("bf16");
-    abl_format *dtype = NULL;
-    if (strcasecmp(field, "slope-dtype") == 0)
-        dtype = &p->slope_dtype;
-    else if (strcasecmp(field, "product-dtype") == 0)
-        dtype = &p->product_dtype;
-    else if (strcasecmp(field, "bias-dtype") == 0)
-        dtype = &p->bias_dtype;
-    else if (strcasecmp(field, "logit-dtype") == 0)
-        dtype = &p->logit_dtype;
-    else if (strcasecmp(field, "output-dtype") == 0)
-        dtype = &p->output_dtype;
-    if (dtype != NULL) {
-        if (strcasecmp(value, "model") == 0) {
-            *dtype = model;
-        } else if (abl_format_lookup(value, dtype) != ABL_OK) {
-            abl_error_dup(msg, "%s: unknown floating-point format '%s' (known: %s, eXmY, or model)", field, value,
-                    abl_format_names());
-            return ABL_ERR_UNKNOWN_DTYPE;
-        }
+    if (strcasecmp(value, "model") == 0) {
+        o->model = 1;
         return ABL_OK;
     }
-    int k;
+    if (abl_format_lookup(value, &o->dtype) != ABL_OK) {
+        abl_error_dup(msg, "%s: unknown floating-point format '%s' (known: %s, eXmY, or model)", field, value,
+                      abl_format_names());
+        return ABL_ERR_UNKNOWN_DTYPE;
+    }
+    return ABL_OK;
+}
+
+/* An enumerated field's override: the value's index in names, or msg "FIELD: unknown WHAT ..." */
+static abl_status override_enum(const char *const *names, int n, const char *field, const char *what,
+                                const char *value, abl_pipeline_override *o, char **msg)
+{
+    int k = lookup(names, n, value);
+    if (k < 0) {
+        abl_text known = {0};
+        for (int i = 0; i < n; i++)
+            abl_text_add(&known, "%s%s", i > 0 ? ", " : "", names[i]);
+        char *t = abl_text_take(&known);
+        abl_error_dup(msg, "%s: unknown %s '%s' (known: %s)", field, what, value, t != NULL ? t : "?");
+        free(t);
+        return ABL_ERR_INVALID_ARGUMENT;
+    }
+    o->value = k;
+    return ABL_OK;
+}
+
+static abl_status override_number(abl_pipeline_override *o, const char *value, char **msg)
+{
     long v;
-    if (strcasecmp(field, "bias-form") == 0) {
-        if ((k = lookup(k_forms, ABL_BIAS_FORM_COUNT, value)) < 0) {
-            abl_error_dup(msg, "bias-form: unknown form '%s' (known: relative, absolute, symmetric, trailing)",
-                    value);
-            return ABL_ERR_INVALID_ARGUMENT;
+    if (o->field == ABL_PF_HEAD_DIM) {
+        if (!parse_int(value, 1, ABL_MAX_HEAD_DIM, &v)) {
+            abl_error_dup(msg, "head-dim: '%s' is not an integer from 1 to %d", value, ABL_MAX_HEAD_DIM);
+            return ABL_ERR_BAD_NUMBER;
         }
-        p->bias_form = (abl_bias_form)k;
-    } else if (strcasecmp(field, "softmax") == 0) {
-        if ((k = lookup(k_softmax, ABL_SOFTMAX_KIND_COUNT, value)) < 0) {
-            abl_error_dup(msg, "softmax: unknown kind '%s' (known: eager, flash, sdpa-efficient, sdpa-cudnn)",
-                          value);
-            return ABL_ERR_INVALID_ARGUMENT;
-        }
-        p->softmax = (abl_softmax_kind)k;
+    } else if (!parse_int(value, 0, 1L << 24, &v)) {
+        abl_error_dup(msg, "block: '%s' is not an integer from 0 to 16777216", value);
+        return ABL_ERR_BAD_NUMBER;
+    }
+    o->value = (int)v;
+    return ABL_OK;
+}
+
+static abl_status override_ratio(abl_pipeline_override *o, const char *value, char **msg)
+{
+    abl_status st = abl_ratio_parse(value, &o->ratio);
+    if (st == ABL_ERR_UNSUPPORTED)
+        abl_error_dup(msg, "bias-scale: '%s' needs a numerator or denominator above 2^64", value);
+    else if (st != ABL_OK)
+        abl_error_dup(msg, "bias-scale: '%s' is not a positive decimal number", value);
+    return st == ABL_OK ? ABL_OK : ABL_ERR_BAD_NUMBER;
+}
+
+static const struct {
+    const char *name;
+    abl_pipeline_field field;
+} k_fields[] = {
+    {"bias-form", ABL_PF_BIAS_FORM},       {"slope-dtype", ABL_PF_SLOPE_DTYPE}, {"slope-calc", ABL_PF_SLOPE_CALC},
+    {"product-dtype", ABL_PF_PRODUCT_DTYPE}, {"bias-dtype", ABL_PF_BIAS_DTYPE}, {"bias-scale", ABL_PF_BIAS_SCALE},
+    {"bias-add", ABL_PF_BIAS_ADD},         {"logit-dtype", ABL_PF_LOGIT_DTYPE}, {"softmax", ABL_PF_SOFTMAX},
+    {"sum", ABL_PF_SUM},                   {"exp", ABL_PF_EXP},                 {"normalise", ABL_PF_NORMALISE},
+    {"normalize", ABL_PF_NORMALISE},       {"output-dtype", ABL_PF_OUTPUT_DTYPE}, {"head-dim", ABL_PF_HEAD_DIM},
+    {"block", ABL_PF_BLOCK},
+};
+
+/* One FIELD=VALUE into a typed override (the only place a field's text is read). */
+static abl_status override_parse(const char *field, const char *value, abl_pipeline_override *o, char **msg)
+{
+    memset(o, 0, sizeof *o);
+    size_t i = 0;
+    while (i < sizeof k_fields / sizeof k_fields[0] && strcasecmp(field, k_fields[i].name) != 0)
+        i++;
+    if (i == sizeof k_fields / sizeof k_fields[0]) {
+        abl_error_dup(msg, "unknown pipeline field '%s' (known: %s)", field, abl_pipeline_field_names());
+        return ABL_ERR_INVALID_ARGUMENT;
+    }
+    o->field = k_fields[i].field;
+    switch (o->field) {
+    case ABL_PF_SLOPE_DTYPE: case ABL_PF_PRODUCT_DTYPE: case ABL_PF_BIAS_DTYPE: case ABL_PF_LOGIT_DTYPE:
+    case ABL_PF_OUTPUT_DTYPE:
+        return override_dtype(k_fields[i].name, value, o, msg);
+    case ABL_PF_BIAS_FORM: return override_enum(k_forms, ABL_BIAS_FORM_COUNT, "bias-form", "form", value, o, msg);
+    case ABL_PF_SOFTMAX: return override_enum(k_softmax, ABL_SOFTMAX_KIND_COUNT, "softmax", "kind", value, o, msg);
+    case ABL_PF_SUM: return override_enum(k_sums, 4, "sum", "order", value, o, msg);
+    case ABL_PF_EXP: return override_enum(k_exps, 2, "exp", "model", value, o, msg);
+    case ABL_PF_NORMALISE: return override_enum(k_norms, 2, "normalise", "mode", value, o, msg);
+    case ABL_PF_BIAS_ADD: return override_enum(k_adds, ABL_BIAS_ADD_COUNT, "bias-add", "place", value, o, msg);
+    case ABL_PF_SLOPE_CALC:
+        return override_enum(k_calcs, ABL_SLOPE_CALC_COUNT, "slope-calc", "calculation", value, o, msg);
+    case ABL_PF_BIAS_SCALE: return override_ratio(o, value, msg);
+    default: return override_number(o, value, msg);
+    }
+}
+
+/* A dtype field of p by its id (NULL: not a dtype field). */
+static abl_format *field_dtype(abl_pipeline *p, abl_pipeline_field f)
+{
+    switch (f) {
+    case ABL_PF_SLOPE_DTYPE: return &p->slope_dtype;
+    case ABL_PF_PRODUCT_DTYPE: return &p->product_dtype;
+    case ABL_PF_BIAS_DTYPE: return &p->bias_dtype;
+    case ABL_PF_LOGIT_DTYPE: return &p->logit_dtype;
+    case ABL_PF_OUTPUT_DTYPE: return &p->output_dtype;
+    default: return NULL;
+    }
+}
+
+static void override_apply(abl_pipeline *p, const abl_pipeline_override *o, const abl_format *model)
+{
+    abl_format *dtype = field_dtype(p, o->field);
+    if (dtype != NULL) {
+        *dtype = o->model ? *model : o->dtype;
+        return;
+    }
+    switch (o->field) {
+    case ABL_PF_BIAS_FORM: p->bias_form = (abl_bias_form)o->value; break;
+    case ABL_PF_SOFTMAX:
+        p->softmax = (abl_softmax_kind)o->value;
         /* the kernel's own key block (an explicit block= after softmax= overrides it): the memory-efficient
          * kernel's kKeysPerBlock is 64 for head dims up to 64 (128 above), cuDNN's measured tile is 128 */
         if (p->softmax == ABL_SOFTMAX_SDPA_EFFICIENT)
             p->block = 64;
         else if (p->softmax == ABL_SOFTMAX_SDPA_CUDNN)
             p->block = 128;
-    } else if (strcasecmp(field, "sum") == 0) {
-        if ((k = lookup(k_sums, 4, value)) < 0) {
-            abl_error_dup(msg, "sum: unknown order '%s' (known: exact, sequential, vec8, vec16)", value);
-            return ABL_ERR_INVALID_ARGUMENT;
-        }
-        p->sum = (abl_sum_order)k;
-    } else if (strcasecmp(field, "exp") == 0) {
-        if ((k = lookup(k_exps, 2, value)) < 0) {
-            abl_error_dup(msg, "exp: unknown model '%s' (known: correct, sleef)", value);
-            return ABL_ERR_INVALID_ARGUMENT;
-        }
-        p->exp = (abl_exp_model)k;
-    } else if (strcasecmp(field, "normalise") == 0 || strcasecmp(field, "normalize") == 0) {
-        if ((k = lookup(k_norms, 2, value)) < 0) {
-            abl_error_dup(msg, "normalise: unknown mode '%s' (known: reciprocal, divide)", value);
-            return ABL_ERR_INVALID_ARGUMENT;
-        }
-        p->normalise = (abl_normalise)k;
-    } else if (strcasecmp(field, "bias-scale") == 0) {
-        abl_ratio r;
-        abl_status st = abl_ratio_parse(value, &r);
-        if (st == ABL_ERR_UNSUPPORTED) {
-            abl_error_dup(msg, "bias-scale: '%s' needs a numerator or denominator above 2^64", value);
-            return ABL_ERR_BAD_NUMBER;
-        }
-        if (st != ABL_OK) {
-            abl_error_dup(msg, "bias-scale: '%s' is not a positive decimal number", value);
-            return ABL_ERR_BAD_NUMBER;
-        }
-        p->bias_scale = r;
-    } else if (strcasecmp(field, "bias-add") == 0) {
-        if ((k = lookup(k_adds, ABL_BIAS_ADD_COUNT, value)) < 0) {
-            abl_error_dup(msg, "bias-add: unknown place '%s' (known: scores, mask, both)", value);
-            return ABL_ERR_INVALID_ARGUMENT;
-        }
-        p->bias_add = (abl_bias_add)k;
-    } else if (strcasecmp(field, "slope-calc") == 0) {
-        if ((k = lookup(k_calcs, ABL_SLOPE_CALC_COUNT, value)) < 0) {
-            abl_error_dup(msg, "slope-calc: unknown calculation '%s' (known: exact, torch-pow, mpt-pow)", value);
-            return ABL_ERR_INVALID_ARGUMENT;
-        }
-        p->slope_calc = (abl_slope_calc)k;
-    } else if (strcasecmp(field, "head-dim") == 0) {
-        if (!parse_int(value, 1, ABL_MAX_HEAD_DIM, &v)) {
-            abl_error_dup(msg, "head-dim: '%s' is not an integer from 1 to %d", value, ABL_MAX_HEAD_DIM);
-            return ABL_ERR_BAD_NUMBER;
-        }
-        p->head_dim = (int)v;
-    } else if (strcasecmp(field, "block") == 0) {
-        if (!parse_int(value, 0, 1L << 24, &v)) {
-            abl_error_dup(msg, "block: '%s' is not an integer from 0 to 16777216", value);
-            return ABL_ERR_BAD_NUMBER;
-        }
-        p->block = (int)v;
-    } else {
-        abl_error_dup(msg, "unknown pipeline field '%s' (known: %s)", field, abl_pipeline_field_names());
+        break;
+    case ABL_PF_SUM: p->sum = (abl_sum_order)o->value; break;
+    case ABL_PF_EXP: p->exp = (abl_exp_model)o->value; break;
+    case ABL_PF_NORMALISE: p->normalise = (abl_normalise)o->value; break;
+    case ABL_PF_BIAS_SCALE: p->bias_scale = o->ratio; break;
+    case ABL_PF_BIAS_ADD: p->bias_add = (abl_bias_add)o->value; break;
+    case ABL_PF_SLOPE_CALC: p->slope_calc = (abl_slope_calc)o->value; break;
+    case ABL_PF_HEAD_DIM: p->head_dim = o->value; break;
+    default: p->block = o->value; break;
+    }
+}
+
+abl_status abl_pipeline_set_msg(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
+                                char **msg)
+{
+    if (p == NULL || field == NULL || value == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
+    abl_format model = model_dtype ? *model_dtype : named("bf16");
+    abl_pipeline_override o;
+    abl_status st = override_parse(field, value, &o, msg);
+    if (st == ABL_OK)
+        override_apply(p, &o, &model);
+    return st;
+}
+
+void abl_pipeline_spec_free(abl_pipeline_spec *s)
+{
+    if (s == NULL)
+        return;
+    free(s->text);
+    free(s->overrides);
+    memset(s, 0, sizeof *s);
+}
+
+/* The preset's canonical (static) name, NULL when unknown. */
+static const char *preset_canonical(const char *name)
+{
+    for (size_t k = 0; k < sizeof k_presets / sizeof k_presets[0]; k++)
+        if (strcasecmp(name, k_presets[k]) == 0)
+            return k_presets[k];
+    return NULL;
+}
+
+/* The FIELD=VALUE tokens after the preset, each into the next override. */
+static abl_status spec_overrides(abl_pipeline_spec *s, char *save, char **msg)
+{
+    char *tok;
+    while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
+        char *eq = strchr(tok, '=');
+        if (eq == NULL || eq == tok) {
+            abl_error_dup(msg, "'%s' is not FIELD=VALUE (fields: %s)", tok, abl_pipeline_field_names());
+            return ABL_ERR_INVALID_ARGUMENT;
+        }
+        *eq = '\0';
+        abl_pipeline_override *grown = realloc(s->overrides, (s->noverrides + 1) * sizeof *grown);
+        if (grown == NULL)
+            return ABL_ERR_NO_MEMORY;
+        s->overrides = grown;
+        abl_status st = override_parse(tok, eq + 1, &s->overrides[s->noverrides], msg);
+        if (st != ABL_OK)
+            return st;
+        s->noverrides++;
     }
     return ABL_OK;
+}
+
+abl_status abl_pipeline_spec_parse(const char *spec, abl_pipeline_spec *out, char **msg)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (spec == NULL || spec[0] == '\0')
+        spec = "eager";
+    size_t n = strlen(spec);
+    out->text = malloc(n + 1);
+    char *copy = malloc(n + 1);
+    if (out->text == NULL || copy == NULL) {
+        free(copy);
+        return ABL_ERR_NO_MEMORY;
+    }
+    memcpy(out->text, spec, n + 1);
+    memcpy(copy, spec, n + 1);
+    abl_status st = ABL_OK;
+    char *save = NULL;
+    char *tok = strtok_r(copy, ",", &save);
+    if (tok == NULL || spec[0] == ',' || spec[n - 1] == ',' || strstr(spec, ",,") != NULL) {
+        abl_error_dup(msg, "'%s' is not PRESET[,FIELD=VALUE...]", spec);
+        st = ABL_ERR_INVALID_ARGUMENT;
+    } else if ((out->preset = preset_canonical(tok)) == NULL) {
+        abl_error_dup(msg, "unknown pipeline preset '%s' (known: %s)", tok, abl_pipeline_preset_names());
+        st = ABL_ERR_INVALID_ARGUMENT;
+    } else {
+        st = spec_overrides(out, save, msg);
+    }
+    free(copy);
+    return st;
+}
+
+abl_status abl_pipeline_spec_copy(const abl_pipeline_spec *src, abl_pipeline_spec *out)
+{
+    if (src == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    out->preset = src->preset;
+    out->text = abl_strf("%s", src->text != NULL ? src->text : "eager");
+    if (src->noverrides > 0)
+        out->overrides = malloc(src->noverrides * sizeof *out->overrides);
+    if (out->text == NULL || (src->noverrides > 0 && out->overrides == NULL)) {
+        abl_pipeline_spec_free(out);
+        return ABL_ERR_NO_MEMORY;
+    }
+    if (src->noverrides > 0)
+        memcpy(out->overrides, src->overrides, src->noverrides * sizeof *out->overrides);
+    out->noverrides = src->noverrides;
+    return ABL_OK;
+}
+
+abl_status abl_pipeline_build(const abl_pipeline_spec *s, const abl_format *model_dtype, abl_pipeline *out)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_format model = model_dtype ? *model_dtype : named("bf16");
+    abl_pipeline p;
+    abl_status st = abl_pipeline_preset(s != NULL && s->preset != NULL ? s->preset : "eager", &model, &p);
+    for (size_t i = 0; st == ABL_OK && s != NULL && i < s->noverrides; i++)
+        override_apply(&p, &s->overrides[i], &model);
+    if (st == ABL_OK)
+        *out = p;
+    return st;
 }
 
 abl_status abl_pipeline_parse_msg(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char **msg)
 {
     if (out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
-    if (spec == NULL || spec[0] == '\0')
-        spec = "eager";
-    size_t n = strlen(spec);
-    char *copy = malloc(n + 1);
-    if (copy == NULL)
-        return ABL_ERR_NO_MEMORY;
-    memcpy(copy, spec, n + 1);
-    abl_status st = ABL_OK;
-    char *save = NULL;
-    char *tok = strtok_r(copy, ",", &save);
-    abl_pipeline p;
-    if (tok == NULL || spec[0] == ',' || spec[n - 1] == ',' || strstr(spec, ",,") != NULL) {
-        abl_error_dup(msg, "'%s' is not PRESET[,FIELD=VALUE...]", spec);
-        st = ABL_ERR_INVALID_ARGUMENT;
-    } else if (abl_pipeline_preset(tok, model_dtype, &p) != ABL_OK) {
-        abl_error_dup(msg, "unknown pipeline preset '%s' (known: %s)", tok, abl_pipeline_preset_names());
-        st = ABL_ERR_INVALID_ARGUMENT;
-    }
-    while (st == ABL_OK && (tok = strtok_r(NULL, ",", &save)) != NULL) {
-        char *eq = strchr(tok, '=');
-        if (eq == NULL || eq == tok) {
-            abl_error_dup(msg, "'%s' is not FIELD=VALUE (fields: %s)", tok, abl_pipeline_field_names());
-            st = ABL_ERR_INVALID_ARGUMENT;
-            break;
-        }
-        *eq = '\0';
-        st = abl_pipeline_set_msg(&p, tok, eq + 1, model_dtype, msg);
-    }
-    free(copy);
+    abl_pipeline_spec s;
+    abl_status st = abl_pipeline_spec_parse(spec, &s, msg);
     if (st == ABL_OK)
-        *out = p;
+        st = abl_pipeline_build(&s, model_dtype, out);
+    abl_pipeline_spec_free(&s);
     return st;
 }
 
@@ -482,16 +607,6 @@ abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg)
         }
     }
     return ABL_OK;
-}
-
-abl_status abl_pipeline_error(const char *spec, const abl_format *model_dtype, abl_pipeline *out, char **msg)
-{
-    char *why = NULL;
-    abl_status st = abl_pipeline_parse_msg(spec, model_dtype, out, msg != NULL ? &why : NULL);
-    if (st != ABL_OK)
-        abl_set_error(msg, "--pipeline: '%s': %s", spec != NULL ? spec : "", why != NULL ? why : abl_status_message(st));
-    free(why);
-    return st;
 }
 
 void abl_pipeline_describe_text(const abl_pipeline *p, abl_text *t)
