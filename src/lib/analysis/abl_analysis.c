@@ -453,7 +453,7 @@ static void u64_text(uint64_t v, char *buf, size_t len)
 static void delta_cell(abl_report *r, const abl_delta *d)
 {
     char t[64];
-    abl_delta_text(d, 12, t, sizeof t);
+    abl_put_text(t, sizeof t, abl_delta_text(d, 12));
     char *j = abl_delta_json(d);
     abl_report_cell(r, t, j != NULL ? j : "null", NULL);
     free(j);
@@ -467,7 +467,7 @@ static void json_decimal(mpq_srcptr value, char *buf, size_t len)
     mpq_abs(q, value);
     int neg = mpq_sgn(value) < 0;
     buf[0] = '-';
-    abl_fraction_decimal_text(q, 17, buf + neg, len - (size_t)neg);
+    abl_put_text(buf + neg, len - (size_t)neg, abl_fraction_decimal_text(q, 17));
     mpq_clear(q);
 }
 
@@ -500,8 +500,8 @@ static void percent_of(const mpz_t num, const mpz_t den, char *buf, size_t len, 
         mpq_set_den(q, den);
         mpq_canonicalize(q);
     }
-    abl_fraction_percent_text(q, 2, buf, len);
-    abl_fraction_decimal_text(q, 17, json, jlen);
+    abl_put_text(buf, len, abl_fraction_percent_text(q, 2));
+    abl_put_text(json, jlen, abl_fraction_decimal_text(q, 17));
     mpq_clear(q);
 }
 
@@ -536,8 +536,8 @@ static void report_meta_format(const abl_analysis *a, abl_report *r)
                                                     : "exact (the first blind distance)");
     snprintf(j, sizeof j, "\"%s\"", abl_convention_name(c->convention));
     abl_report_meta(r, "convention", "convention", t, j);
-    abl_threshold_string(&c->format, kind, 10, t, sizeof t);
-    abl_threshold_string(&c->format, kind, 17, j, sizeof j);
+    abl_threshold_into(&c->format, kind, 10, t, sizeof t);
+    abl_threshold_into(&c->format, kind, 17, j, sizeof j);
     abl_report_meta(r, "tau", "τ", t, j);
     u64_text(c->context, t, sizeof t);
     abl_report_meta(r, "context", "context", t, t);
@@ -763,13 +763,13 @@ static void report_summary(const abl_analysis *a, abl_report *r, int mass)
     snprintf(t, sizeof t, "%d of %d", a->blind_heads, a->heads);
     snprintf(j, sizeof j, "%d", a->blind_heads);
     abl_report_summary(r, "blind_heads", "heads blind inside the context", t, j);
-    abl_fraction_percent_text(a->row_fraction, 2, t, sizeof t);
+    abl_put_text(t, sizeof t, abl_fraction_percent_text(a->row_fraction, 2));
     strcat(t, " %");
-    abl_fraction_decimal_text(a->row_fraction, 17, j, sizeof j);
+    abl_put_text(j, sizeof j, abl_fraction_decimal_text(a->row_fraction, 17));
     abl_report_summary(r, "row_fraction", "row fraction (last query row)", t, j);
-    abl_fraction_percent_text(a->matrix_fraction, 2, t, sizeof t);
+    abl_put_text(t, sizeof t, abl_fraction_percent_text(a->matrix_fraction, 2));
     strcat(t, " %");
-    abl_fraction_decimal_text(a->matrix_fraction, 17, j, sizeof j);
+    abl_put_text(j, sizeof j, abl_fraction_decimal_text(a->matrix_fraction, 17));
     abl_report_summary(r, "matrix_fraction", "matrix fraction (causal entries)", t, j);
     if (mass) {
         mass_cell(r, a, -1, 1);

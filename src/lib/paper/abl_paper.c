@@ -57,7 +57,7 @@ abl_status abl_paper_model_schedule(const abl_paper_model *m, abl_schedule_spec 
 static void tau_text(const abl_format *fmt, abl_convention conv, char *buf, size_t len)
 {
     char raw[64];
-    abl_threshold_string(fmt, abl_convention_tau_kind(conv), 4, raw, sizeof raw);
+    abl_threshold_into(fmt, abl_convention_tau_kind(conv), 4, raw, sizeof raw);
     snprintf(buf, len, "%s", raw);
 }
 
@@ -81,7 +81,7 @@ static void add_common_meta(abl_report *r, const char *table, const abl_format *
     convention_text(fmt, conv, t, sizeof t);
     snprintf(j, sizeof j, "\"%s\"", abl_convention_name(conv));
     abl_report_meta(r, "convention", "convention", t, j);
-    abl_threshold_string(fmt, abl_convention_tau_kind(conv), 17, j, sizeof j);
+    abl_threshold_into(fmt, abl_convention_tau_kind(conv), 17, j, sizeof j);
     tau_text(fmt, conv, t, sizeof t);
     abl_report_meta(r, "tau", "τ", t, j);
 }
@@ -89,7 +89,7 @@ static void add_common_meta(abl_report *r, const char *table, const abl_format *
 /* Delta as a table cell and as a JSON token (integer, or a string such as "4.37e53" / "never"). */
 static void delta_cells(const abl_delta *d, char *text, size_t tlen, char *json, size_t jlen)
 {
-    abl_delta_text(d, 18, text, tlen);
+    abl_put_text(text, tlen, abl_delta_text(d, 18));
     char *j = abl_delta_json(d);
     snprintf(json, jlen, "%s", j != NULL ? j : "null");
     free(j);
@@ -175,8 +175,7 @@ static const void *entry_named(const void *table, size_t n, size_t size, const c
 /* abl_table8_config_count, abl_table8_config_at, abl_table8_config_find */
 NAMED_TABLE_API(abl_table8_config, abl_table8_config, table8_configs)
 
-abl_status abl_table8_deltas(const abl_table8_config *c, const abl_paper_options *o, abl_delta *deltas, char *spec,
-                             size_t speclen)
+abl_status abl_table8_deltas(const abl_table8_config *c, const abl_paper_options *o, abl_delta *deltas, char **spec)
 {
     if (c == NULL || o == NULL || deltas == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
@@ -197,20 +196,19 @@ abl_status abl_table8_deltas(const abl_table8_config *c, const abl_paper_options
     if (st == ABL_OK) {
         for (int h = 0; h < ABL_TABLE8_HEADS; h++)
             abl_delta_set(&deltas[h], &a.results[h].delta);
-        if (spec != NULL && speclen > 0)
-            snprintf(spec, speclen, "%s%s", a.schedule.spec,
-                     a.config.distance == ABL_DISTANCE_LOG ? ", log distance" : "");
+        if (spec != NULL) {
+            *spec = abl_strf("%s%s", a.schedule.spec, a.config.distance == ABL_DISTANCE_LOG ? ", log distance" : "");
+            if (*spec == NULL)
+                st = ABL_ERR_NO_MEMORY;
+        }
     }
     abl_analysis_free(&a);
     return st;
 }
 
-void abl_table8_cell_text(const abl_delta *d, int exact, char *buf, size_t buflen)
+char *abl_table8_cell_text(const abl_delta *d, int exact)
 {
-    if (exact)
-        abl_delta_text(d, 9, buf, buflen);
-    else
-        abl_delta_table8_cell(d, buf, buflen);
+    return exact ? abl_delta_text(d, 9) : abl_delta_table8_cell(d);
 }
 
 abl_status abl_table8_report(const abl_paper_options *o, abl_report **out)
@@ -240,14 +238,14 @@ abl_status abl_table8_report(const abl_paper_options *o, abl_report **out)
     abl_status st = ABL_OK;
     for (size_t i = 0; i < abl_table8_config_count() && st == ABL_OK; i++) {
         const abl_table8_config *c = &table8_configs[i];
-        if ((st = abl_table8_deltas(c, o, d, NULL, 0)) != ABL_OK)
+        if ((st = abl_table8_deltas(c, o, d, NULL)) != ABL_OK)
             break;
         abl_report_row(r);
         abl_report_cell(r, c->name, NULL, NULL);
         for (int h = 0; h < ABL_TABLE8_HEADS; h++) {
             /* Text shows the paper's * and ** (or δ with --exact); JSON and CSV always carry δ itself. */
             char t[64];
-            abl_table8_cell_text(&d[h], o->exact, t, sizeof t);
+            abl_put_text(t, sizeof t, abl_table8_cell_text(&d[h], o->exact));
             char *j = abl_delta_json(&d[h]);
             if (j == NULL) {
                 st = ABL_ERR_NO_MEMORY;
@@ -528,12 +526,12 @@ abl_status abl_table4_report(const abl_format *formats, size_t nformats, int dec
             abl_report_cell(r, table4_rows[k].condition, NULL, table4_rows[k].condition_latex);
             abl_report_cell(r, formats[i].name, NULL, NULL);
             /* Numbers keep an ASCII minus (CSV readers); LaTeX sets them in math mode. */
-            if ((st = abl_threshold_string(&formats[i], table4_rows[k].kind, decimals, j, sizeof j)) != ABL_OK)
+            if ((st = abl_threshold_into(&formats[i], table4_rows[k].kind, decimals, j, sizeof j)) != ABL_OK)
                 break;
             snprintf(t, sizeof t, "$%s$", j);
             abl_report_cell(r, j, j, t);
             if (rn) {
-                st = abl_threshold_string(&formats[i], table4_rows[k].rn_kind, decimals, j, sizeof j);
+                st = abl_threshold_into(&formats[i], table4_rows[k].rn_kind, decimals, j, sizeof j);
                 if (st != ABL_OK)
                     break;
                 snprintf(t, sizeof t, "$%s$", j);
@@ -764,11 +762,11 @@ static abl_status table5_row(abl_report *r, const abl_csv *t5, size_t row, const
     delta_pair_cells(r, &a, o->ieee);
     snprintf(t, sizeof t, "%d", a.blind_heads);
     abl_report_cell(r, t, t, NULL);
-    abl_fraction_percent_text(a.row_fraction, 2, t, sizeof t);
-    abl_fraction_decimal_text(a.row_fraction, 17, j, sizeof j);
+    abl_put_text(t, sizeof t, abl_fraction_percent_text(a.row_fraction, 2));
+    abl_put_text(j, sizeof j, abl_fraction_decimal_text(a.row_fraction, 17));
     abl_report_cell(r, t, j, NULL);
-    abl_fraction_percent_text(a.matrix_fraction, 2, t, sizeof t);
-    abl_fraction_decimal_text(a.matrix_fraction, 17, j, sizeof j);
+    abl_put_text(t, sizeof t, abl_fraction_percent_text(a.matrix_fraction, 2));
+    abl_put_text(j, sizeof j, abl_fraction_decimal_text(a.matrix_fraction, 17));
     abl_report_cell(r, t, j, NULL);
     abl_analysis_free(&a);
     /* The ‡ row carries the printed name plus the mark; the catalogue knows the printed name. The
@@ -1032,7 +1030,7 @@ static void figure_meta(abl_report *r, const abl_figure *f, const char *figure)
     convention_text(&f->config.format, f->config.convention, t, sizeof t);
     snprintf(j, sizeof j, "\"%s\"", abl_convention_name(f->config.convention));
     abl_report_meta(r, "convention", "convention", t, j);
-    abl_threshold_string(&f->config.format, abl_convention_tau_kind(f->config.convention), 17, j, sizeof j);
+    abl_threshold_into(&f->config.format, abl_convention_tau_kind(f->config.convention), 17, j, sizeof j);
     tau_text(&f->config.format, f->config.convention, t, sizeof t);
     abl_report_meta(r, "tau", "τ", t, j);
     {
@@ -1108,7 +1106,7 @@ abl_status abl_figure1a_report(const abl_figure *f, abl_report **out)
     }
     abl_report_column(r, "tau", "τ", ABL_ALIGN_RIGHT);
     char tau[64], taut[80];
-    abl_threshold_string(&f->config.format, abl_convention_tau_kind(f->config.convention), 4, tau, sizeof tau);
+    abl_threshold_into(&f->config.format, abl_convention_tau_kind(f->config.convention), 4, tau, sizeof tau);
     snprintf(taut, sizeof taut, "$%s$", tau);
     for (size_t i = 0; i < f->points; i++) {
         char t[96], p[112];
@@ -1148,8 +1146,8 @@ static abl_status fig1b_cells(const abl_figure *f, uint64_t n, char *blind_t, ch
     /* A fraction with 6 decimals: the percent text of q/100. */
     mpq_mul(row, row, hundredth);
     mpq_mul(mat, mat, hundredth);
-    abl_fraction_percent_text(row, 6, row_t, len);
-    abl_fraction_percent_text(mat, 6, mat_t, len);
+    abl_put_text(row_t, len, abl_fraction_percent_text(row, 6));
+    abl_put_text(mat_t, len, abl_fraction_percent_text(mat, 6));
     mpq_clears(row, mat, hundredth, (mpq_ptr)0);
     return st;
 }
@@ -1287,7 +1285,7 @@ abl_status abl_figure_write_csv(const abl_figure *f, int panel_b, FILE *out, con
         for (int h = 1; h <= f->heads; h++)
             fprintf(out, ",h%d", h);
         fputs(",tau\n", out);
-        abl_threshold_string(&f->config.format, abl_convention_tau_kind(f->config.convention), 4, tau, sizeof tau);
+        abl_threshold_into(&f->config.format, abl_convention_tau_kind(f->config.convention), 4, tau, sizeof tau);
     }
     abl_status st = ABL_OK;
     for (size_t i = 0; i < f->points && st == ABL_OK; i++) {

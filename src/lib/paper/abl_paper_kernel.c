@@ -244,8 +244,8 @@ void abl_kernel_cell_fraction(abl_report *r, const abl_kernel_cells *k, int matr
         abl_report_cell(r, "", "null", NULL);
         return;
     }
-    abl_fraction_percent_text(matrix ? k->matrix_fraction : k->row_fraction, 2, t, sizeof t);
-    abl_fraction_decimal_text(matrix ? k->matrix_fraction : k->row_fraction, 17, j, sizeof j);
+    abl_put_text(t, sizeof t, abl_fraction_percent_text(matrix ? k->matrix_fraction : k->row_fraction, 2));
+    abl_put_text(j, sizeof j, abl_fraction_decimal_text(matrix ? k->matrix_fraction : k->row_fraction, 17));
     abl_report_cell(r, t, j, NULL);
 }
 

@@ -88,7 +88,7 @@ static abl_status paper_verdict(const abl_format *f, abl_tau_kind kind, const ch
     const char *dot = strchr(pval, '.');
     int k = dot != NULL ? (int)strlen(dot + 1) : 0;
     char rounded[1100];
-    abl_status st = abl_threshold_string(f, kind, k, rounded, sizeof rounded);
+    abl_status st = abl_threshold_into(f, kind, k, rounded, sizeof rounded);
     if (st != ABL_OK)
         return st;
     abl_mpfr_range saved = abl_mpfr_range_widen();
@@ -116,7 +116,7 @@ static abl_status paper_verdict(const abl_format *f, abl_tau_kind kind, const ch
         for (int o = 0; o < ABL_TAU_KIND_COUNT && other == NULL; o++) {
             if (o == (int)kind)
                 continue;
-            if (abl_threshold_string(f, (abl_tau_kind)o, k, rounded, sizeof rounded) == ABL_OK &&
+            if (abl_threshold_into(f, (abl_tau_kind)o, k, rounded, sizeof rounded) == ABL_OK &&
                 strcmp(pval, rounded) == 0)
                 other = abl_tau_kind_name((abl_tau_kind)o);
         }
@@ -207,7 +207,7 @@ abl_status abl_thresholds_report(const abl_format *formats, size_t nformats, int
             abl_report_row(r);
             abl_report_cell(r, formats[i].name, NULL, NULL);
             abl_report_cell(r, abl_tau_kind_name(kind), NULL, NULL);
-            st = abl_threshold_string(&formats[i], kind, decimals, t, sizeof t);
+            st = abl_threshold_into(&formats[i], kind, decimals, t, sizeof t);
             if (st != ABL_OK)
                 break;
             json_number17(t, j, sizeof j);
