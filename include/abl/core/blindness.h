@@ -65,9 +65,10 @@ ABL_API int abl_delta_get_i64(const abl_delta *d, int64_t *out);
 
 /*
  * Text of delta: the integer when it has at most `max_digits` digits, otherwise scientific with
- * 3 significant digits ("4.37e53", correctly rounded); "never" when never.
+ * 3 significant digits ("4.37e53", correctly rounded); "never" when never. Malloc'd, the caller's to
+ * free; NULL only when out of memory.
  */
-ABL_API void abl_delta_text(const abl_delta *d, int max_digits, char *buf, size_t buflen);
+ABL_API char *abl_delta_text(const abl_delta *d, int max_digits);
 
 /*
  * The one JSON type of a delta (docs/schema/README.md): null when never; a JSON integer up to 2^53
@@ -78,8 +79,9 @@ ABL_API void abl_delta_text(const abl_delta *d, int max_digits, char *buf, size_
 #define ABL_DELTA_JSON_DIGITS 1000
 ABL_API char *abl_delta_json(const abl_delta *d);
 
-/* Table 8 cell (spec §8): the integer when delta <= 10^9, "*" when 10^9 < delta < 2^1024, "**" beyond. */
-ABL_API void abl_delta_table8_cell(const abl_delta *d, char *buf, size_t buflen);
+/* Table 8 cell (spec §8): the integer when delta <= 10^9, "*" when 10^9 < delta < 2^1024, "**" beyond.
+ * Malloc'd, the caller's to free; NULL only when out of memory. */
+ABL_API char *abl_delta_table8_cell(const abl_delta *d);
 
 /*
  * The clamp margin c - tau of a query, as decimal text with `decimals` digits (e.g. "0.3365"), malloc'd

@@ -31,11 +31,11 @@ ABL_API abl_status abl_fraction_matrix(const abl_delta *deltas, int heads, uint6
 /* Blind entries of one head: in the last row (row) and in the whole causal n x n matrix (matrix). */
 ABL_API abl_status abl_fraction_head_counts(const abl_delta *delta, uint64_t n, uint64_t window, mpz_t row, mpz_t matrix);
 
-/* q as a percentage with `decimals` digits, correctly rounded ("36.57"). */
-ABL_API void abl_fraction_percent_text(const mpq_t q, int decimals, char *buf, size_t buflen);
+/* q as a percentage with `decimals` digits, correctly rounded ("36.57"); malloc'd (NULL: out of memory). */
+ABL_API char *abl_fraction_percent_text(const mpq_t q, int decimals);
 
 /* q as a decimal in [0,1] with `digits` significant digits, for JSON ("0.365692138671875" style, no exponent). */
-ABL_API void abl_fraction_decimal_text(const mpq_t q, int digits, char *buf, size_t buflen);
+ABL_API char *abl_fraction_decimal_text(const mpq_t q, int digits); /* malloc'd (NULL: out of memory) */
 
 #ifdef __cplusplus
 }

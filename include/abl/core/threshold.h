@@ -47,10 +47,10 @@ ABL_API double abl_threshold_double(const abl_format *fmt, abl_tau_kind kind);
 
 /*
  * tau as fixed-point decimal text with `decimals` digits after the point (0..1000), correctly
- * rounded to nearest (Ziv loop: the digits are certain, not an artefact of working precision).
+ * rounded to nearest (Ziv loop: the digits are certain, not an artefact of working precision), malloc'd
+ * into *out (the caller's to free; untouched on error).
  */
-ABL_API abl_status abl_threshold_string(const abl_format *fmt, abl_tau_kind kind, int decimals,
-                                char *buf, size_t buflen);
+ABL_API abl_status abl_threshold_string(const abl_format *fmt, abl_tau_kind kind, int decimals, char **out);
 
 #ifdef __cplusplus
 }

@@ -56,13 +56,15 @@ ABL_API const abl_table8_config *abl_table8_config_find(const char *name);
 /*
  * The nine distances of a configuration, steepest head first, into deltas[0..8] (initialised by the
  * caller). Only E and L enter: C and S do not change the distances the slopes and the distance
- * scaling imply (spec §8). spec (may be NULL) receives the resolved schedule ("robust-log:32").
+ * scaling imply (spec §8). spec (may be NULL) receives the resolved schedule ("robust-log:32"), malloc'd,
+ * the caller's to free (set only on ABL_OK).
  */
 ABL_API abl_status abl_table8_deltas(const abl_table8_config *c, const abl_paper_options *o, abl_delta *deltas,
-                             char *spec, size_t speclen);
+                             char **spec);
 
-/* A Table 8 cell: abl_delta_table8_cell, or with `exact` the delta itself ("8192", "4.37e53"). */
-ABL_API void abl_table8_cell_text(const abl_delta *d, int exact, char *buf, size_t buflen);
+/* A Table 8 cell: abl_delta_table8_cell, or with `exact` the delta itself ("8192", "4.37e53"); malloc'd,
+ * the caller's to free (NULL only when out of memory). */
+ABL_API char *abl_table8_cell_text(const abl_delta *d, int exact);
 
 ABL_API abl_status abl_table8_report(const abl_paper_options *o, abl_report **out);
 

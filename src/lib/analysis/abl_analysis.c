@@ -444,54 +444,80 @@ abl_status abl_analysis_mass_lost_text(const abl_analysis *a, int i, int digits,
 
 /* --- report ------------------------------------------------------------------------------ */
 
-static void u64_text(uint64_t v, char *buf, size_t len)
+/* A cell from malloc'd text and JSON, which it frees (NULL after an allocation failure: an empty cell, as
+ * the report itself then fails on its own allocations). */
+static void cell_take(abl_report *r, char *t, char *j)
 {
-    snprintf(buf, len, "%llu", (unsigned long long)v);
+    abl_report_cell(r, t != NULL ? t : "", j != NULL ? j : "null", NULL);
+    free(t);
+    free(j);
+}
+
+/* A number cell (text and JSON the same) from malloc'd text, which it frees. */
+static void number_cell(abl_report *r, char *t)
+{
+    abl_report_cell(r, t != NULL ? t : "", t != NULL ? t : "null", NULL);
+    free(t);
+}
+
+/* A meta line from malloc'd text and JSON, which it frees. */
+static void meta_take(abl_report *r, const char *key, const char *label, char *t, char *j)
+{
+    abl_report_meta(r, key, label, t != NULL ? t : "", j != NULL ? j : "null");
+    free(t);
+    free(j);
+}
+
+/* mpz as malloc'd decimal text (GMP's own string freed with GMP's allocator). */
+static char *mpz_text(const mpz_t z)
+{
+    char *g = mpz_get_str(NULL, 10, z);
+    char *s = abl_strf("%s", g);
+    void (*freefunc)(void *, size_t);
+    mp_get_memory_functions(NULL, NULL, &freefunc);
+    freefunc(g, strlen(g) + 1);
+    return s;
 }
 
 /* A delta cell: text, and for JSON abl_delta_json (null, an integer up to 2^53, else an exact decimal string). */
 static void delta_cell(abl_report *r, const abl_delta *d)
 {
-    char t[64];
-    abl_delta_text(d, 12, t, sizeof t);
-    char *j = abl_delta_json(d);
-    abl_report_cell(r, t, j != NULL ? j : "null", NULL);
-    free(j);
+    cell_take(r, abl_delta_text(d, 12), abl_delta_json(d));
 }
 
-/* An exact number as a JSON number with 17 significant digits. */
-static void json_decimal(mpq_srcptr value, char *buf, size_t len)
+/* An exact number as a JSON number with 17 significant digits, malloc'd (NULL: out of memory). */
+static char *json_decimal(mpq_srcptr value)
 {
     mpq_t q;
     mpq_init(q);
     mpq_abs(q, value);
-    int neg = mpq_sgn(value) < 0;
-    buf[0] = '-';
-    abl_fraction_decimal_text(q, 17, buf + neg, len - (size_t)neg);
+    char *d = abl_fraction_decimal_text(q, 17);
     mpq_clear(q);
+    if (d == NULL || mpq_sgn(value) >= 0)
+        return d;
+    char *neg = abl_strf("-%s", d);
+    free(d);
+    return neg;
 }
 
 /* A configured number in a meta line: its exact decimal text (the whole of it). */
 static abl_status meta_number(abl_report *r, const char *key, const char *label, mpq_srcptr value,
                               const char *suffix)
 {
-    char j[80];
     char *text = abl_decimal_string(value);
-    char *line = text != NULL ? malloc(strlen(text) + strlen(suffix) + 1) : NULL;
-    if (line == NULL) {
-        free(text);
-        return ABL_ERR_NO_MEMORY;
-    }
-    strcpy(line, text);
-    strcat(line, suffix);
-    json_decimal(value, j, sizeof j);
-    abl_report_meta(r, key, label, line, j);
+    char *line = text != NULL ? abl_strf("%s%s", text, suffix) : NULL;
+    char *j = json_decimal(value);
+    abl_status st = line != NULL && j != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK)
+        abl_report_meta(r, key, label, line, j);
     free(line);
     free(text);
-    return ABL_OK;
+    free(j);
+    return st;
 }
 
-static void percent_of(const mpz_t num, const mpz_t den, char *buf, size_t len, char *json, size_t jlen)
+/* num/den (0 when den is 0) as a percent cell: 2 decimals, and 17 digits for JSON. */
+static void percent_cell(abl_report *r, const mpz_t num, const mpz_t den)
 {
     mpq_t q;
     mpq_init(q);
@@ -500,8 +526,7 @@ static void percent_of(const mpz_t num, const mpz_t den, char *buf, size_t len, 
         mpq_set_den(q, den);
         mpq_canonicalize(q);
     }
-    abl_fraction_percent_text(q, 2, buf, len);
-    abl_fraction_decimal_text(q, 17, json, jlen);
+    cell_take(r, abl_fraction_percent_text(q, 2), abl_fraction_decimal_text(q, 17));
     mpq_clear(q);
 }
 
@@ -524,27 +549,27 @@ static void mass_cell(abl_report *r, const abl_analysis *a, int i, int summary)
 static void report_meta_format(const abl_analysis *a, abl_report *r)
 {
     const abl_analysis_config *c = &a->config;
-    char t[256], j[256];
     abl_tau_kind kind = abl_convention_tau_kind(c->convention);
-    snprintf(t, sizeof t, "%s (p = %d, emin = %s%ld, emax = %ld)", c->format.name, c->format.precision,
-             c->format.emin < 0 ? "-" : "", c->format.emin < 0 ? -c->format.emin : c->format.emin, c->format.emax);
-    snprintf(j, sizeof j, "\"%s\"", c->format.name);
-    abl_report_meta(r, "dtype", "dtype", t, j);
-    snprintf(t, sizeof t, "%s (τ = %s kind; blind when the exponent is %s τ; δ %s)", abl_convention_name(c->convention),
-             abl_tau_kind_name(kind), abl_convention_strict(c->convention) ? "<" : "≤",
-             abl_convention_nearest(c->convention) ? "rounded to the nearest integer, as in the paper"
-                                                    : "exact (the first blind distance)");
-    snprintf(j, sizeof j, "\"%s\"", abl_convention_name(c->convention));
-    abl_report_meta(r, "convention", "convention", t, j);
-    abl_threshold_string(&c->format, kind, 10, t, sizeof t);
-    abl_threshold_string(&c->format, kind, 17, j, sizeof j);
-    abl_report_meta(r, "tau", "τ", t, j);
-    u64_text(c->context, t, sizeof t);
-    abl_report_meta(r, "context", "context", t, t);
-    if (c->window > 0) {
-        u64_text(c->window, t, sizeof t);
-        abl_report_meta(r, "window", "window", t, t);
-    }
+    meta_take(r, "dtype", "dtype",
+              abl_strf("%s (p = %d, emin = %s%ld, emax = %ld)", c->format.name, c->format.precision,
+                       c->format.emin < 0 ? "-" : "", c->format.emin < 0 ? -c->format.emin : c->format.emin,
+                       c->format.emax),
+              abl_strf("\"%s\"", c->format.name));
+    meta_take(r, "convention", "convention",
+              abl_strf("%s (τ = %s kind; blind when the exponent is %s τ; δ %s)", abl_convention_name(c->convention),
+                       abl_tau_kind_name(kind), abl_convention_strict(c->convention) ? "<" : "≤",
+                       abl_convention_nearest(c->convention) ? "rounded to the nearest integer, as in the paper"
+                                                              : "exact (the first blind distance)"),
+              abl_strf("\"%s\"", abl_convention_name(c->convention)));
+    char *t = NULL, *j = NULL;
+    abl_threshold_string(&c->format, kind, 10, &t);
+    abl_threshold_string(&c->format, kind, 17, &j);
+    meta_take(r, "tau", "τ", t, j);
+    meta_take(r, "context", "context", abl_strf("%llu", (unsigned long long)c->context),
+              abl_strf("%llu", (unsigned long long)c->context));
+    if (c->window > 0)
+        meta_take(r, "window", "window", abl_strf("%llu", (unsigned long long)c->window),
+                  abl_strf("%llu", (unsigned long long)c->window));
 }
 
 /* The schedule as given, whole (a long list stays long). */
@@ -607,19 +632,17 @@ static abl_status report_meta_model(const abl_analysis *a, abl_report *r)
     mpq_clear(zero);
     if (st == ABL_OK && c->logit_lo != NULL) {
         char *lo = abl_decimal_string(c->logit_lo), *hi = abl_decimal_string(c->logit_hi);
-        char *line = lo && hi ? malloc(strlen(lo) + strlen(hi) + 8) : NULL;
-        char jl[80], jh[80], *json = malloc(2 * sizeof jl + 8);
-        if (line != NULL && json != NULL) {
-            sprintf(line, "%s to %s", lo, hi);
-            json_decimal(c->logit_lo, jl, sizeof jl);
-            json_decimal(c->logit_hi, jh, sizeof jh);
-            sprintf(json, "[%s, %s]", jl, jh);
+        char *line = lo && hi ? abl_strf("%s to %s", lo, hi) : NULL;
+        char *jl = json_decimal(c->logit_lo), *jh = json_decimal(c->logit_hi);
+        char *json = jl && jh ? abl_strf("[%s, %s]", jl, jh) : NULL;
+        if (line != NULL && json != NULL)
             abl_report_meta(r, "logit_range", "logit range", line, json);
-        } else {
+        else
             st = ABL_ERR_NO_MEMORY;
-        }
         free(lo);
         free(hi);
+        free(jl);
+        free(jh);
         free(line);
         free(json);
     }
@@ -719,12 +742,9 @@ static abl_status report_head_row(const abl_analysis *a, abl_report *r, int i, i
 {
     const abl_analysis_config *c = &a->config;
     const abl_head_result *h = &a->results[i];
-    char t[256], j[256];
     abl_report_row(r);
-    snprintf(t, sizeof t, "%d", h->rank);
-    abl_report_cell(r, t, t, NULL);
-    snprintf(t, sizeof t, "%d", h->slope.index);
-    abl_report_cell(r, t, t, NULL);
+    number_cell(r, abl_strf("%d", h->rank));
+    number_cell(r, abl_strf("%d", h->slope.index));
     abl_status st = report_slope_cells(r, &h->slope);
     if (st != ABL_OK)
         return st;
@@ -745,32 +765,37 @@ static abl_status report_head_row(const abl_analysis *a, abl_report *r, int i, i
     abl_report_cell(r, h->blind_in_context ? "yes" : "no", h->blind_in_context ? "true" : "false", NULL);
     if (c->window > 0)
         abl_report_cell(r, h->window_masks ? "yes" : "no", h->window_masks ? "true" : "false", NULL);
-    mpz_get_str(t, 10, h->row_blind);
-    abl_report_cell(r, t, t, NULL);
-    percent_of(h->row_blind, a->row_attended, t, sizeof t, j, sizeof j);
-    abl_report_cell(r, t, j, NULL);
-    percent_of(h->matrix_blind, a->matrix_attended, t, sizeof t, j, sizeof j);
-    abl_report_cell(r, t, j, NULL);
+    number_cell(r, mpz_text(h->row_blind));
+    percent_cell(r, h->row_blind, a->row_attended);
+    percent_cell(r, h->matrix_blind, a->matrix_attended);
     if (mass) {
         mass_cell(r, a, i, 0);
     }
     return ABL_OK;
 }
 
+/* A summary line from malloc'd text and JSON, which it frees. */
+static void summary_take(abl_report *r, const char *key, const char *label, char *t, char *j)
+{
+    abl_report_summary(r, key, label, t != NULL ? t : "", j != NULL ? j : "null");
+    free(t);
+    free(j);
+}
+
+/* A fraction's summary line: "36.57 %", and 17 digits for JSON. */
+static void summary_fraction(abl_report *r, const char *key, const char *label, mpq_srcptr q)
+{
+    char *p = abl_fraction_percent_text(q, 2);
+    summary_take(r, key, label, p != NULL ? abl_strf("%s %%", p) : NULL, abl_fraction_decimal_text(q, 17));
+    free(p);
+}
+
 static void report_summary(const abl_analysis *a, abl_report *r, int mass)
 {
-    char t[256], j[256];
-    snprintf(t, sizeof t, "%d of %d", a->blind_heads, a->heads);
-    snprintf(j, sizeof j, "%d", a->blind_heads);
-    abl_report_summary(r, "blind_heads", "heads blind inside the context", t, j);
-    abl_fraction_percent_text(a->row_fraction, 2, t, sizeof t);
-    strcat(t, " %");
-    abl_fraction_decimal_text(a->row_fraction, 17, j, sizeof j);
-    abl_report_summary(r, "row_fraction", "row fraction (last query row)", t, j);
-    abl_fraction_percent_text(a->matrix_fraction, 2, t, sizeof t);
-    strcat(t, " %");
-    abl_fraction_decimal_text(a->matrix_fraction, 17, j, sizeof j);
-    abl_report_summary(r, "matrix_fraction", "matrix fraction (causal entries)", t, j);
+    summary_take(r, "blind_heads", "heads blind inside the context", abl_strf("%d of %d", a->blind_heads, a->heads),
+                 abl_strf("%d", a->blind_heads));
+    summary_fraction(r, "row_fraction", "row fraction (last query row)", a->row_fraction);
+    summary_fraction(r, "matrix_fraction", "matrix fraction (causal entries)", a->matrix_fraction);
     if (mass) {
         mass_cell(r, a, -1, 1);
     }
@@ -805,11 +830,12 @@ static void report_notes(const abl_analysis *a, abl_report *r, int mass)
                   h->delta_exponent.capped;
     }
     if (capped > 0) {
-        char t[256];
-        snprintf(t, sizeof t, "precision: for %d head(s) the certified interval still straddled a rounding boundary "
-                              "at the precision cap (%ld bits); δ there takes Q to sit exactly on the boundary.",
-                 capped, (long)ABL_ZIV_MAX_PREC);
-        abl_report_note(r, t);
+        char *t = abl_strf("precision: for %d head(s) the certified interval still straddled a rounding boundary "
+                           "at the precision cap (%ld bits); δ there takes Q to sit exactly on the boundary.",
+                           capped, (long)ABL_ZIV_MAX_PREC);
+        if (t != NULL)
+            abl_report_note(r, t);
+        free(t);
     }
     if (c->window > 0)
         abl_report_note(r, "window: keys at distance d > W are masked (d ≤ W attended), so W < δ hides every blind "

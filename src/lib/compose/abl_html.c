@@ -399,7 +399,7 @@ abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char 
     row2(f, "slopes", a.schedule.spec);
     row2(f, "dtype", c->format.name);
     char tau[64]; /* bounded: a threshold to 10 decimals */
-    abl_threshold_string(&c->format, abl_convention_tau_kind(c->convention), 10, tau, sizeof tau);
+    abl_threshold_into(&c->format, abl_convention_tau_kind(c->convention), 10, tau, sizeof tau);
     snprintf(text, sizeof text, "%s (τ = %s)", abl_convention_name(c->convention), tau);
     row2(f, "convention", text);
     snprintf(text, sizeof text, "%llu", (unsigned long long)c->context);
@@ -413,8 +413,8 @@ abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char 
 
     /* Fractions. */
     char rowp[64], matp[64]; /* bounded: fractions in [0, 1] as percents with 2 decimals */
-    abl_fraction_percent_text(a.row_fraction, 2, rowp, sizeof rowp);
-    abl_fraction_percent_text(a.matrix_fraction, 2, matp, sizeof matp);
+    abl_put_text(rowp, sizeof rowp, abl_fraction_percent_text(a.row_fraction, 2));
+    abl_put_text(matp, sizeof matp, abl_fraction_percent_text(a.matrix_fraction, 2));
     fputs("<h2>Fractions</h2>\n<table>\n", f);
     snprintf(text, sizeof text, "%d of %d", a.blind_heads, a.heads);
     row2(f, "heads blind inside the context", text);
@@ -446,17 +446,17 @@ abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char 
         char d[64], di[64], rz[64], rp[64], mp[64]; /* bounded: see above */
         char *exact = abl_slope_exact_text(&r->slope); /* a slope as written: any length */
         char *m = abl_slope_decimal_text(&r->slope, 5);
-        abl_delta_text(&r->delta, 12, d, sizeof d);
-        abl_delta_text(&r->delta_ieee, 12, di, sizeof di);
+        abl_put_text(d, sizeof d, abl_delta_text(&r->delta, 12));
+        abl_put_text(di, sizeof di, abl_delta_text(&r->delta_ieee, 12));
         gmp_snprintf(rz, sizeof rz, "%Zd", r->row_blind);
         mpq_set_num(q, r->row_blind);
         mpq_set_den(q, a.row_attended);
         mpq_canonicalize(q);
-        abl_fraction_percent_text(q, 2, rp, sizeof rp);
+        abl_put_text(rp, sizeof rp, abl_fraction_percent_text(q, 2));
         mpq_set_num(q, r->matrix_blind);
         mpq_set_den(q, a.matrix_attended);
         mpq_canonicalize(q);
-        abl_fraction_percent_text(q, 2, mp, sizeof mp);
+        abl_put_text(mp, sizeof mp, abl_fraction_percent_text(q, 2));
         fprintf(f, "<tr><td class=\"n\">%d</td><td class=\"n\">%d</td><td>", r->rank, r->slope.index);
         abl_html_escape(f, exact != NULL ? exact : "?");
         free(exact);

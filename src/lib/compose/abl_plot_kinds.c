@@ -22,7 +22,7 @@
 static double tau_of(const abl_format *fmt, abl_convention conv, char *text, size_t len)
 {
     abl_tau_kind kind = abl_convention_tau_kind(conv);
-    if (text != NULL && abl_threshold_string(fmt, kind, 4, text, len) != ABL_OK)
+    if (text != NULL && abl_threshold_into(fmt, kind, 4, text, len) != ABL_OK)
         snprintf(text, len, "?");
     return abl_threshold_double(fmt, kind);
 }
@@ -103,7 +103,7 @@ abl_status abl_plot_bias(const abl_plot_bias_config *c, abl_plot *out)
         const abl_head_result *r = &a.results[h];
         char dtxt[64];
         char *exact = abl_slope_exact_text(&r->slope);
-        abl_delta_text(&r->delta, 9, dtxt, sizeof dtxt);
+        abl_put_text(dtxt, sizeof dtxt, abl_delta_text(&r->delta, 9));
         char *label = exact != NULL ? abl_strf("h%d  m = %s  δ = %s", r->slope.index, exact, dtxt) : NULL;
         free(exact);
         /* A straight line: its two ends (PLplot clips it to the frame). */
@@ -466,12 +466,12 @@ abl_status abl_plot_mitigations(const abl_format *format, abl_convention convent
         abl_delta_init(&d[h]);
     for (size_t i = 0; st == ABL_OK && i < nc; i++) {
         const abl_table8_config *tc = abl_table8_config_at(i);
-        st = abl_table8_deltas(tc, &o, d, NULL, 0);
+        st = abl_table8_deltas(tc, &o, d, NULL);
         double x[ABL_TABLE8_HEADS], y[ABL_TABLE8_HEADS];
         for (int h = 0; st == ABL_OK && h < ABL_TABLE8_HEADS; h++) {
             x[h] = h + 1;
             char cell[16];
-            abl_delta_table8_cell(&d[h], cell, sizeof cell);
+            abl_put_text(cell, sizeof cell, abl_delta_table8_cell(&d[h]));
             if (d[h].never || strcmp(cell, "**") == 0) {
                 y[h] = MIT_STARSTAR_Y;
             } else if (strcmp(cell, "*") == 0) {

@@ -639,35 +639,40 @@ static void free_gmp_str(char *s)
     freefunc(s, strlen(s) + 1);
 }
 
-void abl_delta_text(const abl_delta *d, int max_digits, char *buf, size_t buflen)
+/* mpfr's %.2Re of x as a malloc'd string with a tidy exponent; NULL when out of memory. */
+static char *sci3(mpfr_srcptr x)
 {
-    if (buflen == 0)
-        return;
-    if (d->never) {
-        snprintf(buf, buflen, "never");
-        return;
-    }
+    char *m = NULL;
+    if (mpfr_asprintf(&m, "%.2Re", x) < 0)
+        return NULL;
+    tidy_exponent(m);
+    char *s = abl_strf("%s", m);
+    mpfr_free_str(m);
+    return s;
+}
+
+char *abl_delta_text(const abl_delta *d, int max_digits)
+{
+    if (d->never)
+        return abl_strf("never");
     if (d->exact && mpz_sizeinbase(d->value, 10) <= (size_t)max_digits + 1) {
         char *s = mpz_get_str(NULL, 10, d->value);
         int fits = strlen(s) <= (size_t)max_digits;
-        if (fits)
-            snprintf(buf, buflen, "%s", s);
+        char *out = fits ? abl_strf("%s", s) : NULL;
         free_gmp_str(s);
         if (fits)
-            return;
+            return out;
     }
-    if (d->exact) {
-        /* Round the exact integer once, to 3 significant digits. */
-        size_t bits = mpz_sizeinbase(d->value, 2);
-        mpfr_t x;
-        mpfr_init2(x, (mpfr_prec_t)(bits < 64 ? 64 : bits));
-        mpfr_set_z(x, d->value, MPFR_RNDN);
-        mpfr_snprintf(buf, buflen, "%.2Re", x);
-        mpfr_clear(x);
-    } else {
-        mpfr_snprintf(buf, buflen, "%.2Re", d->approx);
-    }
-    tidy_exponent(buf);
+    if (!d->exact)
+        return sci3(d->approx);
+    /* Round the exact integer once, to 3 significant digits. */
+    size_t bits = mpz_sizeinbase(d->value, 2);
+    mpfr_t x;
+    mpfr_init2(x, (mpfr_prec_t)(bits < 64 ? 64 : bits));
+    mpfr_set_z(x, d->value, MPFR_RNDN);
+    char *out = sci3(x);
+    mpfr_clear(x);
+    return out;
 }
 
 char *abl_delta_json(const abl_delta *d)
@@ -703,23 +708,15 @@ char *abl_delta_json(const abl_delta *d)
     return buf;
 }
 
-void abl_delta_table8_cell(const abl_delta *d, char *buf, size_t buflen)
+char *abl_delta_table8_cell(const abl_delta *d)
 {
-    if (buflen == 0)
-        return;
-    if (d->never) {
-        snprintf(buf, buflen, "never");
-        return;
-    }
-    if (!d->exact || mpz_sizeinbase(d->value, 2) > 1024) {
-        snprintf(buf, buflen, "**"); /* >= 2^1024: beyond binary64 */
-        return;
-    }
-    if (mpz_cmp_ui(d->value, 1000000000UL) > 0) {
-        snprintf(buf, buflen, "*");
-        return;
-    }
-    snprintf(buf, buflen, "%lu", mpz_get_ui(d->value));
+    if (d->never)
+        return abl_strf("never");
+    if (!d->exact || mpz_sizeinbase(d->value, 2) > 1024)
+        return abl_strf("**"); /* >= 2^1024: beyond binary64 */
+    if (mpz_cmp_ui(d->value, 1000000000UL) > 0)
+        return abl_strf("*");
+    return abl_strf("%lu", mpz_get_ui(d->value));
 }
 
 typedef struct {

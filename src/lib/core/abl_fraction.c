@@ -143,10 +143,8 @@ abl_status abl_fraction_matrix(const abl_delta *deltas, int heads, uint64_t n, u
     return fraction(deltas, heads, n, window, out, 1);
 }
 
-void abl_fraction_percent_text(const mpq_t q, int decimals, char *buf, size_t buflen)
+char *abl_fraction_percent_text(const mpq_t q, int decimals)
 {
-    if (buflen == 0)
-        return;
     if (decimals < 0)
         decimals = 0;
     /* round(q * 100 * 10^decimals), ties up; q >= 0 here. */
@@ -171,42 +169,39 @@ void abl_fraction_percent_text(const mpq_t q, int decimals, char *buf, size_t bu
     }
     char *s = mpz_get_str(NULL, 10, num);
     size_t len = strlen(s);
+    size_t d = (size_t)decimals;
+    abl_text t = {0};
     if (decimals == 0) {
-        snprintf(buf, buflen, "%s", s);
+        abl_text_add(&t, "%s", s);
+    } else if (len <= d) {
+        /* pad to one integer digit: "0." and d - len zeros before the digits */
+        abl_text_add(&t, "0.");
+        for (size_t i = len; i < d; i++)
+            abl_text_add(&t, "0");
+        abl_text_add(&t, "%s", s);
     } else {
-        size_t d = (size_t)decimals;
-        char tmp[512];
-        if (len <= d) {
-            /* pad to at least one integer digit */
-            size_t pad = d + 1 - len;
-            if (pad + len < sizeof tmp) {
-                memset(tmp, '0', pad);
-                memcpy(tmp + pad, s, len + 1);
-            } else {
-                tmp[0] = '\0';
-            }
-        } else {
-            snprintf(tmp, sizeof tmp, "%s", s);
-        }
-        size_t tl = strlen(tmp);
-        snprintf(buf, buflen, "%.*s.%s", (int)(tl - d), tmp, tmp + tl - d);
+        abl_text_add(&t, "%.*s.%s", (int)(len - d), s, s + len - d);
     }
+    char *out = abl_text_take(&t);
     void (*freefunc)(void *, size_t);
     mp_get_memory_functions(NULL, NULL, &freefunc);
     freefunc(s, len + 1);
     mpz_clears(num, den, p, hundred, (mpz_ptr)0);
+    return out;
 }
 
-void abl_fraction_decimal_text(const mpq_t q, int digits, char *buf, size_t buflen)
+char *abl_fraction_decimal_text(const mpq_t q, int digits)
 {
-    if (buflen == 0)
-        return;
     mpfr_t x;
     mpfr_init2(x, 256);
     mpfr_set_q(x, q, MPFR_RNDN);
+    char *m = NULL, *out = NULL;
     if (mpfr_zero_p(x))
-        snprintf(buf, buflen, "0");
-    else
-        mpfr_snprintf(buf, buflen, "%.*Rg", digits < 1 ? 1 : digits, x);
+        out = abl_strf("0");
+    else if (mpfr_asprintf(&m, "%.*Rg", digits < 1 ? 1 : digits, x) >= 0)
+        out = abl_strf("%s", m);
+    if (m != NULL)
+        mpfr_free_str(m);
     mpfr_clear(x);
+    return out;
 }

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Bounds on a caller-built format: keep every exponent far inside MPFR's range on any ABI. */
@@ -177,8 +178,7 @@ double abl_threshold_double(const abl_format *fmt, abl_tau_kind kind)
     return d;
 }
 
-abl_status abl_threshold_string(const abl_format *fmt, abl_tau_kind kind, int decimals,
-                                char *buf, size_t buflen)
+abl_status abl_threshold_string(const abl_format *fmt, abl_tau_kind kind, int decimals, char **out)
 {
     mpfr_t lo, hi;
     mpfr_prec_t prec;
@@ -186,7 +186,7 @@ abl_status abl_threshold_string(const abl_format *fmt, abl_tau_kind kind, int de
     abl_mpfr_range w;
     abl_status st = ABL_ERR_UNSUPPORTED;
 
-    if (!buf || buflen == 0 || decimals < 0 || decimals > 1000 || !format_ok(fmt) ||
+    if (!out || decimals < 0 || decimals > 1000 || !format_ok(fmt) ||
         !kind_ok(kind))
         return ABL_ERR_INVALID_ARGUMENT;
     /*
@@ -216,13 +216,8 @@ abl_status abl_threshold_string(const abl_format *fmt, abl_tau_kind kind, int de
         }
         same = strcmp(slo, shi) == 0;
         if (same) {
-            size_t n = strlen(slo);
-            if (n + 1 > buflen) {
-                st = ABL_ERR_INVALID_ARGUMENT;
-            } else {
-                memcpy(buf, slo, n + 1);
-                st = ABL_OK;
-            }
+            *out = abl_strf("%s", slo);
+            st = *out != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
         }
         mpfr_free_str(slo);
         mpfr_free_str(shi);
@@ -233,5 +228,19 @@ abl_status abl_threshold_string(const abl_format *fmt, abl_tau_kind kind, int de
     mpfr_clear(hi);
     abl_mpfr_range_restore(w);
     mpfr_flags_restore(flags, MPFR_FLAGS_ALL);
+    return st;
+}
+
+abl_status abl_threshold_into(const abl_format *fmt, abl_tau_kind kind, int decimals, char *buf, size_t len)
+{
+    char *s = NULL;
+    if (buf == NULL || len == 0)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_status st = abl_threshold_string(fmt, kind, decimals, &s);
+    if (st == ABL_OK && strlen(s) + 1 > len)
+        st = ABL_ERR_INVALID_ARGUMENT;
+    else if (st == ABL_OK)
+        memcpy(buf, s, strlen(s) + 1);
+    free(s);
     return st;
 }

@@ -752,7 +752,7 @@ static abl_status cell_delta(abl_report *r, const abl_slope *slope, const abl_fo
         if (abl_delta_get_i64(&d, &v))
             snprintf(text, sizeof text, "%lld", (long long)v);
         else
-            abl_delta_text(&d, 12, text, sizeof text);
+            abl_put_text(text, sizeof text, abl_delta_text(&d, 12));
         if ((json = abl_delta_json(&d)) == NULL) {
             abl_delta_clear(&d);
             return ABL_ERR_NO_MEMORY;
@@ -781,9 +781,9 @@ static void fraction_cells(uint64_t count, uint64_t heads, uint64_t n, int matri
     mpz_set(mpq_denref(q), den);
     mpq_canonicalize(q);
     char pct[48]; /* bounded: a fraction in [0, 1] as a percent with 4 decimals */
-    abl_fraction_percent_text(q, 4, pct, sizeof pct);
+    abl_put_text(pct, sizeof pct, abl_fraction_percent_text(q, 4));
     snprintf(text, tl, "%s%%", pct);
-    abl_fraction_decimal_text(q, 12, json, jl);
+    abl_put_text(json, jl, abl_fraction_decimal_text(q, 12));
     mpz_clear(den);
     mpq_clear(q);
 }

@@ -703,7 +703,7 @@ static abl_status add_row(abl_report *r, const abl_verify_result *res, abl_tau_k
     const abl_format *f = &res->format;
     const abl_verify_bound *b = &res->bound[kind];
     char t[1300], j[1300], tau[128], ptau[136];
-    abl_status st = abl_threshold_string(f, kind, 10, tau, sizeof tau);
+    abl_status st = abl_threshold_into(f, kind, 10, tau, sizeof tau);
     if (st != ABL_OK)
         return st;
     snprintf(ptau, sizeof ptau, "%s", tau);

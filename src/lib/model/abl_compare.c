@@ -258,7 +258,7 @@ static abl_status cell_delta(abl_report *r, const abl_delta *d)
 {
     char t[64], j[80]; /* bounded: abl_delta_text with 12 digits (a number and an exponent), j quotes it */
     int64_t v;
-    abl_delta_text(d, 12, t, sizeof t);
+    abl_put_text(t, sizeof t, abl_delta_text(d, 12));
     if (abl_delta_get_i64(d, &v))
         snprintf(j, sizeof j, "%lld", (long long)v);
     else
@@ -269,8 +269,8 @@ static abl_status cell_delta(abl_report *r, const abl_delta *d)
 static abl_status cell_fraction(abl_report *r, const mpq_t q)
 {
     char t[64], j[64]; /* bounded: a fraction in [0, 1] as a percent with 2 decimals, and to 17 digits */
-    abl_fraction_percent_text(q, 2, t, sizeof t);
-    abl_fraction_decimal_text(q, 17, j, sizeof j);
+    abl_put_text(t, sizeof t, abl_fraction_percent_text(q, 2));
+    abl_put_text(j, sizeof j, abl_fraction_decimal_text(q, 17));
     return abl_report_cell(r, t, j, NULL);
 }
 
@@ -361,9 +361,9 @@ static abl_status summary_side(abl_report *r, const char *prefix, const char *co
     const mpq_srcptr q[2] = {row, matrix};
     for (int i = 0; i < 2 && st == ABL_OK; i++) {
         snprintf(k, sizeof k, "%s%s", prefix, keys[i + 1]);
-        abl_fraction_percent_text(q[i], 2, t, sizeof t);
+        abl_put_text(t, sizeof t, abl_fraction_percent_text(q[i], 2));
         strcat(t, " %");
-        abl_fraction_decimal_text(q[i], 17, j, sizeof j);
+        abl_put_text(j, sizeof j, abl_fraction_decimal_text(q[i], 17));
         st = abl_report_summary(r, k, labels[i + 1], t, j);
     }
     return st;
@@ -461,8 +461,8 @@ abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, con
     if (st == ABL_OK)
         st = abl_report_meta(r, "max_blind_heads", "limit: blind heads at most", t, t);
     if (st == ABL_OK && l->max_row_fraction != NULL) {
-        abl_fraction_decimal_text(l->max_row_fraction, 17, j, sizeof j);
-        abl_fraction_percent_text(l->max_row_fraction, 2, t, sizeof t);
+        abl_put_text(j, sizeof j, abl_fraction_decimal_text(l->max_row_fraction, 17));
+        abl_put_text(t, sizeof t, abl_fraction_percent_text(l->max_row_fraction, 2));
         strcat(t, " %");
         st = abl_report_meta(r, "max_row_fraction", "limit: row fraction at most", t, j);
     }

@@ -54,45 +54,66 @@ abl_status abl_paper_model_schedule(const abl_paper_model *m, abl_schedule_spec 
     return abl_schedule_spec_parse(m->slopes, out);
 }
 
-static void tau_text(const abl_format *fmt, abl_convention conv, char *buf, size_t len)
+/* A meta line from malloc'd text and JSON, which it frees (NULL after an allocation failure: an empty line,
+ * as the report then fails on its own allocations too). */
+static void meta_take(abl_report *r, const char *key, const char *label, char *t, char *j)
 {
-    char raw[64];
-    abl_threshold_string(fmt, abl_convention_tau_kind(conv), 4, raw, sizeof raw);
-    snprintf(buf, len, "%s", raw);
+    abl_report_meta(r, key, label, t != NULL ? t : "", j != NULL ? j : "null");
+    free(t);
+    free(j);
 }
 
-/* "paper (bf16, τ = -87.3365, ftz kind; δ rounded to the nearest integer)" */
-static void convention_text(const abl_format *fmt, abl_convention conv, char *buf, size_t len)
+/* A cell from malloc'd text and JSON, which it frees. */
+static void cell_take(abl_report *r, char *t, char *j)
 {
-    char tau[64];
-    tau_text(fmt, conv, tau, sizeof tau);
-    snprintf(buf, len, "%s (%s, τ = %s, %s kind; δ %s)", abl_convention_name(conv), fmt->name, tau,
-             abl_tau_kind_name(abl_convention_tau_kind(conv)),
-             abl_convention_nearest(conv) ? "rounded to the nearest integer" : "exact: the first blind distance");
+    abl_report_cell(r, t != NULL ? t : "", j != NULL ? j : "null", NULL);
+    free(t);
+    free(j);
+}
+
+/* tau to 4 decimals, malloc'd ("" when it cannot be computed; NULL only when out of memory). */
+static char *tau_text(const abl_format *fmt, abl_convention conv)
+{
+    char *raw = NULL;
+    if (abl_threshold_string(fmt, abl_convention_tau_kind(conv), 4, &raw) != ABL_OK)
+        return abl_strf("%s", "");
+    return raw;
+}
+
+/* "paper (bf16, τ = -87.3365, ftz kind; δ rounded to the nearest integer)", malloc'd. */
+static char *convention_text(const abl_format *fmt, abl_convention conv)
+{
+    char *tau = tau_text(fmt, conv);
+    char *t = tau == NULL ? NULL
+                          : abl_strf("%s (%s, τ = %s, %s kind; δ %s)", abl_convention_name(conv), fmt->name, tau,
+                                     abl_tau_kind_name(abl_convention_tau_kind(conv)),
+                                     abl_convention_nearest(conv) ? "rounded to the nearest integer"
+                                                                  : "exact: the first blind distance");
+    free(tau);
+    return t;
+}
+
+/* The dtype, convention and tau meta lines of a table or a figure. */
+static void format_meta(abl_report *r, const abl_format *fmt, abl_convention conv)
+{
+    meta_take(r, "dtype", "dtype", abl_strf("%s", fmt->name), abl_strf("\"%s\"", fmt->name));
+    meta_take(r, "convention", "convention", convention_text(fmt, conv), abl_strf("\"%s\"", abl_convention_name(conv)));
+    char *j = NULL;
+    abl_threshold_string(fmt, abl_convention_tau_kind(conv), 17, &j);
+    meta_take(r, "tau", "τ", tau_text(fmt, conv), j);
 }
 
 static void add_common_meta(abl_report *r, const char *table, const abl_format *fmt, abl_convention conv)
 {
-    char t[256], j[256];
-    snprintf(j, sizeof j, "\"%s\"", table);
-    abl_report_meta(r, "table", "table", table, j);
-    snprintf(j, sizeof j, "\"%s\"", fmt->name);
-    abl_report_meta(r, "dtype", "dtype", fmt->name, j);
-    convention_text(fmt, conv, t, sizeof t);
-    snprintf(j, sizeof j, "\"%s\"", abl_convention_name(conv));
-    abl_report_meta(r, "convention", "convention", t, j);
-    abl_threshold_string(fmt, abl_convention_tau_kind(conv), 17, j, sizeof j);
-    tau_text(fmt, conv, t, sizeof t);
-    abl_report_meta(r, "tau", "τ", t, j);
+    meta_take(r, "table", "table", abl_strf("%s", table), abl_strf("\"%s\"", table));
+    format_meta(r, fmt, conv);
 }
 
-/* Delta as a table cell and as a JSON token (integer, or a string such as "4.37e53" / "never"). */
-static void delta_cells(const abl_delta *d, char *text, size_t tlen, char *json, size_t jlen)
+/* Delta as a table cell and as a JSON token (integer, or a string such as "4.37e53" / "never"), both malloc'd. */
+static void delta_cells(const abl_delta *d, char **text, char **json)
 {
-    abl_delta_text(d, 18, text, tlen);
-    char *j = abl_delta_json(d);
-    snprintf(json, jlen, "%s", j != NULL ? j : "null");
-    free(j);
+    *text = abl_delta_text(d, 18);
+    *json = abl_delta_json(d);
 }
 
 /* "2^-0.5" -> "$2^{-0.5}$" for LaTeX; other texts escaped by hand for the few characters slopes use. */
@@ -175,8 +196,7 @@ static const void *entry_named(const void *table, size_t n, size_t size, const c
 /* abl_table8_config_count, abl_table8_config_at, abl_table8_config_find */
 NAMED_TABLE_API(abl_table8_config, abl_table8_config, table8_configs)
 
-abl_status abl_table8_deltas(const abl_table8_config *c, const abl_paper_options *o, abl_delta *deltas, char *spec,
-                             size_t speclen)
+abl_status abl_table8_deltas(const abl_table8_config *c, const abl_paper_options *o, abl_delta *deltas, char **spec)
 {
     if (c == NULL || o == NULL || deltas == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
@@ -197,20 +217,19 @@ abl_status abl_table8_deltas(const abl_table8_config *c, const abl_paper_options
     if (st == ABL_OK) {
         for (int h = 0; h < ABL_TABLE8_HEADS; h++)
             abl_delta_set(&deltas[h], &a.results[h].delta);
-        if (spec != NULL && speclen > 0)
-            snprintf(spec, speclen, "%s%s", a.schedule.spec,
-                     a.config.distance == ABL_DISTANCE_LOG ? ", log distance" : "");
+        if (spec != NULL) {
+            *spec = abl_strf("%s%s", a.schedule.spec, a.config.distance == ABL_DISTANCE_LOG ? ", log distance" : "");
+            if (*spec == NULL)
+                st = ABL_ERR_NO_MEMORY;
+        }
     }
     abl_analysis_free(&a);
     return st;
 }
 
-void abl_table8_cell_text(const abl_delta *d, int exact, char *buf, size_t buflen)
+char *abl_table8_cell_text(const abl_delta *d, int exact)
 {
-    if (exact)
-        abl_delta_text(d, 9, buf, buflen);
-    else
-        abl_delta_table8_cell(d, buf, buflen);
+    return exact ? abl_delta_text(d, 9) : abl_delta_table8_cell(d);
 }
 
 abl_status abl_table8_report(const abl_paper_options *o, abl_report **out)
@@ -229,10 +248,11 @@ abl_status abl_table8_report(const abl_paper_options *o, abl_report **out)
                     o->exact ? "\"exact\"" : "\"paper\"");
     abl_report_column(r, "name", "Name", ABL_ALIGN_LEFT);
     for (int h = 1; h <= ABL_TABLE8_HEADS; h++) {
-        char key[8], head[16];
-        snprintf(key, sizeof key, "d%d", h);
-        snprintf(head, sizeof head, "δ%d", h);
-        abl_report_column(r, key, head, ABL_ALIGN_RIGHT);
+        char *key = abl_strf("d%d", h), *head = abl_strf("δ%d", h);
+        if (key != NULL && head != NULL)
+            abl_report_column(r, key, head, ABL_ALIGN_RIGHT);
+        free(key);
+        free(head);
     }
     abl_delta d[ABL_TABLE8_HEADS];
     for (int h = 0; h < ABL_TABLE8_HEADS; h++)
@@ -240,21 +260,21 @@ abl_status abl_table8_report(const abl_paper_options *o, abl_report **out)
     abl_status st = ABL_OK;
     for (size_t i = 0; i < abl_table8_config_count() && st == ABL_OK; i++) {
         const abl_table8_config *c = &table8_configs[i];
-        if ((st = abl_table8_deltas(c, o, d, NULL, 0)) != ABL_OK)
+        if ((st = abl_table8_deltas(c, o, d, NULL)) != ABL_OK)
             break;
         abl_report_row(r);
         abl_report_cell(r, c->name, NULL, NULL);
         for (int h = 0; h < ABL_TABLE8_HEADS; h++) {
             /* Text shows the paper's * and ** (or δ with --exact); JSON and CSV always carry δ itself. */
-            char t[64];
-            abl_table8_cell_text(&d[h], o->exact, t, sizeof t);
-            char *j = abl_delta_json(&d[h]);
-            if (j == NULL) {
+            char *t = abl_table8_cell_text(&d[h], o->exact), *j = abl_delta_json(&d[h]);
+            if (t == NULL || j == NULL)
                 st = ABL_ERR_NO_MEMORY;
-                break;
-            }
-            abl_report_cell(r, t, j, NULL);
+            else
+                abl_report_cell(r, t, j, NULL);
+            free(t);
             free(j);
+            if (st != ABL_OK)
+                break;
         }
     }
     for (int h = 0; h < ABL_TABLE8_HEADS; h++)
@@ -263,16 +283,22 @@ abl_status abl_table8_report(const abl_paper_options *o, abl_report **out)
         abl_report_free(r);
         return st;
     }
-    char t[1024], tau[64];
-    tau_text(&o->format, o->convention, tau, sizeof tau);
+    char *tau = tau_text(&o->format, o->convention);
     if (!o->exact)
         abl_report_note(r, "*: 10^9 < δ < 2^1024. **: δ ≥ 2^1024, beyond binary64. (The paper: * δ > 10^9, "
                            "** δ much greater than 10^9.)");
-    snprintf(t, sizeof t, "H = 9 heads, sorted steepest first; %s, τ = %s; %s.", o->format.name, tau,
-             abl_convention_nearest(o->convention)
-                 ? "δ is the distance at which −m·g(d) reaches τ, rounded to the nearest integer"
-                 : "δ is the smallest distance d at which exp(−m·g(d)) is 0");
+    char *t = tau == NULL ? NULL
+                          : abl_strf("H = 9 heads, sorted steepest first; %s, τ = %s; %s.", o->format.name, tau,
+                                     abl_convention_nearest(o->convention)
+                                         ? "δ is the distance at which −m·g(d) reaches τ, rounded to the nearest integer"
+                                         : "δ is the smallest distance d at which exp(−m·g(d)) is 0");
+    free(tau);
+    if (t == NULL) {
+        abl_report_free(r);
+        return ABL_ERR_NO_MEMORY;
+    }
     abl_report_note(r, t);
+    free(t);
     abl_report_note(r, "Slopes: Steep, Safe, Wide = geometric δ1 → δ9 (128 → 512, 2048 → 4096, 16 → 4096); "
                        "ALiBi (default) = Press et al.; E (Explicit) = targets 32·2^(h-1), m = −τ/δh, and "
                        "m = −τ/ln(δh + 1) together with L (paper §4.3); L = log-scaled distances g(d) = ln(d + 1).");
@@ -357,10 +383,10 @@ static void delta_pair_cells(abl_report *r, const abl_analysis *a, int ieee)
 {
     const abl_delta *d[4] = {&a->results[0].delta, &a->results[a->heads - 1].delta, &a->results[0].delta_ieee,
                              &a->results[a->heads - 1].delta_ieee};
-    char t[256], j[256];
     for (int i = 0; i < (ieee ? 4 : 2); i++) {
-        delta_cells(d[i], t, sizeof t, j, sizeof j);
-        abl_report_cell(r, t, j, NULL);
+        char *t, *j;
+        delta_cells(d[i], &t, &j);
+        cell_take(r, t, j);
     }
 }
 
@@ -398,8 +424,7 @@ abl_status abl_table1_report_plan(const abl_paper_options *o, abl_table_kernel_p
     abl_report_column(r, "first_blind_1", "kernel 1", ABL_ALIGN_RIGHT);
     abl_report_column(r, "first_blind_h", "kernel H", ABL_ALIGN_RIGHT);
     abl_status st = ABL_OK;
-    char kernels[512] = "";
-    size_t klen = 0;
+    abl_text kernels = {0};
     for (size_t i = 0; i < abl_paper_model_count() && st == ABL_OK; i++) {
         const abl_paper_model *m = &paper_models[i];
         abl_analysis a;
@@ -408,20 +433,14 @@ abl_status abl_table1_report_plan(const abl_paper_options *o, abl_table_kernel_p
             abl_analysis_free(&a);
             break;
         }
-        char t[256], j[256];
         abl_report_row(r);
         /* The dagger marks the footnote; JSON keeps the plain name. */
-        snprintf(t, sizeof t, "%s%s", m->name, strcmp(m->name, "MPT") == 0 ? "†" : "");
-        snprintf(j, sizeof j, "\"%s\"", m->name);
-        abl_report_cell(r, t, j, NULL);
+        cell_take(r, abl_strf("%s%s", m->name, strcmp(m->name, "MPT") == 0 ? "†" : ""), abl_strf("\"%s\"", m->name));
         abl_report_cell(r, m->size, NULL, NULL);
         abl_report_cell(r, m->languages, NULL, NULL);
-        snprintf(t, sizeof t, "%llu", (unsigned long long)m->window);
-        abl_report_cell(r, t, t, NULL);
-        snprintf(t, sizeof t, "%d", m->layers);
-        abl_report_cell(r, t, t, NULL);
-        snprintf(t, sizeof t, "%d", m->heads);
-        abl_report_cell(r, t, t, NULL);
+        cell_take(r, abl_strf("%llu", (unsigned long long)m->window), abl_strf("%llu", (unsigned long long)m->window));
+        cell_take(r, abl_strf("%d", m->layers), abl_strf("%d", m->layers));
+        cell_take(r, abl_strf("%d", m->heads), abl_strf("%d", m->heads));
         char *range = slope_range_text(a.results, a.heads), *tex = range != NULL ? slope_latex(range) : NULL;
         if (tex == NULL) {
             free(range);
@@ -442,35 +461,43 @@ abl_status abl_table1_report_plan(const abl_paper_options *o, abl_table_kernel_p
         }
         abl_kernel_cell_first_blind(r, &k, 0);
         abl_kernel_cell_first_blind(r, &k, 1);
-        if (k.path != NULL && klen < sizeof kernels)
-            klen += (size_t)snprintf(kernels + klen, sizeof kernels - klen, "%s%s: %s (pipeline %s)%s%s",
-                                     klen ? "; " : "", m->name, k.path, k.preset, k.skipped ? ", " : "",
-                                     k.skipped ? k.skipped : "");
+        if (k.path != NULL)
+            abl_text_add(&kernels, "%s%s: %s (pipeline %s)%s%s", kernels.n ? "; " : "", m->name, k.path, k.preset,
+                         k.skipped ? ", " : "", k.skipped ? k.skipped : "");
         abl_kernel_cells_clear(&k);
     }
+    char *tau = st == ABL_OK ? tau_text(&o->format, o->convention) : NULL;
+    char *t = tau == NULL ? NULL
+                          : abl_strf("δ1, δH: blindness distances of the steepest and the flattest head at ε = 0 (%s, "
+                                     "τ = %s%s).",
+                                     o->format.name, tau,
+                                     abl_convention_nearest(o->convention) ? ", rounded to the nearest integer" : "");
+    char *kn = t == NULL ? NULL
+                         : abl_strf("kernel 1, kernel H: first_blind, the exact first blind distance (smallest d with "
+                                    "an exactly-zero weight in the last row of a W-token context) of head 1 and head H "
+                                    "on the model's default code path (zero-logit predictor, as analyze --model; none: "
+                                    "no zero inside W). Code paths: %s.",
+                                    abl_text_str(&kernels));
+    free(tau);
+    if (st == ABL_OK && (kn == NULL || kernels.oom))
+        st = ABL_ERR_NO_MEMORY;
+    free(kernels.s);
     if (st != ABL_OK) {
+        free(t);
+        free(kn);
         abl_report_free(r);
         return st;
     }
-    char t[512], tau[64];
-    tau_text(&o->format, o->convention, tau, sizeof tau);
-    snprintf(t, sizeof t,
-             "δ1, δH: blindness distances of the steepest and the flattest head at ε = 0 (%s, τ = %s%s).",
-             o->format.name, tau, abl_convention_nearest(o->convention) ? ", rounded to the nearest integer" : "");
     abl_report_note(r, t);
+    free(t);
     if (o->ieee)
         abl_report_note(r, "δ ieee: the exact δ under round-to-nearest with gradual underflow (τ = ln of half the "
                            "smallest subnormal).");
     abl_report_note(r, "Inputs from the models' configurations: BLOOM-560M (n_head = 16, n_layer = 24), "
                        "Falcon-RW-7B (n_head = 64, n_layer = 36), MPT-7B (n_heads = 32, n_layers = 32, "
                        "alibi_bias_max = 8: slopes 2^(−h/4)).");
-    char kn[1400];
-    snprintf(kn, sizeof kn,
-             "kernel 1, kernel H: first_blind, the exact first blind distance (smallest d with an exactly-zero "
-             "weight in the last row of a W-token context) of head 1 and head H on the model's default code path "
-             "(zero-logit predictor, as analyze --model; none: no zero inside W). Code paths: %s.",
-             kernels);
     abl_report_note(r, kn);
+    free(kn);
     abl_report_note(r, "†: the paper prints δ1 = 10 and δH = 2,000 for MPT (\"The MPT architecture applied "
                        "additional clamping\"). MPT-7B's code builds the bias −m·|i − j| without a clamp (its "
                        "alibi_bias_max = 8 sets the slopes; clip_qkv = null), so neither value can be derived; the "
@@ -494,6 +521,23 @@ static const struct {
      "Overflow $\\tau_o$", "$\\tau_o \\le x$"},
 };
 
+/* A tau cell of Table 4: the decimal text (text and JSON), in math mode for LaTeX. */
+static abl_status tau_cell(abl_report *r, const abl_format *f, abl_tau_kind kind, int decimals)
+{
+    char *j = NULL;
+    abl_status st = abl_threshold_string(f, kind, decimals, &j);
+    if (st != ABL_OK)
+        return st;
+    char *t = abl_strf("$%s$", j);
+    if (t == NULL)
+        st = ABL_ERR_NO_MEMORY;
+    else
+        abl_report_cell(r, j, j, t);
+    free(t);
+    free(j);
+    return st;
+}
+
 abl_status abl_table4_report(const abl_format *formats, size_t nformats, int decimals, int rn, abl_report **out)
 {
     if (formats == NULL || nformats == 0 || out == NULL || decimals < 0 || decimals > 1000)
@@ -507,11 +551,9 @@ abl_status abl_table4_report(const abl_format *formats, size_t nformats, int dec
                                    "rows");
     if (r == NULL)
         return ABL_ERR_NO_MEMORY;
-    char t[1104], j[1100]; /* j: up to 1000 decimals; t: j in $...$ */
     abl_report_meta(r, "table", "table", "4", "\"4\"");
-    snprintf(t, sizeof t, "%d decimals, correctly rounded (MPFR)", decimals);
-    snprintf(j, sizeof j, "%d", decimals);
-    abl_report_meta(r, "decimals", "digits", t, j);
+    meta_take(r, "decimals", "digits", abl_strf("%d decimals, correctly rounded (MPFR)", decimals),
+              abl_strf("%d", decimals));
     abl_report_column(r, "name", "Name", ABL_ALIGN_LEFT);
     abl_report_column(r, "condition", "Condition", ABL_ALIGN_LEFT);
     abl_report_column(r, "format", "Format", ABL_ALIGN_LEFT);
@@ -528,16 +570,11 @@ abl_status abl_table4_report(const abl_format *formats, size_t nformats, int dec
             abl_report_cell(r, table4_rows[k].condition, NULL, table4_rows[k].condition_latex);
             abl_report_cell(r, formats[i].name, NULL, NULL);
             /* Numbers keep an ASCII minus (CSV readers); LaTeX sets them in math mode. */
-            if ((st = abl_threshold_string(&formats[i], table4_rows[k].kind, decimals, j, sizeof j)) != ABL_OK)
+            if ((st = tau_cell(r, &formats[i], table4_rows[k].kind, decimals)) != ABL_OK)
                 break;
-            snprintf(t, sizeof t, "$%s$", j);
-            abl_report_cell(r, j, j, t);
             if (rn) {
-                st = abl_threshold_string(&formats[i], table4_rows[k].rn_kind, decimals, j, sizeof j);
-                if (st != ABL_OK)
+                if ((st = tau_cell(r, &formats[i], table4_rows[k].rn_kind, decimals)) != ABL_OK)
                     break;
-                snprintf(t, sizeof t, "$%s$", j);
-                abl_report_cell(r, j, j, t);
                 /* e4m3fn: the tie at max + ulp/2 rounds back to the (even) maximum. */
                 int strict = table4_rows[k].kind == ABL_TAU_MAX && formats[i].max_deficit != 0;
                 abl_report_cell(r, strict ? "exp(x) rounds past the maximum iff x > this" : table4_rows[k].rn_condition,
@@ -742,7 +779,6 @@ static abl_status table5_row(abl_report *r, const abl_csv *t5, size_t row, const
     if (parse_count(abl_csv_get(t5, row, "window"), 1, (long)1e15, &window) != 0)
         return ABL_ERR_PARSE;
     static const char *const inputs[] = {"arch", "type", "size", "languages", "public"};
-    char t[256], j[256];
     abl_analysis a;
     abl_status st = run_layer(NULL /* press */, (int)heads, 0, &o->format, o->convention, (uint64_t)window, &a);
     if (st != ABL_OK) {
@@ -755,21 +791,14 @@ static abl_status table5_row(abl_report *r, const abl_csv *t5, size_t row, const
         const char *v = abl_csv_get(t5, row, inputs[k]);
         abl_report_cell(r, v != NULL ? v : "", NULL, NULL);
     }
-    snprintf(t, sizeof t, "%ld", window);
-    abl_report_cell(r, t, t, NULL);
-    snprintf(t, sizeof t, "%ld", heads);
-    abl_report_cell(r, t, t, NULL);
+    cell_take(r, abl_strf("%ld", window), abl_strf("%ld", window));
+    cell_take(r, abl_strf("%ld", heads), abl_strf("%ld", heads));
     const char *sl = abl_csv_get(t5, row, "slopes");
     abl_report_cell(r, sl != NULL ? sl : "", NULL, NULL);
     delta_pair_cells(r, &a, o->ieee);
-    snprintf(t, sizeof t, "%d", a.blind_heads);
-    abl_report_cell(r, t, t, NULL);
-    abl_fraction_percent_text(a.row_fraction, 2, t, sizeof t);
-    abl_fraction_decimal_text(a.row_fraction, 17, j, sizeof j);
-    abl_report_cell(r, t, j, NULL);
-    abl_fraction_percent_text(a.matrix_fraction, 2, t, sizeof t);
-    abl_fraction_decimal_text(a.matrix_fraction, 17, j, sizeof j);
-    abl_report_cell(r, t, j, NULL);
+    cell_take(r, abl_strf("%d", a.blind_heads), abl_strf("%d", a.blind_heads));
+    cell_take(r, abl_fraction_percent_text(a.row_fraction, 2), abl_fraction_decimal_text(a.row_fraction, 17));
+    cell_take(r, abl_fraction_percent_text(a.matrix_fraction, 2), abl_fraction_decimal_text(a.matrix_fraction, 17));
     abl_analysis_free(&a);
     /* The ‡ row carries the printed name plus the mark; the catalogue knows the printed name. The
      * name comes from the published file (any length): copied whole, never into a fixed buffer. */
@@ -848,7 +877,7 @@ abl_status abl_table5_report_plan(const abl_published *pub, const abl_paper_opti
     }
     ks->plan = plan;
     abl_status st = ABL_OK;
-    char note[1024] = "";
+    char *note = NULL; /* the last contradicted head count's footnote */
     for (size_t row = 0; row < t5->rows && st == ABL_OK; row++) {
         const char *name = abl_csv_get(t5, row, "model");
         long heads;
@@ -863,40 +892,49 @@ abl_status abl_table5_report_plan(const abl_published *pub, const abl_paper_opti
             const abl_paper_model *m = &paper_models[i];
             if (strcmp(m->table5_name, name) != 0 || m->heads == heads)
                 continue;
-            char label[160];
-            snprintf(label, sizeof label, "%s‡", name);
-            if ((st = table5_row(r, t5, row, label, m->heads, o, ks)) != ABL_OK)
+            char *label = abl_strf("%s‡", name);
+            st = label != NULL ? table5_row(r, t5, row, label, m->heads, o, ks) : ABL_ERR_NO_MEMORY;
+            free(label);
+            if (st != ABL_OK)
                 break;
-            snprintf(note, sizeof note,
-                     "‡: %s is printed with %ld heads; its configuration (%s) and Table 1 have %d. The row "
-                     "marked ‡ is computed with %d (docs/errata.md).",
-                     name, heads, m->config, m->heads, m->heads);
+            free(note);
+            note = abl_strf("‡: %s is printed with %ld heads; its configuration (%s) and Table 1 have %d. The row "
+                            "marked ‡ is computed with %d (docs/errata.md).",
+                            name, heads, m->config, m->heads, m->heads);
+            if (note == NULL)
+                st = ABL_ERR_NO_MEMORY;
         }
     }
     if (own)
         abl_published_free(&builtin);
     if (ks->have_last)
         abl_kernel_cells_clear(&ks->last);
+    char *tau = st == ABL_OK ? tau_text(&o->format, o->convention) : NULL;
+    char *t = tau == NULL ? NULL
+                          : abl_strf("Model, arch., type, size, languages, public, window, heads and slopes as the "
+                                     "paper's Table 5 prints them; δ1, δH, blind in W, row %% and matrix %% are "
+                                     "computed with press slopes for the printed number of heads (%s, τ = %s).",
+                                     o->format.name, tau);
+    free(tau);
+    if (st == ABL_OK && t == NULL)
+        st = ABL_ERR_NO_MEMORY;
     if (st != ABL_OK) {
+        free(t);
+        free(note);
         free(ks);
         abl_report_free(r);
         return st;
     }
-    char t[512], tau[64];
-    tau_text(&o->format, o->convention, tau, sizeof tau);
-    snprintf(t, sizeof t,
-             "Model, arch., type, size, languages, public, window, heads and slopes as the paper's Table 5 prints "
-             "them; δ1, δH, blind in W, row %% and matrix %% are computed with press slopes for the printed number "
-             "of heads (%s, τ = %s).",
-             o->format.name, tau);
     abl_report_note(r, t);
+    free(t);
     abl_report_note(r, "blind in W: heads whose δ is below the window (blind somewhere in the last row of a "
                        "W-token context); row %: blind share of that row; matrix %: blind share of the W(W + 1)/2 "
                        "causal entries.");
     abl_report_note(r, "enc: encoders use the symmetric bias −m·|i − j|; the same δ applies on both sides, and the "
                        "fractions above count the causal half.");
-    if (note[0] != '\0')
+    if (note != NULL)
         abl_report_note(r, note);
+    free(note);
     st = table5_kernel_notes(r, &ks->notes, o->format.name);
     free(ks);
     if (st != ABL_OK) {
@@ -1002,13 +1040,12 @@ abl_status abl_figure_run_plan(abl_figure_plan *plan, abl_figure *f)
     return ABL_OK;
 }
 
-/* -m·d with 4 decimals, correctly rounded from a 256-bit product (exact for dyadic slopes). */
-static void bias_text(const abl_slope *s, uint64_t d, char *buf, size_t len)
+/* -m·d with 4 decimals, correctly rounded from a 256-bit product (exact for dyadic slopes); malloc'd (NULL:
+ * out of memory). */
+static char *bias_text(const abl_slope *s, uint64_t d)
 {
-    if (d == 0) {
-        snprintf(buf, len, "0.0000");
-        return;
-    }
+    if (d == 0)
+        return abl_strf("0.0000");
     mpfr_t m;
     mpfr_init2(m, 256);
     abl_slope_mpfr(m, s, MPFR_RNDN);
@@ -1017,24 +1054,20 @@ static void bias_text(const abl_slope *s, uint64_t d, char *buf, size_t len)
     mpz_import(z, 1, 1, sizeof d, 0, 0, &d);
     mpfr_mul_z(m, m, z, MPFR_RNDN);
     mpfr_neg(m, m, MPFR_RNDN);
-    mpfr_snprintf(buf, len, "%.4Rf", m);
+    char *g = NULL, *out = NULL;
+    if (mpfr_asprintf(&g, "%.4Rf", m) >= 0) {
+        out = abl_strf("%s", g);
+        mpfr_free_str(g);
+    }
     mpz_clear(z);
     mpfr_clear(m);
+    return out;
 }
 
 static void figure_meta(abl_report *r, const abl_figure *f, const char *figure)
 {
-    char t[4096], j[4096];
-    snprintf(j, sizeof j, "\"%s\"", figure);
-    abl_report_meta(r, "figure", "figure", figure, j);
-    snprintf(j, sizeof j, "\"%s\"", f->config.format.name);
-    abl_report_meta(r, "dtype", "dtype", f->config.format.name, j);
-    convention_text(&f->config.format, f->config.convention, t, sizeof t);
-    snprintf(j, sizeof j, "\"%s\"", abl_convention_name(f->config.convention));
-    abl_report_meta(r, "convention", "convention", t, j);
-    abl_threshold_string(&f->config.format, abl_convention_tau_kind(f->config.convention), 17, j, sizeof j);
-    tau_text(&f->config.format, f->config.convention, t, sizeof t);
-    abl_report_meta(r, "tau", "τ", t, j);
+    meta_take(r, "figure", "figure", abl_strf("%s", figure), abl_strf("\"%s\"", figure));
+    format_meta(r, &f->config.format, f->config.convention);
     {
         /* The schedule as given, whole (a long list stays long). */
         size_t sl = strlen(f->slopes_spec);
@@ -1060,14 +1093,18 @@ static void figure_meta(abl_report *r, const abl_figure *f, const char *figure)
     abl_text_add(&ht, "%s", "");
     abl_text_add(&hj, "[");
     for (int h = 0; h < f->heads; h++) {
-        char d[64], dj[80];
+        char *d, *dj;
         char *s = abl_slope_exact_text(&f->slopes[h]);
-        delta_cells(&f->deltas[h], d, sizeof d, dj, sizeof dj);
-        abl_text_add(&ht, "%s%s: %s", h ? ", " : "", s != NULL ? s : "?", d);
+        delta_cells(&f->deltas[h], &d, &dj);
+        if (d == NULL || dj == NULL)
+            ht.oom = 1;
+        abl_text_add(&ht, "%s%s: %s", h ? ", " : "", s != NULL ? s : "?", d != NULL ? d : "");
         abl_text_add(&hj, "%s{\"head\": %d, \"slope_exact\": ", h ? ", " : "", h + 1);
         abl_text_json(&hj, s != NULL ? s : "?");
-        abl_text_add(&hj, ", \"delta\": %s}", dj);
+        abl_text_add(&hj, ", \"delta\": %s}", dj != NULL ? dj : "null");
         free(s);
+        free(d);
+        free(dj);
     }
     abl_text_add(&hj, "]");
     if (!ht.oom && !hj.oom)
@@ -1102,35 +1139,56 @@ abl_status abl_figure1a_report(const abl_figure *f, abl_report **out)
     if (st0 != ABL_OK)
         return st0;
     for (int h = 1; h <= f->heads; h++) {
-        char key[16];
-        snprintf(key, sizeof key, "h%d", h);
-        abl_report_column(r, key, key, ABL_ALIGN_RIGHT);
+        char *key = abl_strf("h%d", h);
+        if (key != NULL)
+            abl_report_column(r, key, key, ABL_ALIGN_RIGHT);
+        free(key);
     }
     abl_report_column(r, "tau", "τ", ABL_ALIGN_RIGHT);
-    char tau[64], taut[80];
-    abl_threshold_string(&f->config.format, abl_convention_tau_kind(f->config.convention), 4, tau, sizeof tau);
-    snprintf(taut, sizeof taut, "$%s$", tau);
+    char *tau = NULL;
+    abl_threshold_string(&f->config.format, abl_convention_tau_kind(f->config.convention), 4, &tau);
+    char *taut = tau != NULL ? abl_strf("$%s$", tau) : NULL;
+    if (taut == NULL) {
+        free(tau);
+        abl_report_free(r);
+        return ABL_ERR_NO_MEMORY;
+    }
     for (size_t i = 0; i < f->points; i++) {
-        char t[96], p[112];
         abl_report_row(r);
-        snprintf(t, sizeof t, "%llu", (unsigned long long)f->x[i]);
-        abl_report_cell(r, t, t, NULL);
+        cell_take(r, abl_strf("%llu", (unsigned long long)f->x[i]), abl_strf("%llu", (unsigned long long)f->x[i]));
         /* ASCII minus: the CSV is read by plotting tools. */
+        uint64_t d = f->x[i];
         for (int h = 0; h < f->heads; h++) {
-            bias_text(&f->slopes[h], f->x[i], t, sizeof t);
-            snprintf(p, sizeof p, "$%s$", t);
-            abl_report_cell(r, t, t, p);
+            char *t = bias_text(&f->slopes[h], d);
+            char *p = t != NULL ? abl_strf("$%s$", t) : NULL;
+            abl_report_cell(r, t != NULL ? t : "", t != NULL ? t : "null", p);
+            free(t);
+            free(p);
         }
         abl_report_cell(r, tau, tau, taut);
     }
+    free(tau);
+    free(taut);
     abl_report_note(r, "h1 … hH: bias −m·d of each head (steepest first) at distance d, 4 decimals; a head's "
                        "weights underflow where its line reaches τ (its δ above).");
     *out = r;
     return ABL_OK;
 }
 
+/* The CSV cells of Figure 1b at one context n, malloc'd. */
+typedef struct {
+    char *blind, *row, *mat;
+} fig1b_row;
+
+static void fig1b_row_free(fig1b_row *c)
+{
+    free(c->blind);
+    free(c->row);
+    free(c->mat);
+}
+
 /* Row and matrix fractions of Figure 1b at context n, as the CSV cells (blind heads, 6 decimals). */
-static abl_status fig1b_cells(const abl_figure *f, uint64_t n, char *blind_t, char *row_t, char *mat_t, size_t len)
+static abl_status fig1b_cells(const abl_figure *f, uint64_t n, fig1b_row *c)
 {
     mpq_t row, mat, hundredth;
     mpq_inits(row, mat, hundredth, (mpq_ptr)0);
@@ -1144,13 +1202,15 @@ static abl_status fig1b_cells(const abl_figure *f, uint64_t n, char *blind_t, ch
         if (st == ABL_OK)
             st = abl_fraction_matrix(f->deltas, f->heads, n, 0, mat);
     }
-    snprintf(blind_t, len, "%d", blind);
+    c->blind = abl_strf("%d", blind);
     /* A fraction with 6 decimals: the percent text of q/100. */
     mpq_mul(row, row, hundredth);
     mpq_mul(mat, mat, hundredth);
-    abl_fraction_percent_text(row, 6, row_t, len);
-    abl_fraction_percent_text(mat, 6, mat_t, len);
+    c->row = abl_fraction_percent_text(row, 6);
+    c->mat = abl_fraction_percent_text(mat, 6);
     mpq_clears(row, mat, hundredth, (mpq_ptr)0);
+    if (st == ABL_OK && (c->blind == NULL || c->row == NULL || c->mat == NULL))
+        st = ABL_ERR_NO_MEMORY;
     return st;
 }
 
@@ -1168,15 +1228,15 @@ abl_status abl_figure1b_report(const abl_figure *f, abl_report **out)
     abl_report_column(r, "matrix_fraction", "matrix", ABL_ALIGN_RIGHT);
     for (size_t i = 0; i < f->points && st == ABL_OK; i++) {
         uint64_t n = f->x[i];
-        char t[96], b[96], rw[96], m[96];
-        if ((st = fig1b_cells(f, n, b, rw, m, sizeof b)) != ABL_OK)
-            break;
-        abl_report_row(r);
-        snprintf(t, sizeof t, "%llu", (unsigned long long)n);
-        abl_report_cell(r, t, t, NULL);
-        abl_report_cell(r, b, b, NULL);
-        abl_report_cell(r, rw, rw, NULL);
-        abl_report_cell(r, m, m, NULL);
+        fig1b_row c = {NULL, NULL, NULL};
+        if ((st = fig1b_cells(f, n, &c)) == ABL_OK) {
+            abl_report_row(r);
+            cell_take(r, abl_strf("%llu", (unsigned long long)n), abl_strf("%llu", (unsigned long long)n));
+            abl_report_cell(r, c.blind, c.blind, NULL);
+            abl_report_cell(r, c.row, c.row, NULL);
+            abl_report_cell(r, c.mat, c.mat, NULL);
+        }
+        fig1b_row_free(&c);
     }
     if (st != ABL_OK) {
         abl_report_free(r);
@@ -1279,7 +1339,7 @@ abl_status abl_figure_write_csv(const abl_figure *f, int panel_b, FILE *out, con
 {
     if (f == NULL || out == NULL || f->heads < 1)
         return ABL_ERR_INVALID_ARGUMENT;
-    char tau[64];
+    char *tau = NULL;
     if (panel_b) {
         fputs("distance,blind_heads,row_fraction,matrix_fraction\n", out);
     } else {
@@ -1287,20 +1347,27 @@ abl_status abl_figure_write_csv(const abl_figure *f, int panel_b, FILE *out, con
         for (int h = 1; h <= f->heads; h++)
             fprintf(out, ",h%d", h);
         fputs(",tau\n", out);
-        abl_threshold_string(&f->config.format, abl_convention_tau_kind(f->config.convention), 4, tau, sizeof tau);
+        abl_status st0 = abl_threshold_string(&f->config.format, abl_convention_tau_kind(f->config.convention), 4, &tau);
+        if (st0 != ABL_OK)
+            return st0;
     }
     abl_status st = ABL_OK;
     for (size_t i = 0; i < f->points && st == ABL_OK; i++) {
         uint64_t n = f->x[i];
-        char t[96], b[96], rw[96], m[96];
         if (panel_b) {
-            if ((st = fig1b_cells(f, n, b, rw, m, sizeof b)) == ABL_OK)
-                fprintf(out, "%llu,%s,%s,%s\n", (unsigned long long)n, b, rw, m);
+            fig1b_row c = {NULL, NULL, NULL};
+            if ((st = fig1b_cells(f, n, &c)) == ABL_OK)
+                fprintf(out, "%llu,%s,%s,%s\n", (unsigned long long)n, c.blind, c.row, c.mat);
+            fig1b_row_free(&c);
         } else {
             fprintf(out, "%llu", (unsigned long long)n);
-            for (int h = 0; h < f->heads; h++) {
-                bias_text(&f->slopes[h], n, t, sizeof t);
-                fprintf(out, ",%s", t);
+            for (int h = 0; h < f->heads && st == ABL_OK; h++) {
+                char *t = bias_text(&f->slopes[h], n);
+                if (t == NULL)
+                    st = ABL_ERR_NO_MEMORY;
+                else
+                    fprintf(out, ",%s", t);
+                free(t);
             }
             fprintf(out, ",%s\n", tau);
         }
@@ -1309,5 +1376,6 @@ abl_status abl_figure_write_csv(const abl_figure *f, int panel_b, FILE *out, con
         if (progress != NULL && progress->fn != NULL)
             progress->fn(progress->ctx, (uint64_t)i + 1, (uint64_t)f->points);
     }
+    free(tau);
     return st;
 }

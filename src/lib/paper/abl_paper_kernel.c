@@ -215,38 +215,39 @@ abl_status abl_kernel_cells_run_after(const abl_model *m, int heads, uint64_t wi
 void abl_kernel_cell_first_blind(abl_report *r, const abl_kernel_cells *k, int flattest)
 {
     int64_t d = flattest ? k->first_blind_flat : k->first_blind_steep;
-    char t[32];
     if (k->skipped != NULL) {
         abl_report_cell(r, "", "null", NULL);
     } else if (d < 0) {
         abl_report_cell(r, "none", "null", NULL);
     } else {
-        snprintf(t, sizeof t, "%lld", (long long)d);
-        abl_report_cell(r, t, t, NULL);
+        char *t = abl_strf("%lld", (long long)d);
+        abl_report_cell(r, t ? t : "", t ? t : "null", NULL);
+        free(t);
     }
 }
 
 void abl_kernel_cell_blind_heads(abl_report *r, const abl_kernel_cells *k)
 {
-    char t[32];
     if (k->skipped != NULL) {
         abl_report_cell(r, "", "null", NULL);
         return;
     }
-    snprintf(t, sizeof t, "%d", k->blind_heads);
-    abl_report_cell(r, t, t, NULL);
+    char *t = abl_strf("%d", k->blind_heads);
+    abl_report_cell(r, t ? t : "", t ? t : "null", NULL);
+    free(t);
 }
 
 void abl_kernel_cell_fraction(abl_report *r, const abl_kernel_cells *k, int matrix)
 {
-    char t[64], j[64];
     if (k->skipped != NULL) {
         abl_report_cell(r, "", "null", NULL);
         return;
     }
-    abl_fraction_percent_text(matrix ? k->matrix_fraction : k->row_fraction, 2, t, sizeof t);
-    abl_fraction_decimal_text(matrix ? k->matrix_fraction : k->row_fraction, 17, j, sizeof j);
-    abl_report_cell(r, t, j, NULL);
+    char *t = abl_fraction_percent_text(matrix ? k->matrix_fraction : k->row_fraction, 2);
+    char *j = abl_fraction_decimal_text(matrix ? k->matrix_fraction : k->row_fraction, 17);
+    abl_report_cell(r, t ? t : "", j ? j : "null", NULL);
+    free(t);
+    free(j);
 }
 
 /* ------------------------------------------------------------------ footnotes */

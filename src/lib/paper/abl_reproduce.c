@@ -223,7 +223,7 @@ static int printed_decimals(const char *s)
 
 static void delta_string(const abl_delta *d, char *buf, size_t len)
 {
-    abl_delta_text(d, 30, buf, len);
+    abl_put_text(buf, len, abl_delta_text(d, 30));
 }
 
 static void paper_convention(char *buf, size_t len, const char *what)
@@ -261,11 +261,11 @@ static abl_status check_table4(abl_reproduction *r, const abl_csv *t4)
         }
         int dec = printed_decimals(value);
         idf(conv, sizeof conv, "%s, %d decimals", names[k].what, dec);
-        if ((st = abl_threshold_string(&fmt, names[k].kind, dec, computed, sizeof computed)) != ABL_OK)
+        if ((st = abl_threshold_into(&fmt, names[k].kind, dec, computed, sizeof computed)) != ABL_OK)
             break;
         if (names[k].kind == ABL_TAU_SUBNORMAL) {
             char rn[64];
-            abl_threshold_string(&fmt, ABL_TAU_RN_ZERO, dec, rn, sizeof rn);
+            abl_threshold_into(&fmt, ABL_TAU_RN_ZERO, dec, rn, sizeof rn);
             idf(remark, sizeof remark,
                 "the value is ln(smallest subnormal); exp of it is that subnormal, not 0: exp(x) is 0 (round to "
                 "nearest) only for x ≤ %s, and the paper's distance tables use τd (errata: threshold naming)",
@@ -435,14 +435,16 @@ static abl_status check_table8(abl_reproduction *r, const abl_csv *t8)
             st = check(r, id, name, "(no such configuration)", "spec §8 lists 16 configurations", NULL);
             continue;
         }
-        if ((st = abl_table8_deltas(c, &o, d, spec, sizeof spec)) != ABL_OK)
+        char *sp = NULL;
+        if ((st = abl_table8_deltas(c, &o, d, &sp)) != ABL_OK)
             break;
+        abl_put_text(spec, sizeof spec, sp);
         paper_convention(conv, sizeof conv, spec);
         for (int h = 0; h < ABL_TABLE8_HEADS && st == ABL_OK; h++) {
             char key[8];
             snprintf(key, sizeof key, "d%d", h + 1);
             idf(id, sizeof id, "table8.%s.%s", name, key);
-            abl_table8_cell_text(&d[h], 0, computed, sizeof computed);
+            abl_put_text(computed, sizeof computed, abl_table8_cell_text(&d[h], 0));
             st = check(r, id, abl_csv_get(t8, row, key), computed, conv, NULL);
         }
     }
@@ -457,7 +459,7 @@ static abl_status check_table8(abl_reproduction *r, const abl_csv *t8)
 static void percent_like(const mpq_t q, const char *printed, char *buf, size_t len)
 {
     char t[64];
-    abl_fraction_percent_text(q, printed_decimals(printed), t, sizeof t);
+    abl_put_text(t, sizeof t, abl_fraction_percent_text(q, printed_decimals(printed)));
     snprintf(buf, len, "%s%%", t);
 }
 
@@ -475,7 +477,7 @@ static abl_status claim_tau(abl_reproduction *r, const char *id, const char *pri
     abl_format_lookup(dtype, &fmt);
     char computed[96], conv[320];
     int dec = printed_decimals(printed);
-    abl_status st = abl_threshold_string(&fmt, ABL_TAU_SUBNORMAL, dec, computed, sizeof computed);
+    abl_status st = abl_threshold_into(&fmt, ABL_TAU_SUBNORMAL, dec, computed, sizeof computed);
     if (st != ABL_OK)
         return st;
     idf(conv, sizeof conv, "%s subnormal kind (the text's τu), rounded to %d decimals", dtype, dec);
@@ -489,7 +491,7 @@ static abl_status claim_fraction(abl_reproduction *r, const char *id, const char
     char computed[96], conv[320], remark[300], other[64];
     if (st == ABL_OK && !matrix) {
         percent_like(a.row_fraction, printed, computed, sizeof computed);
-        abl_fraction_percent_text(a.matrix_fraction, 1, other, sizeof other);
+        abl_put_text(other, sizeof other, abl_fraction_percent_text(a.matrix_fraction, 1));
         paper_convention(conv, sizeof conv, "row fraction of the 16-head press layer at N = 2048");
         idf(remark, sizeof remark,
             "the last query row's blind share (Figure 1b); the same layer's matrix fraction is %s %% (errata: two "
@@ -507,7 +509,7 @@ static abl_status claim_fraction(abl_reproduction *r, const char *id, const char
             char d[32];
             delta_string(&a.results[0].delta, d, sizeof d);
             percent_like(mat, printed, computed, sizeof computed);
-            abl_fraction_percent_text(row, 1, other, sizeof other);
+            abl_put_text(other, sizeof other, abl_fraction_percent_text(row, 1));
             char what[96];
             idf(what, sizeof what, "matrix fraction T(N − δ)/T(N) of one head, δ = %s, N = 2048", d);
             paper_convention(conv, sizeof conv, what);
@@ -529,7 +531,7 @@ static abl_status claim_log_delta1(abl_reproduction *r, const char *id, const ch
     abl_status st = paper_layer(16, NULL, ABL_MITIGATE_LOG, 2048, &a);
     if (st == ABL_OK) {
         char computed[96], conv[320];
-        abl_delta_text(&a.results[0].delta, 0, computed, sizeof computed);
+        abl_put_text(computed, sizeof computed, abl_delta_text(&a.results[0].delta, 0));
         paper_convention(conv, sizeof conv, "press, 16 heads, log distance: δ1 = exp(-τ/2^-0.5) - 1");
         st = check(r, id, printed, computed, conv, "Table 8's Log row gives * for the same head");
     }
@@ -621,8 +623,10 @@ static abl_status claim_explicit(abl_reproduction *r, const char *id, const char
     for (int h = 0; h < ABL_TABLE8_HEADS; h++)
         abl_delta_init(&d[h]);
     char spec[128], computed[64], conv[320], what[160];
-    abl_status st = abl_table8_deltas(abl_table8_config_find("Explicit"), &o, d, spec, sizeof spec);
+    char *sp = NULL;
+    abl_status st = abl_table8_deltas(abl_table8_config_find("Explicit"), &o, d, &sp);
     if (st == ABL_OK) {
+        abl_put_text(spec, sizeof spec, sp);
         delta_string(&d[ABL_TABLE8_HEADS - 1], computed, sizeof computed);
         idf(what, sizeof what, "δH of Explicit (%s, 9 heads)", spec);
         paper_convention(conv, sizeof conv, what);

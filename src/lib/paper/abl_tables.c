@@ -1,5 +1,6 @@
 /* alibi-blind: report builders for the threshold listing and the paper's tables. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <gmp.h>
 #include <mpfr.h>
@@ -27,7 +28,8 @@ const char *abl_paper_table4_value(const abl_format *fmt, abl_tau_kind kind)
     return NULL;
 }
 
-static void meaning(const abl_format *f, abl_tau_kind kind, char *buf, size_t len)
+/* The meaning column, malloc'd (NULL: out of memory). */
+static char *meaning(const abl_format *f, abl_tau_kind kind)
 {
     long k = 0;
     abl_threshold_log2_multiple(f, kind, &k);
@@ -36,27 +38,34 @@ static void meaning(const abl_format *f, abl_tau_kind kind, char *buf, size_t le
     unsigned long ak = (unsigned long)(k < 0 ? -k : k);
     switch (kind) {
     case ABL_TAU_SUBNORMAL:
-        snprintf(buf, len, "%s%lu·ln 2 = ln(smallest subnormal)", sign, ak);
-        break;
+        return abl_strf("%s%lu·ln 2 = ln(smallest subnormal)", sign, ak);
     case ABL_TAU_RN_ZERO:
-        snprintf(buf, len, "%s%lu·ln 2: exp(x) rounds to 0 (RNE) iff x ≤ τ", sign, ak);
-        break;
+        return abl_strf("%s%lu·ln 2: exp(x) rounds to 0 (RNE) iff x ≤ τ", sign, ak);
     case ABL_TAU_FTZ:
-        snprintf(buf, len, "%s%lu·ln 2 = ln(smallest normal): with FTZ exp(x) = 0 iff x < τ", sign, ak);
-        break;
+        return abl_strf("%s%lu·ln 2 = ln(smallest normal): with FTZ exp(x) = 0 iff x < τ", sign, ak);
     case ABL_TAU_MAX:
-        snprintf(buf, len, "ln(largest finite)");
-        break;
+        return abl_strf("ln(largest finite)");
     default:
         /* e4m3fn's max 448 has an even significand, so the tie at 464 rounds back to 448. */
-        snprintf(buf, len, "ln(max + ulp/2): exp(x) rounds past max (RNE) iff x %s τ",
+        return abl_strf("ln(max + ulp/2): exp(x) rounds past max (RNE) iff x %s τ",
                  f->max_deficit == 0 ? "≥" : ">");
-        break;
     }
 }
 
-/* A decimal text as a JSON number a double holds: 17 significant digits (the text itself goes beside it). */
-static void json_number17(const char *decimal, char *buf, size_t len)
+/* mpfr_asprintf with one int and one number, as a malloc'd string (NULL: out of memory). */
+static char *mpfr_text(const char *fmt, int digits, mpfr_srcptr x)
+{
+    char *m = NULL;
+    if (mpfr_asprintf(&m, fmt, digits, x) < 0)
+        return NULL;
+    char *s = abl_strf("%s", m);
+    mpfr_free_str(m);
+    return s;
+}
+
+/* A decimal text as a JSON number a double holds: 17 significant digits (the text itself goes beside it);
+ * malloc'd (NULL: out of memory). */
+static char *json_number17(const char *decimal)
 {
     size_t sig = 0;
     int lead = 1;
@@ -66,15 +75,14 @@ static void json_number17(const char *decimal, char *buf, size_t len)
         lead = 0;
         sig++;
     }
-    if (sig <= 17) {
-        snprintf(buf, len, "%s", decimal);
-        return;
-    }
+    if (sig <= 17)
+        return abl_strf("%s", decimal);
     mpfr_t x;
     mpfr_init2(x, 53);
     mpfr_set_str(x, decimal, 10, MPFR_RNDN);
-    mpfr_snprintf(buf, len, "%.17Rg", x);
+    char *out = mpfr_text("%.*Rg", 17, x);
     mpfr_clear(x);
+    return out;
 }
 
 /*
@@ -82,13 +90,32 @@ static void json_number17(const char *decimal, char *buf, size_t len)
  * whether P is tau correctly rounded to k decimals, tau truncated to k decimals, or neither (then it
  * is the value of another quantity: the verdict names the kind of the same format it rounds, if any).
  */
-static abl_status paper_verdict(const abl_format *f, abl_tau_kind kind, const char *pval, int decimals, char *diff,
-                                size_t dlen, char *verdict, size_t vlen, char *vjson, size_t vjlen)
+typedef struct {
+    char *diff;        /* P - tau, `decimals` decimals (malloc'd) */
+    char *verdict;     /* the verdict's text (malloc'd) and JSON token (a static string) */
+    const char *vjson;
+} paper_cmp;
+
+/* The name of another tau kind of f that rounds to pval at k decimals, or NULL. */
+static const char *other_kind(const abl_format *f, abl_tau_kind kind, const char *pval, int k)
+{
+    const char *other = NULL;
+    for (int o = 0; o < ABL_TAU_KIND_COUNT && other == NULL; o++) {
+        char *rounded = NULL;
+        if (o != (int)kind && abl_threshold_string(f, (abl_tau_kind)o, k, &rounded) == ABL_OK &&
+            strcmp(pval, rounded) == 0)
+            other = abl_tau_kind_name((abl_tau_kind)o);
+        free(rounded);
+    }
+    return other;
+}
+
+static abl_status paper_verdict(const abl_format *f, abl_tau_kind kind, const char *pval, int decimals, paper_cmp *out)
 {
     const char *dot = strchr(pval, '.');
     int k = dot != NULL ? (int)strlen(dot + 1) : 0;
-    char rounded[1100];
-    abl_status st = abl_threshold_string(f, kind, k, rounded, sizeof rounded);
+    char *rounded = NULL;
+    abl_status st = abl_threshold_string(f, kind, k, &rounded);
     if (st != ABL_OK)
         return st;
     abl_mpfr_range saved = abl_mpfr_range_widen();
@@ -98,35 +125,32 @@ static abl_status paper_verdict(const abl_format *f, abl_tau_kind kind, const ch
     abl_threshold_mpfr(tau, f, kind, MPFR_RNDN);
     mpfr_set_str(p, pval, 10, MPFR_RNDN);
     mpfr_sub(d, p, tau, MPFR_RNDN);
-    mpfr_snprintf(diff, dlen, "%.*Rf", decimals, d);
-    if (strncmp(diff, "-0.", 3) == 0 && strspn(diff + 3, "0") == strlen(diff + 3))
+    char *diff = mpfr_text("%.*Rf", decimals, d);
+    if (diff != NULL && strncmp(diff, "-0.", 3) == 0 && strspn(diff + 3, "0") == strlen(diff + 3))
         memmove(diff, diff + 1, strlen(diff));
-    char trunc[1100];
-    mpfr_snprintf(trunc, sizeof trunc, "%.*RZf", k, tau);
+    char *trunc = mpfr_text("%.*RZf", k, tau);
     mpfr_clears(tau, p, d, (mpfr_ptr)0);
     abl_mpfr_range_restore(saved);
-    if (strcmp(pval, rounded) == 0) {
-        snprintf(verdict, vlen, "correctly rounded");
-        snprintf(vjson, vjlen, "\"correctly_rounded\"");
+    out->diff = diff;
+    out->verdict = NULL;
+    out->vjson = "\"another_quantity\"";
+    if (diff == NULL || trunc == NULL) {
+        st = ABL_ERR_NO_MEMORY;
+    } else if (strcmp(pval, rounded) == 0) {
+        out->verdict = abl_strf("correctly rounded");
+        out->vjson = "\"correctly_rounded\"";
     } else if (strcmp(pval, trunc) == 0) {
-        snprintf(verdict, vlen, "truncated");
-        snprintf(vjson, vjlen, "\"truncated\"");
+        out->verdict = abl_strf("truncated");
+        out->vjson = "\"truncated\"";
     } else {
-        const char *other = NULL;
-        for (int o = 0; o < ABL_TAU_KIND_COUNT && other == NULL; o++) {
-            if (o == (int)kind)
-                continue;
-            if (abl_threshold_string(f, (abl_tau_kind)o, k, rounded, sizeof rounded) == ABL_OK &&
-                strcmp(pval, rounded) == 0)
-                other = abl_tau_kind_name((abl_tau_kind)o);
-        }
-        if (other != NULL)
-            snprintf(verdict, vlen, "another quantity (%s)", other);
-        else
-            snprintf(verdict, vlen, "another quantity");
-        snprintf(vjson, vjlen, "\"another_quantity\"");
+        const char *other = other_kind(f, kind, pval, k);
+        out->verdict = other != NULL ? abl_strf("another quantity (%s)", other) : abl_strf("another quantity");
     }
-    return ABL_OK;
+    if (st == ABL_OK && out->verdict == NULL)
+        st = ABL_ERR_NO_MEMORY;
+    free(rounded);
+    free(trunc);
+    return st;
 }
 
 /*
@@ -134,8 +158,7 @@ static abl_status paper_verdict(const abl_format *f, abl_tau_kind kind, const ch
  * (rn-zero), the smallest normal = torch.finfo.tiny (ftz), the largest finite (max), max + ulp/2
  * (rn-overflow). Exact powers of two and significands, printed with 9 (text) and 17 (JSON) digits.
  */
-static void linear_value(const abl_format *f, abl_tau_kind kind, char *text, size_t tlen, char *json, size_t jlen,
-                         const char **finfo)
+static void linear_value(const abl_format *f, abl_tau_kind kind, char **text, char **json, const char **finfo)
 {
     abl_mpfr_range saved = abl_mpfr_range_widen();
     mpfr_t x;
@@ -169,11 +192,84 @@ static void linear_value(const abl_format *f, abl_tau_kind kind, char *text, siz
         mpfr_set_z_2exp(x, m, f->emax - f->precision, MPFR_RNDN);
         break;
     }
-    mpfr_snprintf(text, tlen, "%.9Rg", x);
-    mpfr_snprintf(json, jlen, "%.17Rg", x);
+    *text = mpfr_text("%.*Rg", 9, x);
+    *json = mpfr_text("%.*Rg", 17, x);
     mpz_clear(m);
     mpfr_clear(x);
     abl_mpfr_range_restore(saved);
+}
+
+/* The paper's columns of one row: its name for tau, its printed value, P - tau and the verdict. */
+static abl_status paper_cells(abl_report *r, const abl_format *f, abl_tau_kind kind, int decimals)
+{
+    const char *pname = abl_tau_kind_paper_name(kind), *pval = abl_paper_table4_value(f, kind);
+    abl_status st = ABL_OK;
+    if (pname != NULL) {
+        char *p = abl_strf("%s %s", pname, abl_tau_kind_paper_symbol(kind));
+        st = p != NULL ? abl_report_cell(r, p, NULL, NULL) : ABL_ERR_NO_MEMORY;
+        free(p);
+    } else {
+        abl_report_cell(r, "—", "null", NULL);
+    }
+    if (st != ABL_OK)
+        return st;
+    if (pval == NULL) {
+        abl_report_cell(r, "—", "null", NULL);
+        abl_report_cell(r, "—", "null", NULL);
+        abl_report_cell(r, "—", "null", NULL);
+        return ABL_OK;
+    }
+    abl_report_cell(r, pval, pval, NULL);
+    paper_cmp c = {NULL, NULL, NULL};
+    if ((st = paper_verdict(f, kind, pval, decimals, &c)) == ABL_OK) {
+        char *j = json_number17(c.diff);
+        st = j != NULL ? abl_report_cell(r, c.diff, j, NULL) : ABL_ERR_NO_MEMORY;
+        if (st == ABL_OK)
+            abl_report_cell(r, c.verdict, c.vjson, NULL);
+        free(j);
+    }
+    free(c.diff);
+    free(c.verdict);
+    return st;
+}
+
+/* One row of the threshold listing: format, kind, tau (text and JSON), the paper's columns, exp(tau). */
+static abl_status thresholds_row(abl_report *r, const abl_format *f, abl_tau_kind kind, int decimals)
+{
+    abl_report_row(r);
+    abl_report_cell(r, f->name, NULL, NULL);
+    abl_report_cell(r, abl_tau_kind_name(kind), NULL, NULL);
+    char *t = NULL;
+    abl_status st = abl_threshold_string(f, kind, decimals, &t);
+    if (st != ABL_OK)
+        return st;
+    char *j = json_number17(t), *q = abl_strf("\"%s\"", t);
+    if (j == NULL || q == NULL)
+        st = ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK) {
+        abl_report_cell(r, t, j, NULL);
+        abl_report_cell(r, t, q, NULL);
+        st = paper_cells(r, f, kind, decimals);
+    }
+    free(t);
+    free(j);
+    free(q);
+    if (st != ABL_OK)
+        return st;
+    const char *finfo;
+    char *lt = NULL, *lj = NULL, *mean = meaning(f, kind);
+    linear_value(f, kind, &lt, &lj, &finfo);
+    if (lt == NULL || lj == NULL || mean == NULL) {
+        st = ABL_ERR_NO_MEMORY;
+    } else {
+        abl_report_cell(r, lt, lj, NULL);
+        abl_report_cell(r, finfo != NULL ? finfo : "—", finfo != NULL ? NULL : "null", NULL);
+        abl_report_cell(r, mean, NULL, NULL);
+    }
+    free(lt);
+    free(lj);
+    free(mean);
+    return st;
 }
 
 abl_status abl_thresholds_report(const abl_format *formats, size_t nformats, int decimals, abl_report **out)
@@ -183,10 +279,12 @@ abl_status abl_thresholds_report(const abl_format *formats, size_t nformats, int
     abl_report *r = abl_report_new("Thresholds of exp in finite precision (natural-log units)", "thresholds");
     if (r == NULL)
         return ABL_ERR_NO_MEMORY;
-    char t[1200], j[1300], p[64], d[1200], v[64], vj[64];
-    snprintf(t, sizeof t, "%d decimals, correctly rounded (MPFR)", decimals);
-    snprintf(j, sizeof j, "%d", decimals);
-    abl_report_meta(r, "decimals", "digits", t, j);
+    char *t = abl_strf("%d decimals, correctly rounded (MPFR)", decimals), *j = abl_strf("%d", decimals);
+    abl_status st = t != NULL && j != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK)
+        abl_report_meta(r, "decimals", "digits", t, j);
+    free(t);
+    free(j);
     abl_report_column(r, "dtype", "dtype", ABL_ALIGN_LEFT);
     abl_report_column(r, "kind", "kind", ABL_ALIGN_LEFT);
     abl_report_column(r, "tau", "τ", ABL_ALIGN_RIGHT);
@@ -200,52 +298,9 @@ abl_status abl_thresholds_report(const abl_format *formats, size_t nformats, int
     abl_report_column(r, "finfo", "finfo name", ABL_ALIGN_LEFT);
     abl_report_column(r, "meaning", "meaning", ABL_ALIGN_LEFT);
     abl_report_column_explains(r);
-    abl_status st = ABL_OK;
-    for (size_t i = 0; i < nformats && st == ABL_OK; i++) {
-        for (int k = 0; k < ABL_TAU_KIND_COUNT && st == ABL_OK; k++) {
-            abl_tau_kind kind = (abl_tau_kind)k;
-            abl_report_row(r);
-            abl_report_cell(r, formats[i].name, NULL, NULL);
-            abl_report_cell(r, abl_tau_kind_name(kind), NULL, NULL);
-            st = abl_threshold_string(&formats[i], kind, decimals, t, sizeof t);
-            if (st != ABL_OK)
-                break;
-            json_number17(t, j, sizeof j);
-            abl_report_cell(r, t, j, NULL);
-            snprintf(j, sizeof j, "\"%s\"", t);
-            abl_report_cell(r, t, j, NULL);
-            const char *pname = abl_tau_kind_paper_name(kind), *pval = abl_paper_table4_value(&formats[i], kind);
-            if (pname != NULL) {
-                snprintf(p, sizeof p, "%s %s", pname, abl_tau_kind_paper_symbol(kind));
-                abl_report_cell(r, p, NULL, NULL);
-            } else {
-                abl_report_cell(r, "—", "null", NULL);
-            }
-            if (pval != NULL) {
-                snprintf(p, sizeof p, "%s", pval);
-                abl_report_cell(r, p, pval, NULL);
-                if ((st = paper_verdict(&formats[i], kind, pval, decimals, d, sizeof d, v, sizeof v, vj,
-                                        sizeof vj)) != ABL_OK)
-                    break;
-                json_number17(d, j, sizeof j);
-                abl_report_cell(r, d, j, NULL);
-                abl_report_cell(r, v, vj, NULL);
-            } else {
-                abl_report_cell(r, "—", "null", NULL);
-                abl_report_cell(r, "—", "null", NULL);
-                abl_report_cell(r, "—", "null", NULL);
-            }
-            const char *finfo;
-            linear_value(&formats[i], kind, p, sizeof p, j, sizeof j, &finfo);
-            abl_report_cell(r, p, j, NULL);
-            if (finfo != NULL)
-                abl_report_cell(r, finfo, NULL, NULL);
-            else
-                abl_report_cell(r, "—", "null", NULL);
-            meaning(&formats[i], kind, t, sizeof t);
-            abl_report_cell(r, t, NULL, NULL);
-        }
-    }
+    for (size_t i = 0; i < nformats && st == ABL_OK; i++)
+        for (int k = 0; k < ABL_TAU_KIND_COUNT && st == ABL_OK; k++)
+            st = thresholds_row(r, &formats[i], (abl_tau_kind)k, decimals);
     if (st != ABL_OK) {
         abl_report_free(r);
         return st;
