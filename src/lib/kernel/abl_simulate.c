@@ -835,6 +835,12 @@ typedef struct rep_ctx {
     const abl_prediction *pred;    /* NULL: simulation only */
 } rep_ctx;
 
+/* The dtype captured scores are rounded to (abl_sim_setup's score_fp): the config's, or binary32. */
+static const char *score_dtype_name(const abl_simulate_config *c)
+{
+    return c->logits_dtype != NULL ? c->logits_dtype->name : "fp32";
+}
+
 /* The logits line: zero, Gaussian (std and seed) or captured. */
 static abl_status report_logits_meta(const rep_ctx *x)
 {
@@ -843,11 +849,11 @@ static abl_status report_logits_meta(const rep_ctx *x)
         abl_text t = {0};
         abl_text_add(&t, "captured scores (%s, %s), rounded to %s", s->captured->itemsize == 4 ? "float32"
                      : "float16", s->captured->ndim == 3 ? "one matrix per head" : "one matrix for every head",
-                     s->score_fp.name);
+                     score_dtype_name(x->c));
         abl_status st = t.oom ? ABL_ERR_NO_MEMORY : abl_report_meta(x->r, "logits", "logits", abl_text_str(&t), "\"captured\"");
         free(t.s);
         TRY(st);
-        return abl_report_meta(x->r, "logits_dtype", "scores rounded to", s->score_fp.name, NULL);
+        return abl_report_meta(x->r, "logits_dtype", "scores rounded to", score_dtype_name(x->c), NULL);
     }
     if (!s->gaussian)
         return abl_report_meta(x->r, "logits", "logits", "zero", "\"zero\"");
