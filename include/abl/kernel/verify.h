@@ -105,8 +105,9 @@ ABL_API abl_status abl_verify_format(const abl_format *fmt, abl_verify_result *o
 /* Does the claim of bound b hold for this exact tau? 1 yes, 0 no (e.g. a deliberately wrong tau). */
 ABL_API int abl_verify_bound_holds(const abl_format *fmt, const abl_verify_bound *b, const mpfr_t tau);
 
-/* The exact decimal value of an encoding ("-92.5", "0.125"); an empty string on failure. */
-ABL_API abl_status abl_verify_value_text(const abl_format *fmt, uint64_t bits, char *buf, size_t buflen);
+/* The exact decimal value of an encoding ("-92.5", "0.125") of any length, malloc'd into *out (the caller
+ * frees it); *out is NULL on failure (a NaN or infinite encoding: ABL_ERR_INVALID_ARGUMENT). */
+ABL_API abl_status abl_verify_value_text(const abl_format *fmt, uint64_t bits, char **out);
 
 /* Host libm (binary32) against the correctly rounded exp, over every float in a range. */
 typedef struct abl_verify_libm {

@@ -14,7 +14,6 @@ abl_status abl_fp_init(const abl_format *f, abl_fp *out)
     if (f->precision > 24 || f->emin < -126 || f->emax > 127 || f->precision < 1)
         return ABL_ERR_UNSUPPORTED;
     memset(out, 0, sizeof *out);
-    snprintf(out->name, sizeof out->name, "%s", f->name);
     out->p = f->precision;
     out->emin = (int)f->emin;
     out->emax = (int)f->emax;

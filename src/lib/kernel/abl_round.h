@@ -21,7 +21,6 @@
 
 /* A format held in binary32 (see above). */
 typedef struct abl_fp {
-    char name[24];
     int p;              /* precision, hidden bit included */
     int emin, emax;
     int has_inf;        /* overflow gives +-Inf; otherwise the conversion saturates at +-max */

@@ -711,25 +711,56 @@ int abl_prediction_agrees(const abl_simulation *sim, const abl_prediction *pred)
     return 1;
 }
 
-static void u64_text(uint64_t v, char *buf, size_t len)
+/*
+ * Cells, metadata and summaries from heap strings (abl_strf) that these free: a NULL one (out of memory)
+ * adds nothing and gives ABL_ERR_NO_MEMORY.
+ */
+static abl_status cell_pair(abl_report *r, char *text, char *json)
 {
-    snprintf(buf, len, "%llu", (unsigned long long)v);
+    abl_status st = text == NULL || json == NULL ? ABL_ERR_NO_MEMORY : abl_report_cell(r, text, json, NULL);
+    free(text);
+    free(json);
+    return st;
+}
+
+/* The text is the JSON too (a number). */
+static abl_status cell_take(abl_report *r, char *text)
+{
+    abl_status st = text == NULL ? ABL_ERR_NO_MEMORY : abl_report_cell(r, text, text, NULL);
+    free(text);
+    return st;
+}
+
+static abl_status meta_take(abl_report *r, const char *key, const char *label, char *text)
+{
+    abl_status st = text == NULL ? ABL_ERR_NO_MEMORY : abl_report_meta(r, key, label, text, text);
+    free(text);
+    return st;
+}
+
+static abl_status summary_take(abl_report *r, const char *key, const char *label, char *text, char *json)
+{
+    abl_status st = text == NULL || json == NULL ? ABL_ERR_NO_MEMORY : abl_report_summary(r, key, label, text, json);
+    free(text);
+    free(json);
+    return st;
+}
+
+static char *u64_text(uint64_t v)
+{
+    return abl_strf("%llu", (unsigned long long)v);
 }
 
 static abl_status cell_u64(abl_report *r, uint64_t v)
 {
-    char b[32]; /* bounded: a uint64_t in decimal */
-    u64_text(v, b, sizeof b);
-    return abl_report_cell(r, b, b, NULL);
+    return cell_take(r, u64_text(v));
 }
 
 static abl_status cell_blind(abl_report *r, int64_t d)
 {
     if (d < 0)
         return abl_report_cell(r, "none", "null", NULL);
-    char b[32]; /* bounded: an int64_t in decimal */
-    snprintf(b, sizeof b, "%lld", (long long)d);
-    return abl_report_cell(r, b, b, NULL);
+    return cell_take(r, abl_strf("%lld", (long long)d));
 }
 
 /* delta of a head at the exponent level (spec §4) for the output dtype, or "n/a" */
@@ -804,6 +835,12 @@ typedef struct rep_ctx {
     const abl_prediction *pred;    /* NULL: simulation only */
 } rep_ctx;
 
+/* The dtype captured scores are rounded to (abl_sim_setup's score_fp): the config's, or binary32. */
+static const char *score_dtype_name(const abl_simulate_config *c)
+{
+    return c->logits_dtype != NULL ? c->logits_dtype->name : "fp32";
+}
+
 /* The logits line: zero, Gaussian (std and seed) or captured. */
 static abl_status report_logits_meta(const rep_ctx *x)
 {
@@ -812,11 +849,11 @@ static abl_status report_logits_meta(const rep_ctx *x)
         abl_text t = {0};
         abl_text_add(&t, "captured scores (%s, %s), rounded to %s", s->captured->itemsize == 4 ? "float32"
                      : "float16", s->captured->ndim == 3 ? "one matrix per head" : "one matrix for every head",
-                     s->score_fp.name);
+                     score_dtype_name(x->c));
         abl_status st = t.oom ? ABL_ERR_NO_MEMORY : abl_report_meta(x->r, "logits", "logits", abl_text_str(&t), "\"captured\"");
         free(t.s);
         TRY(st);
-        return abl_report_meta(x->r, "logits_dtype", "scores rounded to", s->score_fp.name, NULL);
+        return abl_report_meta(x->r, "logits_dtype", "scores rounded to", score_dtype_name(x->c), NULL);
     }
     if (!s->gaussian)
         return abl_report_meta(x->r, "logits", "logits", "zero", "\"zero\"");
@@ -833,15 +870,12 @@ static abl_status report_logits_meta(const rep_ctx *x)
     free(line);
     free(std);
     TRY(st);
-    char buf[32]; /* bounded: a uint64_t in decimal */
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)x->c->seed);
-    return abl_report_meta(x->r, "seed", "seed", buf, buf);
+    return meta_take(x->r, "seed", "seed", u64_text(x->c->seed));
 }
 
 static abl_status report_meta(const rep_ctx *x)
 {
     const abl_pipeline *p = &x->c->pipeline;
-    char buf[32]; /* bounded: a uint64_t or an int in decimal */
     TRY(abl_report_meta(x->r, "pipeline", "pipeline", p->preset, NULL));
     abl_text fields = {0};
     abl_pipeline_describe_text(p, &fields);
@@ -849,10 +883,8 @@ static abl_status report_meta(const rep_ctx *x)
                                 : abl_report_meta(x->r, "pipeline_fields", "fields", abl_text_str(&fields), NULL);
     free(fields.s);
     TRY(fst);
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)x->c->context);
-    TRY(abl_report_meta(x->r, "context", "context N", buf, buf));
-    snprintf(buf, sizeof buf, "%d", x->s->heads);
-    TRY(abl_report_meta(x->r, "head_count", "heads", buf, buf));
+    TRY(meta_take(x->r, "context", "context N", u64_text(x->c->context)));
+    TRY(meta_take(x->r, "head_count", "heads", abl_strf("%d", x->s->heads)));
     TRY(abl_report_meta(x->r, "slopes", "slopes", x->s->schedule.spec, NULL));
     TRY(report_logits_meta(x));
     return abl_report_meta(x->r, "mode", "mode", x->sim && x->pred ? "simulation, checked against the predictor"
@@ -898,17 +930,14 @@ static abl_status report_head(const rep_ctx *x, int h)
     abl_report *r = x->r;
     const abl_pipeline *p = &x->c->pipeline;
     const abl_slope *sl = &x->s->schedule.slopes[h];
-    char buf[128]; /* bounded: an int or a double in %.9g / %.4g / %.3g */
     TRY(abl_report_row(r));
-    snprintf(buf, sizeof buf, "%d", sl->index);
-    TRY(abl_report_cell(r, buf, buf, NULL));
+    TRY(cell_take(r, abl_strf("%d", sl->index)));
     /* A heap string: a slope of a slopes: list is shown as written, any length. */
     char *exact = abl_slope_exact_text(sl);
     abl_status est = exact != NULL ? abl_report_cell(r, exact, NULL, NULL) : ABL_ERR_NO_MEMORY;
     free(exact);
     TRY(est);
-    snprintf(buf, sizeof buf, "%.9g", x->s->hd[h].held);
-    TRY(abl_report_cell(r, buf, buf, NULL));
+    TRY(cell_take(r, abl_strf("%.9g", x->s->hd[h].held)));
     TRY(cell_delta(r, sl, &p->output_dtype, ABL_CONV_PAPER));
     TRY(cell_delta(r, sl, &p->output_dtype, ABL_CONV_IEEE));
     const abl_pred_head *b = x->pred ? &x->pred->results[h] : NULL;
@@ -920,13 +949,8 @@ static abl_status report_head(const rep_ctx *x, int h)
         TRY(cell_u64(r, a->distinct_logits));
         TRY(cell_u64(r, a->longest_tie_run));
         TRY(cell_u64(r, a->tied_with_diagonal));
-        char t2[40]; /* bounded: a double in %.6e */
-        snprintf(buf, sizeof buf, "%.4g", a->tv_distance);
-        snprintf(t2, sizeof t2, "%.6e", a->tv_distance);
-        TRY(abl_report_cell(r, buf, t2, NULL));
-        snprintf(buf, sizeof buf, "%.3g", a->mass_lost);
-        snprintf(t2, sizeof t2, "%.6e", a->mass_lost);
-        TRY(abl_report_cell(r, buf, t2, NULL));
+        TRY(cell_pair(r, abl_strf("%.4g", a->tv_distance), abl_strf("%.6e", a->tv_distance)));
+        TRY(cell_pair(r, abl_strf("%.3g", a->mass_lost), abl_strf("%.6e", a->mass_lost)));
         if (b == NULL)
             return ABL_OK;
         TRY(cell_blind(r, b->first_blind));
@@ -947,11 +971,9 @@ static abl_status report_summary(const rep_ctx *x)
     uint64_t rz = x->sim ? x->sim->row_zeros : x->pred->row_zeros;
     uint64_t mz = x->sim ? x->sim->matrix_zeros : x->pred->matrix_zeros;
     uint64_t heads = (uint64_t)x->s->heads, n = x->c->context;
-    char buf[64], text[64], json[96]; /* bounded: a uint64_t; fractions in [0, 1] (percent, 12 digits) */
-    u64_text(rz, buf, sizeof buf);
-    TRY(abl_report_summary(r, "row_zeros", "zero weights in the last rows", buf, buf));
-    u64_text(mz, buf, sizeof buf);
-    TRY(abl_report_summary(r, "matrix_zeros", "zero weights in the matrices", buf, buf));
+    char text[64], json[96]; /* bounded: fractions in [0, 1] (percent, 12 digits) */
+    TRY(summary_take(r, "row_zeros", "zero weights in the last rows", u64_text(rz), u64_text(rz)));
+    TRY(summary_take(r, "matrix_zeros", "zero weights in the matrices", u64_text(mz), u64_text(mz)));
     fraction_cells(rz, heads, n, 0, text, sizeof text, json, sizeof json);
     TRY(abl_report_summary(r, "row_fraction", "row fraction", text, json));
     fraction_cells(mz, heads, n, 1, text, sizeof text, json, sizeof json);
@@ -960,10 +982,9 @@ static abl_status report_summary(const rep_ctx *x)
         double lost = 0.0;
         for (int h = 0; h < x->s->heads; h++)
             lost += x->sim->results[h].mass_lost;
-        char t2[40]; /* bounded: a double in %.6e */
-        snprintf(buf, sizeof buf, "%.3g", lost / x->s->heads);
-        snprintf(t2, sizeof t2, "%.6e", lost / x->s->heads);
-        TRY(abl_report_summary(r, "mass_lost", "attention mass lost (last row, mean over heads)", buf, t2));
+        double mean = lost / x->s->heads;
+        TRY(summary_take(r, "mass_lost", "attention mass lost (last row, mean over heads)", abl_strf("%.3g", mean),
+                         abl_strf("%.6e", mean)));
     }
     if (x->sim && x->pred) {
         int ok = abl_prediction_agrees(x->sim, x->pred);

@@ -526,11 +526,11 @@ abl_status abl_verify_format(const abl_format *fmt, abl_verify_result *out)
 /* ------------------------------------------------------------------ exact text of an input */
 
 /* x exactly in fixed point: a dyadic with f fractional bits has at most f decimals. */
-static abl_status exact_text(const mpfr_t x, char *buf, size_t buflen)
+static abl_status exact_text(const mpfr_t x, char **out)
 {
     if (mpfr_zero_p(x)) {
-        snprintf(buf, buflen, "%s", mpfr_signbit(x) ? "-0" : "0");
-        return ABL_OK;
+        *out = strdup(mpfr_signbit(x) ? "-0" : "0");
+        return *out != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
     }
     long frac = (long)mpfr_get_prec(x) - (long)mpfr_get_exp(x);
     if (frac < 0)
@@ -545,20 +545,16 @@ static abl_status exact_text(const mpfr_t x, char *buf, size_t buflen)
         if (n > 0 && s[n - 1] == '.')
             s[--n] = '\0';
     }
-    abl_status st = ABL_OK;
-    if (n + 1 > buflen)
-        st = ABL_ERR_INVALID_ARGUMENT;
-    else
-        memcpy(buf, s, n + 1);
+    *out = strdup(s);
     mpfr_free_str(s);
-    return st;
+    return *out != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
 }
 
-abl_status abl_verify_value_text(const abl_format *fmt, uint64_t bits, char *buf, size_t buflen)
+abl_status abl_verify_value_text(const abl_format *fmt, uint64_t bits, char **out)
 {
-    if (buf == NULL || buflen == 0)
+    if (out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
-    buf[0] = '\0';
+    *out = NULL;
     if (fmt == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     mpfr_t x;
@@ -566,7 +562,7 @@ abl_status abl_verify_value_text(const abl_format *fmt, uint64_t bits, char *buf
     int finite = 0;
     abl_status st = abl_verify_decode(fmt, bits, x, &finite);
     if (st == ABL_OK)
-        st = finite ? exact_text(x, buf, buflen) : ABL_ERR_INVALID_ARGUMENT;
+        st = finite ? exact_text(x, out) : ABL_ERR_INVALID_ARGUMENT;
     mpfr_clear(x);
     return st;
 }
@@ -678,23 +674,37 @@ static const char *claim_text(const abl_format *f, abl_tau_kind kind)
 }
 
 /* "-92.5 (0xc2b9)" for text, {"x": -92.5, "bits": "0xc2b9"} for JSON. */
-static abl_status input_cells(const abl_format *f, int present, uint64_t bits, char *t, size_t tl, char *j,
-                              size_t jl)
+static abl_status input_cells(const abl_format *f, int present, uint64_t bits, char **t, char **j)
 {
-    if (!present) {
-        snprintf(t, tl, "— (none)");
-        snprintf(j, jl, "null");
-        return ABL_OK;
-    }
-    char v[1200], pv[1204];
-    abl_status st = abl_verify_value_text(f, bits, v, sizeof v);
+    *t = *j = NULL;
+    char *v = NULL;
+    abl_status st = present ? abl_verify_value_text(f, bits, &v) : ABL_OK;
     if (st != ABL_OK)
         return st;
     int digits = (abl_verify_format_bits(f) + 3) / 4;
-    snprintf(pv, sizeof pv, "%s", v);
-    snprintf(t, tl, "%s (0x%0*llx)", pv, digits, (unsigned long long)bits);
-    snprintf(j, jl, "{\"x\": %s, \"bits\": \"0x%0*llx\"}", v, digits, (unsigned long long)bits);
+    *t = present ? abl_strf("%s (0x%0*llx)", v, digits, (unsigned long long)bits) : strdup("— (none)");
+    *j = present ? abl_strf("{\"x\": %s, \"bits\": \"0x%0*llx\"}", v, digits, (unsigned long long)bits)
+                 : strdup("null");
+    free(v);
+    if (*t == NULL || *j == NULL) {
+        free(*t);
+        free(*j);
+        *t = *j = NULL;
+        return ABL_ERR_NO_MEMORY;
+    }
     return ABL_OK;
+}
+
+/* One input cell of a row (text and JSON). */
+static abl_status input_cell(abl_report *r, const abl_format *f, int present, uint64_t bits)
+{
+    char *t, *j;
+    abl_status st = input_cells(f, present, bits, &t, &j);
+    if (st == ABL_OK)
+        abl_report_cell(r, t, j, NULL);
+    free(t);
+    free(j);
+    return st;
 }
 
 /* One row of the table. */
@@ -702,58 +712,62 @@ static abl_status add_row(abl_report *r, const abl_verify_result *res, abl_tau_k
 {
     const abl_format *f = &res->format;
     const abl_verify_bound *b = &res->bound[kind];
-    char t[1300], j[1300], tau[128], ptau[136];
+    char tau[128];
     abl_status st = abl_threshold_into(f, kind, 10, tau, sizeof tau);
     if (st != ABL_OK)
         return st;
-    snprintf(ptau, sizeof ptau, "%s", tau);
     abl_report_row(r);
     abl_report_cell(r, f->name, NULL, NULL);
     abl_report_cell(r, abl_tau_kind_name(kind), NULL, NULL);
     abl_report_cell(r, claim_text(f, kind), NULL, NULL);
-    abl_report_cell(r, ptau, tau, NULL);
-    if ((st = input_cells(f, b->has_below, b->below_bits, t, sizeof t, j, sizeof j)) != ABL_OK)
+    abl_report_cell(r, tau, tau, NULL);
+    if ((st = input_cell(r, f, b->has_below, b->below_bits)) != ABL_OK)
         return st;
-    abl_report_cell(r, t, j, NULL);
-    if ((st = input_cells(f, b->has_above, b->above_bits, t, sizeof t, j, sizeof j)) != ABL_OK)
+    if ((st = input_cell(r, f, b->has_above, b->above_bits)) != ABL_OK)
         return st;
-    abl_report_cell(r, t, j, NULL);
     return abl_report_cell(r, b->agrees ? "yes" : "NO", b->agrees ? "true" : "false", NULL);
 }
 
-/* Exact text of a binary32 value, with its bits. */
-static void float_text(float v, char *buf, size_t len)
+/* Exact text of a binary32 value, with its bits, malloc'd (NULL: out of memory). */
+static char *float_text(float v)
 {
     abl_format f32;
-    char d[200], pd[204];
     abl_format_lookup("fp32", &f32);
-    if (isinf(v)) {
-        snprintf(buf, len, "%sInf", v < 0 ? "-" : "+");
-        return;
-    }
-    if (abl_verify_value_text(&f32, float_bits(v), d, sizeof d) != ABL_OK)
-        snprintf(d, sizeof d, "%.9g", (double)v);
-    snprintf(pd, sizeof pd, "%s", d);
-    snprintf(buf, len, "%s (0x%08lx)", pd, (unsigned long)float_bits(v));
+    if (isinf(v))
+        return abl_strf("%sInf", v < 0 ? "-" : "+");
+    char *d = NULL, *out;
+    if (abl_verify_value_text(&f32, float_bits(v), &d) != ABL_OK)
+        out = abl_strf("%.9g (0x%08lx)", (double)v, (unsigned long)float_bits(v));
+    else
+        out = abl_strf("%s (0x%08lx)", d, (unsigned long)float_bits(v));
+    free(d);
+    return out;
+}
+
+/* One "... at x = A, ... at x = B" clause of the brackets (a text that ran out of memory records it). */
+static void bracket_add(abl_text *t, const char *fmt, float a, float b, const char *tail)
+{
+    char *ta = float_text(a), *tb = float_text(b);
+    if (ta == NULL || tb == NULL)
+        t->oom = 1;
+    else
+        abl_text_add(t, fmt, ta, tb, tail);
+    free(ta);
+    free(tb);
 }
 
 /* "last 0 at x = …, first non-zero at x = …; last finite at …, first +Inf at …" */
 static void libm_brackets(const abl_verify_libm *l, int i, abl_text *t)
 {
-    char a[256], b[256];
     if (l->have_zero_bracket[i] == 3) {
-        float_text(l->zero_last[i], a, sizeof a);
-        float_text(l->nonzero_first[i], b, sizeof b);
-        abl_text_add(t, "last 0 at x = %s, first non-zero at x = %s%s", a, b,
-               l->zero_last[i] < l->nonzero_first[i] ? "" : " (not monotone)");
+        bracket_add(t, "last 0 at x = %s, first non-zero at x = %s%s", l->zero_last[i], l->nonzero_first[i],
+                    l->zero_last[i] < l->nonzero_first[i] ? "" : " (not monotone)");
     } else {
         abl_text_add(t, "no zero boundary in the scanned range");
     }
     if (l->have_inf_bracket[i] == 3) {
-        float_text(l->finite_last[i], a, sizeof a);
-        float_text(l->inf_first[i], b, sizeof b);
-        abl_text_add(t, "; last finite at x = %s, first +Inf at x = %s%s", a, b,
-               l->finite_last[i] < l->inf_first[i] ? "" : " (not monotone)");
+        bracket_add(t, "; last finite at x = %s, first +Inf at x = %s%s", l->finite_last[i], l->inf_first[i],
+                    l->finite_last[i] < l->inf_first[i] ? "" : " (not monotone)");
     } else {
         abl_text_add(t, "; no overflow boundary in the scanned range");
     }
@@ -777,7 +791,6 @@ static void libm_impl_line(const abl_verify_libm *l, int i, abl_text *t, abl_tex
     abl_text_add(j, "{\"differs\": %llu, \"differs_subnormal_or_zero\": %llu, \"first\": [", (unsigned long long)n,
            (unsigned long long)tiny);
     for (unsigned k = 0; k < nf && k < 3; k++) {
-        char a[256], bh[256], c[256];
         float x = first[k];
         float host = i == 1 ? expf(x) : exp2f_form(x);
         mpfr_t mx, my;
@@ -797,10 +810,13 @@ static void libm_impl_line(const abl_verify_libm *l, int i, abl_text *t, abl_tex
         mpfr_clear(mx);
         mpfr_clear(my);
         info_clear(&fi);
-        float_text(x, a, sizeof a);
-        snprintf(bh, sizeof bh, "%.9g (0x%08lx)", (double)host, (unsigned long)float_bits(host));
-        snprintf(c, sizeof c, "%.9g (0x%08lx)", (double)ref, (unsigned long)float_bits(ref));
-        abl_text_add(t, "%s x = %s gives %s, correctly rounded %s", k == 0 ? "; e.g." : ";", a, bh, c);
+        char *a = float_text(x);
+        if (a == NULL)
+            t->oom = 1;
+        else
+            abl_text_add(t, "%s x = %s gives %.9g (0x%08lx), correctly rounded %.9g (0x%08lx)", k == 0 ? "; e.g." : ";",
+                         a, (double)host, (unsigned long)float_bits(host), (double)ref, (unsigned long)float_bits(ref));
+        free(a);
         abl_text_add(j, "%s{\"x\": \"0x%08lx\", \"host\": \"0x%08lx\", \"correct\": \"0x%08lx\"}", k ? ", " : "",
                (unsigned long)float_bits(x), (unsigned long)float_bits(host), (unsigned long)float_bits(ref));
     }
@@ -920,26 +936,35 @@ static void texts_ftz_after_rounding(verify_texts *t, const abl_verify_result *v
         return;
     }
     /* ln((2^p - 1) 2^(emin - p)) = ln(2^emin - 2^(emin - p)), 4 decimals for the note. */
-    char lo[1300], hi[1300], jl[1300], tau[64], ptau[72];
+    char *lo = NULL, *hi = NULL, *jl = NULL, *tau = NULL;
     mpfr_t a, b;
     mpfr_init2(a, 128);
     mpfr_init2(b, 128);
     mpfr_flags_t flags = mpfr_flags_save();
     abl_mpfr_range w = abl_mpfr_range_widen();
     ftz_after_tau(a, b, &v->format);
-    mpfr_snprintf(tau, sizeof tau, "%.4RNf", a);
+    if (mpfr_asprintf(&tau, "%.4RNf", a) < 0)
+        tau = NULL;
     abl_mpfr_range_restore(w);
     mpfr_flags_restore(flags, MPFR_FLAGS_ALL);
     mpfr_clear(a);
     mpfr_clear(b);
-    snprintf(ptau, sizeof ptau, "%s", tau);
-    input_cells(&v->format, fa->has_below, fa->below_bits, lo, sizeof lo, jl, sizeof jl);
-    input_cells(&v->format, fa->has_above, fa->above_bits, hi, sizeof hi, jl, sizeof jl);
-    abl_text_add(&t->diff,
-           "%s%s: if instead the subnormal result of RN rounding is flushed, exp(x) = 0 iff x < "
-           "ln(2^emin - 2^(emin-p)) = %s…, %s by emulation: last flushed x = %s, first kept x = %s "
-           "(an x just below the ftz τ rounds up to the smallest normal).",
-           t->diff.n ? " " : "", v->format.name, ptau, fa->agrees ? "proved" : "NOT confirmed", lo, hi);
+    input_cells(&v->format, fa->has_below, fa->below_bits, &lo, &jl);
+    free(jl);
+    input_cells(&v->format, fa->has_above, fa->above_bits, &hi, &jl);
+    free(jl);
+    if (tau == NULL || lo == NULL || hi == NULL)
+        t->diff.oom = 1; /* texts_free reports it */
+    else
+        abl_text_add(&t->diff,
+               "%s%s: if instead the subnormal result of RN rounding is flushed, exp(x) = 0 iff x < "
+               "ln(2^emin - 2^(emin-p)) = %s…, %s by emulation: last flushed x = %s, first kept x = %s "
+               "(an x just below the ftz τ rounds up to the smallest normal).",
+               t->diff.n ? " " : "", v->format.name, tau, fa->agrees ? "proved" : "NOT confirmed", lo, hi);
+    if (tau != NULL)
+        mpfr_free_str(tau);
+    free(lo);
+    free(hi);
 }
 
 /* Frees the texts; returns non-zero if any of them ran out of memory. */
@@ -977,14 +1002,14 @@ static abl_status add_summary(abl_report *r, const verify_texts *t, size_t nform
 {
     if (t->any_exhaustive)
         abl_report_summary(r, "classes", "exp(x) rounded to nearest", abl_text_str(&t->ct), abl_text_str(&t->cj));
-    char s[256];
     size_t total = nformats * (ABL_TAU_KIND_COUNT + 1);
-    if (t->agree)
-        snprintf(s, sizeof s, "all %zu claims hold (%zu thresholds and %zu FTZ-after-rounding check%s)", total,
-                 nformats * ABL_TAU_KIND_COUNT, nformats, nformats == 1 ? "" : "s");
-    else
-        snprintf(s, sizeof s, "DISAGREEMENT in %zu of %zu claims", t->nbad, total);
+    char *s = t->agree ? abl_strf("all %zu claims hold (%zu thresholds and %zu FTZ-after-rounding check%s)", total,
+                                  nformats * ABL_TAU_KIND_COUNT, nformats, nformats == 1 ? "" : "s")
+                       : abl_strf("DISAGREEMENT in %zu of %zu claims", t->nbad, total);
+    if (s == NULL)
+        return ABL_ERR_NO_MEMORY;
     abl_report_summary(r, "agrees", "agreement", s, t->agree ? "true" : "false");
+    free(s);
     if (!t->agree)
         abl_report_summary(r, "disagreements", "disagreeing", abl_text_str(&t->bad), NULL);
     return with_libm ? add_libm(r) : ABL_OK;
@@ -1003,10 +1028,11 @@ static void add_notes(abl_report *r, const verify_texts *t)
     if (t->no_inf)
         abl_report_note(r, "overflows: Inf; formats without Inf give NaN or saturate to the largest finite there.");
     if (t->any_bisection) {
-        char s[512];
-        snprintf(s, sizeof s, "%s: bisection over the ordered encodings; exp and rounding are monotone, so "
-                              "one boundary per claim, bracketed by adjacent representable inputs.", abl_text_str(&t->bis));
-        abl_report_note(r, s);
+        abl_text s = {0};
+        abl_text_add(&s, "%s: bisection over the ordered encodings; exp and rounding are monotone, so "
+                         "one boundary per claim, bracketed by adjacent representable inputs.", abl_text_str(&t->bis));
+        abl_report_note(r, abl_text_str(&s));
+        free(s.s);
     }
     if (t->same.n) {
         abl_text s = {0};

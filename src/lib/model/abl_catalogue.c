@@ -313,11 +313,21 @@ static abl_status cell_text(abl_report *r, const char *text)
 
 static abl_status cell_count(abl_report *r, uint64_t v)
 {
-    char num[32];
     if (v == 0)
         return abl_report_cell(r, "", "null", NULL);
-    snprintf(num, sizeof num, "%llu", (unsigned long long)v);
-    return abl_report_cell(r, num, num, NULL);
+    char *num = abl_strf("%llu", (unsigned long long)v);
+    abl_status st = num != NULL ? abl_report_cell(r, num, num, NULL) : ABL_ERR_NO_MEMORY;
+    free(num);
+    return st;
+}
+
+/* A metadata line whose JSON is its text in quotes (a name without characters to escape). */
+static abl_status meta_quoted(abl_report *r, const char *key, const char *label, const char *text)
+{
+    char *js = abl_strf("\"%s\"", text);
+    abl_status st = js != NULL ? abl_report_meta(r, key, label, text, js) : ABL_ERR_NO_MEMORY;
+    free(js);
+    return st;
 }
 
 /* "name=pipeline;name=pipeline" (default first). */
@@ -435,7 +445,6 @@ abl_status abl_model_detail_report(const abl_model *m, abl_report **out)
     if (r == NULL)
         return ABL_ERR_NO_MEMORY;
     abl_status st = ABL_OK;
-    char num[32], js[64];
     const struct {
         const char *key, *label, *text;
     } textmeta[] = {
@@ -466,24 +475,20 @@ abl_status abl_model_detail_report(const abl_model *m, abl_report **out)
         {"context", "trained context", m->context},
     };
     for (size_t i = 0; i < N(nums) && st == ABL_OK; i++) {
-        snprintf(num, sizeof num, "%llu", (unsigned long long)nums[i].v);
-        st = abl_report_meta(r, nums[i].key, nums[i].label, nums[i].v ? num : "not found",
-                             nums[i].v ? num : "null");
-    }
-    if (st == ABL_OK) {
-        snprintf(js, sizeof js, "\"%s\"", m->dtype);
-        st = abl_report_meta(r, "dtype", "default dtype", m->dtype, js);
-    }
-    if (st == ABL_OK) {
-        snprintf(js, sizeof js, "\"%s\"", m->slopes);
-        st = abl_report_meta(r, "slopes", "slopes", m->slopes, js);
+        char *num = abl_strf("%llu", (unsigned long long)nums[i].v);
+        st = num == NULL ? ABL_ERR_NO_MEMORY
+                         : abl_report_meta(r, nums[i].key, nums[i].label, nums[i].v ? num : "not found",
+                                           nums[i].v ? num : "null");
+        free(num);
     }
     if (st == ABL_OK)
+        st = meta_quoted(r, "dtype", "default dtype", m->dtype);
+    if (st == ABL_OK)
+        st = meta_quoted(r, "slopes", "slopes", m->slopes);
+    if (st == ABL_OK)
         st = abl_report_meta(r, "slope_code", "slopes in the code", m->family->slope_code, NULL);
-    if (st == ABL_OK) {
-        snprintf(js, sizeof js, "\"%s\"", abl_bias_form_name(m->family->bias_form));
-        st = abl_report_meta(r, "bias_form", "bias form", abl_bias_form_name(m->family->bias_form), js);
-    }
+    if (st == ABL_OK)
+        st = meta_quoted(r, "bias_form", "bias form", abl_bias_form_name(m->family->bias_form));
     if (st == ABL_OK)
         st = abl_report_meta(r, "source", "source", m->source, NULL);
     if (st == ABL_OK)

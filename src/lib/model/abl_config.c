@@ -103,40 +103,40 @@ abl_status abl_model_spec_from_catalogue(const abl_model *m, abl_model_spec *out
 /* A field by dotted path ("attn_config.alibi"); NULL when absent. */
 static json_t *get(json_t *root, const char *path)
 {
-    char key[64];
     const char *dot = strchr(path, '.');
     if (dot == NULL)
         return json_object_get(root, path);
-    snprintf(key, sizeof key, "%.*s", (int)(dot - path), path);
-    json_t *sub = json_object_get(root, key);
+    char *key = strndup(path, (size_t)(dot - path)); /* NULL (out of memory): reads as absent */
+    json_t *sub = key != NULL ? json_object_get(root, key) : NULL;
+    free(key);
     return json_is_object(sub) ? get(sub, dot + 1) : NULL;
 }
 
-/* The first of the comma-separated fields present; its name into used. */
-static json_t *first_of(json_t *root, const char *fields, char *used, size_t usedlen)
+/* The first of the comma-separated fields present; its name malloc'd into *used (freed first; NULL when
+ * none is present, or out of memory: then the field reads as absent). */
+static json_t *first_of(json_t *root, const char *fields, char **used)
 {
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", fields);
-    char *save = NULL;
-    for (char *f = strtok_r(buf, ",", &save); f != NULL; f = strtok_r(NULL, ",", &save)) {
+    free(*used);
+    *used = NULL;
+    char *buf = strdup(fields), *save = NULL;
+    json_t *found = NULL;
+    for (char *f = buf ? strtok_r(buf, ",", &save) : NULL; f != NULL && found == NULL; f = strtok_r(NULL, ",", &save)) {
         json_t *v = get(root, f);
-        if (v != NULL && !json_is_null(v)) {
-            snprintf(used, usedlen, "%s", f);
-            return v;
-        }
+        if (v != NULL && !json_is_null(v) && (*used = strdup(f)) != NULL)
+            found = v;
     }
-    return NULL;
+    free(buf);
+    return found;
 }
 
 /* A positive integer field (one of `fields`) no larger than hi: 1 = found, 0 = absent, -1 = bad (*msg set). */
-static int read_count(json_t *root, const char *fields, long long hi, long long *out, char *used, size_t usedlen,
-                      char **msg)
+static int read_count(json_t *root, const char *fields, long long hi, long long *out, char **used, char **msg)
 {
-    json_t *v = first_of(root, fields, used, usedlen);
+    json_t *v = first_of(root, fields, used);
     if (v == NULL)
         return 0;
     if (!json_is_integer(v) || json_integer_value(v) <= 0 || json_integer_value(v) > hi) {
-        abl_set_error(msg, "%s is not a positive integer%s", used,
+        abl_set_error(msg, "%s is not a positive integer%s", *used,
                       json_is_integer(v) && json_integer_value(v) > hi ? " in range" : "");
         return -1;
     }
@@ -263,10 +263,20 @@ static int classify(json_t *root, const char *mt, const char **family, char **ms
     return 0;
 }
 
+static abl_status dtype_with(abl_model_spec *s, const char *used, json_t *v, char **msg);
+
 static abl_status map_dtype(json_t *root, abl_model_spec *s, char **msg)
 {
-    char used[64];
-    json_t *v = first_of(root, "torch_dtype,dtype", used, sizeof used);
+    char *used = NULL;
+    json_t *v = first_of(root, "torch_dtype,dtype", &used);
+    abl_status st = dtype_with(s, used, v, msg);
+    free(used);
+    return st;
+}
+
+/* v: the dtype field (NULL: none), named used. */
+static abl_status dtype_with(abl_model_spec *s, const char *used, json_t *v, char **msg)
+{
     if (v == NULL) {
         s->dtype = format_named("bf16");
         set_src(&s->dtype_src, ABL_ORIGIN_DEFAULT, "bf16, the config has no torch_dtype");
@@ -292,6 +302,64 @@ static abl_status map_dtype(json_t *root, abl_model_spec *s, char **msg)
     s->dtype = format_named(name);
     set_src(&s->dtype_src, ABL_ORIGIN_CONFIG, used);
     return ABL_OK;
+}
+
+/* The counts (heads, head dim, layers, context) of config.json; *used names the field last read. */
+static abl_status counts_with(json_t *root, const field_map *fm, abl_model_spec *s, char **used, char **msg)
+{
+    long long v = 0;
+    int r = read_count(root, fm->heads, ABL_MAX_HEADS, &v, used, msg);
+    if (r < 0)
+        return ABL_ERR_PARSE;
+    if (r == 0) {
+        abl_set_error(msg, "no head count (%.*s)", (int)strcspn(fm->heads, ","), fm->heads);
+        return ABL_ERR_PARSE;
+    }
+    s->heads = (int)v;
+    set_src(&s->heads_src, ABL_ORIGIN_CONFIG, *used);
+    if ((r = read_count(root, fm->hidden, INT32_MAX, &v, used, msg)) < 0)
+        return ABL_ERR_PARSE;
+    if (r > 0 && v % s->heads != 0) {
+        /* transformers refuses it too (hidden_size must be divisible by num_heads); a default would be silent */
+        abl_set_error(msg, "%s = %lld is not a multiple of %s = %d (no head dimension)", *used, (long long)v,
+                      s->heads_src.field, s->heads);
+        return ABL_ERR_PARSE;
+    }
+    if (r > 0 && v / s->heads > ABL_MAX_HEAD_DIM) {
+        abl_set_error(msg, "%s / %s = %lld is not a head dimension from 1 to %d", *used, s->heads_src.field,
+                      (long long)(v / s->heads), ABL_MAX_HEAD_DIM);
+        return ABL_ERR_PARSE;
+    }
+    if (r > 0 && v % s->heads == 0) {
+        s->head_dim = (int)(v / s->heads);
+        char *f = abl_strf("%.48s / heads", *used);
+        if (f == NULL)
+            return ABL_ERR_NO_MEMORY;
+        set_src(&s->head_dim_src, ABL_ORIGIN_CONFIG, f);
+        free(f);
+    }
+    if ((r = read_count(root, fm->layers, INT32_MAX, &v, used, msg)) < 0)
+        return ABL_ERR_PARSE;
+    if (r > 0) {
+        s->layers = (int)v;
+        set_src(&s->layers_src, ABL_ORIGIN_CONFIG, *used);
+    }
+    /* Tokenizer-style "model_max_length" can be a huge sentinel; only a plausible context is kept. */
+    if ((r = read_count(root, fm->context, INT64_C(1) << 40, &v, used, msg)) < 0)
+        return ABL_ERR_PARSE;
+    if (r > 0) {
+        s->context = (uint64_t)v;
+        set_src(&s->context_src, ABL_ORIGIN_CONFIG, *used);
+    }
+    return ABL_OK;
+}
+
+static abl_status map_counts(json_t *root, const field_map *fm, abl_model_spec *s, char **msg)
+{
+    char *used = NULL;
+    abl_status st = counts_with(root, fm, s, &used, msg);
+    free(used);
+    return st;
 }
 
 static abl_status map_config(json_t *root, abl_model_spec *s, char **msg)
@@ -322,52 +390,10 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char **msg)
         if (strcmp(maps[i].family, family) == 0)
             fm = &maps[i];
 
-    char used[64];
-    long long v = 0;
-    int r = read_count(root, fm->heads, ABL_MAX_HEADS, &v, used, sizeof used, msg);
-    if (r < 0)
-        return ABL_ERR_PARSE;
-    if (r == 0) {
-        char first[64];
-        snprintf(first, sizeof first, "%.*s", (int)strcspn(fm->heads, ","), fm->heads);
-        abl_set_error(msg, "no head count (%s)", first);
-        return ABL_ERR_PARSE;
-    }
-    s->heads = (int)v;
-    set_src(&s->heads_src, ABL_ORIGIN_CONFIG, used);
-    if ((r = read_count(root, fm->hidden, INT32_MAX, &v, used, sizeof used, msg)) < 0)
-        return ABL_ERR_PARSE;
-    if (r > 0 && v % s->heads != 0) {
-        /* transformers refuses it too (hidden_size must be divisible by num_heads); a default would be silent */
-        abl_set_error(msg, "%s = %lld is not a multiple of %s = %d (no head dimension)", used, (long long)v,
-                      s->heads_src.field, s->heads);
-        return ABL_ERR_PARSE;
-    }
-    if (r > 0 && v / s->heads > ABL_MAX_HEAD_DIM) {
-        abl_set_error(msg, "%s / %s = %lld is not a head dimension from 1 to %d", used, s->heads_src.field,
-                      (long long)(v / s->heads), ABL_MAX_HEAD_DIM);
-        return ABL_ERR_PARSE;
-    }
-    if (r > 0 && v % s->heads == 0) {
-        s->head_dim = (int)(v / s->heads);
-        char f[64];
-        snprintf(f, sizeof f, "%.48s / heads", used);
-        set_src(&s->head_dim_src, ABL_ORIGIN_CONFIG, f);
-    }
-    if ((r = read_count(root, fm->layers, INT32_MAX, &v, used, sizeof used, msg)) < 0)
-        return ABL_ERR_PARSE;
-    if (r > 0) {
-        s->layers = (int)v;
-        set_src(&s->layers_src, ABL_ORIGIN_CONFIG, used);
-    }
-    /* Tokenizer-style "model_max_length" can be a huge sentinel; only a plausible context is kept. */
-    if ((r = read_count(root, fm->context, INT64_C(1) << 40, &v, used, sizeof used, msg)) < 0)
-        return ABL_ERR_PARSE;
-    if (r > 0) {
-        s->context = (uint64_t)v;
-        set_src(&s->context_src, ABL_ORIGIN_CONFIG, used);
-    }
-    abl_status st = map_dtype(root, s, msg);
+    abl_status st = map_counts(root, fm, s, msg);
+    if (st != ABL_OK)
+        return st;
+    st = map_dtype(root, s, msg);
     if (st != ABL_OK)
         return st;
     if (family != NULL && strcmp(family, "mpt") == 0) {

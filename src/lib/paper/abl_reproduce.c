@@ -145,6 +145,8 @@ static abl_check *new_check(abl_reproduction *r)
 static abl_status check_eq(abl_reproduction *r, const char *id, const char *published, const char *computed,
                            const char *convention, int equal, const char *remark)
 {
+    if (id == NULL || computed == NULL || convention == NULL)
+        return ABL_ERR_NO_MEMORY; /* a caller's heap text could not be made */
     abl_check *c = new_check(r);
     if (c == NULL)
         return ABL_ERR_NO_MEMORY;
@@ -192,21 +194,9 @@ static abl_status check_eq(abl_reproduction *r, const char *id, const char *publ
 static abl_status check(abl_reproduction *r, const char *id, const char *published, const char *computed,
                         const char *convention, const char *remark)
 {
+    if (computed == NULL)
+        return ABL_ERR_NO_MEMORY;
     return check_eq(r, id, published, computed, convention, strcmp(published, computed) == 0, remark);
-}
-
-static void idf(char *buf, size_t len, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void idf(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
 }
 
 /* Digits after the decimal point of a printed number ("-92.1886" -> 4, "36.6%" -> 1, "-87" -> 0). */
@@ -226,9 +216,10 @@ static void delta_string(const abl_delta *d, char *buf, size_t len)
     abl_put_text(buf, len, abl_delta_text(d, 30));
 }
 
-static void paper_convention(char *buf, size_t len, const char *what)
+/* The convention column of a check under the paper's convention, malloc'd (NULL: out of memory). */
+static char *paper_convention(const char *what)
 {
-    snprintf(buf, len, "paper (bf16, τ = -87.3365, δ nearest); %s", what);
+    return what != NULL ? abl_strf("paper (bf16, τ = -87.3365, δ nearest); %s", what) : NULL;
 }
 
 /* ---------------------------------------------------------------- Table 4 */
@@ -248,8 +239,8 @@ static abl_status check_table4(abl_reproduction *r, const abl_csv *t4)
     for (size_t row = 0; row < t4->rows && st == ABL_OK; row++) {
         const char *name = abl_csv_get(t4, row, "name"), *fname = abl_csv_get(t4, row, "format");
         const char *value = abl_csv_get(t4, row, "value");
-        char id[256], conv[320], computed[96] = "(nothing to compute)", remark[400] = "";
-        idf(id, sizeof id, "table4.%s.%s", fname, name);
+        char computed[96] = "(nothing to compute)", *id = abl_strf("table4.%s.%s", fname, name), *conv = NULL;
+        char *remark = NULL;
         size_t k;
         for (k = 0; k < sizeof names / sizeof names[0]; k++)
             if (strcmp(names[k].name, name) == 0)
@@ -257,23 +248,33 @@ static abl_status check_table4(abl_reproduction *r, const abl_csv *t4)
         abl_format fmt;
         if (k == sizeof names / sizeof names[0] || abl_format_lookup(fname, &fmt) != ABL_OK) {
             st = check(r, id, value, computed, "unknown threshold name or format", "no such threshold");
+            free(id);
             continue;
         }
         int dec = printed_decimals(value);
-        idf(conv, sizeof conv, "%s, %d decimals", names[k].what, dec);
-        if ((st = abl_threshold_into(&fmt, names[k].kind, dec, computed, sizeof computed)) != ABL_OK)
+        conv = abl_strf("%s, %d decimals", names[k].what, dec);
+        if ((st = abl_threshold_into(&fmt, names[k].kind, dec, computed, sizeof computed)) != ABL_OK) {
+            free(id);
+            free(conv);
             break;
+        }
         if (names[k].kind == ABL_TAU_SUBNORMAL) {
             char rn[64];
             abl_threshold_into(&fmt, ABL_TAU_RN_ZERO, dec, rn, sizeof rn);
-            idf(remark, sizeof remark,
+            remark = abl_strf(
                 "the value is ln(smallest subnormal); exp of it is that subnormal, not 0: exp(x) is 0 (round to "
                 "nearest) only for x ≤ %s, and the paper's distance tables use τd (errata: threshold naming)",
                 rn);
-        } else if (names[k].kind == ABL_TAU_FTZ) {
-            idf(remark, sizeof remark, "the τ of Tables 1 and 8 and Figure 1 (convention paper)");
+            st = remark == NULL ? ABL_ERR_NO_MEMORY : ABL_OK;
         }
-        st = check(r, id, value, computed, conv, remark);
+        if (st == ABL_OK)
+            st = check(r, id, value, computed, conv,
+                       remark != NULL                   ? remark
+                       : names[k].kind == ABL_TAU_FTZ ? "the τ of Tables 1 and 8 and Figure 1 (convention paper)"
+                                                        : "");
+        free(id);
+        free(conv);
+        free(remark);
     }
     return st;
 }
@@ -309,8 +310,12 @@ static abl_status check_slopes(abl_reproduction *r, const char *id, const char *
         return st;
     }
     /* Tokens: first, second, ..., last. */
-    char buf[256], computed[160], conv[320];
-    snprintf(buf, sizeof buf, "%s", printed);
+    char *buf = strdup(printed), *computed = NULL, *conv = NULL;
+    if (buf == NULL) {
+        free(sorted);
+        abl_schedule_free(&s);
+        return ABL_ERR_NO_MEMORY;
+    }
     const char *tok[8];
     int nt = 0;
     char *save = NULL;
@@ -329,23 +334,28 @@ static abl_status check_slopes(abl_reproduction *r, const char *id, const char *
     }
     mpq_clear(e);
     char *a = abl_slope_exact_text(want[0]), *b = abl_slope_exact_text(want[1]), *z = abl_slope_exact_text(want[2]);
-    snprintf(computed, sizeof computed, "%s, %s, ..., %s", a ? a : "?", b ? b : "?", z ? z : "?");
+    computed = abl_strf("%s, %s, ..., %s", a ? a : "?", b ? b : "?", z ? z : "?");
     free(a);
     free(b);
     free(z);
-    idf(conv, sizeof conv, "%s, %d heads, steepest first (compared as numbers)", s.spec, m->heads);
+    free(buf);
+    conv = abl_strf("%s, %d heads, steepest first (compared as numbers)", s.spec, m->heads);
     free(sorted);
     abl_schedule_free(&s);
-    return check_eq(r, id, printed, computed, conv, equal, NULL);
+    st = check_eq(r, id, printed, computed, conv, equal, NULL);
+    free(computed);
+    free(conv);
+    return st;
 }
 
 static abl_status check_input(abl_reproduction *r, const char *id, const char *printed, long value,
                               const abl_paper_model *m)
 {
-    char computed[32], conv[320];
-    snprintf(computed, sizeof computed, "%ld", value);
-    idf(conv, sizeof conv, "input: %s model config", m->hub_id);
-    return check(r, id, printed, computed, conv, NULL);
+    char *computed = abl_strf("%ld", value), *conv = abl_strf("input: %s model config", m->hub_id);
+    abl_status st = check(r, id, printed, computed, conv, NULL);
+    free(computed);
+    free(conv);
+    return st;
 }
 
 static abl_status check_table1(abl_reproduction *r, const abl_csv *t1, const abl_csv *t5)
@@ -359,21 +369,25 @@ static abl_status check_table1(abl_reproduction *r, const abl_csv *t1, const abl
     for (size_t row = 0; row < t1->rows && st == ABL_OK; row++) {
         const char *name = abl_csv_get(t1, row, "model");
         const abl_paper_model *m = abl_paper_model_find(name);
-        char id[256], conv[320], computed[96], what[96];
+        char computed[96], *id = NULL, *conv = NULL;
         if (m == NULL) {
-            idf(id, sizeof id, "table1.%s.model", name);
+            id = abl_strf("table1.%s.model", name);
             st = check(r, id, name, "(no such model)", "Table 1 models: BLOOM, Falcon-RW, MPT", NULL);
+            free(id);
             continue;
         }
-        idf(id, sizeof id, "table1.%s.heads", name);
+        id = abl_strf("table1.%s.heads", name);
         st = check_input(r, id, abl_csv_get(t1, row, "heads"), m->heads, m);
-        idf(id, sizeof id, "table1.%s.window", name);
+        free(id);
+        id = abl_strf("table1.%s.window", name);
         if (st == ABL_OK)
             st = check_input(r, id, abl_csv_get(t1, row, "window"), (long)m->window, m);
-        idf(id, sizeof id, "table1.%s.layers", name);
+        free(id);
+        id = abl_strf("table1.%s.layers", name);
         if (st == ABL_OK)
             st = check_input(r, id, abl_csv_get(t1, row, "layers"), m->layers, m);
-        idf(id, sizeof id, "table1.%s.slopes", name);
+        free(id);
+        id = abl_strf("table1.%s.slopes", name);
         abl_schedule_spec spec; /* the model's schedule, resolved once for both checks */
         memset(&spec, 0, sizeof spec);
         if (st == ABL_OK)
@@ -383,33 +397,41 @@ static abl_status check_table1(abl_reproduction *r, const abl_csv *t1, const abl
         if (st == ABL_OK)
             st = abl_paper_model_deltas(&spec, m->heads, &bf16, ABL_CONV_PAPER, &first, &last, NULL);
         abl_schedule_spec_free(&spec);
+        free(id);
         if (st != ABL_OK)
             break;
-        idf(what, sizeof what, "%s, %d heads", m->slopes, m->heads);
-        paper_convention(conv, sizeof conv, what);
-        idf(id, sizeof id, "table1.%s.delta_1", name);
+        char *what = abl_strf("%s, %d heads", m->slopes, m->heads);
+        conv = paper_convention(what);
+        free(what);
+        id = abl_strf("table1.%s.delta_1", name);
         delta_string(&first, computed, sizeof computed);
         st = check(r, id, abl_csv_get(t1, row, "delta_1"), computed, conv, NULL);
-        idf(id, sizeof id, "table1.%s.delta_H", name);
+        free(id);
+        id = abl_strf("table1.%s.delta_H", name);
         delta_string(&last, computed, sizeof computed);
         if (st == ABL_OK)
             st = check(r, id, abl_csv_get(t1, row, "delta_H"), computed, conv, NULL);
+        free(id);
+        free(conv);
     }
     /* Table 5 repeats the three models: its inputs against the same configurations. */
     for (size_t i = 0; i < abl_paper_model_count() && st == ABL_OK; i++) {
         const abl_paper_model *m = abl_paper_model_at(i);
         long row = abl_csv_find(t5, "model", m->table5_name);
-        char id[256];
+        char *id;
         if (row < 0) {
-            idf(id, sizeof id, "table5.%s.model", m->table5_name);
+            id = abl_strf("table5.%s.model", m->table5_name);
             st = check(r, id, "(absent)", m->table5_name, "Table 5 lists every model of Table 1", NULL);
+            free(id);
             continue;
         }
-        idf(id, sizeof id, "table5.%s.heads", m->table5_name);
+        id = abl_strf("table5.%s.heads", m->table5_name);
         st = check_input(r, id, abl_csv_get(t5, (size_t)row, "heads"), m->heads, m);
-        idf(id, sizeof id, "table5.%s.window", m->table5_name);
+        free(id);
+        id = abl_strf("table5.%s.window", m->table5_name);
         if (st == ABL_OK)
             st = check_input(r, id, abl_csv_get(t5, (size_t)row, "window"), (long)m->window, m);
+        free(id);
     }
     abl_delta_clear(&first);
     abl_delta_clear(&last);
@@ -429,24 +451,27 @@ static abl_status check_table8(abl_reproduction *r, const abl_csv *t8)
     for (size_t row = 0; row < t8->rows && st == ABL_OK; row++) {
         const char *name = abl_csv_get(t8, row, "name");
         const abl_table8_config *c = abl_table8_config_find(name);
-        char id[256], conv[320], spec[128], computed[64];
+        char spec[128], computed[64], *id, *conv;
         if (c == NULL) {
-            idf(id, sizeof id, "table8.%s", name);
+            id = abl_strf("table8.%s", name);
             st = check(r, id, name, "(no such configuration)", "spec §8 lists 16 configurations", NULL);
+            free(id);
             continue;
         }
         char *sp = NULL;
         if ((st = abl_table8_deltas(c, &o, d, &sp)) != ABL_OK)
             break;
         abl_put_text(spec, sizeof spec, sp);
-        paper_convention(conv, sizeof conv, spec);
+        conv = paper_convention(spec);
         for (int h = 0; h < ABL_TABLE8_HEADS && st == ABL_OK; h++) {
-            char key[8];
-            snprintf(key, sizeof key, "d%d", h + 1);
-            idf(id, sizeof id, "table8.%s.%s", name, key);
+            char *key = abl_strf("d%d", h + 1);
+            id = key != NULL ? abl_strf("table8.%s.%s", name, key) : NULL;
             abl_put_text(computed, sizeof computed, abl_table8_cell_text(&d[h], 0));
-            st = check(r, id, abl_csv_get(t8, row, key), computed, conv, NULL);
+            st = check(r, id, id != NULL ? abl_csv_get(t8, row, key) : "", computed, conv, NULL);
+            free(id);
+            free(key);
         }
+        free(conv);
     }
     for (int h = 0; h < ABL_TABLE8_HEADS; h++)
         abl_delta_clear(&d[h]);
@@ -475,29 +500,30 @@ static abl_status claim_tau(abl_reproduction *r, const char *id, const char *pri
 {
     abl_format fmt;
     abl_format_lookup(dtype, &fmt);
-    char computed[96], conv[320];
+    char computed[96];
     int dec = printed_decimals(printed);
     abl_status st = abl_threshold_into(&fmt, ABL_TAU_SUBNORMAL, dec, computed, sizeof computed);
     if (st != ABL_OK)
         return st;
-    idf(conv, sizeof conv, "%s subnormal kind (the text's τu), rounded to %d decimals", dtype, dec);
-    return check(r, id, printed, computed, conv, NULL);
+    char *conv = abl_strf("%s subnormal kind (the text's τu), rounded to %d decimals", dtype, dec);
+    st = check(r, id, printed, computed, conv, NULL);
+    free(conv);
+    return st;
 }
 
 static abl_status claim_fraction(abl_reproduction *r, const char *id, const char *printed, int matrix)
 {
     abl_analysis a;
     abl_status st = paper_layer(16, NULL, 0, 2048, &a);
-    char computed[96], conv[320], remark[300], other[64];
+    char computed[96], other[64], *conv = NULL, *remark = NULL;
     if (st == ABL_OK && !matrix) {
         percent_like(a.row_fraction, printed, computed, sizeof computed);
         abl_put_text(other, sizeof other, abl_fraction_percent_text(a.matrix_fraction, 1));
-        paper_convention(conv, sizeof conv, "row fraction of the 16-head press layer at N = 2048");
-        idf(remark, sizeof remark,
-            "the last query row's blind share (Figure 1b); the same layer's matrix fraction is %s %% (errata: two "
-            "denominators)",
-            other);
-        st = check(r, id, printed, computed, conv, remark);
+        conv = paper_convention("row fraction of the 16-head press layer at N = 2048");
+        remark = abl_strf("the last query row's blind share (Figure 1b); the same layer's matrix fraction is %s %% "
+                          "(errata: two denominators)",
+                          other);
+        st = remark != NULL ? check(r, id, printed, computed, conv, remark) : ABL_ERR_NO_MEMORY;
     } else if (st == ABL_OK) {
         /* One head with the layer's steepest delta (124), over the causal entries. */
         mpq_t row, mat;
@@ -510,17 +536,18 @@ static abl_status claim_fraction(abl_reproduction *r, const char *id, const char
             delta_string(&a.results[0].delta, d, sizeof d);
             percent_like(mat, printed, computed, sizeof computed);
             abl_put_text(other, sizeof other, abl_fraction_percent_text(row, 1));
-            char what[96];
-            idf(what, sizeof what, "matrix fraction T(N − δ)/T(N) of one head, δ = %s, N = 2048", d);
-            paper_convention(conv, sizeof conv, what);
-            idf(remark, sizeof remark,
-                "the share of the causal N(N + 1)/2 entries; the same head's row fraction is %s %%, not the "
-                "Figure 1b curve (errata: two denominators)",
-                other);
-            st = check(r, id, printed, computed, conv, remark);
+            char *what = abl_strf("matrix fraction T(N − δ)/T(N) of one head, δ = %s, N = 2048", d);
+            conv = paper_convention(what);
+            free(what);
+            remark = abl_strf("the share of the causal N(N + 1)/2 entries; the same head's row fraction is %s %%, "
+                              "not the Figure 1b curve (errata: two denominators)",
+                              other);
+            st = remark != NULL ? check(r, id, printed, computed, conv, remark) : ABL_ERR_NO_MEMORY;
         }
         mpq_clears(row, mat, (mpq_ptr)0);
     }
+    free(conv);
+    free(remark);
     abl_analysis_free(&a);
     return st;
 }
@@ -530,10 +557,10 @@ static abl_status claim_log_delta1(abl_reproduction *r, const char *id, const ch
     abl_analysis a;
     abl_status st = paper_layer(16, NULL, ABL_MITIGATE_LOG, 2048, &a);
     if (st == ABL_OK) {
-        char computed[96], conv[320];
+        char computed[96], *conv = paper_convention("press, 16 heads, log distance: δ1 = exp(-τ/2^-0.5) - 1");
         abl_put_text(computed, sizeof computed, abl_delta_text(&a.results[0].delta, 0));
-        paper_convention(conv, sizeof conv, "press, 16 heads, log distance: δ1 = exp(-τ/2^-0.5) - 1");
         st = check(r, id, printed, computed, conv, "Table 8's Log row gives * for the same head");
+        free(conv);
     }
     abl_analysis_free(&a);
     return st;
@@ -547,7 +574,7 @@ static abl_status claim_clamp(abl_reproduction *r, const char *id, const char *p
     memset(&q, 0, sizeof q);
     q.format = bf16;
     q.convention = ABL_CONV_FTZ;
-    char computed[96], *margin = NULL;
+    char *computed = NULL, *margin = NULL;
     mpq_t c;
     mpq_init(c);
     int ok = abl_decimal_to_mpq(printed, c) == ABL_OK;
@@ -559,22 +586,25 @@ static abl_status claim_clamp(abl_reproduction *r, const char *id, const char *p
         free(margin);
         return check(r, id, printed, "(not a number)", "clamp c against τd", NULL);
     }
-    snprintf(computed, sizeof computed, "c - τd = %s", margin);
+    computed = abl_strf("c - τd = %s", margin);
     int above = margin[0] != '-' && strcmp(margin, "0.0000") != 0;
     free(margin);
     /* The claim holds when the clamped exponent stays normal: c above tau_d. */
-    return check_eq(r, id, printed, computed,
-                    "consistency: c > τd (ftz kind, bf16 and fp32: -87.3365) keeps clamped weights normal",
-                    above,
-                    "only 0.3365 nats above τd: at ε = 0 the clamped head never goes blind, but a logit "
-                    "below -0.3365 still underflows");
+    abl_status st = check_eq(r, id, printed, computed,
+                             "consistency: c > τd (ftz kind, bf16 and fp32: -87.3365) keeps clamped weights normal",
+                             above,
+                             "only 0.3365 nats above τd: at ε = 0 the clamped head never goes blind, but a logit "
+                             "below -0.3365 still underflows");
+    free(computed);
+    return st;
 }
 
 /* "32 64 ... 2048": E's first, second and last delta on a layer whose last target is the printed one. */
 static abl_status claim_robust_example(abl_reproduction *r, const char *id, const char *printed)
 {
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", printed);
+    char *buf = strdup(printed);
+    if (buf == NULL)
+        return ABL_ERR_NO_MEMORY;
     char *save = NULL, *tok[8];
     int nt = 0;
     for (char *t = strtok_r(buf, " ", &save); t != NULL && nt < 8; t = strtok_r(NULL, " ", &save))
@@ -597,20 +627,27 @@ static abl_status claim_robust_example(abl_reproduction *r, const char *id, cons
         }
     }
     mpq_clear(last);
-    if (heads < 3)
+    if (heads < 3) {
+        free(buf);
         return check(r, id, printed, "(not of the form 32 64 ... 32·2^(H-1))", "robust:32", NULL);
+    }
     abl_analysis a;
     abl_status st = paper_layer(heads, NULL, ABL_MITIGATE_EXPLICIT, 2048, &a);
     if (st == ABL_OK) {
-        char d1[32], d2[32], dh[32], computed[128], conv[320], what[160];
+        char d1[32], d2[32], dh[32];
         delta_string(&a.results[0].delta, d1, sizeof d1);
         delta_string(&a.results[1].delta, d2, sizeof d2);
         delta_string(&a.results[heads - 1].delta, dh, sizeof dh);
-        snprintf(computed, sizeof computed, "%s %s ... %s", d1, d2, dh);
-        idf(what, sizeof what, "robust:32 on %d heads (the count whose last target is %s)", heads, tok[3]);
-        paper_convention(conv, sizeof conv, what);
+        char *computed = abl_strf("%s %s ... %s", d1, d2, dh);
+        const char *target = tok[3];
+        char *what = abl_strf("robust:32 on %d heads (the count whose last target is %s)", heads, target);
+        char *conv = paper_convention(what);
         st = check(r, id, printed, computed, conv, NULL);
+        free(computed);
+        free(what);
+        free(conv);
     }
+    free(buf);
     abl_analysis_free(&a);
     return st;
 }
@@ -622,15 +659,16 @@ static abl_status claim_explicit(abl_reproduction *r, const char *id, const char
     abl_delta d[ABL_TABLE8_HEADS];
     for (int h = 0; h < ABL_TABLE8_HEADS; h++)
         abl_delta_init(&d[h]);
-    char spec[128], computed[64], conv[320], what[160];
+    char spec[128], computed[64];
     char *sp = NULL;
     abl_status st = abl_table8_deltas(abl_table8_config_find("Explicit"), &o, d, &sp);
     if (st == ABL_OK) {
         abl_put_text(spec, sizeof spec, sp);
         delta_string(&d[ABL_TABLE8_HEADS - 1], computed, sizeof computed);
-        idf(what, sizeof what, "δH of Explicit (%s, 9 heads)", spec);
-        paper_convention(conv, sizeof conv, what);
+        char *what = abl_strf("δH of Explicit (%s, 9 heads)", spec), *conv = paper_convention(what);
         st = check(r, id, printed, computed, conv, NULL);
+        free(what);
+        free(conv);
     }
     for (int h = 0; h < ABL_TABLE8_HEADS; h++)
         abl_delta_clear(&d[h]);
@@ -651,10 +689,10 @@ static abl_status claim_mpt(abl_reproduction *r, const char *id, const char *pri
         st = abl_paper_model_deltas(&spec, m->heads, &bf16, ABL_CONV_PAPER, &first, &last, NULL);
     abl_schedule_spec_free(&spec);
     if (st == ABL_OK) {
-        char computed[64], conv[320];
+        char computed[64], *conv = paper_convention("δH of MPT-7B (mpt:8, 32 heads)");
         delta_string(&last, computed, sizeof computed);
-        paper_convention(conv, sizeof conv, "δH of MPT-7B (mpt:8, 32 heads)");
         st = check(r, id, printed, computed, conv, NULL);
+        free(conv);
     }
     abl_delta_clear(&first);
     abl_delta_clear(&last);
@@ -666,8 +704,7 @@ static abl_status check_claims(abl_reproduction *r, const abl_csv *claims)
     abl_status st = ABL_OK;
     for (size_t row = 0; row < claims->rows && st == ABL_OK; row++) {
         const char *cid = abl_csv_get(claims, row, "id"), *v = abl_csv_get(claims, row, "printed_value");
-        char id[256];
-        idf(id, sizeof id, "claim.%s", cid);
+        char *id = abl_strf("claim.%s", cid);
         size_t k;
         for (k = 0; k < sizeof not_computable / sizeof not_computable[0]; k++)
             if (strcmp(not_computable[k].id, cid) == 0)
@@ -694,6 +731,7 @@ static abl_status check_claims(abl_reproduction *r, const abl_csv *claims)
             st = claim_mpt(r, id, v);
         else
             st = check(r, id, v, "(no computation defined)", "-", "a claim the tool does not know");
+        free(id);
     }
     return st;
 }
@@ -747,6 +785,28 @@ int abl_reproduction_ok(const abl_reproduction *r)
     return r != NULL && r->unexplained == 0 && r->stale == 0;
 }
 
+/* The counts of the summary, each as text and JSON (the same digits). */
+static abl_status count_summaries(abl_report *rep, const abl_reproduction *r)
+{
+    const struct {
+        const char *key, *label;
+        size_t n;
+    } rows[] = {
+        {"checked", "values checked", r->count},     {"matches", "match", r->matches},
+        {"differences", "differ", r->differences},   {"documented", "documented", r->documented},
+        {"unexplained", "unexplained", r->unexplained}, {"stale", "stale errata", r->stale},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        size_t n = rows[i].n;
+        char *j = abl_strf("%zu", n);
+        if (j == NULL)
+            return ABL_ERR_NO_MEMORY;
+        abl_report_summary(rep, rows[i].key, rows[i].label, j, j);
+        free(j);
+    }
+    return ABL_OK;
+}
+
 abl_status abl_reproduce_report(const abl_reproduction *r, int differences_only, abl_report **out)
 {
     if (r == NULL || out == NULL)
@@ -754,7 +814,6 @@ abl_status abl_reproduce_report(const abl_reproduction *r, int differences_only,
     abl_report *rep = abl_report_new("Reproduction of the paper's published numbers", "checks");
     if (rep == NULL)
         return ABL_ERR_NO_MEMORY;
-    char t[1024], j[1100];
     {
         /* The directory's name whole (text), JSON-escaped. */
         size_t sl = strlen(r->source);
@@ -796,22 +855,20 @@ abl_status abl_reproduce_report(const abl_reproduction *r, int differences_only,
         abl_report_cell(rep, c->convention, NULL, NULL);
         abl_report_cell(rep, c->reason, NULL, NULL);
     }
-    snprintf(t, sizeof t, "%zu values: %zu match, %zu differ (%zu documented in docs/errata.md, %zu unexplained)%s",
-             r->count, r->matches, r->differences, r->documented, r->unexplained,
-             r->stale ? ", stale errata present" : "");
+    char *t = abl_strf("%zu values: %zu match, %zu differ (%zu documented in docs/errata.md, %zu unexplained)%s",
+                       r->count, r->matches, r->differences, r->documented, r->unexplained,
+                       r->stale ? ", stale errata present" : "");
+    if (t == NULL) {
+        abl_report_free(rep);
+        return ABL_ERR_NO_MEMORY;
+    }
     abl_report_summary(rep, "summary", "checked", t, NULL);
-    snprintf(j, sizeof j, "%zu", r->count);
-    abl_report_summary(rep, "checked", "values checked", j, j);
-    snprintf(j, sizeof j, "%zu", r->matches);
-    abl_report_summary(rep, "matches", "match", j, j);
-    snprintf(j, sizeof j, "%zu", r->differences);
-    abl_report_summary(rep, "differences", "differ", j, j);
-    snprintf(j, sizeof j, "%zu", r->documented);
-    abl_report_summary(rep, "documented", "documented", j, j);
-    snprintf(j, sizeof j, "%zu", r->unexplained);
-    abl_report_summary(rep, "unexplained", "unexplained", j, j);
-    snprintf(j, sizeof j, "%zu", r->stale);
-    abl_report_summary(rep, "stale", "stale errata", j, j);
+    free(t);
+    abl_status st = count_summaries(rep, r);
+    if (st != ABL_OK) {
+        abl_report_free(rep);
+        return st;
+    }
     int ok = abl_reproduction_ok(r);
     abl_report_summary(rep, "ok", "result",
                        ok ? "every difference is documented in docs/errata.md"

@@ -581,9 +581,7 @@ static int draw_panel(const abl_plot *p, int i, double chr)
     }
     plwidth(1.0);
     plcol0(COL_FG);
-    char xo[16], yo[16];
-    snprintf(xo, sizeof xo, "bcnst%s", pn->xlog ? "l" : "");
-    snprintf(yo, sizeof yo, "bcnstv%s", pn->ylog ? "l" : "");
+    const char *xo = pn->xlog ? "bcnstl" : "bcnst", *yo = pn->ylog ? "bcnstvl" : "bcnstv";
     int many = p->rows * p->cols > 4;
     double small = many ? 0.6 : 1.0;
     plschr(0, chr * small);

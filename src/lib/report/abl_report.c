@@ -871,11 +871,8 @@ static void render_table_limited(const abl_report *r, sbuf *b, size_t limit)
             for (k = 0; k < t.nnotes; k++)
                 if (strcmp(t.note[k], x) == 0) break;
             if (k == t.nnotes) {
-                char m[32]; /* bounded: "[k]", k a size_t */
-                snprintf(m, sizeof m, "[%zu]", k + 1);
-                bool oom = false;
-                t.marker[k] = dup_opt(m, &oom);
-                if (oom) {
+                t.marker[k] = abl_strf("[%zu]", k + 1);
+                if (t.marker[k] == NULL) {
                     b->oom = true;
                     goto done;
                 }
