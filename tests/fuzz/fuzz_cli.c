@@ -90,8 +90,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(argv);
         return 0;
     }
-    /* A small work budget: expensive inputs are refused (exit 2, checked like any other answer). */
-    abl_cli_budget_seconds = 0.05;
+    /* A small work budget: expensive inputs are refused (exit 2, checked like any other answer). The CLI
+     * reads its budget per command (abl_cli_budget_from_env), so it is set through the environment. */
+    setenv("ABL_BUDGET_SECONDS", "0.05", 1);
     char *out = NULL, *err = NULL;
     size_t outlen = 0, errlen = 0;
     FILE *fo = open_memstream(&out, &outlen), *fe = open_memstream(&err, &errlen);
