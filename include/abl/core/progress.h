@@ -64,6 +64,10 @@ typedef struct abl_plan {
 
 /* Append a step (its `executed` set to 0) and add its cost. ABL_ERR_NO_MEMORY, the plan unchanged. */
 ABL_API abl_status abl_plan_add(abl_plan *p, const abl_plan_step *s);
+/* Append one call of `what` (calls 1) at size (context, heads) costing *c, or nothing when its estimate
+ * failed (est != ABL_OK: the run reports that failure). As abl_plan_add. */
+ABL_API abl_status abl_plan_leaf(abl_plan *p, const char *what, abl_status est, const abl_cost *c, uint64_t context,
+                                 int heads);
 /* Append every step of `sub` (a sub-plan: its cost joins p's, step by step); returns the index of
  * sub's first step in p, or -1 (no memory: p keeps the steps added so far, its cost theirs). */
 ABL_API long abl_plan_append(abl_plan *p, const abl_plan *sub);

@@ -160,16 +160,8 @@ static const abl_pipeline_spec k_eager = {"eager", "eager", NULL, 0};
 static abl_status plan_step(abl_plan *p, const char *what, abl_status est, const abl_cost *c, uint64_t context,
                             int heads, long *index)
 {
-    abl_plan_step s;
-    memset(&s, 0, sizeof s);
-    s.what = what;
-    if (est == ABL_OK)
-        s.cost = *c;
-    s.context = context;
-    s.heads = heads;
-    s.calls = 1;
     *index = (long)p->nsteps;
-    return abl_plan_add(p, &s);
+    return abl_plan_leaf(p, what, est, c, context, heads);
 }
 
 /* A sub-plan as one step of the page: its cost, the calls its own steps stand for. */

@@ -200,15 +200,9 @@ static abl_status fraction_plan_curve(abl_plot_fraction_plan *p, size_t pi, size
         if (p->contexts[i] == 0)
             continue;
         sc.context = priced.context = p->contexts[i];
-        abl_plan_step s;
-        memset(&s, 0, sizeof s);
-        s.what = "predict";
-        if (abl_predict_estimate(&priced, &s.cost) != ABL_OK)
-            memset(&s.cost, 0, sizeof s.cost);
-        s.context = sc.context;
-        s.heads = sc.heads;
-        s.calls = 1;
-        abl_status st = abl_plan_add(&p->plan, &s);
+        abl_cost cost;
+        abl_status est = abl_predict_estimate(&priced, &cost);
+        abl_status st = abl_plan_leaf(&p->plan, "predict", est, &cost, sc.context, sc.heads);
         if (st != ABL_OK)
             return st;
         p->calls[p->plan.nsteps - 1] = sc;
@@ -552,15 +546,9 @@ abl_status abl_plot_blindmap_plan_make(const abl_plot_blindmap_config *c, abl_pl
     sc->heads = c->heads;
     sc->context = c->context;
     sc->threads = c->threads;
-    abl_plan_step s;
-    memset(&s, 0, sizeof s);
-    s.what = "simulate";
-    if (abl_simulate_estimate(sc, &s.cost) != ABL_OK)
-        memset(&s.cost, 0, sizeof s.cost); /* the run reports the failure */
-    s.context = c->context;
-    s.heads = c->heads;
-    s.calls = 1;
-    return abl_plan_add(&out->plan, &s);
+    abl_cost cost;
+    abl_status est = abl_simulate_estimate(sc, &cost); /* a failure costs nothing: the run reports it */
+    return abl_plan_leaf(&out->plan, "simulate", est, &cost, c->context, c->heads);
 }
 
 void abl_plot_blindmap_plan_free(abl_plot_blindmap_plan *p)

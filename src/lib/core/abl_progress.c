@@ -41,6 +41,20 @@ abl_status abl_plan_add(abl_plan *p, const abl_plan_step *s)
     return ABL_OK;
 }
 
+abl_status abl_plan_leaf(abl_plan *p, const char *what, abl_status est, const abl_cost *c, uint64_t context,
+                         int heads)
+{
+    abl_plan_step s;
+    memset(&s, 0, sizeof s);
+    s.what = what;
+    if (est == ABL_OK && c != NULL)
+        s.cost = *c;
+    s.context = context;
+    s.heads = heads;
+    s.calls = 1;
+    return abl_plan_add(p, &s);
+}
+
 long abl_plan_append(abl_plan *p, const abl_plan *sub)
 {
     if (p == NULL || sub == NULL)

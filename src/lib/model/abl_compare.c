@@ -84,21 +84,6 @@ static void compare_analysis_config(const abl_compare_config *cfg, abl_analysis_
     ac->context = cfg->context;
 }
 
-/* One step of a plan: a leaf's cost, or nothing when its estimate fails (the run reports that failure). */
-static abl_status plan_leaf(abl_plan *p, const char *what, abl_status est, const abl_cost *c, uint64_t context,
-                            int heads)
-{
-    abl_plan_step s;
-    memset(&s, 0, sizeof s);
-    s.what = what;
-    if (est == ABL_OK)
-        s.cost = *c;
-    s.context = context;
-    s.heads = heads;
-    s.calls = 1;
-    return abl_plan_add(p, &s);
-}
-
 abl_status abl_compare_plan_make(const abl_compare_config *cfg, abl_compare_plan *out)
 {
     if (cfg == NULL || out == NULL)
@@ -109,10 +94,10 @@ abl_status abl_compare_plan_make(const abl_compare_config *cfg, abl_compare_plan
     compare_sim_config(cfg, &out->predict);
     abl_cost part;
     abl_status est = abl_analysis_estimate(&out->analysis, &part);
-    abl_status st = plan_leaf(&out->plan, "analysis", est, &part, cfg->context, cfg->heads);
+    abl_status st = abl_plan_leaf(&out->plan, "analysis", est, &part, cfg->context, cfg->heads);
     if (st == ABL_OK) {
         est = abl_predict_estimate(&out->predict, &part);
-        st = plan_leaf(&out->plan, "predict", est, &part, cfg->context, cfg->heads);
+        st = abl_plan_leaf(&out->plan, "predict", est, &part, cfg->context, cfg->heads);
     }
     if (st != ABL_OK)
         abl_compare_plan_free(out);
