@@ -12,6 +12,7 @@
 #include "abl/core/format.h"
 #include "abl/core/slope.h"
 #include "abl/model/catalogue.h"
+#include "abl/kernel/pipeline.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,6 +58,9 @@ ABL_API abl_status abl_model_spec_from_catalogue(const abl_model *m, abl_model_s
 /* The model's schedule as a value (press or mpt:B, from the typed fields: no text; free with
  * abl_schedule_spec_free). */
 ABL_API abl_status abl_model_spec_schedule(const abl_model_spec *s, abl_schedule_spec *out);
+/* The kernel of the model's default code path as a value (a deep copy the caller frees with
+ * abl_pipeline_spec_free): the one way above the model stage to read the spec's pipeline. */
+ABL_API abl_status abl_model_spec_pipeline(const abl_model_spec *s, abl_pipeline_spec *out);
 
 /*
  * Read a config.json (text of len bytes; it need not be NUL-terminated). On failure the status is

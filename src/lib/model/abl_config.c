@@ -497,3 +497,11 @@ abl_status abl_model_spec_schedule(const abl_model_spec *s, abl_schedule_spec *o
         return ABL_ERR_INVALID_ARGUMENT;
     return abl_schedule_spec_pow2(s->slopes_kind, s->slopes_mpt_bias, out);
 }
+
+abl_status abl_model_spec_pipeline(const abl_model_spec *s, abl_pipeline_spec *out)
+{
+    if (s == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    /* transitional (issue 17): the spec still holds its pipeline as text; it becomes a typed value */
+    return abl_pipeline_spec_parse(s->pipeline, out, NULL);
+}
