@@ -238,6 +238,29 @@ void abl_mpfr_range_restore(abl_mpfr_range saved)
     mpfr_set_emax(saved.emax);
 }
 
+/* printf into a malloc'd string of any length (NULL: out of memory or a bad format). */
+static char *vstrf(const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *out = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (out != NULL)
+        vsnprintf(out, (size_t)n + 1, fmt, again);
+    va_end(again);
+    return out;
+}
+
+/* The message is one line whatever it quotes: text from user files or from jansson (which echoes the
+ * offending bytes, raw newlines included) has its control characters replaced by '?'. */
+static char *one_line(char *s)
+{
+    for (char *c = s; c != NULL && *c != '\0'; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    return s;
+}
+
 void abl_set_error(char **msg, const char *fmt, ...)
 {
     if (msg == NULL)
@@ -245,19 +268,8 @@ void abl_set_error(char **msg, const char *fmt, ...)
     free(*msg); /* a later, more precise message replaces an earlier one */
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    *msg = one_line(vstrf(fmt, ap));
     va_end(ap);
-    *msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (*msg == NULL)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(*msg, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    /* The message is one line whatever it quotes: text from user files or from jansson (which echoes
-     * the offending bytes, raw newlines included) has its control characters replaced by '?'. */
-    for (char *c = *msg; *c != '\0'; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
 }
 
 void abl_error_dup(char **msg, const char *fmt, ...)
@@ -266,30 +278,15 @@ void abl_error_dup(char **msg, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    *msg = one_line(vstrf(fmt, ap));
     va_end(ap);
-    *msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (*msg == NULL)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(*msg, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    for (char *c = *msg; *c != '\0'; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
 }
 
 char *abl_strf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *out = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (out == NULL)
-        return NULL;
-    va_start(ap, fmt);
-    vsnprintf(out, (size_t)n + 1, fmt, ap);
+    char *out = vstrf(fmt, ap);
     va_end(ap);
     return out;
 }
