@@ -144,10 +144,11 @@ typedef struct abl_cli_cmd {
  * to `out`, messages to `err` (main passes stdout and stderr; the fuzzers pass memory streams).
  */
 int abl_cli_main(int argc, char **argv, FILE *out, FILE *err);
-/* The error stream of the running abl_cli_main (= its ctx.err): the one state left at file scope, because
- * the ~240 one-line errors (abl_cli_usage_error, abl_cli_internal_error and the parsers below) do not take
- * the context yet. */
-extern FILE *abl_cli_err;
+/* The error stream of the running abl_cli_main (= its ctx.err), so that the ~240 one-line errors
+ * (abl_cli_usage_error, abl_cli_internal_error and the parsers below) need not each take the context.
+ * Thread-local: abl_cli_main run on several threads at once (tests/cli_threads/, under TSan in .ci/run)
+ * writes each run's errors to its own stream; nothing else in the CLI at file scope is written. */
+extern _Thread_local FILE *abl_cli_err;
 /* The options every command takes, handled by the shared parser rather than the command's list
  * (--help, --wide): help texts, completions and the man page list them for every command. */
 extern const abl_opt abl_cli_shared_opts[];

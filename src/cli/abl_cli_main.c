@@ -31,9 +31,8 @@ const size_t abl_cli_ncommands = sizeof abl_cli_commands / sizeof abl_cli_comman
 #define commands abl_cli_commands
 #define NCOMMANDS abl_cli_ncommands
 
-/* Where print_error writes: the stream of the running abl_cli_main (the one state left at file scope; see
- * abl_cli.h). */
-FILE *abl_cli_err;
+/* Where print_error writes: the stream of the running abl_cli_main, one per thread (see abl_cli.h). */
+_Thread_local FILE *abl_cli_err;
 
 /* One line, whatever the echoed values hold: control characters are written as escapes. */
 static void print_error(const char *fmt, va_list ap)
