@@ -676,114 +676,131 @@ static int target_power(long tau_x, const tform *ty, unsigned long Q, mpq_t out)
     return 1;
 }
 
+/* Two powers of two: 2^x is increasing, so compare the exponents num_a/den_a and num_b/den_b. */
+static int pow2_compare(const abl_slope *a, const abl_slope *b, int *res)
+{
+    if (a->pow2_den <= 0 || b->pow2_den <= 0)
+        return 0;
+    mpz_t x, y;
+    mpz_inits(x, y, (mpz_ptr)0);
+    mpz_set_si(x, a->pow2_num);
+    mpz_mul_si(x, x, b->pow2_den);
+    mpz_set_si(y, b->pow2_num);
+    mpz_mul_si(y, y, a->pow2_den);
+    *res = sign_of(mpz_cmp(x, y));
+    mpz_clears(x, y, (mpz_ptr)0);
+    return 1;
+}
+
+/* Both slopes rational (whatever their forms): compare the rationals. 1 and *res when both are. */
+static int rational_compare(const abl_slope *a, const abl_slope *b, int *res)
+{
+    mpq_t x, y;
+    mpq_inits(x, y, (mpq_ptr)0);
+    int decided = slope_rational(a, x) && slope_rational(b, y);
+    if (decided)
+        *res = sign_of(mpq_cmp(x, y));
+    mpq_clears(x, y, (mpq_ptr)0);
+    return decided;
+}
+
+/* Same family (one geometric schedule: same tau, same ends): t moves monotonically with the exponent
+ * g/G, so no arithmetic on t is needed. This keeps sorting large geometric schedules cheap. */
+static int family_compare(const abl_slope *a, const abl_slope *b, int *res)
+{
+    mpq_srcptr lo_a = a->target_lo, lo_b = b->target_lo, hi_a = a->target_hi, hi_b = b->target_hi;
+    if (a->tau_log2 != b->tau_log2 || lo_a == NULL || lo_b == NULL || !mpq_equal(lo_a, lo_b) || mpq_sgn(lo_a) <= 0)
+        return 0;
+    if (a->geo_num == 0 && b->geo_num == 0) {
+        *res = 0;
+        return 1;
+    }
+    if (hi_a == NULL || hi_b == NULL || !mpq_equal(hi_a, hi_b) || mpq_sgn(hi_a) <= 0 || a->geo_den <= 0 ||
+        b->geo_den <= 0)
+        return 0;
+    /* t increases with g/G when hi > lo, and m = -tau/t (or -tau/ln(t+1)) decreases with t. */
+    int dir = sign_of(mpq_cmp(hi_a, lo_a));
+    mpz_t ea, eb;
+    mpz_inits(ea, eb, (mpz_ptr)0);
+    mpz_set_si(ea, a->geo_num);
+    mpz_mul_si(ea, ea, b->geo_den);
+    mpz_set_si(eb, b->geo_num);
+    mpz_mul_si(eb, eb, a->geo_den);
+    *res = -dir * sign_of(mpz_cmp(ea, eb));
+    mpz_clears(ea, eb, (mpz_ptr)0);
+    return 1;
+}
+
+/* Two targets: m_a vs m_b  <=>  (-tau_a) t_b vs (-tau_b) t_a  <=>  the same raised to Q = lcm(q_a, q_b),
+ * which makes both sides rational: exact even for roots (128*4^(1/3) == 64*32^(1/3)). */
+static int target_compare(const abl_slope *a, const abl_slope *b, const tform *fa, const tform *fb, int *res)
+{
+    unsigned long g = fa->q, h = fb->q;
+    while (h != 0) {
+        unsigned long r = g % h;
+        g = h;
+        h = r;
+    }
+    unsigned long Q = fa->q / g * fb->q;
+    mpq_t x, y;
+    mpq_inits(x, y, (mpq_ptr)0);
+    int decided = Q / fb->q == fa->q / g && Q <= (1UL << 16) && target_power(a->tau_log2, fb, Q, x) &&
+                  target_power(b->tau_log2, fa, Q, y);
+    if (decided)
+        *res = sign_of(mpq_cmp(x, y));
+    mpq_clears(x, y, (mpq_ptr)0);
+    return decided;
+}
+
+/* Two log targets: m_a vs m_b  <=>  (-tau_a) ln(1+t_b) vs (-tau_b) ln(1+t_a)  <=>  (1+t_b)^(-tau_a) vs
+ * (1+t_a)^(-tau_b), exponents divided by their gcd first (equal taus just compare the targets). */
+static int log_target_compare(const abl_slope *a, const abl_slope *b, const tform *fa, const tform *fb, int *res)
+{
+    if (a->tau_log2 == LONG_MIN || b->tau_log2 == LONG_MIN)
+        return 0;
+    mpq_t x, y;
+    mpq_inits(x, y, (mpq_ptr)0);
+    int decided = 0;
+    if (tform_rational(fa, x) && tform_rational(fb, y)) {
+        long g = gcd_long(a->tau_log2, b->tau_log2);
+        long ka = -a->tau_log2 / g, kb = -b->tau_log2 / g;
+        mpz_add(mpq_numref(x), mpq_numref(x), mpq_denref(x)); /* 1 + t_a */
+        mpz_add(mpq_numref(y), mpq_numref(y), mpq_denref(y)); /* 1 + t_b */
+        if (ka > 0 && kb > 0 && (size_t)ka <= SLOPE_EXACT_BITS_MAX / mpq_bits(y) &&
+            (size_t)kb <= SLOPE_EXACT_BITS_MAX / mpq_bits(x)) {
+            mpq_pow_ui(y, y, (unsigned long)ka);
+            mpq_pow_ui(x, x, (unsigned long)kb);
+            *res = sign_of(mpq_cmp(y, x));
+            decided = 1;
+        }
+    }
+    mpq_clears(x, y, (mpq_ptr)0);
+    return decided;
+}
+
 /* Symbolic comparison for the pairs of forms that can denote the same real (elsewhere the values
  * are algebraic vs transcendental and intervals always separate them). 1 and *res when decided. */
 static int exact_compare(const abl_slope *a, const abl_slope *b, int *res)
 {
-    int decided = 0;
-    if (a->form == ABL_SLOPE_POW2 && b->form == ABL_SLOPE_POW2) {
-        if (a->pow2_den <= 0 || b->pow2_den <= 0)
-            return 0;
-        /* 2^x is increasing: compare the exponents num_a/den_a and num_b/den_b. */
-        mpz_t x, y;
-        mpz_inits(x, y, (mpz_ptr)0);
-        mpz_set_si(x, a->pow2_num);
-        mpz_mul_si(x, x, b->pow2_den);
-        mpz_set_si(y, b->pow2_num);
-        mpz_mul_si(y, y, a->pow2_den);
-        *res = sign_of(mpz_cmp(x, y));
-        mpz_clears(x, y, (mpz_ptr)0);
+    if (a->form == ABL_SLOPE_POW2 && b->form == ABL_SLOPE_POW2)
+        return pow2_compare(a, b, res);
+    if (rational_compare(a, b, res))
         return 1;
-    }
-    {
-        mpq_t x, y;
-        mpq_inits(x, y, (mpq_ptr)0);
-        if (slope_rational(a, x) && slope_rational(b, y)) {
-            *res = sign_of(mpq_cmp(x, y));
-            decided = 1;
-        }
-        mpq_clears(x, y, (mpq_ptr)0);
-        if (decided)
-            return 1;
-    }
     /* Across forms, one side is transcendental or irrational where the other is not: no ties. */
     if (a->form != b->form || (a->form != ABL_SLOPE_TARGET && a->form != ABL_SLOPE_LOG_TARGET) ||
         a->tau_log2 >= 0 || b->tau_log2 >= 0)
         return 0;
-
-    mpq_t lo_a, lo_b, hi_a, hi_b, x, y;
-    mpq_inits(lo_a, lo_b, hi_a, hi_b, x, y, (mpq_ptr)0);
-    int have_lo = a->target_lo != NULL && b->target_lo != NULL;
-    int have_hi = a->target_hi != NULL && b->target_hi != NULL;
-    if (have_lo) {
-        mpq_set(lo_a, a->target_lo);
-        mpq_set(lo_b, b->target_lo);
-    }
-    if (have_hi) {
-        mpq_set(hi_a, a->target_hi);
-        mpq_set(hi_b, b->target_hi);
-    }
-
-    /* Same family (one geometric schedule): t moves monotonically with the exponent g/G, so no
-     * arithmetic on t is needed. This keeps sorting large geometric schedules cheap. */
-    if (a->tau_log2 == b->tau_log2 && have_lo && mpq_equal(lo_a, lo_b) && mpq_sgn(lo_a) > 0) {
-        if (a->geo_num == 0 && b->geo_num == 0) {
-            *res = 0;
-            decided = 1;
-        } else if (have_hi && mpq_equal(hi_a, hi_b) && mpq_sgn(hi_a) > 0 && a->geo_den > 0 && b->geo_den > 0) {
-            /* t increases with g/G when hi > lo, and m = -tau/t (or -tau/ln(t+1)) decreases with t. */
-            int dir = sign_of(mpq_cmp(hi_a, lo_a));
-            mpz_t ea, eb;
-            mpz_inits(ea, eb, (mpz_ptr)0);
-            mpz_set_si(ea, a->geo_num);
-            mpz_mul_si(ea, ea, b->geo_den);
-            mpz_set_si(eb, b->geo_num);
-            mpz_mul_si(eb, eb, a->geo_den);
-            *res = -dir * sign_of(mpz_cmp(ea, eb));
-            mpz_clears(ea, eb, (mpz_ptr)0);
-            decided = 1;
-        }
-    }
-
+    if (family_compare(a, b, res))
+        return 1;
     tform fa, fb;
     tform_init(&fa);
     tform_init(&fb);
-    if (!decided && tform_get(a, &fa) && tform_get(b, &fb)) {
-        if (a->form == ABL_SLOPE_TARGET) {
-            /* m_a vs m_b  <=>  (-tau_a) t_b vs (-tau_b) t_a  <=>  the same raised to Q = lcm(q_a, q_b),
-             * which makes both sides rational: exact even for roots (128*4^(1/3) == 64*32^(1/3)). */
-            unsigned long g = fa.q, h = fb.q;
-            while (h != 0) {
-                unsigned long r = g % h;
-                g = h;
-                h = r;
-            }
-            unsigned long Q = fa.q / g * fb.q;
-            if (Q / fb.q == fa.q / g && Q <= (1UL << 16) && target_power(a->tau_log2, &fb, Q, x) &&
-                target_power(b->tau_log2, &fa, Q, y)) {
-                *res = sign_of(mpq_cmp(x, y));
-                decided = 1;
-            }
-        } else if (a->tau_log2 != LONG_MIN && b->tau_log2 != LONG_MIN && tform_rational(&fa, x) &&
-                   tform_rational(&fb, y)) {
-            /* m_a vs m_b  <=>  (-tau_a) ln(1+t_b) vs (-tau_b) ln(1+t_a)  <=>  (1+t_b)^(-tau_a) vs (1+t_a)^(-tau_b),
-             * exponents divided by their gcd first (equal taus just compare the targets). */
-            long g = gcd_long(a->tau_log2, b->tau_log2);
-            long ka = -a->tau_log2 / g, kb = -b->tau_log2 / g;
-            mpz_add(mpq_numref(x), mpq_numref(x), mpq_denref(x)); /* 1 + t_a */
-            mpz_add(mpq_numref(y), mpq_numref(y), mpq_denref(y)); /* 1 + t_b */
-            if (ka > 0 && kb > 0 && (size_t)ka <= SLOPE_EXACT_BITS_MAX / mpq_bits(y) &&
-                (size_t)kb <= SLOPE_EXACT_BITS_MAX / mpq_bits(x)) {
-                mpq_pow_ui(y, y, (unsigned long)ka);
-                mpq_pow_ui(x, x, (unsigned long)kb);
-                *res = sign_of(mpq_cmp(y, x));
-                decided = 1;
-            }
-        }
-    }
+    int decided = 0;
+    if (tform_get(a, &fa) && tform_get(b, &fb))
+        decided = a->form == ABL_SLOPE_TARGET ? target_compare(a, b, &fa, &fb, res)
+                                              : log_target_compare(a, b, &fa, &fb, res);
     tform_clear(&fa);
     tform_clear(&fb);
-    mpq_clears(lo_a, lo_b, hi_a, hi_b, x, y, (mpq_ptr)0);
     return decided;
 }
 

@@ -198,6 +198,158 @@ static double abs_B_step(double B, double Ahi, double w, double delta)
     return w * (B + -delta * Ahi) * (1.0 + 0x1p-44);
 }
 
+/* What a head's rows add up to: the zero weights of the matrix, the last row's J (its zero keys are
+ * j <= J; -1: none) and how many rows needed the exact sum. */
+typedef struct ptally {
+    uint64_t matrix, exact_rows;
+    int64_t Jlast;
+} ptally;
+
+static void tally_row(ptally *t, int64_t J)
+{
+    t->matrix += (uint64_t)(J + 1);
+    t->Jlast = J;
+}
+
+/* Flash: a weight is zero iff exp2 of its logit against the (scaled) row max flushes; no sum involved. */
+static void predict_flash(const pctx *c, ptally *t)
+{
+    const abl_emul *em = c->em;
+    for (uint64_t i = 0; i < c->n; i++) {
+        float m = c->T[abl_emul_pos(em, i, i)];
+        float ms = abl_emul_max_scaled(em, m);
+        int64_t J;
+        GALLOP(i, t->Jlast, abl_emul_zero(em, abl_emul_flash_exp(em, c->T[abl_emul_pos(em, i, (uint64_t)j)], ms)), J);
+        tally_row(t, J);
+    }
+}
+
+/* Eager, relative/symmetric form: every row sees the same e(d), so row i's exact sum is the prefix
+ * sum of e(0..i), kept exactly in a fixed-point accumulator. */
+static void predict_relative(const pctx *c, ptally *t)
+{
+    const abl_emul *em = c->em;
+    float m = c->T[0];
+    for (uint64_t d = 0; d < c->n; d++)
+        c->ed[d] = abl_emul_eager_exp(em, c->T[d], m);
+    abl_xacc acc;
+    abl_xacc_clear(&acc);
+    for (uint64_t i = 0; i < c->n; i++) {
+        abl_xacc_add(&acc, c->ed[i]);          /* row i sums e(0..i) */
+        float s = abl_xacc_round32(&acc);
+        float r = (float)(1.0 / (double)s);
+        int64_t J;
+        GALLOP(i, t->Jlast, eager_zero(em, c->ed[i - (uint64_t)j], s, r), J);
+        tally_row(t, J);
+    }
+}
+
+/* The binary64 recurrence of an absolute/trailing eager head's row sum and its error terms. */
+typedef struct abs_sum {
+    double A, t, a;   /* A ~ sum_j exp(V[j] - V[i]); rel. error t, abs. error a */
+    double B;   /* an upper bound of sum_{j: V[j] - V[i] > -60} exp(y_j) |y_j|, y_j = V[j] - V[i] */
+    int64_t Jx_last;  /* the previous row's prefix of maybe-inexact fp32 subtractions */
+} abs_sum;
+
+/* From row i - 1 to row i (i > 0, max m = V[i]): old terms scale by exp(V[i-1] - m) and the new term
+ * adds 1; terms that fall below e^-60 (e^-700) are kept only as an absolute error. */
+static void abs_sum_next(abs_sum *x, float prev, float m, uint64_t i)
+{
+    if (m == prev) {
+        x->A += 1.0;
+        x->t = (1.0 + x->t) * (1.0 + 0x1p-52) - 1.0;
+        return;
+    }
+    double delta = (double)prev - (double)m;   /* < 0 */
+    if (delta < -700.0) {
+        /* older terms are below e^-700 each (binary64 exp would lose them) */
+        x->a = (double)(i + 1) * 0x1p-1000;
+        x->A = 1.0;
+        x->t = 0.0;
+        x->B = 0.0;
+    } else if (delta < -60.0) {
+        /* older terms are below e^-60 each: keep them as an absolute error only */
+        x->a = ((x->A * (1.0 + 2.0 * x->t)) + x->a) * exp(delta) * (1.0 + 0x1p-40);
+        x->A = 1.0;
+        x->t = 0.0;
+        x->B = 0.0;
+    } else {
+        double w = exp(delta);
+        x->B = abs_B_step(x->B, x->A * (1.0 + 2.0 * x->t) + x->a, w, delta);
+        x->A = x->A * w + 1.0;
+        /* exp within 1 ulp, argument within 2^-53|delta|, *, + each 2^-53: bounded generously */
+        x->t = (1.0 + x->t) * (1.0 + 0x1p-48 + 0x1p-51 * fabs(delta)) - 1.0;
+        x->a = x->a * w * (1.0 + 0x1p-40);
+    }
+}
+
+/* The error of row i's fp32 subtractions V[j] - m: only a prefix j <= Jx may be inexact (relative
+ * 2^-23 each); bounded by its largest term or, tighter when they decay geometrically, through B. */
+static double abs_sub_error(const pctx *c, abs_sum *x, uint64_t i, float m)
+{
+    int64_t Jx;
+    GALLOP(i, x->Jx_last, !sub_exact(&c->em->logit, c->V[j], m), Jx);
+    x->Jx_last = Jx;
+    double xsub = 0.0;
+    if (Jx >= 0) {
+        double dl = (double)c->V[Jx] - (double)m;   /* the largest such exponent */
+        if (dl > -104.5) {
+            double g = dl <= -1.0 ? exp(dl) * -dl : exp(-1.0);
+            xsub = (double)(Jx + 1) * g * 0x1p-23;
+            /* the same terms bounded through B (much tighter when |m| is small and the
+             * inexact terms are many but decay geometrically) */
+            xsub = fmin(xsub, (x->B + (double)(i + 1) * 1e-24) * 0x1p-23);
+        }
+    }
+    return xsub;
+}
+
+/* J of row i from the certified bounds [tl, th] of its sum: the exact sum rounds (RN is monotone) to
+ * an fp32 value in [slo, shi], and J(s) is non-decreasing in s (fp32(1/s) and every later rounding are
+ * monotone), so when J(slo) = J(shi) every candidate in between gives the same J; otherwise (rare) the
+ * exact sum is formed, O(i). */
+static int64_t abs_row_J(const pctx *c, uint64_t i, float m, double tl, double th, ptally *t)
+{
+    float slo = (float)tl, shi = (float)th;
+    int64_t J = -1;
+    int decided = tl > 0.0 && isfinite(th);
+    if (decided) {
+        J = abs_J(c, i, m, slo, t->Jlast);
+        if (shi != slo && J < (int64_t)i && abs_zero(c, J + 1, m, shi, (float)(1.0 / (double)shi)))
+            decided = 0;   /* zero(J) holds for shi too; J(shi) > J(slo) */
+    }
+    if (!decided) {
+        abl_xacc acc;
+        abl_xacc_clear(&acc);
+        for (uint64_t j = 0; j <= i; j++)
+            abl_xacc_add(&acc, abl_emul_eager_exp(c->em, c->V[j], m));
+        J = abs_J(c, i, m, abl_xacc_round32(&acc), t->Jlast);
+        t->exact_rows++;
+    }
+    return J;
+}
+
+/* Eager, absolute/trailing form: the exponentials change with the row max, so the row sum comes from a
+ * binary64 recurrence with a certified error bound (abs_sum), and J from its two ends (abs_row_J). */
+static void predict_absolute(const pctx *c, ptally *t)
+{
+    uint64_t n = c->n;
+    for (uint64_t j = 0; j < n; j++)
+        c->V[j] = c->T[abl_emul_pos(c->em, n - 1, j)];   /* pos(i, j) does not depend on i here */
+    abs_sum x = {0.0, 0.0, 0.0, 0.0, -1};
+    for (uint64_t i = 0; i < n; i++) {
+        float m = c->V[i];
+        if (i == 0)
+            x.A = 1.0;
+        else
+            abs_sum_next(&x, c->V[i - 1], m, i);
+        double absb = (double)(i + 1) * 0x1p-149 + abs_sub_error(c, &x, i, m);
+        double tl = ((x.A * (1.0 - 2.0 * x.t) - x.a) * (1.0 - 0x1p-24) - absb) * (1.0 - 0x1p-50);
+        double th = ((x.A * (1.0 + 2.0 * x.t) + x.a) * (1.0 + 0x1p-24) + absb) * (1.0 + 0x1p-50);
+        tally_row(t, abs_row_J(c, i, m, tl, th, t));
+    }
+}
+
 static abl_status predict_head(const pctx *c, int h, abl_pred_head *out)
 {
     const abl_emul *em = c->em;
@@ -205,116 +357,19 @@ static abl_status predict_head(const pctx *c, int h, abl_pred_head *out)
     uint64_t n = c->n;
     for (uint64_t pos = 0; pos < n; pos++)
         c->T[pos] = abl_emul_logit(em, eh, 0.0f, pos, abl_emul_bias_mag(em, eh, pos));
-    uint64_t matrix = 0, exact_rows = 0;
-    int64_t Jlast = -1;
     if (em->softmax == ABL_SOFTMAX_SDPA_EFFICIENT || em->softmax == ABL_SOFTMAX_SDPA_CUDNN)
         return abl_predict_sdpa_head(em, c->T, n, out);   /* abl_predict_sdpa.c */
-    if (em->softmax == ABL_SOFTMAX_FLASH) {
-        for (uint64_t i = 0; i < n; i++) {
-            float m = c->T[abl_emul_pos(em, i, i)];
-            float ms = abl_emul_max_scaled(em, m);
-            int64_t J;
-            GALLOP(i, Jlast, abl_emul_zero(em, abl_emul_flash_exp(em, c->T[abl_emul_pos(em, i, (uint64_t)j)], ms)), J);
-            matrix += (uint64_t)(J + 1);
-            Jlast = J;
-        }
-    } else if (em->form == ABL_BIAS_RELATIVE || em->form == ABL_BIAS_SYMMETRIC) {
-        float m = c->T[0];
-        for (uint64_t d = 0; d < n; d++)
-            c->ed[d] = abl_emul_eager_exp(em, c->T[d], m);
-        abl_xacc acc;
-        abl_xacc_clear(&acc);
-        for (uint64_t i = 0; i < n; i++) {
-            abl_xacc_add(&acc, c->ed[i]);          /* row i sums e(0..i) */
-            float s = abl_xacc_round32(&acc);
-            float r = (float)(1.0 / (double)s);
-            int64_t J;
-            GALLOP(i, Jlast, eager_zero(em, c->ed[i - (uint64_t)j], s, r), J);
-            matrix += (uint64_t)(J + 1);
-            Jlast = J;
-        }
-    } else {
-        for (uint64_t j = 0; j < n; j++)
-            c->V[j] = c->T[abl_emul_pos(em, n - 1, j)];   /* pos(i, j) does not depend on i here */
-        int64_t Jx_last = -1;
-        double A = 0.0, t = 0.0, a = 0.0;   /* A ~ sum_j exp(V[j] - V[i]); rel. error t, abs. error a */
-        double B = 0.0;   /* an upper bound of sum_{j: V[j] - V[i] > -60} exp(y_j) |y_j|, y_j = V[j] - V[i] */
-        for (uint64_t i = 0; i < n; i++) {
-            float m = c->V[i];
-            if (i == 0) {
-                A = 1.0;
-            } else if (c->V[i] == c->V[i - 1]) {
-                A += 1.0;
-                t = (1.0 + t) * (1.0 + 0x1p-52) - 1.0;
-            } else {
-                double delta = (double)c->V[i - 1] - (double)m;   /* < 0 */
-                if (delta < -700.0) {
-                    /* older terms are below e^-700 each (binary64 exp would lose them) */
-                    a = (double)(i + 1) * 0x1p-1000;
-                    A = 1.0;
-                    t = 0.0;
-                    B = 0.0;
-                } else if (delta < -60.0) {
-                    /* older terms are below e^-60 each: keep them as an absolute error only */
-                    a = ((A * (1.0 + 2.0 * t)) + a) * exp(delta) * (1.0 + 0x1p-40);
-                    A = 1.0;
-                    t = 0.0;
-                    B = 0.0;
-                } else {
-                    double w = exp(delta);
-                    B = abs_B_step(B, A * (1.0 + 2.0 * t) + a, w, delta);
-                    A = A * w + 1.0;
-                    /* exp within 1 ulp, argument within 2^-53|delta|, *, + each 2^-53: bounded
-                     * generously */
-                    t = (1.0 + t) * (1.0 + 0x1p-48 + 0x1p-51 * fabs(delta)) - 1.0;
-                    a = a * w * (1.0 + 0x1p-40);
-                }
-            }
-            /* terms whose fp32 subtraction may be inexact: a prefix j <= Jx */
-            int64_t Jx;
-            GALLOP(i, Jx_last, !sub_exact(&em->logit, c->V[j], m), Jx);
-            Jx_last = Jx;
-            double xsub = 0.0;
-            if (Jx >= 0) {
-                double dl = (double)c->V[Jx] - (double)m;   /* the largest such exponent */
-                if (dl > -104.5) {
-                    double g = dl <= -1.0 ? exp(dl) * -dl : exp(-1.0);
-                    xsub = (double)(Jx + 1) * g * 0x1p-23;
-                    /* the same terms bounded through B (much tighter when |m| is small and the
-                     * inexact terms are many but decay geometrically) */
-                    xsub = fmin(xsub, (B + (double)(i + 1) * 1e-24) * 0x1p-23);
-                }
-            }
-            double absb = (double)(i + 1) * 0x1p-149 + xsub;
-            double tl = ((A * (1.0 - 2.0 * t) - a) * (1.0 - 0x1p-24) - absb) * (1.0 - 0x1p-50);
-            double th = ((A * (1.0 + 2.0 * t) + a) * (1.0 + 0x1p-24) + absb) * (1.0 + 0x1p-50);
-            float slo = (float)tl, shi = (float)th;
-            /* The exact sum rounds (RN is monotone) to an fp32 value in [slo, shi], and J(s) is
-             * non-decreasing in s (fp32(1/s) and every later rounding are monotone), so when
-             * J(slo) = J(shi) every candidate in between gives the same J. */
-            int64_t J = -1;
-            int decided = tl > 0.0 && isfinite(th);
-            if (decided) {
-                J = abs_J(c, i, m, slo, Jlast);
-                if (shi != slo && J < (int64_t)i && abs_zero(c, J + 1, m, shi, (float)(1.0 / (double)shi)))
-                    decided = 0;   /* zero(J) holds for shi too; J(shi) > J(slo) */
-            }
-            if (!decided) {
-                abl_xacc acc;
-                abl_xacc_clear(&acc);
-                for (uint64_t j = 0; j <= i; j++)
-                    abl_xacc_add(&acc, abl_emul_eager_exp(em, c->V[j], m));
-                J = abs_J(c, i, m, abl_xacc_round32(&acc), Jlast);
-                exact_rows++;
-            }
-            matrix += (uint64_t)(J + 1);
-            Jlast = J;
-        }
-    }
-    out->matrix_zeros = matrix;
-    out->row_zeros = (uint64_t)(Jlast + 1);
-    out->first_blind = Jlast >= 0 ? (int64_t)(n - 1) - Jlast : -1;
-    out->exact_rows = exact_rows;
+    ptally t = {0, 0, -1};
+    if (em->softmax == ABL_SOFTMAX_FLASH)
+        predict_flash(c, &t);
+    else if (em->form == ABL_BIAS_RELATIVE || em->form == ABL_BIAS_SYMMETRIC)
+        predict_relative(c, &t);
+    else
+        predict_absolute(c, &t);
+    out->matrix_zeros = t.matrix;
+    out->row_zeros = (uint64_t)(t.Jlast + 1);
+    out->first_blind = t.Jlast >= 0 ? (int64_t)(n - 1) - t.Jlast : -1;
+    out->exact_rows = t.exact_rows;
     return ABL_OK;
 }
 

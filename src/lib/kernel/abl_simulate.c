@@ -774,29 +774,23 @@ static abl_status cell_delta(abl_report *r, const abl_slope *slope, const abl_fo
     abl_delta d;
     abl_delta_init(&d);
     abl_status st = abl_blindness(slope, &q, &d);
-    char text[64]; /* bounded: "n/a", an int64_t, or abl_delta_text with 12 digits */
-    char *json = NULL;
-    int64_t v;
     if (st != ABL_OK) {
-        snprintf(text, sizeof text, "n/a");
-    } else {
-        if (abl_delta_get_i64(&d, &v))
-            snprintf(text, sizeof text, "%lld", (long long)v);
-        else
-            abl_put_text(text, sizeof text, abl_delta_text(&d, 12));
-        if ((json = abl_delta_json(&d)) == NULL) {
-            abl_delta_clear(&d);
-            return ABL_ERR_NO_MEMORY;
-        }
+        abl_delta_clear(&d);
+        return abl_report_cell(r, "n/a", "null", NULL);
     }
+    int64_t v;
+    char *text = abl_delta_get_i64(&d, &v) ? abl_strf("%lld", (long long)v) : abl_delta_text(&d, 12);
+    char *json = abl_delta_json(&d);
     abl_delta_clear(&d);
-    st = abl_report_cell(r, text, json != NULL ? json : "null", NULL);
+    st = text != NULL && json != NULL ? abl_report_cell(r, text, json, NULL) : ABL_ERR_NO_MEMORY;
+    free(text);
     free(json);
     return st;
 }
 
-static void fraction_cells(uint64_t count, uint64_t heads, uint64_t n, int matrix, char *text, size_t tl, char *json,
-                           size_t jl)
+/* count over the last rows (or the causal matrices) of `heads` heads as text ("1.2345%") and JSON (12 digits),
+ * each malloc'd (NULL: out of memory). */
+static void fraction_cells(uint64_t count, uint64_t heads, uint64_t n, int matrix, char **text, char **json)
 {
     mpq_t q;
     mpq_init(q);
@@ -811,10 +805,10 @@ static void fraction_cells(uint64_t count, uint64_t heads, uint64_t n, int matri
     mpz_import(mpq_numref(q), 1, 1, sizeof count, 0, 0, &count);
     mpz_set(mpq_denref(q), den);
     mpq_canonicalize(q);
-    char pct[48]; /* bounded: a fraction in [0, 1] as a percent with 4 decimals */
-    abl_put_text(pct, sizeof pct, abl_fraction_percent_text(q, 4));
-    snprintf(text, tl, "%s%%", pct);
-    abl_put_text(json, jl, abl_fraction_decimal_text(q, 12));
+    char *pct = abl_fraction_percent_text(q, 4);
+    *text = pct != NULL ? abl_strf("%s%%", pct) : NULL;
+    free(pct);
+    *json = abl_fraction_decimal_text(q, 12);
     mpz_clear(den);
     mpq_clear(q);
 }
@@ -971,13 +965,13 @@ static abl_status report_summary(const rep_ctx *x)
     uint64_t rz = x->sim ? x->sim->row_zeros : x->pred->row_zeros;
     uint64_t mz = x->sim ? x->sim->matrix_zeros : x->pred->matrix_zeros;
     uint64_t heads = (uint64_t)x->s->heads, n = x->c->context;
-    char text[64], json[96]; /* bounded: fractions in [0, 1] (percent, 12 digits) */
+    char *text, *json;
     TRY(summary_take(r, "row_zeros", "zero weights in the last rows", u64_text(rz), u64_text(rz)));
     TRY(summary_take(r, "matrix_zeros", "zero weights in the matrices", u64_text(mz), u64_text(mz)));
-    fraction_cells(rz, heads, n, 0, text, sizeof text, json, sizeof json);
-    TRY(abl_report_summary(r, "row_fraction", "row fraction", text, json));
-    fraction_cells(mz, heads, n, 1, text, sizeof text, json, sizeof json);
-    TRY(abl_report_summary(r, "matrix_fraction", "matrix fraction", text, json));
+    fraction_cells(rz, heads, n, 0, &text, &json);
+    TRY(summary_take(r, "row_fraction", "row fraction", text, json));
+    fraction_cells(mz, heads, n, 1, &text, &json);
+    TRY(summary_take(r, "matrix_fraction", "matrix fraction", text, json));
     if (x->sim) {
         double lost = 0.0;
         for (int h = 0; h < x->s->heads; h++)

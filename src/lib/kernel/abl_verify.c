@@ -712,8 +712,8 @@ static abl_status add_row(abl_report *r, const abl_verify_result *res, abl_tau_k
 {
     const abl_format *f = &res->format;
     const abl_verify_bound *b = &res->bound[kind];
-    char tau[128];
-    abl_status st = abl_threshold_into(f, kind, 10, tau, sizeof tau);
+    char *tau = NULL;
+    abl_status st = abl_threshold_string(f, kind, 10, &tau);
     if (st != ABL_OK)
         return st;
     abl_report_row(r);
@@ -721,6 +721,7 @@ static abl_status add_row(abl_report *r, const abl_verify_result *res, abl_tau_k
     abl_report_cell(r, abl_tau_kind_name(kind), NULL, NULL);
     abl_report_cell(r, claim_text(f, kind), NULL, NULL);
     abl_report_cell(r, tau, tau, NULL);
+    free(tau);
     if ((st = input_cell(r, f, b->has_below, b->below_bits)) != ABL_OK)
         return st;
     if ((st = input_cell(r, f, b->has_above, b->above_bits)) != ABL_OK)

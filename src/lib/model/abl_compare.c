@@ -239,24 +239,29 @@ static abl_status cell_first_blind(abl_report *r, int64_t d)
     return cell_number(r, abl_strf("%lld", (long long)d));
 }
 
+/* A cell from heap text and its JSON token (either NULL: out of memory); both freed. */
+static abl_status cell_pair(abl_report *r, char *t, char *j)
+{
+    abl_status st = t != NULL && j != NULL ? abl_report_cell(r, t, j, NULL) : ABL_ERR_NO_MEMORY;
+    free(t);
+    free(j);
+    return st;
+}
+
 static abl_status cell_delta(abl_report *r, const abl_delta *d)
 {
-    char t[64], j[80]; /* bounded: abl_delta_text with 12 digits (a number and an exponent), j quotes it */
+    /* JSON: the integer when it fits in int64, else the text quoted (as the text column shows it). */
+    char *t = abl_delta_text(d, 12);
     int64_t v;
-    abl_put_text(t, sizeof t, abl_delta_text(d, 12));
-    if (abl_delta_get_i64(d, &v))
-        snprintf(j, sizeof j, "%lld", (long long)v);
-    else
-        snprintf(j, sizeof j, "\"%s\"", t);
-    return abl_report_cell(r, t, j, NULL);
+    if (t == NULL)
+        return ABL_ERR_NO_MEMORY;
+    return cell_pair(r, t, abl_delta_get_i64(d, &v) ? abl_strf("%lld", (long long)v) : abl_strf("\"%s\"", t));
 }
 
 static abl_status cell_fraction(abl_report *r, const mpq_t q)
 {
-    char t[64], j[64]; /* bounded: a fraction in [0, 1] as a percent with 2 decimals, and to 17 digits */
-    abl_put_text(t, sizeof t, abl_fraction_percent_text(q, 2));
-    abl_put_text(j, sizeof j, abl_fraction_decimal_text(q, 17));
-    return abl_report_cell(r, t, j, NULL);
+    /* text: a percent with 2 decimals; JSON: the fraction to 17 digits */
+    return cell_pair(r, abl_fraction_percent_text(q, 2), abl_fraction_decimal_text(q, 17));
 }
 
 static abl_status cell_slope(abl_report *r, const abl_slope *s)
@@ -332,25 +337,37 @@ static abl_status head_row(abl_report *r, const abl_compare_head *h)
     return st;
 }
 
+/* A fraction in [0, 1] as "36.57 %" (text; NULL: out of memory), malloc'd. */
+static char *percent_text(const mpq_t q)
+{
+    char *p = abl_fraction_percent_text(q, 2);
+    char *t = p != NULL ? abl_strf("%s %%", p) : NULL;
+    free(p);
+    return t;
+}
+
+/* A summary line from heap key, text and JSON token (any NULL: out of memory); all three freed. */
+static abl_status summary_line(abl_report *r, char *k, const char *label, char *t, char *j)
+{
+    abl_status st = k != NULL && t != NULL && j != NULL ? abl_report_summary(r, k, label, t, j) : ABL_ERR_NO_MEMORY;
+    free(k);
+    free(t);
+    free(j);
+    return st;
+}
+
 /* One side's summary (the paper's model, key prefix "paper_", or the kernel's, no prefix): blind heads,
  * row and matrix fractions (text: percent; JSON: the fraction to 17 digits). */
 static abl_status summary_side(abl_report *r, const char *prefix, const char *const labels[3], int blind, int heads,
                                const mpq_t row, const mpq_t matrix)
 {
     static const char *const keys[3] = {"blind_heads", "row_fraction", "matrix_fraction"};
-    char k[48], t[128], j[64]; /* bounded: k a fixed prefix and key; t, j counts and fractions in [0, 1] */
-    snprintf(k, sizeof k, "%s%s", prefix, keys[0]);
-    snprintf(t, sizeof t, "%d of %d", blind, heads);
-    snprintf(j, sizeof j, "%d", blind);
-    abl_status st = abl_report_summary(r, k, labels[0], t, j);
+    abl_status st = summary_line(r, abl_strf("%s%s", prefix, keys[0]), labels[0], abl_strf("%d of %d", blind, heads),
+                                 abl_strf("%d", blind));
     const mpq_srcptr q[2] = {row, matrix};
-    for (int i = 0; i < 2 && st == ABL_OK; i++) {
-        snprintf(k, sizeof k, "%s%s", prefix, keys[i + 1]);
-        abl_put_text(t, sizeof t, abl_fraction_percent_text(q[i], 2));
-        strcat(t, " %");
-        abl_put_text(j, sizeof j, abl_fraction_decimal_text(q[i], 17));
-        st = abl_report_summary(r, k, labels[i + 1], t, j);
-    }
+    for (int i = 0; i < 2 && st == ABL_OK; i++)
+        st = summary_line(r, abl_strf("%s%s", prefix, keys[i + 1]), labels[i + 1], percent_text(q[i]),
+                          abl_fraction_decimal_text(q[i], 17));
     return st;
 }
 
@@ -432,6 +449,23 @@ int abl_check_pass(const abl_compare *c, const abl_check_limits *l)
     return 1;
 }
 
+/* The check's limits as meta lines: the blind heads allowed, and the row fraction when one is set. */
+static abl_status check_limits_meta(abl_report *r, const abl_check_limits *l)
+{
+    char *t = abl_strf("%d", l->max_blind_heads);
+    abl_status st = t != NULL ? abl_report_meta(r, "max_blind_heads", "limit: blind heads at most", t, t)
+                              : ABL_ERR_NO_MEMORY;
+    free(t);
+    if (st != ABL_OK || l->max_row_fraction == NULL)
+        return st;
+    char *p = percent_text(l->max_row_fraction), *j = abl_fraction_decimal_text(l->max_row_fraction, 17);
+    st = p != NULL && j != NULL ? abl_report_meta(r, "max_row_fraction", "limit: row fraction at most", p, j)
+                                : ABL_ERR_NO_MEMORY;
+    free(p);
+    free(j);
+    return st;
+}
+
 abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, const abl_compare_meta *meta,
                             size_t nmeta, abl_report **out)
 {
@@ -441,16 +475,8 @@ abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, con
     if (r == NULL)
         return ABL_ERR_NO_MEMORY;
     abl_status st = common_meta(r, c, meta, nmeta);
-    char t[256], j[64]; /* bounded: an int, and a limit fraction in [0, 1] as a percent and to 17 digits */
-    snprintf(t, sizeof t, "%d", l->max_blind_heads);
     if (st == ABL_OK)
-        st = abl_report_meta(r, "max_blind_heads", "limit: blind heads at most", t, t);
-    if (st == ABL_OK && l->max_row_fraction != NULL) {
-        abl_put_text(j, sizeof j, abl_fraction_decimal_text(l->max_row_fraction, 17));
-        abl_put_text(t, sizeof t, abl_fraction_percent_text(l->max_row_fraction, 2));
-        strcat(t, " %");
-        st = abl_report_meta(r, "max_row_fraction", "limit: row fraction at most", t, j);
-    }
+        st = check_limits_meta(r, l);
     static const char *const keys[] = {"head", "slope_exact", "delta", "first_blind", "row_zeros", "matrix_zeros"};
     static const char *const heads[] = {"head", "slope", "δ paper", "first blind", "row zeros", "matrix zeros"};
     for (size_t i = 0; i < 6 && st == ABL_OK; i++)
@@ -481,10 +507,11 @@ abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, con
             if (c->results[i].first_blind >= 0 && (w == NULL || c->results[i].first_blind < w->first_blind))
                 w = &c->results[i];
         if (w != NULL) {
-            snprintf(t, sizeof t, "%d of %d heads go blind inside %llu tokens; head %d first, from d = %lld",
-                     c->kernel_blind_heads, c->heads, (unsigned long long)c->config.context, w->slope.index,
-                     (long long)w->first_blind);
-            st = abl_report_summary(r, "reason", "reason", t, NULL);
+            char *t = abl_strf("%d of %d heads go blind inside %llu tokens; head %d first, from d = %lld",
+                               c->kernel_blind_heads, c->heads, (unsigned long long)c->config.context,
+                               w->slope.index, (long long)w->first_blind);
+            st = t != NULL ? abl_report_summary(r, "reason", "reason", t, NULL) : ABL_ERR_NO_MEMORY;
+            free(t);
         }
     }
     if (st == ABL_OK)

@@ -211,9 +211,10 @@ static int printed_decimals(const char *s)
     return n;
 }
 
-static void delta_string(const abl_delta *d, char *buf, size_t len)
+/* A delta as the paper's tables print it, malloc'd (NULL: out of memory). */
+static char *delta_string(const abl_delta *d)
 {
-    abl_put_text(buf, len, abl_delta_text(d, 30));
+    return abl_delta_text(d, 30);
 }
 
 /* The convention column of a check under the paper's convention, malloc'd (NULL: out of memory). */
@@ -239,7 +240,7 @@ static abl_status check_table4(abl_reproduction *r, const abl_csv *t4)
     for (size_t row = 0; row < t4->rows && st == ABL_OK; row++) {
         const char *name = abl_csv_get(t4, row, "name"), *fname = abl_csv_get(t4, row, "format");
         const char *value = abl_csv_get(t4, row, "value");
-        char computed[96] = "(nothing to compute)", *id = abl_strf("table4.%s.%s", fname, name), *conv = NULL;
+        char *computed = NULL, *id = abl_strf("table4.%s.%s", fname, name), *conv = NULL;
         char *remark = NULL;
         size_t k;
         for (k = 0; k < sizeof names / sizeof names[0]; k++)
@@ -247,25 +248,28 @@ static abl_status check_table4(abl_reproduction *r, const abl_csv *t4)
                 break;
         abl_format fmt;
         if (k == sizeof names / sizeof names[0] || abl_format_lookup(fname, &fmt) != ABL_OK) {
-            st = check(r, id, value, computed, "unknown threshold name or format", "no such threshold");
+            st = check(r, id, value, "(nothing to compute)", "unknown threshold name or format", "no such threshold");
             free(id);
             continue;
         }
         int dec = printed_decimals(value);
         conv = abl_strf("%s, %d decimals", names[k].what, dec);
-        if ((st = abl_threshold_into(&fmt, names[k].kind, dec, computed, sizeof computed)) != ABL_OK) {
+        if ((st = abl_threshold_string(&fmt, names[k].kind, dec, &computed)) != ABL_OK) {
             free(id);
             free(conv);
             break;
         }
         if (names[k].kind == ABL_TAU_SUBNORMAL) {
-            char rn[64];
-            abl_threshold_into(&fmt, ABL_TAU_RN_ZERO, dec, rn, sizeof rn);
-            remark = abl_strf(
-                "the value is ln(smallest subnormal); exp of it is that subnormal, not 0: exp(x) is 0 (round to "
-                "nearest) only for x ≤ %s, and the paper's distance tables use τd (errata: threshold naming)",
-                rn);
-            st = remark == NULL ? ABL_ERR_NO_MEMORY : ABL_OK;
+            char *rn = NULL;
+            st = abl_threshold_string(&fmt, ABL_TAU_RN_ZERO, dec, &rn);
+            if (st == ABL_OK)
+                remark = abl_strf(
+                    "the value is ln(smallest subnormal); exp of it is that subnormal, not 0: exp(x) is 0 (round to "
+                    "nearest) only for x ≤ %s, and the paper's distance tables use τd (errata: threshold naming)",
+                    rn);
+            if (st == ABL_OK && remark == NULL)
+                st = ABL_ERR_NO_MEMORY;
+            free(rn);
         }
         if (st == ABL_OK)
             st = check(r, id, value, computed, conv,
@@ -275,6 +279,7 @@ static abl_status check_table4(abl_reproduction *r, const abl_csv *t4)
         free(id);
         free(conv);
         free(remark);
+        free(computed);
     }
     return st;
 }
@@ -358,6 +363,19 @@ static abl_status check_input(abl_reproduction *r, const char *id, const char *p
     return st;
 }
 
+/* One delta column (delta_1, delta_H) of a Table 1 row against the computed delta, printed as the paper's
+ * tables print it. */
+static abl_status check_delta(abl_reproduction *r, const abl_csv *t1, size_t row, const char *key, const abl_delta *d,
+                              const char *conv)
+{
+    const char *name = abl_csv_get(t1, row, "model");
+    char *id = abl_strf("table1.%s.%s", name, key), *computed = delta_string(d);
+    abl_status st = check(r, id, abl_csv_get(t1, row, key), computed, conv, NULL);
+    free(id);
+    free(computed);
+    return st;
+}
+
 static abl_status check_table1(abl_reproduction *r, const abl_csv *t1, const abl_csv *t5)
 {
     abl_format bf16;
@@ -369,7 +387,7 @@ static abl_status check_table1(abl_reproduction *r, const abl_csv *t1, const abl
     for (size_t row = 0; row < t1->rows && st == ABL_OK; row++) {
         const char *name = abl_csv_get(t1, row, "model");
         const abl_paper_model *m = abl_paper_model_find(name);
-        char computed[96], *id = NULL, *conv = NULL;
+        char *id = NULL, *conv = NULL;
         if (m == NULL) {
             id = abl_strf("table1.%s.model", name);
             st = check(r, id, name, "(no such model)", "Table 1 models: BLOOM, Falcon-RW, MPT", NULL);
@@ -403,15 +421,9 @@ static abl_status check_table1(abl_reproduction *r, const abl_csv *t1, const abl
         char *what = abl_strf("%s, %d heads", m->slopes, m->heads);
         conv = paper_convention(what);
         free(what);
-        id = abl_strf("table1.%s.delta_1", name);
-        delta_string(&first, computed, sizeof computed);
-        st = check(r, id, abl_csv_get(t1, row, "delta_1"), computed, conv, NULL);
-        free(id);
-        id = abl_strf("table1.%s.delta_H", name);
-        delta_string(&last, computed, sizeof computed);
+        st = check_delta(r, t1, row, "delta_1", &first, conv);
         if (st == ABL_OK)
-            st = check(r, id, abl_csv_get(t1, row, "delta_H"), computed, conv, NULL);
-        free(id);
+            st = check_delta(r, t1, row, "delta_H", &last, conv);
         free(conv);
     }
     /* Table 5 repeats the three models: its inputs against the same configurations. */
@@ -451,7 +463,7 @@ static abl_status check_table8(abl_reproduction *r, const abl_csv *t8)
     for (size_t row = 0; row < t8->rows && st == ABL_OK; row++) {
         const char *name = abl_csv_get(t8, row, "name");
         const abl_table8_config *c = abl_table8_config_find(name);
-        char spec[128], computed[64], *id, *conv;
+        char *id, *conv;
         if (c == NULL) {
             id = abl_strf("table8.%s", name);
             st = check(r, id, name, "(no such configuration)", "spec §8 lists 16 configurations", NULL);
@@ -461,15 +473,15 @@ static abl_status check_table8(abl_reproduction *r, const abl_csv *t8)
         char *sp = NULL;
         if ((st = abl_table8_deltas(c, &o, d, &sp)) != ABL_OK)
             break;
-        abl_put_text(spec, sizeof spec, sp);
-        conv = paper_convention(spec);
+        conv = paper_convention(sp);
+        free(sp);
         for (int h = 0; h < ABL_TABLE8_HEADS && st == ABL_OK; h++) {
-            char *key = abl_strf("d%d", h + 1);
+            char *key = abl_strf("d%d", h + 1), *computed = abl_table8_cell_text(&d[h], 0);
             id = key != NULL ? abl_strf("table8.%s.%s", name, key) : NULL;
-            abl_put_text(computed, sizeof computed, abl_table8_cell_text(&d[h], 0));
             st = check(r, id, id != NULL ? abl_csv_get(t8, row, key) : "", computed, conv, NULL);
             free(id);
             free(key);
+            free(computed);
         }
         free(conv);
     }
@@ -480,12 +492,13 @@ static abl_status check_table8(abl_reproduction *r, const abl_csv *t8)
 
 /* ---------------------------------------------------------------- claims of the text */
 
-/* "36.6%" with the same decimals as printed. */
-static void percent_like(const mpq_t q, const char *printed, char *buf, size_t len)
+/* "36.6%" with the same decimals as printed, malloc'd (NULL: out of memory). */
+static char *percent_like(const mpq_t q, const char *printed)
 {
-    char t[64];
-    abl_put_text(t, sizeof t, abl_fraction_percent_text(q, printed_decimals(printed)));
-    snprintf(buf, len, "%s%%", t);
+    char *t = abl_fraction_percent_text(q, printed_decimals(printed));
+    char *s = t != NULL ? abl_strf("%s%%", t) : NULL;
+    free(t);
+    return s;
 }
 
 /* The press layer of H heads under the paper's convention, with fractions at context n. */
@@ -500,14 +513,15 @@ static abl_status claim_tau(abl_reproduction *r, const char *id, const char *pri
 {
     abl_format fmt;
     abl_format_lookup(dtype, &fmt);
-    char computed[96];
+    char *computed = NULL;
     int dec = printed_decimals(printed);
-    abl_status st = abl_threshold_into(&fmt, ABL_TAU_SUBNORMAL, dec, computed, sizeof computed);
+    abl_status st = abl_threshold_string(&fmt, ABL_TAU_SUBNORMAL, dec, &computed);
     if (st != ABL_OK)
         return st;
     char *conv = abl_strf("%s subnormal kind (the text's τu), rounded to %d decimals", dtype, dec);
     st = check(r, id, printed, computed, conv, NULL);
     free(conv);
+    free(computed);
     return st;
 }
 
@@ -515,14 +529,15 @@ static abl_status claim_fraction(abl_reproduction *r, const char *id, const char
 {
     abl_analysis a;
     abl_status st = paper_layer(16, NULL, 0, 2048, &a);
-    char computed[96], other[64], *conv = NULL, *remark = NULL;
+    char *computed = NULL, *other = NULL, *conv = NULL, *remark = NULL;
     if (st == ABL_OK && !matrix) {
-        percent_like(a.row_fraction, printed, computed, sizeof computed);
-        abl_put_text(other, sizeof other, abl_fraction_percent_text(a.matrix_fraction, 1));
+        computed = percent_like(a.row_fraction, printed);
+        other = abl_fraction_percent_text(a.matrix_fraction, 1);
         conv = paper_convention("row fraction of the 16-head press layer at N = 2048");
-        remark = abl_strf("the last query row's blind share (Figure 1b); the same layer's matrix fraction is %s %% "
-                          "(errata: two denominators)",
-                          other);
+        remark = other != NULL ? abl_strf("the last query row's blind share (Figure 1b); the same layer's matrix "
+                                          "fraction is %s %% (errata: two denominators)",
+                                          other)
+                               : NULL;
         st = remark != NULL ? check(r, id, printed, computed, conv, remark) : ABL_ERR_NO_MEMORY;
     } else if (st == ABL_OK) {
         /* One head with the layer's steepest delta (124), over the causal entries. */
@@ -532,20 +547,23 @@ static abl_status claim_fraction(abl_reproduction *r, const char *id, const char
         if (st == ABL_OK)
             st = abl_fraction_row(&a.results[0].delta, 1, 2048, 0, row);
         if (st == ABL_OK) {
-            char d[32];
-            delta_string(&a.results[0].delta, d, sizeof d);
-            percent_like(mat, printed, computed, sizeof computed);
-            abl_put_text(other, sizeof other, abl_fraction_percent_text(row, 1));
-            char *what = abl_strf("matrix fraction T(N − δ)/T(N) of one head, δ = %s, N = 2048", d);
+            char *d = delta_string(&a.results[0].delta);
+            computed = percent_like(mat, printed);
+            other = abl_fraction_percent_text(row, 1);
+            char *what = d != NULL ? abl_strf("matrix fraction T(N − δ)/T(N) of one head, δ = %s, N = 2048", d) : NULL;
             conv = paper_convention(what);
             free(what);
-            remark = abl_strf("the share of the causal N(N + 1)/2 entries; the same head's row fraction is %s %%, "
-                              "not the Figure 1b curve (errata: two denominators)",
-                              other);
+            free(d);
+            remark = other != NULL ? abl_strf("the share of the causal N(N + 1)/2 entries; the same head's row "
+                                              "fraction is %s %%, not the Figure 1b curve (errata: two denominators)",
+                                              other)
+                                   : NULL;
             st = remark != NULL ? check(r, id, printed, computed, conv, remark) : ABL_ERR_NO_MEMORY;
         }
         mpq_clears(row, mat, (mpq_ptr)0);
     }
+    free(computed);
+    free(other);
     free(conv);
     free(remark);
     abl_analysis_free(&a);
@@ -557,9 +575,10 @@ static abl_status claim_log_delta1(abl_reproduction *r, const char *id, const ch
     abl_analysis a;
     abl_status st = paper_layer(16, NULL, ABL_MITIGATE_LOG, 2048, &a);
     if (st == ABL_OK) {
-        char computed[96], *conv = paper_convention("press, 16 heads, log distance: δ1 = exp(-τ/2^-0.5) - 1");
-        abl_put_text(computed, sizeof computed, abl_delta_text(&a.results[0].delta, 0));
+        char *computed = abl_delta_text(&a.results[0].delta, 0);
+        char *conv = paper_convention("press, 16 heads, log distance: δ1 = exp(-τ/2^-0.5) - 1");
         st = check(r, id, printed, computed, conv, "Table 8's Log row gives * for the same head");
+        free(computed);
         free(conv);
     }
     abl_analysis_free(&a);
@@ -634,11 +653,12 @@ static abl_status claim_robust_example(abl_reproduction *r, const char *id, cons
     abl_analysis a;
     abl_status st = paper_layer(heads, NULL, ABL_MITIGATE_EXPLICIT, 2048, &a);
     if (st == ABL_OK) {
-        char d1[32], d2[32], dh[32];
-        delta_string(&a.results[0].delta, d1, sizeof d1);
-        delta_string(&a.results[1].delta, d2, sizeof d2);
-        delta_string(&a.results[heads - 1].delta, dh, sizeof dh);
-        char *computed = abl_strf("%s %s ... %s", d1, d2, dh);
+        char *d1 = delta_string(&a.results[0].delta), *d2 = delta_string(&a.results[1].delta);
+        char *dh = delta_string(&a.results[heads - 1].delta);
+        char *computed = d1 != NULL && d2 != NULL && dh != NULL ? abl_strf("%s %s ... %s", d1, d2, dh) : NULL;
+        free(d1);
+        free(d2);
+        free(dh);
         const char *target = tok[3];
         char *what = abl_strf("robust:32 on %d heads (the count whose last target is %s)", heads, target);
         char *conv = paper_convention(what);
@@ -659,16 +679,16 @@ static abl_status claim_explicit(abl_reproduction *r, const char *id, const char
     abl_delta d[ABL_TABLE8_HEADS];
     for (int h = 0; h < ABL_TABLE8_HEADS; h++)
         abl_delta_init(&d[h]);
-    char spec[128], computed[64];
     char *sp = NULL;
     abl_status st = abl_table8_deltas(abl_table8_config_find("Explicit"), &o, d, &sp);
     if (st == ABL_OK) {
-        abl_put_text(spec, sizeof spec, sp);
-        delta_string(&d[ABL_TABLE8_HEADS - 1], computed, sizeof computed);
-        char *what = abl_strf("δH of Explicit (%s, 9 heads)", spec), *conv = paper_convention(what);
+        char *computed = delta_string(&d[ABL_TABLE8_HEADS - 1]);
+        char *what = sp != NULL ? abl_strf("δH of Explicit (%s, 9 heads)", sp) : NULL, *conv = paper_convention(what);
         st = check(r, id, printed, computed, conv, NULL);
+        free(computed);
         free(what);
         free(conv);
+        free(sp);
     }
     for (int h = 0; h < ABL_TABLE8_HEADS; h++)
         abl_delta_clear(&d[h]);
@@ -689,9 +709,9 @@ static abl_status claim_mpt(abl_reproduction *r, const char *id, const char *pri
         st = abl_paper_model_deltas(&spec, m->heads, &bf16, ABL_CONV_PAPER, &first, &last, NULL);
     abl_schedule_spec_free(&spec);
     if (st == ABL_OK) {
-        char computed[64], *conv = paper_convention("δH of MPT-7B (mpt:8, 32 heads)");
-        delta_string(&last, computed, sizeof computed);
+        char *computed = delta_string(&last), *conv = paper_convention("δH of MPT-7B (mpt:8, 32 heads)");
         st = check(r, id, printed, computed, conv, NULL);
+        free(computed);
         free(conv);
     }
     abl_delta_clear(&first);
