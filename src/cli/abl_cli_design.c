@@ -91,9 +91,12 @@ static int parse_targets(const char *list, uint64_t **out, int *n)
     return rc;
 }
 
-static void cell_text(abl_report *r, const char *t)
+/* A cell whose text the caller made on the heap (freed here; NULL, out of memory, shows as ""): its JSON
+ * the same text, or null. */
+static void cell_owned(abl_report *r, char *t, int json_null)
 {
-    abl_report_cell(r, t, t, NULL);
+    abl_report_cell(r, t ? t : "", json_null ? "null" : t, NULL);
+    free(t);
 }
 
 /* One summary line whose text and JSON the caller built on the heap (freed here; NULL: out of memory). */
@@ -165,23 +168,20 @@ static void report_meta(abl_report *r, const design_run *d)
 /* One row per head: its slope, its target or largest N, and its min logits (computed by the run). */
 static void report_row(abl_report *r, const design_run *d, int h)
 {
-    char t[64]; /* bounded: ints, uint64_ts and %.9g */
     const abl_design_result *res = &d->res;
     abl_report_row(r);
-    snprintf(t, sizeof t, "%d", h + 1);
-    cell_text(r, t);
+    cell_owned(r, abl_cli_printf("%d", h + 1), 0);
     char *exact = abl_design_slopes_spec(&res->slopes[h], 1);
-    snprintf(t, sizeof t, "%.9g", (double)res->slopes[h]);
-    abl_report_cell(r, t, exact ? exact + 7 : "null", NULL);
+    char *t = abl_cli_printf("%.9g", (double)res->slopes[h]);
+    abl_report_cell(r, t ? t : "", exact ? exact + 7 : "null", NULL);
+    free(t);
     free(exact);
-    if (d->targets != NULL) {
-        snprintf(t, sizeof t, "%llu", (unsigned long long)d->targets[h]);
-        cell_text(r, t);
-    }
-    if (res->sees != NULL) {
-        snprintf(t, sizeof t, "%s%llu", res->sees[h] >= DESIGN_SEES_CAP ? ">=" : "", (unsigned long long)res->sees[h]);
-        abl_report_cell(r, t, res->sees[h] >= DESIGN_SEES_CAP ? "null" : t, NULL);
-    }
+    if (d->targets != NULL)
+        cell_owned(r, abl_cli_printf("%llu", (unsigned long long)d->targets[h]), 0);
+    if (res->sees != NULL)
+        cell_owned(r, abl_cli_printf("%s%llu", res->sees[h] >= DESIGN_SEES_CAP ? ">=" : "",
+                                     (unsigned long long)res->sees[h]),
+                   res->sees[h] >= DESIGN_SEES_CAP);
     for (int k = 0; k < 2; k++) {
         const char *ml = res->min_logits[2 * h + k];
         abl_report_cell(r, ml, strcmp(ml, "none") == 0 ? "null" : ml, NULL);

@@ -76,6 +76,45 @@ static void test_report(void **state)
     free(err);
 }
 
+/* A kernel named by a long text (600+ characters: valid fields repeated) is named whole wherever the
+ * page names it, the zero map's caption included (it was cut at 511 bytes). */
+static void test_long_pipeline(void **state)
+{
+    (void)state;
+    static const char *const fields[] = {",bias-dtype=bf16", ",sum=exact", ",exp=correct"};
+    char *text = malloc(1024);
+    assert_non_null(text);
+    strcpy(text, "eager");
+    for (int k = 0; strlen(text) < 600; k++)
+        strcat(text, fields[k % 3]);
+    char *err = NULL;
+    abl_pipeline_spec ps;
+    assert_int_equal(abl_pipeline_spec_parse(text, &ps, fresh(&err)), ABL_OK);
+    abl_html_config c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(abl_format_lookup("bf16", &c.format), ABL_OK);
+    c.convention = ABL_CONV_PAPER;
+    c.heads = 4;
+    c.context = 64;
+    c.threads = 1;
+    c.pipeline = &ps;
+    char *buf = NULL;
+    size_t len = 0;
+    assert_int_equal(abl_html_report(&c, &buf, &len, fresh(&err)), ABL_OK);
+    assert_int_equal(count(buf, "<svg"), 4); /* the zero map is drawn */
+    size_t n = strlen(text) + 128;
+    char *caption = malloc(n);
+    assert_non_null(caption);
+    snprintf(caption, n, "<figcaption>Where attention goes blind: exactly-zero weights through %s at N = 64.</figcaption>",
+             text);
+    assert_non_null(strstr(buf, caption));
+    free(caption);
+    free(buf);
+    abl_pipeline_spec_free(&ps);
+    free(text);
+    free(err);
+}
+
 static void test_escape(void **state)
 {
     (void)state;
@@ -91,6 +130,7 @@ static void test_escape(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_report), cmocka_unit_test(test_escape)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_report), cmocka_unit_test(test_long_pipeline),
+                                       cmocka_unit_test(test_escape)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

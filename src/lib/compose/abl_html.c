@@ -45,6 +45,13 @@ static void row2(FILE *f, const char *key, const char *value)
     fputs("</td></tr>\n", f);
 }
 
+/* A row whose value the caller made on the heap (freed here; NULL, out of memory, shows as ""). */
+static void row2_take(FILE *f, const char *key, char *value)
+{
+    row2(f, key, value != NULL ? value : "");
+    free(value);
+}
+
 /* The SVG of a plot without its XML prologue, scaled to the page width. */
 static abl_status put_svg(FILE *f, abl_plot *p, const char *caption, char **msg)
 {
@@ -134,10 +141,9 @@ static void design_section(FILE *f, const abl_pipeline *pl, uint64_t n, const ab
             fputs("<table>\n", f);
             row2(f, "least restrictive clamp c (this layer's slopes)", cl.clamp_text ? cl.clamp_text : "");
             row2(f, "its margin (nats)", cl.margin_text ? cl.margin_text : "");
-            char t[96]; /* bounded: a margin of 4 decimals (abl_design_clamp_find) and an int */
-            snprintf(t, sizeof t, "margin %s nats, %d head(s) left blind",
-                     cl.paper_margin_text ? cl.paper_margin_text : "?", cl.paper_failing);
-            row2(f, "the paper's clamp -87", t);
+            row2_take(f, "the paper's clamp -87", abl_strf("margin %s nats, %d head(s) left blind",
+                                                           cl.paper_margin_text ? cl.paper_margin_text : "?",
+                                                           cl.paper_failing));
             fputs("</table>\n", f);
         }
         abl_design_clamp_clear(&cl);
@@ -308,6 +314,272 @@ abl_status abl_html_report(const abl_html_config *c, char **buf, size_t *len, ch
     return st;
 }
 
+/* The page's head: its title (the model, or the layer's head count, at N) and what the page shows. */
+static void html_head(FILE *f, const abl_html_config *c, const abl_analysis *a)
+{
+    char *title = c->model != NULL ? abl_strf("alibi-blind report: %s at %llu tokens", c->model->name,
+                                              (unsigned long long)c->context)
+                                   : abl_strf("alibi-blind report: a %d-head layer at %llu tokens", a->heads,
+                                              (unsigned long long)c->context);
+    const char *t = title != NULL ? title : "";
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
+    abl_html_escape(f, t);
+    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", style);
+    abl_html_escape(f, t);
+    free(title);
+    fputs("</h1>\n<p class=\"note\">Where, in finite precision, the heads of this ALiBi layer go blind: the "
+          "distance δ beyond which exp(−m·d) underflows to zero, and the share of the attention matrix lost. "
+          "Definitions: docs/spec.md.</p>\n",
+          f);
+}
+
+/* Where the layer comes from: the catalogue's entry (id, family, sizes, source) or the config.json. */
+static void html_source_rows(FILE *f, const abl_html_config *c, const abl_analysis *a)
+{
+    if (c->model != NULL) {
+        const abl_model *m = c->model;
+        row2(f, "model", m->name);
+        if (m->hf_id != NULL)
+            row2(f, "Hugging Face id", m->hf_id);
+        if (m->family != NULL)
+            row2(f, "family", m->family->name);
+        row2_take(f, "heads per layer", abl_strf("%d", m->heads));
+        if (m->layers > 0)
+            row2_take(f, "layers", abl_strf("%d", m->layers));
+        if (m->context > 0)
+            row2_take(f, "trained context", abl_strf("%llu", (unsigned long long)m->context));
+        if (m->source != NULL)
+            row2(f, "source", m->source);
+        return;
+    }
+    if (c->config != NULL) {
+        row2(f, "config", c->config);
+        row2(f, "model_type", c->model_type != NULL && c->model_type[0] ? c->model_type : "(none)");
+    }
+    row2_take(f, "heads", abl_strf("%d", a->heads));
+}
+
+/* The model and the kernel: the layer's source, slopes, dtype, convention with τ, N and the kernel. */
+static void html_model_section(FILE *f, const abl_html_plan *plan, const abl_analysis *a)
+{
+    const abl_html_config *c = &plan->config;
+    fputs("<h2>Model and kernel</h2>\n<table>\n", f);
+    html_source_rows(f, c, a);
+    row2(f, "slopes", a->schedule.spec);
+    row2(f, "dtype", c->format.name);
+    char *tau = NULL; /* τ to 10 decimals ("?" when it cannot be decided) */
+    if (abl_threshold_string(&c->format, abl_convention_tau_kind(c->convention), 10, &tau) != ABL_OK) {
+        free(tau);
+        tau = NULL;
+    }
+    row2_take(f, "convention", abl_strf("%s (τ = %s)", abl_convention_name(c->convention), tau != NULL ? tau : "?"));
+    free(tau);
+    row2_take(f, "context N", abl_strf("%llu", (unsigned long long)c->context));
+    row2(f, "kernel (pipeline)", plan->pipeline);
+    abl_text fields = {0};
+    abl_pipeline_describe_text(&plan->predict.pipeline, &fields);
+    row2(f, "kernel roundings", abl_text_str(&fields));
+    free(fields.s);
+    fputs("</table>\n", f);
+}
+
+/* A fraction as a percent with 2 decimals and " %" (malloc'd; NULL when out of memory). */
+static char *percent_text(const mpq_t q)
+{
+    char *p = abl_fraction_percent_text(q, 2);
+    char *t = abl_strf("%s %%", p != NULL ? p : "");
+    free(p);
+    return t;
+}
+
+/* Fractions: blind heads, the row and matrix fractions (closed form), and through the kernel when
+ * predicted (exact zeros of the last row and of the causal matrix). */
+static void html_fractions(FILE *f, const abl_html_config *c, const abl_analysis *a, const abl_prediction *pr)
+{
+    fputs("<h2>Fractions</h2>\n<table>\n", f);
+    row2_take(f, "heads blind inside the context", abl_strf("%d of %d", a->blind_heads, a->heads));
+    row2_take(f, "row fraction (last query row)", percent_text(a->row_fraction));
+    row2_take(f, "matrix fraction (causal entries)", percent_text(a->matrix_fraction));
+    if (pr != NULL) {
+        double n = (double)c->context, h = (double)pr->heads;
+        row2_take(f, "row fraction through the kernel (exact zeros)",
+                  abl_strf("%.2f %%", 100.0 * (double)pr->row_zeros / (h * n)));
+        row2_take(f, "matrix fraction through the kernel (exact zeros)",
+                  abl_strf("%.2f %%", 100.0 * (double)pr->matrix_zeros / (h * n * (n + 1) / 2)));
+    }
+    fputs("</table>\n", f);
+}
+
+/* blind / attended as a percent with 2 decimals (malloc'd; NULL when out of memory); q is scratch. */
+static char *share_text(mpq_t q, const mpz_t blind, const mpz_t attended)
+{
+    mpq_set_num(q, blind);
+    mpq_set_den(q, attended);
+    mpq_canonicalize(q);
+    return abl_fraction_percent_text(q, 2);
+}
+
+/* One head's row: rank, index, slope as written, m, δ, δ ieee, blind, the kernel's first blind distance
+ * (when predicted), the blind keys of the last row and the row and matrix shares. */
+static void html_head_row(FILE *f, const abl_analysis *a, const abl_head_result *r, const abl_prediction *pr, mpq_t q)
+{
+    char *exact = abl_slope_exact_text(&r->slope); /* a slope as written: any length */
+    char *m = abl_slope_decimal_text(&r->slope, 5);
+    char *d = abl_delta_text(&r->delta, 12), *di = abl_delta_text(&r->delta_ieee, 12);
+    char *rz = NULL;
+    if (gmp_asprintf(&rz, "%Zd", r->row_blind) < 0)
+        rz = NULL;
+    char *rp = share_text(q, r->row_blind, a->row_attended), *mp = share_text(q, r->matrix_blind, a->matrix_attended);
+    fprintf(f, "<tr><td class=\"n\">%d</td><td class=\"n\">%d</td><td>", r->rank, r->slope.index);
+    abl_html_escape(f, exact != NULL ? exact : "?");
+    fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td>",
+            m != NULL ? m : "?", d != NULL ? d : "", di != NULL ? di : "", r->blind_in_context ? "yes" : "no");
+    if (pr != NULL) {
+        int64_t fb = pr->results[r->slope.index - 1].first_blind;
+        if (fb >= 0)
+            fprintf(f, "<td class=\"n\">%lld</td>", (long long)fb);
+        else
+            fputs("<td class=\"n\">none</td>", f);
+    }
+    fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n", rz != NULL ? rz : "",
+            rp != NULL ? rp : "", mp != NULL ? mp : "");
+    free(exact);
+    free(m);
+    free(d);
+    free(di);
+    if (rz != NULL) {
+        void (*gmp_free)(void *, size_t);
+        mp_get_memory_functions(NULL, NULL, &gmp_free);
+        gmp_free(rz, strlen(rz) + 1);
+    }
+    free(rp);
+    free(mp);
+}
+
+/* Per head: the table of every head (in the analysis's order) and what its columns mean. */
+static void html_per_head(FILE *f, const abl_analysis *a, const abl_prediction *pr)
+{
+    fputs("<h2>Per head</h2>\n<table>\n<tr><th>rank</th><th>head</th><th>slope</th><th>m</th><th>δ</th>"
+          "<th>δ ieee</th><th>blind</th>",
+          f);
+    if (pr != NULL)
+        fputs("<th>first blind d (kernel)</th>", f);
+    fputs("<th>row zeros</th><th>row %</th><th>matrix %</th></tr>\n", f);
+    mpq_t q;
+    mpq_init(q);
+    for (int h = 0; h < a->heads; h++)
+        html_head_row(f, a, &a->results[h], pr, q);
+    mpq_clear(q);
+    fputs("</table>\n<p class=\"note\">δ: the first blind distance under the convention; δ ieee: under one "
+          "round-to-nearest exp with gradual underflow; first blind d (kernel): the smallest distance with an "
+          "exactly-zero weight in the last row through the kernel's roundings (zero logits).</p>\n",
+          f);
+}
+
+/* Figure 1b for the layer: the planned kernel curve with the formula's when it was predicted (the
+ * formula's alone when the kernel cannot be predicted exactly), else the formula's. */
+static abl_status html_fraction_plot(abl_html_plan *plan, const abl_analysis *a, int predicted, abl_plot *p,
+                                     char **msg)
+{
+    const abl_html_config *c = &plan->config;
+    abl_plot_fraction_config fc;
+    abl_plot_fraction_config_default(&fc);
+    fc.formats = &c->format;
+    fc.conventions = &c->convention;
+    fc.heads = a->heads;
+    fc.slopes = a->spec;
+    fc.max_context = c->context < 2 ? 2 : c->context;
+    fc.model = c->model != NULL ? c->model->name : NULL;
+    if (!predicted || plan->step_fraction < 0)
+        return abl_plot_fraction(&fc, p, msg);
+    abl_plot_fraction_plan *fp = &plan->fraction;
+    fp->config.heads = a->heads; /* the closed-form curves and the title: the analysed layer */
+    fp->config.slopes = a->spec;
+    abl_status st = abl_plot_fraction_run_plan(fp, p, msg);
+    count_sub(plan, plan->step_fraction, &fp->plan);
+    if (st == ABL_ERR_UNSUPPORTED) /* the formula curves alone */
+        st = abl_plot_fraction(&fc, p, msg);
+    return st;
+}
+
+/* The zero map through the kernel, as planned; a kernel that cannot be emulated leaves it out. */
+static abl_status html_blindmap(FILE *f, abl_html_plan *plan, const abl_analysis *a, char **msg)
+{
+    if (plan->step_blindmap < 0)
+        return ABL_OK;
+    abl_plot_blindmap_plan *mp = &plan->blindmap;
+    mp->config.head = a->heads <= 64 ? 0 : 1; /* every head as small multiples when they fit */
+    abl_plot p;
+    abl_status bs = abl_plot_blindmap_run_plan(mp, &p, msg);
+    count_sub(plan, plan->step_blindmap, &mp->plan);
+    if (bs == ABL_ERR_UNSUPPORTED)
+        return ABL_OK;
+    if (bs != ABL_OK)
+        return bs;
+    char *caption = abl_strf("Where attention goes blind: exactly-zero weights through %s at N = %llu.",
+                             plan->pipeline, (unsigned long long)mp->config.context);
+    if (caption == NULL) {
+        abl_plot_free(&p);
+        return ABL_ERR_NO_MEMORY;
+    }
+    abl_status st = put_svg(f, &p, caption, msg);
+    free(caption);
+    return st;
+}
+
+/* Pictures: Figure 1a and 1b for this layer, the zero map, the paper's mitigations (the tables above
+ * stand alone when this build cannot draw). */
+static abl_status html_pictures(FILE *f, abl_html_plan *plan, const abl_analysis *a, int predicted, char **msg)
+{
+    const abl_html_config *c = &plan->config;
+    fputs("<h2>Pictures</h2>\n", f);
+    if (!abl_plot_available()) {
+        fputs("<p class=\"note\">The pictures are missing: " ABL_PLOT_MISSING ".</p>\n", f);
+        return ABL_OK;
+    }
+    abl_plot p;
+    abl_plot_bias_config bc;
+    abl_plot_bias_config_default(&bc);
+    bc.format = c->format;
+    bc.convention = c->convention;
+    bc.heads = a->heads;
+    bc.slopes = a->spec;
+    bc.max_distance = c->context;
+    bc.model = c->model != NULL ? c->model->name : NULL;
+    abl_status st = abl_plot_bias(&bc, &p);
+    if (st == ABL_OK)
+        st = put_svg(f, &p, "Figure 1a for this layer: each head's bias −m·d, τ dashed, δ marked.", msg);
+    if (st == ABL_OK)
+        st = html_fraction_plot(plan, a, predicted, &p, msg);
+    if (st == ABL_OK)
+        st = put_svg(f, &p, "Figure 1b for this layer: underflow fractions against the context.", msg);
+    if (st == ABL_OK)
+        st = html_blindmap(f, plan, a, msg);
+    if (st == ABL_OK)
+        st = abl_plot_mitigations(&c->format, c->convention, &p);
+    if (st == ABL_OK)
+        st = put_svg(f, &p, "The paper's mitigations (Table 8, nine heads): δ per head for each combination.", msg);
+    return st;
+}
+
+/* The page's body into f, section by section, from the analysed layer and the prediction (NULL: none). */
+static abl_status html_page(FILE *f, abl_html_plan *plan, const abl_analysis *a, const abl_prediction *pr,
+                            char **msg)
+{
+    const abl_html_config *c = &plan->config;
+    html_head(f, c, a);
+    html_model_section(f, plan, a);
+    html_fractions(f, c, a, pr);
+    html_per_head(f, a, pr);
+    if (pr != NULL && plan->step_design >= 0) {
+        plan->plan.steps[plan->step_design].executed++;
+        design_section(f, &plan->predict.pipeline, c->context, a->spec, a->heads, c->threads);
+    }
+    abl_status st = html_pictures(f, plan, a, pr != NULL, msg);
+    fputs("</body>\n</html>\n", f);
+    return st;
+}
+
 abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char **msg)
 {
     if (msg != NULL)
@@ -319,9 +591,6 @@ abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char 
         return ABL_ERR_INVALID_ARGUMENT;
     *buf = NULL;
     *len = 0;
-    const char *pipe = plan->pipeline;
-    abl_pipeline pl = plan->predict.pipeline;
-    char text[512]; /* bounded: counts, percents and the convention's name with its threshold */
     abl_analysis a;
     abl_status st = abl_plot_layer(&c->format, c->convention, c->heads, c->slopes, c->context, &a);
     if (st != ABL_OK)
@@ -334,7 +603,6 @@ abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char 
         plan->plan.steps[plan->step_predict].executed++;
         predicted = abl_predict_run(&plan->predict, &pr) == ABL_OK;
     }
-
     char *out = NULL;
     size_t outlen = 0;
     FILE *f = open_memstream(&out, &outlen);
@@ -343,204 +611,7 @@ abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char 
         abl_analysis_free(&a);
         return ABL_ERR_NO_MEMORY;
     }
-    abl_text title = {0};
-    if (c->model != NULL)
-        abl_text_add(&title, "alibi-blind report: %s at %llu tokens", c->model->name, (unsigned long long)c->context);
-    else
-        abl_text_add(&title, "alibi-blind report: a %d-head layer at %llu tokens", a.heads,
-                     (unsigned long long)c->context);
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
-    abl_html_escape(f, abl_text_str(&title));
-    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", style);
-    abl_html_escape(f, abl_text_str(&title));
-    free(title.s);
-    fputs("</h1>\n<p class=\"note\">Where, in finite precision, the heads of this ALiBi layer go blind: the "
-          "distance δ beyond which exp(−m·d) underflows to zero, and the share of the attention matrix lost. "
-          "Definitions: docs/spec.md.</p>\n",
-          f);
-
-    /* The model and the kernel. */
-    fputs("<h2>Model and kernel</h2>\n<table>\n", f);
-    if (c->model != NULL) {
-        const abl_model *m = c->model;
-        row2(f, "model", m->name);
-        if (m->hf_id != NULL)
-            row2(f, "Hugging Face id", m->hf_id);
-        if (m->family != NULL)
-            row2(f, "family", m->family->name);
-        snprintf(text, sizeof text, "%d", m->heads);
-        row2(f, "heads per layer", text);
-        if (m->layers > 0) {
-            snprintf(text, sizeof text, "%d", m->layers);
-            row2(f, "layers", text);
-        }
-        if (m->context > 0) {
-            snprintf(text, sizeof text, "%llu", (unsigned long long)m->context);
-            row2(f, "trained context", text);
-        }
-        if (m->source != NULL)
-            row2(f, "source", m->source);
-    } else {
-        if (c->config != NULL) {
-            row2(f, "config", c->config);
-            row2(f, "model_type", c->model_type != NULL && c->model_type[0] ? c->model_type : "(none)");
-        }
-        snprintf(text, sizeof text, "%d", a.heads);
-        row2(f, "heads", text);
-    }
-    row2(f, "slopes", a.schedule.spec);
-    row2(f, "dtype", c->format.name);
-    char tau[64]; /* bounded: a threshold to 10 decimals */
-    abl_threshold_into(&c->format, abl_convention_tau_kind(c->convention), 10, tau, sizeof tau);
-    snprintf(text, sizeof text, "%s (τ = %s)", abl_convention_name(c->convention), tau);
-    row2(f, "convention", text);
-    snprintf(text, sizeof text, "%llu", (unsigned long long)c->context);
-    row2(f, "context N", text);
-    row2(f, "kernel (pipeline)", pipe);
-    abl_text fields = {0};
-    abl_pipeline_describe_text(&pl, &fields);
-    row2(f, "kernel roundings", abl_text_str(&fields));
-    free(fields.s);
-    fputs("</table>\n", f);
-
-    /* Fractions. */
-    char rowp[64], matp[64]; /* bounded: fractions in [0, 1] as percents with 2 decimals */
-    abl_put_text(rowp, sizeof rowp, abl_fraction_percent_text(a.row_fraction, 2));
-    abl_put_text(matp, sizeof matp, abl_fraction_percent_text(a.matrix_fraction, 2));
-    fputs("<h2>Fractions</h2>\n<table>\n", f);
-    snprintf(text, sizeof text, "%d of %d", a.blind_heads, a.heads);
-    row2(f, "heads blind inside the context", text);
-    snprintf(text, sizeof text, "%s %%", rowp);
-    row2(f, "row fraction (last query row)", text);
-    snprintf(text, sizeof text, "%s %%", matp);
-    row2(f, "matrix fraction (causal entries)", text);
-    if (predicted) {
-        double n = (double)c->context, h = (double)pr.heads;
-        snprintf(text, sizeof text, "%.2f %%", 100.0 * (double)pr.row_zeros / (h * n));
-        row2(f, "row fraction through the kernel (exact zeros)", text);
-        snprintf(text, sizeof text, "%.2f %%", 100.0 * (double)pr.matrix_zeros / (h * n * (n + 1) / 2));
-        row2(f, "matrix fraction through the kernel (exact zeros)", text);
-    }
-    fputs("</table>\n", f);
-
-    /* Per head. */
-    fputs("<h2>Per head</h2>\n<table>\n<tr><th>rank</th><th>head</th><th>slope</th><th>m</th><th>δ</th>"
-          "<th>δ ieee</th><th>blind</th>",
-          f);
-    if (predicted)
-        fputs("<th>first blind d (kernel)</th>", f);
-    fputs("<th>row zeros</th><th>row %</th><th>matrix %</th></tr>\n", f);
-    mpq_t q;
-    mpq_init(q);
-    for (int h = 0; h < a.heads; h++) {
-        const abl_head_result *r = &a.results[h];
-        /* bounded: m to 5 digits, deltas to 12, counts of at most N keys, percents with 2 decimals */
-        char d[64], di[64], rz[64], rp[64], mp[64]; /* bounded: see above */
-        char *exact = abl_slope_exact_text(&r->slope); /* a slope as written: any length */
-        char *m = abl_slope_decimal_text(&r->slope, 5);
-        abl_put_text(d, sizeof d, abl_delta_text(&r->delta, 12));
-        abl_put_text(di, sizeof di, abl_delta_text(&r->delta_ieee, 12));
-        gmp_snprintf(rz, sizeof rz, "%Zd", r->row_blind);
-        mpq_set_num(q, r->row_blind);
-        mpq_set_den(q, a.row_attended);
-        mpq_canonicalize(q);
-        abl_put_text(rp, sizeof rp, abl_fraction_percent_text(q, 2));
-        mpq_set_num(q, r->matrix_blind);
-        mpq_set_den(q, a.matrix_attended);
-        mpq_canonicalize(q);
-        abl_put_text(mp, sizeof mp, abl_fraction_percent_text(q, 2));
-        fprintf(f, "<tr><td class=\"n\">%d</td><td class=\"n\">%d</td><td>", r->rank, r->slope.index);
-        abl_html_escape(f, exact != NULL ? exact : "?");
-        free(exact);
-        fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td>",
-                m != NULL ? m : "?", d, di, r->blind_in_context ? "yes" : "no");
-        free(m);
-        if (predicted) {
-            int64_t fb = pr.results[r->slope.index - 1].first_blind;
-            if (fb >= 0)
-                fprintf(f, "<td class=\"n\">%lld</td>", (long long)fb);
-            else
-                fputs("<td class=\"n\">none</td>", f);
-        }
-        fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n", rz, rp, mp);
-    }
-    mpq_clear(q);
-    fputs("</table>\n<p class=\"note\">δ: the first blind distance under the convention; δ ieee: under one "
-          "round-to-nearest exp with gradual underflow; first blind d (kernel): the smallest distance with an "
-          "exactly-zero weight in the last row through the kernel's roundings (zero logits).</p>\n",
-          f);
-
-    if (predicted && plan->step_design >= 0) {
-        plan->plan.steps[plan->step_design].executed++;
-        design_section(f, &pl, c->context, a.spec, a.heads, c->threads);
-    }
-
-    /* Pictures (the tables above stand alone when this build cannot draw). */
-    fputs("<h2>Pictures</h2>\n", f);
-    if (!abl_plot_available()) {
-        fputs("<p class=\"note\">The pictures are missing: " ABL_PLOT_MISSING ".</p>\n", f);
-        st = ABL_OK;
-        goto finish;
-    }
-    abl_plot p;
-    abl_plot_bias_config bc;
-    abl_plot_bias_config_default(&bc);
-    bc.format = c->format;
-    bc.convention = c->convention;
-    bc.heads = a.heads;
-    bc.slopes = a.spec;
-    bc.max_distance = c->context;
-    bc.model = c->model != NULL ? c->model->name : NULL;
-    st = abl_plot_bias(&bc, &p);
-    if (st == ABL_OK)
-        st = put_svg(f, &p, "Figure 1a for this layer: each head's bias −m·d, τ dashed, δ marked.", msg);
-    if (st == ABL_OK) {
-        abl_plot_fraction_config fc;
-        abl_plot_fraction_config_default(&fc);
-        fc.formats = &c->format;
-        fc.conventions = &c->convention;
-        fc.heads = a.heads;
-        fc.slopes = a.spec;
-        fc.max_context = c->context < 2 ? 2 : c->context;
-        fc.model = bc.model;
-        if (predicted && plan->step_fraction >= 0) { /* the planned kernel curve */
-            abl_plot_fraction_plan *fp = &plan->fraction;
-            fp->config.heads = a.heads; /* the closed-form curves and the title: the analysed layer */
-            fp->config.slopes = a.spec;
-            st = abl_plot_fraction_run_plan(fp, &p, msg);
-            count_sub(plan, plan->step_fraction, &fp->plan);
-            if (st == ABL_ERR_UNSUPPORTED) /* the formula curves alone */
-                st = abl_plot_fraction(&fc, &p, msg);
-        } else {
-            st = abl_plot_fraction(&fc, &p, msg);
-        }
-        if (st == ABL_OK)
-            st = put_svg(f, &p, "Figure 1b for this layer: underflow fractions against the context.", msg);
-    }
-    if (st == ABL_OK && plan->step_blindmap >= 0) {
-        abl_plot_blindmap_plan *mp = &plan->blindmap;
-        const abl_plot_blindmap_config *mc = &mp->config;
-        mp->config.head = a.heads <= 64 ? 0 : 1; /* every head as small multiples when they fit */
-        {
-            abl_status bs = abl_plot_blindmap_run_plan(mp, &p, msg);
-            count_sub(plan, plan->step_blindmap, &mp->plan);
-            if (bs == ABL_OK) {
-                snprintf(text, sizeof text, "Where attention goes blind: exactly-zero weights through %s at N = %llu.",
-                         pipe, (unsigned long long)mc->context);
-                st = put_svg(f, &p, text, msg);
-            } else if (bs != ABL_ERR_UNSUPPORTED) {
-                st = bs;
-            }
-        }
-    }
-    if (st == ABL_OK) {
-        st = abl_plot_mitigations(&c->format, c->convention, &p);
-        if (st == ABL_OK)
-            st = put_svg(f, &p, "The paper's mitigations (Table 8, nine heads): δ per head for each combination.",
-                         msg);
-    }
-finish:
-    fputs("</body>\n</html>\n", f);
+    st = html_page(f, plan, &a, predicted ? &pr : NULL, msg);
     int bad = fclose(f) != 0;
     abl_prediction_free(&pr);
     abl_analysis_free(&a);

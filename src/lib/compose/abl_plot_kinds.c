@@ -18,12 +18,16 @@
 #include "compose/abl_compose_internal.h"
 #include "analysis/abl_analysis_internal.h"
 
-/* τ of a convention as a double and as text with 4 decimals ("-87.3365"). */
-static double tau_of(const abl_format *fmt, abl_convention conv, char *text, size_t len)
+/* τ of a convention as a double and as malloc'd text with 4 decimals ("-87.3365"; "?" when it cannot be
+ * decided; *text NULL only when out of memory). */
+static double tau_of(const abl_format *fmt, abl_convention conv, char **text)
 {
     abl_tau_kind kind = abl_convention_tau_kind(conv);
-    if (text != NULL && abl_threshold_into(fmt, kind, 4, text, len) != ABL_OK)
-        snprintf(text, len, "?");
+    *text = NULL;
+    if (abl_threshold_string(fmt, kind, 4, text) != ABL_OK) {
+        free(*text);
+        *text = abl_strf("?");
+    }
     return abl_threshold_double(fmt, kind);
 }
 
@@ -70,6 +74,46 @@ abl_status abl_plot_layer(const abl_format *format, abl_convention convention, i
     return st;
 }
 
+/* One head's line of Figure 1a: the bias -m·d from 0 to D, labelled with m and δ, δ marked on it. */
+static abl_status bias_head(abl_plot_panel *pn, const abl_head_result *r, int h, int heads, double D)
+{
+    char *exact = abl_slope_exact_text(&r->slope), *dtxt = abl_delta_text(&r->delta, 9);
+    char *label = exact != NULL && dtxt != NULL ? abl_strf("h%d  m = %s  δ = %s", r->slope.index, exact, dtxt) : NULL;
+    free(exact);
+    free(dtxt);
+    /* A straight line: its two ends (PLplot clips it to the frame). */
+    double x[2] = {0, D}, y[2] = {0, -r->slope.value * D};
+    abl_status st = label != NULL ? abl_plot_add_series(pn, label, x, y, 2, head_colour(h, heads), NULL)
+                                  : ABL_ERR_NO_MEMORY;
+    free(label);
+    int64_t d;
+    if (st == ABL_OK && !r->delta.never && abl_delta_get_i64(&r->delta, &d) && (double)d <= D)
+        st = abl_plot_add_marker(pn, (double)d, -r->slope.value * (double)d);
+    return st;
+}
+
+/* Figure 1a's frame: its title, the caption naming the slopes and τ, the axes. */
+static abl_status bias_frame(const abl_plot_bias_config *c, const abl_analysis *a, const char *tau_txt, double tau,
+                             abl_plot *out)
+{
+    char *title = c->model != NULL ? abl_strf("ALiBi bias of %s (%d heads, %s)", c->model, a->heads, c->format.name)
+                                   : abl_strf("ALiBi bias of a %d-head layer (%s)", a->heads, c->format.name);
+    abl_status st = title != NULL ? abl_plot_init(out, 1, 1, title) : ABL_ERR_NO_MEMORY;
+    free(title);
+    if (st != ABL_OK)
+        return st;
+    out->legend = 1;
+    double ymin = -nice_ceil(-2.0 * tau), ymax = -0.04 * ymin;
+    char *cap = abl_strf("slopes %s; τ = %s (%s, %s convention): head h goes blind at d = δh, where -m·d reaches τ (o)",
+                         a->schedule.spec, tau_txt, c->format.name, abl_convention_name(c->convention));
+    st = cap != NULL ? abl_plot_set_caption(out, cap) : ABL_ERR_NO_MEMORY;
+    free(cap);
+    if (st == ABL_OK)
+        st = abl_plot_axes(&out->panels[0], NULL, "token distance d", "bias -m·d (nats)", 0, (double)c->max_distance,
+                           ymin, ymax, 0, 0);
+    return st;
+}
+
 abl_status abl_plot_bias(const abl_plot_bias_config *c, abl_plot *out)
 {
     if (c == NULL || out == NULL || c->max_distance < 1 || c->max_distance > ABL_MAX_CONTEXT)
@@ -79,45 +123,18 @@ abl_status abl_plot_bias(const abl_plot_bias_config *c, abl_plot *out)
     abl_status st = abl_plot_layer(&c->format, c->convention, c->heads, c->slopes, c->max_distance, &a);
     if (st != ABL_OK)
         return st;
-    char tau_txt[64], buf[512], title[256];
-    double tau = tau_of(&c->format, c->convention, tau_txt, sizeof tau_txt);
-    if (c->model != NULL)
-        snprintf(title, sizeof title, "ALiBi bias of %s (%d heads, %s)", c->model, a.heads, c->format.name);
-    else
-        snprintf(title, sizeof title, "ALiBi bias of a %d-head layer (%s)", a.heads, c->format.name);
-    st = abl_plot_init(out, 1, 1, title);
-    if (st != ABL_OK) {
-        abl_analysis_free(&a);
-        return st;
-    }
-    out->legend = 1;
-    double D = (double)c->max_distance;
-    double ymin = -nice_ceil(-2.0 * tau), ymax = -0.04 * ymin;
-    snprintf(buf, sizeof buf, "slopes %s; τ = %s (%s, %s convention): head h goes blind at d = δh, where -m·d reaches τ (o)",
-             a.schedule.spec, tau_txt, c->format.name, abl_convention_name(c->convention));
-    st = abl_plot_set_caption(out, buf);
-    abl_plot_panel *pn = &out->panels[0];
-    if (st == ABL_OK)
-        st = abl_plot_axes(pn, NULL, "token distance d", "bias -m·d (nats)", 0, D, ymin, ymax, 0, 0);
-    for (int h = 0; st == ABL_OK && h < a.heads; h++) {
-        const abl_head_result *r = &a.results[h];
-        char dtxt[64];
-        char *exact = abl_slope_exact_text(&r->slope);
-        abl_put_text(dtxt, sizeof dtxt, abl_delta_text(&r->delta, 9));
-        char *label = exact != NULL ? abl_strf("h%d  m = %s  δ = %s", r->slope.index, exact, dtxt) : NULL;
-        free(exact);
-        /* A straight line: its two ends (PLplot clips it to the frame). */
-        double x[2] = {0, D}, y[2] = {0, -r->slope.value * D};
-        st = label != NULL ? abl_plot_add_series(pn, label, x, y, 2, head_colour(h, a.heads), NULL) : ABL_ERR_NO_MEMORY;
-        free(label);
-        int64_t d;
-        if (st == ABL_OK && !r->delta.never && abl_delta_get_i64(&r->delta, &d) && (double)d <= D)
-            st = abl_plot_add_marker(pn, (double)d, -r->slope.value * (double)d);
-    }
+    char *tau_txt = NULL;
+    double tau = tau_of(&c->format, c->convention, &tau_txt);
+    st = tau_txt != NULL ? bias_frame(c, &a, tau_txt, tau, out) : ABL_ERR_NO_MEMORY;
+    abl_plot_panel *pn = st == ABL_OK ? &out->panels[0] : NULL;
+    for (int h = 0; st == ABL_OK && h < a.heads; h++)
+        st = bias_head(pn, &a.results[h], h, a.heads, (double)c->max_distance);
     if (st == ABL_OK) {
-        snprintf(buf, sizeof buf, "τ = %s", tau_txt);
-        st = abl_plot_add_hline(pn, tau, buf);
+        char *label = abl_strf("τ = %s", tau_txt);
+        st = label != NULL ? abl_plot_add_hline(pn, tau, label) : ABL_ERR_NO_MEMORY;
+        free(label);
     }
+    free(tau_txt);
     abl_analysis_free(&a);
     if (st != ABL_OK)
         abl_plot_free(out);
@@ -264,6 +281,25 @@ abl_status abl_plot_fraction_estimate(const abl_plot_fraction_config *c, abl_cos
     return st;
 }
 
+/* A pair of curves (row, then the matrix's lighter and thinner one) labelled "<what>: row" and
+ * "<what>: matrix", in the next two colours. */
+static abl_status fraction_pair(abl_plot_panel *pn, const char *what, const double *x, const double *yr,
+                                const double *ym, size_t np, int *ci, int ncurves)
+{
+    char *row = abl_strf("%s: row", what), *mat = abl_strf("%s: matrix", what);
+    abl_plot_series *s;
+    abl_status st = row != NULL && mat != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK)
+        st = abl_plot_add_series(pn, row, x, yr, np, curve_colour((*ci)++, ncurves), NULL);
+    if (st == ABL_OK)
+        st = abl_plot_add_series(pn, mat, x, ym, np, curve_colour((*ci)++, ncurves), &s);
+    if (st == ABL_OK)
+        s->width = 1.3;
+    free(row);
+    free(mat);
+    return st;
+}
+
 /* The real-kernel curves: the plan's predictor calls, curve by curve. */
 static abl_status fraction_kernel_curves(abl_plot_fraction_plan *p, abl_plot_panel *pn, const double *x, int *ci,
                                          int ncurves, char **msg)
@@ -271,7 +307,6 @@ static abl_status fraction_kernel_curves(abl_plot_fraction_plan *p, abl_plot_pan
     const abl_plot_fraction_config *c = &p->config;
     size_t np = p->npoints;
     double yr[FRACTION_POINTS], ym[FRACTION_POINTS];
-    abl_plot_series *s;
     abl_status st = ABL_OK;
     for (size_t pi = 0; st == ABL_OK && pi < c->npipelines; pi++)
         for (size_t f = 0; st == ABL_OK && f < c->nformats; f++) {
@@ -302,19 +337,10 @@ static abl_status fraction_kernel_curves(abl_plot_fraction_plan *p, abl_plot_pan
                 }
                 abl_prediction_free(&pr);
             }
-            abl_text row = {0}, mat = {0};
-            abl_text_add(&row, "%s (%s): row", spec_name(&c->pipelines[pi]), c->formats[f].name);
-            abl_text_add(&mat, "%s (%s): matrix", spec_name(&c->pipelines[pi]), c->formats[f].name);
-            if (st == ABL_OK && (row.oom || mat.oom))
-                st = ABL_ERR_NO_MEMORY;
+            char *what = abl_strf("%s (%s)", spec_name(&c->pipelines[pi]), c->formats[f].name);
             if (st == ABL_OK)
-                st = abl_plot_add_series(pn, abl_text_str(&row), x, yr, np, curve_colour((*ci)++, ncurves), NULL);
-            if (st == ABL_OK)
-                st = abl_plot_add_series(pn, abl_text_str(&mat), x, ym, np, curve_colour((*ci)++, ncurves), &s);
-            if (st == ABL_OK)
-                s->width = 1.3;
-            free(row.s);
-            free(mat.s);
+                st = what != NULL ? fraction_pair(pn, what, x, yr, ym, np, ci, ncurves) : ABL_ERR_NO_MEMORY;
+            free(what);
         }
     return st;
 }
@@ -330,6 +356,79 @@ abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, c
     if (st == ABL_OK)
         st = abl_plot_fraction_run_plan(&p, out, msg);
     abl_plot_fraction_plan_free(&p);
+    return st;
+}
+
+/* Figure 1b's frame: its title, the caption saying which curve is which, the axes (a context of one
+ * token still gets an axis from 0 or 0.5 to 2). */
+static abl_status fraction_frame(const abl_plot_fraction_config *c, abl_plot *out)
+{
+    char *title = c->model != NULL ? abl_strf("Underflow fractions of %s against the context", c->model)
+                                   : abl_strf("Underflow fractions of a %d-head layer against the context", c->heads);
+    abl_status st = title != NULL ? abl_plot_init(out, 1, 1, title) : ABL_ERR_NO_MEMORY;
+    free(title);
+    if (st != ABL_OK)
+        return st;
+    out->legend = 1;
+    abl_plot_panel *pn = &out->panels[0];
+    st = abl_plot_set_caption(out, "row: share of the last query row's keys that are blind; "
+                                   "matrix (lighter, thinner): share of all causal entries");
+    if (st == ABL_OK)
+        st = abl_plot_axes(pn, NULL, "context length N (tokens)", "underflow fraction", c->linear ? 0 : 1,
+                           (double)c->max_context, 0, 1, !c->linear, 0);
+    if (st == ABL_OK && c->max_context == 1)
+        st = abl_plot_axes(pn, NULL, "context length N (tokens)", "underflow fraction", c->linear ? 0 : 0.5, 2, 0,
+                           1, !c->linear, 0);
+    return st;
+}
+
+/* The closed form (spec §7) for one format and convention: the row and matrix fractions at each N. */
+static abl_status fraction_formula(const abl_plot_fraction_config *c, size_t f, size_t v, const uint64_t *ns,
+                                   size_t np, double *yr, double *ym)
+{
+    abl_analysis a;
+    abl_status st = abl_analysis_layer(&c->formats[f], c->conventions[v], c->heads, c->slopes, 0, c->max_context, &a);
+    abl_delta *d = st == ABL_OK ? calloc((size_t)a.heads, sizeof *d) : NULL;
+    if (st == ABL_OK && d == NULL)
+        st = ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK && a.heads > ABL_PLOT_MAX_HEADS)
+        st = ABL_ERR_HEADS_RANGE;
+    for (int h = 0; st == ABL_OK && h < a.heads; h++)
+        d[h] = a.results[h].delta; /* shallow: read only */
+    mpq_t q;
+    mpq_init(q);
+    for (size_t i = 0; st == ABL_OK && i < np; i++) {
+        if (ns[i] == 0) {
+            yr[i] = ym[i] = 0;
+            continue;
+        }
+        st = abl_fraction_row(d, a.heads, ns[i], 0, q);
+        yr[i] = mpq_get_d(q);
+        if (st == ABL_OK)
+            st = abl_fraction_matrix(d, a.heads, ns[i], 0, q);
+        ym[i] = mpq_get_d(q);
+    }
+    mpq_clear(q);
+    free(d);
+    abl_analysis_free(&a);
+    return st;
+}
+
+/* The closed-form curves, a pair for each format and convention. */
+static abl_status fraction_formula_curves(const abl_plot_fraction_config *c, abl_plot_panel *pn, const uint64_t *ns,
+                                          const double *x, size_t np, int *ci, int ncurves)
+{
+    double yr[FRACTION_POINTS], ym[FRACTION_POINTS];
+    abl_status st = ABL_OK;
+    for (size_t f = 0; st == ABL_OK && f < c->nformats; f++)
+        for (size_t v = 0; st == ABL_OK && v < c->nconventions; v++) {
+            st = fraction_formula(c, f, v, ns, np, yr, ym);
+            const abl_format *fmt = &c->formats[f];
+            char *what = abl_strf("%s %s", fmt->name, abl_convention_name(c->conventions[v]));
+            if (st == ABL_OK)
+                st = what != NULL ? fraction_pair(pn, what, x, yr, ym, np, ci, ncurves) : ABL_ERR_NO_MEMORY;
+            free(what);
+        }
     return st;
 }
 
@@ -349,70 +448,17 @@ abl_status abl_plot_fraction_run_plan(abl_plot_fraction_plan *plan, abl_plot *ou
     if (curves > 2 * 32)
         return ABL_ERR_INVALID_ARGUMENT;
     uint64_t ns[FRACTION_POINTS];
-    double x[FRACTION_POINTS], yr[FRACTION_POINTS], ym[FRACTION_POINTS];
+    double x[FRACTION_POINTS];
     size_t np = fraction_contexts(c->max_context, c->linear, ns);
     for (size_t i = 0; i < np; i++)
         x[i] = (double)ns[i];
-    char title[256], buf[512];
-    if (c->model != NULL)
-        snprintf(title, sizeof title, "Underflow fractions of %s against the context", c->model);
-    else
-        snprintf(title, sizeof title, "Underflow fractions of a %d-head layer against the context", c->heads);
-    abl_status st = abl_plot_init(out, 1, 1, title);
-    if (st != ABL_OK)
-        return st;
-    out->legend = 1;
-    abl_plot_panel *pn = &out->panels[0];
-    st = abl_plot_set_caption(out, "row: share of the last query row's keys that are blind; "
-                                   "matrix (lighter, thinner): share of all causal entries");
-    if (st == ABL_OK)
-        st = abl_plot_axes(pn, NULL, "context length N (tokens)", "underflow fraction", c->linear ? 0 : 1,
-                           (double)c->max_context, 0, 1, !c->linear, 0);
-    if (st == ABL_OK && c->max_context == 1)
-        st = abl_plot_axes(pn, NULL, "context length N (tokens)", "underflow fraction", c->linear ? 0 : 0.5, 2, 0,
-                           1, !c->linear, 0);
     int ci = 0, ncurves = (int)curves;
-    abl_plot_series *s;
-    mpq_t q;
-    mpq_init(q);
-    /* The closed form (spec §7) for each format and convention. */
-    for (size_t f = 0; st == ABL_OK && f < c->nformats; f++)
-        for (size_t v = 0; st == ABL_OK && v < c->nconventions; v++) {
-            abl_analysis a;
-            st = abl_analysis_layer(&c->formats[f], c->conventions[v], c->heads, c->slopes, 0, c->max_context, &a);
-            abl_delta *d = st == ABL_OK ? calloc((size_t)a.heads, sizeof *d) : NULL;
-            if (st == ABL_OK && d == NULL)
-                st = ABL_ERR_NO_MEMORY;
-            if (st == ABL_OK && a.heads > ABL_PLOT_MAX_HEADS)
-                st = ABL_ERR_HEADS_RANGE;
-            for (int h = 0; st == ABL_OK && h < a.heads; h++)
-                d[h] = a.results[h].delta; /* shallow: read only */
-            for (size_t i = 0; st == ABL_OK && i < np; i++) {
-                if (ns[i] == 0) {
-                    yr[i] = ym[i] = 0;
-                    continue;
-                }
-                st = abl_fraction_row(d, a.heads, ns[i], 0, q);
-                yr[i] = mpq_get_d(q);
-                if (st == ABL_OK)
-                    st = abl_fraction_matrix(d, a.heads, ns[i], 0, q);
-                ym[i] = mpq_get_d(q);
-            }
-            free(d);
-            abl_analysis_free(&a);
-            snprintf(buf, sizeof buf, "%s %s: row", c->formats[f].name, abl_convention_name(c->conventions[v]));
-            if (st == ABL_OK)
-                st = abl_plot_add_series(pn, buf, x, yr, np, curve_colour(ci++, ncurves), NULL);
-            snprintf(buf, sizeof buf, "%s %s: matrix", c->formats[f].name, abl_convention_name(c->conventions[v]));
-            if (st == ABL_OK)
-                st = abl_plot_add_series(pn, buf, x, ym, np, curve_colour(ci++, ncurves), &s);
-            if (st == ABL_OK)
-                s->width = 1.3;
-        }
-    mpq_clear(q);
+    abl_status st = fraction_frame(c, out);
+    if (st == ABL_OK)
+        st = fraction_formula_curves(c, &out->panels[0], ns, x, np, &ci, ncurves);
     /* Real kernels: the exact zero-logit predictor at every N (kernel/predict), as planned. */
     if (st == ABL_OK)
-        st = fraction_kernel_curves(plan, pn, x, &ci, ncurves, msg);
+        st = fraction_kernel_curves(plan, &out->panels[0], x, &ci, ncurves, msg);
     if (st != ABL_OK)
         abl_plot_free(out);
     return st;
@@ -428,6 +474,25 @@ abl_status abl_plot_fraction_run_plan(abl_plot_fraction_plan *plan, abl_plot *ou
 #define MIT_STAR_Y 1e10
 #define MIT_STARSTAR_Y 1.6e11 /* the lower part of the band; its label sits above */
 
+/* Where a δ is drawn: in the ** band (never blind, or printed **), the * band, or at its value (at
+ * least 1, the axis's foot). */
+static double mitigation_y(const abl_delta *d)
+{
+    char *cell = abl_delta_table8_cell(d);
+    const char *t = cell != NULL ? cell : "";
+    double y;
+    if (d->never || strcmp(t, "**") == 0) {
+        y = MIT_STARSTAR_Y;
+    } else if (strcmp(t, "*") == 0) {
+        y = MIT_STAR_Y;
+    } else {
+        double v = mpfr_get_d(d->approx, MPFR_RNDN);
+        y = v < 1 ? 1 : v;
+    }
+    free(cell);
+    return y;
+}
+
 abl_status abl_plot_mitigations(const abl_format *format, abl_convention convention, abl_plot *out)
 {
     if (format == NULL || out == NULL)
@@ -437,10 +502,10 @@ abl_status abl_plot_mitigations(const abl_format *format, abl_convention convent
     abl_paper_options_default(&o);
     o.format = *format;
     o.convention = convention;
-    char title[160], buf[256];
-    snprintf(title, sizeof title, "δ per head under the paper's mitigations (Table 8, %s, %s)", format->name,
-             abl_convention_name(convention));
-    abl_status st = abl_plot_init(out, 1, 1, title);
+    char *title = abl_strf("δ per head under the paper's mitigations (Table 8, %s, %s)", format->name,
+                           abl_convention_name(convention));
+    abl_status st = title != NULL ? abl_plot_init(out, 1, 1, title) : ABL_ERR_NO_MEMORY;
+    free(title);
     if (st != ABL_OK)
         return st;
     out->legend = 1;
@@ -464,21 +529,11 @@ abl_status abl_plot_mitigations(const abl_format *format, abl_convention convent
         double x[ABL_TABLE8_HEADS], y[ABL_TABLE8_HEADS];
         for (int h = 0; st == ABL_OK && h < ABL_TABLE8_HEADS; h++) {
             x[h] = h + 1;
-            char cell[16];
-            abl_put_text(cell, sizeof cell, abl_delta_table8_cell(&d[h]));
-            if (d[h].never || strcmp(cell, "**") == 0) {
-                y[h] = MIT_STARSTAR_Y;
-            } else if (strcmp(cell, "*") == 0) {
-                y[h] = MIT_STAR_Y;
-            } else {
-                double v = mpfr_get_d(d[h].approx, MPFR_RNDN);
-                y[h] = v < 1 ? 1 : v;
-            }
+            y[h] = mitigation_y(&d[h]);
         }
         abl_plot_series *s;
-        snprintf(buf, sizeof buf, "%s", tc->name);
         if (st == ABL_OK)
-            st = abl_plot_add_series(pn, buf, x, y, ABL_TABLE8_HEADS, abl_plot_sequential((int)i, (int)nc), &s);
+            st = abl_plot_add_series(pn, tc->name, x, y, ABL_TABLE8_HEADS, abl_plot_sequential((int)i, (int)nc), &s);
         if (st == ABL_OK) {
             s->symbol = 1 + (int)(i % 8);
             s->width = 1.5;
@@ -586,6 +641,122 @@ abl_status abl_plot_blindmap(const abl_plot_blindmap_config *c, abl_plot *out, c
     return st;
 }
 
+/* The layer's head count, and whether the head asked for can be drawn: every head (--head 0) as small
+ * multiples of at most 64, or one head of the layer. */
+static abl_status blindmap_heads(const abl_plot_blindmap_config *c, int *heads, char **msg)
+{
+    abl_schedule sched;
+    memset(&sched, 0, sizeof sched);
+    abl_status st = abl_schedule_build(c->slopes, c->heads, -126, &sched);
+    if (st != ABL_OK)
+        return st;
+    *heads = sched.count;
+    abl_schedule_free(&sched);
+    if (*heads > 64 && c->head == 0) {
+        /* The head choice is at fault, not the schedule: say so (not a slopes error). */
+        if (msg != NULL)
+            abl_set_error(msg, "--head 0 draws every head as small multiples, at most 64; this layer has %d "
+                               "heads (give --head H for one of them)", *heads);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (c->head > *heads) {
+        if (msg != NULL)
+            abl_set_error(msg, "--head: %d is not a head of this %d-head layer", c->head, *heads);
+        return ABL_ERR_INVALID_ARGUMENT;
+    }
+    return ABL_OK;
+}
+
+/* The zero maps' accumulator: square cells of a power-of-two number of tokens (whole cells for a
+ * power-of-two N), about 256 per side for one head, fewer for small multiples. */
+static abl_status map_acc_init(map_acc *m, const abl_plot_blindmap_config *c, int heads, int maps)
+{
+    memset(m, 0, sizeof *m);
+    m->n = c->context;
+    size_t target = c->head == 0 ? (heads > 16 ? 48 : 96) : 256;
+    m->bin = 1;
+    while ((c->context + m->bin - 1) / m->bin > target)
+        m->bin *= 2;
+    m->cells = (size_t)((c->context + m->bin - 1) / m->bin);
+    m->heads = heads;
+    m->head = c->head;
+    size_t per = m->cells * m->cells;
+    m->zeros = calloc(per * (size_t)maps, sizeof *m->zeros);
+    m->total = calloc(per * (size_t)maps, sizeof *m->total);
+    if (m->zeros == NULL || m->total == NULL) {
+        free(m->zeros);
+        free(m->total);
+        return ABL_ERR_NO_MEMORY;
+    }
+    return ABL_OK;
+}
+
+/* The picture's frame: its title naming the kernel and N, a grid of panels near square for every head,
+ * the caption saying what a cell's shade means. */
+static abl_status blindmap_frame(const abl_plot_blindmap_config *c, const char *pipe, int heads, const map_acc *m,
+                                 abl_plot *out)
+{
+    const char *who = c->model != NULL ? c->model : "the layer";
+    char *title = c->head == 0 ? abl_strf("Where attention goes blind: every head of %s (%s, N = %llu)", who, pipe,
+                                          (unsigned long long)c->context)
+                               : abl_strf("Where attention goes blind: head %d of %s (%s, N = %llu)", c->head, who,
+                                          pipe, (unsigned long long)c->context);
+    int cols = 1, rows = 1;
+    if (c->head == 0) {
+        while (cols * cols < heads)
+            cols++;
+        rows = (heads + cols - 1) / cols;
+    }
+    abl_status st = title != NULL ? abl_plot_init(out, rows, cols, title) : ABL_ERR_NO_MEMORY;
+    free(title);
+    char *cap = st == ABL_OK ? abl_strf("shaded: share of exactly-zero weights in each cell (%llu x %llu tokens), "
+                                        "white none, darkest all; query i down, key j across",
+                                        (unsigned long long)m->bin, (unsigned long long)m->bin)
+                             : NULL;
+    if (st == ABL_OK)
+        st = cap != NULL ? abl_plot_set_caption(out, cap) : ABL_ERR_NO_MEMORY;
+    free(cap);
+    return st;
+}
+
+/* Panel k: map k's shares of zero weights, titled with its head's slope and first blind distance (the
+ * grid's spare cells stay blank, valid panels). */
+static abl_status blindmap_panel(abl_plot_panel *pn, const abl_plot_blindmap_config *c, int k, int maps,
+                                 const abl_simulation *sim, const map_acc *m)
+{
+    double N = (double)c->context;
+    if (k >= maps)
+        return abl_plot_axes(pn, NULL, NULL, NULL, 0, N, 0, N, 0, 0);
+    int hi = c->head == 0 ? k + 1 : c->head;
+    const abl_sim_head *r = &sim->results[hi - 1];
+    char *exact = abl_slope_exact_text(&r->slope), *fb = NULL, *title = NULL;
+    if (r->first_blind >= 0)
+        fb = abl_strf(maps > 1 ? "d ≥ %lld" : "first blind d = %lld", (long long)r->first_blind);
+    else
+        fb = abl_strf("no zero");
+    if (exact != NULL && fb != NULL)
+        title = maps > 1 ? abl_strf("h%d %s: %s", hi, exact, fb) : abl_strf("head %d: m = %s, %s", hi, exact, fb);
+    free(exact);
+    free(fb);
+    abl_status st = title != NULL ? abl_plot_axes(pn, title, maps > 4 ? NULL : "key j", maps > 4 ? NULL : "query i",
+                                                  0, N, 0, N, 0, 0)
+                                  : ABL_ERR_NO_MEMORY;
+    free(title);
+    size_t per = m->cells * m->cells;
+    pn->yflip = 1;
+    pn->map.rows = pn->map.cols = m->cells;
+    pn->map.cells = st == ABL_OK ? malloc(per * sizeof *pn->map.cells) : NULL;
+    if (st == ABL_OK && pn->map.cells == NULL)
+        st = ABL_ERR_NO_MEMORY;
+    for (size_t i = 0; st == ABL_OK && i < per; i++) {
+        uint32_t t = m->total[(size_t)k * per + i];
+        pn->map.cells[i] = t ? (double)m->zeros[(size_t)k * per + i] / t : 0.0;
+    }
+    /* The map spans whole cells: the last may reach past N. */
+    pn->xmax = pn->ymax = (double)(m->cells * m->bin);
+    return st;
+}
+
 abl_status abl_plot_blindmap_run_plan(abl_plot_blindmap_plan *plan, abl_plot *out, char **msg)
 {
     if (msg != NULL)
@@ -598,46 +769,15 @@ abl_status abl_plot_blindmap_run_plan(abl_plot_blindmap_plan *plan, abl_plot *ou
     memset(out, 0, sizeof *out);
     abl_simulate_config sc = plan->simulate;
     const char *pipe = spec_name(c->pipeline);
-    abl_schedule sched;
-    memset(&sched, 0, sizeof sched);
-    abl_status st = abl_schedule_build(c->slopes, c->heads, -126, &sched);
+    int heads = 0;
+    abl_status st = blindmap_heads(c, &heads, msg);
     if (st != ABL_OK)
         return st;
-    int heads = sched.count;
-    if (heads > 64 && c->head == 0) {
-        /* The head choice is at fault, not the schedule: say so (not a slopes error). */
-        abl_schedule_free(&sched);
-        if (msg != NULL)
-            abl_set_error(msg, "--head 0 draws every head as small multiples, at most 64; this layer has %d "
-                                  "heads (give --head H for one of them)", heads);
-        return ABL_ERR_UNSUPPORTED;
-    }
-    if (c->head > heads) {
-        abl_schedule_free(&sched);
-        if (msg != NULL)
-            abl_set_error(msg, "--head: %d is not a head of this %d-head layer", c->head, heads);
-        return ABL_ERR_INVALID_ARGUMENT;
-    }
     int maps = c->head == 0 ? heads : 1;
     map_acc m;
-    memset(&m, 0, sizeof m);
-    m.n = c->context;
-    size_t target = c->head == 0 ? (heads > 16 ? 48 : 96) : 256;
-    m.bin = 1; /* a power of two: whole cells for a power-of-two N */
-    while ((c->context + m.bin - 1) / m.bin > target)
-        m.bin *= 2;
-    m.cells = (size_t)((c->context + m.bin - 1) / m.bin);
-    m.heads = heads;
-    m.head = c->head;
-    size_t per = m.cells * m.cells;
-    m.zeros = calloc(per * (size_t)maps, sizeof *m.zeros);
-    m.total = calloc(per * (size_t)maps, sizeof *m.total);
-    if (m.zeros == NULL || m.total == NULL) {
-        free(m.zeros);
-        free(m.total);
-        abl_schedule_free(&sched);
-        return ABL_ERR_NO_MEMORY;
-    }
+    st = map_acc_init(&m, c, heads, maps);
+    if (st != ABL_OK)
+        return st;
     sc.row_hook = map_hook;
     sc.row_hook_ctx = &m;
     abl_simulation sim;
@@ -646,64 +786,11 @@ abl_status abl_plot_blindmap_run_plan(abl_plot_blindmap_plan *plan, abl_plot *ou
     st = abl_simulate_run(&sc, &sim);
     if (st == ABL_ERR_UNSUPPORTED && msg != NULL)
         abl_set_error(msg, "--pipeline: '%s' cannot be emulated at N = %llu", pipe, (unsigned long long)c->context);
-    char title[256], buf[256];
-    if (st == ABL_OK) {
-        const char *who = c->model != NULL ? c->model : "the layer";
-        if (c->head == 0)
-            snprintf(title, sizeof title, "Where attention goes blind: every head of %s (%s, N = %llu)", who, pipe,
-                     (unsigned long long)c->context);
-        else
-            snprintf(title, sizeof title, "Where attention goes blind: head %d of %s (%s, N = %llu)", c->head, who,
-                     pipe, (unsigned long long)c->context);
-        int cols = 1, rows = 1;
-        if (c->head == 0) {
-            while (cols * cols < heads)
-                cols++;
-            rows = (heads + cols - 1) / cols;
-        }
-        st = abl_plot_init(out, rows, cols, title);
-    }
-    if (st == ABL_OK) {
-        snprintf(buf, sizeof buf, "shaded: share of exactly-zero weights in each cell (%llu x %llu tokens), "
-                                  "white none, darkest all; query i down, key j across",
-                 (unsigned long long)m.bin, (unsigned long long)m.bin);
-        st = abl_plot_set_caption(out, buf);
-    }
-    for (int k = 0; st == ABL_OK && k < out->rows * out->cols; k++) {
-        abl_plot_panel *pn = &out->panels[k];
-        double N = (double)c->context;
-        if (k >= maps) { /* an empty grid cell: keep a valid (blank) panel */
-            st = abl_plot_axes(pn, NULL, NULL, NULL, 0, N, 0, N, 0, 0);
-            continue;
-        }
-        int hi = c->head == 0 ? k + 1 : c->head;
-        const abl_sim_head *r = &sim.results[hi - 1];
-        char *exact = abl_slope_exact_text(&r->slope), *fb = NULL, *title = NULL;
-        if (r->first_blind >= 0)
-            fb = abl_strf(maps > 1 ? "d ≥ %lld" : "first blind d = %lld", (long long)r->first_blind);
-        else
-            fb = abl_strf("no zero");
-        if (exact != NULL && fb != NULL)
-            title = maps > 1 ? abl_strf("h%d %s: %s", hi, exact, fb) : abl_strf("head %d: m = %s, %s", hi, exact, fb);
-        free(exact);
-        free(fb);
-        st = title != NULL ? abl_plot_axes(pn, title, maps > 4 ? NULL : "key j", maps > 4 ? NULL : "query i", 0, N, 0, N, 0, 0)
-                           : ABL_ERR_NO_MEMORY;
-        free(title);
-        pn->yflip = 1;
-        pn->map.rows = pn->map.cols = m.cells;
-        pn->map.cells = st == ABL_OK ? malloc(per * sizeof *pn->map.cells) : NULL;
-        if (st == ABL_OK && pn->map.cells == NULL)
-            st = ABL_ERR_NO_MEMORY;
-        for (size_t i = 0; st == ABL_OK && i < per; i++) {
-            uint32_t t = m.total[(size_t)k * per + i];
-            pn->map.cells[i] = t ? (double)m.zeros[(size_t)k * per + i] / t : 0.0;
-        }
-        /* The map spans whole cells: the last may reach past N. */
-        pn->xmax = pn->ymax = (double)(m.cells * m.bin);
-    }
+    if (st == ABL_OK)
+        st = blindmap_frame(c, pipe, heads, &m, out);
+    for (int k = 0; st == ABL_OK && k < out->rows * out->cols; k++)
+        st = blindmap_panel(&out->panels[k], c, k, maps, &sim, &m);
     abl_simulation_free(&sim);
-    abl_schedule_free(&sched);
     free(m.zeros);
     free(m.total);
     if (st != ABL_OK)

@@ -47,11 +47,17 @@ abl_status abl_plot_device_from_path(const char *path, abl_plot_device *out)
     const char *slash = strrchr(path, '/');
     if (dot == NULL || (slash != NULL && dot < slash) || strlen(dot) != 4)
         return ABL_ERR_INVALID_ARGUMENT;
-    char ext[4];
-    for (int i = 0; i < 3; i++)
-        ext[i] = (char)tolower((unsigned char)dot[1 + i]);
-    ext[3] = '\0';
-    return abl_plot_device_parse(ext, out);
+    /* The extension in any case: compared letter by letter, lower-cased, with the device names. */
+    for (int i = 0; i < 3; i++) {
+        int k = 0;
+        while (k < 3 && tolower((unsigned char)dot[1 + k]) == device_names[i][k])
+            k++;
+        if (k == 3) {
+            *out = (abl_plot_device)i;
+            return ABL_OK;
+        }
+    }
+    return ABL_ERR_INVALID_ARGUMENT;
 }
 
 /* ---------------------------------------------------------------- colours */
@@ -496,22 +502,15 @@ static int draw_map(const abl_plot_panel *pn)
     return 0;
 }
 
-static int draw_panel(const abl_plot *p, int i, double chr)
+/* The shaded bands behind everything else (Table 8's * and ** rows), each labelled in its upper part.
+ * w: the panel's world window (axis units, log10 on a log axis). */
+static int draw_bands(const abl_plot_panel *pn, vp w, double chr)
 {
-    const abl_plot_panel *pn = &p->panels[i];
-    vp v = panel_viewport(p, i);
-    plvpor(v.x0, v.x1, v.y0, v.y1);
-    double x0 = tx(pn, pn->xmin), x1 = tx(pn, pn->xmax), y0 = ty(pn, pn->ymin), y1 = ty(pn, pn->ymax);
-    if (pn->yflip)
-        plwind(x0, x1, y1, y0);
-    else
-        plwind(x0, x1, y0, y1);
-    /* Shaded bands and zero maps first, then the grid, series, lines, markers, the frame last. */
     for (size_t b = 0; b < pn->nbands; b++) {
-        double b0 = fmax(ty(pn, pn->bands[b].y0), y0), b1 = fmin(ty(pn, pn->bands[b].y1), y1);
+        double b0 = fmax(ty(pn, pn->bands[b].y0), w.y0), b1 = fmin(ty(pn, pn->bands[b].y1), w.y1);
         if (b0 >= b1)
             continue;
-        PLFLT xs[4] = {x0, x1, x1, x0}, ys[4] = {b0, b0, b1, b1};
+        PLFLT xs[4] = {w.x0, w.x1, w.x1, w.x0}, ys[4] = {b0, b0, b1, b1};
         unsigned char g = (unsigned char)(0xF2 - 0x10 * (b % 3)); /* each band a little darker */
         set_colour(COL_BAND, (abl_rgb){g, g, g});
         plcol0(COL_BAND);
@@ -522,17 +521,17 @@ static int draw_panel(const abl_plot *p, int i, double chr)
                 return -1;
             plcol0(COL_FG);
             plschr(0, chr * 0.85);
-            plptex(x1 - 0.01 * (x1 - x0), b0 + 0.72 * (b1 - b0), 1, 0, 1.0, t); /* upper part of the band */
+            plptex(w.x1 - 0.01 * (w.x1 - w.x0), b0 + 0.72 * (b1 - b0), 1, 0, 1.0, t); /* upper part of the band */
             plschr(0, chr);
             free(t);
         }
     }
-    if (draw_map(pn) != 0)
-        return -1;
-    plcol0(COL_GRID);
-    plwidth(0.5);
-    plbox(pn->xlog ? "gl" : "g", 0, 0, pn->ylog ? "gl" : "g", 0, 0);
-    plwidth(1.0);
+    return 0;
+}
+
+/* The data: each series as a line in its own colour, with its glyph at every point when it has one. */
+static void draw_series(const abl_plot_panel *pn, double chr)
+{
     for (size_t s = 0; s < pn->nseries; s++) {
         const abl_plot_series *se = &pn->series[s];
         PLFLT xs[ABL_PLOT_MAX_POINTS], ys[ABL_PLOT_MAX_POINTS];
@@ -551,12 +550,18 @@ static int draw_panel(const abl_plot *p, int i, double chr)
             plschr(0, chr);
         }
     }
+}
+
+/* The horizontal lines (τ): dashed, labelled just above at the right end; those outside the window are
+ * left out. */
+static int draw_hlines(const abl_plot_panel *pn, vp w, double chr)
+{
     plwidth(2.0);
     for (size_t h = 0; h < pn->nhlines; h++) {
         double y = ty(pn, pn->hlines[h].y);
-        if (y < y0 || y > y1)
+        if (y < w.y0 || y > w.y1)
             continue;
-        PLFLT xs[2] = {x0, x1}, ys[2] = {y, y};
+        PLFLT xs[2] = {w.x0, w.x1}, ys[2] = {y, y};
         plcol0(COL_TAU);
         pllsty(2);
         plline(2, xs, ys);
@@ -566,19 +571,31 @@ static int draw_panel(const abl_plot *p, int i, double chr)
             if (t == NULL)
                 return -1;
             plschr(0, chr * 0.9);
-            plptex(x1 - 0.01 * (x1 - x0), y + 0.015 * (y1 - y0), 1, 0, 1.0, t);
+            plptex(w.x1 - 0.01 * (w.x1 - w.x0), y + 0.015 * (w.y1 - w.y0), 1, 0, 1.0, t);
             plschr(0, chr);
             free(t);
         }
     }
+    return 0;
+}
+
+/* The markers (δ): open circles, only those inside the window. */
+static void draw_markers(const abl_plot_panel *pn, vp w)
+{
     plwidth(1.5);
     plcol0(COL_FG);
     plssym(0, 0.8);
     for (size_t m = 0; m < pn->nmarkers; m++) {
         PLFLT x = tx(pn, pn->markers[m].x), y = ty(pn, pn->markers[m].y);
-        if (x >= x0 && x <= x1 && y >= y0 && y <= y1)
+        if (x >= w.x0 && x <= w.x1 && y >= w.y0 && y <= w.y1)
             plpoin(1, &x, &y, 4);
     }
+}
+
+/* The frame with its ticks and numbers, the axis labels and the panel's title; smaller text for small
+ * multiples. */
+static int draw_frame(const abl_plot *p, const abl_plot_panel *pn, vp w, double chr)
+{
     plwidth(1.0);
     plcol0(COL_FG);
     const char *xo = pn->xlog ? "bcnstl" : "bcnst", *yo = pn->ylog ? "bcnstvl" : "bcnstv";
@@ -586,13 +603,38 @@ static int draw_panel(const abl_plot *p, int i, double chr)
     double small = many ? 0.6 : 1.0;
     plschr(0, chr * small);
     /* Small multiples: two intervals per axis, so the numbers do not collide. */
-    plbox(xo, many && !pn->xlog ? (x1 - x0) / 2 : 0, 0, yo, many && !pn->ylog ? (y1 - y0) / 2 : 0, 0);
+    plbox(xo, many && !pn->xlog ? (w.x1 - w.x0) / 2 : 0, 0, yo, many && !pn->ylog ? (w.y1 - w.y0) / 2 : 0, 0);
     if ((pn->xlabel && put_text("b", 2.6, 0.5, 0.5, pn->xlabel) != 0) ||
         (pn->ylabel && put_text("l", many ? 2.8 : 4.2, 0.5, 0.5, pn->ylabel) != 0) ||
         (pn->title && put_text("t", 0.8, 0.5, 0.5, pn->title) != 0))
         return -1;
     plschr(0, chr);
     return 0;
+}
+
+/* One panel, under the caller's PLplot lock and setjmp: shaded bands and zero maps first, then the
+ * grid, series, lines, markers, the frame last (each layer drawn over the one before). */
+static int draw_panel(const abl_plot *p, int i, double chr)
+{
+    const abl_plot_panel *pn = &p->panels[i];
+    vp v = panel_viewport(p, i);
+    plvpor(v.x0, v.x1, v.y0, v.y1);
+    vp w = {tx(pn, pn->xmin), tx(pn, pn->xmax), ty(pn, pn->ymin), ty(pn, pn->ymax)};
+    if (pn->yflip)
+        plwind(w.x0, w.x1, w.y1, w.y0);
+    else
+        plwind(w.x0, w.x1, w.y0, w.y1);
+    if (draw_bands(pn, w, chr) != 0 || draw_map(pn) != 0)
+        return -1;
+    plcol0(COL_GRID);
+    plwidth(0.5);
+    plbox(pn->xlog ? "gl" : "g", 0, 0, pn->ylog ? "gl" : "g", 0, 0);
+    plwidth(1.0);
+    draw_series(pn, chr);
+    if (draw_hlines(pn, w, chr) != 0)
+        return -1;
+    draw_markers(pn, w);
+    return draw_frame(p, pn, w, chr);
 }
 
 static int draw_legend(const abl_plot *p, double chr, int svg)
@@ -712,6 +754,94 @@ static int plot_valid(const abl_plot *p)
     return 1;
 }
 
+/* The page's settings, once PLplot's stream is made: the device writing into mem, the page size, the
+ * colour map (white background, black text and frame, light grid, τ vermillion, band grey), the font.
+ * Returns the character height, which scales with the page (1.0 is readable at 1200 x 800). */
+static double page_begin(const abl_plot_render_options *o, FILE *mem)
+{
+    plsdev(device_drivers[o->device]);
+    plsfile(mem); /* PLplot closes it in plend */
+    plspage(0, 0, o->width, o->height, 0, 0);
+    plscmap0n(COL_SERIES + ABL_PLOT_MAX_HEADS + 16);
+    set_colour(COL_BG, (abl_rgb){255, 255, 255});
+    set_colour(COL_FG, (abl_rgb){0, 0, 0});
+    set_colour(COL_GRID, (abl_rgb){0xDD, 0xDD, 0xDD});
+    set_colour(COL_TAU, (abl_rgb){0xD5, 0x5E, 0x00});
+    set_colour(COL_BAND, (abl_rgb){0xEE, 0xEE, 0xEE});
+    plinit();
+    plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_MEDIUM); /* the same font family on every run */
+    pladv(0);
+    double chr = 0.85 * sqrt((double)o->width * o->height / (1200.0 * 800.0));
+    if (chr < 0.6)
+        chr = 0.6;
+    plschr(0, chr);
+    plvpor(0, 1, 0, 1);
+    plwind(0, 1, 0, 1);
+    plcol0(COL_FG);
+    return chr;
+}
+
+/* One centred line of the page's head (title or caption) at height y, its size `scale` times chr. */
+static int draw_heading(const char *text, double y, double scale, double chr)
+{
+    if (text == NULL)
+        return 0;
+    char *t = pl_text(text);
+    plschr(0, chr * scale);
+    if (t != NULL)
+        plptex(0.5, y, 1, 0, 0.5, t);
+    plschr(0, chr);
+    free(t);
+    return t == NULL;
+}
+
+/*
+ * Every PLplot call of one picture, under plplot_lock (held by the caller), with PLplot's fatal exit
+ * caught here: plexit longjmps back to this frame's setjmp, so each PLplot call happens below it, and the
+ * picture is drawn whole into mem (closed by plend1, or here when no stream can be made). After a fatal
+ * error plplot_broken is set and mem is left as it is (PLplot's state, mem's included, is undefined).
+ */
+static abl_status render_locked(const abl_plot *p, const abl_plot_render_options *o, FILE *mem, char **msg)
+{
+    plplot_message_set("");
+    PLINT stream;
+    if (setjmp(plplot_jmp) != 0) {
+        plplot_broken = 1;
+        if (msg != NULL)
+            abl_set_error(msg, "PLplot: %s", plplot_message_text());
+        return ABL_ERR_UNSUPPORTED;
+    }
+    plsexit(on_plexit);
+    plsabort(on_plabort);
+    plmkstrm(&stream);
+    if (stream < 0) {
+        fclose(mem);
+        return ABL_ERR_NO_MEMORY;
+    }
+    double chr = page_begin(o, mem);
+    int rc = draw_heading(p->title, 0.955, 1.25, chr);
+    rc |= draw_heading(p->caption, 0.915, 0.85, chr);
+    for (int i = 0; rc == 0 && i < p->rows * p->cols; i++)
+        rc |= draw_panel(p, i, chr) != 0;
+    if (rc == 0)
+        rc |= draw_legend(p, chr, o->device == ABL_PLOT_SVG) != 0;
+    plend1(); /* closes mem */
+    if (rc != 0)
+        return ABL_ERR_NO_MEMORY;
+    if (plplot_message != NULL && plplot_message[0] != '\0') {
+        if (msg != NULL)
+            abl_set_error(msg, "PLplot: %s", plplot_message_text());
+        return ABL_ERR_UNSUPPORTED;
+    }
+    return ABL_OK;
+}
+
+static int render_options_ok(const abl_plot_render_options *o)
+{
+    return (unsigned)o->device <= ABL_PLOT_PDF && o->width >= ABL_PLOT_MIN_SIZE && o->width <= ABL_PLOT_MAX_SIZE &&
+           o->height >= ABL_PLOT_MIN_SIZE && o->height <= ABL_PLOT_MAX_SIZE;
+}
+
 abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, char **buf, size_t *len, char **msg)
 {
     if (msg != NULL)
@@ -720,8 +850,7 @@ abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, 
         return ABL_ERR_INVALID_ARGUMENT;
     *buf = NULL;
     *len = 0;
-    if (!plot_valid(p) || (unsigned)o->device > ABL_PLOT_PDF || o->width < ABL_PLOT_MIN_SIZE ||
-        o->width > ABL_PLOT_MAX_SIZE || o->height < ABL_PLOT_MIN_SIZE || o->height > ABL_PLOT_MAX_SIZE)
+    if (!plot_valid(p) || !render_options_ok(o))
         return ABL_ERR_INVALID_ARGUMENT;
     pthread_mutex_lock(&plplot_lock);
     if (plplot_broken) {
@@ -737,79 +866,11 @@ abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, 
         pthread_mutex_unlock(&plplot_lock);
         return ABL_ERR_NO_MEMORY;
     }
-    plplot_message_set("");
-    PLINT stream;
-    abl_status st = ABL_OK;
-    if (setjmp(plplot_jmp) != 0) {
-        /* plexit: PLplot's state is undefined from here on; mem may be closed or not. */
-        plplot_broken = 1;
-        pthread_mutex_unlock(&plplot_lock);
-        if (msg != NULL)
-            abl_set_error(msg, "PLplot: %s", plplot_message_text());
-        return ABL_ERR_UNSUPPORTED;
-    }
-    plsexit(on_plexit);
-    plsabort(on_plabort);
-    plmkstrm(&stream);
-    if (stream < 0) {
-        fclose(mem);
-        free(mbuf);
-        pthread_mutex_unlock(&plplot_lock);
-        return ABL_ERR_NO_MEMORY;
-    }
-    plsdev(device_drivers[o->device]);
-    plsfile(mem); /* PLplot closes it in plend */
-    plspage(0, 0, o->width, o->height, 0, 0);
-    /* The colour map: white background, black text and frame, light grid, τ vermillion, band grey. */
-    plscmap0n(COL_SERIES + ABL_PLOT_MAX_HEADS + 16);
-    set_colour(COL_BG, (abl_rgb){255, 255, 255});
-    set_colour(COL_FG, (abl_rgb){0, 0, 0});
-    set_colour(COL_GRID, (abl_rgb){0xDD, 0xDD, 0xDD});
-    set_colour(COL_TAU, (abl_rgb){0xD5, 0x5E, 0x00});
-    set_colour(COL_BAND, (abl_rgb){0xEE, 0xEE, 0xEE});
-    plinit();
-    plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_MEDIUM); /* the same font family on every run */
-    pladv(0);
-    /* Character height scales with the page: 1.0 is readable at 1200 x 800. */
-    double chr = 0.85 * sqrt((double)o->width * o->height / (1200.0 * 800.0));
-    if (chr < 0.6)
-        chr = 0.6;
-    plschr(0, chr);
-    plvpor(0, 1, 0, 1);
-    plwind(0, 1, 0, 1);
-    plcol0(COL_FG);
-    int rc = 0;
-    if (p->title != NULL) {
-        char *t = pl_text(p->title);
-        rc |= t == NULL;
-        plschr(0, chr * 1.25);
-        if (t != NULL)
-            plptex(0.5, 0.955, 1, 0, 0.5, t);
-        plschr(0, chr);
-        free(t);
-    }
-    if (p->caption != NULL) {
-        char *t = pl_text(p->caption);
-        rc |= t == NULL;
-        plschr(0, chr * 0.85);
-        if (t != NULL)
-            plptex(0.5, 0.915, 1, 0, 0.5, t);
-        plschr(0, chr);
-        free(t);
-    }
-    for (int i = 0; rc == 0 && i < p->rows * p->cols; i++)
-        rc |= draw_panel(p, i, chr) != 0;
-    if (rc == 0)
-        rc |= draw_legend(p, chr, o->device == ABL_PLOT_SVG) != 0;
-    plend1(); /* closes mem */
-    if (rc != 0)
-        st = ABL_ERR_NO_MEMORY;
-    else if (plplot_message != NULL && plplot_message[0] != '\0') {
-        st = ABL_ERR_UNSUPPORTED;
-        if (msg != NULL)
-            abl_set_error(msg, "PLplot: %s", plplot_message_text());
-    }
+    abl_status st = render_locked(p, o, mem, msg);
+    int broken = plplot_broken;
     pthread_mutex_unlock(&plplot_lock);
+    if (broken)
+        return st; /* mem may be open still: its buffer is left alone */
     if (st == ABL_OK && mlen == 0) {
         st = ABL_ERR_UNSUPPORTED;
         if (msg != NULL)

@@ -445,11 +445,19 @@ static const char *ascii_of(const char *s, size_t *n)
     return NULL;
 }
 
+/* An escape: the prefix ("\\u", "\\x"), then v in `digits` lower-case hex digits, written straight into
+ * the buffer (no intermediate array). */
+static void sb_escape(sbuf *b, const char *prefix, unsigned v, int digits)
+{
+    static const char hex[] = "0123456789abcdef";
+    sb_puts(b, prefix);
+    for (int k = digits - 1; k >= 0; k--) sb_putc(b, hex[(v >> (4 * k)) & 0xF]);
+}
+
 /* Append the n bytes at s neutralised: JSON-string escapes when json, else the visible escapes of the
  * text formats. Quotes and backslashes are left to the format's own escaping. */
 static void put_neutral(sbuf *b, const char *s, size_t len, bool json, bool machine)
 {
-    static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s, *end = p + len;
     while (p < end) {
         size_t n = u8_seq(p); /* s is NUL-terminated: u8_seq stops at the NUL */
@@ -464,12 +472,12 @@ static void put_neutral(sbuf *b, const char *s, size_t len, bool json, bool mach
         if (json && n > 1 && !(n == 2 && is_c1(p))) { /* other non-ASCII: \uXXXX (a surrogate pair past U+FFFF) */
             unsigned cp = p[0] & (0x7F >> n);
             for (size_t i = 1; i < n; i++) cp = (cp << 6) | (p[i] & 0x3F);
-            char esc[16]; /* bounded: two \\uXXXX escapes */
-            if (cp > 0xFFFF)
-                snprintf(esc, sizeof esc, "\\u%04x\\u%04x", 0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + ((cp - 0x10000) & 0x3FF));
-            else
-                snprintf(esc, sizeof esc, "\\u%04x", cp);
-            sb_puts(b, esc);
+            if (cp > 0xFFFF) {
+                sb_escape(b, "\\u", 0xD800 + ((cp - 0x10000) >> 10), 4);
+                sb_escape(b, "\\u", 0xDC00 + ((cp - 0x10000) & 0x3FF), 4);
+            } else {
+                sb_escape(b, "\\u", cp, 4);
+            }
             p += n;
             continue;
         }
@@ -483,13 +491,11 @@ static void put_neutral(sbuf *b, const char *s, size_t len, bool json, bool mach
         if (json && n == 0) {
             sb_puts(b, "\\ufffd");
         } else if (json || c1) {
-            char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF], '\0'}; /* bounded: one \\u00XX */
-            sb_puts(b, esc);
+            sb_escape(b, "\\u", c, 4);
         } else if (c == '\n' || c == '\t' || c == '\r') {
             sb_puts(b, c == '\n' ? "\\n" : c == '\t' ? "\\t" : "\\r");
         } else {
-            char esc[5] = {'\\', 'x', hex[c >> 4], hex[c & 0xF], '\0'}; /* bounded: one \\xHH */
-            sb_puts(b, esc);
+            sb_escape(b, "\\x", c, 2);
         }
         p += n == 0 ? 1 : n;
     }
@@ -839,6 +845,115 @@ static bool tt_render(const abl_report *r, const text_table *t, const size_t *co
     return fits;
 }
 
+/* Long explanations (wide left-aligned text) become numbered footnotes below the table: the cell shows
+ * "[k]", the note the text once however many rows share it. False when out of memory (b->oom set). */
+static bool tt_footnotes(const abl_report *r, text_table *t, sbuf *b)
+{
+    size_t nc = t->ncols, nr = t->nrows;
+    for (size_t c = 1; c < nc; c++) {
+        if (r->cols[c].align != ABL_ALIGN_LEFT) continue;
+        size_t widest = 0;
+        for (size_t i = 0; i < nr; i++) {
+            size_t w = u8_width(t->cell[i * nc + c]);
+            if (w > widest) widest = w;
+        }
+        if (widest <= ABL_FOOTNOTE_MIN && !r->cols[c].explain) continue;
+        for (size_t i = 0; i < nr; i++) {
+            const char *x = t->cell[i * nc + c];
+            if (x[0] == '\0' || u8_width(x) <= 4) continue;
+            size_t k;
+            for (k = 0; k < t->nnotes; k++)
+                if (strcmp(t->note[k], x) == 0) break;
+            if (k == t->nnotes) {
+                t->marker[k] = abl_strf("[%zu]", k + 1);
+                if (t->marker[k] == NULL) {
+                    b->oom = true;
+                    return false;
+                }
+                t->note[t->nnotes++] = x;
+            }
+            t->cell[i * nc + c] = t->marker[k];
+        }
+    }
+    return true;
+}
+
+/* The key column(s) of the panels: the first column and, when it is a short left-aligned label, the
+ * second ("bf16  subnormal"). */
+static size_t tt_panel_keys(const abl_report *r, const text_table *t)
+{
+    size_t nat1 = 0, min1 = 0;
+    if (t->ncols > 2 && r->cols[1].align == ABL_ALIGN_LEFT) {
+        tt_widths(r, t, 1, &nat1, &min1, NULL);
+        if (nat1 <= ABL_WRAP_MIN) return 2;
+    }
+    return 1;
+}
+
+/* Panels: the key column(s), then as many further columns as fit, repeated below. A dry pass first:
+ * every panel must fit with at least one column beside the key, else nothing is written and the
+ * result is false (the caller falls back to records). */
+static bool tt_render_panels(const abl_report *r, const text_table *t, size_t limit, sbuf *b)
+{
+    size_t nc = t->ncols, nkeys = tt_panel_keys(r, t);
+    bool ok = true;
+    size_t *panel = calloc(nc, sizeof *panel);
+    if (panel == NULL) {
+        b->oom = true;
+        return true; /* nothing more to write: the buffer failed */
+    }
+    for (int pass = 0; pass < 2 && ok; pass++) {
+        size_t start = nkeys;
+        while (ok && start < nc) {
+            size_t n = nkeys, end = start;
+            for (size_t k = 0; k < nkeys; k++) panel[k] = k;
+            while (end < nc) {
+                if (end > start && r->cols[end].new_panel) break;
+                panel[n] = end;
+                if (!tt_render(r, t, panel, n + 1, limit, true, b)) break;
+                n++;
+                end++;
+            }
+            if (end == start)
+                ok = false;
+            else if (pass == 1)
+                tt_render(r, t, panel, n, limit, false, b);
+            start = end;
+        }
+    }
+    free(panel);
+    return ok;
+}
+
+/* Not even two columns fit: one block per row, a "header: value" line per cell. */
+static void tt_render_records(const abl_report *r, const text_table *t, size_t limit, sbuf *b)
+{
+    for (size_t i = 0; i < t->nrows; i++) {
+        block_start(b);
+        for (size_t c = 0; c < t->ncols; c++) {
+            const char *x = tt_cell(t, i, c);
+            if (x[0] == '\0') continue;
+            size_t indent = c == 0 ? 0 : 2;
+            sb_spaces(b, indent);
+            sb_puts(b, r->cols[c].header);
+            sb_puts(b, ": ");
+            put_wrapped(b, x, limit, indent + u8_width(r->cols[c].header) + 2, indent + 4);
+        }
+    }
+}
+
+/* The footnotes below the table, each wrapped under its own marker. */
+static void tt_put_notes(const text_table *t, size_t limit, sbuf *b)
+{
+    if (t->nnotes == 0) return;
+    block_start(b);
+    for (size_t k = 0; k < t->nnotes; k++) {
+        sb_puts(b, t->marker[k]);
+        sb_putc(b, ' ');
+        put_wrapped(b, t->note[k], limit, u8_width(t->marker[k]) + 1, u8_width(t->marker[k]) + 1);
+    }
+}
+
 /* The table in at most `limit` columns: footnotes for explanations, wrapped cells, then panels, then records. */
 static void render_table_limited(const abl_report *r, sbuf *b, size_t limit)
 {
@@ -850,100 +965,18 @@ static void render_table_limited(const abl_report *r, sbuf *b, size_t limit)
     t.marker = calloc(nr * nc + 1, sizeof *t.marker);
     if (cols == NULL || t.cell == NULL || t.note == NULL || t.marker == NULL) {
         b->oom = true;
-        goto done;
-    }
-    for (size_t i = 0; i < nr; i++)
-        for (size_t c = 0; c < nc; c++) t.cell[i * nc + c] = cell_at(&r->rows[i], c)->text;
-    for (size_t c = 0; c < nc; c++) cols[c] = c;
-    /* Long explanations (wide left-aligned text) become numbered footnotes below the table. */
-    for (size_t c = 1; c < nc; c++) {
-        if (r->cols[c].align != ABL_ALIGN_LEFT) continue;
-        size_t widest = 0;
-        for (size_t i = 0; i < nr; i++) {
-            size_t w = u8_width(t.cell[i * nc + c]);
-            if (w > widest) widest = w;
-        }
-        if (widest <= ABL_FOOTNOTE_MIN && !r->cols[c].explain) continue;
-        for (size_t i = 0; i < nr; i++) {
-            const char *x = t.cell[i * nc + c];
-            if (x[0] == '\0' || u8_width(x) <= 4) continue;
-            size_t k;
-            for (k = 0; k < t.nnotes; k++)
-                if (strcmp(t.note[k], x) == 0) break;
-            if (k == t.nnotes) {
-                t.marker[k] = abl_strf("[%zu]", k + 1);
-                if (t.marker[k] == NULL) {
-                    b->oom = true;
-                    goto done;
-                }
-                t.note[t.nnotes++] = x;
-            }
-            t.cell[i * nc + c] = t.marker[k];
-        }
-    }
-    if (!tt_render(r, &t, cols, nc, limit, true, b)) {
-        /* Panels: the key column(s), then as many further columns as fit, repeated below. The key is
-         * the first column and, when it is a short left-aligned label, the second ("bf16  subnormal"). */
-        size_t nkeys = 1, nat1 = 0, min1 = 0;
-        if (nc > 2 && r->cols[1].align == ABL_ALIGN_LEFT) {
-            tt_widths(r, &t, 1, &nat1, &min1, NULL);
-            if (nat1 <= ABL_WRAP_MIN) nkeys = 2;
-        }
-        size_t start = nkeys;
-        bool ok = true;
-        size_t *panel = calloc(nc, sizeof *panel);
-        if (panel == NULL) {
-            b->oom = true;
-            goto done;
-        }
-        /* Dry run: every panel must fit with at least one column beside the key. */
-        for (int pass = 0; pass < 2 && ok; pass++) {
-            start = nkeys;
-            while (ok && start < nc) {
-                size_t n = nkeys, end = start;
-                for (size_t k = 0; k < nkeys; k++) panel[k] = k;
-                while (end < nc) {
-                    if (end > start && r->cols[end].new_panel) break;
-                    panel[n] = end;
-                    if (!tt_render(r, &t, panel, n + 1, limit, true, b)) break;
-                    n++;
-                    end++;
-                }
-                if (end == start)
-                    ok = false;
-                else if (pass == 1)
-                    tt_render(r, &t, panel, n, limit, false, b);
-                start = end;
-            }
-        }
-        if (!ok) {
-            /* Not even two columns fit: one block per row, a "header: value" line per cell. */
-            for (size_t i = 0; i < nr; i++) {
-                block_start(b);
-                for (size_t c = 0; c < nc; c++) {
-                    const char *x = tt_cell(&t, i, c);
-                    if (x[0] == '\0') continue;
-                    size_t indent = c == 0 ? 0 : 2;
-                    sb_spaces(b, indent);
-                    sb_puts(b, r->cols[c].header);
-                    sb_puts(b, ": ");
-                    put_wrapped(b, x, limit, indent + u8_width(r->cols[c].header) + 2, indent + 4);
-                }
-            }
-        }
-        free(panel);
     } else {
-        tt_render(r, &t, cols, nc, limit, false, b);
-    }
-    if (t.nnotes > 0) {
-        block_start(b);
-        for (size_t k = 0; k < t.nnotes; k++) {
-            sb_puts(b, t.marker[k]);
-            sb_putc(b, ' ');
-            put_wrapped(b, t.note[k], limit, u8_width(t.marker[k]) + 1, u8_width(t.marker[k]) + 1);
+        for (size_t i = 0; i < nr; i++)
+            for (size_t c = 0; c < nc; c++) t.cell[i * nc + c] = cell_at(&r->rows[i], c)->text;
+        for (size_t c = 0; c < nc; c++) cols[c] = c;
+        if (tt_footnotes(r, &t, b)) {
+            if (tt_render(r, &t, cols, nc, limit, true, b))
+                tt_render(r, &t, cols, nc, limit, false, b);
+            else if (!tt_render_panels(r, &t, limit, b))
+                tt_render_records(r, &t, limit, b);
+            tt_put_notes(&t, limit, b);
         }
     }
-done:
     for (size_t k = 0; k < t.nnotes; k++) free(t.marker[k]);
     free(t.marker);
     free(t.note);
@@ -1099,6 +1132,20 @@ static void csv_field(sbuf *b, const char *s)
     free(t.p);
 }
 
+/* The value of the four hex digits of a \\u escape at p (the callers write \\u00XX; a non-digit ends it). */
+static long hex4(const char *p)
+{
+    long v = 0;
+    for (int k = 0; k < 4; k++) {
+        int d = p[k] >= '0' && p[k] <= '9' ? p[k] - '0'
+                : p[k] >= 'a' && p[k] <= 'f' ? p[k] - 'a' + 10
+                : p[k] >= 'A' && p[k] <= 'F' ? p[k] - 'A' + 10 : -1;
+        if (d < 0) break;
+        v = 16 * v + d;
+    }
+    return v;
+}
+
 /*
  * CSV is for programs and carries the JSON values (one schema: same unit and type in both, e.g. a
  * fraction, not the percentage a text cell shows): null is an empty cell; a number or true/false
@@ -1128,8 +1175,7 @@ static void csv_cell(sbuf *b, const cell *c)
             case 'r': sb_putc(&s, '\r'); break;
             case 'u': /* \u00XX: control characters only */
                 if (p[1] && p[2] && p[3] && p[4]) {
-                    char hex[5] = {p[1], p[2], p[3], p[4], '\0'}; /* bounded: four hex digits */
-                    sb_putc(&s, (char)strtol(hex, NULL, 16));
+                    sb_putc(&s, (char)hex4(p + 1));
                     p += 4;
                 }
                 break;
