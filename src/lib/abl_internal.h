@@ -83,14 +83,6 @@ char *abl_strf(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
-/*
- * Transition (issue 17): the number formatters now return malloc'd text; abl_put_text copies one into a
- * caller's array (truncated as snprintf would; "" when s is NULL) and frees it, and abl_threshold_into is
- * abl_threshold_string's old array form (ABL_ERR_INVALID_ARGUMENT when the text does not fit). Only for
- * the arrays still listed in tests/fixed_buffers.baseline: they go with their buffers.
- */
-void abl_put_text(char *buf, size_t len, char *s);
-abl_status abl_threshold_into(const abl_format *fmt, abl_tau_kind kind, int decimals, char *buf, size_t len);
 /* The text so far ("" when empty). */
 const char *abl_text_str(const abl_text *t);
 /* The text, the caller's to free; NULL (and freed) after an allocation failure. */

@@ -319,13 +319,6 @@ void abl_text_add(abl_text *t, const char *fmt, ...)
     t->n += (size_t)need;
 }
 
-void abl_put_text(char *buf, size_t len, char *s)
-{
-    if (len > 0)
-        snprintf(buf, len, "%s", s ? s : "");
-    free(s);
-}
-
 const char *abl_text_str(const abl_text *t)
 {
     return t->s ? t->s : "";

@@ -230,17 +230,3 @@ abl_status abl_threshold_string(const abl_format *fmt, abl_tau_kind kind, int de
     mpfr_flags_restore(flags, MPFR_FLAGS_ALL);
     return st;
 }
-
-abl_status abl_threshold_into(const abl_format *fmt, abl_tau_kind kind, int decimals, char *buf, size_t len)
-{
-    char *s = NULL;
-    if (buf == NULL || len == 0)
-        return ABL_ERR_INVALID_ARGUMENT;
-    abl_status st = abl_threshold_string(fmt, kind, decimals, &s);
-    if (st == ABL_OK && strlen(s) + 1 > len)
-        st = ABL_ERR_INVALID_ARGUMENT;
-    else if (st == ABL_OK)
-        memcpy(buf, s, strlen(s) + 1);
-    free(s);
-    return st;
-}
