@@ -30,19 +30,18 @@ static abl_status run_layer(const abl_schedule_spec *slopes, int heads, unsigned
     return abl_analysis_layer(fmt, conv, heads, slopes, mitigations, context, a);
 }
 
-/* The same for a compiled-in table entry's schedule text (NULL: press): the entry is resolved into its
- * value here, once per use, the catalogue boundary. On a bad entry a is left as a failed run leaves it. */
-static abl_status run_entry_layer(const char *entry_slopes, int heads, unsigned mitigations, const abl_format *fmt,
-                                  abl_convention conv, uint64_t context, abl_analysis *a)
+/* The same for a Table 1 model: its typed schedule made a description here. When that fails (out of
+ * memory) a is left as a failed run leaves it. */
+static abl_status run_model_layer(const abl_paper_model *m, const abl_format *fmt, abl_convention conv,
+                                  abl_analysis *a)
 {
     abl_schedule_spec spec;
-    memset(&spec, 0, sizeof spec);
-    abl_status st = entry_slopes != NULL ? abl_schedule_spec_parse(entry_slopes, &spec) : ABL_OK;
+    abl_status st = abl_paper_model_schedule(m, &spec);
     if (st != ABL_OK) {
-        (void)abl_analysis_layer(fmt, conv, heads, NULL, 0, 0, a); /* context 0: a initialised, refused */
+        (void)abl_analysis_layer(fmt, conv, m->heads, NULL, 0, 0, a); /* context 0: a initialised, refused */
         return st;
     }
-    st = run_layer(entry_slopes != NULL ? &spec : NULL, heads, mitigations, fmt, conv, context, a);
+    st = run_layer(&spec, m->heads, 0, fmt, conv, m->window, a);
     abl_schedule_spec_free(&spec);
     return st;
 }
@@ -51,7 +50,7 @@ abl_status abl_paper_model_schedule(const abl_paper_model *m, abl_schedule_spec 
 {
     if (m == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
-    return abl_schedule_spec_parse(m->slopes, out);
+    return abl_pow2_schedule_spec(&m->schedule, out);
 }
 
 /* A meta line from malloc'd text and JSON, which it frees (NULL after an allocation failure: an empty line,
@@ -314,11 +313,11 @@ abl_status abl_table8_report(const abl_paper_options *o, abl_report **out)
 /* ---------------------------------------------------------------- Table 1 */
 
 static const abl_paper_model paper_models[] = {
-    {"BLOOM", "bigscience/bloom-560m", "bigscience/bloom-560m", "560M", "46 lang.", 2048, 24, 16, "press",
+    {"BLOOM", "bigscience/bloom-560m", "bigscience/bloom-560m", "560M", "46 lang.", 2048, 24, 16, {ABL_SCHEDULE_PRESS, 8}, "press",
      "bigscience/bloom-560m config.json: n_head = 16, n_layer = 24; trained on 2,048-token sequences"},
-    {"Falcon-RW", "tiiuae/falcon-rw-7b", "Falcon-RW 7B", "7B", "eng", 2048, 36, 64, "press",
+    {"Falcon-RW", "tiiuae/falcon-rw-7b", "Falcon-RW 7B", "7B", "eng", 2048, 36, 64, {ABL_SCHEDULE_PRESS, 8}, "press",
      "tiiuae/falcon-rw-7b config.json: alibi = true, n_head = 64, n_layer = 36, hidden_size = 4096"},
-    {"MPT", "mosaicml/mpt-7b", "MPT 7B", "7B", "eng", 2048, 32, 32, "mpt:8",
+    {"MPT", "mosaicml/mpt-7b", "MPT 7B", "7B", "eng", 2048, 32, 32, {ABL_SCHEDULE_MPT, 8}, "mpt:8",
      "mosaicml/mpt-7b config.json: n_heads = 32, n_layers = 32, max_seq_len = 2048, alibi_bias_max = 8, "
      "clip_qkv = null"},
 };
@@ -428,7 +427,7 @@ abl_status abl_table1_report_plan(const abl_paper_options *o, abl_table_kernel_p
     for (size_t i = 0; i < abl_paper_model_count() && st == ABL_OK; i++) {
         const abl_paper_model *m = &paper_models[i];
         abl_analysis a;
-        st = run_entry_layer(m->slopes, m->heads, 0, &o->format, o->convention, m->window, &a);
+        st = run_model_layer(m, &o->format, o->convention, &a);
         if (st != ABL_OK) {
             abl_analysis_free(&a);
             break;
