@@ -480,6 +480,17 @@ abl_status abl_model_catalogue_report(int full, abl_report **out)
     return ABL_OK;
 }
 
+/* The entry's schedule as a meta line, its display text made from the value. */
+static abl_status meta_schedule(abl_report *r, const abl_model *m)
+{
+    abl_schedule_spec sched;
+    abl_status st = abl_model_schedule(m, &sched);
+    if (st == ABL_OK)
+        st = meta_quoted(r, "slopes", "slopes", sched.text);
+    abl_schedule_spec_free(&sched);
+    return st;
+}
+
 abl_status abl_model_detail_report(const abl_model *m, abl_report **out)
 {
     if (m == NULL || out == NULL)
@@ -526,13 +537,8 @@ abl_status abl_model_detail_report(const abl_model *m, abl_report **out)
     }
     if (st == ABL_OK)
         st = meta_quoted(r, "dtype", "default dtype", m->dtype);
-    if (st == ABL_OK) {
-        abl_schedule_spec sched; /* the display text is made from the value */
-        st = abl_model_schedule(m, &sched);
-        if (st == ABL_OK)
-            st = meta_quoted(r, "slopes", "slopes", sched.text);
-        abl_schedule_spec_free(&sched);
-    }
+    if (st == ABL_OK)
+        st = meta_schedule(r, m);
     if (st == ABL_OK)
         st = abl_report_meta(r, "slope_code", "slopes in the code", m->family->slope_code, NULL);
     if (st == ABL_OK)
