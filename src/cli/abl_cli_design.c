@@ -328,7 +328,7 @@ static int design_kernel(const abl_cli_cmd *cmd, const char **v, design_run *d)
     if (d->pipe_spec == NULL && cat != NULL && cat->family != NULL && cat->family->npaths > 0)
         d->pipe_spec = cat->family->paths[0].pipeline;
     if (d->pipe_spec == NULL && have_config)
-        d->pipe_spec = d->spec.pipeline;
+        d->pipe_spec = d->spec.pipeline.text;
     if (d->pipe_spec != NULL && d->pipe_spec[0] == '\0')
         return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
     abl_pipeline *pl = &d->job.cfg.pipeline;
@@ -417,16 +417,14 @@ static int design_keep_all(design_run *d)
     d->mode = d->clamp_only ? "clamp" : "keep all";
     d->job.mode = d->clamp_only ? ABL_DESIGN_CLAMP_ONLY : ABL_DESIGN_KEEP_ALL;
     d->job.heads = (int)d->heads;
-    d->schedule = d->model != NULL && d->model->slopes != NULL ? d->model->slopes
-                  : d->config != NULL                          ? d->spec.slopes
-                                                               : "press";
     abl_status st = ABL_OK;
-    if (d->model != NULL && d->model->slopes != NULL)
-        st = abl_schedule_spec_parse(d->model->slopes, &d->sched);
+    if (d->model != NULL)
+        st = abl_model_schedule(d->model, &d->sched);
     else if (d->config != NULL)
         st = abl_model_spec_schedule(&d->spec, &d->sched);
     if (st != ABL_OK)
         return design_status(st, "press");
+    d->schedule = d->sched.text != NULL ? d->sched.text : "press";
     d->job.schedule = d->sched.text != NULL ? &d->sched : NULL;
     return 0;
 }
@@ -568,6 +566,7 @@ static int run_design(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char
     free(d.targets);
     free(d.held);
     abl_schedule_spec_free(&d.sched);
+    abl_model_spec_free(&d.spec);
     mpq_clear(budget);
     return rc;
 }

@@ -19,6 +19,7 @@ void abl_cli_setup_free(abl_cli_setup *s)
     for (size_t i = 0; i < sizeof s->owned / sizeof s->owned[0]; i++)
         free(s->owned[i]);
     abl_schedule_spec_free(&s->schedule);
+    abl_model_spec_free(&s->spec);
     for (size_t i = 0; i < s->nsources; i++)
         free(s->sources[i].from);
     memset(s, 0, sizeof *s);
@@ -47,11 +48,8 @@ static void note_source(abl_cli_setup *s, const char *what, const abl_source *sr
     }
 }
 
-static void option_source(abl_source *src, const char *opt)
-{
-    src->origin = ABL_ORIGIN_OPTION;
-    snprintf(src->field, sizeof src->field, "--%s", opt);
-}
+/* A source's field is static text: opt is a literal, "--opt" made at compile time. */
+#define option_source(src, opt) ((src)->origin = ABL_ORIGIN_OPTION, (void)((src)->field = "--" opt))
 
 /* "catalogue: bloom-7b1: heads, dtype; option --ctx: context" and {"heads": "...", ...}. */
 static int build_sources(abl_cli_setup *s)
@@ -200,9 +198,9 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
         note_source(s, "slopes", &src);
         s->schedule_status = abl_schedule_spec_parse(o, &s->schedule); /* the one parse of --slopes */
     } else if (s->have_model) {
-        s->slopes = s->spec.slopes;
-        note_source(s, "slopes", &s->spec.slopes_src);
         s->schedule_status = abl_model_spec_schedule(&s->spec, &s->schedule);
+        s->slopes = s->schedule.text != NULL ? s->schedule.text : "press"; /* display: "press", "mpt:8" */
+        note_source(s, "slopes", &s->spec.slopes_src);
     }
     /* A text that does not parse is reported after the other settings, where the run used to find it. */
     int list = s->slopes != NULL && s->schedule_status == ABL_OK &&
@@ -250,7 +248,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
             }
         }
     } else if (s->have_model) {
-        spec = s->spec.pipeline;
+        spec = s->spec.pipeline.text;
         src = s->spec.pipeline_src;
         path_name = s->spec.path ? s->spec.path->name : NULL;
     } else {

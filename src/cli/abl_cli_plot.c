@@ -348,12 +348,9 @@ static int plot_schedule(const abl_model *model, const abl_model_spec *spec, abl
     if (*slopes != NULL) {
         if (abl_cli_slopes(*slopes, sched))
             return ABL_EXIT_USAGE;
-    } else if (model != NULL && model->slopes != NULL) {
-        *slopes = model->slopes;
-        pst = abl_schedule_spec_parse(*slopes, sched);
-    } else if (spec != NULL) {
-        *slopes = spec->slopes;
-        pst = abl_model_spec_schedule(spec, sched);
+    } else if (model != NULL || spec != NULL) {
+        pst = model != NULL ? abl_model_schedule(model, sched) : abl_model_spec_schedule(spec, sched);
+        *slopes = sched->text != NULL ? sched->text : "press"; /* display: "press", "mpt:8" */
     }
     if (pst != ABL_OK)
         return abl_cli_usage_error("--slopes: '%s': %s", *slopes, abl_cli_why(pst, NULL));
@@ -365,12 +362,12 @@ static const char *default_pipeline(const abl_model *model, const abl_model_spec
 {
     if (model != NULL && model->family != NULL && model->family->npaths > 0)
         return model->family->paths[0].pipeline;
-    return spec != NULL ? spec->pipeline : NULL;
+    return spec != NULL ? spec->pipeline.text : NULL;
 }
 
-/* The picture; the schedule is parsed into *sched (the caller frees it). */
+/* The picture; the schedule is parsed into *sched, the --config spec kept in *owned (the caller frees both). */
 static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched,
-                     abl_pipeline_spec *specs)
+                     abl_pipeline_spec *specs, abl_model_spec *owned)
 {
     if (plot_kind(npos, pos))
         return ABL_EXIT_USAGE;
@@ -391,6 +388,7 @@ static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char 
     if (rc0 != 0)
         return rc0;
     const abl_model *model = choice.model;
+    *owned = choice.spec;
     const abl_model_spec spec = choice.spec;
     int have_config = choice.config != NULL;
     long heads = model != NULL ? model->heads : have_config ? spec.heads : 16;
@@ -455,8 +453,11 @@ static int run_plot(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char *
     memset(&sched, 0, sizeof sched);
     abl_pipeline_spec specs[PLOT_MAX_LIST];
     memset(specs, 0, sizeof specs);
-    int rc = plot_with(ctx, cmd, v, npos, pos, &sched, specs);
+    abl_model_spec spec;
+    memset(&spec, 0, sizeof spec);
+    int rc = plot_with(ctx, cmd, v, npos, pos, &sched, specs, &spec);
     abl_schedule_spec_free(&sched);
+    abl_model_spec_free(&spec);
     for (size_t i = 0; i < PLOT_MAX_LIST; i++)
         abl_pipeline_spec_free(&specs[i]);
     return rc;

@@ -54,9 +54,9 @@ static int write_page(const abl_cli_ctx *ctx, const abl_html_config *c, const ch
 }
 
 /* The page; the schedule is parsed into *sched (the caller frees it). */
-/* pipe: the kernel's value, zeroed, the caller's to free. */
+/* pipe: the kernel's value, zeroed, the caller's to free; so is *owned, the --config spec. */
 static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos,
-                       abl_schedule_spec *sched, abl_pipeline_spec *pipe)
+                       abl_schedule_spec *sched, abl_pipeline_spec *pipe, abl_model_spec *owned)
 {
     if (npos > 0)
         return abl_cli_usage_error("report: unexpected argument '%s'", pos[0]);
@@ -71,6 +71,7 @@ static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const cha
     if (rc0 != 0)
         return rc0;
     c.model = choice.model;
+    *owned = choice.spec;
     const abl_model_spec spec = choice.spec;
     int have_config = choice.config != NULL;
     if (have_config) {
@@ -97,12 +98,9 @@ static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const cha
     if (slopes_text != NULL) {
         if (abl_cli_slopes(slopes_text, sched))
             return ABL_EXIT_USAGE;
-    } else if (c.model != NULL && c.model->slopes != NULL) {
-        slopes_text = c.model->slopes;
-        pst = abl_schedule_spec_parse(slopes_text, sched);
-    } else if (have_config) {
-        slopes_text = spec.slopes;
-        pst = abl_model_spec_schedule(&spec, sched);
+    } else if (c.model != NULL || have_config) {
+        pst = c.model != NULL ? abl_model_schedule(c.model, sched) : abl_model_spec_schedule(&spec, sched);
+        slopes_text = sched->text != NULL ? sched->text : "press"; /* display: "press", "mpt:8" */
     }
     if (pst != ABL_OK)
         return abl_cli_usage_error("--slopes: '%s': %s", slopes_text, abl_cli_why(pst, NULL));
@@ -119,7 +117,7 @@ static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const cha
     /* The kernel: --pipeline, the config's, the model's default code path, else eager; parsed here once. */
     const char *ptext = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
     if (ptext == NULL && have_config)
-        ptext = spec.pipeline;
+        ptext = spec.pipeline.text;
     if (ptext == NULL && c.model != NULL && c.model->family != NULL && c.model->family->npaths > 0)
         ptext = c.model->family->paths[0].pipeline;
     if (ptext != NULL && (rc0 = abl_cli_pipeline_spec(ptext, pipe)) != 0)
@@ -139,9 +137,12 @@ static int run_report(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char
     memset(&sched, 0, sizeof sched);
     abl_pipeline_spec pipe;
     memset(&pipe, 0, sizeof pipe);
-    int rc = report_with(ctx, cmd, v, npos, pos, &sched, &pipe);
+    abl_model_spec spec;
+    memset(&spec, 0, sizeof spec);
+    int rc = report_with(ctx, cmd, v, npos, pos, &sched, &pipe, &spec);
     abl_schedule_spec_free(&sched);
     abl_pipeline_spec_free(&pipe);
+    abl_model_spec_free(&spec);
     return rc;
 }
 

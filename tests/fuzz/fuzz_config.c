@@ -25,13 +25,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(err);
         return 0;
     }
-    if (s.heads <= 0 || !memchr(s.model_type, '\0', sizeof s.model_type)
-        || !memchr(s.slopes, '\0', sizeof s.slopes) || !memchr(s.pipeline, '\0', sizeof s.pipeline)
-        || !memchr(s.heads_src.field, '\0', sizeof s.heads_src.field))
+    /* an accepted spec: a model_type of at most ABL_MODEL_TYPE_MAX bytes, a pipeline that builds, a schedule */
+    abl_pipeline pl;
+    abl_schedule_spec sched;
+    if (s.heads <= 0 || s.model_type == NULL || strlen(s.model_type) > ABL_MODEL_TYPE_MAX ||
+        s.pipeline.text == NULL || s.heads_src.field == NULL ||
+        abl_pipeline_build(&s.pipeline, &s.dtype, &pl) != ABL_OK || abl_model_spec_schedule(&s, &sched) != ABL_OK)
         abort();
+    abl_schedule_spec_free(&sched);
     const abl_source *src[4] = {&s.heads_src, &s.dtype_src, &s.slopes_src, &s.pipeline_src};
     for (int i = 0; i < 4; i++)
         free(abl_source_text(src[i]));
+    abl_model_spec_free(&s);
     free(err);
     return 0;
 }

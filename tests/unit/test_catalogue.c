@@ -1,6 +1,7 @@
 /*
  * Unit tests for the model catalogue (include/abl/model/catalogue.h). Independent checks:
- * - every code path's pipeline spec parses (the preset exists and its overrides are valid);
+ * - every code path's typed pipeline builds and the emulator runs it, and its display name reads back
+ *   (abl_pipeline_spec_parse) as the same preset and overrides;
  * - every slope list equals the closed form of the model's own code, recomputed here the way the
  *   code does it in binary64: BLOOM/Press get_slopes (base = 2^(-2^-(log2 c - 3)), slopes base^k,
  *   then the odd powers of the base for 2c, for a non-power-of-two H) and llm-foundry gen_slopes
@@ -77,14 +78,51 @@ static void test_presets_exist(void **state)
             fail_msg("%s: dtype '%s' unknown", m->name, m->dtype);
         for (size_t k = 0; k < m->family->npaths; k++) {
             abl_pipeline p;
+            abl_pipeline_spec ps;
             char *err = NULL;
-            if (abl_pipeline_parse_msg(m->family->paths[k].pipeline, &dt, &p, fresh(&err)) != ABL_OK)
-                fail_msg("%s: pipeline '%s': %s", m->name, m->family->paths[k].pipeline, err);
+            assert_int_equal(abl_code_path_pipeline(&m->family->paths[k], &ps), ABL_OK);
+            assert_string_equal(ps.text, m->family->paths[k].pipeline);
+            assert_int_equal(abl_pipeline_build(&ps, &dt, &p), ABL_OK);
             assert_int_equal(abl_pipeline_check_msg(&p, fresh(&err)), ABL_OK);
+            abl_pipeline_spec_free(&ps);
             free(err);
         }
         assert_non_null(m->source);
         assert_true(strlen(m->source) > 10);
+    }
+}
+
+/* Two pipeline descriptions are the same value: preset and every override's field and value. */
+static void assert_same_pipeline(const abl_pipeline_spec *a, const abl_pipeline_spec *b)
+{
+    assert_string_equal(a->preset, b->preset);
+    assert_int_equal(a->noverrides, b->noverrides);
+    for (size_t i = 0; i < a->noverrides; i++) {
+        const abl_pipeline_override *x = &a->overrides[i], *y = &b->overrides[i];
+        assert_int_equal(x->field, y->field);
+        assert_int_equal(x->model, y->model);
+        assert_int_equal(x->value, y->value);
+        assert_true(x->ratio.num == y->ratio.num && x->ratio.den == y->ratio.den);
+        if (!x->model)
+            assert_string_equal(x->dtype.name, y->dtype.name);
+    }
+}
+
+/* The typed value of each code path is what its display name says (the name is parsed here, in the test: the
+ * library never parses it), so outputs that show the name describe the kernel that ran. */
+static void test_code_path_names_read_back(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < abl_model_family_count(); f++) {
+        const abl_model_family *fam = abl_model_family_at(f);
+        for (size_t k = 0; k < fam->npaths; k++) {
+            abl_pipeline_spec typed, parsed;
+            assert_int_equal(abl_code_path_pipeline(&fam->paths[k], &typed), ABL_OK);
+            assert_int_equal(abl_pipeline_spec_parse(fam->paths[k].pipeline, &parsed, NULL), ABL_OK);
+            assert_same_pipeline(&typed, &parsed);
+            abl_pipeline_spec_free(&typed);
+            abl_pipeline_spec_free(&parsed);
+        }
     }
 }
 
@@ -97,16 +135,19 @@ static void test_slopes_closed_form(void **state)
             continue; /* not found: nothing to check (docs/models.md) */
         abl_schedule s;
         memset(&s, 0, sizeof s);
-        assert_int_equal(abl_schedule_parse(m->slopes, m->heads, -126, &s), ABL_OK);
+        abl_schedule_spec spec;
+        assert_int_equal(abl_model_schedule(m, &spec), ABL_OK);
+        assert_int_equal(abl_schedule_build(&spec, m->heads, -126, &s), ABL_OK);
+        abl_schedule_spec_free(&spec);
         assert_int_equal(s.count, m->heads);
         double *want = malloc(sizeof *want * (size_t)m->heads);
         assert_non_null(want);
-        if (strcmp(m->slopes, "press") == 0)
+        if (m->slopes.kind == ABL_SCHEDULE_PRESS)
             press_closed_form(m->heads, want);
-        else if (strncmp(m->slopes, "mpt:", 4) == 0)
-            mpt_closed_form(m->heads, atof(m->slopes + 4), want);
+        else if (m->slopes.kind == ABL_SCHEDULE_MPT)
+            mpt_closed_form(m->heads, (double)m->slopes.mpt_bias, want);
         else
-            fail_msg("%s: schedule '%s' has no closed form here", m->name, m->slopes);
+            fail_msg("%s: schedule kind %d has no closed form here", m->name, (int)m->slopes.kind);
         for (int h = 0; h < m->heads; h++) {
             assert_int_equal(s.slopes[h].index, h + 1);
             double rel = fabs(s.slopes[h].value - want[h]) / want[h];
@@ -193,7 +234,8 @@ static void test_reports(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_presets_exist),         cmocka_unit_test(test_slopes_closed_form),
+        cmocka_unit_test(test_presets_exist),         cmocka_unit_test(test_code_path_names_read_back),
+        cmocka_unit_test(test_slopes_closed_form),
         cmocka_unit_test(test_closed_form_spot_values), cmocka_unit_test(test_lookup),
         cmocka_unit_test(test_reports),
     };

@@ -29,8 +29,40 @@ static char **fresh(char **msg)
 #define ABL_SOURCE_DIR "."
 #endif
 
+/* The spec's schedule as its display text, compared with want (the spec's kind and B, made text here). */
+static void assert_schedule(const abl_model_spec *s, const char *want)
+{
+    abl_schedule_spec sched;
+    assert_int_equal(abl_model_spec_schedule(s, &sched), ABL_OK);
+    assert_string_equal(sched.text, want);
+    abl_schedule_spec_free(&sched);
+}
+
+/* The spec's pipeline: its display name, and the same read back as the typed value (parsed here). */
+static void assert_pipeline(const abl_model_spec *s, const char *want)
+{
+    abl_pipeline_spec copy, parsed;
+    assert_string_equal(s->pipeline.text, want);
+    assert_int_equal(abl_model_spec_pipeline(s, &copy), ABL_OK);
+    assert_int_equal(abl_pipeline_spec_parse(want, &parsed, NULL), ABL_OK);
+    assert_ptr_not_equal(copy.text, s->pipeline.text); /* a deep copy */
+    assert_string_equal(copy.text, want);
+    assert_string_equal(copy.preset, parsed.preset);
+    assert_int_equal(copy.noverrides, parsed.noverrides);
+    for (size_t i = 0; i < copy.noverrides; i++) {
+        assert_int_equal(copy.overrides[i].field, parsed.overrides[i].field);
+        assert_int_equal(copy.overrides[i].value, parsed.overrides[i].value);
+        assert_true(copy.overrides[i].ratio.num == parsed.overrides[i].ratio.num);
+        assert_true(copy.overrides[i].ratio.den == parsed.overrides[i].ratio.den);
+    }
+    abl_pipeline_spec_free(&copy);
+    abl_pipeline_spec_free(&parsed);
+}
+
+/* Load a config (the spec freed first: it owns its model_type and pipeline). */
 static void load(const char *name, abl_model_spec *s)
 {
+    abl_model_spec_free(s);
     char path[512];
     char *err = NULL;
     snprintf(path, sizeof path, "%s/tests/data/configs/%s", ABL_SOURCE_DIR, name);
@@ -69,7 +101,7 @@ static void expect_json_error(const char *json, const char *message)
 static void test_bloom(void **state)
 {
     (void)state;
-    abl_model_spec s;
+    abl_model_spec s = {0};
     load("bloom-560m.json", &s);
     assert_string_equal(s.family->name, "bloom");
     assert_int_equal(s.heads, 16);
@@ -80,25 +112,30 @@ static void test_bloom(void **state)
     assert_int_equal(s.context, 0);            /* BLOOM's config has no context field */
     assert_string_equal(s.dtype.name, "bf16");
     assert_int_equal(s.dtype_src.origin, ABL_ORIGIN_DEFAULT);
-    assert_string_equal(s.slopes, "press");
-    assert_string_equal(s.pipeline, "bloom-hf");
+    assert_schedule(&s, "press");
+    assert_pipeline(&s, "bloom-hf");
+    assert_string_equal(s.model_type, "bloom");
     load("bloom-176b.json", &s);
     assert_int_equal(s.heads, 112);
     assert_int_equal(s.head_dim, 128);
     assert_int_equal(s.layers, 70);
+    assert_string_equal(s.head_dim_src.field, "hidden_size / heads");
+    assert_string_equal(s.pipeline_src.field, "model_type bloom");
+    abl_model_spec_free(&s);
+    abl_model_spec_free(&s); /* freed specs are zeroed: a second free is harmless */
 }
 
 static void test_falcon(void **state)
 {
     (void)state;
-    abl_model_spec s;
+    abl_model_spec s = {0};
     load("falcon-rw-1b.json", &s);
     assert_string_equal(s.family->name, "falcon-rw");
     assert_int_equal(s.heads, 32);
     assert_string_equal(s.heads_src.field, "num_attention_heads");
     assert_int_equal(s.head_dim, 64);
     assert_int_equal(s.layers, 24);
-    assert_string_equal(s.pipeline, "falcon-hf-sdpa"); /* head dim 64: the preset's 1/8 */
+    assert_pipeline(&s, "falcon-hf-sdpa"); /* head dim 64: the preset's 1/8 */
     load("falcon-rw-7b.json", &s);
     assert_int_equal(s.heads, 64);
     assert_string_equal(s.heads_src.field, "n_head");
@@ -107,9 +144,19 @@ static void test_falcon(void **state)
     /* head dim 128: python3 -c "print('%.17g' % (1 / math.sqrt(128)))" gives 0.088388347648318433 */
     const char *j = "{\"model_type\": \"falcon\", \"alibi\": true, \"num_attention_heads\": 8, \"hidden_size\": 1024}";
     char *err = NULL;
+    abl_model_spec_free(&s);
     assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, fresh(&err)), ABL_OK);
     assert_int_equal(s.head_dim, 128);
-    assert_string_equal(s.pipeline, "falcon-hf-sdpa,head-dim=128,bias-scale=0.088388347648318433");
+    assert_pipeline(&s, "falcon-hf-sdpa,head-dim=128,bias-scale=0.088388347648318433");
+    /* typed overrides, not appended text: head-dim 128 and the exact decimal 0.088388347648318433
+     * = 88388347648318433 / 10^18, already reduced (the numerator is odd and does not end in 0 or 5) */
+    assert_int_equal(s.pipeline.noverrides, 2);
+    assert_int_equal(s.pipeline.overrides[0].field, ABL_PF_HEAD_DIM);
+    assert_int_equal(s.pipeline.overrides[0].value, 128);
+    assert_int_equal(s.pipeline.overrides[1].field, ABL_PF_BIAS_SCALE);
+    abl_ratio r = s.pipeline.overrides[1].ratio;
+    assert_true(r.num == UINT64_C(88388347648318433) && r.den == UINT64_C(1000000000000000000));
+    abl_model_spec_free(&s);
     expect_error("falcon-7b.json", "this model does not use ALiBi (rotary");
     free(err);
 }
@@ -117,7 +164,7 @@ static void test_falcon(void **state)
 static void test_mpt(void **state)
 {
     (void)state;
-    abl_model_spec s;
+    abl_model_spec s = {0};
     load("mpt-7b-instruct.json", &s);
     assert_string_equal(s.family->name, "mpt");
     assert_int_equal(s.heads, 32);
@@ -127,9 +174,9 @@ static void test_mpt(void **state)
     assert_string_equal(s.context_src.field, "max_seq_len");
     assert_string_equal(s.dtype.name, "bf16");
     assert_string_equal(s.dtype_src.field, "torch_dtype");
-    assert_string_equal(s.slopes, "mpt:8");
+    assert_schedule(&s, "mpt:8");
     assert_string_equal(s.slopes_src.field, "attn_config.alibi_bias_max");
-    assert_string_equal(s.pipeline, "mpt");
+    assert_pipeline(&s, "mpt");
     expect_json_error("{\"model_type\": \"mpt\", \"n_heads\": 32, \"attn_config\": {\"alibi\": false}}",
                       "does not use ALiBi (learned position embeddings");
     expect_json_error("{\"model_type\": \"mpt\", \"n_heads\": 32, \"attn_config\": {\"alibi\": true, "
@@ -143,19 +190,22 @@ static void test_mpt(void **state)
                       "\"n_heads\": 32, \"alibi\": true}", "model_type is longer than 63 bytes");
     const char *j = "{\"model_type\": \"mpt\", \"n_heads\": 12, \"attn_config\": {\"alibi\": true, \"alibi_bias_max\": 16.0}}";
     char *err = NULL;
+    abl_model_spec_free(&s);
     assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, fresh(&err)), ABL_OK);
-    assert_string_equal(s.slopes, "mpt:16");
+    assert_schedule(&s, "mpt:16");
     j = "{\"model_type\": \"mpt\", \"n_heads\": 12, \"attn_config\": {\"alibi\": true}}";
+    abl_model_spec_free(&s);
     assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, fresh(&err)), ABL_OK);
-    assert_string_equal(s.slopes, "mpt:8"); /* llm-foundry's default alibi_bias_max */
+    assert_schedule(&s, "mpt:8"); /* llm-foundry's default alibi_bias_max */
     assert_int_equal(s.slopes_src.origin, ABL_ORIGIN_DEFAULT);
+    abl_model_spec_free(&s);
     free(err);
 }
 
 static void test_others(void **state)
 {
     (void)state;
-    abl_model_spec s;
+    abl_model_spec s = {0};
     load("baichuan2-13b-chat.json", &s);
     assert_string_equal(s.family->name, "baichuan");
     assert_int_equal(s.heads, 40);
@@ -168,13 +218,16 @@ static void test_others(void **state)
     assert_string_equal(s.family->name, "mosaic-bert");
     assert_int_equal(s.heads, 12);
     assert_int_equal(s.context, 512);
-    assert_string_equal(s.pipeline, "eager,bias-form=symmetric");
+    assert_pipeline(&s, "eager,bias-form=symmetric");
     load("jina-bert-v2-qk-post-norm.json", &s);
     assert_null(s.family); /* no model_type: a generic ALiBi model */
     assert_int_equal(s.heads, 12);
     assert_int_equal(s.head_dim, 64);
-    assert_string_equal(s.pipeline, "eager");
+    assert_pipeline(&s, "eager");
+    assert_string_equal(s.model_type, "");
+    assert_string_equal(s.pipeline_src.field, "generic ALiBi model");
     char *err = NULL;
+    abl_model_spec_free(&s);
     const char *j = "{\"model_type\": \"jais\", \"position_embedding_type\": \"alibi\", \"n_head\": 20, \"n_embd\": 2560, "
                     "\"n_positions\": 2048, \"torch_dtype\": \"float32\"}";
     assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, fresh(&err)), ABL_OK);
@@ -182,6 +235,8 @@ static void test_others(void **state)
     assert_int_equal(s.head_dim, 128);
     assert_int_equal(s.context, 2048);
     assert_string_equal(s.dtype.name, "fp32");
+    assert_string_equal(s.head_dim_src.field, "n_embd / heads");
+    abl_model_spec_free(&s);
     expect_json_error("{\"model_type\": \"jais\", \"position_embedding_type\": \"learned\", \"n_head\": 20}",
                       "does not use ALiBi (position_embedding_type is learned)");
     expect_json_error("{\"model_type\": \"bert\", \"num_attention_heads\": 12}", "does not use ALiBi (absolute");
@@ -237,6 +292,7 @@ static void test_malformed(void **state)
     assert_int_equal(s.heads, 24);
     assert_int_equal(s.head_dim, 64);
     assert_string_equal(s.model_type, "newthing");
+    abl_model_spec_free(&s);
     free(err);
 }
 
@@ -247,8 +303,14 @@ static void test_catalogue_spec(void **state)
     assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("falcon-rw-7b"), &s), ABL_OK);
     assert_int_equal(s.heads, 64);
     assert_int_equal(s.heads_src.origin, ABL_ORIGIN_CATALOGUE);
-    assert_string_equal(s.pipeline, "falcon-hf-sdpa");
+    assert_pipeline(&s, "falcon-hf-sdpa");
     assert_string_equal(s.path->name, "transformers-sdpa");
+    assert_null(s.model_type);
+    abl_model_spec_free(&s);
+    assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("mpt-7b"), &s), ABL_OK);
+    assert_schedule(&s, "mpt:8");
+    assert_string_equal(s.slopes_src.field, "mpt-7b");
+    abl_model_spec_free(&s);
     assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("mpt-30b"), &s), ABL_ERR_INVALID_ARGUMENT);
     abl_source src = {ABL_ORIGIN_CONFIG, "n_head"};
     char *t = abl_source_text(&src);

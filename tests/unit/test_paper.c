@@ -256,6 +256,13 @@ static void test_table1_models(void **state)
         abl_delta a, b;
         abl_delta_init(&a);
         abl_delta_init(&b);
+        /* the row's typed schedule is the one its display name reads as */
+        abl_schedule_spec typed;
+        assert_int_equal(abl_paper_model_schedule(m, &typed), ABL_OK);
+        assert_string_equal(typed.text, m->slopes);
+        assert_int_equal(typed.kind, abl_test_schedule(m->slopes)->kind);
+        assert_int_equal(typed.mpt_bias, abl_test_schedule(m->slopes)->mpt_bias);
+        abl_schedule_spec_free(&typed);
         char *text = NULL, t[64];
         assert_int_equal(abl_paper_model_deltas(abl_test_schedule(m->slopes), m->heads, &bf16, ABL_CONV_PAPER, &a, &b, &text), ABL_OK);
         put_text(t, sizeof t, abl_delta_text(&a, 12));

@@ -299,10 +299,11 @@ static void check_table(int table)
             assert_int_equal(abl_model_spec_from_catalogue(p.models[i], &spec), ABL_OK);
             abl_simulate_config sc;
             memset(&sc, 0, sizeof sc);
-            assert_int_equal(abl_pipeline_parse_msg(spec.pipeline, &spec.dtype, &sc.pipeline, NULL), ABL_OK);
+            assert_int_equal(abl_pipeline_build(&spec.pipeline, &spec.dtype, &sc.pipeline), ABL_OK);
             abl_schedule_spec sched;
             assert_int_equal(abl_model_spec_schedule(&spec, &sched), ABL_OK);
             sc.heads = spec.heads;
+            abl_model_spec_free(&spec);
             sc.slopes = &sched;
             sc.context = s->context;
             assert_int_equal(abl_predict_estimate(&sc, &part), ABL_OK);

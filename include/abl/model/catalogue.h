@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "abl/core/status.h"
 #include "abl/core/format.h"
+#include "abl/core/slope.h"
 #include "abl/kernel/pipeline.h"
 #include "abl/report/report.h"
 
@@ -18,12 +19,32 @@
 extern "C" {
 #endif
 
-/* One way the model's attention is run, e.g. transformers' eager path, and the pipeline it maps to. */
+/* One way the model's attention is run, e.g. transformers' eager path, and the pipeline it maps to: a
+ * typed value (preset + field overrides, issue 17: no text is parsed below the boundary) and the name
+ * outputs show for it. The name is display only; test_catalogue checks that it reads back as the value. */
 typedef struct abl_code_path {
     const char *name;        /* "transformers-eager", "llm-foundry-torch", ... */
-    const char *pipeline;    /* pipeline spec: "bloom-hf", "eager,bias-form=symmetric", ... */
+    const char *pipeline;    /* display name: "bloom-hf", "eager,bias-form=symmetric", ... */
+    const char *preset;      /* the pipeline's preset (canonical name) */
+    const abl_pipeline_override *overrides;  /* applied after the preset (NULL when none) */
+    size_t noverrides;
     const char *code;        /* the code read: "transformers modeling_bloom.py build_alibi_tensor" */
 } abl_code_path;
+
+/* A code path's pipeline as an owned value (a copy: text = its display name); free with
+ * abl_pipeline_spec_free. */
+ABL_API abl_status abl_code_path_pipeline(const abl_code_path *p, abl_pipeline_spec *out);
+
+/* A schedule of the power-of-two family as a value: press, pow2only or mpt:B (kind and B; B is 8 for
+ * the others), what a model's own code computes. */
+typedef struct abl_pow2_schedule {
+    abl_schedule_kind kind;      /* ABL_SCHEDULE_PRESS, ABL_SCHEDULE_POW2ONLY or ABL_SCHEDULE_MPT */
+    long mpt_bias;               /* MPT: B (1..ABL_MPT_BIAS_MAX) */
+} abl_pow2_schedule;
+
+/* The schedule description of s (its text, "press" or "mpt:8", made here for display); free with
+ * abl_schedule_spec_free. ABL_ERR_INVALID_ARGUMENT for another kind. */
+ABL_API abl_status abl_pow2_schedule_spec(const abl_pow2_schedule *s, abl_schedule_spec *out);
 
 typedef struct abl_model_family {
     const char *name;            /* "bloom", "falcon-rw", "mpt", ... */
@@ -44,7 +65,7 @@ typedef struct abl_model {
     int layers;                  /* 0: not found */
     uint64_t context;            /* trained context (tokens); 0: not found */
     const char *dtype;           /* default dtype (format name) */
-    const char *slopes;          /* schedule spec as the model's code computes it: "press", "mpt:8" */
+    abl_pow2_schedule slopes;    /* the schedule as the model's code computes it: press, mpt:8 */
     const char *source;          /* where heads/head_dim/layers/context/dtype were read (one line) */
 } abl_model;
 
@@ -54,6 +75,8 @@ ABL_API const abl_model *abl_model_at(size_t i);
 ABL_API const abl_model *abl_model_find(const char *name);
 /* The "did you mean" candidate for an unknown name (the closest catalogue name), or NULL. */
 ABL_API const abl_model *abl_model_suggest(const char *name);
+/* The entry's schedule as a value (free with abl_schedule_spec_free). */
+ABL_API abl_status abl_model_schedule(const abl_model *m, abl_schedule_spec *out);
 
 ABL_API size_t abl_model_family_count(void);
 ABL_API const abl_model_family *abl_model_family_at(size_t i);

@@ -31,35 +31,46 @@ ABL_API const char *abl_origin_name(abl_origin o);   /* "default", "catalogue", 
 
 typedef struct abl_source {
     abl_origin origin;
-    char field[64];            /* the config field ("n_head", "attn_config.alibi_bias_max"), the option
-                                * ("--heads"), or the catalogue entry's name */
+    const char *field;         /* static text, never freed: the config field ("n_head",
+                                * "attn_config.alibi_bias_max"), the option ("--heads"), the catalogue
+                                * entry's name, or a default's reason; NULL or "" for none */
 } abl_source;
 
+/* A model's settings. It owns model_type and pipeline: free it with abl_model_spec_free. */
 typedef struct abl_model_spec {
     const abl_model *model;            /* the catalogue entry (--model), else NULL */
     const abl_model_family *family;    /* NULL: a generic ALiBi model (relative bias, eager) */
-    char model_type[64];               /* config.json's model_type ("" when absent); truncated */
+    char *model_type;                  /* config.json's model_type ("" when absent; at most 63 bytes, longer
+                                        * is refused), heap; NULL for a catalogue model */
     int heads;                 abl_source heads_src;
     int head_dim;              abl_source head_dim_src;    /* 0: unknown */
     int layers;                abl_source layers_src;      /* 0: unknown */
     uint64_t context;          abl_source context_src;     /* trained context; 0: unknown */
     abl_format dtype;          abl_source dtype_src;
-    char slopes[32];           abl_source slopes_src;      /* schedule spec: "press", "mpt:8" (display) */
-    abl_schedule_kind slopes_kind;                         /* the same as a value: PRESS, POW2ONLY or MPT */
+    abl_source slopes_src;                                 /* the schedule (abl_model_spec_schedule): */
+    abl_schedule_kind slopes_kind;                         /* PRESS, POW2ONLY or MPT */
     long slopes_mpt_bias;                                  /* MPT: B */
     const abl_code_path *path;                             /* the default code path (NULL: generic) */
-    char pipeline[96];         abl_source pipeline_src;    /* pipeline spec of the default code path */
+    abl_pipeline_spec pipeline; abl_source pipeline_src;   /* the default code path's pipeline, owned (its
+                                                            * text is the display name, e.g. "falcon-hf-sdpa,
+                                                            * head-dim=128,bias-scale=0.088388347648318433") */
 } abl_model_spec;
 
-/* The settings of a catalogue model. ABL_ERR_INVALID_ARGUMENT when the entry's head count was not
+/* The longest model_type accepted (a real one is a word: "mpt", "RefinedWebModel"). */
+#define ABL_MODEL_TYPE_MAX 63
+
+/* Free what the spec owns and zero it; safe on a zeroed spec, and on one a failed call left. */
+ABL_API void abl_model_spec_free(abl_model_spec *s);
+
+/* The settings of a catalogue model (free with abl_model_spec_free). ABL_ERR_INVALID_ARGUMENT when the entry's head count was not
  * found (the model cannot be analysed from the catalogue alone). */
 ABL_API abl_status abl_model_spec_from_catalogue(const abl_model *m, abl_model_spec *out);
 
 /* The model's schedule as a value (press or mpt:B, from the typed fields: no text; free with
  * abl_schedule_spec_free). */
 ABL_API abl_status abl_model_spec_schedule(const abl_model_spec *s, abl_schedule_spec *out);
-/* The kernel of the model's default code path as a value (a deep copy the caller frees with
- * abl_pipeline_spec_free): the one way above the model stage to read the spec's pipeline. */
+/* The kernel of the model's default code path as a value (a deep copy of s->pipeline the caller frees
+ * with abl_pipeline_spec_free): the one way above the model stage to read the spec's pipeline. */
 ABL_API abl_status abl_model_spec_pipeline(const abl_model_spec *s, abl_pipeline_spec *out);
 
 /*

@@ -15,6 +15,7 @@
 #include "abl/core/progress.h"
 #include "abl/core/format.h"
 #include "abl/core/convention.h"
+#include "abl/model/catalogue.h"
 #include "abl/core/slope.h"
 #include "abl/core/blindness.h"
 #include "abl/analysis/analysis.h"
@@ -78,14 +79,16 @@ typedef struct abl_paper_model {
     const char *size, *languages;
     uint64_t window;
     int layers, heads;
-    const char *slopes;       /* schedule spec ("press", "mpt:8") */
+    abl_pow2_schedule schedule; /* the schedule as the model's code computes it: press, mpt:8 */
+    const char *slopes;       /* its display name ("press", "mpt:8"), shown in outputs (test_paper checks it
+                               * against the value) */
     const char *config;       /* where heads/layers/window come from (one line) */
 } abl_paper_model;
 
 ABL_API size_t abl_paper_model_count(void);
 ABL_API const abl_paper_model *abl_paper_model_at(size_t i);
 ABL_API const abl_paper_model *abl_paper_model_find(const char *name);
-/* The model's schedule as a value (its compiled-in text resolved once; free with abl_schedule_spec_free). */
+/* The model's schedule as a value (from the typed row, no text read; free with abl_schedule_spec_free). */
 ABL_API abl_status abl_paper_model_schedule(const abl_paper_model *m, abl_schedule_spec *out);
 
 /*

@@ -11,37 +11,67 @@
 
 /* ------------------------------------------------------------------ code paths per family */
 
+/* Each path's pipeline is typed data, a preset and its field overrides; the display name beside it is
+ * what outputs show (test_catalogue reads every name back and compares it with the value). */
+#define PATH(name, preset, code) {name, preset, preset, NULL, 0, code}
+#define PATH_OV(name, display, preset, ov, code) {name, display, preset, ov, sizeof ov / sizeof ov[0], code}
+
 static const abl_code_path bloom_paths[] = {
-    {"transformers", "bloom-hf",
-     "transformers models/bloom/modeling_bloom.py: build_alibi_tensor (torch.pow slopes), BloomAttention.forward (baddbmm)"},
+    PATH("transformers", "bloom-hf",
+         "transformers models/bloom/modeling_bloom.py: build_alibi_tensor (torch.pow slopes), BloomAttention.forward (baddbmm)"),
 };
 static const abl_code_path falcon_paths[] = {
-    {"transformers-sdpa", "falcon-hf-sdpa",
-     "transformers models/falcon/modeling_falcon.py: FalconAttention.forward, SDPA: the mask alibi/sqrt(head_dim)"},
-    {"transformers-eager", "falcon-hf-eager",
-     "transformers models/falcon/modeling_falcon.py: FalconAttention.forward, eager: alibi in the scores and the mask"},
+    PATH("transformers-sdpa", "falcon-hf-sdpa",
+         "transformers models/falcon/modeling_falcon.py: FalconAttention.forward, SDPA: the mask alibi/sqrt(head_dim)"),
+    PATH("transformers-eager", "falcon-hf-eager",
+         "transformers models/falcon/modeling_falcon.py: FalconAttention.forward, eager: alibi in the scores and the mask"),
 };
 static const abl_code_path mpt_paths[] = {
-    {"llm-foundry-torch", "mpt",
-     "llm-foundry llmfoundry/models/layers/attention.py: gen_slopes, build_alibi_bias, scaled_multihead_dot_product_attention"},
-    {"transformers", "mpt-hf",
-     "transformers models/mpt/modeling_mpt.py: build_mpt_alibi_tensor, MptAttention.forward"},
-    {"flash-attention", "flash2",
-     "llm-foundry attention.py flash_attn_fn with alibi_slopes (FlashAttention-2)"},
+    PATH("llm-foundry-torch", "mpt",
+         "llm-foundry llmfoundry/models/layers/attention.py: gen_slopes, build_alibi_bias, scaled_multihead_dot_product_attention"),
+    PATH("transformers", "mpt-hf", "transformers models/mpt/modeling_mpt.py: build_mpt_alibi_tensor, MptAttention.forward"),
+    PATH("flash-attention", "flash2", "llm-foundry attention.py flash_attn_fn with alibi_slopes (FlashAttention-2)"),
 };
 static const abl_code_path relative_paths[] = {
-    {"eager", "eager", "-m(i-j) built in fp32, cast to the model dtype, softmax in fp32 (spec §9 definition)"},
+    PATH("eager", "eager", "-m(i-j) built in fp32, cast to the model dtype, softmax in fp32 (spec §9 definition)"),
 };
 /* Baichuan-13B/Baichuan2-13B modeling_baichuan.py: _gen_alibi_mask builds slopes * arange(max_pos) (key
  * positions, the absolute form) in fp32 beside the -inf future mask; the buffer is cast to the model dtype,
  * added to the scores in that dtype, and softmax runs on the sum (docs/models.md cites the copies read). */
+static const abl_pipeline_override absolute_form[] = {{.field = ABL_PF_BIAS_FORM, .value = ABL_BIAS_ABSOLUTE}};
 static const abl_code_path baichuan_paths[] = {
-    {"eager", "eager,bias-form=absolute",
-     "modeling_baichuan.py _gen_alibi_mask: m*j in fp32, cast to the model dtype, added to the scores, softmax"},
+    PATH_OV("eager", "eager,bias-form=absolute", "eager", absolute_form,
+            "modeling_baichuan.py _gen_alibi_mask: m*j in fp32, cast to the model dtype, added to the scores, softmax"),
 };
+static const abl_pipeline_override symmetric_form[] = {{.field = ABL_PF_BIAS_FORM, .value = ABL_BIAS_SYMMETRIC}};
 static const abl_code_path encoder_paths[] = {
-    {"eager", "eager,bias-form=symmetric", "-m|i-j| added to the scores, softmax (encoder, bidirectional)"},
+    PATH_OV("eager", "eager,bias-form=symmetric", "eager", symmetric_form,
+            "-m|i-j| added to the scores, softmax (encoder, bidirectional)"),
 };
+
+abl_status abl_code_path_pipeline(const abl_code_path *p, abl_pipeline_spec *out)
+{
+    if (p == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    /* the static value viewed as a description (nothing written through it), then deep-copied */
+    const abl_pipeline_spec view = {(char *)p->pipeline, p->preset, (abl_pipeline_override *)p->overrides,
+                                    p->noverrides};
+    return abl_pipeline_spec_copy(&view, out);
+}
+
+abl_status abl_pow2_schedule_spec(const abl_pow2_schedule *s, abl_schedule_spec *out)
+{
+    if (s == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    return abl_schedule_spec_pow2(s->kind, s->mpt_bias, out);
+}
+
+abl_status abl_model_schedule(const abl_model *m, abl_schedule_spec *out)
+{
+    if (m == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    return abl_pow2_schedule_spec(&m->slopes, out);
+}
 
 #define N(a) (sizeof a / sizeof a[0])
 
@@ -78,98 +108,100 @@ static const abl_model_family families[] = {
 /* ------------------------------------------------------------------ the models */
 
 #define BLOOM_SRC(id) id " config.json (n_head, hidden_size, n_layer); context: model card"
+#define PRESS {ABL_SCHEDULE_PRESS, 8}
+#define MPT(b) {ABL_SCHEDULE_MPT, b}
 #define PAPER_ONLY "paper Table 5 (heads, window); no published config.json found"
 
 static const abl_model models[] = {
     /* BLOOM (bigscience) */
-    {"bloom-560m", "bigscience/bloom-560m", "", F_BLOOM, "bigscience/bloom-560m", 16, 64, 24, 2048, "bf16", "press",
+    {"bloom-560m", "bigscience/bloom-560m", "", F_BLOOM, "bigscience/bloom-560m", 16, 64, 24, 2048, "bf16", PRESS,
      BLOOM_SRC("bigscience/bloom-560m")},
     {"bloom-1b1", "bigscience/bloom-1b1", "bloom-1.1b", F_BLOOM, "bigscience/bloom-1.1b", 16, 96, 24, 2048, "bf16",
-     "press", BLOOM_SRC("bigscience/bloom-1b1")},
+     PRESS, BLOOM_SRC("bigscience/bloom-1b1")},
     {"bloom-1b7", "bigscience/bloom-1b7", "bloom-1.7b", F_BLOOM, "bigscience/bloom-1.7b", 16, 128, 24, 2048, "bf16",
-     "press", BLOOM_SRC("bigscience/bloom-1b7")},
-    {"bloom-3b", "bigscience/bloom-3b", "", F_BLOOM, "bigscience/bloom-3b", 32, 80, 30, 2048, "bf16", "press",
+     PRESS, BLOOM_SRC("bigscience/bloom-1b7")},
+    {"bloom-3b", "bigscience/bloom-3b", "", F_BLOOM, "bigscience/bloom-3b", 32, 80, 30, 2048, "bf16", PRESS,
      BLOOM_SRC("bigscience/bloom-3b")},
     {"bloom-7b1", "bigscience/bloom-7b1", "bloom-7.1b", F_BLOOM, "bigscience/bloom-7.1b", 32, 128, 30, 2048, "bf16",
-     "press", BLOOM_SRC("bigscience/bloom-7b1")},
-    {"bloom", "bigscience/bloom", "bloom-176b", F_BLOOM, "bigscience/bloom", 112, 128, 70, 2048, "bf16", "press",
+     PRESS, BLOOM_SRC("bigscience/bloom-7b1")},
+    {"bloom", "bigscience/bloom", "bloom-176b", F_BLOOM, "bigscience/bloom", 112, 128, 70, 2048, "bf16", PRESS,
      BLOOM_SRC("bigscience/bloom")},
-    {"bloomz-560m", "bigscience/bloomz-560m", "", F_BLOOM, NULL, 16, 64, 24, 2048, "bf16", "press",
+    {"bloomz-560m", "bigscience/bloomz-560m", "", F_BLOOM, NULL, 16, 64, 24, 2048, "bf16", PRESS,
      "architecture of bigscience/bloom-560m (bloomz is its multitask fine-tune)"},
-    {"bloomz-1b1", "bigscience/bloomz-1b1", "", F_BLOOM, NULL, 16, 96, 24, 2048, "bf16", "press",
+    {"bloomz-1b1", "bigscience/bloomz-1b1", "", F_BLOOM, NULL, 16, 96, 24, 2048, "bf16", PRESS,
      "architecture of bigscience/bloom-1b1 (bloomz is its multitask fine-tune)"},
-    {"bloomz-1b7", "bigscience/bloomz-1b7", "", F_BLOOM, NULL, 16, 128, 24, 2048, "bf16", "press",
+    {"bloomz-1b7", "bigscience/bloomz-1b7", "", F_BLOOM, NULL, 16, 128, 24, 2048, "bf16", PRESS,
      "architecture of bigscience/bloom-1b7 (bloomz is its multitask fine-tune)"},
-    {"bloomz-3b", "bigscience/bloomz-3b", "", F_BLOOM, NULL, 32, 80, 30, 2048, "bf16", "press",
+    {"bloomz-3b", "bigscience/bloomz-3b", "", F_BLOOM, NULL, 32, 80, 30, 2048, "bf16", PRESS,
      "architecture of bigscience/bloom-3b (bloomz is its multitask fine-tune)"},
-    {"bloomz-7b1", "bigscience/bloomz-7b1", "", F_BLOOM, NULL, 32, 128, 30, 2048, "bf16", "press",
+    {"bloomz-7b1", "bigscience/bloomz-7b1", "", F_BLOOM, NULL, 32, 128, 30, 2048, "bf16", PRESS,
      "architecture of bigscience/bloom-7b1 (bloomz is its multitask fine-tune)"},
-    {"bloomz", "bigscience/bloomz", "bloomz-176b", F_BLOOM, NULL, 112, 128, 70, 2048, "bf16", "press",
+    {"bloomz", "bigscience/bloomz", "bloomz-176b", F_BLOOM, NULL, 112, 128, 70, 2048, "bf16", PRESS,
      "architecture of bigscience/bloom (bloomz is its multitask fine-tune)"},
     /* Falcon-RW (tiiuae) */
-    {"falcon-rw-1b", "tiiuae/falcon-rw-1b", "", F_FALCON, "Falcon-RW 1B", 32, 64, 24, 2048, "bf16", "press",
+    {"falcon-rw-1b", "tiiuae/falcon-rw-1b", "", F_FALCON, "Falcon-RW 1B", 32, 64, 24, 2048, "bf16", PRESS,
      "tiiuae/falcon-rw-1b config.json (alibi, num_attention_heads, hidden_size, num_hidden_layers); context: paper Table 5"},
-    {"falcon-rw-7b", "tiiuae/falcon-rw-7b", "", F_FALCON, "Falcon-RW 7B", 64, 64, 36, 2048, "bf16", "press",
+    {"falcon-rw-7b", "tiiuae/falcon-rw-7b", "", F_FALCON, "Falcon-RW 7B", 64, 64, 36, 2048, "bf16", PRESS,
      "tiiuae/falcon-rw-7b config.json (alibi, n_head, hidden_size, n_layer); context: paper Table 5"},
     /* MPT (mosaicml) */
-    {"mpt-7b", "mosaicml/mpt-7b", "", F_MPT, "MPT 7B", 32, 128, 32, 2048, "bf16", "mpt:8",
+    {"mpt-7b", "mosaicml/mpt-7b", "", F_MPT, "MPT 7B", 32, 128, 32, 2048, "bf16", MPT(8),
      "mosaicml/mpt-7b(-instruct) config.json (attn_config.alibi, alibi_bias_max, n_heads, d_model, n_layers, max_seq_len, torch_dtype)"},
-    {"mpt-7b-instruct", "mosaicml/mpt-7b-instruct", "", F_MPT, NULL, 32, 128, 32, 2048, "bf16", "mpt:8",
+    {"mpt-7b-instruct", "mosaicml/mpt-7b-instruct", "", F_MPT, NULL, 32, 128, 32, 2048, "bf16", MPT(8),
      "mosaicml/mpt-7b-instruct config.json (attn_config.alibi, alibi_bias_max, n_heads, d_model, n_layers, max_seq_len, torch_dtype)"},
-    {"mpt-7b-chat", "mosaicml/mpt-7b-chat", "", F_MPT, NULL, 32, 128, 32, 2048, "bf16", "mpt:8",
+    {"mpt-7b-chat", "mosaicml/mpt-7b-chat", "", F_MPT, NULL, 32, 128, 32, 2048, "bf16", MPT(8),
      "architecture of mosaicml/mpt-7b (config.json not read)"},
     {"mpt-7b-storywriter", "mosaicml/mpt-7b-storywriter", "mpt-7b-65k", F_MPT, "MPT 7B StoryWriter", 32, 128, 32,
-     65536, "bf16", "mpt:8", "architecture of mosaicml/mpt-7b; context: paper Table 5 (65,536)"},
-    {"mpt-30b", "mosaicml/mpt-30b", "", F_MPT, NULL, 0, 0, 0, 0, "bf16", "mpt:8", "config.json not found"},
-    {"replit-code-v1-3b", "replit/replit-code-v1-3b", "replit-code", F_MPT, NULL, 0, 0, 0, 0, "bf16", "mpt:8",
+     65536, "bf16", MPT(8), "architecture of mosaicml/mpt-7b; context: paper Table 5 (65,536)"},
+    {"mpt-30b", "mosaicml/mpt-30b", "", F_MPT, NULL, 0, 0, 0, 0, "bf16", MPT(8), "config.json not found"},
+    {"replit-code-v1-3b", "replit/replit-code-v1-3b", "replit-code", F_MPT, NULL, 0, 0, 0, 0, "bf16", MPT(8),
      "config.json not found"},
     /* Baichuan */
     {"baichuan-13b-base", "baichuan-inc/Baichuan-13B-Base", "", F_BAICHUAN, "Baichuan-13B-Base", 40, 128, 40, 4096,
-     "fp16", "press", "architecture of baichuan-inc/Baichuan2-13B-Chat config.json; heads and window agree with paper Table 5"},
+     "fp16", PRESS, "architecture of baichuan-inc/Baichuan2-13B-Chat config.json; heads and window agree with paper Table 5"},
     {"baichuan-13b-chat", "baichuan-inc/Baichuan-13B-Chat", "", F_BAICHUAN, "Baichuan-13B-Chat", 40, 128, 40, 4096,
-     "fp16", "press", "architecture of baichuan-inc/Baichuan2-13B-Chat config.json; heads and window agree with paper Table 5"},
-    {"baichuan2-13b-chat", "baichuan-inc/Baichuan2-13B-Chat", "", F_BAICHUAN, NULL, 40, 128, 40, 4096, "fp16", "press",
+     "fp16", PRESS, "architecture of baichuan-inc/Baichuan2-13B-Chat config.json; heads and window agree with paper Table 5"},
+    {"baichuan2-13b-chat", "baichuan-inc/Baichuan2-13B-Chat", "", F_BAICHUAN, NULL, 40, 128, 40, 4096, "fp16", PRESS,
      "baichuan-inc/Baichuan2-13B-Chat config.json (num_attention_heads, hidden_size, num_hidden_layers, model_max_length, torch_dtype)"},
     /* jais (inceptionai) */
     {"jais-family-590m", "inceptionai/jais-family-590m", "", F_JAIS, "jais-family-590m", 12, 0, 0, 2048, "bf16",
-     "press", PAPER_ONLY},
+     PRESS, PAPER_ONLY},
     {"jais-family-1p3b", "inceptionai/jais-family-1p3b", "", F_JAIS, "jais-family-1p3b", 16, 0, 0, 2048, "bf16",
-     "press", PAPER_ONLY},
+     PRESS, PAPER_ONLY},
     {"jais-family-2p7b", "inceptionai/jais-family-2p7b", "", F_JAIS, "jais-family-2p7b", 20, 0, 0, 2048, "bf16",
-     "press", PAPER_ONLY},
+     PRESS, PAPER_ONLY},
     {"jais-family-6p7b", "inceptionai/jais-family-6p7b", "", F_JAIS, "jais-family-6p7b", 32, 0, 0, 2048, "bf16",
-     "press", PAPER_ONLY},
-    {"jais-family-13b", "inceptionai/jais-family-13b", "", F_JAIS, "jais-family-13b", 40, 0, 0, 2048, "bf16", "press",
+     PRESS, PAPER_ONLY},
+    {"jais-family-13b", "inceptionai/jais-family-13b", "", F_JAIS, "jais-family-13b", 40, 0, 0, 2048, "bf16", PRESS,
      PAPER_ONLY},
     {"jais-family-30b-8k", "inceptionai/jais-family-30b-8k", "", F_JAIS, "jais-family-30b-8k", 56, 0, 0, 8192, "bf16",
-     "press", PAPER_ONLY},
+     PRESS, PAPER_ONLY},
     {"jais-family-30b-16k", "inceptionai/jais-family-30b-16k", "", F_JAIS, "jais-family-30b-16k", 56, 0, 0, 16384,
-     "bf16", "press", PAPER_ONLY},
+     "bf16", PRESS, PAPER_ONLY},
     /* BTLM (cerebras) */
-    {"btlm-3b-8k-base", "cerebras/btlm-3b-8k-base", "btlm", F_BTLM, "BTLM-3B-8k-base", 32, 0, 0, 8192, "bf16", "press",
+    {"btlm-3b-8k-base", "cerebras/btlm-3b-8k-base", "btlm", F_BTLM, "BTLM-3B-8k-base", 32, 0, 0, 8192, "bf16", PRESS,
      PAPER_ONLY},
-    {"btlm-3b-8k-chat", "cerebras/btlm-3b-8k-chat", "", F_BTLM, "BTLM-3B-8k-chat", 32, 0, 0, 8192, "bf16", "press",
+    {"btlm-3b-8k-chat", "cerebras/btlm-3b-8k-chat", "", F_BTLM, "BTLM-3B-8k-chat", 32, 0, 0, 8192, "bf16", PRESS,
      PAPER_ONLY},
     /* Encoders */
     {"mosaic-bert-base", "mosaicml/mosaic-bert-base", "mosaicbert", F_MBERT, "MosaicBERT-base", 12, 64, 12, 128,
-     "bf16", "press",
+     "bf16", PRESS,
      "mosaicml/examples bert config (alibi_starting_size, num_attention_heads, hidden_size, num_hidden_layers); context: paper Table 5"},
     {"mosaic-bert-base-seqlen-256", "mosaicml/mosaic-bert-base-seqlen-256", "mosaicbert-256", F_MBERT, "MosaicBERT-256",
-     12, 64, 12, 256, "bf16", "press", "architecture of mosaicml/mosaic-bert-base; context: paper Table 5"},
+     12, 64, 12, 256, "bf16", PRESS, "architecture of mosaicml/mosaic-bert-base; context: paper Table 5"},
     {"mosaic-bert-base-seqlen-512", "mosaicml/mosaic-bert-base-seqlen-512", "mosaicbert-512", F_MBERT, "MosaicBERT-512",
-     12, 64, 12, 512, "bf16", "press", "architecture of mosaicml/mosaic-bert-base; context: paper Table 5"},
+     12, 64, 12, 512, "bf16", PRESS, "architecture of mosaicml/mosaic-bert-base; context: paper Table 5"},
     {"mosaic-bert-base-seqlen-1024", "mosaicml/mosaic-bert-base-seqlen-1024", "mosaicbert-1024", F_MBERT,
-     "MosaicBERT-1024", 12, 64, 12, 1024, "bf16", "press",
+     "MosaicBERT-1024", 12, 64, 12, 1024, "bf16", PRESS,
      "architecture of mosaicml/mosaic-bert-base; context: paper Table 5"},
     {"mosaic-bert-base-seqlen-2048", "mosaicml/mosaic-bert-base-seqlen-2048", "mosaicbert-2048", F_MBERT,
-     "MosaicBERT-2048", 12, 64, 12, 2048, "bf16", "press",
+     "MosaicBERT-2048", 12, 64, 12, 2048, "bf16", PRESS,
      "architecture of mosaicml/mosaic-bert-base; context: paper Table 5"},
     {"jina-embeddings-v2-base-en", "jinaai/jina-embeddings-v2-base-en", "jina-v2-base", F_JINA,
-     "jina-embeddings-v2-base-en", 12, 0, 0, 8192, "bf16", "press", PAPER_ONLY},
+     "jina-embeddings-v2-base-en", 12, 0, 0, 8192, "bf16", PRESS, PAPER_ONLY},
     /* Not published */
-    {"bloomberggpt", NULL, "", F_UNPUB, "BloombergGPT", 40, 0, 0, 2048, "bf16", "press",
+    {"bloomberggpt", NULL, "", F_UNPUB, "BloombergGPT", 40, 0, 0, 2048, "bf16", PRESS,
      "paper Table 5 (weights and config not public)"},
-    {"codellm", NULL, "", F_UNPUB, "CodeLLM", 32, 0, 0, 1024, "bf16", "press",
+    {"codellm", NULL, "", F_UNPUB, "CodeLLM", 32, 0, 0, 1024, "bf16", PRESS,
      "paper Table 5 (no Hugging Face id found)"},
 };
 
@@ -367,6 +399,17 @@ static const col catalogue_cols[] = {
     {"table5", "paper Table 5 row", ABL_ALIGN_LEFT, 1}, {"source", "source", ABL_ALIGN_LEFT, 1},
 };
 
+/* The entry's schedule as its display text ("press", "mpt:8"), made from the value. */
+static abl_status cell_schedule(abl_report *r, const abl_model *m)
+{
+    abl_schedule_spec sched;
+    abl_status st = abl_model_schedule(m, &sched);
+    if (st == ABL_OK)
+        st = cell_text(r, sched.text);
+    abl_schedule_spec_free(&sched);
+    return st;
+}
+
 static abl_status model_row(abl_report *r, const abl_model *m, int full)
 {
     abl_status st = abl_report_row(r);
@@ -394,7 +437,7 @@ static abl_status model_row(abl_report *r, const abl_model *m, int full)
         else if (strcmp(k, "dtype") == 0)
             st = cell_text(r, m->dtype);
         else if (strcmp(k, "slopes") == 0)
-            st = cell_text(r, m->slopes);
+            st = cell_schedule(r, m);
         else if (strcmp(k, "slope_code") == 0)
             st = cell_text(r, m->family->slope_code);
         else if (strcmp(k, "bias_form") == 0)
@@ -435,6 +478,17 @@ abl_status abl_model_catalogue_report(int full, abl_report **out)
     }
     *out = r;
     return ABL_OK;
+}
+
+/* The entry's schedule as a meta line, its display text made from the value. */
+static abl_status meta_schedule(abl_report *r, const abl_model *m)
+{
+    abl_schedule_spec sched;
+    abl_status st = abl_model_schedule(m, &sched);
+    if (st == ABL_OK)
+        st = meta_quoted(r, "slopes", "slopes", sched.text);
+    abl_schedule_spec_free(&sched);
+    return st;
 }
 
 abl_status abl_model_detail_report(const abl_model *m, abl_report **out)
@@ -484,7 +538,7 @@ abl_status abl_model_detail_report(const abl_model *m, abl_report **out)
     if (st == ABL_OK)
         st = meta_quoted(r, "dtype", "default dtype", m->dtype);
     if (st == ABL_OK)
-        st = meta_quoted(r, "slopes", "slopes", m->slopes);
+        st = meta_schedule(r, m);
     if (st == ABL_OK)
         st = abl_report_meta(r, "slope_code", "slopes in the code", m->family->slope_code, NULL);
     if (st == ABL_OK)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include <mpfr.h>
 #include "abl/core/slope.h"
 #include "abl/model/config.h"
 #include "abl_internal.h"
@@ -24,16 +25,17 @@ const char *abl_origin_name(abl_origin o)
 static void set_src(abl_source *s, abl_origin o, const char *field)
 {
     s->origin = o;
-    snprintf(s->field, sizeof s->field, "%s", field ? field : "");
+    s->field = field != NULL ? field : "";
 }
 
 char *abl_source_text(const abl_source *s)
 {
+    const char *f = s->field != NULL ? s->field : "";
     switch (s->origin) {
-    case ABL_ORIGIN_CONFIG: return abl_strf("config.json: %s", s->field);
-    case ABL_ORIGIN_CATALOGUE: return abl_strf("catalogue: %s", s->field);
-    case ABL_ORIGIN_OPTION: return abl_strf("option %s", s->field);
-    case ABL_ORIGIN_DEFAULT: return abl_strf("default%s%s", s->field[0] ? ": " : "", s->field);
+    case ABL_ORIGIN_CONFIG: return abl_strf("config.json: %s", f);
+    case ABL_ORIGIN_CATALOGUE: return abl_strf("catalogue: %s", f);
+    case ABL_ORIGIN_OPTION: return abl_strf("option %s", f);
+    case ABL_ORIGIN_DEFAULT: return abl_strf("default%s%s", f[0] ? ": " : "", f);
     default: return abl_strf("not set");
     }
 }
@@ -46,20 +48,83 @@ static abl_format format_named(const char *name)
     return f;
 }
 
-/* The pipeline spec of a family's default code path, with Falcon's 1/sqrt(head_dim) when it is not 1/8. */
-static void default_pipeline(abl_model_spec *s, abl_origin o, const char *field)
+/* c's 17 significant digits as an exact decimal num/den: the value "%.17g" prints (MPFR's correctly
+ * rounded conversion, as glibc's printf), so the typed bias scale is the one its display text reads as. */
+static abl_status decimal17_ratio(double c, abl_ratio *out)
 {
+    mpfr_t x;
+    mpfr_init2(x, 53);
+    mpfr_set_d(x, c, MPFR_RNDN);
+    mpfr_exp_t e10 = 0;
+    char *digits = mpfr_get_str(NULL, &e10, 10, 17, x, MPFR_RNDN); /* 0.d1...d17 x 10^e10 */
+    mpfr_clear(x);
+    if (digits == NULL)
+        return ABL_ERR_NO_MEMORY;
+    uint64_t num = strtoull(digits, NULL, 10), den = 1;
+    mpfr_free_str(digits);
+    /* c is 1/sqrt(head_dim) in (0, 1]: 17 - e10 is at most 19 for head_dim <= ABL_MAX_HEAD_DIM, in 64 bits */
+    for (long k = 17 - (long)e10; k > 0; k--) {
+        if (den > UINT64_MAX / 10)
+            return ABL_ERR_UNSUPPORTED;
+        den *= 10;
+    }
+    uint64_t a = num, b = den;
+    while (b != 0) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    out->num = num / a;
+    out->den = den / a;
+    return ABL_OK;
+}
+
+/* Falcon's attention scales the alibi by inv_norm_factor = 1.0 / math.sqrt(head_dim), a binary64; the presets
+ * are Falcon-RW's head_dim 64 (1/8). Another head dim: two typed overrides, the display name gets
+ * ",head-dim=D,bias-scale=C" (C with 17 digits, which round back to the binary64). */
+static abl_status falcon_head_dim(abl_pipeline_spec *p, int head_dim)
+{
+    double c = 1.0 / sqrt((double)head_dim);
+    abl_pipeline_override ov[2] = {{.field = ABL_PF_HEAD_DIM, .value = head_dim}, {.field = ABL_PF_BIAS_SCALE}};
+    abl_status st = decimal17_ratio(c, &ov[1].ratio);
+    if (st != ABL_OK)
+        return st;
+    abl_pipeline_override *grown = realloc(p->overrides, (p->noverrides + 2) * sizeof *grown);
+    char *text = abl_strf("%s,head-dim=%d,bias-scale=%.17g", p->text, head_dim, c);
+    if (grown != NULL)
+        p->overrides = grown;
+    if (grown == NULL || text == NULL) {
+        free(text);
+        return ABL_ERR_NO_MEMORY;
+    }
+    memcpy(p->overrides + p->noverrides, ov, sizeof ov);
+    p->noverrides += 2;
+    free(p->text);
+    p->text = text;
+    return ABL_OK;
+}
+
+/* The family's default code path's pipeline (eager for a generic model), a copy of the catalogue's value. */
+static abl_status default_pipeline(abl_model_spec *s, abl_origin o, const char *field)
+{
+    static const abl_code_path generic = {"eager", "eager", "eager", NULL, 0, ""};
     const abl_code_path *p = s->family ? abl_model_family_path(s->family, NULL) : NULL;
     s->path = p;
-    snprintf(s->pipeline, sizeof s->pipeline, "%s", p ? p->pipeline : "eager");
-    if (s->family != NULL && strcmp(s->family->name, "falcon-rw") == 0 && s->head_dim > 0 && s->head_dim != 64) {
-        /* the presets are Falcon-RW's head_dim 64 (1/8); otherwise inv_norm_factor = 1.0 / math.sqrt(head_dim),
-         * a binary64 (printed with 17 digits, which round back to it) */
-        size_t n = strlen(s->pipeline);
-        snprintf(s->pipeline + n, sizeof s->pipeline - n, ",head-dim=%d,bias-scale=%.17g", s->head_dim,
-                 1.0 / sqrt((double)s->head_dim));
-    }
     set_src(&s->pipeline_src, o, field);
+    abl_status st = abl_code_path_pipeline(p != NULL ? p : &generic, &s->pipeline);
+    if (st == ABL_OK && s->family != NULL && strcmp(s->family->name, "falcon-rw") == 0 && s->head_dim > 0 &&
+        s->head_dim != 64)
+        st = falcon_head_dim(&s->pipeline, s->head_dim);
+    return st;
+}
+
+void abl_model_spec_free(abl_model_spec *s)
+{
+    if (s == NULL)
+        return;
+    free(s->model_type);
+    abl_pipeline_spec_free(&s->pipeline);
+    memset(s, 0, sizeof *s);
 }
 
 abl_status abl_model_spec_from_catalogue(const abl_model *m, abl_model_spec *out)
@@ -81,21 +146,13 @@ abl_status abl_model_spec_from_catalogue(const abl_model *m, abl_model_spec *out
     set_src(&out->context_src, m->context ? ABL_ORIGIN_CATALOGUE : ABL_ORIGIN_NONE, m->name);
     out->dtype = format_named(m->dtype);
     set_src(&out->dtype_src, ABL_ORIGIN_CATALOGUE, m->name);
-    snprintf(out->slopes, sizeof out->slopes, "%s", m->slopes);
     set_src(&out->slopes_src, ABL_ORIGIN_CATALOGUE, m->name);
-    /* The entry's schedule text is resolved here, once: below this the spec carries the kind and B. */
-    abl_schedule_spec sched;
-    abl_status st = abl_schedule_spec_parse(m->slopes, &sched);
+    out->slopes_kind = m->slopes.kind;
+    out->slopes_mpt_bias = m->slopes.kind == ABL_SCHEDULE_MPT ? m->slopes.mpt_bias : 8;
+    abl_status st = default_pipeline(out, ABL_ORIGIN_CATALOGUE, m->name);
     if (st != ABL_OK)
-        return st;
-    int pow2 = sched.kind == ABL_SCHEDULE_PRESS || sched.kind == ABL_SCHEDULE_MPT || sched.kind == ABL_SCHEDULE_POW2ONLY;
-    out->slopes_kind = sched.kind;
-    out->slopes_mpt_bias = sched.mpt_bias;
-    abl_schedule_spec_free(&sched);
-    if (!pow2)
-        return ABL_ERR_INVALID_ARGUMENT; /* a catalogue model's slopes are press, pow2only or mpt:B */
-    default_pipeline(out, ABL_ORIGIN_CATALOGUE, m->name);
-    return ABL_OK;
+        abl_model_spec_free(out);
+    return st;
 }
 
 /* ------------------------------------------------------------------ config.json */
@@ -112,25 +169,27 @@ static json_t *get(json_t *root, const char *path)
     return json_is_object(sub) ? get(sub, dot + 1) : NULL;
 }
 
-/* The first of the comma-separated fields present; its name malloc'd into *used (freed first; NULL when
- * none is present, or out of memory: then the field reads as absent). */
-static json_t *first_of(json_t *root, const char *fields, char **used)
+/* A list of alternative field names, the first present wins (NULL-terminated; static strings, so that a
+ * source can name the field it read without a copy). */
+typedef const char *const field_list[];
+
+/* The first of the fields present; its (static) name in *used (NULL when none is present). */
+static json_t *first_of(json_t *root, const char *const *fields, const char **used)
 {
-    free(*used);
     *used = NULL;
-    char *buf = strdup(fields), *save = NULL;
-    json_t *found = NULL;
-    for (char *f = buf ? strtok_r(buf, ",", &save) : NULL; f != NULL && found == NULL; f = strtok_r(NULL, ",", &save)) {
-        json_t *v = get(root, f);
-        if (v != NULL && !json_is_null(v) && (*used = strdup(f)) != NULL)
-            found = v;
+    for (size_t i = 0; fields[i] != NULL; i++) {
+        json_t *v = get(root, fields[i]);
+        if (v != NULL && !json_is_null(v)) {
+            *used = fields[i];
+            return v;
+        }
     }
-    free(buf);
-    return found;
+    return NULL;
 }
 
 /* A positive integer field (one of `fields`) no larger than hi: 1 = found, 0 = absent, -1 = bad (*msg set). */
-static int read_count(json_t *root, const char *fields, long long hi, long long *out, char **used, char **msg)
+static int read_count(json_t *root, const char *const *fields, long long hi, long long *out, const char **used,
+                      char **msg)
 {
     json_t *v = first_of(root, fields, used);
     if (v == NULL)
@@ -175,24 +234,57 @@ static const char *non_alibi_kind(const char *model_type)
     return NULL;
 }
 
-/* The family's fields: heads, hidden size, layers, context (comma-separated alternatives, first wins). */
+/* The family's fields: heads, hidden size, layers, context (alternatives, the first present wins). */
 typedef struct field_map {
     const char *family;
-    const char *heads, *hidden, *layers, *context;
+    const char *const *heads, *const *hidden, *const *layers, *const *context;
 } field_map;
 
+#define FIELDS(...) ((field_list){__VA_ARGS__, NULL})
+
 static const field_map maps[] = {
-    {"bloom", "n_head,num_attention_heads", "hidden_size,n_embed", "n_layer,num_hidden_layers", "seq_length,n_positions"},
-    {"falcon-rw", "num_attention_heads,n_head", "hidden_size", "num_hidden_layers,n_layer", "max_position_embeddings"},
-    {"mpt", "n_heads", "d_model", "n_layers", "max_seq_len"},
-    {"baichuan", "num_attention_heads", "hidden_size", "num_hidden_layers", "model_max_length"},
-    {"jais", "n_head", "n_embd", "n_layer", "n_positions"},
-    {"btlm", "n_head", "n_embd", "n_layer", "n_positions"},
-    {"mosaic-bert", "num_attention_heads", "hidden_size", "num_hidden_layers", "max_position_embeddings"},
-    {"jina-bert", "num_attention_heads", "hidden_size", "num_hidden_layers", "max_position_embeddings"},
-    {NULL, "num_attention_heads,n_head,n_heads", "hidden_size,d_model,n_embd,n_embed",
-     "num_hidden_layers,n_layer,n_layers", "max_position_embeddings,n_positions,max_seq_len,seq_length"},
+    {"bloom", FIELDS("n_head", "num_attention_heads"), FIELDS("hidden_size", "n_embed"),
+     FIELDS("n_layer", "num_hidden_layers"), FIELDS("seq_length", "n_positions")},
+    {"falcon-rw", FIELDS("num_attention_heads", "n_head"), FIELDS("hidden_size"),
+     FIELDS("num_hidden_layers", "n_layer"), FIELDS("max_position_embeddings")},
+    {"mpt", FIELDS("n_heads"), FIELDS("d_model"), FIELDS("n_layers"), FIELDS("max_seq_len")},
+    {"baichuan", FIELDS("num_attention_heads"), FIELDS("hidden_size"), FIELDS("num_hidden_layers"),
+     FIELDS("model_max_length")},
+    {"jais", FIELDS("n_head"), FIELDS("n_embd"), FIELDS("n_layer"), FIELDS("n_positions")},
+    {"btlm", FIELDS("n_head"), FIELDS("n_embd"), FIELDS("n_layer"), FIELDS("n_positions")},
+    {"mosaic-bert", FIELDS("num_attention_heads"), FIELDS("hidden_size"), FIELDS("num_hidden_layers"),
+     FIELDS("max_position_embeddings")},
+    {"jina-bert", FIELDS("num_attention_heads"), FIELDS("hidden_size"), FIELDS("num_hidden_layers"),
+     FIELDS("max_position_embeddings")},
+    {NULL, FIELDS("num_attention_heads", "n_head", "n_heads"), FIELDS("hidden_size", "d_model", "n_embd", "n_embed"),
+     FIELDS("num_hidden_layers", "n_layer", "n_layers"),
+     FIELDS("max_position_embeddings", "n_positions", "max_seq_len", "seq_length")},
 };
+
+/* The head dimension's source, "<hidden field> / heads", for each hidden-size field above (static). */
+static const char *per_head(const char *hidden)
+{
+    static const char *const names[][2] = {{"hidden_size", "hidden_size / heads"}, {"n_embed", "n_embed / heads"},
+                                           {"d_model", "d_model / heads"},         {"n_embd", "n_embd / heads"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(hidden, names[i][0]) == 0)
+            return names[i][1];
+    return "hidden size / heads"; /* not reached: every hidden field is listed */
+}
+
+/* The default pipeline's source for a model_type with a family (a known word: classify), static. */
+static const char *model_type_field(const char *mt)
+{
+    static const char *const names[][2] = {
+        {"bloom", "model_type bloom"}, {"falcon", "model_type falcon"}, {"RefinedWeb", "model_type RefinedWeb"},
+        {"RefinedWebModel", "model_type RefinedWebModel"}, {"mpt", "model_type mpt"},
+        {"baichuan", "model_type baichuan"}, {"jais", "model_type jais"}, {"btlm", "model_type btlm"},
+        {"bert", "model_type bert"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(mt, names[i][0]) == 0)
+            return names[i][1];
+    return "model_type"; /* not reached: classify gives a family to these only */
+}
 
 /* Decide the family (or generic), or explain why this is not an ALiBi model. Returns 0 on success. */
 static int classify(json_t *root, const char *mt, const char **family, char **msg)
@@ -267,11 +359,9 @@ static abl_status dtype_with(abl_model_spec *s, const char *used, json_t *v, cha
 
 static abl_status map_dtype(json_t *root, abl_model_spec *s, char **msg)
 {
-    char *used = NULL;
-    json_t *v = first_of(root, "torch_dtype,dtype", &used);
-    abl_status st = dtype_with(s, used, v, msg);
-    free(used);
-    return st;
+    const char *used = NULL;
+    json_t *v = first_of(root, FIELDS("torch_dtype", "dtype"), &used);
+    return dtype_with(s, used, v, msg);
 }
 
 /* v: the dtype field (NULL: none), named used. */
@@ -305,14 +395,14 @@ static abl_status dtype_with(abl_model_spec *s, const char *used, json_t *v, cha
 }
 
 /* The counts (heads, head dim, layers, context) of config.json; *used names the field last read. */
-static abl_status counts_with(json_t *root, const field_map *fm, abl_model_spec *s, char **used, char **msg)
+static abl_status counts_with(json_t *root, const field_map *fm, abl_model_spec *s, const char **used, char **msg)
 {
     long long v = 0;
     int r = read_count(root, fm->heads, ABL_MAX_HEADS, &v, used, msg);
     if (r < 0)
         return ABL_ERR_PARSE;
     if (r == 0) {
-        abl_set_error(msg, "no head count (%.*s)", (int)strcspn(fm->heads, ","), fm->heads);
+        abl_set_error(msg, "no head count (%s)", fm->heads[0]);
         return ABL_ERR_PARSE;
     }
     s->heads = (int)v;
@@ -332,11 +422,7 @@ static abl_status counts_with(json_t *root, const field_map *fm, abl_model_spec 
     }
     if (r > 0 && v % s->heads == 0) {
         s->head_dim = (int)(v / s->heads);
-        char *f = abl_strf("%.48s / heads", *used);
-        if (f == NULL)
-            return ABL_ERR_NO_MEMORY;
-        set_src(&s->head_dim_src, ABL_ORIGIN_CONFIG, f);
-        free(f);
+        set_src(&s->head_dim_src, ABL_ORIGIN_CONFIG, per_head(*used));
     }
     if ((r = read_count(root, fm->layers, INT32_MAX, &v, used, msg)) < 0)
         return ABL_ERR_PARSE;
@@ -356,10 +442,8 @@ static abl_status counts_with(json_t *root, const field_map *fm, abl_model_spec 
 
 static abl_status map_counts(json_t *root, const field_map *fm, abl_model_spec *s, char **msg)
 {
-    char *used = NULL;
-    abl_status st = counts_with(root, fm, s, &used, msg);
-    free(used);
-    return st;
+    const char *used = NULL;
+    return counts_with(root, fm, s, &used, msg);
 }
 
 static abl_status map_config(json_t *root, abl_model_spec *s, char **msg)
@@ -379,11 +463,12 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char **msg)
         return ABL_ERR_PARSE;
     /* Refused, never cut: a cut name would print as another (or as half a UTF-8 character). Real
      * model_types are a word ("mpt", "bloom", "RefinedWebModel"). */
-    if (strlen(mt) >= sizeof s->model_type) {
-        abl_set_error(msg, "model_type is longer than %zu bytes", sizeof s->model_type - 1);
+    if (strlen(mt) > ABL_MODEL_TYPE_MAX) {
+        abl_set_error(msg, "model_type is longer than %d bytes", ABL_MODEL_TYPE_MAX);
         return ABL_ERR_PARSE;
     }
-    memcpy(s->model_type, mt, strlen(mt) + 1);
+    if ((s->model_type = strdup(mt)) == NULL)
+        return ABL_ERR_NO_MEMORY;
     s->family = family ? abl_model_family_find(family) : NULL;
     const field_map *fm = &maps[sizeof maps / sizeof maps[0] - 1];
     for (size_t i = 0; family != NULL && i < sizeof maps / sizeof maps[0] - 1; i++)
@@ -411,22 +496,15 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char **msg)
         } else {
             set_src(&s->slopes_src, ABL_ORIGIN_DEFAULT, "llm-foundry's alibi_bias_max = 8");
         }
-        snprintf(s->slopes, sizeof s->slopes, "mpt:%ld", B);
         s->slopes_kind = ABL_SCHEDULE_MPT;
         s->slopes_mpt_bias = B;
     } else {
-        snprintf(s->slopes, sizeof s->slopes, "press");
         s->slopes_kind = ABL_SCHEDULE_PRESS;
         s->slopes_mpt_bias = 8;
         set_src(&s->slopes_src, ABL_ORIGIN_DEFAULT, family ? "the model code's get_slopes" : "Press et al.");
     }
-    /* Only a known model_type (a short word: classify) has a family, so the field is never cut. */
-    abl_text field = {0};
-    abl_text_add(&field, "model_type %s", s->model_type);
-    if (field.oom) return ABL_ERR_NO_MEMORY;
-    default_pipeline(s, family ? ABL_ORIGIN_CONFIG : ABL_ORIGIN_DEFAULT, family ? abl_text_str(&field) : "generic ALiBi model");
-    free(field.s);
-    return ABL_OK;
+    return default_pipeline(s, family ? ABL_ORIGIN_CONFIG : ABL_ORIGIN_DEFAULT,
+                            family ? model_type_field(s->model_type) : "generic ALiBi model");
 }
 
 abl_status abl_model_spec_from_json(const char *text, size_t len, abl_model_spec *out, char **msg)
@@ -443,7 +521,7 @@ abl_status abl_model_spec_from_json(const char *text, size_t len, abl_model_spec
     abl_status st = map_config(root, out, msg);
     json_decref(root);
     if (st != ABL_OK)
-        memset(out, 0, sizeof *out);
+        abl_model_spec_free(out);
     return st;
 }
 
@@ -502,6 +580,5 @@ abl_status abl_model_spec_pipeline(const abl_model_spec *s, abl_pipeline_spec *o
 {
     if (s == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
-    /* transitional (issue 17): the spec still holds its pipeline as text; it becomes a typed value */
-    return abl_pipeline_spec_parse(s->pipeline, out, NULL);
+    return abl_pipeline_spec_copy(&s->pipeline, out);
 }

@@ -30,19 +30,18 @@ static abl_status run_layer(const abl_schedule_spec *slopes, int heads, unsigned
     return abl_analysis_layer(fmt, conv, heads, slopes, mitigations, context, a);
 }
 
-/* The same for a compiled-in table entry's schedule text (NULL: press): the entry is resolved into its
- * value here, once per use, the catalogue boundary. On a bad entry a is left as a failed run leaves it. */
-static abl_status run_entry_layer(const char *entry_slopes, int heads, unsigned mitigations, const abl_format *fmt,
-                                  abl_convention conv, uint64_t context, abl_analysis *a)
+/* The same for a Table 1 model: its typed schedule made a description here. When that fails (out of
+ * memory) a is left as a failed run leaves it. */
+static abl_status run_model_layer(const abl_paper_model *m, const abl_format *fmt, abl_convention conv,
+                                  abl_analysis *a)
 {
     abl_schedule_spec spec;
-    memset(&spec, 0, sizeof spec);
-    abl_status st = entry_slopes != NULL ? abl_schedule_spec_parse(entry_slopes, &spec) : ABL_OK;
+    abl_status st = abl_paper_model_schedule(m, &spec);
     if (st != ABL_OK) {
-        (void)abl_analysis_layer(fmt, conv, heads, NULL, 0, 0, a); /* context 0: a initialised, refused */
+        (void)abl_analysis_layer(fmt, conv, m->heads, NULL, 0, 0, a); /* context 0: a initialised, refused */
         return st;
     }
-    st = run_layer(entry_slopes != NULL ? &spec : NULL, heads, mitigations, fmt, conv, context, a);
+    st = run_layer(&spec, m->heads, 0, fmt, conv, m->window, a);
     abl_schedule_spec_free(&spec);
     return st;
 }
@@ -51,7 +50,7 @@ abl_status abl_paper_model_schedule(const abl_paper_model *m, abl_schedule_spec 
 {
     if (m == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
-    return abl_schedule_spec_parse(m->slopes, out);
+    return abl_pow2_schedule_spec(&m->schedule, out);
 }
 
 /* A meta line from malloc'd text and JSON, which it frees (NULL after an allocation failure: an empty line,
@@ -314,11 +313,11 @@ abl_status abl_table8_report(const abl_paper_options *o, abl_report **out)
 /* ---------------------------------------------------------------- Table 1 */
 
 static const abl_paper_model paper_models[] = {
-    {"BLOOM", "bigscience/bloom-560m", "bigscience/bloom-560m", "560M", "46 lang.", 2048, 24, 16, "press",
+    {"BLOOM", "bigscience/bloom-560m", "bigscience/bloom-560m", "560M", "46 lang.", 2048, 24, 16, {ABL_SCHEDULE_PRESS, 8}, "press",
      "bigscience/bloom-560m config.json: n_head = 16, n_layer = 24; trained on 2,048-token sequences"},
-    {"Falcon-RW", "tiiuae/falcon-rw-7b", "Falcon-RW 7B", "7B", "eng", 2048, 36, 64, "press",
+    {"Falcon-RW", "tiiuae/falcon-rw-7b", "Falcon-RW 7B", "7B", "eng", 2048, 36, 64, {ABL_SCHEDULE_PRESS, 8}, "press",
      "tiiuae/falcon-rw-7b config.json: alibi = true, n_head = 64, n_layer = 36, hidden_size = 4096"},
-    {"MPT", "mosaicml/mpt-7b", "MPT 7B", "7B", "eng", 2048, 32, 32, "mpt:8",
+    {"MPT", "mosaicml/mpt-7b", "MPT 7B", "7B", "eng", 2048, 32, 32, {ABL_SCHEDULE_MPT, 8}, "mpt:8",
      "mosaicml/mpt-7b config.json: n_heads = 32, n_layers = 32, max_seq_len = 2048, alibi_bias_max = 8, "
      "clip_qkv = null"},
 };
@@ -402,17 +401,16 @@ abl_status abl_table1_report(const abl_paper_options *o, abl_report **out)
     return st;
 }
 
-abl_status abl_table1_report_plan(const abl_paper_options *o, abl_table_kernel_plan *plan, abl_report **out)
+/* Table 1's report with its meta lines and columns, before any row (NULL: out of memory). */
+static abl_report *table1_new(const abl_paper_options *o)
 {
-    if (o == NULL || out == NULL || plan == NULL || plan->table != 1)
-        return ABL_ERR_INVALID_ARGUMENT;
     abl_report *r = abl_report_new("Selected pre-trained decoder models that were trained with ALiBi. These models "
                                    "are subject of the first experiment and differ in number of parameters, "
                                    "training context window, number of layers, number of attention heads, and "
                                    "slopes.",
                                    "models");
     if (r == NULL)
-        return ABL_ERR_NO_MEMORY;
+        return NULL;
     add_common_meta(r, "1", &o->format, o->convention);
     abl_report_column(r, "model", "Model", ABL_ALIGN_LEFT);
     abl_report_column(r, "size", "Size", ABL_ALIGN_LEFT);
@@ -423,50 +421,63 @@ abl_status abl_table1_report_plan(const abl_paper_options *o, abl_table_kernel_p
     slope_delta_columns(r, o->ieee);
     abl_report_column(r, "first_blind_1", "kernel 1", ABL_ALIGN_RIGHT);
     abl_report_column(r, "first_blind_h", "kernel H", ABL_ALIGN_RIGHT);
-    abl_status st = ABL_OK;
-    abl_text kernels = {0};
-    for (size_t i = 0; i < abl_paper_model_count() && st == ABL_OK; i++) {
-        const abl_paper_model *m = &paper_models[i];
-        abl_analysis a;
-        st = run_entry_layer(m->slopes, m->heads, 0, &o->format, o->convention, m->window, &a);
-        if (st != ABL_OK) {
-            abl_analysis_free(&a);
-            break;
-        }
-        abl_report_row(r);
-        /* The dagger marks the footnote; JSON keeps the plain name. */
-        cell_take(r, abl_strf("%s%s", m->name, strcmp(m->name, "MPT") == 0 ? "†" : ""), abl_strf("\"%s\"", m->name));
-        abl_report_cell(r, m->size, NULL, NULL);
-        abl_report_cell(r, m->languages, NULL, NULL);
-        cell_take(r, abl_strf("%llu", (unsigned long long)m->window), abl_strf("%llu", (unsigned long long)m->window));
-        cell_take(r, abl_strf("%d", m->layers), abl_strf("%d", m->layers));
-        cell_take(r, abl_strf("%d", m->heads), abl_strf("%d", m->heads));
-        char *range = slope_range_text(a.results, a.heads), *tex = range != NULL ? slope_latex(range) : NULL;
-        if (tex == NULL) {
-            free(range);
-            abl_analysis_free(&a);
-            st = ABL_ERR_NO_MEMORY;
-            break;
-        }
-        abl_report_cell(r, range, NULL, tex);
-        free(range);
-        free(tex);
-        delta_pair_cells(r, &a, o->ieee);
+    return r;
+}
+
+/* A Table 1 row's cells up to the deltas: the model's configuration and what the analysis of its
+ * schedule gives (the slopes and the first and last head's delta). */
+static abl_status table1_layer_cells(abl_report *r, const abl_paper_model *m, const abl_paper_options *o)
+{
+    abl_analysis a;
+    abl_status st = run_model_layer(m, &o->format, o->convention, &a);
+    if (st != ABL_OK) {
         abl_analysis_free(&a);
-        abl_kernel_cells k;
-        if ((st = abl_kernel_cells_run_step(plan, abl_model_find(m->hub_id), m->heads, m->window, NULL, &k)) !=
-            ABL_OK) {
-            abl_kernel_cells_clear(&k);
-            break;
-        }
+        return st;
+    }
+    abl_report_row(r);
+    /* The dagger marks the footnote; JSON keeps the plain name. */
+    cell_take(r, abl_strf("%s%s", m->name, strcmp(m->name, "MPT") == 0 ? "†" : ""), abl_strf("\"%s\"", m->name));
+    abl_report_cell(r, m->size, NULL, NULL);
+    abl_report_cell(r, m->languages, NULL, NULL);
+    cell_take(r, abl_strf("%llu", (unsigned long long)m->window), abl_strf("%llu", (unsigned long long)m->window));
+    cell_take(r, abl_strf("%d", m->layers), abl_strf("%d", m->layers));
+    cell_take(r, abl_strf("%d", m->heads), abl_strf("%d", m->heads));
+    char *range = slope_range_text(a.results, a.heads), *tex = range != NULL ? slope_latex(range) : NULL;
+    if (tex == NULL) {
+        free(range);
+        abl_analysis_free(&a);
+        return ABL_ERR_NO_MEMORY;
+    }
+    abl_report_cell(r, range, NULL, tex);
+    free(range);
+    free(tex);
+    delta_pair_cells(r, &a, o->ieee);
+    abl_analysis_free(&a);
+    return ABL_OK;
+}
+
+/* A Table 1 row's kernel cells, the plan's next step; its code path is added to *kernels for the note. */
+static abl_status table1_kernel_cells(abl_report *r, const abl_paper_model *m, abl_table_kernel_plan *plan,
+                                      abl_text *kernels)
+{
+    abl_kernel_cells k;
+    abl_status st = abl_kernel_cells_run_step(plan, abl_model_find(m->hub_id), m->heads, m->window, NULL, &k);
+    if (st == ABL_OK) {
         abl_kernel_cell_first_blind(r, &k, 0);
         abl_kernel_cell_first_blind(r, &k, 1);
         if (k.path != NULL)
-            abl_text_add(&kernels, "%s%s: %s (pipeline %s)%s%s", kernels.n ? "; " : "", m->name, k.path, k.preset,
+            abl_text_add(kernels, "%s%s: %s (pipeline %s)%s%s", kernels->n ? "; " : "", m->name, k.path, k.preset,
                          k.skipped ? ", " : "", k.skipped ? k.skipped : "");
-        abl_kernel_cells_clear(&k);
     }
-    char *tau = st == ABL_OK ? tau_text(&o->format, o->convention) : NULL;
+    abl_kernel_cells_clear(&k);
+    return st;
+}
+
+/* Table 1's notes: what δ and the kernel columns are (the code paths the rows ran, `kernels`), the
+ * configurations read and the MPT footnote. */
+static abl_status table1_notes(abl_report *r, const abl_paper_options *o, const abl_text *kernels)
+{
+    char *tau = tau_text(&o->format, o->convention);
     char *t = tau == NULL ? NULL
                           : abl_strf("δ1, δH: blindness distances of the steepest and the flattest head at ε = 0 (%s, "
                                      "τ = %s%s).",
@@ -477,16 +488,12 @@ abl_status abl_table1_report_plan(const abl_paper_options *o, abl_table_kernel_p
                                     "an exactly-zero weight in the last row of a W-token context) of head 1 and head H "
                                     "on the model's default code path (zero-logit predictor, as analyze --model; none: "
                                     "no zero inside W). Code paths: %s.",
-                                    abl_text_str(&kernels));
+                                    abl_text_str(kernels));
     free(tau);
-    if (st == ABL_OK && (kn == NULL || kernels.oom))
-        st = ABL_ERR_NO_MEMORY;
-    free(kernels.s);
-    if (st != ABL_OK) {
+    if (kn == NULL || kernels->oom) {
         free(t);
         free(kn);
-        abl_report_free(r);
-        return st;
+        return ABL_ERR_NO_MEMORY;
     }
     abl_report_note(r, t);
     free(t);
@@ -503,6 +510,30 @@ abl_status abl_table1_report_plan(const abl_paper_options *o, abl_table_kernel_p
                        "alibi_bias_max = 8 sets the slopes; clip_qkv = null), so neither value can be derived; the "
                        "computed values are shown. The printed ones fit a bias clamped at -8: 8·2^0.25 = 9.5 and "
                        "8·2^8 = 2048 (docs/errata.md).");
+    return ABL_OK;
+}
+
+abl_status abl_table1_report_plan(const abl_paper_options *o, abl_table_kernel_plan *plan, abl_report **out)
+{
+    if (o == NULL || out == NULL || plan == NULL || plan->table != 1)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_report *r = table1_new(o);
+    if (r == NULL)
+        return ABL_ERR_NO_MEMORY;
+    abl_status st = ABL_OK;
+    abl_text kernels = {0};
+    for (size_t i = 0; i < abl_paper_model_count() && st == ABL_OK; i++) {
+        st = table1_layer_cells(r, &paper_models[i], o);
+        if (st == ABL_OK)
+            st = table1_kernel_cells(r, &paper_models[i], plan, &kernels);
+    }
+    if (st == ABL_OK)
+        st = table1_notes(r, o, &kernels);
+    free(kernels.s);
+    if (st != ABL_OK) {
+        abl_report_free(r);
+        return st;
+    }
     *out = r;
     return ABL_OK;
 }
@@ -826,25 +857,14 @@ abl_status abl_table5_report(const abl_published *pub, const abl_paper_options *
     return st;
 }
 
-abl_status abl_table5_report_plan(const abl_published *pub, const abl_paper_options *o, abl_table_kernel_plan *plan,
-                                  abl_report **out)
+/* Table 5's report with its meta lines and columns, before any row (NULL: out of memory). */
+static abl_report *table5_new(const abl_paper_options *o)
 {
-    if (o == NULL || out == NULL || plan == NULL || plan->table != 5)
-        return ABL_ERR_INVALID_ARGUMENT;
-    abl_published builtin;
-    int own;
-    abl_status pst = published_or_builtin(&pub, &builtin, &own);
-    if (pst != ABL_OK)
-        return pst;
-    const abl_csv *t5 = &pub->files[ABL_PUB_TABLE5];
     abl_report *r = abl_report_new("Overview of models trained with the ALiBi positional encoding, with their "
                                    "blindness distances and underflow fractions at their own window.",
                                    "models");
-    if (r == NULL) {
-        if (own)
-            abl_published_free(&builtin);
-        return ABL_ERR_NO_MEMORY;
-    }
+    if (r == NULL)
+        return NULL;
     add_common_meta(r, "5", &o->format, o->convention);
     abl_report_meta(r, "slopes", "slopes", "press (Press et al.) for every model", "\"press\"");
     abl_report_column(r, "model", "Model", ABL_ALIGN_LEFT);
@@ -868,63 +888,63 @@ abl_status abl_table5_report_plan(const abl_published *pub, const abl_paper_opti
     abl_report_column(r, "kernel_blind_heads", "kernel blind", ABL_ALIGN_RIGHT);
     abl_report_column(r, "kernel_row_fraction", "kernel row %", ABL_ALIGN_RIGHT);
     abl_report_column(r, "kernel_matrix_fraction", "kernel matrix %", ABL_ALIGN_RIGHT);
-    table5_kernel_state *ks = calloc(1, sizeof *ks);
-    if (ks == NULL) {
-        if (own)
-            abl_published_free(&builtin);
-        abl_report_free(r);
-        return ABL_ERR_NO_MEMORY;
+    return r;
+}
+
+/* A printed head count that contradicts the model's configuration (a Table 1 model's): the row again,
+ * marked ‡, with the configured count; *note (freed first) says so. */
+static abl_status table5_configured_rows(abl_report *r, const abl_csv *t5, size_t row, const char *name, long heads,
+                                         const abl_paper_options *o, table5_kernel_state *ks, char **note)
+{
+    for (size_t i = 0; i < abl_paper_model_count(); i++) {
+        const abl_paper_model *m = &paper_models[i];
+        if (strcmp(m->table5_name, name) != 0 || m->heads == heads)
+            continue;
+        char *label = abl_strf("%s‡", name);
+        abl_status st = label != NULL ? table5_row(r, t5, row, label, m->heads, o, ks) : ABL_ERR_NO_MEMORY;
+        free(label);
+        if (st != ABL_OK)
+            return st;
+        free(*note);
+        *note = abl_strf("‡: %s is printed with %ld heads; its configuration (%s) and Table 1 have %d. The row "
+                         "marked ‡ is computed with %d (docs/errata.md).",
+                         name, heads, m->config, m->heads, m->heads);
+        if (*note == NULL)
+            return ABL_ERR_NO_MEMORY;
     }
-    ks->plan = plan;
+    return ABL_OK;
+}
+
+/* Every printed row of Table 5 (each followed by its ‡ row when there is one); *note: the last ‡ footnote. */
+static abl_status table5_rows(abl_report *r, const abl_csv *t5, const abl_paper_options *o, table5_kernel_state *ks,
+                              char **note)
+{
     abl_status st = ABL_OK;
-    char *note = NULL; /* the last contradicted head count's footnote */
     for (size_t row = 0; row < t5->rows && st == ABL_OK; row++) {
         const char *name = abl_csv_get(t5, row, "model");
         long heads;
-        if (parse_count(abl_csv_get(t5, row, "heads"), 1, ABL_MAX_HEADS, &heads) != 0) {
-            st = ABL_ERR_PARSE;
-            break;
-        }
-        if ((st = table5_row(r, t5, row, name, heads, o, ks)) != ABL_OK)
-            break;
-        /* A printed head count that contradicts the model's configuration: add the configured one. */
-        for (size_t i = 0; i < abl_paper_model_count(); i++) {
-            const abl_paper_model *m = &paper_models[i];
-            if (strcmp(m->table5_name, name) != 0 || m->heads == heads)
-                continue;
-            char *label = abl_strf("%s‡", name);
-            st = label != NULL ? table5_row(r, t5, row, label, m->heads, o, ks) : ABL_ERR_NO_MEMORY;
-            free(label);
-            if (st != ABL_OK)
-                break;
-            free(note);
-            note = abl_strf("‡: %s is printed with %ld heads; its configuration (%s) and Table 1 have %d. The row "
-                            "marked ‡ is computed with %d (docs/errata.md).",
-                            name, heads, m->config, m->heads, m->heads);
-            if (note == NULL)
-                st = ABL_ERR_NO_MEMORY;
-        }
+        if (parse_count(abl_csv_get(t5, row, "heads"), 1, ABL_MAX_HEADS, &heads) != 0)
+            return ABL_ERR_PARSE;
+        if ((st = table5_row(r, t5, row, name, heads, o, ks)) == ABL_OK)
+            st = table5_configured_rows(r, t5, row, name, heads, o, ks, note);
     }
-    if (own)
-        abl_published_free(&builtin);
-    if (ks->have_last)
-        abl_kernel_cells_clear(&ks->last);
-    char *tau = st == ABL_OK ? tau_text(&o->format, o->convention) : NULL;
+    return st;
+}
+
+/* Table 5's notes: what is printed and what computed, the columns, the encoders, the ‡ footnote (note,
+ * may be NULL) and the kernels'. */
+static abl_status table5_notes(abl_report *r, const abl_paper_options *o, const char *note,
+                               const abl_kernel_notes *kn)
+{
+    char *tau = tau_text(&o->format, o->convention);
     char *t = tau == NULL ? NULL
                           : abl_strf("Model, arch., type, size, languages, public, window, heads and slopes as the "
                                      "paper's Table 5 prints them; δ1, δH, blind in W, row %% and matrix %% are "
                                      "computed with press slopes for the printed number of heads (%s, τ = %s).",
                                      o->format.name, tau);
     free(tau);
-    if (st == ABL_OK && t == NULL)
-        st = ABL_ERR_NO_MEMORY;
-    if (st != ABL_OK) {
-        free(t);
-        free(note);
-        free(ks);
-        abl_report_free(r);
-        return st;
-    }
+    if (t == NULL)
+        return ABL_ERR_NO_MEMORY;
     abl_report_note(r, t);
     free(t);
     abl_report_note(r, "blind in W: heads whose δ is below the window (blind somewhere in the last row of a "
@@ -934,8 +954,35 @@ abl_status abl_table5_report_plan(const abl_published *pub, const abl_paper_opti
                        "fractions above count the causal half.");
     if (note != NULL)
         abl_report_note(r, note);
+    return table5_kernel_notes(r, kn, o->format.name);
+}
+
+abl_status abl_table5_report_plan(const abl_published *pub, const abl_paper_options *o, abl_table_kernel_plan *plan,
+                                  abl_report **out)
+{
+    if (o == NULL || out == NULL || plan == NULL || plan->table != 5)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_published builtin;
+    int own;
+    abl_status st = published_or_builtin(&pub, &builtin, &own);
+    if (st != ABL_OK)
+        return st;
+    abl_report *r = table5_new(o);
+    table5_kernel_state *ks = r != NULL ? calloc(1, sizeof *ks) : NULL;
+    char *note = NULL; /* the last contradicted head count's footnote */
+    if (ks == NULL)
+        st = ABL_ERR_NO_MEMORY;
+    else {
+        ks->plan = plan;
+        st = table5_rows(r, &pub->files[ABL_PUB_TABLE5], o, ks, &note);
+    }
+    if (own)
+        abl_published_free(&builtin);
+    if (ks != NULL && ks->have_last)
+        abl_kernel_cells_clear(&ks->last);
+    if (st == ABL_OK)
+        st = table5_notes(r, o, note, &ks->notes);
     free(note);
-    st = table5_kernel_notes(r, &ks->notes, o->format.name);
     free(ks);
     if (st != ABL_OK) {
         abl_report_free(r);

@@ -59,7 +59,7 @@ static abl_status predict(const abl_model_spec *spec, uint64_t window, abl_kerne
     cc.convention = ABL_CONV_PAPER;
     cc.heads = spec->heads;
     cc.context = window;
-    abl_status st = abl_pipeline_parse_msg(spec->pipeline, &spec->dtype, &cc.pipeline, NULL);
+    abl_status st = abl_pipeline_build(&spec->pipeline, &spec->dtype, &cc.pipeline);
     if (st != ABL_OK)
         return st;
     abl_schedule_spec sched;
@@ -84,7 +84,8 @@ static abl_status predict(const abl_model_spec *spec, uint64_t window, abl_kerne
 }
 
 /* Whether abl_kernel_cells_run computes the cells of (m, heads): the catalogue entry has a public code
- * path the table can afford and the head count is the configured one (spec filled then). */
+ * path the table can afford and the head count is the configured one (spec filled then; the caller frees
+ * it with abl_model_spec_free either way). */
 static int cells_computed(const abl_model *m, int heads, abl_model_spec *spec)
 {
     return m != NULL && abl_model_spec_from_catalogue(m, spec) == ABL_OK && spec->path != NULL &&
@@ -92,6 +93,8 @@ static int cells_computed(const abl_model *m, int heads, abl_model_spec *spec)
 }
 
 static int same_run(const abl_model *a, const abl_model *b);
+static abl_status cells_of(const abl_model *m, int heads, uint64_t window, const abl_model_spec *spec,
+                           abl_kernel_cells *k);
 
 abl_status abl_kernel_cells_plan_row(abl_table_kernel_plan *tp, const abl_model *m, int heads, uint64_t window,
                                      int reuse)
@@ -108,6 +111,7 @@ abl_status abl_kernel_cells_plan_row(abl_table_kernel_plan *tp, const abl_model 
     s.heads = heads;
     s.calls = 1;
     abl_model_spec spec;
+    memset(&spec, 0, sizeof spec);
     const abl_plan_step *prev = n > 0 ? &tp->plan.steps[n - 1] : NULL;
     if (!cells_computed(m, heads, &spec)) {
         s.what = "skip"; /* the cells stay empty */
@@ -123,12 +127,13 @@ abl_status abl_kernel_cells_plan_row(abl_table_kernel_plan *tp, const abl_model 
         sc.heads = spec.heads;
         sc.slopes = &sched;
         sc.context = window;
-        /* a pipeline or schedule that does not parse costs nothing: the run fails there */
-        if (abl_pipeline_parse_msg(spec.pipeline, &spec.dtype, &sc.pipeline, NULL) != ABL_OK ||
+        /* a pipeline or schedule that cannot be built costs nothing: the run fails there */
+        if (abl_pipeline_build(&spec.pipeline, &spec.dtype, &sc.pipeline) != ABL_OK ||
             abl_model_spec_schedule(&spec, &sched) != ABL_OK || abl_predict_estimate(&sc, &s.cost) != ABL_OK)
             memset(&s.cost, 0, sizeof s.cost);
         abl_schedule_spec_free(&sched);
     }
+    abl_model_spec_free(&spec);
     return abl_plan_add(&tp->plan, &s);
 }
 
@@ -163,10 +168,21 @@ abl_status abl_kernel_cells_run(const abl_model *m, int heads, uint64_t window, 
     abl_model_spec spec;
     if (m == NULL || abl_model_spec_from_catalogue(m, &spec) != ABL_OK || spec.path == NULL) {
         k->skipped = "not in the catalogue with a head count and a code path";
+        if (m != NULL)
+            abl_model_spec_free(&spec);
         return ABL_OK;
     }
-    k->path = spec.path->name;
-    k->preset = spec.path->pipeline;
+    abl_status st = cells_of(m, heads, window, &spec, k);
+    abl_model_spec_free(&spec);
+    return st;
+}
+
+/* The cells of a catalogue model with a code path (spec its settings), or why they are skipped. */
+static abl_status cells_of(const abl_model *m, int heads, uint64_t window, const abl_model_spec *spec,
+                           abl_kernel_cells *k)
+{
+    k->path = spec->path->name;
+    k->preset = spec->path->pipeline;
     if (m->hf_id == NULL) {
         /* The catalogue's path for an unpublished model is an assumption, not the model's code. */
         k->skipped = "weights and code not public, no code path to model";
@@ -179,15 +195,15 @@ abl_status abl_kernel_cells_run(const abl_model *m, int heads, uint64_t window, 
     }
     if ((k->skipped = abl_kernel_skip_reason(k->preset)) != NULL)
         return ABL_OK;
-    return predict(&spec, window, k);
+    return predict(spec, window, k);
 }
 
-/* Whether a and b run the same computation (the catalogue strings are compared, not their addresses). */
+/* Whether a and b run the same computation (the dtype names are compared, not their addresses). */
 static int same_run(const abl_model *a, const abl_model *b)
 {
     return a != NULL && b != NULL && a->family == b->family && a->heads == b->heads &&
-           strcmp(a->dtype, b->dtype) == 0 && strcmp(a->slopes, b->slopes) == 0 && a->hf_id != NULL &&
-           b->hf_id != NULL;
+           strcmp(a->dtype, b->dtype) == 0 && a->slopes.kind == b->slopes.kind &&
+           a->slopes.mpt_bias == b->slopes.mpt_bias && a->hf_id != NULL && b->hf_id != NULL;
 }
 
 abl_status abl_kernel_cells_run_after(const abl_model *m, int heads, uint64_t window, const abl_kernel_cells *prev,
