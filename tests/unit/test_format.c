@@ -108,6 +108,22 @@ static void expect_alias(const char *alias, const char *canonical)
     assert_int_equal(f.flags & ABL_FMT_CUSTOM, 0);
 }
 
+/* The name array's bound (tests/fixed_buffers.baseline): every built-in name and the longest eXmY name
+ * the lookup accepts (x <= 20, y <= 112) are whole, and one beyond the bounds is refused. */
+static void test_names_fit(void **state)
+{
+    (void)state;
+    abl_format f;
+    for (size_t i = 0; i < abl_format_count(); i++)
+        assert_true(strlen(abl_format_at(i)->name) < sizeof f.name);
+    assert_int_equal(abl_format_lookup("e20m112", &f), ABL_OK);
+    assert_string_equal(f.name, "e20m112");
+    assert_int_equal(abl_format_lookup("e2m1", &f), ABL_OK); /* an alias: fp4-e2m1fn */
+    assert_true(strlen(f.name) < sizeof f.name);
+    assert_int_not_equal(abl_format_lookup("e21m112", &f), ABL_OK);
+    assert_int_not_equal(abl_format_lookup("e20m113", &f), ABL_OK);
+}
+
 static void test_canonical_names(void **state)
 {
     size_t i;
@@ -237,6 +253,7 @@ int main(void)
         cmocka_unit_test(test_count_and_order),
         cmocka_unit_test(test_builtin_fields),
         cmocka_unit_test(test_against_float_h),
+        cmocka_unit_test(test_names_fit),
         cmocka_unit_test(test_canonical_names),
         cmocka_unit_test(test_aliases), cmocka_unit_test(test_ambiguous),
         cmocka_unit_test(test_custom),

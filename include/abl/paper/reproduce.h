@@ -39,13 +39,15 @@ ABL_API const abl_known_difference *abl_known_difference_at(size_t i);
 ABL_API const abl_known_difference *abl_known_difference_find(const char *id);
 
 typedef struct abl_check {
-    char id[256];              /* "table8.E+L.d1", "table4.bf16.underflow", "claim.row_fraction_16h_2048" */
-    char published[128];      /* as printed */
-    char computed[128];       /* formatted like the printed value */
-    char convention[320];     /* what was computed, and how */
+    /* Text of any length, owned by the reproduction (freed by abl_reproduction_free): the published values
+     * come from a transcription file, whose cells are not bounded. */
+    char *id;                  /* "table8.E+L.d1", "table4.bf16.underflow", "claim.row_fraction_16h_2048" */
+    char *published;           /* as printed */
+    char *computed;            /* formatted like the printed value */
+    char *convention;          /* what was computed, and how */
     abl_verdict verdict;
     abl_errata_state errata;
-    char reason[512];         /* one line: why it differs, or a remark on a match (may be empty) */
+    char *reason;              /* one line: why it differs, or a remark on a match ("" when none) */
 } abl_check;
 
 typedef struct abl_reproduction {

@@ -96,6 +96,14 @@ void abl_reproduction_free(abl_reproduction *r)
 {
     if (r == NULL)
         return;
+    for (size_t i = 0; i < r->count; i++) {
+        abl_check *c = &r->checks[i];
+        free(c->id);
+        free(c->published);
+        free(c->computed);
+        free(c->convention);
+        free(c->reason);
+    }
     free(r->checks);
     free(r->source);
     for (size_t i = 0; i < r->nnotes; i++)
@@ -142,6 +150,51 @@ static abl_check *new_check(abl_reproduction *r)
  * Record one comparison. `equal` decides the verdict (the caller compares the way the value is
  * printed); `remark` is kept as the reason of a match or an undocumented difference.
  */
+/* A check's texts, copied whole; ABL_ERR_NO_MEMORY when one could not be (the check stays in the list
+ * with what it has, and abl_reproduction_free frees it). */
+static abl_status check_texts(abl_check *c, const char *id, const char *published, const char *computed,
+                              const char *convention)
+{
+    c->id = strdup(id);
+    c->published = strdup(published);
+    c->computed = strdup(computed);
+    c->convention = strdup(convention);
+    return c->id && c->published && c->computed && c->convention ? ABL_OK : ABL_ERR_NO_MEMORY;
+}
+
+/* The reason of a check whose verdict is known; the errata state and the counts follow from `k`. */
+static char *check_reason(abl_reproduction *r, abl_check *c, const abl_known_difference *k, int equal,
+                          const char *remark)
+{
+    if (equal) {
+        r->matches++;
+        if (k == NULL)
+            return strdup(remark != NULL ? remark : "");
+        c->errata = ABL_ERRATA_STALE;
+        r->stale++;
+        return abl_strf("documented as a difference (published %s, computed %s) but it matches now: update "
+                        "docs/errata.md and the list of documented differences",
+                        k->published, k->computed);
+    }
+    r->differences++;
+    if (k != NULL && strcmp(k->published, c->published) == 0 && strcmp(k->computed, c->computed) == 0) {
+        c->errata = ABL_ERRATA_DOCUMENTED;
+        r->documented++;
+        return strdup(k->reason);
+    }
+    c->errata = ABL_ERRATA_UNEXPLAINED;
+    r->unexplained++;
+    if (k != NULL)
+        return abl_strf("documented with published %s and computed %s, now published %s and computed %s: a "
+                        "changed transcription or a changed engine",
+                        k->published, k->computed, c->published, c->computed);
+    return abl_strf("not documented in docs/errata.md%s%s", remark ? ": " : "", remark ? remark : "");
+}
+
+/*
+ * Record one comparison. `equal` decides the verdict (the caller compares the way the value is
+ * printed); `remark` is kept as the reason of a match or an undocumented difference.
+ */
 static abl_status check_eq(abl_reproduction *r, const char *id, const char *published, const char *computed,
                            const char *convention, int equal, const char *remark)
 {
@@ -150,45 +203,12 @@ static abl_status check_eq(abl_reproduction *r, const char *id, const char *publ
     abl_check *c = new_check(r);
     if (c == NULL)
         return ABL_ERR_NO_MEMORY;
-    snprintf(c->id, sizeof c->id, "%s", id);
-    snprintf(c->published, sizeof c->published, "%s", published);
-    snprintf(c->computed, sizeof c->computed, "%s", computed);
-    snprintf(c->convention, sizeof c->convention, "%s", convention);
+    abl_status st = check_texts(c, id, published, computed, convention);
+    if (st != ABL_OK)
+        return st;
     c->verdict = equal ? ABL_VERDICT_MATCH : ABL_VERDICT_DIFFERS;
-    const abl_known_difference *k = abl_known_difference_find(id);
-    if (equal) {
-        r->matches++;
-        if (k != NULL) {
-            c->errata = ABL_ERRATA_STALE;
-            r->stale++;
-            snprintf(c->reason, sizeof c->reason,
-                     "documented as a difference (published %s, computed %s) but it matches now: update "
-                     "docs/errata.md and the list of documented differences",
-                     k->published, k->computed);
-        } else {
-            snprintf(c->reason, sizeof c->reason, "%s", remark != NULL ? remark : "");
-        }
-        return ABL_OK;
-    }
-    r->differences++;
-    if (k != NULL && strcmp(k->published, published) == 0 && strcmp(k->computed, computed) == 0) {
-        c->errata = ABL_ERRATA_DOCUMENTED;
-        r->documented++;
-        snprintf(c->reason, sizeof c->reason, "%s", k->reason);
-    } else if (k != NULL) {
-        c->errata = ABL_ERRATA_UNEXPLAINED;
-        r->unexplained++;
-        snprintf(c->reason, sizeof c->reason,
-                 "documented with published %s and computed %s, now published %s and computed %s: a changed "
-                 "transcription or a changed engine",
-                 k->published, k->computed, published, computed);
-    } else {
-        c->errata = ABL_ERRATA_UNEXPLAINED;
-        r->unexplained++;
-        snprintf(c->reason, sizeof c->reason, "not documented in docs/errata.md%s%s", remark ? ": " : "",
-                 remark ? remark : "");
-    }
-    return ABL_OK;
+    c->reason = check_reason(r, c, abl_known_difference_find(id), equal, remark);
+    return c->reason != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
 }
 
 static abl_status check(abl_reproduction *r, const char *id, const char *published, const char *computed,
@@ -785,13 +805,12 @@ abl_status abl_reproduce_run(const abl_published *pub, abl_reproduction *r)
             st = ABL_ERR_NO_MEMORY;
             break;
         }
-        snprintf(x->id, sizeof x->id, "%s", known[i].id);
-        snprintf(x->published, sizeof x->published, "(absent)");
-        snprintf(x->computed, sizeof x->computed, "%s", known[i].computed);
-        snprintf(x->convention, sizeof x->convention, "-");
+        st = check_texts(x, known[i].id, "(absent)", known[i].computed, "-");
         x->verdict = ABL_VERDICT_DIFFERS;
         x->errata = ABL_ERRATA_STALE;
-        snprintf(x->reason, sizeof x->reason, "documented difference, but the transcription no longer has this value");
+        x->reason = strdup("documented difference, but the transcription no longer has this value");
+        if (st == ABL_OK && x->reason == NULL)
+            st = ABL_ERR_NO_MEMORY;
         r->differences++;
         r->stale++;
     }
