@@ -7,9 +7,14 @@
 # Set ABL_GOLDEN_UPDATE=1 to rewrite CASE.out/.rc/.err from the binary (review the diff!).
 set -u
 bin=$1; case_=$2
-dir=$(dirname "$case_"); data="$dir/data"
-tmp=$(mktemp -d) || exit 99
+dir=$(dirname "$case_")
+# @DATA@ is a link of fixed length to tests/cli/data: text that wraps at the terminal width wraps the same
+# wherever the checkout lies (/tmp/abl-golden.XXXXXXXX/data, 29 bytes).
+tmp=$(mktemp -d /tmp/abl-golden.XXXXXXXX) || exit 99
 trap 'rm -rf "$tmp"' EXIT
+real=$(cd "$dir/data" && pwd -P) || exit 99
+ln -s "$real" "$tmp/data" || exit 99
+data="$tmp/data"
 set --
 while IFS= read -r line || [ -n "$line" ]; do
   set -- "$@" "$(printf '%s' "$line" | sed "s|@DATA@|$data|g")"
@@ -20,9 +25,11 @@ mkdir "$tmp/cwd" || exit 99
 (cd "$tmp/cwd" && exec "$bin" "$@") >"$tmp/out.raw" 2>"$tmp/err.raw" </dev/null
 rc=$?
 # Paths under @DATA@ are echoed back as @DATA@, so expectations do not depend on the checkout's location.
+# (and so is the real path, where the tool resolves the link).
 esc=$(printf '%s' "$data" | sed 's/[][\\.*^$|]/\\&/g')
-sed "s|$esc|@DATA@|g" "$tmp/out.raw" > "$tmp/out"
-sed "s|$esc|@DATA@|g" "$tmp/err.raw" > "$tmp/err"
+rsc=$(printf '%s' "$real" | sed 's/[][\\.*^$|]/\\&/g')
+sed "s|$esc|@DATA@|g; s|$rsc|@DATA@|g" "$tmp/out.raw" > "$tmp/out"
+sed "s|$esc|@DATA@|g; s|$rsc|@DATA@|g" "$tmp/err.raw" > "$tmp/err"
 if [ "${ABL_GOLDEN_UPDATE:-0}" = 1 ]; then
   cp "$tmp/out" "$case_.out"
   if [ "$rc" -ne 0 ]; then echo "$rc" > "$case_.rc"; else rm -f "$case_.rc"; fi
