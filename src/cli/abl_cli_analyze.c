@@ -47,14 +47,15 @@ static int run_kernel(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char
         abl_cli_setup_free(&s);
         return rc;
     }
-    abl_compare_config cc;
-    abl_cli_compare_config(&s, &cc);
+    /* --convention (analyze's alone) completes the layer before the comparison is projected from it */
     const char *conv = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION);
-    if (conv != NULL && abl_cli_convention(conv, &cc.convention)) {
-        abl_cli_setup_free(&s);
-        return ABL_EXIT_USAGE;
-    }
-    rc = abl_cli_compare(ctx, cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r, work);
+    abl_compare_config cc;
+    if (conv != NULL && abl_cli_convention(conv, &s.layer.convention))
+        rc = ABL_EXIT_USAGE;
+    else
+        rc = abl_cli_compare_config(&s, &cc);
+    if (rc == 0)
+        rc = abl_cli_compare(ctx, cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r, work);
     abl_cli_setup_free(&s);
     return rc;
 }
