@@ -31,6 +31,7 @@
 #include "abl/model/catalogue.h"
 #include "abl/model/config.h"
 #include "abl/model/compare.h"
+#include "abl/model/layer.h"
 #include "abl/design/design.h"
 /* report: one report model, rendered as text, markdown, csv, json, latex; pictures (PLplot) */
 #include "abl/report/report.h"

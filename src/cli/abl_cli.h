@@ -199,6 +199,9 @@ int abl_cli_convention(const char *text, abl_convention *out);
  * report parse here what the library parses again, so that a bad spec never reaches the library's
  * fixed-size error buffers. */
 int abl_cli_pipeline(const char *spec, const abl_format *model, int check, abl_pipeline *out);
+/* A layer's pipeline (abl_layer_pipeline: eager when it has none) built for its format and checked as
+ * abl_cli_pipeline does; 0, or the exit status after the one-line error. */
+int abl_cli_pipeline_value(const abl_layer *l, abl_pipeline *out);
 /* --pipeline SPEC parsed once into the dtype-independent value the library takes (abl_pipeline_spec_parse;
  * *out freed by the caller, also after an error); 0, or the exit status after the one-line error. */
 int abl_cli_pipeline_spec(const char *spec, abl_pipeline_spec *out);
@@ -316,14 +319,11 @@ extern const abl_cli_cmd abl_cli_check_cmd;
 typedef struct abl_cli_setup {
     abl_model_spec spec;
     int have_model;              /* --model or --config given */
-    abl_format dtype;
-    int heads;                   /* 0: from a slopes:/targets: list */
-    const char *slopes;          /* NULL: press (the text, for messages) */
-    abl_schedule_spec schedule;  /* the same parsed once, here (zeroed when slopes is NULL) */
-    abl_status schedule_status;  /* its parse: reported at the end of the resolution */
-    uint64_t context;
-    const char *pipeline_spec;
-    abl_pipeline pipeline;
+    abl_layer layer;             /* the one layer: the model's (or the defaults), the options over it */
+    int have_layer;              /* layer initialised (abl_cli_setup_free releases it) */
+    const char *slopes;          /* NULL: press (the schedule's text, for messages) */
+    abl_status schedule_status;  /* the parse of --slopes: reported at the end of the resolution */
+    abl_pipeline pipeline;       /* the layer's pipeline built for its format, checked */
     struct {
         const char *what;
         char *from;              /* abl_source_text, freed by abl_cli_setup_free */
@@ -356,8 +356,9 @@ char *abl_cli_printf(const char *fmt, ...)
 #endif
     ;
 
-/* The comparison a resolved setup asks for (dtype, heads, slopes, context, pipeline; the rest zero). */
-void abl_cli_compare_config(const abl_cli_setup *s, abl_compare_config *cc);
+/* The comparison a resolved setup asks for: the projection of its layer (abl_layer_compare_config; *cc
+ * points into s). 0, or the exit status after the one-line error. */
+int abl_cli_compare_config(const abl_cli_setup *s, abl_compare_config *cc);
 
 /*
  * Run the paper's model and the kernel's predictor side by side and write the report (analyze), or

@@ -47,24 +47,20 @@ static int run_kernel(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char
         abl_cli_setup_free(&s);
         return rc;
     }
-    abl_compare_config cc;
-    abl_cli_compare_config(&s, &cc);
+    /* --convention (analyze's alone) completes the layer before the comparison is projected from it */
     const char *conv = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION);
-    if (conv != NULL && abl_cli_convention(conv, &cc.convention)) {
-        abl_cli_setup_free(&s);
-        return ABL_EXIT_USAGE;
-    }
-    rc = abl_cli_compare(ctx, cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r, work);
+    abl_compare_config cc;
+    if (conv != NULL && abl_cli_convention(conv, &s.layer.convention))
+        rc = ABL_EXIT_USAGE;
+    else
+        rc = abl_cli_compare_config(&s, &cc);
+    if (rc == 0)
+        rc = abl_cli_compare(ctx, cmd->name, &cc, &s, ABL_OUT_TEXT, NULL, NULL, r, work);
     abl_cli_setup_free(&s);
     return rc;
 }
 
-typedef struct {
-    mpq_t logit, clamp, softcap, lo, hi;
-    abl_schedule_spec slopes;  /* --slopes, parsed once (zeroed when absent) */
-} analyze_numbers;
-
-static int analyze_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
+static int analyze_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_layer *l,
                         abl_report **r);
 static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const abl_analysis_config *cfg,
                                 const char *slopes_text);
@@ -74,12 +70,11 @@ static int analyze_report(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const 
 {
     if (abl_cli_arg(cmd, v, ABL_OPT_MODEL) || abl_cli_arg(cmd, v, ABL_OPT_CONFIG) || abl_cli_arg(cmd, v, ABL_OPT_PIPELINE))
         return run_kernel(ctx, cmd, v, work, r);
-    analyze_numbers nums;
-    memset(&nums.slopes, 0, sizeof nums.slopes);
-    mpq_inits(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
-    int rc = analyze_with(ctx, cmd, v, work, &nums, r);
-    mpq_clears(nums.logit, nums.clamp, nums.softcap, nums.lo, nums.hi, (mpq_ptr)0);
-    abl_schedule_spec_free(&nums.slopes);
+    /* the layer of the paper's analysis, built from the options alone */
+    abl_layer l;
+    abl_layer_init(&l);
+    int rc = analyze_with(ctx, cmd, v, work, &l, r);
+    abl_layer_free(&l);
     return rc;
 }
 
@@ -192,15 +187,15 @@ static int slopes_error(abl_status st, const abl_analysis_config *cfg, const cha
     return abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_cli_why(st, NULL));
 }
 
-/* The numbers (--logit, --logit-range, --clamp, --softcap) are read here, once, into exact rationals the
- * library takes as they are. 0, or the exit status after the one-line error. */
-static int read_numbers(const abl_cli_cmd *cmd, const char **v, analyze_numbers *nums, abl_analysis_config *cfg)
+/* The numbers (--logit, --logit-range, --clamp, --softcap) are read here, once, into the layer's exact
+ * rationals. 0, or the exit status after the one-line error. */
+static int read_numbers(const abl_cli_cmd *cmd, const char **v, abl_layer *l)
 {
     const char *s;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT)) != NULL) {
-        if (abl_cli_decimal("logit", s, 0, nums->logit))
+        if (abl_cli_decimal("logit", s, 0, l->logit))
             return ABL_EXIT_USAGE;
-        cfg->logit = nums->logit;
+        l->has_logit = 1;
     }
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_LOGIT_RANGE)) != NULL) {
         const char *colon = strchr(s, ':');
@@ -210,31 +205,31 @@ static int read_numbers(const abl_cli_cmd *cmd, const char **v, analyze_numbers 
         if (lo == NULL)
             return abl_cli_internal_error("out of memory");
         lo[colon - s] = '\0';
-        int bad = abl_cli_decimal("logit-range", lo, 0, nums->lo) || abl_cli_decimal("logit-range", colon + 1, 0, nums->hi);
+        int bad = abl_cli_decimal("logit-range", lo, 0, l->logit_lo) ||
+                  abl_cli_decimal("logit-range", colon + 1, 0, l->logit_hi);
         free(lo);
         if (bad)
             return ABL_EXIT_USAGE;
-        if (mpq_cmp(nums->lo, nums->hi) > 0)
+        if (mpq_cmp(l->logit_lo, l->logit_hi) > 0)
             return abl_cli_usage_error("--logit-range: LO is above HI in '%s'", s);
-        cfg->logit_lo = nums->lo;
-        cfg->logit_hi = nums->hi;
+        l->has_logit_range = 1;
     }
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_CLAMP)) != NULL) {
-        if (abl_cli_decimal("clamp", s, 0, nums->clamp))
+        if (abl_cli_decimal("clamp", s, 0, l->clamp))
             return ABL_EXIT_USAGE;
         /* The bias -m*d is never positive: a clamp c >= 0 flattens all of it, almost surely a sign error. */
-        if (mpq_sgn(nums->clamp) > 0)
+        if (mpq_sgn(l->clamp) > 0)
             return abl_cli_usage_error("--clamp: %s is positive, so max(-m*d, c) = c flattens every bias "
                                        "(the bias is never positive); did you mean --clamp -%s?", s, s);
-        if (mpq_sgn(nums->clamp) == 0)
+        if (mpq_sgn(l->clamp) == 0)
             return abl_cli_usage_error("--clamp: 0 flattens every bias to 0 (the bias is never positive); "
                                        "a clamp is negative, e.g. --clamp -87");
-        cfg->clamp = nums->clamp;
+        l->has_clamp = 1;
     }
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_SOFTCAP)) != NULL) {
-        if (abl_cli_decimal("softcap", s, 1, nums->softcap))
+        if (abl_cli_decimal("softcap", s, 1, l->softcap))
             return ABL_EXIT_USAGE;
-        cfg->softcap = nums->softcap;
+        l->has_softcap = 1;
     }
     return 0;
 }
@@ -279,70 +274,96 @@ static int run_analysis(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const ch
     return rc;
 }
 
-static int analyze_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, analyze_numbers *nums,
-                        abl_report **r)
+/* --distance into the layer; read_level --level. 0, or the exit status after the one-line error. */
+static int read_kinds(const abl_cli_cmd *cmd, const char **v, abl_layer *l)
 {
-    abl_analysis_config cfg;
-    memset(&cfg, 0, sizeof cfg);
     const char *s;
-    if (abl_cli_dtype("dtype", (s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) ? s : "bf16", &cfg.format))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_DISTANCE)) != NULL) {
+        if (strcasecmp(s, "linear") == 0)
+            l->distance = ABL_DISTANCE_LINEAR;
+        else if (strcasecmp(s, "log") == 0)
+            l->distance = ABL_DISTANCE_LOG;
+        else
+            return abl_cli_usage_error("--distance: unknown distance '%s' (known: linear, log)", s);
+    }
+    return 0;
+}
+
+static int read_level(const abl_cli_cmd *cmd, const char **v, abl_layer *l)
+{
+    const char *s;
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LEVEL)) != NULL) {
+        if (strcasecmp(s, "exponent") == 0)
+            l->level = ABL_LEVEL_EXPONENT;
+        else if (strcasecmp(s, "weight") == 0)
+            l->level = ABL_LEVEL_WEIGHT;
+        else
+            return abl_cli_usage_error("--level: unknown level '%s' (known: exponent, weight)", s);
+    }
+    return 0;
+}
+
+/* The layer of the paper's analysis from the options (analyze without a model or a kernel), in the order
+ * the errors have always been reported. 0, or the exit status after the one-line error. */
+static int analyze_layer(const abl_cli_cmd *cmd, const char **v, abl_layer *l)
+{
+    const char *s;
+    if (abl_cli_dtype("dtype", (s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) ? s : "bf16", &l->format))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION)) && abl_cli_convention(s, &cfg.convention))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION)) && abl_cli_convention(s, &l->convention))
         return ABL_EXIT_USAGE;
     long heads = 0;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &heads))
         return ABL_EXIT_USAGE;
-    cfg.heads = (int)heads;
+    l->heads = (int)heads;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) == NULL)
         return abl_cli_usage_error("analyze: --ctx N is required");
-    if (abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &cfg.context))
+    if (abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &l->context))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_WINDOW)) && abl_cli_count("window", s, 1, ABL_MAX_CONTEXT, &cfg.window))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_WINDOW)) && abl_cli_count("window", s, 1, ABL_MAX_CONTEXT, &l->window))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_DISTANCE)) != NULL) {
-        if (strcasecmp(s, "linear") == 0)
-            cfg.distance = ABL_DISTANCE_LINEAR;
-        else if (strcasecmp(s, "log") == 0)
-            cfg.distance = ABL_DISTANCE_LOG;
-        else
-            return abl_cli_usage_error("--distance: unknown distance '%s' (known: linear, log)", s);
-    }
-    if (read_numbers(cmd, v, nums, &cfg))
+    if (read_kinds(cmd, v, l) || read_numbers(cmd, v, l))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_MITIGATE)) && abl_mitigations_parse(s, &cfg.mitigations) != ABL_OK)
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_MITIGATE)) && abl_mitigations_parse(s, &l->mitigations) != ABL_OK)
         return abl_cli_usage_error("--mitigate: '%s' is not a list of C, E, L, S (e.g. C,E or none)", s);
-    if ((cfg.mitigations & ABL_MITIGATE_LOG) && (s = abl_cli_arg(cmd, v, ABL_OPT_DISTANCE)) && strcasecmp(s, "log") != 0)
+    if ((l->mitigations & ABL_MITIGATE_LOG) && (s = abl_cli_arg(cmd, v, ABL_OPT_DISTANCE)) && strcasecmp(s, "log") != 0)
         return abl_cli_usage_error("--distance: mitigation L uses log distances; drop --distance %s", s);
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_LEVEL)) != NULL) {
-        if (strcasecmp(s, "exponent") == 0)
-            cfg.level = ABL_LEVEL_EXPONENT;
-        else if (strcasecmp(s, "weight") == 0)
-            cfg.level = ABL_LEVEL_WEIGHT;
-        else
-            return abl_cli_usage_error("--level: unknown level '%s' (known: exponent, weight)", s);
-    }
+    if (read_level(cmd, v, l))
+        return ABL_EXIT_USAGE;
     const char *slopes_text = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
-    if (slopes_text != NULL && (cfg.mitigations & ABL_MITIGATE_EXPLICIT))
+    if (slopes_text != NULL && (l->mitigations & ABL_MITIGATE_EXPLICIT))
         return abl_cli_usage_error("--slopes: mitigation E chooses the slopes itself; drop one of the two");
-    /* The schedule text is parsed here, once; the library takes the value. */
+    /* The schedule text is parsed here, once, into the layer; the library takes the value. */
     if (slopes_text != NULL) {
-        abl_status pst = abl_schedule_spec_parse(slopes_text, &nums->slopes);
+        abl_status pst = abl_schedule_spec_parse(slopes_text, &l->schedule);
         if (pst == ABL_ERR_NO_MEMORY)
             return abl_cli_internal_error("%s", abl_cli_why(pst, NULL));
+        abl_analysis_config cfg;
+        abl_layer_analysis_config(l, &cfg);
         if (pst != ABL_OK)
             return slopes_error(pst, &cfg, slopes_text);
-        cfg.slopes = &nums->slopes;
+        l->has_schedule = 1;
     }
-    if (cfg.heads == 0 && (cfg.slopes == NULL || (cfg.slopes->kind != ABL_SCHEDULE_SLOPES &&
-                                                  cfg.slopes->kind != ABL_SCHEDULE_TARGETS)))
+    const abl_schedule_spec *sched = abl_layer_schedule(l);
+    if (l->heads == 0 && (sched == NULL || (sched->kind != ABL_SCHEDULE_SLOPES && sched->kind != ABL_SCHEDULE_TARGETS)))
         return abl_cli_usage_error("analyze: --heads H is required (except with slopes:/targets: lists)");
+    return 0;
+}
 
+static int analyze_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_layer *l,
+                        abl_report **r)
+{
+    int rc = analyze_layer(cmd, v, l);
+    if (rc != 0)
+        return rc;
+    abl_analysis_config cfg;
+    abl_layer_analysis_config(l, &cfg);
     /* Known before any work starts: refuse a layer over the budget unless forced. */
     abl_cost cost;
     if (abl_analysis_estimate(&cfg, &cost) == ABL_OK &&
         abl_cli_budget(work, &cost) != 0)
         return ABL_EXIT_USAGE;
-    return run_analysis(ctx, cmd, v, &cfg, slopes_text, r);
+    return run_analysis(ctx, cmd, v, &cfg, abl_cli_arg(cmd, v, ABL_OPT_SLOPES), r);
 }
 
 const abl_cli_cmd abl_cli_analyze_cmd = {

@@ -58,9 +58,10 @@ static int run_check(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char 
     int rc = abl_cli_setup_resolve(cmd, v, ABL_SIMULATE_MAX_CONTEXT, &s);
     if (rc == 0) {
         abl_compare_config cc;
-        abl_cli_compare_config(&s, &cc);
         abl_cli_work work = abl_cli_work_of(cmd->name, v);
-        rc = abl_cli_compare(ctx, cmd->name, &cc, &s, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT), &lim, NULL, &work);
+        rc = abl_cli_compare_config(&s, &cc);
+        if (rc == 0)
+            rc = abl_cli_compare(ctx, cmd->name, &cc, &s, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT), &lim, NULL, &work);
     }
     abl_cli_setup_free(&s);
     mpq_clear(frac);

@@ -232,6 +232,20 @@ int abl_cli_pipeline_spec(const char *spec, abl_pipeline_spec *out)
     return rc;
 }
 
+/* A built pipeline (st: the build's status) checked when asked: 0, or the exit status after the line. */
+static int pipeline_checked(abl_status st, int check, abl_pipeline *out)
+{
+    char *msg = NULL;
+    if (st == ABL_OK && check)
+        st = abl_pipeline_check_msg(out, &msg);
+    if (st == ABL_OK)
+        return 0;
+    int rc = st == ABL_ERR_NO_MEMORY || msg == NULL ? abl_cli_internal_error("out of memory")
+                                                    : abl_cli_usage_error("--pipeline: %s", msg);
+    free(msg);
+    return rc;
+}
+
 int abl_cli_pipeline(const char *spec, const abl_format *model, int check, abl_pipeline *out)
 {
     abl_pipeline_spec s;
@@ -240,15 +254,12 @@ int abl_cli_pipeline(const char *spec, const abl_format *model, int check, abl_p
     abl_pipeline_spec_free(&s);
     if (rc != 0)
         return rc;
-    char *msg = NULL;
-    if (st == ABL_OK && check)
-        st = abl_pipeline_check_msg(out, &msg);
-    if (st == ABL_OK)
-        return 0;
-    rc = st == ABL_ERR_NO_MEMORY || msg == NULL ? abl_cli_internal_error("out of memory")
-                                                    : abl_cli_usage_error("--pipeline: %s", msg);
-    free(msg);
-    return rc;
+    return pipeline_checked(st, check, out);
+}
+
+int abl_cli_pipeline_value(const abl_layer *l, abl_pipeline *out)
+{
+    return pipeline_checked(abl_layer_pipeline(l, out), 1, out);
 }
 
 const char *abl_cli_why(abl_status st, const char *msg)

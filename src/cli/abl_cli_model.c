@@ -18,7 +18,8 @@ void abl_cli_setup_free(abl_cli_setup *s)
 {
     for (size_t i = 0; i < sizeof s->owned / sizeof s->owned[0]; i++)
         free(s->owned[i]);
-    abl_schedule_spec_free(&s->schedule);
+    if (s->have_layer)
+        abl_layer_free(&s->layer);
     abl_model_spec_free(&s->spec);
     for (size_t i = 0; i < s->nsources; i++)
         free(s->sources[i].from);
@@ -124,166 +125,216 @@ int abl_cli_model_choose(const char **v, abl_cli_model_choice *c)
     return 0;
 }
 
-int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_ctx, abl_cli_setup *s)
+/* --model NAME or --config FILE: the "model"/"config" line of the report, and the model's layer in
+ * s->layer (the defaults without either). 0, or the exit status after the one-line error. */
+static int setup_model(const char **v, abl_cli_setup *s)
 {
-    memset(s, 0, sizeof *s);
-    const char *o;
     abl_cli_model_choice choice;
     int crc = abl_cli_model_choose(v, &choice);
     if (crc != 0)
         return crc;
-    const char *config = choice.config;
+    char *t = NULL, *j = NULL;
     if (choice.model != NULL) {
         const abl_model *m = choice.model;
         if (abl_model_spec_from_catalogue(m, &s->spec) != ABL_OK)
             return abl_cli_usage_error("--model: %s: its head count was not found in a published configuration "
                                        "(docs/models.md); use --config with the model's config.json",
                                        m->name);
-        s->have_model = 1;
-        char *t = printf_dup(m->hf_id ? "%s (%s)" : "%s%s", m->name, m->hf_id ? m->hf_id : "");
-        char *j = abl_report_json_string(m->name);
-        if (t == NULL || j == NULL) {
-            free(t);
-            free(j);
-            return out_of_memory();
-        }
-        s->meta[s->nmeta++] = (abl_compare_meta){"model", "model", own(s, t), own(s, j)};
-    } else if (config != NULL) {
+        t = printf_dup(m->hf_id ? "%s (%s)" : "%s%s", m->name, m->hf_id ? m->hf_id : "");
+        j = abl_report_json_string(m->name);
+    } else if (choice.config != NULL) {
         s->spec = choice.spec;
-        s->have_model = 1;
         const char *fam = s->spec.family ? s->spec.family->name : "generic ALiBi";
-        char *t = abl_cli_printf("%s (model_type %s, %s)", config, s->spec.model_type[0] ? s->spec.model_type : "(none)",
-                             fam);
-        char *j = abl_report_json_string(config);
-        if (t == NULL || j == NULL) {
-            free(t);
-            free(j);
-            return out_of_memory();
-        }
-        s->meta[s->nmeta++] = (abl_compare_meta){"config", "config", own(s, t), own(s, j)};
+        t = abl_cli_printf("%s (model_type %s, %s)", choice.config,
+                           s->spec.model_type != NULL && s->spec.model_type[0] ? s->spec.model_type : "(none)", fam);
+        j = abl_report_json_string(choice.config);
+    } else {
+        abl_layer_init(&s->layer);
+        s->have_layer = 1;
+        return 0;
     }
+    s->have_model = 1;
+    if (t == NULL || j == NULL) {
+        free(t);
+        free(j);
+        return out_of_memory();
+    }
+    s->meta[s->nmeta++] = (abl_compare_meta){choice.model ? "model" : "config", choice.model ? "model" : "config",
+                                             own(s, t), own(s, j)};
+    char *msg = NULL;
+    abl_status st = abl_layer_from_model(&s->spec, &s->layer, &msg);
+    int rc = st == ABL_OK ? 0 : msg == NULL ? out_of_memory()
+                                            : abl_cli_usage_error("--%s: %s", choice.model ? "model" : "config", msg);
+    free(msg);
+    s->have_layer = st == ABL_OK;
+    return rc;
+}
 
-    /* dtype */
+/* --dtype over the model's (the layer's format). */
+static int setup_dtype(const abl_cli_cmd *cmd, const char **v, abl_cli_setup *s)
+{
     abl_source src;
-    if ((o = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) != NULL) {
+    const char *o = abl_cli_arg(cmd, v, ABL_OPT_DTYPE);
+    if (o != NULL) {
         /* analyze splits a list before it gets here: simulate and check run one pipeline. */
         if (abl_cli_dtype_one("dtype", o, strcmp(cmd->name, "check") == 0 ? "check gates one model dtype (run it once "
-                              "per dtype)" : ABL_CLI_ONE_PIPELINE, &s->dtype))
+                              "per dtype)" : ABL_CLI_ONE_PIPELINE, &s->layer.format))
             return ABL_EXIT_USAGE;
         option_source(&src, "dtype");
     } else if (s->have_model) {
-        s->dtype = s->spec.dtype;
         src = s->spec.dtype_src;
     } else {
-        abl_format_lookup("bf16", &s->dtype);
-        src = (abl_source){ABL_ORIGIN_DEFAULT, "bf16"};
+        src = (abl_source){ABL_ORIGIN_DEFAULT, "bf16"}; /* abl_layer_init's format */
     }
     note_source(s, "dtype", &src);
+    return 0;
+}
 
-    /* heads and slopes */
+/* --heads and --slopes over the model's. A --slopes text that does not parse is reported after the other
+ * settings (s->schedule_status), where the run used to find it. */
+static int setup_heads_slopes(const abl_cli_cmd *cmd, const char **v, abl_cli_setup *s)
+{
+    abl_source src;
+    abl_layer *l = &s->layer;
     long heads = 0;
+    const char *o;
     if ((o = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) != NULL) {
         if (abl_cli_int("heads", o, 1, ABL_MAX_HEADS, &heads))
             return ABL_EXIT_USAGE;
+        l->heads = (int)heads;
         option_source(&src, "heads");
         note_source(s, "heads", &src);
     } else if (s->have_model) {
-        heads = s->spec.heads;
         note_source(s, "heads", &s->spec.heads_src);
     }
-    s->heads = (int)heads;
     if ((o = abl_cli_arg(cmd, v, ABL_OPT_SLOPES)) != NULL) {
         s->slopes = o;
         option_source(&src, "slopes");
         note_source(s, "slopes", &src);
-        s->schedule_status = abl_schedule_spec_parse(o, &s->schedule); /* the one parse of --slopes */
+        abl_schedule_spec_free(&l->schedule);
+        s->schedule_status = abl_schedule_spec_parse(o, &l->schedule); /* the one parse of --slopes */
+        l->has_schedule = s->schedule_status == ABL_OK;
     } else if (s->have_model) {
-        s->schedule_status = abl_model_spec_schedule(&s->spec, &s->schedule);
-        s->slopes = s->schedule.text != NULL ? s->schedule.text : "press"; /* display: "press", "mpt:8" */
+        s->slopes = l->schedule.text != NULL ? l->schedule.text : "press"; /* display: "press", "mpt:8" */
         note_source(s, "slopes", &s->spec.slopes_src);
     }
-    /* A text that does not parse is reported after the other settings, where the run used to find it. */
-    int list = s->slopes != NULL && s->schedule_status == ABL_OK &&
-               (s->schedule.kind == ABL_SCHEDULE_SLOPES || s->schedule.kind == ABL_SCHEDULE_TARGETS);
-    if (s->heads == 0 && s->schedule_status == ABL_OK && !list)
+    int list = l->has_schedule && (l->schedule.kind == ABL_SCHEDULE_SLOPES || l->schedule.kind == ABL_SCHEDULE_TARGETS);
+    if (l->heads == 0 && s->schedule_status == ABL_OK && !list)
         return abl_cli_usage_error("%s: --heads H is required (or --model/--config; except with slopes:/targets: "
                                    "lists)", cmd->name);
+    return 0;
+}
 
-    /* context */
-    if ((o = abl_cli_arg(cmd, v, ABL_OPT_CTX)) != NULL) {
-        if (abl_cli_count("ctx", o, 1, max_ctx, &s->context))
+/* --ctx over the model's trained context (bounded by max_ctx: the predictor's range). */
+static int setup_context(const abl_cli_cmd *cmd, const char **v, uint64_t max_ctx, abl_cli_setup *s)
+{
+    abl_source src;
+    const char *o = abl_cli_arg(cmd, v, ABL_OPT_CTX);
+    if (o != NULL) {
+        if (abl_cli_count("ctx", o, 1, max_ctx, &s->layer.context))
             return ABL_EXIT_USAGE;
         option_source(&src, "ctx");
         note_source(s, "context", &src);
-    } else if (s->have_model && s->spec.context > 0) {
-        if (s->spec.context > max_ctx)
+    } else if (s->have_model && s->layer.context > 0) {
+        if (s->layer.context > max_ctx)
             return abl_cli_usage_error("%s: the model's context %llu is beyond the kernel predictor's %llu; give "
-                                       "--ctx", cmd->name, (unsigned long long)s->spec.context,
+                                       "--ctx", cmd->name, (unsigned long long)s->layer.context,
                                        (unsigned long long)max_ctx);
-        s->context = s->spec.context;
         note_source(s, "context", &s->spec.context_src);
     } else {
         return abl_cli_usage_error("%s: --ctx N is required%s", cmd->name,
                                    s->have_model ? " (the model's configuration gives no context)" : "");
     }
+    return 0;
+}
 
-    /* pipeline: --pipeline PRESET[,FIELD=VALUE...] or a code path of the model's family */
-    const char *spec = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
-    const char *path_name = NULL;
+/* --pipeline NAME[,...] where NAME is a code path of the model's family: that path's pipeline with the
+ * given fields after it (a malloc'd text in *full, NULL when NAME is no code path); *path its name. */
+static int code_path_spec(const abl_cli_setup *s, const char *spec, char **full, const char **path)
+{
+    *full = NULL;
+    if (!s->have_model || s->spec.family == NULL)
+        return 0;
+    size_t n = strcspn(spec, ",");
+    for (size_t i = 0; i < s->spec.family->npaths; i++) {
+        const abl_code_path *p = &s->spec.family->paths[i];
+        if (strlen(p->name) == n && strncmp(p->name, spec, n) == 0) {
+            free(*full);
+            if ((*full = printf_dup("%s%s", p->pipeline, spec + n)) == NULL)
+                return out_of_memory();
+            *path = p->name;
+        }
+    }
+    return 0;
+}
+
+/* --pipeline PRESET[,FIELD=VALUE...] or a code path of the model's family, over the model's default code
+ * path (eager without a model): parsed once into the layer, then built for its format and checked. */
+static int setup_pipeline(const abl_cli_cmd *cmd, const char **v, abl_cli_setup *s)
+{
+    abl_source src;
+    const char *spec = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE), *path_name = NULL;
+    char *full = NULL;
     if (spec != NULL && spec[0] == '\0')
         return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
     if (spec != NULL) {
         option_source(&src, "pipeline");
-        if (s->have_model && s->spec.family != NULL) {
-            size_t n = strcspn(spec, ",");
-            for (size_t i = 0; i < s->spec.family->npaths; i++) {
-                const abl_code_path *p = &s->spec.family->paths[i];
-                if (strlen(p->name) == n && strncmp(p->name, spec, n) == 0) {
-                    char *full = printf_dup("%s%s", p->pipeline, spec + n);
-                    if (full == NULL)
-                        return out_of_memory();
-                    spec = own(s, full);
-                    path_name = p->name;
-                }
-            }
-        }
+        if (code_path_spec(s, spec, &full, &path_name) != 0)
+            return ABL_EXIT_INTERNAL;
     } else if (s->have_model) {
-        spec = s->spec.pipeline.text;
         src = s->spec.pipeline_src;
         path_name = s->spec.path ? s->spec.path->name : NULL;
     } else {
-        spec = "eager";
         src = (abl_source){ABL_ORIGIN_DEFAULT, "eager"};
     }
     if (path_name != NULL) {
         char *j = abl_report_json_string(path_name);
-        if (j == NULL)
+        if (j == NULL) {
+            free(full);
             return out_of_memory();
+        }
         s->meta[s->nmeta++] = (abl_compare_meta){"code_path", "code path", path_name, own(s, j)};
     }
     note_source(s, "pipeline", &src);
-    int prc = abl_cli_pipeline(spec, &s->dtype, 1, &s->pipeline);
+    int prc = 0;
+    if (spec != NULL) { /* the one parse of --pipeline; the model's own is already a value */
+        abl_pipeline_spec_free(&s->layer.pipeline);
+        prc = abl_cli_pipeline_spec(full != NULL ? full : spec, &s->layer.pipeline);
+        s->layer.has_pipeline = prc == 0;
+    }
+    free(full);
     if (prc != 0)
         return prc;
-    s->pipeline_spec = spec;
+    return abl_cli_pipeline_value(&s->layer, &s->pipeline);
+}
+
+int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_ctx, abl_cli_setup *s)
+{
+    memset(s, 0, sizeof *s);
+    int rc = setup_model(v, s);
+    if (rc == 0)
+        rc = setup_dtype(cmd, v, s);
+    if (rc == 0)
+        rc = setup_heads_slopes(cmd, v, s);
+    if (rc == 0)
+        rc = setup_context(cmd, v, max_ctx, s);
+    if (rc == 0)
+        rc = setup_pipeline(cmd, v, s);
+    if (rc != 0)
+        return rc;
     if (s->schedule_status == ABL_ERR_NO_MEMORY)
         return out_of_memory();
     if (s->schedule_status != ABL_OK)
         return abl_cli_usage_error("--slopes: '%s': %s", s->slopes, abl_cli_why(s->schedule_status, NULL));
-
     if (build_sources(s) != 0)
         return out_of_memory();
     return 0;
 }
 
-void abl_cli_compare_config(const abl_cli_setup *s, abl_compare_config *cc)
+int abl_cli_compare_config(const abl_cli_setup *s, abl_compare_config *cc)
 {
-    memset(cc, 0, sizeof *cc);
-    cc->dtype = s->dtype;
-    cc->heads = s->heads;
-    cc->slopes = s->slopes != NULL ? &s->schedule : NULL;
-    cc->context = s->context;
-    cc->pipeline = s->pipeline;
+    abl_status st = abl_layer_compare_config(&s->layer, cc);
+    return st == ABL_OK ? 0 : abl_cli_internal_error("%s", abl_cli_why(st, NULL));
 }
 
 /* The budget of abl_compare_run (abl_compare_estimate: the paper's analysis and the predictor). */

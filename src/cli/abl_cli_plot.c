@@ -179,11 +179,9 @@ typedef struct plot_layer {
     size_t nconvs;
     abl_pipeline_spec *specs;      /* --pipeline's values (parsed once, in plot_pipelines); [0] also the default */
     int npipes;
-    long heads;
-    const abl_schedule_spec *slopes;
+    const abl_layer *layer;        /* heads, schedule, the first format and convention, context (0: not given) */
     const char *slopes_text;
     const char *label;
-    uint64_t ctx;
     const char *default_pipeline;  /* blindmap without --pipeline: the model's or config's code path */
 } plot_layer;
 
@@ -201,14 +199,14 @@ static int plot_fraction(const abl_cli_cmd *cmd, const char **v, const plot_laye
     c.nconventions = L->nconvs;
     c.pipelines = L->specs;
     c.npipelines = (size_t)L->npipes;
-    c.heads = (int)L->heads;
-    c.slopes = L->slopes;
+    c.heads = L->layer->heads;
+    c.slopes = abl_layer_schedule(L->layer);
     c.model = L->label;
     c.linear = abl_cli_arg(cmd, v, ABL_OPT_LINEAR) != NULL;
     if (c.linear)
         c.max_context = 4096;
-    if (L->ctx)
-        c.max_context = L->ctx;
+    if (L->layer->context)
+        c.max_context = L->layer->context;
     if (L->npipes > 0 && c.max_context > ABL_PLOT_PIPELINE_MAX_CONTEXT)
         rc = abl_cli_usage_error("plot fraction: --pipeline curves run the exact predictor at every point: "
                                  "--ctx at most %d", ABL_PLOT_PIPELINE_MAX_CONTEXT);
@@ -230,9 +228,9 @@ static int plot_blindmap(const abl_cli_cmd *cmd, const char **v, const plot_laye
     const char *s;
     abl_plot_blindmap_config c;
     abl_plot_blindmap_config_default(&c);
-    c.model_dtype = L->formats[0];
-    c.heads = (int)L->heads;
-    c.slopes = L->slopes;
+    c.model_dtype = L->layer->format;
+    c.heads = L->layer->heads;
+    c.slopes = abl_layer_schedule(L->layer);
     c.model = L->label;
     /* --pipeline, else the model's default code path or the config's, parsed here once */
     if (L->npipes <= 0 && L->default_pipeline != NULL && (rc = abl_cli_pipeline_spec(L->default_pipeline, &L->specs[0])) != 0)
@@ -242,8 +240,8 @@ static int plot_blindmap(const abl_cli_cmd *cmd, const char **v, const plot_laye
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEAD)) && abl_cli_int("head", s, 0, ABL_PLOT_MAX_HEADS, &head))
         rc = ABL_EXIT_USAGE;
     c.head = (int)head;
-    if (L->ctx)
-        c.context = L->ctx;
+    if (L->layer->context)
+        c.context = L->layer->context;
     if (rc == 0 && plot_budget(cmd, v, abl_plot_blindmap_estimate(&c, &cost), &cost) != 0)
         rc = ABL_EXIT_USAGE;
     if (rc == 0)
@@ -310,17 +308,17 @@ static int plot_pipelines(const char *s, const char *kind, abl_pipeline_spec *sp
 }
 
 /* plot bias: the bias of each head against distance, and the threshold. */
-static abl_status plot_bias(const plot_layer *L, abl_convention conv, abl_plot *p)
+static abl_status plot_bias(const plot_layer *L, abl_plot *p)
 {
     abl_plot_bias_config c;
     abl_plot_bias_config_default(&c);
-    c.format = L->formats[0];
-    c.convention = conv;
-    c.heads = (int)L->heads;
-    c.slopes = L->slopes;
+    c.format = L->layer->format;
+    c.convention = L->layer->convention;
+    c.heads = L->layer->heads;
+    c.slopes = abl_layer_schedule(L->layer);
     c.model = L->label;
-    if (L->ctx)
-        c.max_distance = L->ctx;
+    if (L->layer->context)
+        c.max_distance = L->layer->context;
     return abl_plot_bias(&c, p);
 }
 
@@ -357,6 +355,26 @@ static int plot_schedule(const abl_model *model, const abl_model_spec *spec, abl
     return 0;
 }
 
+/* The layer's heads (the model's, the config's, else 16; --heads over them) and its schedule
+ * (plot_schedule; *slopes its text). 0, or the exit status after the error. */
+static int plot_heads(const abl_cli_cmd *cmd, const char **v, const abl_model *model, const abl_model_spec *spec,
+                      abl_layer *l, const char **slopes)
+{
+    const char *s;
+    long heads = model != NULL ? model->heads : spec != NULL ? spec->heads : 16;
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
+        return ABL_EXIT_USAGE;
+    *slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
+    if (plot_schedule(model, spec, &l->schedule, slopes))
+        return ABL_EXIT_USAGE;
+    l->has_schedule = *slopes != NULL;
+    if (*slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL && model == NULL && spec == NULL &&
+        (l->schedule.kind == ABL_SCHEDULE_SLOPES || l->schedule.kind == ABL_SCHEDULE_TARGETS))
+        heads = 0; /* the list gives H */
+    l->heads = (int)heads;
+    return 0;
+}
+
 /* The code path a blindmap draws without --pipeline: the catalogue model's default, else the config's. */
 static const char *default_pipeline(const abl_model *model, const abl_model_spec *spec)
 {
@@ -365,8 +383,10 @@ static const char *default_pipeline(const abl_model *model, const abl_model_spec
     return spec != NULL ? spec->pipeline.text : NULL;
 }
 
-/* The picture; the schedule is parsed into *sched, the --config spec kept in *owned (the caller frees both). */
-static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_schedule_spec *sched,
+/* The picture of the layer the options describe (*l: initialised, the caller frees it; the lists of
+ * formats, conventions and pipelines of fraction beside it); the --config spec is kept in *owned (the
+ * caller frees it). */
+static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char **v, int npos, char **pos, abl_layer *l,
                      abl_pipeline_spec *specs, abl_model_spec *owned)
 {
     if (plot_kind(npos, pos))
@@ -391,16 +411,9 @@ static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char 
     *owned = choice.spec;
     const abl_model_spec spec = choice.spec;
     int have_config = choice.config != NULL;
-    long heads = model != NULL ? model->heads : have_config ? spec.heads : 16;
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
+    const char *slopes = NULL;
+    if (plot_heads(cmd, v, model, have_config ? &spec : NULL, l, &slopes))
         return ABL_EXIT_USAGE;
-    const char *slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
-    if (plot_schedule(model, have_config ? &spec : NULL, sched, &slopes))
-        return ABL_EXIT_USAGE;
-    const abl_schedule_spec *slopes_value = slopes != NULL ? sched : NULL;
-    if (slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL && model == NULL && !have_config &&
-        (sched->kind == ABL_SCHEDULE_SLOPES || sched->kind == ABL_SCHEDULE_TARGETS))
-        heads = 0; /* the list gives H */
     abl_format formats[PLOT_MAX_LIST];
     size_t nformats = 1;
     if ((rc0 = plot_formats(abl_cli_arg(cmd, v, ABL_OPT_DTYPE), kind, model, have_config ? &spec : NULL, formats,
@@ -411,24 +424,25 @@ static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char 
     int rc = 0;
     if ((rc = plot_conventions(abl_cli_arg(cmd, v, ABL_OPT_CONVENTION), kind, convs, &nconvs)) != 0)
         return rc;
-    uint64_t ctx = 0;
+    l->format = formats[0];
+    l->convention = convs[0];
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) &&
         abl_cli_count("ctx", s, strcmp(kind, "blindmap") == 0 ? 2 : 1,
-                      strcmp(kind, "blindmap") == 0 ? ABL_PLOT_BLINDMAP_MAX_CONTEXT : ABL_MAX_CONTEXT, &ctx))
+                      strcmp(kind, "blindmap") == 0 ? ABL_PLOT_BLINDMAP_MAX_CONTEXT : ABL_MAX_CONTEXT, &l->context))
         return ABL_EXIT_USAGE;
     char *pipecopy = NULL, *pipes[PLOT_MAX_LIST];
     int npipes = 0;
     if ((rc = plot_pipelines(abl_cli_arg(cmd, v, ABL_OPT_PIPELINE), kind, specs, &pipecopy, pipes, &npipes)) != 0)
         return rc;
-    const char *label = model != NULL ? model->name : have_config && spec.model_type[0] ? spec.model_type : NULL;
-    const plot_layer L = {formats, nformats, convs, nconvs, specs, npipes, heads, slopes_value, slopes, label, ctx,
+    const char *label = model != NULL ? model->name : have_config && spec.model_type != NULL && spec.model_type[0] ? spec.model_type : NULL;
+    const plot_layer L = {formats, nformats, convs, nconvs, specs, npipes, l, slopes, label,
                           default_pipeline(model, have_config ? &spec : NULL)};
     abl_plot p;
     memset(&p, 0, sizeof p);
     abl_status st = ABL_OK;
     char *err = NULL;
     if (strcmp(kind, "bias") == 0) {
-        st = plot_bias(&L, convs[0], &p);
+        st = plot_bias(&L, &p);
     } else if (strcmp(kind, "fraction") == 0) {
         rc = plot_fraction(cmd, v, &L, &p, &err);
     } else if (strcmp(kind, "mitigations") == 0) {
@@ -449,14 +463,14 @@ static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char 
 
 static int run_plot(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
-    abl_schedule_spec sched;
-    memset(&sched, 0, sizeof sched);
+    abl_layer l;
+    abl_layer_init(&l);
     abl_pipeline_spec specs[PLOT_MAX_LIST];
     memset(specs, 0, sizeof specs);
     abl_model_spec spec;
     memset(&spec, 0, sizeof spec);
-    int rc = plot_with(ctx, cmd, v, npos, pos, &sched, specs, &spec);
-    abl_schedule_spec_free(&sched);
+    int rc = plot_with(ctx, cmd, v, npos, pos, &l, specs, &spec);
+    abl_layer_free(&l);
     abl_model_spec_free(&spec);
     for (size_t i = 0; i < PLOT_MAX_LIST; i++)
         abl_pipeline_spec_free(&specs[i]);

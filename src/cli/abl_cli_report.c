@@ -53,76 +53,118 @@ static int write_page(const abl_cli_ctx *ctx, const abl_html_config *c, const ch
     return rc;
 }
 
-/* The page; the schedule is parsed into *sched (the caller frees it). */
-/* pipe: the kernel's value, zeroed, the caller's to free; so is *owned, the --config spec. */
+/* The page's configuration: a projection of the layer (pointers into it) and the model it describes. */
+static void page_config(const abl_layer *l, const abl_cli_model_choice *choice, abl_html_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->model = choice->model;
+    if (choice->config != NULL) {
+        c->config = choice->config;
+        c->model_type = choice->spec.model_type;
+    }
+    c->format = l->format;
+    c->convention = l->convention;
+    c->heads = l->heads;
+    c->slopes = abl_layer_schedule(l);
+    c->context = l->context;
+    c->pipeline = l->has_pipeline ? &l->pipeline : NULL;
+}
+
+/* The page's format, heads and context: the catalogue entry's or the config's, else bf16, 16 heads and
+ * 2048 tokens; the options over them. 0, or the exit status after the one-line error. */
+static int report_shape(const abl_cli_cmd *cmd, const char **v, const abl_cli_model_choice *choice, abl_layer *l)
+{
+    const abl_model *m = choice->model;
+    const abl_model_spec *spec = choice->config != NULL ? &choice->spec : NULL;
+    const char *s;
+    if (m != NULL && m->dtype != NULL)
+        abl_format_lookup(m->dtype, &l->format);
+    if (spec != NULL)
+        l->format = spec->dtype;
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) &&
+        abl_cli_dtype_one("dtype", s, "a report describes one model in one dtype (run it once per dtype)", &l->format))
+        return ABL_EXIT_USAGE;
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION)) && abl_cli_convention(s, &l->convention))
+        return ABL_EXIT_USAGE;
+    long heads = m != NULL ? m->heads : spec != NULL ? spec->heads : 16;
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
+        return ABL_EXIT_USAGE;
+    l->heads = (int)heads;
+    return 0;
+}
+
+/* The schedule, parsed here once into the layer: --slopes, else the catalogue entry's, else the
+ * config's (a value); *slopes_text names it in messages. */
+static int report_schedule(const abl_cli_cmd *cmd, const char **v, const abl_cli_model_choice *choice, abl_layer *l,
+                           const char **slopes_text)
+{
+    const abl_model *m = choice->model;
+    const char *text = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
+    abl_status pst = ABL_OK;
+    if (text != NULL) {
+        if (abl_cli_slopes(text, &l->schedule))
+            return ABL_EXIT_USAGE;
+    } else if (m != NULL || choice->config != NULL) { /* a value: the catalogue's or the config's */
+        pst = m != NULL ? abl_model_schedule(m, &l->schedule) : abl_model_spec_schedule(&choice->spec, &l->schedule);
+        text = l->schedule.text != NULL ? l->schedule.text : "press"; /* display: "press", "mpt:8" */
+    }
+    if (pst != ABL_OK)
+        return abl_cli_usage_error("--slopes: '%s': %s", text, abl_cli_why(pst, NULL));
+    l->has_schedule = text != NULL;
+    *slopes_text = text;
+    if (l->has_schedule && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL && m == NULL && choice->config == NULL &&
+        (l->schedule.kind == ABL_SCHEDULE_SLOPES || l->schedule.kind == ABL_SCHEDULE_TARGETS))
+        l->heads = 0;
+    return 0;
+}
+
+/* The context and the kernel: --pipeline, the config's, the model's default code path, else eager;
+ * parsed here once into the layer. */
+static int report_kernel(const abl_cli_cmd *cmd, const char **v, const abl_cli_model_choice *choice, abl_layer *l)
+{
+    const abl_model *m = choice->model;
+    const abl_model_spec *spec = choice->config != NULL ? &choice->spec : NULL;
+    l->context = m != NULL && m->context > 0 ? m->context : spec != NULL && spec->context > 0 ? spec->context : 2048;
+    const char *s;
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &l->context))
+        return ABL_EXIT_USAGE;
+    const char *ptext = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
+    if (ptext == NULL && spec != NULL) { /* the config's kernel, already a value */
+        abl_status st = abl_model_spec_pipeline(spec, &l->pipeline);
+        l->has_pipeline = st == ABL_OK;
+        return st == ABL_OK ? 0 : abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    }
+    if (ptext == NULL && m != NULL && m->family != NULL && m->family->npaths > 0) { /* the default code path's */
+        abl_status st = abl_code_path_pipeline(&m->family->paths[0], &l->pipeline);
+        l->has_pipeline = st == ABL_OK;
+        return st == ABL_OK ? 0 : abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    }
+    int rc = ptext != NULL ? abl_cli_pipeline_spec(ptext, &l->pipeline) : 0;
+    l->has_pipeline = ptext != NULL && rc == 0;
+    return rc;
+}
+
+/* The page of the layer the options describe (the caller frees *l, initialised, and *owned, the --config
+ * spec). */
 static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos,
-                       abl_schedule_spec *sched, abl_pipeline_spec *pipe, abl_model_spec *owned)
+                       abl_layer *l, abl_model_spec *owned)
 {
     if (npos > 0)
         return abl_cli_usage_error("report: unexpected argument '%s'", pos[0]);
     const char *path = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
     if (path == NULL)
         return abl_cli_usage_error("report: --output FILE.html is required");
-    abl_html_config c;
-    memset(&c, 0, sizeof c);
-    const char *s;
     abl_cli_model_choice choice;
     int rc0 = abl_cli_model_choose(v, &choice);
     if (rc0 != 0)
         return rc0;
-    c.model = choice.model;
     *owned = choice.spec;
-    const abl_model_spec spec = choice.spec;
-    int have_config = choice.config != NULL;
-    if (have_config) {
-        c.config = choice.config;
-        c.model_type = spec.model_type;
-    }
-    abl_format_lookup("bf16", &c.format);
-    if (c.model != NULL && c.model->dtype != NULL)
-        abl_format_lookup(c.model->dtype, &c.format);
-    if (have_config)
-        c.format = spec.dtype;
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) &&
-        abl_cli_dtype_one("dtype", s, "a report describes one model in one dtype (run it once per dtype)", &c.format))
-        return ABL_EXIT_USAGE;
-    c.convention = ABL_CONV_PAPER;
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION)) && abl_cli_convention(s, &c.convention))
-        return ABL_EXIT_USAGE;
-    long heads = c.model != NULL ? c.model->heads : have_config ? spec.heads : 16;
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_PLOT_MAX_HEADS, &heads))
-        return ABL_EXIT_USAGE;
-    /* The schedule, parsed here once: --slopes, else the catalogue entry's, else the config's (a value). */
-    const char *slopes_text = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
-    abl_status pst = ABL_OK;
-    if (slopes_text != NULL) {
-        if (abl_cli_slopes(slopes_text, sched))
-            return ABL_EXIT_USAGE;
-    } else if (c.model != NULL || have_config) {
-        pst = c.model != NULL ? abl_model_schedule(c.model, sched) : abl_model_spec_schedule(&spec, sched);
-        slopes_text = sched->text != NULL ? sched->text : "press"; /* display: "press", "mpt:8" */
-    }
-    if (pst != ABL_OK)
-        return abl_cli_usage_error("--slopes: '%s': %s", slopes_text, abl_cli_why(pst, NULL));
-    c.slopes = slopes_text != NULL ? sched : NULL;
-    if (c.slopes != NULL && abl_cli_arg(cmd, v, ABL_OPT_HEADS) == NULL && c.model == NULL && !have_config &&
-        (c.slopes->kind == ABL_SCHEDULE_SLOPES || c.slopes->kind == ABL_SCHEDULE_TARGETS))
-        heads = 0;
-    c.heads = (int)heads;
-    c.context = c.model != NULL && c.model->context > 0 ? c.model->context
-                : have_config && spec.context > 0    ? spec.context
-                                                     : 2048;
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &c.context))
-        return ABL_EXIT_USAGE;
-    /* The kernel: --pipeline, the config's, the model's default code path, else eager; parsed here once. */
-    const char *ptext = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
-    if (ptext == NULL && have_config)
-        ptext = spec.pipeline.text;
-    if (ptext == NULL && c.model != NULL && c.model->family != NULL && c.model->family->npaths > 0)
-        ptext = c.model->family->paths[0].pipeline;
-    if (ptext != NULL && (rc0 = abl_cli_pipeline_spec(ptext, pipe)) != 0)
+    const char *slopes_text = NULL;
+    if ((rc0 = report_shape(cmd, v, &choice, l)) != 0 || (rc0 = report_schedule(cmd, v, &choice, l, &slopes_text)) != 0 ||
+        (rc0 = report_kernel(cmd, v, &choice, l)) != 0)
         return rc0;
-    c.pipeline = ptext != NULL ? pipe : NULL;
+    abl_html_config c;
+    page_config(l, &choice, &c);
     /* Known before any work starts: refuse a page over the budget unless forced. */
     abl_cost cost;
     if (abl_html_report_estimate(&c, &cost) == ABL_OK &&
@@ -133,15 +175,12 @@ static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const cha
 
 static int run_report(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
-    abl_schedule_spec sched;
-    memset(&sched, 0, sizeof sched);
-    abl_pipeline_spec pipe;
-    memset(&pipe, 0, sizeof pipe);
+    abl_layer l;
+    abl_layer_init(&l);
     abl_model_spec spec;
     memset(&spec, 0, sizeof spec);
-    int rc = report_with(ctx, cmd, v, npos, pos, &sched, &pipe, &spec);
-    abl_schedule_spec_free(&sched);
-    abl_pipeline_spec_free(&pipe);
+    int rc = report_with(ctx, cmd, v, npos, pos, &l, &spec);
+    abl_layer_free(&l);
     abl_model_spec_free(&spec);
     return rc;
 }

@@ -95,8 +95,11 @@ static int run_simulate(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const ch
     if (rc == 0) {
         mpq_t logit_std;
         mpq_init(logit_std);
-        /* without --model/--config, --slopes is parsed into the (otherwise empty) setup's value */
-        rc = simulate_with(ctx, cmd, v, logit_std, lpath != NULL ? &npy : NULL, model ? &setup : NULL, &setup.schedule);
+        /* without --model/--config, --slopes is parsed into this value (with them, the setup's layer holds it) */
+        abl_schedule_spec slopes;
+        memset(&slopes, 0, sizeof slopes);
+        rc = simulate_with(ctx, cmd, v, logit_std, lpath != NULL ? &npy : NULL, model ? &setup : NULL, &slopes);
+        abl_schedule_spec_free(&slopes);
         mpq_clear(logit_std);
     }
     abl_cli_setup_free(&setup);
@@ -175,7 +178,7 @@ static int simulate_layer(const abl_cli_cmd *cmd, const char **v, const abl_cli_
     const char *s;
     if (setup != NULL) {
         cfg->pipeline = setup->pipeline;
-        cfg->heads = setup->heads;
+        cfg->heads = setup->layer.heads;
     } else {
         abl_format model;
         if (abl_cli_dtype_one("dtype", (s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) ? s : "bf16", ABL_CLI_ONE_PIPELINE, &model))
@@ -202,7 +205,7 @@ static int simulate_layer(const abl_cli_cmd *cmd, const char **v, const abl_cli_
         cfg->logits_dtype = ldt;
     }
     if (setup != NULL) {
-        cfg->context = setup->context;
+        cfg->context = setup->layer.context;
         s = "";
     } else {
         if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) == NULL && npy == NULL)
@@ -320,7 +323,7 @@ static int simulate_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const c
     const char *slopes_text = setup != NULL ? setup->slopes : abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
     if (setup == NULL && abl_cli_slopes(slopes_text, slopes))
         return ABL_EXIT_USAGE;
-    cfg.slopes = slopes_text != NULL ? (setup != NULL ? &setup->schedule : slopes) : NULL;
+    cfg.slopes = slopes_text != NULL ? (setup != NULL ? abl_layer_schedule(&setup->layer) : slopes) : NULL;
     int predict = abl_cli_arg(cmd, v, ABL_OPT_PREDICT) != NULL, compare = abl_cli_arg(cmd, v, ABL_OPT_COMPARE) != NULL;
     if ((rc0 = simulate_excludes(npy, gaussian, predict, compare, &cfg)) != 0)
         return rc0;

@@ -199,25 +199,11 @@ abl_status abl_analysis_layer(const abl_format *format, abl_convention conventio
     return abl_analysis_run(&cfg, a);
 }
 
-abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
+/* Mitigations resolve into plain settings, so the rest sees one configuration; the analysis keeps its
+ * own copies of the numbers (config points at them, and stays valid however the caller's numbers live). */
+static abl_status resolve_numbers(abl_analysis *a)
 {
-    if (cfg == NULL || a == NULL)
-        return ABL_ERR_INVALID_ARGUMENT;
-    memset(a, 0, sizeof *a);
-    mpz_init(a->row_attended);
-    mpz_init(a->matrix_attended);
-    mpq_init(a->row_fraction);
-    mpq_init(a->matrix_fraction);
-    mpq_inits(a->logit, a->clamp, a->softcap, a->neg_softcap, a->logit_lo, a->logit_hi, (mpq_ptr)0);
-    a->config = *cfg;
     abl_analysis_config *c = &a->config;
-    if (c->context < 1 || c->context > ABL_MAX_CONTEXT)
-        return ABL_ERR_CONTEXT_RANGE;
-    if ((unsigned)c->convention >= ABL_CONV_COUNT)
-        return ABL_ERR_UNKNOWN_CONVENTION;
-
-    /* Mitigations resolve into plain settings, so the rest sees one configuration; the analysis keeps
-     * its own copies of the numbers. */
     if (c->mitigations & ABL_MITIGATE_LOG)
         c->distance = ABL_DISTANCE_LOG;
     if (c->logit != NULL) {
@@ -251,8 +237,14 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
         mpq_neg(a->neg_softcap, a->softcap);
         c->softcap = a->softcap;
     }
-    /* The analysis owns its copy of the schedule's description (E chooses robust:32 itself), on the
-     * heap: config.slopes points at it and stays valid when the result struct is moved or copied. */
+    return ABL_OK;
+}
+
+/* The analysis owns its copy of the schedule's description (E chooses robust:32 itself), on the heap:
+ * config.slopes points at it and stays valid when the result struct is moved or copied. */
+static abl_status resolve_schedule(abl_analysis *a)
+{
+    abl_analysis_config *c = &a->config;
     if ((c->mitigations & ABL_MITIGATE_EXPLICIT) && c->slopes != NULL)
         return ABL_ERR_BAD_SLOPE_SPEC; /* E chooses the slopes itself */
     if ((a->spec = calloc(1, sizeof *a->spec)) == NULL)
@@ -270,96 +262,151 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
     if ((a->slopes_spec = strdup(a->spec->text)) == NULL)
         return ABL_ERR_NO_MEMORY;
     c->slopes = a->spec;
+    return ABL_OK;
+}
 
+/* The schedule instantiated for the layer's tau, its slopes sorted steepest first (*sorted: the
+ * caller frees it), and one zeroed result per head. */
+static abl_status build_heads(abl_analysis *a, abl_slope **sorted)
+{
+    abl_analysis_config *c = &a->config;
     long k;
-    st = abl_threshold_log2_multiple(&c->format, abl_convention_tau_kind(c->convention), &k);
+    abl_status st = abl_threshold_log2_multiple(&c->format, abl_convention_tau_kind(c->convention), &k);
     if (st != ABL_OK)
         return st;
-    st = abl_schedule_build(c->slopes, c->heads, k, &a->schedule);
-    if (st != ABL_OK)
+    if ((st = abl_schedule_build(c->slopes, c->heads, k, &a->schedule)) != ABL_OK)
         return st;
-    abl_slope *sorted = NULL;
-    if ((st = abl_schedule_sorted(&a->schedule, &sorted)) != ABL_OK)
+    if ((st = abl_schedule_sorted(&a->schedule, sorted)) != ABL_OK)
         return st;
     a->heads = a->schedule.count;
-    a->results = calloc((size_t)a->heads, sizeof *a->results);
-    if (a->results == NULL) {
-        free(sorted);
+    if ((a->results = calloc((size_t)a->heads, sizeof *a->results)) == NULL)
         return ABL_ERR_NO_MEMORY;
-    }
     for (int i = 0; i < a->heads; i++)
         head_init(&a->results[i]);
+    return ABL_OK;
+}
 
+/* Every delta one head reports: under the convention and under ieee, at the soft cap's ends -z and +z,
+ * at the logit range's ends, and at the weight level the exponent level's for the shift. q is the
+ * layer's query (the last row's keys at the weight level). */
+static abl_status head_deltas(const abl_analysis *a, const abl_blind_query *q, abl_head_result *h)
+{
+    const abl_analysis_config *c = &a->config;
+    abl_blind_query qi = *q;
+    qi.convention = ABL_CONV_IEEE;
+    abl_status st = abl_blindness(&h->slope, q, &h->delta);
+    if (st == ABL_OK)
+        st = abl_blindness(&h->slope, &qi, &h->delta_ieee);
+    if (st == ABL_OK && c->softcap != NULL) {
+        abl_blind_query qs = *q;
+        qs.softcap = NULL; /* the range's ends are the capped logits -z and +z themselves */
+        qs.logit = a->neg_softcap;
+        st = abl_blindness(&h->slope, &qs, &h->delta_lo);
+        qs.logit = c->softcap;
+        if (st == ABL_OK)
+            st = abl_blindness(&h->slope, &qs, &h->delta_hi);
+    }
+    if (st == ABL_OK && c->logit_lo != NULL) {
+        abl_blind_query qr = *q; /* the soft cap, if any, caps LO and HI like any logit */
+        qr.logit = c->logit_lo;
+        st = abl_blindness(&h->slope, &qr, &h->delta_range_lo);
+        qr.logit = c->logit_hi;
+        if (st == ABL_OK)
+            st = abl_blindness(&h->slope, &qr, &h->delta_range_hi);
+    }
+    if (st == ABL_OK && c->level == ABL_LEVEL_WEIGHT) {
+        abl_blind_query qe = *q;
+        qe.weight_keys = 0;
+        st = abl_blindness(&h->slope, &qe, &h->delta_exponent);
+    }
+    return st;
+}
+
+/* Head i (steepest first): its deltas, whether it is blind in the context or masked by the window, and
+ * its blind entries of the last row and of the matrix. */
+static abl_status analyse_head(abl_analysis *a, const abl_blind_query *q, const abl_slope *slope, int i)
+{
+    const abl_analysis_config *c = &a->config;
+    abl_head_result *h = &a->results[i];
+    h->slope = *slope;
+    h->rank = i + 1;
+    abl_status st = head_deltas(a, q, h);
+    if (st != ABL_OK)
+        return st;
+    h->blind_in_context = abl_delta_lt_u64(&h->delta, c->context);
+    /* Keys with d > W are masked: the window hides every blind key when W < delta. */
+    h->window_masks = c->window > 0 && !abl_delta_lt_u64(&h->delta, c->window + 1);
+    a->blind_heads += h->blind_in_context;
+    st = abl_fraction_head_counts(&h->delta, c->context, c->window, h->row_blind, h->matrix_blind);
+    /* At weight level each row has its own S, so the matrix count walks the rows' deltas. */
+    if (st == ABL_OK && c->level == ABL_LEVEL_WEIGHT)
+        st = weight_matrix_blind(&h->slope, *q, c->context, c->window, &h->delta, h->matrix_blind, c, a->heads, i);
+    return st;
+}
+
+/* Layer fractions: the per-head counts over H times the attended entries of one head (a head blind from
+ * distance 0 loses them all). */
+static abl_status layer_fractions(abl_analysis *a)
+{
+    const abl_analysis_config *c = &a->config;
+    abl_delta zero;
+    abl_delta_init(&zero);
+    zero.exact = 1;
+    abl_status st = abl_fraction_head_counts(&zero, c->context, c->window, a->row_attended, a->matrix_attended);
+    abl_delta_clear(&zero);
+    mpz_t row, mat;
+    mpz_inits(row, mat, (mpz_ptr)0);
+    for (int i = 0; i < a->heads; i++) {
+        mpz_add(row, row, a->results[i].row_blind);
+        mpz_add(mat, mat, a->results[i].matrix_blind);
+    }
+    mpq_set_num(a->row_fraction, row);
+    mpz_mul_ui(mpq_denref(a->row_fraction), a->row_attended, (unsigned long)a->heads);
+    mpq_canonicalize(a->row_fraction);
+    mpq_set_num(a->matrix_fraction, mat);
+    mpz_mul_ui(mpq_denref(a->matrix_fraction), a->matrix_attended, (unsigned long)a->heads);
+    mpq_canonicalize(a->matrix_fraction);
+    mpz_clears(row, mat, (mpz_ptr)0);
+    return st;
+}
+
+abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
+{
+    if (cfg == NULL || a == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(a, 0, sizeof *a);
+    mpz_init(a->row_attended);
+    mpz_init(a->matrix_attended);
+    mpq_init(a->row_fraction);
+    mpq_init(a->matrix_fraction);
+    mpq_inits(a->logit, a->clamp, a->softcap, a->neg_softcap, a->logit_lo, a->logit_hi, (mpq_ptr)0);
+    a->config = *cfg;
+    abl_analysis_config *c = &a->config;
+    if (c->context < 1 || c->context > ABL_MAX_CONTEXT)
+        return ABL_ERR_CONTEXT_RANGE;
+    if ((unsigned)c->convention >= ABL_CONV_COUNT)
+        return ABL_ERR_UNKNOWN_CONVENTION;
+    abl_status st = resolve_numbers(a);
+    if (st == ABL_OK)
+        st = resolve_schedule(a);
+    abl_slope *sorted = NULL;
+    if (st == ABL_OK)
+        st = build_heads(a, &sorted);
+    if (st != ABL_OK) {
+        free(sorted);
+        return st;
+    }
     abl_blind_query q = {.format = c->format, .convention = c->convention, .distance = c->distance,
                          .logit = c->logit, .clamp = c->clamp, .softcap = c->softcap};
     if (c->level == ABL_LEVEL_WEIGHT)
         q.weight_keys = attended_keys(c->context - 1, c->window); /* the last row */
-    abl_blind_query qi = q;
-    qi.convention = ABL_CONV_IEEE;
     for (int i = 0; i < a->heads && st == ABL_OK; i++) {
-        abl_head_result *h = &a->results[i];
-        h->slope = sorted[i];
-        h->rank = i + 1;
-        st = abl_blindness(&h->slope, &q, &h->delta);
+        st = analyse_head(a, &q, &sorted[i], i);
         if (st == ABL_OK)
-            st = abl_blindness(&h->slope, &qi, &h->delta_ieee);
-        if (st == ABL_OK && c->softcap != NULL) {
-            abl_blind_query qs = q;
-            qs.softcap = NULL; /* the range's ends are the capped logits -z and +z themselves */
-            qs.logit = a->neg_softcap;
-            st = abl_blindness(&h->slope, &qs, &h->delta_lo);
-            qs.logit = c->softcap;
-            if (st == ABL_OK)
-                st = abl_blindness(&h->slope, &qs, &h->delta_hi);
-        }
-        if (st == ABL_OK && c->logit_lo != NULL) {
-            abl_blind_query qr = q; /* the soft cap, if any, caps LO and HI like any logit */
-            qr.logit = c->logit_lo;
-            st = abl_blindness(&h->slope, &qr, &h->delta_range_lo);
-            qr.logit = c->logit_hi;
-            if (st == ABL_OK)
-                st = abl_blindness(&h->slope, &qr, &h->delta_range_hi);
-        }
-        if (st == ABL_OK && c->level == ABL_LEVEL_WEIGHT) {
-            abl_blind_query qe = q;
-            qe.weight_keys = 0;
-            st = abl_blindness(&h->slope, &qe, &h->delta_exponent);
-        }
-        if (st != ABL_OK)
-            break;
-        h->blind_in_context = abl_delta_lt_u64(&h->delta, c->context);
-        /* Keys with d > W are masked: the window hides every blind key when W < delta. */
-        h->window_masks = c->window > 0 && !abl_delta_lt_u64(&h->delta, c->window + 1);
-        a->blind_heads += h->blind_in_context;
-        st = abl_fraction_head_counts(&h->delta, c->context, c->window, h->row_blind, h->matrix_blind);
-        /* At weight level each row has its own S, so the matrix count walks the rows' deltas. */
-        if (st == ABL_OK && c->level == ABL_LEVEL_WEIGHT)
-            st = weight_matrix_blind(&h->slope, q, c->context, c->window, &h->delta, h->matrix_blind, c, a->heads,
-                                     i);
-        analysis_progress(c, a->heads, (double)ABL_ANALYSIS_PROGRESS_UNITS * (i + 1));
+            analysis_progress(c, a->heads, (double)ABL_ANALYSIS_PROGRESS_UNITS * (i + 1));
     }
-    if (st == ABL_OK) {
-        /* Layer fractions: the per-head counts over H times the attended entries of one head (a head
-         * blind from distance 0 loses them all). */
-        abl_delta zero;
-        abl_delta_init(&zero);
-        zero.exact = 1;
-        st = abl_fraction_head_counts(&zero, c->context, c->window, a->row_attended, a->matrix_attended);
-        abl_delta_clear(&zero);
-        mpz_t row, mat;
-        mpz_inits(row, mat, (mpz_ptr)0);
-        for (int i = 0; i < a->heads; i++) {
-            mpz_add(row, row, a->results[i].row_blind);
-            mpz_add(mat, mat, a->results[i].matrix_blind);
-        }
-        mpq_set_num(a->row_fraction, row);
-        mpz_mul_ui(mpq_denref(a->row_fraction), a->row_attended, (unsigned long)a->heads);
-        mpq_canonicalize(a->row_fraction);
-        mpq_set_num(a->matrix_fraction, mat);
-        mpz_mul_ui(mpq_denref(a->matrix_fraction), a->matrix_attended, (unsigned long)a->heads);
-        mpq_canonicalize(a->matrix_fraction);
-        mpz_clears(row, mat, (mpz_ptr)0);
-    }
+    if (st == ABL_OK)
+        st = layer_fractions(a);
     free(sorted);
     return st;
 }

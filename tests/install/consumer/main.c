@@ -35,7 +35,19 @@ int main(void)
         abl_schedule_free(&sched);
     }
     abl_schedule_spec_free(&spec);
-    int ok = st == ABL_OK && k == -126 && strstr(buf, "87.3365447506") != NULL && sub < -92.1885750144 &&
+    /* The layer is a value too (issue 17): the default layer is the paper's; at 16 heads and 2048 tokens
+     * its analysis has 16 heads, 9 of them blind (the paper's Table 1). */
+    abl_layer layer;
+    abl_layer_init(&layer);
+    layer.heads = 16;
+    layer.context = 2048;
+    abl_analysis_config acfg;
+    abl_layer_analysis_config(&layer, &acfg);
+    abl_analysis an;
+    int layer_ok = abl_analysis_run(&acfg, &an) == ABL_OK && an.heads == 16 && an.blind_heads == 9;
+    abl_analysis_free(&an);
+    abl_layer_free(&layer);
+    int ok = layer_ok && st == ABL_OK && k == -126 && strstr(buf, "87.3365447506") != NULL && sub < -92.1885750144 &&
              sub > -92.1885750145 && sched_ok;
     free(buf);
     return ok ? 0 : 1;
