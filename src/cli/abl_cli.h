@@ -323,6 +323,7 @@ typedef struct abl_cli_setup {
     int have_layer;              /* layer initialised (abl_cli_setup_free releases it) */
     const char *slopes;          /* NULL: press (the schedule's text, for messages) */
     abl_status schedule_status;  /* the parse of --slopes: reported at the end of the resolution */
+    char *schedule_msg;          /* its reason, the library's (malloc'd; NULL when none) */
     abl_pipeline pipeline;       /* the layer's pipeline built for its format, checked */
     struct {
         const char *what;

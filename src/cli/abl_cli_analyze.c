@@ -180,11 +180,12 @@ static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const ab
 }
 
 /* A schedule error, from the parse at the boundary or from the run (the list's length against --heads). */
-static int slopes_error(abl_status st, const abl_analysis_config *cfg, const char *slopes_text)
+/* msg: the library's reason, when it gave one (NULL: the status says it). */
+static int slopes_error(abl_status st, const abl_analysis_config *cfg, const char *slopes_text, const char *msg)
 {
-    if (st == ABL_ERR_HEADS_RANGE && cfg->heads > 0 && slopes_text != NULL)
+    if (st == ABL_ERR_HEADS_RANGE && cfg->heads > 0 && slopes_text != NULL && msg == NULL)
         return abl_cli_usage_error("--slopes: the list '%s' does not have --heads %d entries", slopes_text, cfg->heads);
-    return abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_cli_why(st, NULL));
+    return abl_cli_usage_error("--slopes: '%s': %s", slopes_text ? slopes_text : "press", abl_cli_why(st, msg));
 }
 
 /* The numbers (--logit, --logit-range, --clamp, --softcap) are read here, once, into the layer's exact
@@ -248,7 +249,7 @@ static int run_analysis(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const ch
     if (st != ABL_OK) /* cleared before any message, so an error stays one line */
         abl_cli_bar_finish(&bar);
     if (st == ABL_ERR_HEADS_RANGE && cfg->heads > 0 && cfg->slopes != NULL) {
-        rc = slopes_error(st, cfg, slopes_text);
+        rc = slopes_error(st, cfg, slopes_text, NULL);
     } else if (st == ABL_ERR_BAD_SLOPE && cfg->slopes == NULL && (cfg->mitigations & ABL_MITIGATE_EXPLICIT)) {
         /* E's slopes, not a --slopes the user gave: -tau/(32*2^(h-1)) leaves the doubles (the smallest
          * positive is 2^-1074) for the last heads of a layer this wide. */
@@ -257,7 +258,7 @@ static int run_analysis(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const ch
                                  cfg->heads);
     } else if (st == ABL_ERR_BAD_SLOPE_SPEC || st == ABL_ERR_BAD_SLOPE || st == ABL_ERR_HEADS_RANGE ||
                st == ABL_ERR_DEGENERATE) {
-        rc = slopes_error(st, cfg, slopes_text);
+        rc = slopes_error(st, cfg, slopes_text, NULL);
     } else if (st == ABL_ERR_UNSUPPORTED) {
         rc = unsupported_distance(cmd, v, cfg, slopes_text);
     } else if (st == ABL_ERR_NO_MEMORY) {
@@ -335,13 +336,16 @@ static int analyze_layer(const abl_cli_cmd *cmd, const char **v, abl_layer *l)
         return abl_cli_usage_error("--slopes: mitigation E chooses the slopes itself; drop one of the two");
     /* The schedule text is parsed here, once, into the layer; the library takes the value. */
     if (slopes_text != NULL) {
-        abl_status pst = abl_schedule_spec_parse(slopes_text, &l->schedule);
+        char *msg = NULL;
+        abl_status pst = abl_schedule_spec_parse(slopes_text, &l->schedule, &msg);
         if (pst == ABL_ERR_NO_MEMORY)
             return abl_cli_internal_error("%s", abl_cli_why(pst, NULL));
         abl_analysis_config cfg;
         abl_layer_analysis_config(l, &cfg);
-        if (pst != ABL_OK)
-            return slopes_error(pst, &cfg, slopes_text);
+        int rc = pst != ABL_OK ? slopes_error(pst, &cfg, slopes_text, msg) : 0;
+        free(msg);
+        if (rc != 0)
+            return rc;
         l->has_schedule = 1;
     }
     const abl_schedule_spec *sched = abl_layer_schedule(l);

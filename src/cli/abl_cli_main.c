@@ -272,12 +272,13 @@ int abl_cli_slopes(const char *text, abl_schedule_spec *out)
     memset(out, 0, sizeof *out);
     if (text == NULL)
         return 0;
-    abl_status st = abl_schedule_spec_parse(text, out);
-    if (st == ABL_OK)
-        return 0;
-    if (st == ABL_ERR_NO_MEMORY)
-        return abl_cli_internal_error("%s", abl_cli_why(st, NULL));
-    return abl_cli_usage_error("--slopes: '%s': %s", text, abl_cli_why(st, NULL));
+    char *msg = NULL;
+    abl_status st = abl_schedule_spec_parse(text, out, &msg);
+    int rc = st == ABL_OK ? 0
+             : st == ABL_ERR_NO_MEMORY ? abl_cli_internal_error("%s", abl_cli_why(st, NULL))
+                                       : abl_cli_usage_error("--slopes: '%s': %s", text, abl_cli_why(st, msg));
+    free(msg);
+    return rc;
 }
 
 int abl_cli_convention(const char *text, abl_convention *out)

@@ -21,6 +21,7 @@ void abl_cli_setup_free(abl_cli_setup *s)
     if (s->have_layer)
         abl_layer_free(&s->layer);
     abl_model_spec_free(&s->spec);
+    free(s->schedule_msg);
     for (size_t i = 0; i < s->nsources; i++)
         free(s->sources[i].from);
     memset(s, 0, sizeof *s);
@@ -212,7 +213,7 @@ static int setup_heads_slopes(const abl_cli_cmd *cmd, const char **v, abl_cli_se
         option_source(&src, "slopes");
         note_source(s, "slopes", &src);
         abl_schedule_spec_free(&l->schedule);
-        s->schedule_status = abl_schedule_spec_parse(o, &l->schedule); /* the one parse of --slopes */
+        s->schedule_status = abl_schedule_spec_parse(o, &l->schedule, &s->schedule_msg); /* the one parse of --slopes */
         l->has_schedule = s->schedule_status == ABL_OK;
     } else if (s->have_model) {
         s->slopes = l->schedule.text != NULL ? l->schedule.text : "press"; /* display: "press", "mpt:8" */
@@ -325,7 +326,7 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
     if (s->schedule_status == ABL_ERR_NO_MEMORY)
         return out_of_memory();
     if (s->schedule_status != ABL_OK)
-        return abl_cli_usage_error("--slopes: '%s': %s", s->slopes, abl_cli_why(s->schedule_status, NULL));
+        return abl_cli_usage_error("--slopes: '%s': %s", s->slopes, abl_cli_why(s->schedule_status, s->schedule_msg));
     if (build_sources(s) != 0)
         return out_of_memory();
     return 0;

@@ -20,7 +20,7 @@ static inline const abl_schedule_spec *abl_test_schedule(const char *text)
     assert_non_null(grown);
     assert_non_null(s);
     abl_test_specs = grown;
-    assert_int_equal(abl_schedule_spec_parse(text, s), ABL_OK);
+    assert_int_equal(abl_schedule_spec_parse(text, s, NULL), ABL_OK);
     abl_test_specs[abl_test_nspecs++] = s;
     return s;
 }

@@ -141,7 +141,7 @@ static void fill(abl_layer *l)
     l->window = 1024;
     l->level = ABL_LEVEL_WEIGHT;
     l->mitigations = ABL_MITIGATE_CLAMP;
-    assert_int_equal(abl_schedule_spec_parse("slopes:0.5,0.25", &l->schedule), ABL_OK);
+    assert_int_equal(abl_schedule_spec_parse("slopes:0.5,0.25", &l->schedule, NULL), ABL_OK);
     l->has_schedule = 1;
     assert_int_equal(abl_pipeline_spec_parse("eager,sum=exact", &l->pipeline, NULL), ABL_OK);
     l->has_pipeline = 1;

@@ -222,7 +222,7 @@ static void test_html(void **state)
     abl_cost_add(&want, &part);
     abl_simulate_config one = sc;
     abl_schedule_spec one_slope; /* the design search's trial slope, as the user would write it */
-    assert_int_equal(abl_schedule_spec_parse("slopes:1", &one_slope), ABL_OK);
+    assert_int_equal(abl_schedule_spec_parse("slopes:1", &one_slope, NULL), ABL_OK);
     one.slopes = &one_slope;
     one.heads = 1;
     one.threads = 1;
@@ -411,7 +411,7 @@ static void test_design(void **state)
     memset(&one, 0, sizeof one);
     one.pipeline = j.cfg.pipeline;
     abl_schedule_spec one_slope; /* the search's trial slope, as the user would write it */
-    assert_int_equal(abl_schedule_spec_parse("slopes:1", &one_slope), ABL_OK);
+    assert_int_equal(abl_schedule_spec_parse("slopes:1", &one_slope, NULL), ABL_OK);
     one.slopes = &one_slope;
     one.heads = 1;
     one.context = 64;

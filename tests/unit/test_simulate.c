@@ -780,7 +780,7 @@ static void test_errors(void **state)
     assert_int_equal(run_one("eager", "bf16", "slopes:0.5", 8, "2000", &sim), ABL_ERR_BAD_NUMBER);
     /* a schedule text is refused where it is parsed, at the boundary: the run only takes values */
     abl_schedule_spec bad;
-    assert_int_equal(abl_schedule_spec_parse("nonsense", &bad), ABL_ERR_BAD_SLOPE_SPEC);
+    assert_int_equal(abl_schedule_spec_parse("nonsense", &bad, NULL), ABL_ERR_BAD_SLOPE_SPEC);
 }
 
 int main(void)

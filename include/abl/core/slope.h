@@ -94,9 +94,11 @@ typedef struct abl_schedule {
  * The typed description of a schedule text (the grammar of abl_schedule_parse below): every number is
  * read exactly and checked here, once (ABL_ERR_BAD_SLOPE_SPEC malformed, ABL_ERR_BAD_SLOPE for a zero,
  * negative, NaN or infinite number, ABL_ERR_HEADS_RANGE for a list over ABL_MAX_HEADS). On failure
- * *out is zeroed. Free with abl_schedule_spec_free.
+ * *out is zeroed and *msg (msg not NULL) gets one malloc'd line naming the part at fault ("unknown
+ * schedule 'x' (known: ...)", "geometric is geometric:D1:DH with two positive distances"), the caller's
+ * to free. Free *out with abl_schedule_spec_free.
  */
-ABL_API abl_status abl_schedule_spec_parse(const char *text, abl_schedule_spec *out);
+ABL_API abl_status abl_schedule_spec_parse(const char *text, abl_schedule_spec *out, char **msg);
 
 /* press (kind PRESS or POW2ONLY) or mpt:B (kind MPT, B in 1..64), from values. */
 ABL_API abl_status abl_schedule_spec_pow2(abl_schedule_kind kind, long mpt_bias, abl_schedule_spec *out);

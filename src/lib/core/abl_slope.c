@@ -1223,7 +1223,33 @@ static abl_status parse_params(int has_args, span args, abl_schedule_spec *s)
     }
 }
 
-abl_status abl_schedule_spec_parse(const char *text, abl_schedule_spec *out)
+/* Why a schedule text was refused, in one line naming the part at fault: the library says it, the
+ * caller does not guess it from the status (issue 17). */
+static void parse_error(char **msg, span kw, int known, const abl_schedule_spec *s, abl_status st)
+{
+    if (msg == NULL || st == ABL_ERR_NO_MEMORY)
+        return;
+    char *k = span_dup(kw);
+    if (!known) {
+        abl_set_error(msg, "unknown schedule '%s' (known: press, pow2only, mpt:B, geometric:D1:DH, targets:d1,..., "
+                           "slopes:m1,..., robust:D1, robust-log:D1)", k != NULL ? k : "");
+    } else if (kind_is_list(s->kind) && st == ABL_ERR_HEADS_RANGE) {
+        abl_set_error(msg, "%s: a list of more than %d values (one per head, at most %d heads)", k != NULL ? k : "",
+                      ABL_MAX_HEADS, ABL_MAX_HEADS);
+    } else {
+        static const char *const grammar[] = {
+            "takes no parameter", "is mpt or mpt:B with B an integer from 1 to 64", "takes no parameter",
+            "is geometric:D1:DH with two positive distances",
+            "is targets:d1,... with one positive distance per head",
+            "is slopes:m1,... with one positive number (or 2^X) per head",
+            "is robust:D1 with a positive distance", "is robust-log:D1 with a positive distance"};
+        abl_set_error(msg, "%s %s%s", kind_names[s->kind], grammar[s->kind],
+                      st == ABL_ERR_BAD_SLOPE ? " (a number is zero, negative or not finite)" : "");
+    }
+    free(k);
+}
+
+abl_status abl_schedule_spec_parse(const char *text, abl_schedule_spec *out, char **msg)
 {
     if (out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
@@ -1236,8 +1262,11 @@ abl_status abl_schedule_spec_parse(const char *text, abl_schedule_spec *out)
     span args = {colon ? colon + 1 : all.p + all.n, colon ? all.n - (size_t)(colon - all.p) - 1 : 0};
     kw = trim(kw.p, kw.n);
     abl_status st = parse_keyword(kw, out);
+    int known = st == ABL_OK;
     if (st == ABL_OK)
         st = parse_params(colon != NULL, args, out);
+    if (st != ABL_OK)
+        parse_error(msg, kw, known, out, st);
     if (st == ABL_OK)
         st = spec_set_text(out);
     if (st != ABL_OK)
@@ -1563,7 +1592,7 @@ abl_status abl_schedule_parse(const char *spec, int heads, long tau_log2, abl_sc
     if (heads < 0 || heads > ABL_MAX_HEADS)
         return ABL_ERR_HEADS_RANGE;
     abl_schedule_spec s;
-    abl_status st = abl_schedule_spec_parse(spec, &s);
+    abl_status st = abl_schedule_spec_parse(spec, &s, NULL);
     if (st == ABL_OK)
         st = abl_schedule_build(&s, heads, tau_log2, out);
     abl_schedule_spec_free(&s);

@@ -28,7 +28,7 @@ int main(void)
      * (llm-foundry's gen_slopes), so the steepest is 1/2 and the flattest 1/256. */
     abl_schedule_spec spec;
     abl_schedule sched;
-    int sched_ok = abl_schedule_spec_parse("mpt:8", &spec) == ABL_OK && spec.kind == ABL_SCHEDULE_MPT &&
+    int sched_ok = abl_schedule_spec_parse("mpt:8", &spec, NULL) == ABL_OK && spec.kind == ABL_SCHEDULE_MPT &&
                    abl_schedule_build(&spec, 8, -126, &sched) == ABL_OK;
     if (sched_ok) {
         sched_ok = sched.count == 8 && sched.slopes[0].value == 0.5 && sched.slopes[7].value == 1.0 / 256;
