@@ -15,6 +15,7 @@
 #include "abl/core/blindness.h"
 #include "abl/core/fraction.h"
 #include "kernel/abl_round.h"
+#include "kernel/abl_ggml.h"
 #include "kernel/abl_simulate_fast.h"
 #include "kernel/abl_fastgauss.h"
 #include "abl_internal.h"
@@ -228,7 +229,7 @@ static int row_logits(const row_ctx *rc, uint64_t i, float *x)
             uint64_t pos = abl_emul_pos(em, i, j);
             float score = abl_fp_round32(&rc->s->score_fp, x[j]);
             x[j] = abl_emul_logit(em, eh, score, pos, rc->table[pos]);
-            ok &= isfinite(x[j]) != 0;
+            ok &= isfinite(x[j]) != 0 || abl_emul_ggml(em);
         }
         return ok;
     }
@@ -239,7 +240,7 @@ static int row_logits(const row_ctx *rc, uint64_t i, float *x)
             abl_sim_gauss_pair(rc->s->seed, hidx, i, j / 2, &z[0], &z[1]);
         float score = (float)(rc->s->std * z[j % 2]);
         x[j] = abl_emul_logit(em, eh, score, pos, rc->table[pos]);
-        ok &= isfinite(x[j]) != 0;
+        ok &= isfinite(x[j]) != 0 || abl_emul_ggml(em);   /* ggml: -inf is a masked key */
     }
     return ok;
 }
@@ -264,6 +265,8 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
     uint64_t count = i + 1, zeros = 0;
     if (em->softmax == ABL_SOFTMAX_SDPA_EFFICIENT || em->softmax == ABL_SOFTMAX_SDPA_CUDNN)
         return abl_sdpa_row(em, x, count, e, wout, tvw);
+    if (abl_emul_ggml(em))
+        return abl_ggml_row(em, i, x, e, wout, tvw);
     if (em->softmax == ABL_SOFTMAX_EAGER) {
         float m = row_max(x, count);
         for (uint64_t j = 0; j < count; j++)
@@ -474,7 +477,7 @@ static void prepare_head(team *t, int h)
     for (uint64_t pos = 0; pos < n; pos++) {
         float mag = abl_emul_bias_mag(em, &s->hd[h], pos);
         float v = s->gaussian ? mag : abl_emul_logit(em, &s->hd[h], 0.0f, pos, mag);
-        if (!isfinite(v)) {
+        if (!isfinite(v) && !abl_emul_ggml(em)) {   /* ggml: an infinite bias is a masked key (fp16 mask) */
             atomic_store(&t->failed, (int)ABL_ERR_UNSUPPORTED);
             return;
         }
