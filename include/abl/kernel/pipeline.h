@@ -109,7 +109,8 @@ typedef enum abl_exp_model {
 /* ggml's flash-attention CPU kernels (ggml_compute_forward_flash_attn_ext_f16 picks one from the shape):
  * tiled (>= 64 query rows: prefill), one-chunk (the one-row kernel: F16 Q, libm expf, F16 accumulator),
  * split-kv (one query row with >= 512 keys: decode; the keys split into one chunk per thread, merged).
- * auto: tiled for N >= 64, else one-chunk (a whole N x N prefill). */
+ * auto: what ggml picks for the query rows computed in one call (field rows, R; 0 = all N): tiled for
+ * R >= 64, split-kv for R = 1 with N >= 512, one-chunk otherwise. */
 typedef enum abl_fa_kernel {
     ABL_FA_AUTO = 0,
     ABL_FA_TILED = 1,
@@ -144,6 +145,8 @@ typedef struct abl_pipeline {
                                  * 2048, rounded above, -inf from 65520) */
     abl_fa_kernel fa_kernel;    /* ggml-flash: the kernel */
     int threads;                /* ggml-flash, split-kv: ggml's thread count (one key chunk each) */
+    int rows;                   /* ggml kinds: the query rows of one call, the last R of the context (a decode
+                                 * step: 1); only those are emulated; 0: all N */
 } abl_pipeline;
 
 /* "eager, flash2, sdpa-efficient, ..." */
@@ -180,7 +183,7 @@ ABL_API abl_status abl_pipeline_preset(const char *name, const abl_format *model
 /*
  * Override one field: bias-form, slope-dtype, slope-calc, product-dtype, bias-dtype, bias-scale,
  * bias-add, logit-dtype, softmax, sum, exp, normalise, output-dtype, head-dim, block, mask-dtype,
- * fa-kernel, threads. A dtype value is a
+ * fa-kernel, threads, rows. A dtype value is a
  * format name or "model". abl_pipeline_parse_msg reads "preset[,field=value...]" (NULL or "" = eager).
  * abl_pipeline_check_msg: whether the emulator can run the pipeline (every dtype fits in binary32,
  * precision <= 24 and binary32's exponent range; the bias scale is positive; a flash pipeline keeps its
@@ -215,7 +218,8 @@ typedef enum abl_pipeline_field {
     ABL_PF_BLOCK,
     ABL_PF_MASK_DTYPE,
     ABL_PF_FA_KERNEL,
-    ABL_PF_THREADS
+    ABL_PF_THREADS,
+    ABL_PF_ROWS
 } abl_pipeline_field;
 
 typedef struct abl_pipeline_override {

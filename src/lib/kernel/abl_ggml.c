@@ -39,8 +39,11 @@ abl_status abl_emul_ggml_init(const abl_pipeline *p, abl_emul *e)
     e->exp = p->exp;
     e->fa_threads = p->threads > 0 ? p->threads : 1;
     e->fa_kernel = p->fa_kernel;
-    if (e->fa_kernel == ABL_FA_AUTO)   /* a prefill of all N rows: tiled from 64 rows on */
-        e->fa_kernel = e->n >= GGML_Q_TILE ? ABL_FA_TILED : ABL_FA_ONE_CHUNK;
+    uint64_t R = p->rows > 0 && (uint64_t)p->rows < e->n ? (uint64_t)p->rows : e->n;
+    e->first_row = e->n - R;
+    if (e->fa_kernel == ABL_FA_AUTO)   /* ggml_compute_forward_flash_attn_ext_f16's choice from the shape */
+        e->fa_kernel = R >= GGML_Q_TILE ? ABL_FA_TILED : R == 1 && e->n >= GGML_SPLIT_MIN ? ABL_FA_SPLIT_KV
+                                                                                        : ABL_FA_ONE_CHUNK;
     if (e->fa_kernel == ABL_FA_SPLIT_KV && e->n < GGML_SPLIT_MIN)
         e->fa_kernel = ABL_FA_ONE_CHUNK;   /* ggml takes the one-row kernel below 512 keys */
     return ABL_OK;

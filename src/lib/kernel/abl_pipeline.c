@@ -51,7 +51,7 @@ const char *abl_pipeline_preset_help(void)
 const char *abl_pipeline_field_names(void)
 {
     return "bias-form, slope-dtype, slope-calc, product-dtype, bias-dtype, bias-scale, bias-add, logit-dtype, "
-           "softmax, sum, exp, normalise, output-dtype, head-dim, block, mask-dtype, fa-kernel, threads";
+           "softmax, sum, exp, normalise, output-dtype, head-dim, block, mask-dtype, fa-kernel, threads, rows";
 }
 
 const char *abl_bias_form_name(abl_bias_form f)
@@ -329,6 +329,11 @@ static abl_status override_number(abl_pipeline_override *o, const char *value, c
             abl_error_dup(msg, "head-dim: '%s' is not an integer from 1 to %d", value, ABL_MAX_HEAD_DIM);
             return ABL_ERR_BAD_NUMBER;
         }
+    } else if (o->field == ABL_PF_ROWS) {
+        if (!parse_int(value, 0, 1L << 24, &v)) {
+            abl_error_dup(msg, "rows: '%s' is not an integer from 0 (all) to 16777216", value);
+            return ABL_ERR_BAD_NUMBER;
+        }
     } else if (o->field == ABL_PF_THREADS) {
         if (!parse_int(value, 1, 1024, &v)) {
             abl_error_dup(msg, "threads: '%s' is not an integer from 1 to 1024", value);
@@ -362,7 +367,7 @@ static const struct {
     {"sum", ABL_PF_SUM},                   {"exp", ABL_PF_EXP},                 {"normalise", ABL_PF_NORMALISE},
     {"normalize", ABL_PF_NORMALISE},       {"output-dtype", ABL_PF_OUTPUT_DTYPE}, {"head-dim", ABL_PF_HEAD_DIM},
     {"block", ABL_PF_BLOCK},               {"mask-dtype", ABL_PF_MASK_DTYPE},   {"fa-kernel", ABL_PF_FA_KERNEL},
-    {"threads", ABL_PF_THREADS},
+    {"threads", ABL_PF_THREADS},           {"rows", ABL_PF_ROWS},
 };
 
 /* One FIELD=VALUE into a typed override (the only place a field's text is read). */
@@ -437,6 +442,7 @@ static void override_apply(abl_pipeline *p, const abl_pipeline_override *o, cons
     case ABL_PF_HEAD_DIM: p->head_dim = o->value; break;
     case ABL_PF_FA_KERNEL: p->fa_kernel = (abl_fa_kernel)o->value; break;
     case ABL_PF_THREADS: p->threads = o->value; break;
+    case ABL_PF_ROWS: p->rows = o->value; break;
     default: p->block = o->value; break;
     }
 }
@@ -698,7 +704,7 @@ void abl_pipeline_describe_text(const abl_pipeline *p, abl_text *t)
         abl_text_add(t, ",sum=%s,exp=%s,normalise=%s", abl_sum_order_name(p->sum), abl_exp_model_name(p->exp),
                      abl_normalise_name(p->normalise));
     if (is_ggml(p))
-        abl_text_add(t, ",exp=%s,mask-dtype=%s", abl_exp_model_name(p->exp), p->mask_dtype.name);
+        abl_text_add(t, ",exp=%s,mask-dtype=%s,rows=%d", abl_exp_model_name(p->exp), p->mask_dtype.name, p->rows);
     abl_text_add(t, ",output-dtype=%s", p->output_dtype.name);
     if (p->softmax == ABL_SOFTMAX_GGML_FLASH)
         abl_text_add(t, ",fa-kernel=%s,threads=%d", abl_fa_kernel_name(p->fa_kernel), p->threads);

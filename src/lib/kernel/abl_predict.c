@@ -358,7 +358,9 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
     abl_status st = abl_sim_setup_init(cfg, &s);
     if (st != ABL_OK)
         return st;
-    if (s.gaussian || (s.em.softmax == ABL_SOFTMAX_EAGER && (s.em.sum != ABL_SUM_EXACT || s.em.exp != ABL_EXP_CORRECT))) {
+    /* ggml's kernels (llamacpp-cpu*): no zero-logit predictor yet (simulate emulates them) */
+    if (s.gaussian || abl_emul_ggml(&s.em) ||
+        (s.em.softmax == ABL_SOFTMAX_EAGER && (s.em.sum != ABL_SUM_EXACT || s.em.exp != ABL_EXP_CORRECT))) {
         abl_sim_setup_free(&s);
         return ABL_ERR_UNSUPPORTED;
     }

@@ -86,6 +86,7 @@ typedef struct abl_emul {
     abl_fp half;           /* ggml-flash: fp16 (F16 Q, the F16 accumulator) */
     abl_fa_kernel fa_kernel; /* ggml-flash: the kernel run at this N (auto resolved) */
     int fa_threads;        /* ggml-flash split-kv: key chunks */
+    uint64_t first_row;    /* ggml kinds: rows before it are not computed (pipeline field rows); else 0 */
 } abl_emul;
 
 /* The ggml kinds: the mask can hold -inf (fp16 from 65520), whose keys the kernel skips. */

@@ -489,9 +489,9 @@ static void prepare_head(team *t, int h)
         abl_fast_gauss_prepare(s, h, t->table, &t->gh);   /* bounds for generated scores only */
     t->head = h;
     /* big rows first; about 16 chunks per thread for balance */
-    uint64_t want = (uint64_t)t->nthreads * 16;
-    t->chunk_rows = n / want > 0 ? n / want : 1;
-    t->nchunks = (n + t->chunk_rows - 1) / t->chunk_rows;
+    uint64_t want = (uint64_t)t->nthreads * 16, rows = n - em->first_row;   /* ggml rows=R: the last R */
+    t->chunk_rows = rows / want > 0 ? rows / want : 1;
+    t->nchunks = (rows + t->chunk_rows - 1) / t->chunk_rows;
     atomic_store(&t->next_chunk, 0);
     atomic_store(&t->zeros, 0);
 }
@@ -527,7 +527,7 @@ static void worker(void *arg)
             if (c >= t->nchunks)
                 break;
             uint64_t hi = n - c * t->chunk_rows;     /* rows [lo, hi), claimed from the bottom up */
-            uint64_t lo = hi > t->chunk_rows ? hi - t->chunk_rows : 0;
+            uint64_t lo = hi > t->chunk_rows + s->em.first_row ? hi - t->chunk_rows : s->em.first_row;
             for (uint64_t i = hi; i-- > lo;) {
                 if (t->fast && i != n - 1) {
                     int hook = cfg->row_hook != NULL;
