@@ -29,6 +29,20 @@
 #define GGML_Q_TILE 64  /* GGML_FA_TILE_Q: the tiled kernel runs from this many query rows on */
 #define GGML_SPLIT_MIN 512 /* the split-KV path needs at least this many keys */
 
+/* The kernel ggml runs for the last R of N rows in one call (ggml_compute_forward_flash_attn_ext_f16's
+ * choice from the shape: tiled from 64 query rows, split-KV for one row with 512 keys or more). */
+static abl_fa_kernel ggml_kernel(const abl_pipeline *p, uint64_t n, uint64_t *rows)
+{
+    uint64_t R = p->rows > 0 && (uint64_t)p->rows < n ? (uint64_t)p->rows : n;
+    abl_fa_kernel k = p->fa_kernel;
+    if (k == ABL_FA_AUTO)
+        k = R >= GGML_Q_TILE ? ABL_FA_TILED : R == 1 && n >= GGML_SPLIT_MIN ? ABL_FA_SPLIT_KV : ABL_FA_ONE_CHUNK;
+    if (k == ABL_FA_SPLIT_KV && n < GGML_SPLIT_MIN)
+        k = ABL_FA_ONE_CHUNK;   /* ggml takes the one-row kernel below 512 keys */
+    *rows = R;
+    return k;
+}
+
 abl_status abl_emul_ggml_init(const abl_pipeline *p, abl_emul *e)
 {
     abl_format half;
@@ -38,15 +52,21 @@ abl_status abl_emul_ggml_init(const abl_pipeline *p, abl_emul *e)
         return st;
     e->exp = p->exp;
     e->fa_threads = p->threads > 0 ? p->threads : 1;
-    e->fa_kernel = p->fa_kernel;
-    uint64_t R = p->rows > 0 && (uint64_t)p->rows < e->n ? (uint64_t)p->rows : e->n;
+    uint64_t R;
+    e->fa_kernel = ggml_kernel(p, e->n, &R);
     e->first_row = e->n - R;
-    if (e->fa_kernel == ABL_FA_AUTO)   /* ggml_compute_forward_flash_attn_ext_f16's choice from the shape */
-        e->fa_kernel = R >= GGML_Q_TILE ? ABL_FA_TILED : R == 1 && e->n >= GGML_SPLIT_MIN ? ABL_FA_SPLIT_KV
-                                                                                        : ABL_FA_ONE_CHUNK;
-    if (e->fa_kernel == ABL_FA_SPLIT_KV && e->n < GGML_SPLIT_MIN)
-        e->fa_kernel = ABL_FA_ONE_CHUNK;   /* ggml takes the one-row kernel below 512 keys */
     return ABL_OK;
+}
+
+double abl_ggml_sim_units(const abl_pipeline *p, uint64_t n, double heads)
+{
+    uint64_t R;
+    abl_fa_kernel k = ggml_kernel(p, n, &R);
+    double nn = (double)n, first = (double)(n - R);
+    double weights = nn * (nn + 1) / 2 - first * (first + 1) / 2;
+    /* the one-row kernels rescale every live F16 column on each new max: up to i per key */
+    double per = p->softmax == ABL_SOFTMAX_GGML_FLASH && k != ABL_FA_TILED ? nn / 16 + 1 : 1;
+    return heads * weights * per;
 }
 
 float abl_ggml_logit(const abl_emul *e, const abl_emul_head *h, float score, uint64_t pos, float mag)

@@ -11,6 +11,10 @@
 /* The ggml part of abl_emul_init: the mask and fp16 formats, the flash kernel resolved for N. */
 abl_status abl_emul_ggml_init(const abl_pipeline *p, abl_emul *e);
 
+/* simulate's nominal work (weights at ABL_SIMULATE_RATE) for a ggml pipeline: the rows emulated, times
+ * the F16 accumulator's rescaling in the one-row kernels (abl_simulate_estimate). */
+double abl_ggml_sim_units(const abl_pipeline *p, uint64_t n, double heads);
+
 /* The score the softmax reads for a score (already times kq_scale) and a key at distance pos:
  * soft_max: fma(slope, mask, score) (the build contracts wp[i] += slope*mp[i]); flash: the score (F16 Q in
  * the one-row kernel) plus fp32(slope * mask); -inf where the mask is -inf. */

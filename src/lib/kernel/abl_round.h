@@ -90,9 +90,14 @@ typedef struct abl_emul {
 } abl_emul;
 
 /* The ggml kinds: the mask can hold -inf (fp16 from 65520), whose keys the kernel skips. */
+static inline int abl_emul_ggml_kind(abl_softmax_kind k)
+{
+    return k == ABL_SOFTMAX_GGML || k == ABL_SOFTMAX_GGML_FLASH;
+}
+
 static inline int abl_emul_ggml(const abl_emul *e)
 {
-    return e->softmax == ABL_SOFTMAX_GGML || e->softmax == ABL_SOFTMAX_GGML_FLASH;
+    return abl_emul_ggml_kind(e->softmax);
 }
 
 /* ABL_ERR_UNSUPPORTED when abl_pipeline_check fails. */

@@ -682,7 +682,8 @@ abl_status abl_simulate_estimate(const abl_simulate_config *cfg, abl_cost *out)
     double n = (double)cfg->context;
     int gaussian = cfg->logit_std != NULL && mpq_sgn(cfg->logit_std) != 0;
     int fast = cfg->pipeline.softmax == ABL_SOFTMAX_EAGER && !gaussian && cfg->logits == NULL;
-    out->units = (double)heads * n * (n + 1) / 2;
+    out->units = abl_emul_ggml_kind(cfg->pipeline.softmax) ? abl_ggml_sim_units(&cfg->pipeline, cfg->context, heads)
+                                                          : (double)heads * n * (n + 1) / 2;
     out->threads = threads;
     out->seconds = out->units / ((fast ? ABL_SIMULATE_RATE_FAST : ABL_SIMULATE_RATE) * threads);
     out->unit_name = "weights";
