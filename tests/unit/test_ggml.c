@@ -5,7 +5,8 @@
  *   subnormal/underflow range; skipped where the CPU lacks AVX2 or FMA;
  * - the ggml-powf slopes against this machine's libm powf evaluated as ggml writes it (glibc powf is
  *   not correctly rounded everywhere: the model's correctly rounded powers must equal it for the head
- *   counts the catalogue uses, 1..128). */
+ *   counts the catalogue uses, 1..128);
+ * - the zero-logit predictor against the emulation it must equal. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -129,11 +130,40 @@ static void test_powf_slopes(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* The zero-logit predictor of softmax=ggml agrees with the emulation, row counts of every kind: N a
+ * multiple of 8 or not (libm expf on the last N mod 8 keys), fp32 and fp16 masks, both exp variants,
+ * head counts that are not powers of two (m1's slopes). */
+static void test_predict_agrees(void **state)
+{
+    (void)state;
+    const char *specs[] = {"llamacpp-cpu", "llamacpp-cpu,mask-dtype=fp16", "llamacpp-cpu,exp=ggml-scalar"};
+    const int shapes[][2] = {{16, 2048}, {12, 1003}, {5, 333}, {3, 7}, {1, 1}, {24, 2600}};
+    for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+        for (size_t q = 0; q < sizeof shapes / sizeof shapes[0]; q++) {
+            abl_simulate_config cfg;
+            memset(&cfg, 0, sizeof cfg);
+            assert_int_equal(abl_pipeline_parse_msg(specs[k], NULL, &cfg.pipeline, NULL), ABL_OK);
+            cfg.heads = shapes[q][0];
+            cfg.context = (uint64_t)shapes[q][1];
+            abl_simulation sim;
+            abl_prediction pred;
+            assert_int_equal(abl_simulate_run(&cfg, &sim), ABL_OK);
+            assert_int_equal(abl_predict_run(&cfg, &pred), ABL_OK);
+            if (!abl_prediction_agrees(&sim, &pred))
+                print_message("%s H %d N %d: the predictor disagrees\n", specs[k], shapes[q][0], shapes[q][1]);
+            assert_true(abl_prediction_agrees(&sim, &pred));
+            abl_simulation_free(&sim);
+            abl_prediction_free(&pred);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_expf_avx2_native),
         cmocka_unit_test(test_powf_slopes),
+        cmocka_unit_test(test_predict_agrees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -282,3 +282,122 @@ uint64_t abl_ggml_row(const abl_emul *e, uint64_t i, const float *x, float *col,
     float s_inv = S == 0.0f ? 0.0f : (float)(1.0 / (double)S);
     return put_weights(e, col, i + 1, s_inv, wout, tvw);
 }
+
+/* ---- the zero-logit predictor for softmax=ggml (llamacpp-cpu) ----
+ * Zero logits with a relative bias: the logit of a key depends on its distance d alone (T[d], T[0] = 0 the
+ * row max), so e is a table: eV[d] through ggml_v_expf (keys in the vector part, j < V = 8 floor(N/8)),
+ * eT[d] through libm expf (the last N mod 8 keys). Row i's binary64 sum S_i takes the 8-key vectors by
+ * absolute position; keys at d >= D0 (e = 0 from there on) add nothing, so S_i needs only the last D0 keys,
+ * and S_i = S_(i-8) once every key within D0 of i sits inside the vector part. A key can be zero only if
+ * e <= 2^-150 S_i (1 + 2^-20) <= 2^-150 1.01 N: the keys before Dz, the first d whose e reaches that, are not
+ * zero in any row, and rows shorter than Dz need no sum. Each remaining key is tested as simulate tests it. */
+typedef struct ggml_pred {
+    const abl_emul *em;
+    const float *eV, *eT;
+    uint64_t n, V, D0, Dz;
+} ggml_pred;
+
+static double pred_row_sum(const ggml_pred *g, uint64_t i)
+{
+    uint64_t lo = i + 1 > g->D0 ? i + 1 - g->D0 : 0;   /* the first key with d < D0 */
+    double sum = 0.0;
+    for (uint64_t b = lo / GGML_LANES * GGML_LANES; b < g->V && b <= i; b += GGML_LANES) {
+        float v[GGML_LANES] = {0};
+        for (uint64_t k = 0; k < GGML_LANES && b + k <= i; k++)
+            v[k] = i - (b + k) < g->D0 ? g->eV[i - (b + k)] : 0.0f;
+        if (g->em->exp == ABL_EXP_GGML_AVX2) {
+            float a0 = v[0] + v[4], a1 = v[1] + v[5], a2 = v[2] + v[6], a3 = v[3] + v[7];
+            sum += (double)((a0 + a2) + (a1 + a3));
+        } else {
+            for (uint64_t k = 0; k < GGML_LANES; k++)
+                sum += (double)v[k];
+        }
+    }
+    for (uint64_t j = g->V > lo ? g->V : lo; j <= i; j++)
+        sum += (double)g->eT[i - j];
+    return sum;
+}
+
+static uint64_t pred_row_zeros(const ggml_pred *g, uint64_t i, double sum, int64_t *first)
+{
+    float r = (float)(1.0 / sum);
+    uint64_t zeros = 0;
+    *first = -1;
+    uint64_t top = i < g->D0 - 1 ? i : g->D0 - 1;
+    for (uint64_t d = g->Dz; d <= top && g->D0 > 0; d++) {
+        float e = i - d >= g->V ? g->eT[d] : g->eV[d];
+        if ((float)((double)e * (double)r) == 0.0f) {
+            zeros++;
+            if (*first < 0)
+                *first = (int64_t)d;
+        }
+    }
+    if (i >= g->D0) {   /* every key from D0 on */
+        zeros += i - g->D0 + 1;
+        if (*first < 0)
+            *first = (int64_t)g->D0;
+    }
+    return zeros;
+}
+
+/* D0 (1 + the last d with a non-zero e) and Dz (the first d whose e is small enough to vanish in some row). */
+static void pred_bounds(ggml_pred *g)
+{
+    double bound = 0x1p-150 * 1.01 * (double)g->n;
+    g->D0 = 0;
+    g->Dz = g->n;
+    for (uint64_t d = 0; d < g->n; d++) {
+        float m = g->eV[d] < g->eT[d] ? g->eV[d] : g->eT[d];
+        if (g->eV[d] != 0.0f || g->eT[d] != 0.0f)
+            g->D0 = d + 1;
+        if (g->Dz == g->n && (double)m <= bound)
+            g->Dz = d;
+    }
+}
+
+abl_status abl_ggml_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out)
+{
+    const abl_emul *em = &s->em;
+    uint64_t n = em->n;
+    float *t = malloc(2 * n * sizeof *t);
+    if (t == NULL)
+        return ABL_ERR_NO_MEMORY;
+    ggml_pred g = {em, t, t + n, n, n / GGML_LANES * GGML_LANES, 0, 0};
+    if (em->exp != ABL_EXP_GGML_AVX2)
+        g.V = 0;   /* the scalar build: every key through libm expf, added one by one */
+    float x0 = abl_emul_logit(em, &s->hd[h], 0.0f, 0, abl_emul_bias_mag(em, &s->hd[h], 0));
+    for (uint64_t d = 0; d < n; d++) {
+        float x = abl_emul_logit(em, &s->hd[h], 0.0f, d, abl_emul_bias_mag(em, &s->hd[h], d));
+        if (x > x0) {   /* the row max must be the diagonal's */
+            free(t);
+            return ABL_ERR_UNSUPPORTED;
+        }
+        t[d] = abl_ggml_expf_avx2(sub32(x, x0));
+        t[n + d] = abl_exp_rn32(sub32(x, x0));
+    }
+    pred_bounds(&g);
+    memset(out, 0, sizeof *out);
+    double period[GGML_LANES] = {0};
+    uint64_t steady = g.D0 + 2 * GGML_LANES;   /* from here on S_i = S_(i-8) inside the vector part */
+    for (uint64_t i = g.Dz; i < n; i++) {
+        double sum;
+        if (i >= steady + GGML_LANES && i < g.V) {
+            sum = period[i % GGML_LANES];
+        } else {
+            sum = pred_row_sum(&g, i);
+            out->exact_rows++;
+        }
+        if (i >= steady)
+            period[i % GGML_LANES] = sum;
+        int64_t first;
+        out->matrix_zeros += pred_row_zeros(&g, i, sum, &first);
+        if (i == n - 1) {
+            out->first_blind = first;
+            out->row_zeros = pred_row_zeros(&g, i, sum, &first);
+        }
+    }
+    if (g.Dz >= n)
+        out->first_blind = -1;
+    free(t);
+    return ABL_OK;
+}

@@ -28,4 +28,9 @@ float abl_ggml_expf_avx2(float x);
  * tvw (optional) the same in binary64. */
 uint64_t abl_ggml_row(const abl_emul *e, uint64_t i, const float *x, float *col, float *wout, double *tvw);
 
+/* The zero-logit predictor for softmax=ggml: the same first blind distance and zero counts as simulate, from
+ * a per-distance table of exponentials and each row's binary64 sum over the keys it can see (abl_ggml.c).
+ * ABL_ERR_UNSUPPORTED when the diagonal is not the row max. */
+abl_status abl_ggml_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out);
+
 #endif
