@@ -23,7 +23,7 @@ check "$form" simulate --heads 2 --ctx 64 --pipeline "eager,bias-form=$long"
 check "$form" analyze --heads 2 --ctx 64 --pipeline "eager,bias-form=$long"
 check "$form" check --model bloom-560m --ctx 64 --pipeline "eager,bias-form=$long"
 check "$form" design --heads 2 --ctx 64 --pipeline "eager,bias-form=$long"
-check "alibi-blind: --pipeline: exp: unknown model '$long' (known: correct, sleef)" \
+check "alibi-blind: --pipeline: exp: unknown model '$long' (known: correct, sleef, ggml-avx2, ggml-scalar)" \
       simulate --heads 2 --ctx 64 --pipeline "flash2,exp=$long"
 # plot and report parse the spec at the command line before the library sees it.
 check "$form" plot blindmap --heads 2 --ctx 64 --pipeline "eager,bias-form=$long" --output "$tmp/b.svg"

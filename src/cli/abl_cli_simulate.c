@@ -27,7 +27,7 @@ static const abl_cli_use simulate_opts[] = {
     ABL_USE(ABL_OPT_OUTPUT),
     /* the kernel simulated; default eager */
     {ABL_OPT_PIPELINE, 0, NULL,
-     "PRESET[,FIELD=VALUE...]: eager (default), flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, mpt, mpt-hf"},
+     "PRESET[,FIELD=VALUE...]: eager (default), flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, mpt, mpt-hf, llamacpp-cpu, llamacpp-cpu-fa"},
     ABL_USE(ABL_OPT_PREDICT),
     ABL_USE(ABL_OPT_PROGRESS),
     ABL_USE(ABL_OPT_QUIET),
@@ -272,6 +272,9 @@ static int simulate_excludes(const abl_npy *npy, int gaussian, int predict, int 
         if (gaussian)
             return abl_cli_usage_error("--%s: the predictor answers for zero logits (drop --logit-std)",
                                        predict ? "predict" : "compare");
+        if (cfg->pipeline.softmax == ABL_SOFTMAX_GGML_FLASH)
+            return abl_cli_usage_error("--%s: no zero-logit predictor for softmax=%s yet (simulate emulates it)",
+                                       predict ? "predict" : "compare", abl_softmax_kind_name(cfg->pipeline.softmax));
         if (cfg->pipeline.softmax == ABL_SOFTMAX_EAGER &&
             (cfg->pipeline.sum != ABL_SUM_EXACT || cfg->pipeline.exp != ABL_EXP_CORRECT))
             return abl_cli_usage_error("--%s: the predictor models an eager pipeline with sum=exact and exp=correct "
@@ -407,12 +410,21 @@ const abl_cli_cmd abl_cli_simulate_cmd = {
     "                   other backends: softmax=sdpa-cudnn, softmax=eager (MATH)\n"
     "  falcon-rw-hf     alias of falcon-hf-sdpa\n"
     "  mpt              llm-foundry MPT (bias and softmax in the model dtype)\n"
-    "  mpt-hf           transformers MptModel (fp32 bias and softmax)\n\n"
+    "  mpt-hf           transformers MptModel (fp32 bias and softmax)\n"
+    "  llamacpp-cpu     llama.cpp / ggml CPU, flash attention off (soft_max_f32;\n"
+    "                   ggml@d99724f2, exp=ggml-avx2: an AVX2+FMA build; measured)\n"
+    "  llamacpp-cpu-fa  llama.cpp / ggml CPU, flash attention on (flash_attn_ext_f16,\n"
+    "                   F16 mask and K/V; the weight is the key's influence on the\n"
+    "                   output; rows=R picks ggml's kernel: tiled, one-chunk, or\n"
+    "                   split-kv with threads=T; ggml@d99724f2; measured)\n\n"
     "Pipeline fields (override after the preset, e.g. bloom-hf,output-dtype=fp16): bias-form\n"
-    "(relative, absolute, symmetric, trailing), slope-dtype, slope-calc (exact, torch-pow, mpt-pow),\n"
+    "(relative, absolute, symmetric, trailing), slope-dtype, slope-calc (exact, torch-pow, mpt-pow,\n"
+    "ggml-powf),\n"
     "product-dtype, bias-dtype, bias-scale, bias-add (scores, mask, both), logit-dtype, softmax (eager,\n"
-    "flash, sdpa-efficient, sdpa-cudnn), sum (exact, sequential, vec8, vec16), exp (correct, sleef),\n"
-    "normalise (reciprocal, divide), output-dtype, head-dim, block; a dtype field takes a format name or\n"
+    "flash, sdpa-efficient, sdpa-cudnn, ggml, ggml-flash), sum (exact, sequential, vec8, vec16), exp\n"
+    "(correct, sleef, ggml-avx2, ggml-scalar), normalise (reciprocal, divide), output-dtype, head-dim,\n"
+    "block, mask-dtype (ggml: fp32, fp16), fa-kernel (auto, tiled, one-chunk, split-kv), threads, rows\n"
+    "(ggml: the last R query rows of one call, 0 = all); a dtype field takes a format name or\n"
     "'model' (--dtype). exp=sleef,sum=vec8 is PyTorch's CPU softmax on AVX2 bit for bit.\n"
     "docs/pipelines.md gives each preset's source. --model/--config take the heads, slopes, dtype, context\n"
     "and default code path from a catalogue model or a config.json (explicit options override them).\n\n"

@@ -222,7 +222,7 @@ static void test_long_spec(void **state)
     const char *prefix[] = {"eager,bias-form=", "eager,", "", "eager,softmax=flash,exp="};
     const char *want_fmt[] = {"bias-form: unknown form '%s' (known: relative, absolute, symmetric, trailing)",
                               "'%s' is not FIELD=VALUE (fields: ", "unknown pipeline preset '%s' (known: ",
-                              "exp: unknown model '%s' (known: correct, sleef)"};
+                              "exp: unknown model '%s' (known: correct, sleef, ggml-avx2, ggml-scalar)"};
     for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++) {
         size_t n = strlen(prefix[i]) + LONG + 1;
         char *spec = malloc(n), *want = malloc(LONG + 200);

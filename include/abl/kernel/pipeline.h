@@ -42,7 +42,15 @@ typedef enum abl_softmax_kind {
      * normalised fp32 output flushed to zero below 2^-126 (docs/pipelines.md: the model that explains
      * the H200 measurements). */
     ABL_SOFTMAX_SDPA_CUDNN = 3,
-    ABL_SOFTMAX_KIND_COUNT = 4
+    /* ggml's CPU soft_max (llama.cpp, flash attention off; ggml_compute_forward_soft_max_f32):
+     * x = fma(slope, mask, score), e = ggml's exp (field exp) of fp32(x - max), S the sum of per-vector
+     * fp32 lane sums in binary64, p = fp32(e * fp32(1 / S)) (docs/pipelines.md) */
+    ABL_SOFTMAX_GGML = 4,
+    /* ggml's CPU flash attention (ggml_compute_forward_flash_attn_ext_f16, F16 K/V cache): the weight is
+     * the coefficient of a unit value vector in the output (the key's influence), through the kernel
+     * the field fa-kernel names (docs/pipelines.md) */
+    ABL_SOFTMAX_GGML_FLASH = 5,
+    ABL_SOFTMAX_KIND_COUNT = 6
 } abl_softmax_kind;
 
 /* Where the bias meets the scores, with c = bias-scale:
@@ -68,7 +76,11 @@ typedef enum abl_slope_calc {
     ABL_SLOPE_CALC_EXACT = 0,
     ABL_SLOPE_CALC_TORCH_POW = 1,
     ABL_SLOPE_CALC_MPT_POW = 2,
-    ABL_SLOPE_CALC_COUNT = 3
+    /* ggml-powf: ggml's m0 = powf(2, -B/n), m1 = powf(2, -(B/2)/n), n = 2^floor(log2 H), slope of head h
+     * (0-based) powf(m0, h + 1) for h < n, else powf(m1, 2(h - n) + 1); B = 8 for press, B for mpt:B;
+     * each powf modelled as correctly rounded */
+    ABL_SLOPE_CALC_GGML = 3,
+    ABL_SLOPE_CALC_COUNT = 4
 } abl_slope_calc;
 
 /* An exact positive rational num/den (reduced), e.g. a bias scale. */
@@ -85,8 +97,27 @@ typedef enum abl_sum_order {
 
 typedef enum abl_exp_model {
     ABL_EXP_CORRECT = 0,     /* fp32(exp(y)) correctly rounded (the reference model) */
-    ABL_EXP_SLEEF = 1        /* Sleef_expf8_u10 as PyTorch's CPU kernels call it (<= 1 ulp, bit-exact emulation) */
+    ABL_EXP_SLEEF = 1,       /* Sleef_expf8_u10 as PyTorch's CPU kernels call it (<= 1 ulp, bit-exact emulation) */
+    /* ggml_v_expf of an AVX2+FMA build (the same operations as the NEON and SSE+FMA variants), emulated
+     * operation by operation; the soft_max sums 8 keys per vector (ggml_vec_soft_max_f32) */
+    ABL_EXP_GGML_AVX2 = 2,
+    /* a ggml build without SIMD: libm expf (modelled as correctly rounded), every key added in binary64 */
+    ABL_EXP_GGML_SCALAR = 3,
+    ABL_EXP_MODEL_COUNT = 4
 } abl_exp_model;
+
+/* ggml's flash-attention CPU kernels (ggml_compute_forward_flash_attn_ext_f16 picks one from the shape):
+ * tiled (>= 64 query rows: prefill), one-chunk (the one-row kernel: F16 Q, libm expf, F16 accumulator),
+ * split-kv (one query row with >= 512 keys: decode; the keys split into one chunk per thread, merged).
+ * auto: what ggml picks for the query rows computed in one call (field rows, R; 0 = all N): tiled for
+ * R >= 64, split-kv for R = 1 with N >= 512, one-chunk otherwise. */
+typedef enum abl_fa_kernel {
+    ABL_FA_AUTO = 0,
+    ABL_FA_TILED = 1,
+    ABL_FA_ONE_CHUNK = 2,
+    ABL_FA_SPLIT_KV = 3,
+    ABL_FA_KERNEL_COUNT = 4
+} abl_fa_kernel;
 
 typedef enum abl_normalise {
     ABL_NORM_RECIPROCAL = 0, /* p = fp32(e * fp32(1 / S))  (PyTorch CPU) */
@@ -110,6 +141,12 @@ typedef struct abl_pipeline {
     abl_format output_dtype;    /* eager: the probabilities; flash: P, the weights multiplied into V */
     int head_dim;               /* flash: softmax scale 1/sqrt(head_dim) */
     int block;                  /* flash, sdpa-*: keys per block of the running max (0: the whole row) */
+    abl_format mask_dtype;      /* ggml kinds: the mask -|i-j| as the kernel reads it (fp32, or fp16: exact to
+                                 * 2048, rounded above, -inf from 65520) */
+    abl_fa_kernel fa_kernel;    /* ggml-flash: the kernel */
+    int threads;                /* ggml-flash, split-kv: ggml's thread count (one key chunk each) */
+    int rows;                   /* ggml kinds: the query rows of one call, the last R of the context (a decode
+                                 * step: 1); only those are emulated; 0: all N */
 } abl_pipeline;
 
 /* "eager, flash2, sdpa-efficient, ..." */
@@ -124,6 +161,7 @@ ABL_API const char *abl_normalise_name(abl_normalise n);
 ABL_API const char *abl_exp_model_name(abl_exp_model e);
 ABL_API const char *abl_bias_add_name(abl_bias_add a);
 ABL_API const char *abl_slope_calc_name(abl_slope_calc c);
+ABL_API const char *abl_fa_kernel_name(abl_fa_kernel k);
 
 /* One line per preset: name and what it models (for help texts), "name: text\n..." */
 ABL_API const char *abl_pipeline_preset_help(void);
@@ -144,7 +182,8 @@ ABL_API abl_status abl_pipeline_preset(const char *name, const abl_format *model
 
 /*
  * Override one field: bias-form, slope-dtype, slope-calc, product-dtype, bias-dtype, bias-scale,
- * bias-add, logit-dtype, softmax, sum, exp, normalise, output-dtype, head-dim, block. A dtype value is a
+ * bias-add, logit-dtype, softmax, sum, exp, normalise, output-dtype, head-dim, block, mask-dtype,
+ * fa-kernel, threads, rows. A dtype value is a
  * format name or "model". abl_pipeline_parse_msg reads "preset[,field=value...]" (NULL or "" = eager).
  * abl_pipeline_check_msg: whether the emulator can run the pipeline (every dtype fits in binary32,
  * precision <= 24 and binary32's exponent range; the bias scale is positive; a flash pipeline keeps its
@@ -176,7 +215,11 @@ typedef enum abl_pipeline_field {
     ABL_PF_NORMALISE,
     ABL_PF_OUTPUT_DTYPE,
     ABL_PF_HEAD_DIM,
-    ABL_PF_BLOCK
+    ABL_PF_BLOCK,
+    ABL_PF_MASK_DTYPE,
+    ABL_PF_FA_KERNEL,
+    ABL_PF_THREADS,
+    ABL_PF_ROWS
 } abl_pipeline_field;
 
 typedef struct abl_pipeline_override {

@@ -14,22 +14,19 @@
 #include "kernel/abl_kernel_internal.h"
 
 static const char *const k_forms[ABL_BIAS_FORM_COUNT] = {"relative", "absolute", "symmetric", "trailing"};
-static const char *const k_softmax[ABL_SOFTMAX_KIND_COUNT] = {"eager", "flash", "sdpa-efficient", "sdpa-cudnn"};
+static const char *const k_softmax[ABL_SOFTMAX_KIND_COUNT] = {"eager", "flash", "sdpa-efficient", "sdpa-cudnn",
+                                                              "ggml", "ggml-flash"};
 static const char *const k_sums[] = {"exact", "sequential", "vec8", "vec16"};
 static const char *const k_norms[] = {"reciprocal", "divide"};
-static const char *const k_exps[] = {"correct", "sleef"};
+static const char *const k_exps[ABL_EXP_MODEL_COUNT] = {"correct", "sleef", "ggml-avx2", "ggml-scalar"};
 static const char *const k_adds[ABL_BIAS_ADD_COUNT] = {"scores", "mask", "both"};
-static const char *const k_calcs[ABL_SLOPE_CALC_COUNT] = {"exact", "torch-pow", "mpt-pow"};
-
-/* The presets, in the order the help lists them. */
-static const char *const k_presets[] = {"eager",          "flash2",          "sdpa-efficient", "sdpa-cudnn",
-                                        "bloom-hf",       "falcon-hf-eager", "falcon-hf-sdpa", "falcon-rw-hf",
-                                        "mpt",            "mpt-hf"};
+static const char *const k_calcs[ABL_SLOPE_CALC_COUNT] = {"exact", "torch-pow", "mpt-pow", "ggml-powf"};
+static const char *const k_fa_kernels[ABL_FA_KERNEL_COUNT] = {"auto", "tiled", "one-chunk", "split-kv"};
 
 const char *abl_pipeline_preset_names(void)
 {
     return "eager, flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, "
-           "mpt, mpt-hf";
+           "mpt, mpt-hf, llamacpp-cpu, llamacpp-cpu-fa";
 }
 
 const char *abl_pipeline_preset_help(void)
@@ -44,13 +41,17 @@ const char *abl_pipeline_preset_help(void)
            "falcon-hf-sdpa: transformers FalconModel, SDPA: alibi/8 in the float mask (m/8), efficient kernel\n"
            "falcon-rw-hf: alias of falcon-hf-sdpa\n"
            "mpt: llm-foundry MPT (trailing bias cast to the model dtype, softmax in the model dtype)\n"
-           "mpt-hf: transformers MptModel (trailing bias kept in fp32, fp32 softmax, weights cast)\n";
+           "mpt-hf: transformers MptModel (trailing bias kept in fp32, fp32 softmax, weights cast)\n"
+           "llamacpp-cpu: llama.cpp/ggml CPU, flash attention off (ggml soft_max_f32: powf slopes, F32 mask, "
+           "ggml_v_expf AVX2, binary64 sum; ggml@d99724f2, measured)\n"
+           "llamacpp-cpu-fa: llama.cpp/ggml CPU, flash attention on (flash_attn_ext_f16: F16 mask, F16 K/V; "
+           "fa-kernel=auto|tiled|one-chunk|split-kv, threads=T; weight = influence; ggml@d99724f2, measured)\n";
 }
 
 const char *abl_pipeline_field_names(void)
 {
     return "bias-form, slope-dtype, slope-calc, product-dtype, bias-dtype, bias-scale, bias-add, logit-dtype, "
-           "softmax, sum, exp, normalise, output-dtype, head-dim, block";
+           "softmax, sum, exp, normalise, output-dtype, head-dim, block, mask-dtype, fa-kernel, threads, rows";
 }
 
 const char *abl_bias_form_name(abl_bias_form f)
@@ -75,7 +76,12 @@ const char *abl_normalise_name(abl_normalise n)
 
 const char *abl_exp_model_name(abl_exp_model e)
 {
-    return (unsigned)e < 2 ? k_exps[e] : "?";
+    return (unsigned)e < ABL_EXP_MODEL_COUNT ? k_exps[e] : "?";
+}
+
+const char *abl_fa_kernel_name(abl_fa_kernel k)
+{
+    return (unsigned)k < ABL_FA_KERNEL_COUNT ? k_fa_kernels[k] : "?";
 }
 
 const char *abl_bias_add_name(abl_bias_add a)
@@ -163,93 +169,102 @@ static abl_format named(const char *name)
     return f;
 }
 
+/* The dtypes a preset names: the model's, or a fixed format. */
+enum { DT_MODEL, DT_FP32, DT_BF16, DT_FP16 };
+
+/* One preset: every field that differs from eager's. docs/pipelines.md cites the code behind each row. */
+typedef struct preset_def {
+    const char *name;
+    unsigned char form, product, bias, logit, output, mask; /* abl_bias_form; DT_* */
+    unsigned char add, calc, softmax, exp;                  /* abl_bias_add, abl_slope_calc, abl_softmax_kind,
+                                                             * abl_exp_model */
+    unsigned char scale_den;                                /* bias-scale 1/den */
+    short head_dim, block;
+} preset_def;
+
+/* In the order the help lists them. Why each row is what it is:
+ * eager: -m(i-j) built in fp32, cast to the model dtype, softmax(dtype=float32).to(model).
+ * sdpa-*: the eager bias as a float attn_mask in the model dtype, added to the fp32 scores inside the
+ *   kernel (kernel_forward.h: accum += bias); kKeysPerBlock 64 at head dim 64, cuDNN's tile 128.
+ * flash2: FlashAttention-2, causal: +slope/scale * col in fp32; kBlockN = 64 for head dim 128 (A100).
+ * bloom-hf: build_alibi_tensor: torch.pow slopes * positions in fp32, .to(dtype); baddbmm in the model dtype.
+ * falcon-hf-eager: torch.pow slopes .bfloat16() * positions (bf16 product), .to(dtype); alibi/sqrt(64)
+ *   in the mask and alibi added to the fp32 scores before the 1/sqrt(64) scale: the bias counts twice.
+ * falcon-hf-sdpa (= falcon-rw-hf): only the mask alibi/sqrt(64) reaches the SDPA kernel: m/8.
+ * mpt: build_alibi_bias (causal): slopes * (j - (N-1)) in fp32, .to(dtype); softmax in the model dtype.
+ * mpt-hf: build_mpt_alibi_tensor, 1/torch.pow(2, k*8/H') slopes, bias kept in fp32, fp32 softmax.
+ * llamacpp-cpu: ggml soft_max_f32 with llama.cpp's F32 mask -|i-j|, everything in fp32.
+ * llamacpp-cpu-fa: ggml flash_attn_ext_f16; llama.cpp casts the mask to F16 when flash attention is on. */
+static const preset_def k_preset_defs[] = {
+    {"eager", ABL_BIAS_RELATIVE, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
+     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0},
+    {"flash2", ABL_BIAS_ABSOLUTE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
+     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_FLASH, ABL_EXP_CORRECT, 1, 128, 64},
+    {"sdpa-efficient", ABL_BIAS_RELATIVE, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
+     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 1, 64, 64},
+    {"sdpa-cudnn", ABL_BIAS_RELATIVE, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
+     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_SDPA_CUDNN, ABL_EXP_CORRECT, 1, 64, 128},
+    {"bloom-hf", ABL_BIAS_ABSOLUTE, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
+     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0},
+    {"falcon-hf-eager", ABL_BIAS_ABSOLUTE, DT_BF16, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_BOTH,
+     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 8, 64, 0},
+    {"falcon-hf-sdpa", ABL_BIAS_ABSOLUTE, DT_BF16, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
+     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 8, 64, 64},
+    {"falcon-rw-hf", ABL_BIAS_ABSOLUTE, DT_BF16, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
+     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 8, 64, 64},
+    {"mpt", ABL_BIAS_TRAILING, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
+     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0},
+    {"mpt-hf", ABL_BIAS_TRAILING, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
+     ABL_SLOPE_CALC_MPT_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0},
+    {"llamacpp-cpu", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP32, ABL_BIAS_ADD_SCORES,
+     ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML, ABL_EXP_GGML_AVX2, 1, 128, 0},
+    {"llamacpp-cpu-fa", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP16, ABL_BIAS_ADD_SCORES,
+     ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML_FLASH, ABL_EXP_GGML_AVX2, 1, 128, 0},
+};
+
+/* The preset's definition by name (any case), NULL when unknown. */
+static const preset_def *preset_find(const char *name)
+{
+    for (size_t k = 0; k < sizeof k_preset_defs / sizeof k_preset_defs[0]; k++)
+        if (strcasecmp(name, k_preset_defs[k].name) == 0)
+            return &k_preset_defs[k];
+    return NULL;
+}
+
+static abl_format preset_dtype(int sel, const abl_format *model)
+{
+    static const char *const names[] = {NULL, "fp32", "bf16", "fp16"};
+    return sel == DT_MODEL ? *model : named(names[sel]);
+}
+
 abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, abl_pipeline *out)
 {
-    if (name == NULL || out == NULL)
-        return ABL_ERR_INVALID_ARGUMENT;
-    const char *canon = NULL;
-    for (size_t k = 0; k < sizeof k_presets / sizeof k_presets[0]; k++)
-        if (strcasecmp(name, k_presets[k]) == 0)
-            canon = k_presets[k];
-    if (canon == NULL)
+    const preset_def *d = name != NULL ? preset_find(name) : NULL;
+    if (d == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     abl_format model = model_dtype ? *model_dtype : named("bf16");
-    abl_format fp32 = named("fp32");
     abl_pipeline p;
     memset(&p, 0, sizeof p);
-    p.preset = canon;
-    p.slope_dtype = fp32;
-    p.product_dtype = fp32;
-    p.bias_dtype = model;
+    p.preset = d->name;
+    p.bias_form = (abl_bias_form)d->form;
+    p.slope_dtype = named("fp32");
+    p.product_dtype = preset_dtype(d->product, &model);
+    p.bias_dtype = preset_dtype(d->bias, &model);
+    p.logit_dtype = preset_dtype(d->logit, &model);
+    p.output_dtype = preset_dtype(d->output, &model);
+    p.mask_dtype = preset_dtype(d->mask, &model);
     p.bias_scale.num = 1;
-    p.bias_scale.den = 1;
-    p.bias_add = ABL_BIAS_ADD_SCORES;
-    p.slope_calc = ABL_SLOPE_CALC_EXACT;
-    p.logit_dtype = model;
-    p.softmax = ABL_SOFTMAX_EAGER;
+    p.bias_scale.den = d->scale_den;
+    p.bias_add = (abl_bias_add)d->add;
+    p.slope_calc = (abl_slope_calc)d->calc;
+    p.softmax = (abl_softmax_kind)d->softmax;
+    p.exp = (abl_exp_model)d->exp;
     p.sum = ABL_SUM_EXACT;
     p.normalise = ABL_NORM_RECIPROCAL;
-    p.output_dtype = model;
-    p.head_dim = 128;
-    p.block = 0;
-    if (strcasecmp(name, "eager") == 0) {
-        /* -m(i-j) built in fp32, cast to the model dtype, softmax(dtype=float32).to(model) */
-        p.bias_form = ABL_BIAS_RELATIVE;
-    } else if (strcasecmp(name, "sdpa-efficient") == 0 || strcasecmp(name, "sdpa-cudnn") == 0) {
-        /* the eager bias passed to scaled_dot_product_attention as a float attn_mask in the model dtype;
-         * the kernel adds it to the fp32 scores (kernel_forward.h: accum += bias) */
-        p.bias_form = ABL_BIAS_RELATIVE;
-        p.bias_add = ABL_BIAS_ADD_MASK;
-        p.logit_dtype = fp32;
-        p.softmax = name[5] == 'e' ? ABL_SOFTMAX_SDPA_EFFICIENT : ABL_SOFTMAX_SDPA_CUDNN;
-        p.head_dim = 64;
-        p.block = p.softmax == ABL_SOFTMAX_SDPA_CUDNN ? 128 : 64;
-    } else if (strcasecmp(name, "bloom-hf") == 0) {
-        /* build_alibi_tensor: torch.pow slopes * positions in fp32, .to(dtype); baddbmm in the model dtype */
-        p.bias_form = ABL_BIAS_ABSOLUTE;
-        p.slope_calc = ABL_SLOPE_CALC_TORCH_POW;
-    } else if (strcasecmp(name, "falcon-hf-eager") == 0) {
-        /* build_alibi_tensor: torch.pow slopes .bfloat16() * positions (bf16 product), .to(dtype);
-         * _update_causal_mask puts alibi / sqrt(head_dim) into the mask (model dtype); the eager forward
-         * adds alibi to the fp32 scores, scales by 1/sqrt(head_dim), adds the mask, and
-         * F.softmax(dtype=hidden dtype) casts to the model dtype: the bias counts twice (m/4 at head_dim 64) */
-        p.bias_form = ABL_BIAS_ABSOLUTE;
-        p.slope_calc = ABL_SLOPE_CALC_TORCH_POW;
-        p.product_dtype = named("bf16");
-        p.bias_scale.den = 8;
-        p.bias_add = ABL_BIAS_ADD_BOTH;
-        p.head_dim = 64;
-    } else if (strcasecmp(name, "falcon-hf-sdpa") == 0 || strcasecmp(name, "falcon-rw-hf") == 0) {
-        /* the same alibi; the SDPA forward passes only the mask alibi / sqrt(head_dim) (model dtype) to
-         * scaled_dot_product_attention, whose kernel adds it to the fp32 scores: m/8 at head_dim 64 */
-        p.bias_form = ABL_BIAS_ABSOLUTE;
-        p.slope_calc = ABL_SLOPE_CALC_TORCH_POW;
-        p.product_dtype = named("bf16");
-        p.bias_scale.den = 8;
-        p.bias_add = ABL_BIAS_ADD_MASK;
-        p.logit_dtype = fp32;
-        p.softmax = ABL_SOFTMAX_SDPA_EFFICIENT;
-        p.head_dim = 64;
-        p.block = 64;
-    } else if (strcasecmp(name, "mpt") == 0) {
-        /* build_alibi_bias (causal): slopes * (j - (N-1)) in fp32, .to(dtype); q.k*scale + bias and
-         * torch.softmax in the model dtype */
-        p.bias_form = ABL_BIAS_TRAILING;
-    } else if (strcasecmp(name, "mpt-hf") == 0) {
-        /* build_mpt_alibi_tensor: 1 / torch.pow(2, k * 8/H') slopes times (j - (N-1)), kept in fp32; the
-         * bf16 scores plus the fp32 bias are fp32, softmax(scores.float()).to(value dtype) */
-        p.bias_form = ABL_BIAS_TRAILING;
-        p.slope_calc = ABL_SLOPE_CALC_MPT_POW;
-        p.bias_dtype = fp32;
-        p.logit_dtype = fp32;
-    } else if (strcasecmp(name, "flash2") == 0) {
-        /* FlashAttention-2, causal: +slope/scale * col in fp32; kBlockN = 64 for head dim 128 (A100) */
-        p.bias_form = ABL_BIAS_ABSOLUTE;
-        p.bias_dtype = fp32;
-        p.logit_dtype = fp32;
-        p.softmax = ABL_SOFTMAX_FLASH;
-        p.block = 64;
-    }
+    p.head_dim = d->head_dim;
+    p.block = d->block;
+    p.fa_kernel = ABL_FA_AUTO;
+    p.threads = 1;
     *out = p;
     return ABL_OK;
 }
@@ -314,6 +329,16 @@ static abl_status override_number(abl_pipeline_override *o, const char *value, c
             abl_error_dup(msg, "head-dim: '%s' is not an integer from 1 to %d", value, ABL_MAX_HEAD_DIM);
             return ABL_ERR_BAD_NUMBER;
         }
+    } else if (o->field == ABL_PF_ROWS) {
+        if (!parse_int(value, 0, 1L << 24, &v)) {
+            abl_error_dup(msg, "rows: '%s' is not an integer from 0 (all) to 16777216", value);
+            return ABL_ERR_BAD_NUMBER;
+        }
+    } else if (o->field == ABL_PF_THREADS) {
+        if (!parse_int(value, 1, 1024, &v)) {
+            abl_error_dup(msg, "threads: '%s' is not an integer from 1 to 1024", value);
+            return ABL_ERR_BAD_NUMBER;
+        }
     } else if (!parse_int(value, 0, 1L << 24, &v)) {
         abl_error_dup(msg, "block: '%s' is not an integer from 0 to 16777216", value);
         return ABL_ERR_BAD_NUMBER;
@@ -341,7 +366,8 @@ static const struct {
     {"bias-add", ABL_PF_BIAS_ADD},         {"logit-dtype", ABL_PF_LOGIT_DTYPE}, {"softmax", ABL_PF_SOFTMAX},
     {"sum", ABL_PF_SUM},                   {"exp", ABL_PF_EXP},                 {"normalise", ABL_PF_NORMALISE},
     {"normalize", ABL_PF_NORMALISE},       {"output-dtype", ABL_PF_OUTPUT_DTYPE}, {"head-dim", ABL_PF_HEAD_DIM},
-    {"block", ABL_PF_BLOCK},
+    {"block", ABL_PF_BLOCK},               {"mask-dtype", ABL_PF_MASK_DTYPE},   {"fa-kernel", ABL_PF_FA_KERNEL},
+    {"threads", ABL_PF_THREADS},           {"rows", ABL_PF_ROWS},
 };
 
 /* One FIELD=VALUE into a typed override (the only place a field's text is read). */
@@ -358,12 +384,14 @@ static abl_status override_parse(const char *field, const char *value, abl_pipel
     o->field = k_fields[i].field;
     switch (o->field) {
     case ABL_PF_SLOPE_DTYPE: case ABL_PF_PRODUCT_DTYPE: case ABL_PF_BIAS_DTYPE: case ABL_PF_LOGIT_DTYPE:
-    case ABL_PF_OUTPUT_DTYPE:
+    case ABL_PF_OUTPUT_DTYPE: case ABL_PF_MASK_DTYPE:
         return override_dtype(k_fields[i].name, value, o, msg);
+    case ABL_PF_FA_KERNEL:
+        return override_enum(k_fa_kernels, ABL_FA_KERNEL_COUNT, "fa-kernel", "kernel", value, o, msg);
     case ABL_PF_BIAS_FORM: return override_enum(k_forms, ABL_BIAS_FORM_COUNT, "bias-form", "form", value, o, msg);
     case ABL_PF_SOFTMAX: return override_enum(k_softmax, ABL_SOFTMAX_KIND_COUNT, "softmax", "kind", value, o, msg);
     case ABL_PF_SUM: return override_enum(k_sums, 4, "sum", "order", value, o, msg);
-    case ABL_PF_EXP: return override_enum(k_exps, 2, "exp", "model", value, o, msg);
+    case ABL_PF_EXP: return override_enum(k_exps, ABL_EXP_MODEL_COUNT, "exp", "model", value, o, msg);
     case ABL_PF_NORMALISE: return override_enum(k_norms, 2, "normalise", "mode", value, o, msg);
     case ABL_PF_BIAS_ADD: return override_enum(k_adds, ABL_BIAS_ADD_COUNT, "bias-add", "place", value, o, msg);
     case ABL_PF_SLOPE_CALC:
@@ -382,6 +410,7 @@ static abl_format *field_dtype(abl_pipeline *p, abl_pipeline_field f)
     case ABL_PF_BIAS_DTYPE: return &p->bias_dtype;
     case ABL_PF_LOGIT_DTYPE: return &p->logit_dtype;
     case ABL_PF_OUTPUT_DTYPE: return &p->output_dtype;
+    case ABL_PF_MASK_DTYPE: return &p->mask_dtype;
     default: return NULL;
     }
 }
@@ -411,6 +440,9 @@ static void override_apply(abl_pipeline *p, const abl_pipeline_override *o, cons
     case ABL_PF_BIAS_ADD: p->bias_add = (abl_bias_add)o->value; break;
     case ABL_PF_SLOPE_CALC: p->slope_calc = (abl_slope_calc)o->value; break;
     case ABL_PF_HEAD_DIM: p->head_dim = o->value; break;
+    case ABL_PF_FA_KERNEL: p->fa_kernel = (abl_fa_kernel)o->value; break;
+    case ABL_PF_THREADS: p->threads = o->value; break;
+    case ABL_PF_ROWS: p->rows = o->value; break;
     default: p->block = o->value; break;
     }
 }
@@ -440,10 +472,8 @@ void abl_pipeline_spec_free(abl_pipeline_spec *s)
 /* The preset's canonical (static) name, NULL when unknown. */
 static const char *preset_canonical(const char *name)
 {
-    for (size_t k = 0; k < sizeof k_presets / sizeof k_presets[0]; k++)
-        if (strcasecmp(name, k_presets[k]) == 0)
-            return k_presets[k];
-    return NULL;
+    const preset_def *d = preset_find(name);
+    return d != NULL ? d->name : NULL;
 }
 
 /* The FIELD=VALUE tokens after the preset, each into the next override. */
@@ -551,10 +581,58 @@ static int fits_binary32(const abl_format *f)
     return f->precision >= 1 && f->precision <= 24 && f->emin >= -126 && f->emax <= 127;
 }
 
+static int is_ggml(const abl_pipeline *p)
+{
+    return p->softmax == ABL_SOFTMAX_GGML || p->softmax == ABL_SOFTMAX_GGML_FLASH;
+}
+
+/* The ggml kernels compute in fp32 from their own mask: the bias is slope * mask, nothing cast or scaled. */
+static abl_status check_ggml(const abl_pipeline *p, char **msg)
+{
+    const struct {
+        const char *field;
+        const abl_format *f;
+    } dts[] = {
+        {"slope-dtype", &p->slope_dtype}, {"product-dtype", &p->product_dtype}, {"bias-dtype", &p->bias_dtype},
+        {"logit-dtype", &p->logit_dtype}, {"output-dtype", &p->output_dtype},
+    };
+    for (size_t i = 0; i < sizeof dts / sizeof dts[0]; i++) {
+        if (strcmp(dts[i].f->name, "fp32") != 0) {
+            abl_error_dup(msg, "%s=%s: softmax=%s computes in fp32 (use fp32)", dts[i].field, dts[i].f->name,
+                          abl_softmax_kind_name(p->softmax));
+            return ABL_ERR_UNSUPPORTED;
+        }
+    }
+    int f16 = strcmp(p->mask_dtype.name, "fp16") == 0;
+    if ((!f16 && strcmp(p->mask_dtype.name, "fp32") != 0) || (!f16 && p->softmax == ABL_SOFTMAX_GGML_FLASH)) {
+        abl_error_dup(msg, "mask-dtype=%s: softmax=%s reads %s", p->mask_dtype.name, abl_softmax_kind_name(p->softmax),
+                      p->softmax == ABL_SOFTMAX_GGML ? "an fp32 or fp16 mask" : "an fp16 mask");
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (p->exp != ABL_EXP_GGML_AVX2 && p->exp != ABL_EXP_GGML_SCALAR) {
+        abl_error_dup(msg, "exp=%s: softmax=%s uses ggml's exp (ggml-avx2 or ggml-scalar)", abl_exp_model_name(p->exp),
+                      abl_softmax_kind_name(p->softmax));
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (p->bias_scale.num != p->bias_scale.den || p->bias_add != ABL_BIAS_ADD_SCORES ||
+        (p->bias_form != ABL_BIAS_RELATIVE && p->bias_form != ABL_BIAS_SYMMETRIC)) {
+        abl_error_dup(msg, "softmax=%s: the bias is slope * mask with the mask -|i-j| (bias-form=relative, "
+                      "bias-add=scores, bias-scale=1)", abl_softmax_kind_name(p->softmax));
+        return ABL_ERR_UNSUPPORTED;
+    }
+    return ABL_OK;
+}
+
 abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg)
 {
     if (p == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
+    if (is_ggml(p))
+        return check_ggml(p, msg);
+    if (p->exp == ABL_EXP_GGML_AVX2 || p->exp == ABL_EXP_GGML_SCALAR) {
+        abl_error_dup(msg, "exp=%s: ggml's exp applies to softmax=ggml and ggml-flash", abl_exp_model_name(p->exp));
+        return ABL_ERR_UNSUPPORTED;
+    }
     const struct {
         const char *field;
         const abl_format *f;
@@ -625,8 +703,12 @@ void abl_pipeline_describe_text(const abl_pipeline *p, abl_text *t)
     if (p->softmax == ABL_SOFTMAX_EAGER)
         abl_text_add(t, ",sum=%s,exp=%s,normalise=%s", abl_sum_order_name(p->sum), abl_exp_model_name(p->exp),
                      abl_normalise_name(p->normalise));
+    if (is_ggml(p))
+        abl_text_add(t, ",exp=%s,mask-dtype=%s,rows=%d", abl_exp_model_name(p->exp), p->mask_dtype.name, p->rows);
     abl_text_add(t, ",output-dtype=%s", p->output_dtype.name);
-    if (p->softmax != ABL_SOFTMAX_EAGER)
+    if (p->softmax == ABL_SOFTMAX_GGML_FLASH)
+        abl_text_add(t, ",fa-kernel=%s,threads=%d", abl_fa_kernel_name(p->fa_kernel), p->threads);
+    else if (p->softmax != ABL_SOFTMAX_EAGER && p->softmax != ABL_SOFTMAX_GGML)
         abl_text_add(t, ",head-dim=%d,block=%d", p->head_dim, p->block);
     free(scale);
 }

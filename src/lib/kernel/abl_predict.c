@@ -20,6 +20,7 @@
 #include "abl/kernel/simulate.h"
 #include "kernel/abl_predict_sdpa.h"
 #include "kernel/abl_round.h"
+#include "kernel/abl_ggml.h"
 
 typedef struct pctx {
     const abl_sim_setup *s;
@@ -413,7 +414,9 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
     abl_status st = abl_sim_setup_init(cfg, &s);
     if (st != ABL_OK)
         return st;
-    if (s.gaussian || (s.em.softmax == ABL_SOFTMAX_EAGER && (s.em.sum != ABL_SUM_EXACT || s.em.exp != ABL_EXP_CORRECT))) {
+    /* ggml's flash kernels (llamacpp-cpu-fa): no zero-logit predictor yet (simulate emulates them) */
+    if (s.gaussian || s.em.softmax == ABL_SOFTMAX_GGML_FLASH ||
+        (s.em.softmax == ABL_SOFTMAX_EAGER && (s.em.sum != ABL_SUM_EXACT || s.em.exp != ABL_EXP_CORRECT))) {
         abl_sim_setup_free(&s);
         return ABL_ERR_UNSUPPORTED;
     }
@@ -427,10 +430,12 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
     for (int h = 0; h < s.heads && st == ABL_OK; h++) {
         uint64_t last = s.em.n - 1;
         float big = abl_emul_logit(&s.em, &s.hd[h], 0.0f, last, abl_emul_bias_mag(&s.em, &s.hd[h], last));
-        if (!isfinite(big))
+        if (!isfinite(big) && !abl_emul_ggml(&s.em))   /* ggml: -inf is a key the fp16 mask hides */
             st = ABL_ERR_UNSUPPORTED;
     }
-    if (st == ABL_OK) {
+    for (int h = 0; st == ABL_OK && s.em.softmax == ABL_SOFTMAX_GGML && h < s.heads; h++)
+        st = abl_ggml_predict_head(&s, h, &out->results[h]);   /* abl_ggml.c */
+    if (st == ABL_OK && s.em.softmax != ABL_SOFTMAX_GGML) {
         pteam t;
         t.s = &s;
         t.out = out;

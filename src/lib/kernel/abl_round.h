@@ -82,7 +82,23 @@ typedef struct abl_emul {
     float c_log2;          /* flash: fp32(sm_scale * log2(e)) (params.scale_softmax_log2) */
     int block;             /* flash, sdpa: keys per block of the running max (0: whole row) */
     uint64_t n;            /* context */
+    abl_fp mask;           /* ggml kinds: the mask's dtype */
+    abl_fp half;           /* ggml-flash: fp16 (F16 Q, the F16 accumulator) */
+    abl_fa_kernel fa_kernel; /* ggml-flash: the kernel run at this N (auto resolved) */
+    int fa_threads;        /* ggml-flash split-kv: key chunks */
+    uint64_t first_row;    /* ggml kinds: rows before it are not computed (pipeline field rows); else 0 */
 } abl_emul;
+
+/* The ggml kinds: the mask can hold -inf (fp16 from 65520), whose keys the kernel skips. */
+static inline int abl_emul_ggml_kind(abl_softmax_kind k)
+{
+    return k == ABL_SOFTMAX_GGML || k == ABL_SOFTMAX_GGML_FLASH;
+}
+
+static inline int abl_emul_ggml(const abl_emul *e)
+{
+    return abl_emul_ggml_kind(e->softmax);
+}
 
 /* ABL_ERR_UNSUPPORTED when abl_pipeline_check fails. */
 abl_status abl_emul_init(const abl_pipeline *p, uint64_t n, abl_emul *out);

@@ -15,6 +15,7 @@
 #include "abl/core/blindness.h"
 #include "abl/core/fraction.h"
 #include "kernel/abl_round.h"
+#include "kernel/abl_ggml.h"
 #include "kernel/abl_simulate_fast.h"
 #include "kernel/abl_fastgauss.h"
 #include "abl_internal.h"
@@ -228,7 +229,7 @@ static int row_logits(const row_ctx *rc, uint64_t i, float *x)
             uint64_t pos = abl_emul_pos(em, i, j);
             float score = abl_fp_round32(&rc->s->score_fp, x[j]);
             x[j] = abl_emul_logit(em, eh, score, pos, rc->table[pos]);
-            ok &= isfinite(x[j]) != 0;
+            ok &= isfinite(x[j]) != 0 || abl_emul_ggml(em);
         }
         return ok;
     }
@@ -239,7 +240,7 @@ static int row_logits(const row_ctx *rc, uint64_t i, float *x)
             abl_sim_gauss_pair(rc->s->seed, hidx, i, j / 2, &z[0], &z[1]);
         float score = (float)(rc->s->std * z[j % 2]);
         x[j] = abl_emul_logit(em, eh, score, pos, rc->table[pos]);
-        ok &= isfinite(x[j]) != 0;
+        ok &= isfinite(x[j]) != 0 || abl_emul_ggml(em);   /* ggml: -inf is a masked key */
     }
     return ok;
 }
@@ -264,6 +265,8 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
     uint64_t count = i + 1, zeros = 0;
     if (em->softmax == ABL_SOFTMAX_SDPA_EFFICIENT || em->softmax == ABL_SOFTMAX_SDPA_CUDNN)
         return abl_sdpa_row(em, x, count, e, wout, tvw);
+    if (abl_emul_ggml(em))
+        return abl_ggml_row(em, i, x, e, wout, tvw);
     if (em->softmax == ABL_SOFTMAX_EAGER) {
         float m = row_max(x, count);
         for (uint64_t j = 0; j < count; j++)
@@ -474,7 +477,7 @@ static void prepare_head(team *t, int h)
     for (uint64_t pos = 0; pos < n; pos++) {
         float mag = abl_emul_bias_mag(em, &s->hd[h], pos);
         float v = s->gaussian ? mag : abl_emul_logit(em, &s->hd[h], 0.0f, pos, mag);
-        if (!isfinite(v)) {
+        if (!isfinite(v) && !abl_emul_ggml(em)) {   /* ggml: an infinite bias is a masked key (fp16 mask) */
             atomic_store(&t->failed, (int)ABL_ERR_UNSUPPORTED);
             return;
         }
@@ -486,9 +489,9 @@ static void prepare_head(team *t, int h)
         abl_fast_gauss_prepare(s, h, t->table, &t->gh);   /* bounds for generated scores only */
     t->head = h;
     /* big rows first; about 16 chunks per thread for balance */
-    uint64_t want = (uint64_t)t->nthreads * 16;
-    t->chunk_rows = n / want > 0 ? n / want : 1;
-    t->nchunks = (n + t->chunk_rows - 1) / t->chunk_rows;
+    uint64_t want = (uint64_t)t->nthreads * 16, rows = n - em->first_row;   /* ggml rows=R: the last R */
+    t->chunk_rows = rows / want > 0 ? rows / want : 1;
+    t->nchunks = (rows + t->chunk_rows - 1) / t->chunk_rows;
     atomic_store(&t->next_chunk, 0);
     atomic_store(&t->zeros, 0);
 }
@@ -524,7 +527,7 @@ static void worker(void *arg)
             if (c >= t->nchunks)
                 break;
             uint64_t hi = n - c * t->chunk_rows;     /* rows [lo, hi), claimed from the bottom up */
-            uint64_t lo = hi > t->chunk_rows ? hi - t->chunk_rows : 0;
+            uint64_t lo = hi > t->chunk_rows + s->em.first_row ? hi - t->chunk_rows : s->em.first_row;
             for (uint64_t i = hi; i-- > lo;) {
                 if (t->fast && i != n - 1) {
                     int hook = cfg->row_hook != NULL;
@@ -679,7 +682,8 @@ abl_status abl_simulate_estimate(const abl_simulate_config *cfg, abl_cost *out)
     double n = (double)cfg->context;
     int gaussian = cfg->logit_std != NULL && mpq_sgn(cfg->logit_std) != 0;
     int fast = cfg->pipeline.softmax == ABL_SOFTMAX_EAGER && !gaussian && cfg->logits == NULL;
-    out->units = (double)heads * n * (n + 1) / 2;
+    out->units = abl_emul_ggml_kind(cfg->pipeline.softmax) ? abl_ggml_sim_units(&cfg->pipeline, cfg->context, heads)
+                                                          : (double)heads * n * (n + 1) / 2;
     out->threads = threads;
     out->seconds = out->units / ((fast ? ABL_SIMULATE_RATE_FAST : ABL_SIMULATE_RATE) * threads);
     out->unit_name = "weights";

@@ -99,6 +99,19 @@ static float mpt_pow_slope(int H, long B, int index)
     return (float)(1.0 / (double)p);
 }
 
+/* ggml (ops.cpp, soft_max_f32 and flash_attn_ext): n = 1 << floor(log2 H), m0 = powf(2, -B / n),
+ * m1 = powf(2, -(B / 2) / n), head h = index - 1: powf(m0, h + 1) for h < n, else powf(m1, 2 (h - n) + 1).
+ * The exponents are exact in fp32 (n a power of two); each powf is modelled as correctly rounded. */
+static float ggml_powf_slope(int H, long B, int index)
+{
+    long n = 1;
+    while (n * 2 <= H)
+        n *= 2;
+    int h = index - 1;
+    float m = exp2_rn32_exact(h < n ? -(float)B / (float)n : -((float)B / 2.0f) / (float)n);
+    return pow_rn32(m, h < n ? (unsigned long)h + 1 : 2UL * (unsigned long)(h - n) + 1);
+}
+
 abl_status abl_slope_code_value(abl_slope_calc calc, const abl_schedule *sched, int h, float *out)
 {
     if (sched == NULL || out == NULL || h < 0 || h >= sched->count)
@@ -119,6 +132,13 @@ abl_status abl_slope_code_value(abl_slope_calc calc, const abl_schedule *sched, 
          * press(2c)[0::2][:H-c], c = 2^floor(log2 H); gen_slopes' concat(s[1::2], s[0::2])[:H] over
          * H' = 2c gives 2^(-8j/c) (j = 1..c), then 2^(-4(2j-1)/c) -- the same slopes, index for index */
         *out = mpt_pow_slope(H, B, index);
+        return ABL_OK;
+    }
+    if (calc == ABL_SLOPE_CALC_GGML) {
+        /* llama.cpp's max_bias: 8 (f_max_alibi_bias) for press models, the GGUF's alibi_bias_max for mpt:B */
+        if (sched->kind != ABL_SCHEDULE_MPT && sched->kind != ABL_SCHEDULE_PRESS)
+            return ABL_ERR_SLOPE_CALC;
+        *out = ggml_powf_slope(H, sched->kind == ABL_SCHEDULE_MPT ? sched->mpt_bias : 8, index);
         return ABL_OK;
     }
     return ABL_ERR_INVALID_ARGUMENT;

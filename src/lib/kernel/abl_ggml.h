@@ -1,0 +1,36 @@
+/* alibi-blind (private): ggml's CPU attention kernels (llama.cpp), emulated rounding by rounding.
+ * Source: ggml-org/ggml@d99724f2b141fed9e1a9f402213506c081433465 (the ggml tree of llama.cpp
+ * ggml-org/llama.cpp@d3cf1f14a2e16fbd7ebad34b12cb71b8af345c43), src/ggml-cpu/ops.cpp and vec.h/vec.cpp;
+ * docs/pipelines.md cites every function. */
+#ifndef ABL_GGML_H
+#define ABL_GGML_H
+
+#include <stdint.h>
+#include "kernel/abl_round.h"
+
+/* The ggml part of abl_emul_init: the mask and fp16 formats, the flash kernel resolved for N. */
+abl_status abl_emul_ggml_init(const abl_pipeline *p, abl_emul *e);
+
+/* simulate's nominal work (weights at ABL_SIMULATE_RATE) for a ggml pipeline: the rows emulated, times
+ * the F16 accumulator's rescaling in the one-row kernels (abl_simulate_estimate). */
+double abl_ggml_sim_units(const abl_pipeline *p, uint64_t n, double heads);
+
+/* The score the softmax reads for a score (already times kq_scale) and a key at distance pos:
+ * soft_max: fma(slope, mask, score) (the build contracts wp[i] += slope*mp[i]); flash: the score (F16 Q in
+ * the one-row kernel) plus fp32(slope * mask); -inf where the mask is -inf. */
+float abl_ggml_logit(const abl_emul *e, const abl_emul_head *h, float score, uint64_t pos, float mag);
+
+/* ggml_v_expf of an AVX2+FMA build (vec.h), lane by lane: fmaf for every fused multiply-add. */
+float abl_ggml_expf_avx2(float x);
+
+/* The zero weights of row i whose logits are x[0..i] (-inf: a masked key). col: i + 1 floats of scratch;
+ * wout (optional) the weights (soft_max: p; flash: the output coefficient of each key, its influence);
+ * tvw (optional) the same in binary64. */
+uint64_t abl_ggml_row(const abl_emul *e, uint64_t i, const float *x, float *col, float *wout, double *tvw);
+
+/* The zero-logit predictor for softmax=ggml: the same first blind distance and zero counts as simulate, from
+ * a per-distance table of exponentials and each row's binary64 sum over the keys it can see (abl_ggml.c).
+ * ABL_ERR_UNSUPPORTED when the diagonal is not the row max. */
+abl_status abl_ggml_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out);
+
+#endif
