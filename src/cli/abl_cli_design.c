@@ -45,7 +45,8 @@ typedef struct design_run {
     const abl_cli_ctx *ctx;     /* the abl_cli_main call (its streams) */
     abl_design_job job;         /* the configuration, planned by the library */
     abl_design_result res;      /* what the run gave */
-    const char *pipe_spec;
+    abl_layer layer;            /* the layer designed for: its format, kernel, heads and context (a value) */
+    const char *pipe_spec;      /* the kernel's name as given (display) */
     const char *mode;           /* keep all, targets, slopes, clamp */
     uint64_t *targets;          /* --targets */
     float *held;                /* --slopes: the schedule's slopes as the kernel holds them */
@@ -311,6 +312,27 @@ static int design_status(abl_status st, const char *what)
     return abl_cli_usage_error("design: %s: %s", what, abl_status_message(st));
 }
 
+/* The layer's kernel as a value: --pipeline (parsed here, once), else the catalogue model's default code
+ * path, else the config's (both already values: no catalogue text is read again). */
+static int design_pipeline(const char *text, const abl_model *cat, const abl_model_spec *spec, abl_layer *l)
+{
+    abl_status st = ABL_OK;
+    abl_pipeline_spec_free(&l->pipeline);
+    if (text != NULL) {
+        int rc = abl_cli_pipeline_spec(text, &l->pipeline);
+        l->has_pipeline = rc == 0;
+        return rc;
+    }
+    if (cat != NULL && cat->family != NULL && cat->family->npaths > 0)
+        st = abl_code_path_pipeline(&cat->family->paths[0], &l->pipeline);
+    else if (spec != NULL)
+        st = abl_model_spec_pipeline(spec, &l->pipeline);
+    else
+        return 0; /* eager */
+    l->has_pipeline = st == ABL_OK;
+    return st == ABL_OK ? 0 : abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+}
+
 /* The kernel: --dtype, --pipeline (or the model's), checked to be one the exact predictor models. */
 static int design_kernel(const abl_cli_cmd *cmd, const char **v, design_run *d)
 {
@@ -324,23 +346,17 @@ static int design_kernel(const abl_cli_cmd *cmd, const char **v, design_run *d)
                                             "per dtype)", &model)
                         : abl_cli_dtype("dtype", cat != NULL && cat->dtype != NULL ? cat->dtype : "bf16", &model))
         return ABL_EXIT_USAGE;
-    d->pipe_spec = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
-    if (d->pipe_spec == NULL && cat != NULL && cat->family != NULL && cat->family->npaths > 0)
-        d->pipe_spec = cat->family->paths[0].pipeline;
-    if (d->pipe_spec == NULL && have_config)
-        d->pipe_spec = d->spec.pipeline.text;
-    if (d->pipe_spec != NULL && d->pipe_spec[0] == '\0')
-        return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
+    abl_layer *l = &d->layer;
+    l->format = model;
+    int prc = design_pipeline(abl_cli_arg(cmd, v, ABL_OPT_PIPELINE), cat, have_config ? &d->spec : NULL, l);
     abl_pipeline *pl = &d->job.cfg.pipeline;
-    int prc = abl_cli_pipeline(d->pipe_spec, &model, 1, pl);
-    if (prc != 0)
+    if (prc != 0 || (prc = abl_cli_pipeline_value(l, pl)) != 0)
         return prc;
+    d->pipe_spec = l->has_pipeline ? l->pipeline.text : "eager";
     if (pl->softmax == ABL_SOFTMAX_EAGER && (pl->sum != ABL_SUM_EXACT || pl->exp != ABL_EXP_CORRECT))
         return abl_cli_usage_error("--pipeline: design decides with the exact predictor, which models sum=exact "
                                    "and exp=correct (got sum=%s, exp=%s)", abl_sum_order_name(pl->sum),
                                    abl_exp_model_name(pl->exp));
-    if (d->pipe_spec == NULL)
-        d->pipe_spec = "eager";
     return 0;
 }
 
@@ -357,10 +373,12 @@ static int design_sizes(const abl_cli_cmd *cmd, const char **v, design_run *d, m
         d->job.cfg.context = given_ctx;
     else if (abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &d->job.cfg.context))
         return ABL_EXIT_USAGE;
+    d->layer.context = d->job.cfg.context;
     long threads = 0;
     d->heads = cat != NULL ? cat->heads : have_config ? d->spec.heads : 0;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_HEADS)) && abl_cli_int("heads", s, 1, ABL_MAX_HEADS, &d->heads))
         return ABL_EXIT_USAGE;
+    d->layer.heads = (int)d->heads;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_THREADS)) && abl_cli_int("threads", s, 1, 256, &threads))
         return ABL_EXIT_USAGE;
     d->job.cfg.threads = (int)threads;
@@ -557,6 +575,7 @@ static int run_design(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char
         return abl_cli_usage_error("design: unexpected argument '%s'", pos[0]);
     design_run d;
     memset(&d, 0, sizeof d);
+    abl_layer_init(&d.layer);
     d.ctx = ctx;
     mpq_t budget;
     mpq_init(budget);
@@ -567,6 +586,7 @@ static int run_design(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char
     free(d.held);
     abl_schedule_spec_free(&d.sched);
     abl_model_spec_free(&d.spec);
+    abl_layer_free(&d.layer);
     mpq_clear(budget);
     return rc;
 }
