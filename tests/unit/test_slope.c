@@ -800,7 +800,7 @@ static void test_spec_parse_messages(void **state)
         {"geometric:2", "geometric:D1:DH", ABL_ERR_BAD_SLOPE_SPEC},
         {"mpt:65", "from 1 to 64", ABL_ERR_BAD_SLOPE_SPEC},
         {"press:1", "press takes no parameter", ABL_ERR_BAD_SLOPE_SPEC},
-        {"slopes:0.5,-1", "zero, negative or not finite", ABL_ERR_BAD_SLOPE},
+        {"slopes:0.5,-1", "must be positive and finite", ABL_ERR_BAD_SLOPE},
         {"robust:", "robust:D1", ABL_ERR_BAD_SLOPE_SPEC},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -1233,6 +1233,8 @@ static void parse_error(char **msg, span kw, int known, const abl_schedule_spec 
     if (!known) {
         abl_set_error(msg, "unknown schedule '%s' (known: press, pow2only, mpt:B, geometric:D1:DH, targets:d1,..., "
                            "slopes:m1,..., robust:D1, robust-log:D1)", k != NULL ? k : "");
+    } else if (st == ABL_ERR_BAD_SLOPE) { /* the number is read; its value is what is wrong */
+        abl_set_error(msg, "%s", abl_status_message(st));
     } else if (kind_is_list(s->kind) && st == ABL_ERR_HEADS_RANGE) {
         abl_set_error(msg, "%s: a list of more than %d values (one per head, at most %d heads)", k != NULL ? k : "",
                       ABL_MAX_HEADS, ABL_MAX_HEADS);
@@ -1243,8 +1245,7 @@ static void parse_error(char **msg, span kw, int known, const abl_schedule_spec 
             "is targets:d1,... with one positive distance per head",
             "is slopes:m1,... with one positive number (or 2^X) per head",
             "is robust:D1 with a positive distance", "is robust-log:D1 with a positive distance"};
-        abl_set_error(msg, "%s %s%s", kind_names[s->kind], grammar[s->kind],
-                      st == ABL_ERR_BAD_SLOPE ? " (a number is zero, negative or not finite)" : "");
+        abl_set_error(msg, "%s %s", kind_names[s->kind], grammar[s->kind]);
     }
     free(k);
 }
