@@ -104,6 +104,7 @@ static void test_from_model_bloom(void **state)
     assert_int_equal(a.blind_heads, 9);
     abl_analysis_free(&a);
     abl_layer_free(&l);
+    abl_model_spec_free(&spec);
 }
 
 /* mpt-7b-instruct's config.json: 32 heads, mpt:8, bf16, 2048 tokens, the mpt kernel. */
@@ -121,6 +122,7 @@ static void test_from_model_mpt(void **state)
     assert_int_equal(l.schedule.mpt_bias, 8);
     assert_string_equal(l.pipeline.preset, "mpt");
     abl_layer_free(&l);
+    abl_model_spec_free(&spec);
 }
 
 static void test_from_model_refuses_null(void **state)
