@@ -255,13 +255,17 @@ int abl_cli_model_choose(const char **v, abl_cli_model_choice *c)
     const char *model = v[ABL_OPT_MODEL], *config = v[ABL_OPT_CONFIG];
     if (model != NULL && config != NULL)
         return abl_cli_usage_error("--model and --config exclude each other");
+    int rc = 0;
     if (config != NULL)
-        return choose_config(config, c);
-    if (model == NULL || (c->model = abl_model_find(model)) != NULL)
-        return 0;
-    /* not in the catalogue (which wins): the local Hugging Face cache, then the did-you-mean refusal */
-    int rc = choose_hf_cache(model, c);
-    return rc >= 0 ? rc : abl_cli_unknown_model("--model", model);
+        rc = choose_config(config, c);
+    else if (model != NULL && (c->model = abl_model_find(model)) == NULL) {
+        /* not in the catalogue (which wins): the local Hugging Face cache, then the did-you-mean refusal */
+        if ((rc = choose_hf_cache(model, c)) < 0)
+            rc = abl_cli_unknown_model("--model", model);
+    }
+    if (rc != 0)
+        abl_cli_model_choice_release(c); /* a refused choice owns nothing: callers return at once */
+    return rc;
 }
 
 void abl_cli_model_choice_release(abl_cli_model_choice *c)
