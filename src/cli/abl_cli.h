@@ -340,15 +340,21 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
 void abl_cli_setup_free(abl_cli_setup *s);
 /*
  * --model NAME / --config PATH, resolved here for every command that takes them (abl_cli_setup_resolve
- * and design, plot, report): they exclude each other; an unknown name is refused with a did-you-mean; the
- * config.json is read. Returns 0, or the exit status after the one-line error.
+ * and design, plot, report): they exclude each other; --config DIR reads DIR/config.json, --config - standard
+ * input; a --model org/name the catalogue lacks is read from the local Hugging Face cache, any other unknown
+ * name is refused with a did-you-mean; the config.json is read. Returns 0, or the exit status after the one-line error.
  */
 typedef struct abl_cli_model_choice {
-    const abl_model *model;   /* --model: its catalogue entry; NULL when not given */
-    const char *config;       /* --config: the path; NULL when not given */
+    const abl_model *model;   /* --model: its catalogue entry; NULL when not given or not catalogued */
+    const char *config;       /* the config.json read, as shown: --config FILE, DIR/config.json, "standard
+                               * input" (--config -), or the Hugging Face cache's file for a --model org/name
+                               * the catalogue lacks; NULL when none */
     abl_model_spec spec;      /* what the config.json says (when config != NULL) */
+    char *owned_path;         /* the path made here that config may point to: abl_cli_model_choice_release */
 } abl_cli_model_choice;
 int abl_cli_model_choose(const char **v, abl_cli_model_choice *c);
+/* Free the path a choice made (not its spec, which callers move out); c->config is NULL after it. */
+void abl_cli_model_choice_release(abl_cli_model_choice *c);
 /* printf into a malloc'd string of any length (NULL on allocation failure): text is never held in a
  * fixed-size buffer (it may hold a user's --pipeline or --slopes). */
 char *abl_cli_printf(const char *fmt, ...)

@@ -54,7 +54,8 @@ typedef struct design_run {
     abl_schedule_spec sched;    /* the same as a value, parsed once (zeroed: press) */
     const abl_model *model;     /* --model, or NULL */
     abl_cli_bar bar;            /* progress, in milliseconds of the plan's nominal seconds */
-    const char *config;         /* --config, or NULL */
+    const char *config;         /* the config.json read (abl_cli_model_choice's config), or NULL */
+    char *config_owned;         /* the path a folder or the Hugging Face cache made: run_design frees it */
     abl_model_spec spec;        /* what --config gave */
     long heads;                 /* --heads, or the model's (0: none) */
     int special;                /* --format python or slopes: the slopes only */
@@ -554,6 +555,7 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     d->model = choice.model;
     d->spec = choice.spec;
     d->config = choice.config;
+    d->config_owned = choice.owned_path; /* d->config may point to it: freed with d */
     if ((rc = design_kernel(cmd, v, d)) != 0 || (rc = design_sizes(cmd, v, d, budget)) != 0 ||
         (rc = design_mode(cmd, v, d, fmt)) != 0 || (rc = design_execute(cmd, v, d)) != 0)
         return rc;
@@ -586,6 +588,7 @@ static int run_design(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char
     free(d.held);
     abl_schedule_spec_free(&d.sched);
     abl_model_spec_free(&d.spec);
+    free(d.config_owned);
     abl_layer_free(&d.layer);
     mpq_clear(budget);
     return rc;

@@ -1,8 +1,11 @@
 /* alibi-blind CLI: --model NAME / --config config.json and the options that override them, shared by
  * analyze, simulate and check. Explicit options win; every value remembers where it came from. */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "abl_cli.h"
 
 static char *printf_dup(const char *fmt, const char *a, const char *b)
@@ -102,28 +105,174 @@ static int out_of_memory(void)
     return abl_cli_internal_error("out of memory");
 }
 
+/* Read the config.json at path into c (c->config names it). who prefixes the error line: "" for the
+ * --config FILE the user named, "--model org/name: " for a file found in the Hugging Face cache. */
+static int read_config(const char *who, const char *path, abl_cli_model_choice *c)
+{
+    char *err = NULL;
+    abl_status st = abl_model_spec_from_file(path, &c->spec, &err);
+    int rc = 0;
+    if (st == ABL_ERR_NO_MEMORY)
+        rc = out_of_memory();
+    else if (st != ABL_OK)
+        rc = abl_cli_usage_error("%s%s: %s", who, path, abl_cli_why(st, err));
+    free(err);
+    if (rc == 0)
+        c->config = path;
+    return rc;
+}
+
+/* --config -: the config.json on standard input, bounded as a file is (ABL_CONFIG_MAX_BYTES). */
+static int read_config_stdin(abl_cli_model_choice *c)
+{
+    char *err = NULL;
+    abl_status st = abl_model_spec_from_stream(stdin, &c->spec, &err);
+    int rc = 0;
+    if (st == ABL_ERR_NO_MEMORY)
+        rc = out_of_memory();
+    else if (st != ABL_OK)
+        rc = abl_cli_usage_error("--config -: standard input: %s", abl_cli_why(st, err));
+    free(err);
+    if (rc == 0)
+        c->config = "standard input";
+    return rc;
+}
+
+/* --config PATH: "-" is standard input, a folder (a downloaded snapshot) means its config.json, anything
+ * else is the file itself. */
+static int choose_config(const char *config, abl_cli_model_choice *c)
+{
+    if (strcmp(config, "-") == 0)
+        return read_config_stdin(c);
+    struct stat sb;
+    if (stat(config, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return read_config("", config, c);
+    size_t n = strlen(config);
+    if ((c->owned_path = abl_cli_printf("%s%sconfig.json", config, n > 0 && config[n - 1] == '/' ? "" : "/")) == NULL)
+        return out_of_memory();
+    return read_config("", c->owned_path, c);
+}
+
+/* The Hugging Face hub cache, where huggingface_hub puts it: $HF_HUB_CACHE, else $HF_HOME/hub, else
+ * $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub. NULL: none can be named, or no memory
+ * (*oom set). */
+static char *hf_hub_dir(int *oom)
+{
+    const char *e;
+    char *d = NULL;
+    if ((e = getenv("HF_HUB_CACHE")) != NULL && e[0])
+        d = abl_cli_printf("%s", e);
+    else if ((e = getenv("HF_HOME")) != NULL && e[0])
+        d = abl_cli_printf("%s/hub", e);
+    else if ((e = getenv("XDG_CACHE_HOME")) != NULL && e[0])
+        d = abl_cli_printf("%s/huggingface/hub", e);
+    else if ((e = getenv("HOME")) != NULL && e[0])
+        d = abl_cli_printf("%s/.cache/huggingface/hub", e);
+    else
+        return NULL;
+    *oom = d == NULL;
+    return d;
+}
+
+/* A name that is one path component of a repository id or revision ("bigscience", "bloom-560m", a commit
+ * hash): no separator, no "." or "..", so a name never leads outside the cache. */
+static int hf_component(const char *s, size_t n)
+{
+    if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '_' || s[i] == '.'))
+            return 0;
+    return 1;
+}
+
+/* The revision refs/main names (a commit hash on one line), malloc'd; NULL after the one-line error
+ * (*rc set), the file named in it. */
+static char *hf_revision(const char *model, const char *refs, int *rc)
+{
+    FILE *f = fopen(refs, "rb");
+    if (f == NULL) {
+        *rc = abl_cli_usage_error("--model %s: %s: cannot read: %s (the Hugging Face cache has no main revision of it)",
+                                  model, refs, strerror(errno));
+        return NULL;
+    }
+    /* a revision is a 40-digit hash: far more than that is not a refs file */
+    size_t cap = 256, n;
+    char *rev = malloc(cap + 1);
+    if (rev == NULL) {
+        fclose(f);
+        *rc = out_of_memory();
+        return NULL;
+    }
+    n = fread(rev, 1, cap + 1, f);
+    fclose(f);
+    while (n > 0 && n <= cap && isspace((unsigned char)rev[n - 1]))
+        n--;
+    if (n > cap || !hf_component(rev, n)) {
+        free(rev);
+        *rc = abl_cli_usage_error("--model %s: %s: not a revision", model, refs);
+        return NULL;
+    }
+    rev[n] = '\0';
+    return rev;
+}
+
+/* --model org/name that the catalogue does not have: the config.json of its main revision in the local
+ * Hugging Face cache (no network). 0 with c->config set; -1 when the cache does not hold the repository
+ * (the caller refuses the name); else the exit status after the one-line error. */
+static int choose_hf_cache(const char *model, abl_cli_model_choice *c)
+{
+    const char *slash = strchr(model, '/');
+    if (slash == NULL || !hf_component(model, (size_t)(slash - model)) || !hf_component(slash + 1, strlen(slash + 1)))
+        return -1;
+    int oom = 0;
+    char *hub = hf_hub_dir(&oom);
+    if (hub == NULL)
+        return oom ? out_of_memory() : -1;
+    char *repo = abl_cli_printf("%s/models--%.*s--%s", hub, (int)(slash - model), model, slash + 1);
+    char *refs = repo ? abl_cli_printf("%s/refs/main", repo) : NULL;
+    free(hub);
+    struct stat sb;
+    int rc = repo == NULL || refs == NULL ? out_of_memory() : stat(repo, &sb) != 0 || !S_ISDIR(sb.st_mode) ? -1 : 0;
+    char *rev = rc == 0 ? hf_revision(model, refs, &rc) : NULL;
+    if (rev != NULL) {
+        char *who = abl_cli_printf("--model %s: ", model);
+        if (who == NULL || (c->owned_path = abl_cli_printf("%s/snapshots/%s/config.json", repo, rev)) == NULL)
+            rc = out_of_memory();
+        else
+            rc = read_config(who, c->owned_path, c);
+        free(who);
+    }
+    free(rev);
+    free(refs);
+    free(repo);
+    return rc;
+}
+
 int abl_cli_model_choose(const char **v, abl_cli_model_choice *c)
 {
     memset(c, 0, sizeof *c);
     const char *model = v[ABL_OPT_MODEL], *config = v[ABL_OPT_CONFIG];
     if (model != NULL && config != NULL)
         return abl_cli_usage_error("--model and --config exclude each other");
-    if (model != NULL && (c->model = abl_model_find(model)) == NULL)
-        return abl_cli_unknown_model("--model", model);
-    if (config != NULL) {
-        char *err = NULL;
-        abl_status st = abl_model_spec_from_file(config, &c->spec, &err);
-        int rc = 0;
-        if (st == ABL_ERR_NO_MEMORY)
-            rc = out_of_memory();
-        else if (st != ABL_OK)
-            rc = abl_cli_usage_error("%s: %s", config, abl_cli_why(st, err));
-        free(err);
-        if (rc != 0)
-            return rc;
-        c->config = config;
+    int rc = 0;
+    if (config != NULL)
+        rc = choose_config(config, c);
+    else if (model != NULL && (c->model = abl_model_find(model)) == NULL) {
+        /* not in the catalogue (which wins): the local Hugging Face cache, then the did-you-mean refusal */
+        if ((rc = choose_hf_cache(model, c)) < 0)
+            rc = abl_cli_unknown_model("--model", model);
     }
-    return 0;
+    if (rc != 0)
+        abl_cli_model_choice_release(c); /* a refused choice owns nothing: callers return at once */
+    return rc;
+}
+
+void abl_cli_model_choice_release(abl_cli_model_choice *c)
+{
+    free(c->owned_path);
+    c->owned_path = NULL;
+    c->config = NULL;
 }
 
 /* --model NAME or --config FILE: the "model"/"config" line of the report, and the model's layer in
@@ -149,6 +298,7 @@ static int setup_model(const char **v, abl_cli_setup *s)
         t = abl_cli_printf("%s (model_type %s, %s)", choice.config,
                            s->spec.model_type != NULL && s->spec.model_type[0] ? s->spec.model_type : "(none)", fam);
         j = abl_report_json_string(choice.config);
+        abl_cli_model_choice_release(&choice); /* t and j hold the path now */
     } else {
         abl_layer_init(&s->layer);
         s->have_layer = 1;

@@ -13,7 +13,8 @@ const abl_cli_opt abl_cli_options[ABL_OPT_COUNT] = {
     [ABL_OPT_COMPARE] = {"compare", ABL_ARG_FLAG, NULL,
             "run the simulation and the zero-logit predictor; exit 1 if they disagree"},
     [ABL_OPT_CONFIG] = {"config", ABL_ARG_FILE, "FILE",
-            "a Hugging Face config.json: heads, slopes, dtype, context and code path from it"},
+            "a Hugging Face config.json, a folder holding one (a downloaded snapshot) or - (standard input): "
+            "heads, slopes, dtype, context and code path from it"},
     [ABL_OPT_CONVENTION] = {"convention", ABL_ARG_CONVENTION, "NAME",
             "paper (default), ftz, ieee or subnormal: which tau and rounding (spec §4)"},
     [ABL_OPT_CTX] = {"ctx", ABL_ARG_VALUE, "N",
@@ -71,7 +72,8 @@ const abl_cli_opt abl_cli_options[ABL_OPT_COUNT] = {
     [ABL_OPT_MITIGATE] = {"mitigate", ABL_ARG_VALUE, "LIST",
             "paper mitigations, e.g. C,E,L,S: clamp -87, robust slopes 32*2^(h-1), log distance, soft cap 50"},
     [ABL_OPT_MODEL] = {"model", ABL_ARG_VALUE, "NAME",
-            "a model of the catalogue (alibi-blind models): its heads, slopes, dtype, context, code path"},
+            "a model of the catalogue (alibi-blind models): its heads, slopes, dtype, context, code path; "
+            "an org/name it lacks is read from the local Hugging Face cache (no network)"},
     [ABL_OPT_OUTPUT] = {"output", ABL_ARG_FILE, "FILE",
             "write to FILE (atomically) instead of standard output; - is standard output"},
     [ABL_OPT_PIPELINE] = {"pipeline", ABL_ARG_VALUE, "SPEC",

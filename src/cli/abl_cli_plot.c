@@ -411,6 +411,7 @@ static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char 
     *owned = choice.spec;
     const abl_model_spec spec = choice.spec;
     int have_config = choice.config != NULL;
+    abl_cli_model_choice_release(&choice); /* the path is not shown in a picture */
     const char *slopes = NULL;
     if (plot_heads(cmd, v, model, have_config ? &spec : NULL, l, &slopes))
         return ABL_EXIT_USAGE;

@@ -144,10 +144,10 @@ static int report_kernel(const abl_cli_cmd *cmd, const char **v, const abl_cli_m
     return rc;
 }
 
-/* The page of the layer the options describe (the caller frees *l, initialised, and *owned, the --config
- * spec). */
+/* The page of the layer the options describe (the caller frees *l, initialised, and *owned, the --model
+ * or --config choice: its spec and path). */
 static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos,
-                       abl_layer *l, abl_model_spec *owned)
+                       abl_layer *l, abl_cli_model_choice *owned)
 {
     if (npos > 0)
         return abl_cli_usage_error("report: unexpected argument '%s'", pos[0]);
@@ -156,9 +156,9 @@ static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const cha
         return abl_cli_usage_error("report: --output FILE.html is required");
     abl_cli_model_choice choice;
     int rc0 = abl_cli_model_choose(v, &choice);
+    *owned = choice; /* the caller frees its spec and path, whatever happens next */
     if (rc0 != 0)
         return rc0;
-    *owned = choice.spec;
     const char *slopes_text = NULL;
     if ((rc0 = report_shape(cmd, v, &choice, l)) != 0 || (rc0 = report_schedule(cmd, v, &choice, l, &slopes_text)) != 0 ||
         (rc0 = report_kernel(cmd, v, &choice, l)) != 0)
@@ -177,11 +177,12 @@ static int run_report(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char
 {
     abl_layer l;
     abl_layer_init(&l);
-    abl_model_spec spec;
-    memset(&spec, 0, sizeof spec);
-    int rc = report_with(ctx, cmd, v, npos, pos, &l, &spec);
+    abl_cli_model_choice choice;
+    memset(&choice, 0, sizeof choice);
+    int rc = report_with(ctx, cmd, v, npos, pos, &l, &choice);
     abl_layer_free(&l);
-    abl_model_spec_free(&spec);
+    abl_model_spec_free(&choice.spec);
+    abl_cli_model_choice_release(&choice);
     return rc;
 }
 

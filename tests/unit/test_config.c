@@ -319,11 +319,50 @@ static void test_catalogue_spec(void **state)
     free(t);
 }
 
+/* abl_model_spec_from_stream (the CLI's --config -): the same spec as the file gives (the file read by
+ * from_file is the independent path), and a stream over ABL_CONFIG_MAX_BYTES refused as a file would be. */
+static void test_stream(void **state)
+{
+    (void)state;
+    abl_model_spec want = {0}, got = {0};
+    load("mpt-7b-instruct.json", &want);
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/data/configs/mpt-7b-instruct.json", ABL_SOURCE_DIR);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *err = NULL;
+    assert_int_equal(abl_model_spec_from_stream(f, &got, fresh(&err)), ABL_OK);
+    fclose(f);
+    assert_int_equal(got.heads, want.heads);
+    assert_int_equal(got.head_dim, want.head_dim);
+    assert_int_equal(got.layers, want.layers);
+    assert_true(got.context == want.context);
+    assert_string_equal(got.model_type, want.model_type);
+    assert_string_equal(got.dtype.name, want.dtype.name);
+    assert_string_equal(got.pipeline.text, want.pipeline.text);
+    abl_model_spec_free(&got);
+    abl_model_spec_free(&want);
+    /* one byte over the bound: spaces, which JSON would accept around a value */
+    f = tmpfile();
+    assert_non_null(f);
+    for (size_t i = 0; i <= ABL_CONFIG_MAX_BYTES; i++)
+        fputc(' ', f);
+    rewind(f);
+    assert_int_equal(abl_model_spec_from_stream(f, &got, fresh(&err)), ABL_ERR_PARSE);
+    fclose(f);
+    assert_non_null(strstr(err, "larger than"));
+    free(err);
+    err = NULL;
+    assert_int_equal(abl_model_spec_from_stream(NULL, &got, fresh(&err)), ABL_ERR_INVALID_ARGUMENT);
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bloom),     cmocka_unit_test(test_falcon),    cmocka_unit_test(test_mpt),
         cmocka_unit_test(test_others),    cmocka_unit_test(test_malformed), cmocka_unit_test(test_catalogue_spec),
+        cmocka_unit_test(test_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

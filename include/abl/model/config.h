@@ -7,6 +7,7 @@
 #include "abl/core/export.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include "abl/core/status.h"
 #include "abl/core/format.h"
@@ -88,6 +89,9 @@ ABL_API abl_status abl_model_spec_from_json(const char *text, size_t len, abl_mo
  * ABL_CONFIG_MAX_BYTES are refused (a config.json is a few kilobytes). */
 #define ABL_CONFIG_MAX_BYTES (4u << 20)
 ABL_API abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char **msg);
+/* The same for an open stream read to its end (standard input: the CLI's --config -), under the same
+ * ABL_CONFIG_MAX_BYTES bound; the stream stays open, the caller's to close. */
+ABL_API abl_status abl_model_spec_from_stream(FILE *f, abl_model_spec *out, char **msg);
 
 /* "config.json: n_head", "catalogue: bloom-7b1", "option --heads", "default": a malloc'd string, the
  * caller's to free (NULL: out of memory). */

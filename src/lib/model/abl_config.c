@@ -525,15 +525,12 @@ abl_status abl_model_spec_from_json(const char *text, size_t len, abl_model_spec
     return st;
 }
 
-abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char **msg)
+/* One bounded reader for a file and for standard input (the CLI's --config -): a stream that never ends
+ * is refused at the same size as a file. */
+abl_status abl_model_spec_from_stream(FILE *f, abl_model_spec *out, char **msg)
 {
-    if (path == NULL || out == NULL)
+    if (f == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        abl_set_error(msg, "cannot read: %s", strerror(errno));
-        return ABL_ERR_IO;
-    }
     size_t cap = 8192, len = 0;
     char *buf = malloc(cap);
     abl_status st = buf ? ABL_OK : ABL_ERR_NO_MEMORY;
@@ -562,10 +559,23 @@ abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char 
             break;
         }
     }
-    fclose(f);
     if (st == ABL_OK)
         st = abl_model_spec_from_json(buf, len, out, msg);
     free(buf);
+    return st;
+}
+
+abl_status abl_model_spec_from_file(const char *path, abl_model_spec *out, char **msg)
+{
+    if (path == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        abl_set_error(msg, "cannot read: %s", strerror(errno));
+        return ABL_ERR_IO;
+    }
+    abl_status st = abl_model_spec_from_stream(f, out, msg);
+    fclose(f);
     return st;
 }
 

@@ -1,0 +1,5 @@
+analyze
+--config
+@DATA@
+--ctx
+1024
