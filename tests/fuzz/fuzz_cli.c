@@ -10,8 +10,8 @@
  *   and on standard output (docs/spec.md "Text on standard output"): no raw control byte but newline
  *   and tab, no C1 control (UTF-8 C2 80..C2 9F), and no line that begins (after blanks) with the
  *   GitHub Actions workflow-command prefix "::" (shell completion scripts excepted: zsh's own syntax).
- * Inputs that would write files (--output, --weights, --plot) or lift the work budget (--force) are
- * skipped: the fuzzer must not write outside memory, and every input it runs has a bounded cost. */
+ * Inputs that would write files (--output, --weights, --plot), lift the work budget (--force) or read
+ * standard input (an argument "-") are skipped: the fuzzer must not write outside memory, and every input it runs has a bounded cost. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +24,9 @@ static int skipped(const char *arg)
     for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++)
         if (strncmp(arg, writers[i], strlen(writers[i])) == 0)
             return 1;
-    return 0;
+    /* "-" (--config -) reads standard input: the fuzzer's own, which is not the input and may never end. */
+    size_t n = strlen(arg);
+    return strcmp(arg, "-") == 0 || (n >= 2 && strcmp(arg + n - 2, "=-") == 0);
 }
 
 static size_t count_char(const char *s, size_t n, char c)
