@@ -676,19 +676,26 @@ static int target_power(long tau_x, const tform *ty, unsigned long Q, mpq_t out)
     return 1;
 }
 
+/* The sign of na/da - nb/db (da, db > 0), exactly: the cross products in GMP integers (they overflow a long). */
+static int ratio_compare(long na, long da, long nb, long db)
+{
+    mpz_t x, y;
+    mpz_inits(x, y, (mpz_ptr)0);
+    mpz_set_si(x, na);
+    mpz_mul_si(x, x, db);
+    mpz_set_si(y, nb);
+    mpz_mul_si(y, y, da);
+    int r = sign_of(mpz_cmp(x, y));
+    mpz_clears(x, y, (mpz_ptr)0);
+    return r;
+}
+
 /* Two powers of two: 2^x is increasing, so compare the exponents num_a/den_a and num_b/den_b. */
 static int pow2_compare(const abl_slope *a, const abl_slope *b, int *res)
 {
     if (a->pow2_den <= 0 || b->pow2_den <= 0)
         return 0;
-    mpz_t x, y;
-    mpz_inits(x, y, (mpz_ptr)0);
-    mpz_set_si(x, a->pow2_num);
-    mpz_mul_si(x, x, b->pow2_den);
-    mpz_set_si(y, b->pow2_num);
-    mpz_mul_si(y, y, a->pow2_den);
-    *res = sign_of(mpz_cmp(x, y));
-    mpz_clears(x, y, (mpz_ptr)0);
+    *res = ratio_compare(a->pow2_num, a->pow2_den, b->pow2_num, b->pow2_den);
     return 1;
 }
 
@@ -720,14 +727,7 @@ static int family_compare(const abl_slope *a, const abl_slope *b, int *res)
         return 0;
     /* t increases with g/G when hi > lo, and m = -tau/t (or -tau/ln(t+1)) decreases with t. */
     int dir = sign_of(mpq_cmp(hi_a, lo_a));
-    mpz_t ea, eb;
-    mpz_inits(ea, eb, (mpz_ptr)0);
-    mpz_set_si(ea, a->geo_num);
-    mpz_mul_si(ea, ea, b->geo_den);
-    mpz_set_si(eb, b->geo_num);
-    mpz_mul_si(eb, eb, a->geo_den);
-    *res = -dir * sign_of(mpz_cmp(ea, eb));
-    mpz_clears(ea, eb, (mpz_ptr)0);
+    *res = -dir * ratio_compare(a->geo_num, a->geo_den, b->geo_num, b->geo_den);
     return 1;
 }
 
