@@ -202,6 +202,10 @@ int abl_cli_pipeline(const char *spec, const abl_format *model, int check, abl_p
 /* A layer's pipeline (abl_layer_pipeline: eager when it has none) built for its format and checked as
  * abl_cli_pipeline does; 0, or the exit status after the one-line error. */
 int abl_cli_pipeline_value(const abl_layer *l, abl_pipeline *out);
+/* The layer's kernel as a value (l->pipeline, l->has_pipeline): the text of --pipeline (parsed once), else
+ * the catalogue model's default code path (cat), else the config's (spec); none of them: eager. --model and
+ * --config exclude each other. 0, or the exit status after the one-line error. */
+int abl_cli_layer_kernel(const char *text, const abl_model *cat, const abl_model_spec *spec, abl_layer *l);
 /* --pipeline SPEC parsed once into the dtype-independent value the library takes (abl_pipeline_spec_parse;
  * *out freed by the caller, also after an error); 0, or the exit status after the one-line error. */
 int abl_cli_pipeline_spec(const char *spec, abl_pipeline_spec *out);

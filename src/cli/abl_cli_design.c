@@ -313,27 +313,6 @@ static int design_status(abl_status st, const char *what)
     return abl_cli_usage_error("design: %s: %s", what, abl_status_message(st));
 }
 
-/* The layer's kernel as a value: --pipeline (parsed here, once), else the catalogue model's default code
- * path, else the config's (both already values: no catalogue text is read again). */
-static int design_pipeline(const char *text, const abl_model *cat, const abl_model_spec *spec, abl_layer *l)
-{
-    abl_status st = ABL_OK;
-    abl_pipeline_spec_free(&l->pipeline);
-    if (text != NULL) {
-        int rc = abl_cli_pipeline_spec(text, &l->pipeline);
-        l->has_pipeline = rc == 0;
-        return rc;
-    }
-    if (cat != NULL && cat->family != NULL && cat->family->npaths > 0)
-        st = abl_code_path_pipeline(&cat->family->paths[0], &l->pipeline);
-    else if (spec != NULL)
-        st = abl_model_spec_pipeline(spec, &l->pipeline);
-    else
-        return 0; /* eager */
-    l->has_pipeline = st == ABL_OK;
-    return st == ABL_OK ? 0 : abl_cli_internal_error("%s", abl_cli_why(st, NULL));
-}
-
 /* The kernel: --dtype, --pipeline (or the model's), checked to be one the exact predictor models. */
 static int design_kernel(const abl_cli_cmd *cmd, const char **v, design_run *d)
 {
@@ -349,7 +328,7 @@ static int design_kernel(const abl_cli_cmd *cmd, const char **v, design_run *d)
         return ABL_EXIT_USAGE;
     abl_layer *l = &d->layer;
     l->format = model;
-    int prc = design_pipeline(abl_cli_arg(cmd, v, ABL_OPT_PIPELINE), cat, have_config ? &d->spec : NULL, l);
+    int prc = abl_cli_layer_kernel(abl_cli_arg(cmd, v, ABL_OPT_PIPELINE), cat, have_config ? &d->spec : NULL, l);
     abl_pipeline *pl = &d->job.cfg.pipeline;
     if (prc != 0 || (prc = abl_cli_pipeline_value(l, pl)) != 0)
         return prc;

@@ -557,3 +557,24 @@ int abl_cli_compare(const abl_cli_ctx *ctx, const char *cmdname, const abl_compa
     abl_compare_free(&c);
     return rc;
 }
+
+/* The layer's kernel as a value: --pipeline (parsed here, once), else the catalogue model's default code
+ * path, else the config's (both already values: no catalogue text is read again). */
+int abl_cli_layer_kernel(const char *text, const abl_model *cat, const abl_model_spec *spec, abl_layer *l)
+{
+    abl_status st = ABL_OK;
+    abl_pipeline_spec_free(&l->pipeline);
+    if (text != NULL) {
+        int rc = abl_cli_pipeline_spec(text, &l->pipeline);
+        l->has_pipeline = rc == 0;
+        return rc;
+    }
+    if (cat != NULL && cat->family != NULL && cat->family->npaths > 0)
+        st = abl_code_path_pipeline(&cat->family->paths[0], &l->pipeline);
+    else if (spec != NULL)
+        st = abl_model_spec_pipeline(spec, &l->pipeline);
+    else
+        return 0; /* eager */
+    l->has_pipeline = st == ABL_OK;
+    return st == ABL_OK ? 0 : abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+}

@@ -128,20 +128,7 @@ static int report_kernel(const abl_cli_cmd *cmd, const char **v, const abl_cli_m
     const char *s;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &l->context))
         return ABL_EXIT_USAGE;
-    const char *ptext = abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
-    if (ptext == NULL && spec != NULL) { /* the config's kernel, already a value */
-        abl_status st = abl_model_spec_pipeline(spec, &l->pipeline);
-        l->has_pipeline = st == ABL_OK;
-        return st == ABL_OK ? 0 : abl_cli_internal_error("%s", abl_cli_why(st, NULL));
-    }
-    if (ptext == NULL && m != NULL && m->family != NULL && m->family->npaths > 0) { /* the default code path's */
-        abl_status st = abl_code_path_pipeline(&m->family->paths[0], &l->pipeline);
-        l->has_pipeline = st == ABL_OK;
-        return st == ABL_OK ? 0 : abl_cli_internal_error("%s", abl_cli_why(st, NULL));
-    }
-    int rc = ptext != NULL ? abl_cli_pipeline_spec(ptext, &l->pipeline) : 0;
-    l->has_pipeline = ptext != NULL && rc == 0;
-    return rc;
+    return abl_cli_layer_kernel(abl_cli_arg(cmd, v, ABL_OPT_PIPELINE), m, spec, l);
 }
 
 /* The page of the layer the options describe (the caller frees *l, initialised, and *owned, the --model
