@@ -238,6 +238,9 @@ static void report_notes(abl_report *r, const design_run *d)
                            "output dtype; flash: exp2's flush threshold).");
     if (res->clamp_skipped)
         abl_report_note(r, "no clamp line: the clamp is checked on eager and flash softmaxes only.");
+    const char *modelled = abl_pipeline_modelled_note(&d->job.cfg.pipeline);
+    if (modelled != NULL)
+        abl_report_note(r, modelled);
 }
 
 static abl_status build_report(const design_run *d, abl_report **out)

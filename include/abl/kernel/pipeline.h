@@ -50,7 +50,16 @@ typedef enum abl_softmax_kind {
      * the coefficient of a unit value vector in the output (the key's influence), through the kernel
      * the field fa-kernel names (docs/pipelines.md) */
     ABL_SOFTMAX_GGML_FLASH = 5,
-    ABL_SOFTMAX_KIND_COUNT = 6
+    /* Modelled from source, not measured (docs/pipelines.md §3c; CUDA intrinsics as documented, flush to
+     * zero under -use_fast_math). ggml-cuda-vec: llama.cpp's CUDA flash-attention vector kernel (one query
+     * row; F16 mask, FATTN_KQ_MAX_OFFSET, __expf, per-warp running max, fp32 V accumulator on NVIDIA);
+     * vllm-paged: vLLM's paged-attention V1 kernel (__expf, __fdividef(1, sum + 1e-6), P in the model
+     * dtype); trtllm-mmha: TensorRT-LLM's masked multi-head attention decode kernel (the same softmax,
+     * 64/128/256 threads). The weight is the coefficient of a unit value vector in the output. */
+    ABL_SOFTMAX_GGML_CUDA_VEC = 6,
+    ABL_SOFTMAX_VLLM_PAGED = 7,
+    ABL_SOFTMAX_TRTLLM_MMHA = 8,
+    ABL_SOFTMAX_KIND_COUNT = 9
 } abl_softmax_kind;
 
 /* Where the bias meets the scores, with c = bias-scale:
@@ -145,9 +154,14 @@ typedef struct abl_pipeline {
                                  * 2048, rounded above, -inf from 65520) */
     abl_fa_kernel fa_kernel;    /* ggml-flash: the kernel */
     int threads;                /* ggml-flash, split-kv: ggml's thread count (one key chunk each) */
-    int rows;                   /* ggml kinds: the query rows of one call, the last R of the context (a decode
-                                 * step: 1); only those are emulated; 0: all N */
+    int rows;                   /* ggml kinds and the GPU engines: the query rows of one call, the last R of the
+                                 * context (a decode step: 1); only those are emulated; 0: all N */
+    int modelled;               /* 1: a preset modelled from the engine's source, not measured (every output
+                                 * that uses it says so: abl_pipeline_modelled_note) */
 } abl_pipeline;
+
+/* "Pipeline <preset>: modelled from source, not measured ..." for a modelled preset, else NULL (static text). */
+ABL_API const char *abl_pipeline_modelled_note(const abl_pipeline *p);
 
 /* "eager, flash2, sdpa-efficient, ..." */
 ABL_API const char *abl_pipeline_preset_names(void);

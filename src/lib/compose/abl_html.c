@@ -380,6 +380,8 @@ static void html_model_section(FILE *f, const abl_html_plan *plan, const abl_ana
     abl_pipeline_describe_text(&plan->predict.pipeline, &fields);
     row2(f, "kernel roundings", abl_text_str(&fields));
     free(fields.s);
+    if (abl_pipeline_modelled_note(&plan->predict.pipeline) != NULL)
+        row2(f, "kernel source", abl_pipeline_modelled_note(&plan->predict.pipeline));
     fputs("</table>\n", f);
 }
 

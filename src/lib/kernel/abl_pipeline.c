@@ -15,7 +15,8 @@
 
 static const char *const k_forms[ABL_BIAS_FORM_COUNT] = {"relative", "absolute", "symmetric", "trailing"};
 static const char *const k_softmax[ABL_SOFTMAX_KIND_COUNT] = {"eager", "flash", "sdpa-efficient", "sdpa-cudnn",
-                                                              "ggml", "ggml-flash"};
+                                                              "ggml", "ggml-flash", "ggml-cuda-vec",
+                                                              "vllm-paged", "trtllm-mmha"};
 static const char *const k_sums[] = {"exact", "sequential", "vec8", "vec16"};
 static const char *const k_norms[] = {"reciprocal", "divide"};
 static const char *const k_exps[ABL_EXP_MODEL_COUNT] = {"correct", "sleef", "ggml-avx2", "ggml-scalar"};
@@ -26,7 +27,7 @@ static const char *const k_fa_kernels[ABL_FA_KERNEL_COUNT] = {"auto", "tiled", "
 const char *abl_pipeline_preset_names(void)
 {
     return "eager, flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, "
-           "mpt, mpt-hf, llamacpp-cpu, llamacpp-cpu-fa";
+           "mpt, mpt-hf, llamacpp-cpu, llamacpp-cpu-fa, llamacpp-cuda-fa, vllm-paged, trtllm-decode";
 }
 
 const char *abl_pipeline_preset_help(void)
@@ -45,7 +46,14 @@ const char *abl_pipeline_preset_help(void)
            "llamacpp-cpu: llama.cpp/ggml CPU, flash attention off (ggml soft_max_f32: powf slopes, F32 mask, "
            "ggml_v_expf AVX2, binary64 sum; ggml@d99724f2, measured)\n"
            "llamacpp-cpu-fa: llama.cpp/ggml CPU, flash attention on (flash_attn_ext_f16: F16 mask, F16 K/V; "
-           "fa-kernel=auto|tiled|one-chunk|split-kv, threads=T; weight = influence; ggml@d99724f2, measured)\n";
+           "fa-kernel=auto|tiled|one-chunk|split-kv, threads=T; weight = influence; ggml@d99724f2, measured)\n"
+           "llamacpp-cuda-fa: llama.cpp CUDA, flash attention on, decode (flash_attn_ext_vec: F16 mask, "
+           "KQ max offset, __expf, fp32 V accumulator; rows=1; weight = influence; modelled from source, not "
+           "measured)\n"
+           "vllm-paged: vLLM paged attention V1 decode (torch.pow slopes, __expf, __fdividef(1, sum + 1e-6), P in "
+           "the model dtype; rows=1; modelled from source, not measured)\n"
+           "trtllm-decode: TensorRT-LLM masked MHA decode (slopes in the model dtype, __expf, __fdividef, P in "
+           "the model dtype; rows=1; modelled from source, not measured)\n";
 }
 
 const char *abl_pipeline_field_names(void)
@@ -180,6 +188,9 @@ typedef struct preset_def {
                                                              * abl_exp_model */
     unsigned char scale_den;                                /* bias-scale 1/den */
     short head_dim, block;
+    unsigned char modelled;                                 /* modelled from source, not measured */
+    int rows;                                               /* the query rows of one call (0: all) */
+    unsigned char slope_model;                              /* slope-dtype: the model's (else fp32) */
 } preset_def;
 
 /* In the order the help lists them. Why each row is what it is:
@@ -194,32 +205,44 @@ typedef struct preset_def {
  * mpt: build_alibi_bias (causal): slopes * (j - (N-1)) in fp32, .to(dtype); softmax in the model dtype.
  * mpt-hf: build_mpt_alibi_tensor, 1/torch.pow(2, k*8/H') slopes, bias kept in fp32, fp32 softmax.
  * llamacpp-cpu: ggml soft_max_f32 with llama.cpp's F32 mask -|i-j|, everything in fp32.
- * llamacpp-cpu-fa: ggml flash_attn_ext_f16; llama.cpp casts the mask to F16 when flash attention is on. */
+ * llamacpp-cpu-fa: ggml flash_attn_ext_f16; llama.cpp casts the mask to F16 when flash attention is on.
+ * The GPU engines below are modelled from source, not measured (.modelled = 1; docs/pipelines.md §3c):
+ * llamacpp-cuda-fa: fattn-vec.cuh flash_attn_ext_vec, the one-row (decode) kernel, F16 mask, fp32 weights.
+ * vllm-paged: paged_attention_kernel (V1): BLOOM's torch.pow slopes (vLLM's _get_alibi_slopes), fp32 bias
+ *   slope * (j - i), P converted to the model dtype.
+ * trtllm-decode: decoderMaskedMultiheadAttentionTemplate.h: slopes held in the model dtype (T). */
 static const preset_def k_preset_defs[] = {
     {"eager", ABL_BIAS_RELATIVE, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0},
+     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0, 0, 0, 0},
     {"flash2", ABL_BIAS_ABSOLUTE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_FLASH, ABL_EXP_CORRECT, 1, 128, 64},
+     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_FLASH, ABL_EXP_CORRECT, 1, 128, 64, 0, 0, 0},
     {"sdpa-efficient", ABL_BIAS_RELATIVE, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
-     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 1, 64, 64},
+     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 1, 64, 64, 0, 0, 0},
     {"sdpa-cudnn", ABL_BIAS_RELATIVE, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
-     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_SDPA_CUDNN, ABL_EXP_CORRECT, 1, 64, 128},
+     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_SDPA_CUDNN, ABL_EXP_CORRECT, 1, 64, 128, 0, 0, 0},
     {"bloom-hf", ABL_BIAS_ABSOLUTE, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0},
+     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0, 0, 0, 0},
     {"falcon-hf-eager", ABL_BIAS_ABSOLUTE, DT_BF16, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_BOTH,
-     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 8, 64, 0},
+     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 8, 64, 0, 0, 0, 0},
     {"falcon-hf-sdpa", ABL_BIAS_ABSOLUTE, DT_BF16, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
-     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 8, 64, 64},
+     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 8, 64, 64, 0, 0, 0},
     {"falcon-rw-hf", ABL_BIAS_ABSOLUTE, DT_BF16, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
-     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 8, 64, 64},
+     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 8, 64, 64, 0, 0, 0},
     {"mpt", ABL_BIAS_TRAILING, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0},
+     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0, 0, 0, 0},
     {"mpt-hf", ABL_BIAS_TRAILING, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_MPT_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0},
+     ABL_SLOPE_CALC_MPT_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0, 0, 0, 0},
     {"llamacpp-cpu", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP32, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML, ABL_EXP_GGML_AVX2, 1, 128, 0},
+     ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML, ABL_EXP_GGML_AVX2, 1, 128, 0, 0, 0, 0},
     {"llamacpp-cpu-fa", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP16, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML_FLASH, ABL_EXP_GGML_AVX2, 1, 128, 0},
+     ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML_FLASH, ABL_EXP_GGML_AVX2, 1, 128, 0, 0, 0, 0},
+    {"llamacpp-cuda-fa", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP16, ABL_BIAS_ADD_SCORES,
+     ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML_CUDA_VEC, ABL_EXP_CORRECT, 1, 128, 0, .modelled = 1, .rows = 1},
+    {"vllm-paged", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
+     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_VLLM_PAGED, ABL_EXP_CORRECT, 1, 128, 0, .modelled = 1, .rows = 1},
+    {"trtllm-decode", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
+     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_TRTLLM_MMHA, ABL_EXP_CORRECT, 1, 128, 0, .modelled = 1, .rows = 1,
+     .slope_model = 1},
 };
 
 /* The preset's definition by name (any case), NULL when unknown. */
@@ -247,7 +270,7 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
     memset(&p, 0, sizeof p);
     p.preset = d->name;
     p.bias_form = (abl_bias_form)d->form;
-    p.slope_dtype = named("fp32");
+    p.slope_dtype = d->slope_model ? model : named("fp32");
     p.product_dtype = preset_dtype(d->product, &model);
     p.bias_dtype = preset_dtype(d->bias, &model);
     p.logit_dtype = preset_dtype(d->logit, &model);
@@ -265,6 +288,8 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
     p.block = d->block;
     p.fa_kernel = ABL_FA_AUTO;
     p.threads = 1;
+    p.rows = d->rows;
+    p.modelled = d->modelled;
     *out = p;
     return ABL_OK;
 }
@@ -581,6 +606,58 @@ static int fits_binary32(const abl_format *f)
     return f->precision >= 1 && f->precision <= 24 && f->emin >= -126 && f->emax <= 127;
 }
 
+const char *abl_pipeline_modelled_note(const abl_pipeline *p)
+{
+    if (p == NULL || !p->modelled)
+        return NULL;
+    return "Modelled from source, not measured: this preset follows the engine's source code and the documented "
+           "semantics of its CUDA intrinsics (docs/pipelines.md §3c); no GPU measurement backs it.";
+}
+
+static int is_engine(const abl_pipeline *p)
+{
+    return p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC || p->softmax == ABL_SOFTMAX_VLLM_PAGED ||
+           p->softmax == ABL_SOFTMAX_TRTLLM_MMHA;
+}
+
+/* The GPU engines add slope * distance to the fp32 scores inside the kernel (ggml-cuda-vec: slope * its mask). */
+static abl_status check_engine(const abl_pipeline *p, char **msg)
+{
+    const char *k = abl_softmax_kind_name(p->softmax);
+    const abl_format *fs[] = {&p->product_dtype, &p->bias_dtype, &p->logit_dtype};
+    const char *names[] = {"product-dtype", "bias-dtype", "logit-dtype"};
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(fs[i]->name, "fp32") != 0) {
+            abl_error_dup(msg, "%s=%s: softmax=%s adds the bias to the fp32 scores inside the kernel (use fp32)",
+                          names[i], fs[i]->name, k);
+            return ABL_ERR_UNSUPPORTED;
+        }
+    }
+    if (p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC &&
+        (strcmp(p->output_dtype.name, "fp32") != 0 || strcmp(p->slope_dtype.name, "fp32") != 0)) {
+        abl_error_dup(msg, "softmax=%s: ggml's slopes and the kernel's fp32 output (slope-dtype=fp32, "
+                      "output-dtype=fp32)", k);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC && strcmp(p->mask_dtype.name, "fp16") != 0 &&
+        strcmp(p->mask_dtype.name, "fp32") != 0) {
+        abl_error_dup(msg, "mask-dtype=%s: softmax=%s reads an fp16 (or fp32) mask", p->mask_dtype.name, k);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (p->exp != ABL_EXP_CORRECT || p->sum != ABL_SUM_EXACT) {
+        abl_error_dup(msg, "softmax=%s: the kernel's own __expf and sum order are modelled (exp and sum do not "
+                      "apply)", k);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (p->bias_scale.num != p->bias_scale.den || p->bias_add != ABL_BIAS_ADD_SCORES ||
+        (p->bias_form != ABL_BIAS_RELATIVE && p->bias_form != ABL_BIAS_SYMMETRIC)) {
+        abl_error_dup(msg, "softmax=%s: the bias is slope * (j - i) added to the scores (bias-form=relative, "
+                      "bias-add=scores, bias-scale=1)", k);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    return ABL_OK;
+}
+
 static int is_ggml(const abl_pipeline *p)
 {
     return p->softmax == ABL_SOFTMAX_GGML || p->softmax == ABL_SOFTMAX_GGML_FLASH;
@@ -629,6 +706,8 @@ abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg)
         return ABL_ERR_INVALID_ARGUMENT;
     if (is_ggml(p))
         return check_ggml(p, msg);
+    if (is_engine(p) && check_engine(p, msg) != ABL_OK)
+        return ABL_ERR_UNSUPPORTED;
     if (p->exp == ABL_EXP_GGML_AVX2 || p->exp == ABL_EXP_GGML_SCALAR) {
         abl_error_dup(msg, "exp=%s: ggml's exp applies to softmax=ggml and ggml-flash", abl_exp_model_name(p->exp));
         return ABL_ERR_UNSUPPORTED;
@@ -708,6 +787,8 @@ void abl_pipeline_describe_text(const abl_pipeline *p, abl_text *t)
     abl_text_add(t, ",output-dtype=%s", p->output_dtype.name);
     if (p->softmax == ABL_SOFTMAX_GGML_FLASH)
         abl_text_add(t, ",fa-kernel=%s,threads=%d", abl_fa_kernel_name(p->fa_kernel), p->threads);
+    else if (is_engine(p))
+        abl_text_add(t, ",mask-dtype=%s,rows=%d", p->mask_dtype.name, p->rows);
     else if (p->softmax != ABL_SOFTMAX_EAGER && p->softmax != ABL_SOFTMAX_GGML)
         abl_text_add(t, ",head-dim=%d,block=%d", p->head_dim, p->block);
     free(scale);

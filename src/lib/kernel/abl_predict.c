@@ -20,6 +20,7 @@
 #include "abl/kernel/simulate.h"
 #include "kernel/abl_predict_sdpa.h"
 #include "kernel/abl_round.h"
+#include "kernel/abl_engines.h"
 #include "kernel/abl_ggml.h"
 
 typedef struct pctx {
@@ -430,12 +431,14 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
     for (int h = 0; h < s.heads && st == ABL_OK; h++) {
         uint64_t last = s.em.n - 1;
         float big = abl_emul_logit(&s.em, &s.hd[h], 0.0f, last, abl_emul_bias_mag(&s.em, &s.hd[h], last));
-        if (!isfinite(big) && !abl_emul_ggml(&s.em))   /* ggml: -inf is a key the fp16 mask hides */
+        if (!isfinite(big) && !abl_emul_inf_ok(&s.em))   /* ggml: -inf is a key the fp16 mask hides */
             st = ABL_ERR_UNSUPPORTED;
     }
     for (int h = 0; st == ABL_OK && s.em.softmax == ABL_SOFTMAX_GGML && h < s.heads; h++)
         st = abl_ggml_predict_head(&s, h, &out->results[h]);   /* abl_ggml.c */
-    if (st == ABL_OK && s.em.softmax != ABL_SOFTMAX_GGML) {
+    for (int h = 0; st == ABL_OK && abl_emul_engine(&s.em) && h < s.heads; h++)
+        st = abl_engine_predict_head(&s, h, &out->results[h]);   /* abl_engines.c */
+    if (st == ABL_OK && s.em.softmax != ABL_SOFTMAX_GGML && !abl_emul_engine(&s.em)) {
         pteam t;
         t.s = &s;
         t.out = out;

@@ -75,6 +75,16 @@ static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min
     case ABL_SOFTMAX_FLASH:
         c.rate = ABL_PREDICT_RATE_FLASH;
         break;
+    case ABL_SOFTMAX_GGML_CUDA_VEC:
+    case ABL_SOFTMAX_VLLM_PAGED:
+    case ABL_SOFTMAX_TRTLLM_MMHA: {
+        /* abl_engine_predict_head runs each computed row through the kernel model: R rows of up to N keys,
+         * about 16 key steps to one unit at the bound rate */
+        double R = p->rows > 0 && (double)p->rows < n ? (double)p->rows : n;
+        c.units = R * (n / 16 + 1);
+        c.unit_name = "key steps / 16";
+        break;
+    }
     default:
         if (p->bias_form == ABL_BIAS_RELATIVE || p->bias_form == ABL_BIAS_SYMMETRIC)
             c.rate = ABL_PREDICT_RATE_PREFIX;

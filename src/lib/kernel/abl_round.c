@@ -6,6 +6,7 @@
 #include <gmp.h>
 #include "abl/core/decimal.h"
 #include "kernel/abl_round.h"
+#include "kernel/abl_engines.h"
 #include "kernel/abl_ggml.h"
 
 abl_status abl_fp_init(const abl_format *f, abl_fp *out)
@@ -319,6 +320,8 @@ abl_status abl_emul_init(const abl_pipeline *p, uint64_t n, abl_emul *out)
     out->slope_calc = p->slope_calc;
     if (abl_emul_ggml(out) && (st = abl_emul_ggml_init(p, out)) != ABL_OK)
         return st;
+    if (abl_emul_engine(out) && (st = abl_emul_engine_init(p, out)) != ABL_OK)
+        return st;
     if (p->bias_scale.num == 0 || p->bias_scale.den == 0)
         return ABL_ERR_BAD_NUMBER;
     out->has_scale = p->bias_scale.num != p->bias_scale.den;
@@ -357,7 +360,7 @@ abl_status abl_emul_head_init_value(const abl_emul *e, double value, abl_emul_he
     if (!(held > 0.0) || !isfinite(held))
         return ABL_ERR_DEGENERATE;
     out->held = held;
-    if (abl_emul_ggml(e))
+    if (abl_emul_ggml(e) || abl_emul_engine(e))
         out->factor = (float)held;                           /* ggml multiplies the fp32 slope itself */
     else if (e->softmax == ABL_SOFTMAX_FLASH)
         out->factor = (float)(held / (double)e->sm_scale);   /* alibi_slope / params.scale_softmax */
@@ -370,6 +373,8 @@ abl_status abl_emul_head_init_value(const abl_emul *e, double value, abl_emul_he
 
 float abl_emul_bias_mag(const abl_emul *e, const abl_emul_head *h, uint64_t pos)
 {
+    if (abl_emul_engine(e))
+        return abl_engine_bias_mag(e, h, pos);
     if (abl_emul_ggml(e))   /* slope * |mask|: +inf where the fp16 mask is -inf */
         return (float)((double)h->factor * abl_fp_round(&e->mask, (double)pos));
     if (e->softmax == ABL_SOFTMAX_FLASH)
@@ -392,6 +397,8 @@ float abl_emul_logit(const abl_emul *e, const abl_emul_head *h, float score, uin
     int neg = e->form != ABL_BIAS_ABSOLUTE;
     if (abl_emul_ggml(e))
         return abl_ggml_logit(e, h, score, pos, mag);
+    if (abl_emul_engine(e))
+        return abl_engine_logit(e, h, score, pos, mag);
     if (e->softmax == ABL_SOFTMAX_FLASH)
         return fmaf(neg ? -h->factor : h->factor, (float)pos, score);
     float b = neg ? -mag : mag, t;

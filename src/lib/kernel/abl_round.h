@@ -100,6 +100,23 @@ static inline int abl_emul_ggml(const abl_emul *e)
     return abl_emul_ggml_kind(e->softmax);
 }
 
+/* The GPU engines modelled from source (abl_engines.c). */
+static inline int abl_emul_engine_kind(abl_softmax_kind k)
+{
+    return k == ABL_SOFTMAX_GGML_CUDA_VEC || k == ABL_SOFTMAX_VLLM_PAGED || k == ABL_SOFTMAX_TRTLLM_MMHA;
+}
+
+static inline int abl_emul_engine(const abl_emul *e)
+{
+    return abl_emul_engine_kind(e->softmax);
+}
+
+/* Kinds whose F16 mask can hold -inf (a key the kernel skips): a logit of -inf is a masked key, not an error. */
+static inline int abl_emul_inf_ok(const abl_emul *e)
+{
+    return abl_emul_ggml(e) || e->softmax == ABL_SOFTMAX_GGML_CUDA_VEC;
+}
+
 /* ABL_ERR_UNSUPPORTED when abl_pipeline_check fails. */
 abl_status abl_emul_init(const abl_pipeline *p, uint64_t n, abl_emul *out);
 

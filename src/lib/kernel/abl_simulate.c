@@ -15,6 +15,7 @@
 #include "abl/core/blindness.h"
 #include "abl/core/fraction.h"
 #include "kernel/abl_round.h"
+#include "kernel/abl_engines.h"
 #include "kernel/abl_ggml.h"
 #include "kernel/abl_simulate_fast.h"
 #include "kernel/abl_fastgauss.h"
@@ -229,7 +230,7 @@ static int row_logits(const row_ctx *rc, uint64_t i, float *x)
             uint64_t pos = abl_emul_pos(em, i, j);
             float score = abl_fp_round32(&rc->s->score_fp, x[j]);
             x[j] = abl_emul_logit(em, eh, score, pos, rc->table[pos]);
-            ok &= isfinite(x[j]) != 0 || abl_emul_ggml(em);
+            ok &= isfinite(x[j]) != 0 || abl_emul_inf_ok(em);
         }
         return ok;
     }
@@ -240,7 +241,7 @@ static int row_logits(const row_ctx *rc, uint64_t i, float *x)
             abl_sim_gauss_pair(rc->s->seed, hidx, i, j / 2, &z[0], &z[1]);
         float score = (float)(rc->s->std * z[j % 2]);
         x[j] = abl_emul_logit(em, eh, score, pos, rc->table[pos]);
-        ok &= isfinite(x[j]) != 0 || abl_emul_ggml(em);   /* ggml: -inf is a masked key */
+        ok &= isfinite(x[j]) != 0 || abl_emul_inf_ok(em);   /* ggml: -inf is a masked key */
     }
     return ok;
 }
@@ -267,6 +268,8 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
         return abl_sdpa_row(em, x, count, e, wout, tvw);
     if (abl_emul_ggml(em))
         return abl_ggml_row(em, i, x, e, wout, tvw);
+    if (abl_emul_engine(em))
+        return abl_engine_row(em, i, x, e, wout, tvw);
     if (em->softmax == ABL_SOFTMAX_EAGER) {
         float m = row_max(x, count);
         for (uint64_t j = 0; j < count; j++)
@@ -477,7 +480,7 @@ static void prepare_head(team *t, int h)
     for (uint64_t pos = 0; pos < n; pos++) {
         float mag = abl_emul_bias_mag(em, &s->hd[h], pos);
         float v = s->gaussian ? mag : abl_emul_logit(em, &s->hd[h], 0.0f, pos, mag);
-        if (!isfinite(v) && !abl_emul_ggml(em)) {   /* ggml: an infinite bias is a masked key (fp16 mask) */
+        if (!isfinite(v) && !abl_emul_inf_ok(em)) {   /* ggml: an infinite bias is a masked key (fp16 mask) */
             atomic_store(&t->failed, (int)ABL_ERR_UNSUPPORTED);
             return;
         }
@@ -683,7 +686,9 @@ abl_status abl_simulate_estimate(const abl_simulate_config *cfg, abl_cost *out)
     int gaussian = cfg->logit_std != NULL && mpq_sgn(cfg->logit_std) != 0;
     int fast = cfg->pipeline.softmax == ABL_SOFTMAX_EAGER && !gaussian && cfg->logits == NULL;
     out->units = abl_emul_ggml_kind(cfg->pipeline.softmax) ? abl_ggml_sim_units(&cfg->pipeline, cfg->context, heads)
-                                                          : (double)heads * n * (n + 1) / 2;
+                 : abl_emul_engine_kind(cfg->pipeline.softmax)
+                     ? abl_engine_sim_units(&cfg->pipeline, cfg->context, heads)
+                     : (double)heads * n * (n + 1) / 2;
     out->threads = threads;
     out->seconds = out->units / ((fast ? ABL_SIMULATE_RATE_FAST : ABL_SIMULATE_RATE) * threads);
     out->unit_name = "weights";
@@ -1009,6 +1014,18 @@ static void softmax_note(const abl_pipeline *p, const abl_emul *em, abl_text *t)
                  "to zero below 2^-126, running max over blocks of %d keys from the diagonal; P = e rounded into %s "
                  "is zero when e <= %.9g.",
                  (double)em->c_log2, (double)em->c_log2, p->block, p->output_dtype.name, em->out.zero_max);
+    } else if (p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC) {
+        abl_text_add(t, "llama.cpp CUDA flash attention, vector kernel (one query row): x = fma(slope, %s mask, "
+                        "score); 4 warps of 32 keys per 128-key step, each with its running max of x + 3*0.6931, "
+                        "p = __expf(x - max) flushed below 2^-126, an fp32 V accumulator rescaled by __expf; weight "
+                        "= VKQ / sum (__fdividef): the coefficient of a unit value, its influence.",
+                     p->mask_dtype.name);
+    } else if (p->softmax == ABL_SOFTMAX_VLLM_PAGED || p->softmax == ABL_SOFTMAX_TRTLLM_MMHA) {
+        abl_text_add(t, "%s decode kernel: x = score + fp32(slope * (j - i)); e = __expf(x - max) flushed below "
+                        "2^-126; S the per-thread sums of a %s-thread block reduced by xor butterflies; P = "
+                        "%s(fp32(e * __fdividef(1, S + 1e-6))), multiplied into V in fp32: a weight is zero when P is.",
+                     p->softmax == ABL_SOFTMAX_VLLM_PAGED ? "vLLM paged-attention (V1)" : "TensorRT-LLM masked MHA",
+                     p->softmax == ABL_SOFTMAX_VLLM_PAGED ? "128" : "64/128/256", p->output_dtype.name);
     } else {
         abl_text_add(t,
                  "SDPA %s kernel: y = fp32(x * fp32(log2 e)), keys in blocks of %d from key 0 with a running max; "
@@ -1032,7 +1049,8 @@ static abl_status report_notes(const rep_ctx *x)
                               "exponent-level distances of spec §4 for %s (for comparison).",
              abl_bias_form_name(p->bias_form),
              p->slope_calc == ABL_SLOPE_CALC_EXACT ? "rounded once" : p->slope_calc == ABL_SLOPE_CALC_TORCH_POW
-             ? "as torch.pow(fp32 base, k) computes them, held" : "as 1 / torch.pow(2, k B/H') computes them, held",
+             ? "as torch.pow(fp32 base, k) computes them, held" : p->slope_calc == ABL_SLOPE_CALC_GGML
+             ? "as ggml's powf(m0, k) computes them, held" : "as 1 / torch.pow(2, k B/H') computes them, held",
              p->slope_dtype.name,
              p->softmax == ABL_SOFTMAX_FLASH ? ", divided by the softmax scale" : ", cast to the product dtype",
              p->output_dtype.name);
@@ -1052,6 +1070,8 @@ static abl_status report_notes(const rep_ctx *x)
     }
     free(t.s);
     TRY(st);
+    if (abl_pipeline_modelled_note(p) != NULL)
+        TRY(abl_report_note(x->r, abl_pipeline_modelled_note(p)));
     if (x->sim)
         TRY(abl_report_note(x->r, "Last-row statistics: first blind d = smallest distance with a zero weight; TV "
                                   "distance = 0.5 sum |p - p_exact| against a binary64 softmax of eps - m d with the "

@@ -430,6 +430,8 @@ abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta
         st = abl_report_note(r, "first blind, row/matrix zeros and %: the exact zero weights of the pipeline "
                                 "(bias rounding, scaling, softmax, output dtype) for zero logits, from the "
                                 "predictor (docs/pipelines.md §6); 'none' = no zero weight in the last row.");
+    if (st == ABL_OK && abl_pipeline_modelled_note(&c->config.pipeline) != NULL)
+        st = abl_report_note(r, abl_pipeline_modelled_note(&c->config.pipeline));
     if (st != ABL_OK) {
         abl_report_free(r);
         return st;
