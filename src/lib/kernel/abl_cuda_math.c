@@ -68,7 +68,9 @@ static double round_p(double x, int p, int emin, double maxv)
     double q = ldexp(1.0, qe);
     double t = x / q;     /* exact: a power-of-two scaling */
     double r = nearbyint(t) * q;   /* the default rounding mode: to nearest even */
-    double half_ulp_max = maxv * ldexp(1.0, -p);   /* half the spacing at the top binade */
+    int em;
+    (void)frexp(maxv, &em);
+    double half_ulp_max = ldexp(1.0, em - 1 - p);   /* half the spacing of the top binade */
     if (fabs(x) >= maxv + half_ulp_max)
         return copysign(INFINITY, x);
     return r;
