@@ -19,3 +19,10 @@ for p in sdpa-efficient sdpa-cudnn falcon-hf-sdpa; do
     run "$p" "$d"
   done
 done
+# GPU engines modelled from source, not measured (docs/pipelines.md §3c): the decode presets compute one
+# query row (rows=1), which the predictor runs through the kernel model.
+for p in llamacpp-cuda-fa vllm-paged trtllm-decode; do
+  for d in bf16 fp16; do
+    run "$p" "$d"
+  done
+done

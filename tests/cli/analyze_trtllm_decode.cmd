@@ -1,0 +1,9 @@
+analyze
+--heads
+16
+--ctx
+8192
+--dtype
+fp16
+--pipeline
+trtllm-decode

@@ -1,0 +1,10 @@
+simulate
+--heads
+12
+--ctx
+3000
+--pipeline
+trtllm-decode
+--dtype
+bf16
+--compare

@@ -1,0 +1,11 @@
+simulate
+--heads
+4
+--ctx
+300
+--pipeline
+vllm-paged,rows=0
+--dtype
+fp16
+--format
+json
