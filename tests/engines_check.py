@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Independent check of the decode-kernel models vllm-paged and trtllm-decode (docs/pipelines.md §3c):
+the last row of each head recomputed here from the kernels' source as docs/pipelines.md describes it,
+with numpy binary32/float16 arithmetic, mpmath for 2^y, exact rationals for the roundings, and the
+flush to zero of -use_fast_math written out; then compared, head by head, with the first blind distance
+and the last-row zero count that `alibi-blind simulate --format json` reports.
+
+    x_j   = -m d                       (m = 2^-k for the press slopes of 8 heads: exact in fp32, fp16, bf16)
+    e_j   = __expf(x_j) = ftz(RN32(2^ftz(RN32(x_j * fp32(log2 e)))))
+    S     = per-thread fp32 sums of keys t, t + T, ... (T threads), an xor butterfly in each warp of 32,
+            then over the warps' sums (block_sum)
+    inv   = __fdividef(1, S + 1e-6f) = ftz(RN32(1 / RN32(S + 1e-6f)))
+    P_j   = model-dtype(ftz(RN32(e_j * inv)))          a weight is zero when P_j is
+T = 128 (vLLM paged attention V1); TensorRT-LLM: 64 below 32 steps, 128 below 2048, else 256.
+
+Usage: engines_check.py ALIBI_BLIND   (exit 77 without numpy or mpmath: Skipped)
+"""
+import json
+import subprocess
+import sys
+from fractions import Fraction
+
+try:
+    import mpmath
+    import numpy as np
+except ImportError:
+    print("numpy and mpmath are needed")
+    sys.exit(77)
+
+mpmath.mp.prec = 120
+TINY = Fraction(1, 2 ** 126)
+
+
+def rn(x, p, emin):
+    if x == 0:
+        return Fraction(0)
+    s = -1 if x < 0 else 1
+    a = abs(x)
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    while Fraction(2) ** e > a:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= a:
+        e += 1
+    qe = max(e - p + 1, emin - p + 1)
+    sc = a / Fraction(2) ** qe
+    q, r = divmod(sc.numerator, sc.denominator)
+    if 2 * r > sc.denominator or (2 * r == sc.denominator and q % 2 == 1):
+        q += 1
+    return s * Fraction(q) * Fraction(2) ** qe
+
+
+def ftz(v):
+    return Fraction(0) if abs(v) < TINY else v
+
+
+def f32(v):
+    return np.float32(float(v))
+
+
+L2E = np.float32(1.4426950408889634)
+
+
+def expf(x):
+    y = ftz(Fraction(float(np.float32(x) * L2E)))
+    if y < -160:
+        return Fraction(0)
+    m = mpmath.power(2, mpmath.mpf(y.numerator) / y.denominator)
+    man, ex = mpmath.mpf(m).man_exp
+    return ftz(rn(Fraction(int(man)) * Fraction(2) ** int(ex), 24, -126))
+
+
+def butterfly(v):
+    v = list(v)
+    m = len(v) // 2
+    while m >= 1:
+        v = [np.float32(v[l]) + np.float32(v[l ^ m]) for l in range(len(v))]
+        m //= 2
+    return v[0]
+
+
+def last_row(n, m, threads, dtype):
+    e = [expf(-m * d) for d in range(n)]           # key j = n - 1 - d
+    ts = [np.float32(0)] * threads
+    for j in range(n):
+        t = j % threads
+        ts[t] = np.float32(ts[t]) + f32(e[n - 1 - j])
+    W = threads // 32
+    red = [butterfly(ts[w * 32:(w + 1) * 32]) for w in range(W)]
+    S = butterfly(red) if W > 1 else red[0]
+    S1 = np.float32(S) + np.float32(1e-6)
+    inv = ftz(rn(1 / Fraction(float(S1)), 24, -126))
+    zeros, first = 0, None
+    for d in range(n):
+        p = ftz(rn(e[d] * inv, 24, -126))
+        P = rn(p, 11, -14) if dtype == "fp16" else rn(p, 8, -126)
+        if P == 0:
+            zeros += 1
+            if first is None:
+                first = d
+    return first, zeros
+
+
+def main():
+    binary = sys.argv[1]
+    fails = 0
+    for preset, dtype, n in (("vllm-paged", "fp16", 3000), ("vllm-paged", "bf16", 1200),
+                             ("trtllm-decode", "fp16", 2500), ("trtllm-decode", "bf16", 700),
+                             ("trtllm-decode", "fp16", 20)):
+        out = subprocess.run([binary, "simulate", "--heads", "8", "--ctx", str(n), "--pipeline", preset,
+                              "--dtype", dtype, "--format", "json"], capture_output=True, text=True, check=True)
+        heads = json.loads(out.stdout)["heads"]
+        threads = 128 if preset == "vllm-paged" else (64 if n - 1 < 32 else 128 if n - 1 < 2048 else 256)
+        for k, h in enumerate(heads, start=1):
+            m = Fraction(1, 2 ** k)
+            first, zeros = last_row(n, m, threads, dtype)
+            got = (h["first_blind"], h["row_zeros"])
+            if got != (first, zeros):
+                print(f"{preset} {dtype} N={n} head {k}: simulate {got}, independent ({first}, {zeros})")
+                fails += 1
+    print("engines_check:", "ok" if fails == 0 else f"{fails} differences")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
