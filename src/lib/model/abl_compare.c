@@ -519,6 +519,8 @@ abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, con
     if (st == ABL_OK)
         st = abl_report_note(r, "The rows are the heads with a zero attention weight in the last query row on this "
                                 "kernel (zero logits, exact predictor); exit status 0 = pass, 1 = fail, 2 = bad input.");
+    if (st == ABL_OK && abl_pipeline_modelled_note(&c->config.pipeline) != NULL)
+        st = abl_report_note(r, abl_pipeline_modelled_note(&c->config.pipeline));
     if (st != ABL_OK) {
         abl_report_free(r);
         return st;

@@ -1,0 +1,7 @@
+check
+--model
+bloom-560m
+--ctx
+4096
+--pipeline
+vllm-paged
