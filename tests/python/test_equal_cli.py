@@ -1,0 +1,126 @@
+"""The Python result equals json.loads of the CLI's --format json, case by case (issue 23)."""
+import numpy as np
+import pytest
+
+import alibi_blind as ab
+
+THRESHOLDS = [
+    ({}, []),
+    ({"dtype": "all"}, ["--dtype", "all"]),
+    ({"dtype": "fp16", "digits": 3}, ["--dtype", "fp16", "--digits", "3"]),
+    ({"dtype": ["fp8-e4m3fn", "bf16"], "digits": 20}, ["--dtype", "fp8-e4m3fn,bf16", "--digits", "20"]),
+]
+
+ANALYZE = [
+    ({"heads": 16, "ctx": 2048}, ["--heads", "16", "--ctx", "2048"]),
+    ({"heads": 8, "ctx": 4096, "dtype": "fp16", "convention": "ieee"},
+     ["--heads", "8", "--ctx", "4096", "--dtype", "fp16", "--convention", "ieee"]),
+    ({"ctx": 1000, "slopes": "slopes:0.5,0.25,0.125"}, ["--ctx", "1000", "--slopes", "slopes:0.5,0.25,0.125"]),
+    ({"heads": 12, "ctx": 8192, "mitigate": "C", "clamp": -20, "level": "weight"},
+     ["--heads", "12", "--ctx", "8192", "--mitigate", "C", "--clamp", "-20", "--level", "weight"]),
+    ({"heads": 4, "ctx": 512, "logit": "2.5", "window": 256, "distance": "log"},
+     ["--heads", "4", "--ctx", "512", "--logit", "2.5", "--window", "256", "--distance", "log"]),
+    ({"heads": 16, "ctx": 2048, "logit_range": (-10, 5), "softcap": 30},
+     ["--heads", "16", "--ctx", "2048", "--logit-range", "-10:5", "--softcap", "30"]),
+    ({"heads": 16, "ctx": 2048, "dtype": "bf16,fp16"}, ["--heads", "16", "--ctx", "2048", "--dtype", "bf16,fp16"]),
+    ({"heads": 8, "ctx": 300, "dtype": "all"}, ["--heads", "8", "--ctx", "300", "--dtype", "all"]),
+]
+
+SIMULATE = [
+    ({"heads": 4, "ctx": 200}, ["--heads", "4", "--ctx", "200"]),
+    ({"heads": 8, "ctx": 300, "pipeline": "bloom-hf", "dtype": "fp16"},
+     ["--heads", "8", "--ctx", "300", "--pipeline", "bloom-hf", "--dtype", "fp16"]),
+    ({"heads": 2, "ctx": 100, "logit_std": "1.5", "seed": 7}, ["--heads", "2", "--ctx", "100", "--logit-std", "1.5", "--seed", "7"]),
+    ({"heads": 4, "ctx": 256, "pipeline": "flash2", "compare": True}, ["--heads", "4", "--ctx", "256", "--pipeline", "flash2", "--compare"]),
+    ({"ctx": 128, "slopes": "slopes:1,0.5", "pipeline": "mpt", "threads": 1},
+     ["--ctx", "128", "--slopes", "slopes:1,0.5", "--pipeline", "mpt", "--threads", "1"]),
+    ({"heads": 16, "ctx": 100000, "predict": True}, ["--heads", "16", "--ctx", "100000", "--predict"]),
+]
+
+PREDICT = [
+    ({"heads": 16, "ctx": 2048, "pipeline": "sdpa-efficient"}, ["--heads", "16", "--ctx", "2048", "--pipeline", "sdpa-efficient"]),
+    ({"heads": 64, "ctx": 32768, "pipeline": "flash2", "dtype": "fp16"},
+     ["--heads", "64", "--ctx", "32768", "--pipeline", "flash2", "--dtype", "fp16"]),
+]
+
+MODELS = [(None, []), ("bloom-7b1", ["bloom-7b1"]), ("mpt-7b", ["mpt-7b"])]
+
+
+@pytest.mark.parametrize("kw,args", THRESHOLDS)
+def test_thresholds(cli, kw, args):
+    rc, doc, err = cli("thresholds", *args)
+    assert rc == 0, err
+    assert ab.thresholds(**kw) == doc
+
+
+@pytest.mark.parametrize("kw,args", ANALYZE)
+def test_analyze(cli, kw, args):
+    rc, doc, err = cli("analyze", *args)
+    assert rc == 0, err
+    assert ab.analyze(**kw) == doc
+
+
+@pytest.mark.parametrize("kw,args", SIMULATE)
+def test_simulate(cli, kw, args):
+    rc, doc, err = cli("simulate", *args)
+    assert rc == 0, err
+    assert ab.simulate(**kw) == doc
+
+
+@pytest.mark.parametrize("kw,args", PREDICT)
+def test_predict(cli, kw, args):
+    rc, doc, err = cli("simulate", "--predict", *args)
+    assert rc == 0, err
+    assert ab.predict(**kw) == doc
+
+
+@pytest.mark.parametrize("name,args", MODELS)
+def test_models(cli, name, args):
+    rc, doc, err = cli("models", *args)
+    assert rc == 0, err
+    assert ab.models(name) == doc
+
+
+def _scores(h, n, seed):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((h, n, n)) * 4).astype(np.float32)
+
+
+@pytest.mark.parametrize("dtype,kw,args", [
+    (np.float32, {}, []),
+    (np.float16, {"pipeline": "bloom-hf"}, ["--pipeline", "bloom-hf"]),
+    (np.float32, {"logits_dtype": "bf16", "dtype": "fp16"}, ["--logits-dtype", "bf16", "--dtype", "fp16"]),
+])
+def test_numpy_logits_equal_npy(cli, tmp_path, dtype, kw, args):
+    """numpy logits in memory give the document of the same scores through an .npy file."""
+    x = _scores(3, 96, 1).astype(dtype)
+    path = tmp_path / "scores.npy"
+    np.save(path, x)
+    rc, doc, err = cli("simulate", "--logits", str(path), *args)
+    assert rc == 0, err
+    assert ab.simulate(logits=x, **kw) == doc
+    # [N, N]: one matrix for every head, heads= given
+    np.save(path, x[0])
+    rc, doc, err = cli("simulate", "--logits", str(path), "--heads", "5", *args)
+    assert rc == 0, err
+    assert ab.simulate(logits=x[0], heads=5, **kw) == doc
+
+
+def test_numpy_strided_copy(cli, tmp_path):
+    """A transposed (not C-contiguous) array is read as its values, not its memory."""
+    x = _scores(2, 64, 2)
+    t = np.transpose(x, (0, 2, 1))
+    path = tmp_path / "t.npy"
+    np.save(path, np.ascontiguousarray(t))
+    rc, doc, err = cli("simulate", "--logits", str(path))
+    assert rc == 0, err
+    assert ab.simulate(logits=t) == doc
+
+
+def test_cli_refusals_are_errors(cli):
+    for kw in ({"heads": 4, "ctx": 10, "dtype": "nope"}, {"heads": 4}, {"heads": 4, "ctx": 10, "slopes": "bogus:1"},
+               {"heads": 4, "ctx": 10, "clamp": 1}, {"ctx": 10}):
+        with pytest.raises(ab.Error) as e:
+            ab.analyze(**kw)
+        assert isinstance(e.value, ValueError)
+        assert "\n" not in str(e.value) and str(e.value)
