@@ -40,6 +40,7 @@ def _candidates():
     try:
         from . import _install  # written by cmake --install
         yield _install.LIBRARY
+        yield _install.SONAME
     except ImportError:
         pass
     here = os.path.dirname(os.path.abspath(__file__))
