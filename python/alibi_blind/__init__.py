@@ -250,12 +250,19 @@ def models(name=None):
 
 
 def exact(value):
-    """An exact number of a document ('3/256', '0.0625', 2, '-inf' excepted) as a fractions.Fraction."""
+    """An exact rational of a document as a fractions.Fraction: an int, a decimal or 'p/q' text, or a
+    power 'b^e' with an integer exponent ('2^-3'); an irrational value ('2^-0.5') raises Error."""
     if isinstance(value, bool):
         raise Error("exact: %r is not a number" % (value,))
     if isinstance(value, numbers.Integral):
         return fractions.Fraction(int(value))
+    text = str(value).strip()
     try:
-        return fractions.Fraction(str(value))
+        if "^" in text:
+            base, exp = text.split("^", 1)
+            if not exp.lstrip("+-").isdigit():
+                raise ValueError(text)
+            return fractions.Fraction(base) ** int(exp)
+        return fractions.Fraction(text)
     except (ValueError, ZeroDivisionError):
-        raise Error("exact: %r is not an exact number" % (value,))
+        raise Error("exact: %r is not an exact rational" % (value,))
