@@ -89,3 +89,22 @@ def test_capture_custom_module():
     with pytest.raises(TypeError):
         with abt.capture_scores(m):
             pass
+
+
+def test_zero_counts_equal_pytorch_softmax():
+    """The zero weights of captured scores through the eager bf16 pipeline are PyTorch's own: bias -m (i - j)
+    in fp32 rounded to bf16, plus the scores rounded to bf16, softmax in fp32, weight rounded to bf16."""
+    h, n = 8, 300
+    g = torch.Generator().manual_seed(5)
+    scores = torch.randn(h, n, n, generator=g) * 4
+    m = torch.tensor([2.0 ** (-8.0 * (k + 1) / h) for k in range(h)]).view(h, 1, 1)
+    i = torch.arange(n).view(-1, 1)
+    j = torch.arange(n).view(1, n)
+    bias = (-(m * (i - j).float())).to(torch.bfloat16)
+    mask = j > i
+    x = (scores.to(torch.bfloat16) + bias).masked_fill(mask, float("-inf"))
+    w = torch.softmax(x, dim=-1, dtype=torch.float32).to(torch.bfloat16)
+    want = int(((w == 0) & ~mask).sum())
+    assert want > 0
+    doc = ab.simulate(logits=scores, logits_dtype="bf16")
+    assert doc["matrix_zeros"] == want
