@@ -14,7 +14,8 @@ import numbers
 
 from . import _lib
 
-__all__ = ["Error", "thresholds", "analyze", "simulate", "predict", "models", "exact", "dtype_name"]
+__all__ = ["Error", "thresholds", "analyze", "simulate", "predict", "models", "table", "reproduce", "exact",
+           "dtype_name"]
 __version__ = "0.2.0"
 
 
@@ -247,6 +248,28 @@ def predict(heads=None, ctx=None, dtype=None, pipeline=None, slopes=None, thread
 def models(name=None):
     """alibi-blind models [NAME] --format json: the catalogue, or one model in full."""
     return _answer(_lib.lib.abl_flat_models(_str(name)))
+
+
+def table(number, dtype=None, convention=None, digits=None, exact=False, ieee=False, rn=False, force=False,
+          budget=None):
+    """alibi-blind table N ... --format json: the paper's Table 1, 4, 5 or 8 computed from the definitions."""
+    a = _lib.TableArgs()
+    a.table = _int("table", number)
+    names, is_list = ([], False) if dtype is None else _dtypes(dtype, None)
+    arr = _names(names)
+    a.dtypes, a.ndtypes, a.dtype_list = arr, len(names), int(is_list)
+    a.convention = _str(convention)
+    a.digits = -1 if digits is None else _count("digits", digits, 0, 1000)
+    a.exact, a.ieee, a.rn = int(bool(exact)), int(bool(ieee)), int(bool(rn))
+    w, keep = _work(budget, force, None)
+    return _answer(_lib.lib.abl_flat_table(ctypes.byref(a), ctypes.byref(w)), (arr, keep))
+
+
+def reproduce(published=None, differences=False):
+    """alibi-blind reproduce ... --format json: every computable published number of the paper, recomputed and
+    compared. The document comes back also when a difference is unexplained (the CLI's exit status 1): its
+    verdicts say so."""
+    return _answer(_lib.lib.abl_flat_reproduce(_str(published), int(bool(differences))))
 
 
 def exact(value):

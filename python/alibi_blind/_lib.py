@@ -32,6 +32,12 @@ class SimulateArgs(ctypes.Structure):
                 ("compare", ctypes.c_int), ("logits", ctypes.POINTER(Scores)), ("logits_dtype", ctypes.c_char_p)]
 
 
+class TableArgs(ctypes.Structure):
+    _fields_ = [("table", ctypes.c_int), ("dtypes", ctypes.POINTER(ctypes.c_char_p)), ("ndtypes", ctypes.c_size_t),
+                ("dtype_list", ctypes.c_int), ("convention", ctypes.c_char_p), ("digits", ctypes.c_int),
+                ("exact", ctypes.c_int), ("ieee", ctypes.c_int), ("rn", ctypes.c_int)]
+
+
 def _candidates():
     """Where the library may be: ALIBI_BLIND_LIBRARY, the installed prefix, a build next to the checkout."""
     env = os.environ.get("ALIBI_BLIND_LIBRARY")
@@ -80,3 +86,7 @@ lib.abl_flat_simulate.argtypes = [ctypes.POINTER(SimulateArgs), ctypes.POINTER(W
 lib.abl_flat_simulate.restype = _R
 lib.abl_flat_models.argtypes = [ctypes.c_char_p]
 lib.abl_flat_models.restype = _R
+lib.abl_flat_table.argtypes = [ctypes.POINTER(TableArgs), ctypes.POINTER(Work)]
+lib.abl_flat_table.restype = _R
+lib.abl_flat_reproduce.argtypes = [ctypes.c_char_p, ctypes.c_int]
+lib.abl_flat_reproduce.restype = _R

@@ -124,3 +124,34 @@ def test_cli_refusals_are_errors(cli):
             ab.analyze(**kw)
         assert isinstance(e.value, ValueError)
         assert "\n" not in str(e.value) and str(e.value)
+
+
+TABLE = [
+    ({"number": 4}, ["4"]),
+    ({"number": 4, "dtype": "all", "digits": 6, "rn": True}, ["4", "--dtype", "all", "--digits", "6", "--rn"]),
+    ({"number": 8}, ["8"]),
+    ({"number": 8, "exact": True, "convention": "ieee"}, ["8", "--exact", "--convention", "ieee"]),
+    ({"number": 1}, ["1"]),
+    ({"number": 1, "ieee": True, "dtype": "fp16"}, ["1", "--ieee", "--dtype", "fp16"]),
+    ({"number": 5}, ["5"]),
+]
+
+
+@pytest.mark.parametrize("kw,args", TABLE)
+def test_table(cli, kw, args):
+    rc, doc, err = cli("table", *args)
+    assert rc == 0, err
+    assert ab.table(**kw) == doc
+
+
+@pytest.mark.parametrize("kw,args", [({}, []), ({"differences": True}, ["--differences"])])
+def test_reproduce(cli, kw, args):
+    rc, doc, err = cli("reproduce", *args)
+    assert rc in (0, 1), err
+    assert ab.reproduce(**kw) == doc
+
+
+def test_table_refusals():
+    for kw in ({"number": 3}, {"number": 4, "exact": True}, {"number": 8, "rn": True}, {"number": 1, "dtype": "bf16,fp16"}):
+        with pytest.raises(ab.Error):
+            ab.table(**kw)

@@ -86,6 +86,24 @@ ABL_API abl_flat_result *abl_flat_simulate(const abl_flat_simulate_args *a, cons
 /* models [NAME]: the catalogue (name NULL, full JSON), or one model. */
 ABL_API abl_flat_result *abl_flat_models(const char *name);
 
+/* table N (1, 4, 5, 8). Table 4: names[0..n-1] (n 0 with list 0: bf16,fp32; list 1 with n 0: all), digits
+ * (-1: 4), rn. Tables 1, 5, 8: one format (n 0: bf16), convention (NULL: paper), exact (8), ieee (1, 5).
+ * A setting the table does not take is refused, as the CLI does. */
+typedef struct abl_flat_table_args {
+    int table;
+    const char *const *dtypes;
+    size_t ndtypes;
+    int dtype_list;
+    const char *convention;
+    int digits;
+    int exact, ieee, rn;
+} abl_flat_table_args;
+ABL_API abl_flat_result *abl_flat_table(const abl_flat_table_args *a, const abl_flat_work *w);
+
+/* reproduce [--published DIR] [--differences]: status ABL_ERR_MISMATCH with the document when a difference
+ * is unexplained or an erratum stale (the CLI's exit 1). */
+ABL_API abl_flat_result *abl_flat_reproduce(const char *published_dir, int differences);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,9 @@
 #include "abl/kernel/simulate.h"
 #include "abl/model/catalogue.h"
 #include "abl/model/layer.h"
+#include "abl/paper/paper.h"
+#include "abl/paper/published.h"
+#include "abl/paper/reproduce.h"
 #include "abl/paper/tables.h"
 #include "abl/report/report.h"
 #include "abl_internal.h"
@@ -580,4 +583,110 @@ abl_flat_result *abl_flat_models(const char *name)
     abl_flat_result *r = st == ABL_OK ? flat_json(rep, NULL) : flat_fail(st, "%s", abl_status_message(st));
     abl_report_free(rep);
     return r;
+}
+
+/* The settings a table does not take (the CLI's only_for). NULL, or the failure. */
+static abl_flat_result *table_settings(const abl_flat_table_args *a)
+{
+    int n = a->table;
+    struct {
+        int given;
+        const char *key, *tables;
+    } only[] = {
+        {a->convention != NULL, "convention", "1, 5, 8"}, {a->digits >= 0, "digits", "4"},
+        {a->exact != 0, "exact", "8"}, {a->ieee != 0, "ieee", "1, 5"}, {a->rn != 0, "rn", "4"},
+    };
+    if (n != 1 && n != 4 && n != 5 && n != 8)
+        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "table: %d is not a table of the paper this tool computes "
+                         "(1, 4, 5 or 8)", n);
+    for (size_t i = 0; i < sizeof only / sizeof only[0]; i++) {
+        if (only[i].given && strchr(only[i].tables, '0' + n) == NULL)
+            return flat_fail(ABL_ERR_INVALID_ARGUMENT, "%s applies to table %s only, not table %d", only[i].key,
+                             only[i].tables, n);
+    }
+    if (n != 4 && (a->dtype_list || a->ndtypes > 1))
+        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "dtype: tables 1, 5 and 8 are computed for one format (run the "
+                         "table once per dtype; table 4 and analyze take a list)");
+    return NULL;
+}
+
+/* Tables 1, 5, 8: one format, the kernel columns of 1 and 5 judged against the budget. */
+static abl_flat_result *table_paper(const abl_flat_table_args *a, const abl_flat_work *w, abl_report **rep)
+{
+    abl_paper_options o;
+    abl_paper_options_default(&o);
+    abl_flat_result *e = a->ndtypes == 1 ? flat_dtype("dtype", a->dtypes[0], &o.format) : NULL;
+    if (e != NULL)
+        return e;
+    if (a->convention != NULL && abl_convention_parse(a->convention, &o.convention) != ABL_OK)
+        return flat_fail(ABL_ERR_UNKNOWN_CONVENTION, "convention: unknown convention '%s' (known: paper, ftz, ieee, "
+                         "subnormal)", a->convention);
+    o.exact = a->exact != 0;
+    o.ieee = a->ieee != 0;
+    abl_cost cost;
+    if ((a->table == 1 || a->table == 5) && abl_table_kernel_estimate(a->table, NULL, &cost) == ABL_OK &&
+        (e = flat_budget("table", w, &cost)) != NULL)
+        return e;
+    abl_status st = a->table == 1 ? abl_table1_report(&o, rep)
+                    : a->table == 5 ? abl_table5_report(NULL, &o, rep) : abl_table8_report(&o, rep);
+    if (st == ABL_ERR_DEGENERATE || st == ABL_ERR_UNSUPPORTED)
+        return flat_fail(st, "table %d: %s for this format and convention", a->table, abl_status_message(st));
+    return st == ABL_OK ? NULL : flat_fail(st, "table %d: %s", a->table, abl_status_message(st));
+}
+
+abl_flat_result *abl_flat_table(const abl_flat_table_args *a, const abl_flat_work *w)
+{
+    abl_flat_result *e = table_settings(a);
+    if (e != NULL)
+        return e;
+    abl_report *rep = NULL;
+    if (a->table == 4) {
+        if (a->digits > 1000)
+            return flat_fail(ABL_ERR_INVALID_ARGUMENT, "digits: %d is out of range (0 to 1000)", a->digits);
+        abl_format fmts[FLAT_MAX_DTYPES];
+        size_t n = 0;
+        static const char *const two[] = {"bf16", "fp32"};
+        e = a->ndtypes == 0 && !a->dtype_list ? flat_dtypes(two, 2, fmts, &n) : flat_dtypes(a->dtypes, a->ndtypes, fmts, &n);
+        abl_status st = e == NULL ? abl_table4_report(fmts, n, a->digits >= 0 ? a->digits : 4, a->rn != 0, &rep) : ABL_OK;
+        if (e == NULL && st != ABL_OK)
+            e = flat_fail(st, "table 4: %s", abl_status_message(st));
+    } else {
+        e = table_paper(a, w, &rep);
+    }
+    if (e == NULL)
+        e = flat_json(rep, NULL);
+    abl_report_free(rep);
+    return e;
+}
+
+abl_flat_result *abl_flat_reproduce(const char *published_dir, int differences)
+{
+    abl_published pub;
+    char *err = NULL;
+    abl_status st = published_dir != NULL ? abl_published_load_dir(published_dir, &pub, &err)
+                                          : abl_published_builtin(&pub, &err);
+    if (st != ABL_OK) {
+        abl_flat_result *e = flat_fail(st, "%s%s", published_dir != NULL ? "published: " : "built-in published values: ",
+                                       err != NULL ? err : abl_status_message(st));
+        free(err);
+        return e;
+    }
+    free(err);
+    abl_reproduction rep;
+    st = abl_reproduce_run(&pub, &rep);
+    abl_published_free(&pub);
+    if (st != ABL_OK)
+        return flat_fail(st, "reproduce: %s", abl_status_message(st));
+    abl_report *r = NULL;
+    st = abl_reproduce_report(&rep, differences != 0, &r);
+    abl_flat_result *res = st == ABL_OK ? flat_json(r, NULL) : flat_fail(st, "reproduce: %s", abl_status_message(st));
+    if (res != NULL && res->st == ABL_OK && !abl_reproduction_ok(&rep)) {
+        /* the CLI's exit 1: the document stands, the status says a difference is new or an erratum stale */
+        res->st = ABL_ERR_MISMATCH;
+        res->msg = abl_strf("reproduce: %zu unexplained difference(s), %zu stale erratum/errata", rep.unexplained,
+                            rep.stale);
+    }
+    abl_reproduction_free(&rep);
+    abl_report_free(r);
+    return res;
 }
