@@ -14,7 +14,7 @@ import numbers
 
 from . import _lib
 
-__all__ = ["Error", "thresholds", "analyze", "simulate", "predict", "models", "table", "reproduce", "exact",
+__all__ = ["Error", "thresholds", "analyze", "simulate", "predict", "check", "models", "table", "reproduce", "exact",
            "dtype_name"]
 __version__ = "0.2.0"
 
@@ -164,21 +164,40 @@ def thresholds(dtype=None, digits=10):
     return _answer(_lib.lib.abl_flat_thresholds(arr, len(names), d))
 
 
-_KERNEL_ONLY = ("model", "config", "pipeline")
+def _model_args(model, config, dtype, heads, slopes, ctx, pipeline, max_ctx=1 << 24):
+    m = _lib.ModelArgs()
+    m.model, m.config = _str(model), (None if config is None else str(config).encode())
+    m.dtype = None if dtype is None else dtype_name(dtype).encode()
+    m.heads = _count("heads", heads, 1, 65536)
+    m.slopes = _str(slopes)
+    m.ctx = _count("ctx", ctx, 1, max_ctx)
+    m.pipeline = _str(pipeline)
+    return m
+
+
+_PAPER_ONLY = ("clamp", "distance", "level", "logit", "mitigate", "softcap", "window", "logit_range")
 
 
 def analyze(heads=None, ctx=None, dtype=None, convention=None, window=None, slopes=None, distance=None,
             level=None, mitigate=None, logit=None, logit_range=None, clamp=None, softcap=None,
-            force=False, budget=None, progress=None, **kernel):
-    """alibi-blind analyze ... --format json: the paper's analysis of one layer (per dtype with a list)."""
-    for k in kernel:
-        if k in _KERNEL_ONLY:
-            raise Error("%s: analyze with a model or a kernel is not in the Python binding yet "
-                        "(use simulate(pipeline=..., predict=True))" % k)
-        raise TypeError("analyze() got an unexpected keyword argument '%s'" % k)
+            model=None, config=None, pipeline=None, force=False, budget=None, progress=None):
+    """alibi-blind analyze ... --format json: the paper's analysis of one layer (per dtype with a list); with
+    model=, config= or pipeline=, the paper's delta beside the real kernel's exact answer, head by head."""
     names, is_list = _dtypes(dtype, "bf16")
-    a = _lib.AnalyzeArgs()
     arr = _names(names)
+    w, keep = _work(budget, force, progress)
+    if model is not None or config is not None or pipeline is not None:
+        given = dict(clamp=clamp, distance=distance, level=level, logit=logit, mitigate=mitigate, softcap=softcap,
+                     window=window, logit_range=logit_range)
+        for k in _PAPER_ONLY:
+            if given[k] is not None:
+                raise Error("%s: not with model/config/pipeline (the kernel's answer is for zero logits and linear "
+                            "distances; drop %s=)" % (k, k))
+        m = _model_args(model, config, None, heads, slopes, ctx, pipeline)
+        n = 0 if (is_list and not names) else len(names) if (dtype is not None) else 0
+        return _answer(_lib.lib.abl_flat_analyze_kernel(ctypes.byref(m), arr, n, int(is_list), _str(convention),
+                                                        ctypes.byref(w)), (arr, keep))
+    a = _lib.AnalyzeArgs()
     a.dtypes, a.ndtypes, a.dtype_list = arr, len(names), int(is_list)
     a.convention = _str(convention)
     a.heads = _count("heads", heads, 1, 65536)
@@ -191,8 +210,18 @@ def analyze(heads=None, ctx=None, dtype=None, convention=None, window=None, slop
     if logit_range is not None:
         lo, hi = _range(logit_range)
         a.logit_lo, a.logit_hi = _text("logit_range", lo), _text("logit_range", hi)
-    w, keep = _work(budget, force, progress)
     return _answer(_lib.lib.abl_flat_analyze(ctypes.byref(a), ctypes.byref(w)), (arr, keep))
+
+
+def check(model=None, config=None, ctx=None, dtype=None, heads=None, slopes=None, pipeline=None, max_blind_heads=0,
+          max_row_fraction=None, force=False, budget=None):
+    """alibi-blind check ... --format json: the CI gate's verdict. The document comes back also when the model
+    is over the limits (the CLI's exit status 1): its verdict says so."""
+    m = _model_args(model, config, dtype, heads, slopes, ctx, pipeline)
+    w, keep = _work(budget, force, None)
+    k = _count("max_blind_heads", max_blind_heads, 0, 65536)
+    return _answer(_lib.lib.abl_flat_check(ctypes.byref(m), k, _text("max_row_fraction", max_row_fraction),
+                                           ctypes.byref(w)), keep)
 
 
 def _range(value):
@@ -209,16 +238,12 @@ def _range(value):
 
 
 def simulate(heads=None, ctx=None, dtype=None, pipeline=None, slopes=None, logit_std=None, seed=None,
-             threads=None, predict=False, compare=False, logits=None, logits_dtype=None,
-             force=False, budget=None, progress=None, **other):
+             threads=None, predict=False, compare=False, logits=None, logits_dtype=None, model=None, config=None,
+             force=False, budget=None, progress=None):
     """alibi-blind simulate ... --format json. logits: captured scores, a numpy array or a torch tensor
     (float32, float16 or bfloat16; [H, N, N] or [N, N]), read in place when C-contiguous float32/float16."""
-    for k in other:
-        if k in ("model", "config"):
-            raise Error("%s: simulate with a model is not in the Python binding yet (give heads=, slopes=, "
-                        "dtype=, pipeline=)" % k)
-        raise TypeError("simulate() got an unexpected keyword argument '%s'" % k)
     a = _lib.SimulateArgs()
+    a.model, a.config = _str(model), (None if config is None else str(config).encode())
     a.dtype = None if dtype is None else dtype_name(dtype).encode()
     a.pipeline = _str(pipeline)
     a.heads = _count("heads", heads, 1, 65536)
@@ -238,11 +263,11 @@ def simulate(heads=None, ctx=None, dtype=None, pipeline=None, slopes=None, logit
     return _answer(_lib.lib.abl_flat_simulate(ctypes.byref(a), ctypes.byref(w)), (keep, fn))
 
 
-def predict(heads=None, ctx=None, dtype=None, pipeline=None, slopes=None, threads=None, force=False, budget=None,
-            progress=None):
+def predict(heads=None, ctx=None, dtype=None, pipeline=None, slopes=None, threads=None, model=None, config=None,
+            force=False, budget=None, progress=None):
     """alibi-blind simulate --predict ... --format json: the exact zero-logit predictor, no N x N work."""
     return simulate(heads=heads, ctx=ctx, dtype=dtype, pipeline=pipeline, slopes=slopes, threads=threads,
-                    predict=True, force=force, budget=budget, progress=progress)
+                    model=model, config=config, predict=True, force=force, budget=budget, progress=progress)
 
 
 def models(name=None):

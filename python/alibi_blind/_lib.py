@@ -29,7 +29,14 @@ class SimulateArgs(ctypes.Structure):
     _fields_ = [("dtype", ctypes.c_char_p), ("pipeline", ctypes.c_char_p), ("heads", ctypes.c_int),
                 ("ctx", ctypes.c_uint64), ("slopes", ctypes.c_char_p), ("logit_std", ctypes.c_char_p),
                 ("seed", ctypes.c_uint64), ("threads", ctypes.c_int), ("predict", ctypes.c_int),
-                ("compare", ctypes.c_int), ("logits", ctypes.POINTER(Scores)), ("logits_dtype", ctypes.c_char_p)]
+                ("compare", ctypes.c_int), ("logits", ctypes.POINTER(Scores)), ("logits_dtype", ctypes.c_char_p),
+                ("model", ctypes.c_char_p), ("config", ctypes.c_char_p)]
+
+
+class ModelArgs(ctypes.Structure):
+    _fields_ = [("model", ctypes.c_char_p), ("config", ctypes.c_char_p), ("dtype", ctypes.c_char_p),
+                ("heads", ctypes.c_int), ("slopes", ctypes.c_char_p), ("ctx", ctypes.c_uint64),
+                ("pipeline", ctypes.c_char_p)]
 
 
 class TableArgs(ctypes.Structure):
@@ -90,3 +97,8 @@ lib.abl_flat_table.argtypes = [ctypes.POINTER(TableArgs), ctypes.POINTER(Work)]
 lib.abl_flat_table.restype = _R
 lib.abl_flat_reproduce.argtypes = [ctypes.c_char_p, ctypes.c_int]
 lib.abl_flat_reproduce.restype = _R
+lib.abl_flat_analyze_kernel.argtypes = [ctypes.POINTER(ModelArgs), ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,
+                                        ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(Work)]
+lib.abl_flat_analyze_kernel.restype = _R
+lib.abl_flat_check.argtypes = [ctypes.POINTER(ModelArgs), ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(Work)]
+lib.abl_flat_check.restype = _R

@@ -155,3 +155,65 @@ def test_table_refusals():
     for kw in ({"number": 3}, {"number": 4, "exact": True}, {"number": 8, "rn": True}, {"number": 1, "dtype": "bf16,fp16"}):
         with pytest.raises(ab.Error):
             ab.table(**kw)
+
+
+CONFIGS = __import__("os").path.join(__import__("os").path.dirname(__import__("os").path.abspath(__file__)),
+                                     "..", "data", "configs")
+
+ANALYZE_KERNEL = [
+    ({"model": "bloom-7b1"}, ["--model", "bloom-7b1"]),
+    ({"model": "falcon-rw-7b", "ctx": 4096}, ["--model", "falcon-rw-7b", "--ctx", "4096"]),
+    ({"heads": 16, "ctx": 2048, "pipeline": "flash2"}, ["--heads", "16", "--ctx", "2048", "--pipeline", "flash2"]),
+    ({"model": "mpt-7b", "dtype": "bf16,fp16"}, ["--model", "mpt-7b", "--dtype", "bf16,fp16"]),
+    ({"model": "bloom-560m", "convention": "ieee", "heads": 8, "pipeline": "eager"},
+     ["--model", "bloom-560m", "--convention", "ieee", "--heads", "8", "--pipeline", "eager"]),
+    ({"config": "baichuan2-13b-chat.json", "ctx": 8192}, ["--config", "baichuan2-13b-chat.json", "--ctx", "8192"]),
+]
+
+CHECK = [
+    ({"model": "bloom-7b1", "ctx": 4096}, ["--model", "bloom-7b1", "--ctx", "4096"]),
+    ({"model": "mpt-7b", "max_blind_heads": 40, "max_row_fraction": "0.9"},
+     ["--model", "mpt-7b", "--max-blind-heads", "40", "--max-row-fraction", "0.9"]),
+    ({"config": "baichuan2-13b-chat.json", "ctx": 32768, "max_blind_heads": 4},
+     ["--config", "baichuan2-13b-chat.json", "--ctx", "32768", "--max-blind-heads", "4"]),
+    ({"model": "falcon-rw-7b", "ctx": 2048, "pipeline": "flash2", "dtype": "fp16"},
+     ["--model", "falcon-rw-7b", "--ctx", "2048", "--pipeline", "flash2", "--dtype", "fp16"]),
+]
+
+SIMULATE_MODEL = [
+    ({"model": "bloom-560m", "ctx": 400}, ["--model", "bloom-560m", "--ctx", "400"]),
+    ({"model": "mpt-7b", "ctx": 256, "heads": 8, "predict": True}, ["--model", "mpt-7b", "--ctx", "256", "--heads", "8", "--predict"]),
+]
+
+
+def _config_path(kw, args):
+    import os
+    kw = dict(kw)
+    args = list(args)
+    if "config" in kw:
+        kw["config"] = os.path.join(CONFIGS, kw["config"])
+        args[args.index("--config") + 1] = kw["config"]
+    return kw, args
+
+
+@pytest.mark.parametrize("kw,args", ANALYZE_KERNEL)
+def test_analyze_kernel(cli, kw, args):
+    kw, args = _config_path(kw, args)
+    rc, doc, err = cli("analyze", *args)
+    assert rc == 0, err
+    assert ab.analyze(**kw) == doc
+
+
+@pytest.mark.parametrize("kw,args", CHECK)
+def test_check(cli, kw, args):
+    kw, args = _config_path(kw, args)
+    rc, doc, err = cli("check", *args)
+    assert rc in (0, 1), err
+    assert ab.check(**kw) == doc
+
+
+@pytest.mark.parametrize("kw,args", SIMULATE_MODEL)
+def test_simulate_model(cli, kw, args):
+    rc, doc, err = cli("simulate", *args)
+    assert rc == 0, err
+    assert ab.simulate(**kw) == doc

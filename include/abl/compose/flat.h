@@ -37,6 +37,18 @@ typedef struct abl_flat_work {
     void *progress_ctx;
 } abl_flat_work;
 
+/* A model and the options over it (--model or --config, then --dtype, --heads, --slopes, --ctx, --pipeline,
+ * which override the model's values; the document says where each value came from). model: a catalogue
+ * name, alias or Hugging Face id; config: a config.json, or a folder holding one. NULL/0: the model's. */
+typedef struct abl_flat_model_args {
+    const char *model, *config;
+    const char *dtype;
+    int heads;
+    const char *slopes;
+    uint64_t ctx;
+    const char *pipeline;        /* PRESET[,FIELD=VALUE...] or a code path of the model's family */
+} abl_flat_model_args;
+
 /* thresholds --dtype A,B --digits D: names[0..n-1] (n == 0: every format, as 'all'). */
 ABL_API abl_flat_result *abl_flat_thresholds(const char *const *names, size_t n, int digits);
 
@@ -67,7 +79,7 @@ typedef struct abl_flat_scores {
     uint64_t heads, n;
 } abl_flat_scores;
 
-/* simulate without a model (the options over --pipeline). */
+/* simulate (the options over --pipeline; with model set, over a model: see abl_flat_model_args). */
 typedef struct abl_flat_simulate_args {
     const char *dtype;          /* the model dtype; NULL: bf16 */
     const char *pipeline;       /* PRESET[,FIELD=VALUE...]; NULL: eager */
@@ -80,11 +92,23 @@ typedef struct abl_flat_simulate_args {
     int predict, compare;
     const abl_flat_scores *logits;   /* NULL: none */
     const char *logits_dtype;
+    const char *model, *config;  /* NULL: none (then dtype, pipeline, heads, slopes, ctx alone) */
 } abl_flat_simulate_args;
 ABL_API abl_flat_result *abl_flat_simulate(const abl_flat_simulate_args *a, const abl_flat_work *w);
 
 /* models [NAME]: the catalogue (name NULL, full JSON), or one model. */
 ABL_API abl_flat_result *abl_flat_models(const char *name);
+
+/* analyze with a kernel (--model/--config/--pipeline): the paper's delta beside the kernel's exact first
+ * blind distance, head by head. m->dtype is ignored: dtypes/ndtypes/dtype_list as abl_flat_analyze (a list
+ * gives the document of a list); convention as analyze's. */
+ABL_API abl_flat_result *abl_flat_analyze_kernel(const abl_flat_model_args *m, const char *const *dtypes, size_t ndtypes,
+                                                 int dtype_list, const char *convention, const abl_flat_work *w);
+
+/* check: the CI gate. max_blind_heads (>= 0), max_row_fraction (decimal text in [0, 1], NULL: none). Status
+ * ABL_ERR_MISMATCH with the document when the model is over the limits (the CLI's exit 1). */
+ABL_API abl_flat_result *abl_flat_check(const abl_flat_model_args *m, int max_blind_heads, const char *max_row_fraction,
+                                        const abl_flat_work *w);
 
 /* table N (1, 4, 5, 8). Table 4: names[0..n-1] (n 0 with list 0: bf16,fp32; list 1 with n 0: all), digits
  * (-1: 4), rn. Tables 1, 5, 8: one format (n 0: bf16), convention (NULL: paper), exact (8), ieee (1, 5).

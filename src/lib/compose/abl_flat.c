@@ -24,15 +24,11 @@
 #include "abl/paper/tables.h"
 #include "abl/report/report.h"
 #include "abl_internal.h"
+#include "compose/abl_flat_internal.h"
 
 #define FLAT_BUDGET_SECONDS 60.0
 #define FLAT_MAX_DTYPES 64
 
-struct abl_flat_result {
-    abl_status st;
-    char *json;
-    char *msg;
-};
 
 int abl_flat_status(const abl_flat_result *r)
 {
@@ -63,12 +59,7 @@ void abl_flat_free(abl_flat_result *r)
 }
 
 /* A failed result: st and one printf line (a NULL line falls back to the status's sentence). */
-static abl_flat_result *flat_fail(abl_status st, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static abl_flat_result *flat_fail(abl_status st, const char *fmt, ...)
+abl_flat_result *abl_flat_fail(abl_status st, const char *fmt, ...)
 {
     abl_flat_result *r = calloc(1, sizeof *r);
     if (r == NULL)
@@ -87,20 +78,20 @@ static abl_flat_result *flat_fail(abl_status st, const char *fmt, ...)
 }
 
 /* The report (or the set, when s is not NULL) as JSON: the CLI's --format json, byte for byte. */
-static abl_flat_result *flat_json(const abl_report *rep, const abl_report_set *s)
+abl_flat_result *abl_flat_render(const abl_report *rep, const abl_report_set *s)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);
     if (mem == NULL)
-        return flat_fail(ABL_ERR_NO_MEMORY, "%s", abl_status_message(ABL_ERR_NO_MEMORY));
+        return abl_flat_fail(ABL_ERR_NO_MEMORY, "%s", abl_status_message(ABL_ERR_NO_MEMORY));
     abl_status st = s != NULL ? abl_report_set_write(s, ABL_OUT_JSON, ABL_REPORT_WIDTH, mem)
                               : abl_report_write_width(rep, ABL_OUT_JSON, ABL_REPORT_WIDTH, mem);
     if (fclose(mem) != 0 && st == ABL_OK)
         st = ABL_ERR_IO;
     if (st != ABL_OK) {
         free(buf);
-        return flat_fail(st, "cannot render the report: %s", abl_status_message(st));
+        return abl_flat_fail(st, "cannot render the report: %s", abl_status_message(st));
     }
     abl_flat_result *r = calloc(1, sizeof *r);
     if (r == NULL) {
@@ -116,9 +107,9 @@ static abl_flat_result *flat_dtype(const char *key, const char *name, abl_format
 {
     const char *amb = abl_format_ambiguous(name);
     if (amb != NULL)
-        return flat_fail(ABL_ERR_UNKNOWN_DTYPE, "%s: '%s' is ambiguous: %s", key, name, amb);
+        return abl_flat_fail(ABL_ERR_UNKNOWN_DTYPE, "%s: '%s' is ambiguous: %s", key, name, amb);
     if (abl_format_lookup(name, out) != ABL_OK)
-        return flat_fail(ABL_ERR_UNKNOWN_DTYPE, "%s: unknown floating-point format '%s' (known: %s, torch.<dtype>, "
+        return abl_flat_fail(ABL_ERR_UNKNOWN_DTYPE, "%s: unknown floating-point format '%s' (known: %s, torch.<dtype>, "
                          "ml_dtypes names, or eXmY)", key, name, abl_format_names());
     return NULL;
 }
@@ -133,7 +124,7 @@ static abl_flat_result *flat_dtypes(const char *const *names, size_t n, abl_form
         return NULL;
     }
     if (n > FLAT_MAX_DTYPES)
-        return flat_fail(ABL_ERR_UNKNOWN_DTYPE, "dtype: at most %d formats", FLAT_MAX_DTYPES);
+        return abl_flat_fail(ABL_ERR_UNKNOWN_DTYPE, "dtype: at most %d formats", FLAT_MAX_DTYPES);
     for (size_t i = 0; i < n; i++) {
         abl_flat_result *e = flat_dtype("dtype", names[i] != NULL ? names[i] : "", &fmts[i]);
         if (e != NULL)
@@ -148,29 +139,29 @@ abl_flat_result *abl_flat_thresholds(const char *const *names, size_t n, int dig
     abl_format fmts[FLAT_MAX_DTYPES];
     size_t count = 0;
     if (digits < 0 || digits > 1000)
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "digits: %d is out of range (0 to 1000)", digits);
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "digits: %d is out of range (0 to 1000)", digits);
     abl_flat_result *e = flat_dtypes(names, n, fmts, &count);
     if (e != NULL)
         return e;
     abl_report *rep = NULL;
     abl_status st = abl_thresholds_report(fmts, count, digits, &rep);
-    abl_flat_result *r = st == ABL_OK ? flat_json(rep, NULL) : flat_fail(st, "%s", abl_status_message(st));
+    abl_flat_result *r = st == ABL_OK ? abl_flat_render(rep, NULL) : abl_flat_fail(st, "%s", abl_status_message(st));
     abl_report_free(rep);
     return r;
 }
 
 /* The work of a call against its budget (the CLI's refusal, naming force=True). NULL: within it. */
-static abl_flat_result *flat_budget(const char *what, const abl_flat_work *w, const abl_cost *c)
+abl_flat_result *abl_flat_budget(const char *what, const abl_flat_work *w, const abl_cost *c)
 {
     double budget = w != NULL && w->budget_seconds > 0 ? w->budget_seconds : FLAT_BUDGET_SECONDS;
     if ((w != NULL && w->force) || c->seconds <= budget)
         return NULL;
-    return flat_fail(ABL_ERR_INVALID_ARGUMENT, "%s: %.3g seconds of work (%.3g %s on %d thread%s at the nominal rate), over the "
+    return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "%s: %.3g seconds of work (%.3g %s on %d thread%s at the nominal rate), over the "
                      "budget of %.3g seconds: pass force=True to run it anyway", what, c->seconds, c->units,
                      c->unit_name ? c->unit_name : "units", c->threads, c->threads == 1 ? "" : "s", budget);
 }
 
-static abl_progress flat_progress(const abl_flat_work *w)
+abl_progress abl_flat_progress(const abl_flat_work *w)
 {
     abl_progress p = {NULL, NULL};
     if (w != NULL) {
@@ -184,7 +175,7 @@ static abl_progress flat_progress(const abl_flat_work *w)
 static abl_flat_result *flat_decimal(const char *key, const char *text, mpq_t q)
 {
     if (abl_decimal_to_mpq(text, q) != ABL_OK)
-        return flat_fail(ABL_ERR_BAD_NUMBER, "%s: '%s' is not a decimal number", key, text);
+        return abl_flat_fail(ABL_ERR_BAD_NUMBER, "%s: '%s' is not a decimal number", key, text);
     return NULL;
 }
 
@@ -193,7 +184,7 @@ static abl_flat_result *flat_slopes(const char *text, abl_schedule_spec *out)
 {
     char *msg = NULL;
     abl_status st = abl_schedule_spec_parse(text, out, &msg);
-    abl_flat_result *r = st == ABL_OK ? NULL : flat_fail(st, "slopes: '%s': %s", text, msg ? msg : abl_status_message(st));
+    abl_flat_result *r = st == ABL_OK ? NULL : abl_flat_fail(st, "slopes: '%s': %s", text, msg ? msg : abl_status_message(st));
     free(msg);
     return r;
 }
@@ -205,23 +196,23 @@ static abl_flat_result *analyze_numbers(const abl_flat_analyze_args *a, abl_laye
     if (a->logit != NULL && (e = flat_decimal("logit", a->logit, l->logit)) == NULL)
         l->has_logit = 1;
     if (e == NULL && (a->logit_lo != NULL) != (a->logit_hi != NULL))
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "logit_range: give both LO and HI");
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "logit_range: give both LO and HI");
     if (e == NULL && a->logit_lo != NULL && (e = flat_decimal("logit_range", a->logit_lo, l->logit_lo)) == NULL &&
         (e = flat_decimal("logit_range", a->logit_hi, l->logit_hi)) == NULL) {
         if (mpq_cmp(l->logit_lo, l->logit_hi) > 0)
-            return flat_fail(ABL_ERR_INVALID_ARGUMENT, "logit_range: LO is above HI in '%s:%s'", a->logit_lo, a->logit_hi);
+            return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "logit_range: LO is above HI in '%s:%s'", a->logit_lo, a->logit_hi);
         l->has_logit_range = 1;
     }
     if (e == NULL && a->clamp != NULL && (e = flat_decimal("clamp", a->clamp, l->clamp)) == NULL) {
         /* The bias -m*d is never positive: a clamp c >= 0 flattens all of it. */
         if (mpq_sgn(l->clamp) >= 0)
-            return flat_fail(ABL_ERR_INVALID_ARGUMENT, "clamp: %s flattens every bias (the bias is never positive); "
+            return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "clamp: %s flattens every bias (the bias is never positive); "
                              "a clamp is negative, e.g. clamp='-87'", a->clamp);
         l->has_clamp = 1;
     }
     if (e == NULL && a->softcap != NULL && (e = flat_decimal("softcap", a->softcap, l->softcap)) == NULL) {
         if (mpq_sgn(l->softcap) <= 0)
-            return flat_fail(ABL_ERR_INVALID_ARGUMENT, "softcap: %s is not positive", a->softcap);
+            return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "softcap: %s is not positive", a->softcap);
         l->has_softcap = 1;
     }
     return e;
@@ -231,20 +222,20 @@ static abl_flat_result *analyze_numbers(const abl_flat_analyze_args *a, abl_laye
 static abl_flat_result *analyze_kinds(const abl_flat_analyze_args *a, abl_layer *l)
 {
     if (a->convention != NULL && abl_convention_parse(a->convention, &l->convention) != ABL_OK)
-        return flat_fail(ABL_ERR_UNKNOWN_CONVENTION, "convention: unknown convention '%s' (known: paper, ftz, ieee, "
+        return abl_flat_fail(ABL_ERR_UNKNOWN_CONVENTION, "convention: unknown convention '%s' (known: paper, ftz, ieee, "
                          "subnormal)", a->convention);
     if (a->distance != NULL && strcasecmp(a->distance, "linear") != 0 && strcasecmp(a->distance, "log") != 0)
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "distance: unknown distance '%s' (known: linear, log)", a->distance);
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "distance: unknown distance '%s' (known: linear, log)", a->distance);
     if (a->distance != NULL)
         l->distance = strcasecmp(a->distance, "log") == 0 ? ABL_DISTANCE_LOG : ABL_DISTANCE_LINEAR;
     if (a->mitigate != NULL && abl_mitigations_parse(a->mitigate, &l->mitigations) != ABL_OK)
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "mitigate: '%s' is not a list of C, E, L, S (e.g. C,E or none)",
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "mitigate: '%s' is not a list of C, E, L, S (e.g. C,E or none)",
                          a->mitigate);
     if ((l->mitigations & ABL_MITIGATE_LOG) && a->distance != NULL && strcasecmp(a->distance, "log") != 0)
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "distance: mitigation L uses log distances; drop distance='%s'",
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "distance: mitigation L uses log distances; drop distance='%s'",
                          a->distance);
     if (a->level != NULL && strcasecmp(a->level, "exponent") != 0 && strcasecmp(a->level, "weight") != 0)
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "level: unknown level '%s' (known: exponent, weight)", a->level);
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "level: unknown level '%s' (known: exponent, weight)", a->level);
     if (a->level != NULL)
         l->level = strcasecmp(a->level, "weight") == 0 ? ABL_LEVEL_WEIGHT : ABL_LEVEL_EXPONENT;
     return NULL;
@@ -255,14 +246,14 @@ static abl_flat_result *analyze_layer(const abl_flat_analyze_args *a, const abl_
 {
     l->format = *fmt;
     if (a->heads < 0 || a->heads > ABL_MAX_HEADS)
-        return flat_fail(ABL_ERR_HEADS_RANGE, "heads: %d is out of range (1 to %d)", a->heads, ABL_MAX_HEADS);
+        return abl_flat_fail(ABL_ERR_HEADS_RANGE, "heads: %d is out of range (1 to %d)", a->heads, ABL_MAX_HEADS);
     l->heads = a->heads;
     if (a->ctx < 1 || a->ctx > ABL_MAX_CONTEXT)
-        return flat_fail(ABL_ERR_CONTEXT_RANGE, "ctx: %llu is out of range (1 to %llu)", (unsigned long long)a->ctx,
+        return abl_flat_fail(ABL_ERR_CONTEXT_RANGE, "ctx: %llu is out of range (1 to %llu)", (unsigned long long)a->ctx,
                          (unsigned long long)ABL_MAX_CONTEXT);
     l->context = a->ctx;
     if (a->window > ABL_MAX_CONTEXT)
-        return flat_fail(ABL_ERR_CONTEXT_RANGE, "window: %llu is out of range", (unsigned long long)a->window);
+        return abl_flat_fail(ABL_ERR_CONTEXT_RANGE, "window: %llu is out of range", (unsigned long long)a->window);
     l->window = a->window;
     abl_flat_result *e = analyze_kinds(a, l);
     if (e == NULL)
@@ -270,7 +261,7 @@ static abl_flat_result *analyze_layer(const abl_flat_analyze_args *a, const abl_
     if (e != NULL)
         return e;
     if (a->slopes != NULL && (l->mitigations & ABL_MITIGATE_EXPLICIT))
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "slopes: mitigation E chooses the slopes itself; drop one of the two");
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "slopes: mitigation E chooses the slopes itself; drop one of the two");
     if (a->slopes != NULL) {
         if ((e = flat_slopes(a->slopes, &l->schedule)) != NULL)
             return e;
@@ -278,7 +269,7 @@ static abl_flat_result *analyze_layer(const abl_flat_analyze_args *a, const abl_
     }
     const abl_schedule_spec *sched = abl_layer_schedule(l);
     if (l->heads == 0 && (sched == NULL || (sched->kind != ABL_SCHEDULE_SLOPES && sched->kind != ABL_SCHEDULE_TARGETS)))
-        return flat_fail(ABL_ERR_HEADS_RANGE, "analyze: heads= is required (except with slopes:/targets: lists)");
+        return abl_flat_fail(ABL_ERR_HEADS_RANGE, "analyze: heads= is required (except with slopes:/targets: lists)");
     return NULL;
 }
 
@@ -296,16 +287,16 @@ static abl_flat_result *analyze_one(const abl_flat_analyze_args *a, const abl_fo
     if (e == NULL) {
         abl_layer_analysis_config(&l, &cfg);
         if (abl_analysis_estimate(&cfg, &cost) == ABL_OK)
-            e = flat_budget("analyze", &ws, &cost);
+            e = abl_flat_budget("analyze", &ws, &cost);
     }
     if (e == NULL) {
-        cfg.progress = flat_progress(w);
+        cfg.progress = abl_flat_progress(w);
         abl_analysis an;
         abl_status st = abl_analysis_run(&cfg, &an);
         if (st == ABL_OK)
             st = abl_analysis_report(&an, out);
         if (st != ABL_OK)
-            e = flat_fail(st, "analyze: %s", abl_status_message(st));
+            e = abl_flat_fail(st, "analyze: %s", abl_status_message(st));
         abl_analysis_free(&an);
     }
     abl_layer_free(&l);
@@ -328,7 +319,7 @@ abl_flat_result *abl_flat_analyze(const abl_flat_analyze_args *a, const abl_flat
     for (size_t i = 0; e == NULL && i < n; i++)
         for (size_t k = 0; e == NULL && k < i; k++)
             if (strcmp(fmts[i].name, fmts[k].name) == 0)
-                e = flat_fail(ABL_ERR_INVALID_ARGUMENT, "dtype: %s is named twice", fmts[i].name);
+                e = abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "dtype: %s is named twice", fmts[i].name);
     abl_report *reps[FLAT_MAX_DTYPES] = {NULL};
     const char *labels[FLAT_MAX_DTYPES];
     for (size_t i = 0; e == NULL && i < n; i++) {
@@ -336,12 +327,12 @@ abl_flat_result *abl_flat_analyze(const abl_flat_analyze_args *a, const abl_flat
         e = analyze_one(a, &fmts[i], w, 1.0 / (double)n, &reps[i]);
     }
     if (e == NULL && !list)
-        e = flat_json(reps[0], NULL);
+        e = abl_flat_render(reps[0], NULL);
     else if (e == NULL) {
         abl_report_set set = {(const abl_report *const *)reps, labels, n, "ALiBi blindness by dtype", "dtype", "dtype",
                               "dtypes", "analyses", flat_plain_compare,
                               sizeof flat_plain_compare / sizeof flat_plain_compare[0]};
-        e = flat_json(NULL, &set);
+        e = abl_flat_render(NULL, &set);
     }
     for (size_t i = 0; i < n; i++)
         abl_report_free(reps[i]);
@@ -356,7 +347,7 @@ static abl_flat_result *simulate_pipeline(const abl_flat_simulate_args *a, abl_p
     if (e != NULL)
         return e;
     if (a->pipeline != NULL && a->pipeline[0] == '\0')
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "pipeline: empty (presets: %s)", abl_pipeline_preset_names());
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "pipeline: empty (presets: %s)", abl_pipeline_preset_names());
     abl_pipeline_spec spec;
     memset(&spec, 0, sizeof spec);
     char *msg = NULL;
@@ -366,18 +357,19 @@ static abl_flat_result *simulate_pipeline(const abl_flat_simulate_args *a, abl_p
     if (st == ABL_OK)
         st = abl_pipeline_check_msg(out, &msg);
     abl_pipeline_spec_free(&spec);
-    e = st == ABL_OK ? NULL : flat_fail(st, "pipeline: %s", msg != NULL ? msg : abl_status_message(st));
+    e = st == ABL_OK ? NULL : abl_flat_fail(st, "pipeline: %s", msg != NULL ? msg : abl_status_message(st));
     free(msg);
     return e;
 }
 
 /* The captured scores as the reader's value (in place) and their shape against heads and ctx. */
-static abl_flat_result *simulate_scores(const abl_flat_simulate_args *a, abl_npy *npy, abl_simulate_config *cfg)
+static abl_flat_result *simulate_scores(const abl_flat_simulate_args *a, int ctx_given, abl_npy *npy,
+                                       abl_simulate_config *cfg)
 {
     const abl_flat_scores *s = a->logits;
     if ((s->itemsize != 4 && s->itemsize != 2) || (s->ndim != 2 && s->ndim != 3) || s->data == NULL || s->n < 1 ||
         s->n > ABL_SIMULATE_MAX_CONTEXT || s->heads < 1 || s->heads > ABL_MAX_HEADS || (s->ndim == 2 && s->heads != 1))
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "logits: not float32/float16 [H, N, N] or [N, N] scores "
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "logits: not float32/float16 [H, N, N] or [N, N] scores "
                          "(1 <= N <= %llu)", (unsigned long long)ABL_SIMULATE_MAX_CONTEXT);
     memset(npy, 0, sizeof *npy);
     /* the caller's memory stands for the mapped file (never unmapped: abl_npy_close is not called) */
@@ -387,16 +379,16 @@ static abl_flat_result *simulate_scores(const abl_flat_simulate_args *a, abl_npy
     npy->ndim = s->ndim;
     npy->heads = s->heads;
     npy->n = s->n;
-    if (a->ctx == 0)
+    if (!ctx_given)
         cfg->context = npy->n;
     else if (cfg->context != npy->n)
-        return flat_fail(ABL_ERR_MISMATCH, "logits: the scores hold N = %llu per row, ctx is %llu",
+        return abl_flat_fail(ABL_ERR_MISMATCH, "logits: the scores hold N = %llu per row, ctx is %llu",
                          (unsigned long long)npy->n, (unsigned long long)cfg->context);
     if (npy->ndim == 3) {
         if (cfg->heads == 0 && a->slopes == NULL)
             cfg->heads = (int)npy->heads;
         else if (cfg->heads != 0 && (uint64_t)cfg->heads != npy->heads)
-            return flat_fail(ABL_ERR_MISMATCH, "logits: the scores hold H = %llu heads, heads is %d",
+            return abl_flat_fail(ABL_ERR_MISMATCH, "logits: the scores hold H = %llu heads, heads is %d",
                              (unsigned long long)npy->heads, cfg->heads);
     }
     cfg->logits = npy;
@@ -404,32 +396,41 @@ static abl_flat_result *simulate_scores(const abl_flat_simulate_args *a, abl_npy
 }
 
 /* Heads, context, logits dtype and the scores: the CLI's simulate_layer without a model. */
-static abl_flat_result *simulate_layer(const abl_flat_simulate_args *a, abl_npy *npy, abl_format *ldt,
-                                       abl_simulate_config *cfg)
+static abl_flat_result *simulate_layer(const abl_flat_simulate_args *a, const abl_flat_setup *setup, abl_npy *npy,
+                                       abl_format *ldt, abl_simulate_config *cfg)
 {
-    abl_flat_result *e = simulate_pipeline(a, &cfg->pipeline);
-    if (e != NULL)
+    abl_flat_result *e = NULL;
+    if (setup != NULL) {    /* the model's layer, the arguments over it */
+        cfg->pipeline = setup->pipeline;
+        cfg->heads = setup->layer.heads;
+    } else if ((e = simulate_pipeline(a, &cfg->pipeline)) != NULL) {
         return e;
-    if (a->heads < 0 || a->heads > ABL_MAX_HEADS)
-        return flat_fail(ABL_ERR_HEADS_RANGE, "heads: %d is out of range (1 to %d)", a->heads, ABL_MAX_HEADS);
-    cfg->heads = a->heads;
+    } else if (a->heads < 0 || a->heads > ABL_MAX_HEADS) {
+        return abl_flat_fail(ABL_ERR_HEADS_RANGE, "heads: %d is out of range (1 to %d)", a->heads, ABL_MAX_HEADS);
+    } else {
+        cfg->heads = a->heads;
+    }
     if (a->logits_dtype != NULL) {
         if (a->logits == NULL)
-            return flat_fail(ABL_ERR_INVALID_ARGUMENT, "logits_dtype: applies to logits= only");
+            return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "logits_dtype: applies to logits= only");
         if ((e = flat_dtype("logits_dtype", a->logits_dtype, ldt)) != NULL)
             return e;
         if (ldt->precision > 24 || ldt->emin < -126 || ldt->emax > 127)
-            return flat_fail(ABL_ERR_INVALID_ARGUMENT, "logits_dtype: %s is wider than binary32 (the scores are "
+            return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "logits_dtype: %s is wider than binary32 (the scores are "
                              "read as float32)", ldt->name);
         cfg->logits_dtype = ldt;
     }
+    if (setup != NULL) {
+        cfg->context = setup->layer.context;
+        return a->logits != NULL ? simulate_scores(a, 1, npy, cfg) : NULL;
+    }
     if (a->ctx == 0 && a->logits == NULL)
-        return flat_fail(ABL_ERR_CONTEXT_RANGE, "simulate: ctx= is required");
+        return abl_flat_fail(ABL_ERR_CONTEXT_RANGE, "simulate: ctx= is required");
     if (a->ctx > ABL_SIMULATE_MAX_CONTEXT)
-        return flat_fail(ABL_ERR_CONTEXT_RANGE, "ctx: %llu is out of range (1 to %llu)", (unsigned long long)a->ctx,
+        return abl_flat_fail(ABL_ERR_CONTEXT_RANGE, "ctx: %llu is out of range (1 to %llu)", (unsigned long long)a->ctx,
                          (unsigned long long)ABL_SIMULATE_MAX_CONTEXT);
     cfg->context = a->ctx;
-    return a->logits != NULL ? simulate_scores(a, npy, cfg) : NULL;
+    return a->logits != NULL ? simulate_scores(a, a->ctx != 0, npy, cfg) : NULL;
 }
 
 /* --logit-std, --seed, --threads; *gaussian when the std is positive. */
@@ -442,16 +443,16 @@ static abl_flat_result *simulate_numbers(const abl_flat_simulate_args *a, mpq_t 
         if (e != NULL)
             return e;
         if (mpq_sgn(std) < 0 || mpq_cmp_ui(std, ABL_SIMULATE_MAX_LOGIT_STD, 1) > 0)
-            return flat_fail(ABL_ERR_INVALID_ARGUMENT, "logit_std: %s is out of range (0 to %d)", a->logit_std,
+            return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "logit_std: %s is out of range (0 to %d)", a->logit_std,
                              ABL_SIMULATE_MAX_LOGIT_STD);
         cfg->logit_std = std;
         *gaussian = mpq_sgn(std) > 0;
     }
     if (a->seed > UINT64_C(9223372036854775807))
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "seed: out of range (0 to 2^63 - 1)");
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "seed: out of range (0 to 2^63 - 1)");
     cfg->seed = a->seed;
     if (a->threads < 0 || a->threads > 256)
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "threads: %d is out of range (1 to 256)", a->threads);
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "threads: %d is out of range (1 to 256)", a->threads);
     cfg->threads = a->threads;
     return NULL;
 }
@@ -462,23 +463,23 @@ static abl_flat_result *simulate_excludes(const abl_flat_simulate_args *a, int g
     const char *p = a->predict ? "predict" : "compare";
     if (cfg->heads == 0 && (cfg->slopes == NULL || (cfg->slopes->kind != ABL_SCHEDULE_SLOPES &&
                                                     cfg->slopes->kind != ABL_SCHEDULE_TARGETS)))
-        return flat_fail(ABL_ERR_HEADS_RANGE, "simulate: heads= is required (except with slopes:/targets: lists)");
+        return abl_flat_fail(ABL_ERR_HEADS_RANGE, "simulate: heads= is required (except with slopes:/targets: lists)");
     if (a->logits != NULL && gaussian)
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "logits: captured scores exclude logit_std");
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "logits: captured scores exclude logit_std");
     if (a->logits != NULL && (a->predict || a->compare))
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "%s: the predictor answers for zero logits (drop logits)", p);
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "%s: the predictor answers for zero logits (drop logits)", p);
     if (a->predict && a->compare)
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "simulate: predict and compare exclude each other");
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "simulate: predict and compare exclude each other");
     if (!a->predict && !a->compare)
         return NULL;
     if (gaussian)
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "%s: the predictor answers for zero logits (drop logit_std)", p);
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "%s: the predictor answers for zero logits (drop logit_std)", p);
     if (cfg->pipeline.softmax == ABL_SOFTMAX_GGML_FLASH)
-        return flat_fail(ABL_ERR_UNSUPPORTED, "%s: no zero-logit predictor for softmax=%s yet (simulate emulates it)", p,
+        return abl_flat_fail(ABL_ERR_UNSUPPORTED, "%s: no zero-logit predictor for softmax=%s yet (simulate emulates it)", p,
                          abl_softmax_kind_name(cfg->pipeline.softmax));
     if (cfg->pipeline.softmax == ABL_SOFTMAX_EAGER &&
         (cfg->pipeline.sum != ABL_SUM_EXACT || cfg->pipeline.exp != ABL_EXP_CORRECT))
-        return flat_fail(ABL_ERR_UNSUPPORTED, "%s: the predictor models an eager pipeline with sum=exact and exp=correct "
+        return abl_flat_fail(ABL_ERR_UNSUPPORTED, "%s: the predictor models an eager pipeline with sum=exact and exp=correct "
                          "(got sum=%s, exp=%s)", p, abl_sum_order_name(cfg->pipeline.sum),
                          abl_exp_model_name(cfg->pipeline.exp));
     return NULL;
@@ -494,19 +495,20 @@ static abl_flat_result *simulate_judge(const abl_flat_simulate_args *a, const ab
         abl_cost_add(&total, &one);
     if ((a->predict || a->compare) && abl_predict_estimate(cfg, &one) == ABL_OK)
         abl_cost_add(&total, &one);
-    abl_flat_result *e = flat_budget("simulate", w, &total);
+    abl_flat_result *e = abl_flat_budget("simulate", w, &total);
     if (e == NULL && cfg->logits != NULL) {
         char *msg = NULL;
         abl_status st = abl_npy_check_scores(cfg->logits, &msg);
         if (st != ABL_OK)
-            e = flat_fail(st, "logits: %s", msg != NULL ? msg : abl_status_message(st));
+            e = abl_flat_fail(st, "logits: %s", msg != NULL ? msg : abl_status_message(st));
         free(msg);
     }
     return e;
 }
 
 /* The runs and the report. */
-static abl_flat_result *simulate_run(const abl_flat_simulate_args *a, abl_simulate_config *cfg, const abl_flat_work *w)
+static abl_flat_result *simulate_run(const abl_flat_simulate_args *a, const abl_flat_setup *setup, abl_simulate_config *cfg,
+                                     const abl_flat_work *w)
 {
     abl_simulation sim;
     abl_prediction pred;
@@ -514,7 +516,7 @@ static abl_flat_result *simulate_run(const abl_flat_simulate_args *a, abl_simula
     memset(&pred, 0, sizeof pred);
     abl_status st = ABL_OK;
     if (!a->predict) {
-        cfg->progress = flat_progress(w);
+        cfg->progress = abl_flat_progress(w);
         st = abl_simulate_run(cfg, &sim);
     }
     if (st == ABL_OK && (a->predict || a->compare))
@@ -522,14 +524,16 @@ static abl_flat_result *simulate_run(const abl_flat_simulate_args *a, abl_simula
     abl_report *rep = NULL;
     if (st == ABL_OK)
         st = abl_simulation_report(cfg, a->predict ? NULL : &sim, (a->predict || a->compare) ? &pred : NULL, &rep);
+    for (size_t i = 0; st == ABL_OK && setup != NULL && i < setup->nmeta; i++)
+        st = abl_report_meta(rep, setup->meta[i].key, setup->meta[i].label, setup->meta[i].text, setup->meta[i].json);
     abl_flat_result *r = NULL;
     if (st == ABL_OK)
-        r = flat_json(rep, NULL);
+        r = abl_flat_render(rep, NULL);
     else if (st == ABL_ERR_UNSUPPORTED)
-        r = flat_fail(st, "simulate: the bias or the logits overflow to Inf/NaN in this pipeline at N = %llu",
+        r = abl_flat_fail(st, "simulate: the bias or the logits overflow to Inf/NaN in this pipeline at N = %llu",
                       (unsigned long long)cfg->context);
     else
-        r = flat_fail(st, "simulate: %s", abl_status_message(st));
+        r = abl_flat_fail(st, "simulate: %s", abl_status_message(st));
     if (r != NULL && r->st == ABL_OK && a->compare && !abl_prediction_agrees(&sim, &pred)) {
         /* the CLI's exit status 1: the document stands, the status says the two differ */
         r->st = ABL_ERR_MISMATCH;
@@ -552,17 +556,26 @@ abl_flat_result *abl_flat_simulate(const abl_flat_simulate_args *a, const abl_fl
     mpq_t std;
     mpq_init(std);
     int gaussian = 0;
-    abl_flat_result *e = simulate_layer(a, &npy, &ldt, &cfg);
+    abl_flat_setup setup;
+    memset(&setup, 0, sizeof setup);
+    int model = a->model != NULL || a->config != NULL;
+    abl_flat_model_args m = {a->model, a->config, a->dtype, a->heads, a->slopes, a->ctx, a->pipeline};
+    abl_flat_result *e = model ? abl_flat_setup_resolve(&m, "simulate", ABL_SIMULATE_MAX_CONTEXT, &setup) : NULL;
+    if (e == NULL)
+        e = simulate_layer(a, model ? &setup : NULL, &npy, &ldt, &cfg);
     if (e == NULL)
         e = simulate_numbers(a, std, &cfg, &gaussian);
-    if (e == NULL && a->slopes != NULL && (e = flat_slopes(a->slopes, &slopes)) == NULL)
+    if (e == NULL && model && setup.slopes != NULL)
+        cfg.slopes = abl_layer_schedule(&setup.layer);
+    else if (e == NULL && a->slopes != NULL && (e = flat_slopes(a->slopes, &slopes)) == NULL)
         cfg.slopes = &slopes;
     if (e == NULL)
         e = simulate_excludes(a, gaussian, &cfg);
     if (e == NULL)
         e = simulate_judge(a, &cfg, w);
     if (e == NULL)
-        e = simulate_run(a, &cfg, w);
+        e = simulate_run(a, model ? &setup : NULL, &cfg, w);
+    abl_flat_setup_free(&setup);
     abl_schedule_spec_free(&slopes);
     mpq_clear(std);
     return e;
@@ -574,13 +587,13 @@ abl_flat_result *abl_flat_models(const char *name)
     if (name != NULL && (m = abl_model_find(name)) == NULL) {
         const abl_model *near = abl_model_suggest(name);
         if (near != NULL)
-            return flat_fail(ABL_ERR_INVALID_ARGUMENT, "unknown model '%s' (did you mean '%s'? models() lists them)",
+            return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "unknown model '%s' (did you mean '%s'? models() lists them)",
                              name, near->name);
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "unknown model '%s' (models() lists them)", name);
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "unknown model '%s' (models() lists them)", name);
     }
     abl_report *rep = NULL;
     abl_status st = m != NULL ? abl_model_detail_report(m, &rep) : abl_model_catalogue_report(1, &rep);
-    abl_flat_result *r = st == ABL_OK ? flat_json(rep, NULL) : flat_fail(st, "%s", abl_status_message(st));
+    abl_flat_result *r = st == ABL_OK ? abl_flat_render(rep, NULL) : abl_flat_fail(st, "%s", abl_status_message(st));
     abl_report_free(rep);
     return r;
 }
@@ -597,15 +610,15 @@ static abl_flat_result *table_settings(const abl_flat_table_args *a)
         {a->exact != 0, "exact", "8"}, {a->ieee != 0, "ieee", "1, 5"}, {a->rn != 0, "rn", "4"},
     };
     if (n != 1 && n != 4 && n != 5 && n != 8)
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "table: %d is not a table of the paper this tool computes "
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "table: %d is not a table of the paper this tool computes "
                          "(1, 4, 5 or 8)", n);
     for (size_t i = 0; i < sizeof only / sizeof only[0]; i++) {
         if (only[i].given && strchr(only[i].tables, '0' + n) == NULL)
-            return flat_fail(ABL_ERR_INVALID_ARGUMENT, "%s applies to table %s only, not table %d", only[i].key,
+            return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "%s applies to table %s only, not table %d", only[i].key,
                              only[i].tables, n);
     }
     if (n != 4 && (a->dtype_list || a->ndtypes > 1))
-        return flat_fail(ABL_ERR_INVALID_ARGUMENT, "dtype: tables 1, 5 and 8 are computed for one format (run the "
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "dtype: tables 1, 5 and 8 are computed for one format (run the "
                          "table once per dtype; table 4 and analyze take a list)");
     return NULL;
 }
@@ -619,19 +632,19 @@ static abl_flat_result *table_paper(const abl_flat_table_args *a, const abl_flat
     if (e != NULL)
         return e;
     if (a->convention != NULL && abl_convention_parse(a->convention, &o.convention) != ABL_OK)
-        return flat_fail(ABL_ERR_UNKNOWN_CONVENTION, "convention: unknown convention '%s' (known: paper, ftz, ieee, "
+        return abl_flat_fail(ABL_ERR_UNKNOWN_CONVENTION, "convention: unknown convention '%s' (known: paper, ftz, ieee, "
                          "subnormal)", a->convention);
     o.exact = a->exact != 0;
     o.ieee = a->ieee != 0;
     abl_cost cost;
     if ((a->table == 1 || a->table == 5) && abl_table_kernel_estimate(a->table, NULL, &cost) == ABL_OK &&
-        (e = flat_budget("table", w, &cost)) != NULL)
+        (e = abl_flat_budget("table", w, &cost)) != NULL)
         return e;
     abl_status st = a->table == 1 ? abl_table1_report(&o, rep)
                     : a->table == 5 ? abl_table5_report(NULL, &o, rep) : abl_table8_report(&o, rep);
     if (st == ABL_ERR_DEGENERATE || st == ABL_ERR_UNSUPPORTED)
-        return flat_fail(st, "table %d: %s for this format and convention", a->table, abl_status_message(st));
-    return st == ABL_OK ? NULL : flat_fail(st, "table %d: %s", a->table, abl_status_message(st));
+        return abl_flat_fail(st, "table %d: %s for this format and convention", a->table, abl_status_message(st));
+    return st == ABL_OK ? NULL : abl_flat_fail(st, "table %d: %s", a->table, abl_status_message(st));
 }
 
 abl_flat_result *abl_flat_table(const abl_flat_table_args *a, const abl_flat_work *w)
@@ -642,19 +655,19 @@ abl_flat_result *abl_flat_table(const abl_flat_table_args *a, const abl_flat_wor
     abl_report *rep = NULL;
     if (a->table == 4) {
         if (a->digits > 1000)
-            return flat_fail(ABL_ERR_INVALID_ARGUMENT, "digits: %d is out of range (0 to 1000)", a->digits);
+            return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "digits: %d is out of range (0 to 1000)", a->digits);
         abl_format fmts[FLAT_MAX_DTYPES];
         size_t n = 0;
         static const char *const two[] = {"bf16", "fp32"};
         e = a->ndtypes == 0 && !a->dtype_list ? flat_dtypes(two, 2, fmts, &n) : flat_dtypes(a->dtypes, a->ndtypes, fmts, &n);
         abl_status st = e == NULL ? abl_table4_report(fmts, n, a->digits >= 0 ? a->digits : 4, a->rn != 0, &rep) : ABL_OK;
         if (e == NULL && st != ABL_OK)
-            e = flat_fail(st, "table 4: %s", abl_status_message(st));
+            e = abl_flat_fail(st, "table 4: %s", abl_status_message(st));
     } else {
         e = table_paper(a, w, &rep);
     }
     if (e == NULL)
-        e = flat_json(rep, NULL);
+        e = abl_flat_render(rep, NULL);
     abl_report_free(rep);
     return e;
 }
@@ -666,7 +679,7 @@ abl_flat_result *abl_flat_reproduce(const char *published_dir, int differences)
     abl_status st = published_dir != NULL ? abl_published_load_dir(published_dir, &pub, &err)
                                           : abl_published_builtin(&pub, &err);
     if (st != ABL_OK) {
-        abl_flat_result *e = flat_fail(st, "%s%s", published_dir != NULL ? "published: " : "built-in published values: ",
+        abl_flat_result *e = abl_flat_fail(st, "%s%s", published_dir != NULL ? "published: " : "built-in published values: ",
                                        err != NULL ? err : abl_status_message(st));
         free(err);
         return e;
@@ -676,10 +689,10 @@ abl_flat_result *abl_flat_reproduce(const char *published_dir, int differences)
     st = abl_reproduce_run(&pub, &rep);
     abl_published_free(&pub);
     if (st != ABL_OK)
-        return flat_fail(st, "reproduce: %s", abl_status_message(st));
+        return abl_flat_fail(st, "reproduce: %s", abl_status_message(st));
     abl_report *r = NULL;
     st = abl_reproduce_report(&rep, differences != 0, &r);
-    abl_flat_result *res = st == ABL_OK ? flat_json(r, NULL) : flat_fail(st, "reproduce: %s", abl_status_message(st));
+    abl_flat_result *res = st == ABL_OK ? abl_flat_render(r, NULL) : abl_flat_fail(st, "reproduce: %s", abl_status_message(st));
     if (res != NULL && res->st == ABL_OK && !abl_reproduction_ok(&rep)) {
         /* the CLI's exit 1: the document stands, the status says a difference is new or an erratum stale */
         res->st = ABL_ERR_MISMATCH;
