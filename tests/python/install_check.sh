@@ -22,3 +22,20 @@ d = alibi_blind.analyze(heads=16, ctx=2048)
 assert d["heads"][0]["delta"] == 124, d["heads"][0]
 print("installed package: ok (%s)" % lib)
 PY
+
+# pip install --no-index --no-build-isolation (docs/python.md): where Debian's pip and setuptools are present,
+# from a copy of python/ (the build writes beside its sources), imported from the target folder.
+src=$(cd "$(dirname "$0")/../.." && pwd)
+if "$py" -m pip --version >/dev/null 2>&1 && "$py" -c 'import setuptools' 2>/dev/null; then
+  cp -r "$src/python" "$tmp/pysrc"
+  "$py" -m pip install -q --no-index --no-build-isolation --target "$tmp/pip" "$tmp/pysrc" >"$tmp/pip.log" 2>&1 \
+    || { cat "$tmp/pip.log"; echo "pip install of python/ failed"; exit 1; }
+  env ${ABL_PYTHON_PRELOAD:+LD_PRELOAD="$ABL_PYTHON_PRELOAD"} PYTHONPATH="$tmp/pip" \
+      ALIBI_BLIND_LIBRARY="$tmp/prefix/lib/libalibi-blind.so.0" "$py" -c '
+import alibi_blind, sys
+assert alibi_blind.__file__.startswith(sys.argv[1]), alibi_blind.__file__
+assert alibi_blind.analyze(heads=16, ctx=2048)["heads"][0]["delta"] == 124' "$tmp/pip"
+  echo "pip-installed package: ok"
+else
+  echo "pip install check: no pip or setuptools for $py (not part of the Debian way)"
+fi

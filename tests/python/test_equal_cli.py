@@ -217,3 +217,15 @@ def test_simulate_model(cli, kw, args):
     rc, doc, err = cli("simulate", *args)
     assert rc == 0, err
     assert ab.simulate(**kw) == doc
+
+
+def test_numpy_in_place():
+    """C-contiguous float32/float16 arrays are handed over by their own memory (no copy); others are copied."""
+    from alibi_blind._scores import scores
+    for dt in (np.float32, np.float16):
+        x = np.zeros((2, 8, 8), dtype=dt)
+        s, owner = scores(x)
+        assert s.data == x.ctypes.data and s.itemsize == x.itemsize
+    t = np.zeros((2, 8, 8), dtype=np.float32).transpose(0, 2, 1)
+    s, owner = scores(t)
+    assert s.data != t.ctypes.data and owner.flags["C_CONTIGUOUS"]
