@@ -6,6 +6,7 @@
 set -eu
 build=${1:?usage: install_check.sh BUILD_DIR}
 py=${ABL_PYTHON:-/usr/bin/python3}
+src=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 for c in lib python; do cmake --install "$build" --prefix "$tmp/prefix" --component "$c" >/dev/null; done
 site="$tmp/prefix/lib/python3/dist-packages"
@@ -25,7 +26,6 @@ PY
 
 # pip install --no-index --no-build-isolation (docs/python.md): where Debian's pip and setuptools are present,
 # from a copy of python/ (the build writes beside its sources), imported from the target folder.
-src=$(cd "$(dirname "$0")/../.." && pwd)
 if "$py" -m pip --version >/dev/null 2>&1 && "$py" -c 'import setuptools' 2>/dev/null; then
   cp -r "$src/python" "$tmp/pysrc"
   "$py" -m pip install -q --no-index --no-build-isolation --target "$tmp/pip" "$tmp/pysrc" >"$tmp/pip.log" 2>&1 \
