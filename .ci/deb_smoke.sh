@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Smoke test of the three Debian packages that `cpack -G DEB` writes into DIR (cmake/abl_deb.cmake):
+# Smoke test of the four Debian packages that `cpack -G DEB` writes into DIR (cmake/abl_deb.cmake):
 # their metadata and contents, then the CLI and a C consumer (cc + pkg-config, and find_package through
 # tests/install/consumer) against the extracted tree (dpkg -x, no root needed). With --install (as root,
-# in CI inside the fresh root of .ci/fresh_root.sh): `apt-get install` of the three, the same checks from
+# in CI inside the fresh root of .ci/fresh_root.sh): `apt-get install` of the four, the same checks from
 # /usr, the man page, then `apt-get purge` and a comparison of the file lists before and after: nothing
 # may be left behind.
 # usage: .ci/deb_smoke.sh DIR [--install]
@@ -11,7 +11,7 @@ dir=$(cd "$1" && pwd); mode=${2:-}
 src=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 triplet=$(gcc -print-multiarch 2>/dev/null || dpkg-architecture -qDEB_HOST_MULTIARCH)
-pkgs=(alibi-blind libalibi-blind0 libalibi-blind-dev)
+pkgs=(alibi-blind libalibi-blind0 libalibi-blind-dev python3-alibi-blind)
 debs=()
 for p in "${pkgs[@]}"; do
   f=("$dir/${p}"_*.deb)
@@ -30,6 +30,9 @@ for f in ./usr/bin/alibi-blind ./usr/share/man/man1/alibi-blind.1.gz ./usr/share
 for f in "$lib/libalibi-blind.so.0" "$lib/libalibi-blind.so.0.2.0"; do has libalibi-blind0 "$f"; done
 for f in "$lib/libalibi-blind.so" "$lib/libalibi-blind.a" ./usr/include/alibi_blind.h "$lib/pkgconfig/alibi-blind.pc" \
          "$lib/cmake/AlibiBlind/AlibiBlindConfig.cmake"; do has libalibi-blind-dev "$f"; done
+for f in ./usr/lib/python3/dist-packages/alibi_blind/__init__.py ./usr/lib/python3/dist-packages/alibi_blind/_install.py; do
+  has python3-alibi-blind "$f"; done
+dpkg-deb --field "${debs[3]}" Depends | grep -q "libalibi-blind0 (>= " || { echo "python3-alibi-blind does not depend on its library"; exit 1; }
 for p in "${pkgs[@]}"; do
   has "$p" "./usr/share/doc/$p/copyright"; has "$p" "./usr/share/doc/$p/changelog.Debian.gz"
 done
@@ -53,6 +56,12 @@ check() {
   PKG_CONFIG_PATH=$libdir/pkgconfig cmake -S "$src/tests/install/consumer" -B "$tmp/cbuild" -DCMAKE_PREFIX_PATH="$root/usr" >"$tmp/cmake.log" 2>&1 \
     && cmake --build "$tmp/cbuild" >>"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; exit 1; }
   for c in consumer_shared consumer_static consumer_pkgconfig; do LD_LIBRARY_PATH=$libdir "$tmp/cbuild/$c" >/dev/null; done
+  # the Python package loads the packaged library (through its _install.py, relative to itself)
+  if command -v python3 >/dev/null; then
+    # (no byte code written: purge must leave nothing behind; the package ships none, as dh_python3 would not)
+    (cd "$tmp" && PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$root/usr/lib/python3/dist-packages python3 -c 'import alibi_blind as a
+assert a.analyze(heads=16, ctx=2048)["heads"][0]["delta"] == 124') || { echo "python3-alibi-blind: import or delta1 failed"; exit 1; }
+  fi
 }
 
 mkdir "$tmp/root"
@@ -66,7 +75,7 @@ if [ "$mode" = --install ]; then
                -o -path /var/cache -o -path /var/lib/apt/lists -o -path "$tmp" \) -prune -o -print | sort; }
   snapshot > "$tmp/before"
   apt-get install -y --no-install-recommends "${debs[@]}" >/dev/null
-  dpkg -s "${pkgs[@]}" | grep -c '^Status: install ok installed' | grep -qx 3 || { echo "not all three installed"; exit 1; }
+  dpkg -s "${pkgs[@]}" | grep -c '^Status: install ok installed' | grep -qx "${#pkgs[@]}" || { echo "not all ${#pkgs[@]} installed"; exit 1; }
   check ""
   man -w alibi-blind >/dev/null 2>&1 || [ -f /usr/share/man/man1/alibi-blind.1.gz ]
   gzip -t /usr/share/man/man1/alibi-blind.1.gz

@@ -82,4 +82,5 @@ if(NOT CMAKE_CROSSCOMPILING)
   install(FILES ${CMAKE_BINARY_DIR}/completions/_alibi-blind DESTINATION ${ABL_ZSH_COMPLETION_DIR} COMPONENT cli)
 endif()
 
+include(${CMAKE_SOURCE_DIR}/cmake/abl_python.cmake)
 include(${CMAKE_SOURCE_DIR}/cmake/abl_deb.cmake)

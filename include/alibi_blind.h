@@ -39,5 +39,6 @@
 /* compose: analyses run and composed into pictures and the HTML page */
 #include "abl/compose/plot_kinds.h"
 #include "abl/compose/html.h"
+#include "abl/compose/flat.h"
 
 #endif
