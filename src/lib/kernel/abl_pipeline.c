@@ -15,18 +15,19 @@
 
 static const char *const k_forms[ABL_BIAS_FORM_COUNT] = {"relative", "absolute", "symmetric", "trailing"};
 static const char *const k_softmax[ABL_SOFTMAX_KIND_COUNT] = {"eager", "flash", "sdpa-efficient", "sdpa-cudnn",
-                                                              "ggml", "ggml-flash"};
+                                                              "ggml", "ggml-flash", "flex"};
 static const char *const k_sums[] = {"exact", "sequential", "vec8", "vec16"};
 static const char *const k_norms[] = {"reciprocal", "divide"};
 static const char *const k_exps[ABL_EXP_MODEL_COUNT] = {"correct", "sleef", "ggml-avx2", "ggml-scalar"};
 static const char *const k_adds[ABL_BIAS_ADD_COUNT] = {"scores", "mask", "both"};
-static const char *const k_calcs[ABL_SLOPE_CALC_COUNT] = {"exact", "torch-pow", "mpt-pow", "ggml-powf"};
+static const char *const k_calcs[ABL_SLOPE_CALC_COUNT] = {"exact", "torch-pow", "mpt-pow", "ggml-powf",
+                                                                  "flex-exp2"};
 static const char *const k_fa_kernels[ABL_FA_KERNEL_COUNT] = {"auto", "tiled", "one-chunk", "split-kv"};
 
 const char *abl_pipeline_preset_names(void)
 {
     return "eager, flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, "
-           "mpt, mpt-hf, llamacpp-cpu, llamacpp-cpu-fa";
+           "mpt, mpt-hf, llamacpp-cpu, llamacpp-cpu-fa, flex-alibi";
 }
 
 const char *abl_pipeline_preset_help(void)
@@ -45,13 +46,16 @@ const char *abl_pipeline_preset_help(void)
            "llamacpp-cpu: llama.cpp/ggml CPU, flash attention off (ggml soft_max_f32: powf slopes, F32 mask, "
            "ggml_v_expf AVX2, binary64 sum; ggml@d99724f2, measured)\n"
            "llamacpp-cpu-fa: llama.cpp/ggml CPU, flash attention on (flash_attn_ext_f16: F16 mask, F16 K/V; "
-           "fa-kernel=auto|tiled|one-chunk|split-kv, threads=T; weight = influence; ggml@d99724f2, measured)\n";
+           "fa-kernel=auto|tiled|one-chunk|split-kv, threads=T; weight = influence; ggml@d99724f2, measured)\n"
+           "flex-alibi: PyTorch FlexAttention with attention-gym's ALiBi score_mod (exp2 slopes in the kernel, "
+           "diagonal block first, exp2 flushed below 2^-126, P in the model dtype; modelled from source, not "
+           "measured)\n";
 }
 
 const char *abl_pipeline_field_names(void)
 {
     return "bias-form, slope-dtype, slope-calc, product-dtype, bias-dtype, bias-scale, bias-add, logit-dtype, "
-           "softmax, sum, exp, normalise, output-dtype, head-dim, block, mask-dtype, fa-kernel, threads, rows";
+           "softmax, sum, exp, normalise, output-dtype, head-dim, block, mask-dtype, fa-kernel, threads, rows, version";
 }
 
 const char *abl_bias_form_name(abl_bias_form f)
@@ -180,6 +184,7 @@ typedef struct preset_def {
                                                              * abl_exp_model */
     unsigned char scale_den;                                /* bias-scale 1/den */
     short head_dim, block;
+    unsigned char modelled;                                 /* 1: modelled from source, not measured */
 } preset_def;
 
 /* In the order the help lists them. Why each row is what it is:
@@ -194,32 +199,38 @@ typedef struct preset_def {
  * mpt: build_alibi_bias (causal): slopes * (j - (N-1)) in fp32, .to(dtype); softmax in the model dtype.
  * mpt-hf: build_mpt_alibi_tensor, 1/torch.pow(2, k*8/H') slopes, bias kept in fp32, fp32 softmax.
  * llamacpp-cpu: ggml soft_max_f32 with llama.cpp's F32 mask -|i-j|, everything in fp32.
- * llamacpp-cpu-fa: ggml flash_attn_ext_f16; llama.cpp casts the mask to F16 when flash attention is on. */
+ * llamacpp-cpu-fa: ggml flash_attn_ext_f16; llama.cpp casts the mask to F16 when flash attention is on.
+ * flex-alibi: attention-gym's alibi_mod, bias (kv_idx - q_idx) * exp2(-(h+1)*8/H): an int32 distance times the
+ *   fp32 slope (fp32 product) added to the fp32 score; the Triton template's P in the query dtype
+ *   (MATMUL_PRECISION); BLOCK_N 64
+ *   (the H100/H200 default for bf16/fp16 at head dim 128). */
 static const preset_def k_preset_defs[] = {
     {"eager", ABL_BIAS_RELATIVE, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0},
+     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0, 0},
     {"flash2", ABL_BIAS_ABSOLUTE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_FLASH, ABL_EXP_CORRECT, 1, 128, 64},
+     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_FLASH, ABL_EXP_CORRECT, 1, 128, 64, 0},
     {"sdpa-efficient", ABL_BIAS_RELATIVE, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
-     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 1, 64, 64},
+     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 1, 64, 64, 0},
     {"sdpa-cudnn", ABL_BIAS_RELATIVE, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
-     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_SDPA_CUDNN, ABL_EXP_CORRECT, 1, 64, 128},
+     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_SDPA_CUDNN, ABL_EXP_CORRECT, 1, 64, 128, 0},
     {"bloom-hf", ABL_BIAS_ABSOLUTE, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0},
+     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0, 0},
     {"falcon-hf-eager", ABL_BIAS_ABSOLUTE, DT_BF16, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_BOTH,
-     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 8, 64, 0},
+     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 8, 64, 0, 0},
     {"falcon-hf-sdpa", ABL_BIAS_ABSOLUTE, DT_BF16, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
-     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 8, 64, 64},
+     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 8, 64, 64, 0},
     {"falcon-rw-hf", ABL_BIAS_ABSOLUTE, DT_BF16, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
-     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 8, 64, 64},
+     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 8, 64, 64, 0},
     {"mpt", ABL_BIAS_TRAILING, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0},
+     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0, 0},
     {"mpt-hf", ABL_BIAS_TRAILING, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_MPT_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0},
+     ABL_SLOPE_CALC_MPT_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0, 0},
     {"llamacpp-cpu", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP32, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML, ABL_EXP_GGML_AVX2, 1, 128, 0},
+     ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML, ABL_EXP_GGML_AVX2, 1, 128, 0, 0},
     {"llamacpp-cpu-fa", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP16, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML_FLASH, ABL_EXP_GGML_AVX2, 1, 128, 0},
+     ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML_FLASH, ABL_EXP_GGML_AVX2, 1, 128, 0, 0},
+    {"flex-alibi", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
+     ABL_SLOPE_CALC_FLEX, ABL_SOFTMAX_FLEX, ABL_EXP_CORRECT, 1, 128, 64, .modelled = 1},
 };
 
 /* The preset's definition by name (any case), NULL when unknown. */
@@ -229,6 +240,12 @@ static const preset_def *preset_find(const char *name)
         if (strcasecmp(name, k_preset_defs[k].name) == 0)
             return &k_preset_defs[k];
     return NULL;
+}
+
+int abl_preset_modelled(const char *name)
+{
+    const preset_def *d = name != NULL ? preset_find(name) : NULL;
+    return d != NULL && d->modelled;
 }
 
 static abl_format preset_dtype(int sel, const abl_format *model)
@@ -265,6 +282,7 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
     p.block = d->block;
     p.fa_kernel = ABL_FA_AUTO;
     p.threads = 1;
+    p.version = abl_version_default(d->name);
     *out = p;
     return ABL_OK;
 }
@@ -367,7 +385,7 @@ static const struct {
     {"sum", ABL_PF_SUM},                   {"exp", ABL_PF_EXP},                 {"normalise", ABL_PF_NORMALISE},
     {"normalize", ABL_PF_NORMALISE},       {"output-dtype", ABL_PF_OUTPUT_DTYPE}, {"head-dim", ABL_PF_HEAD_DIM},
     {"block", ABL_PF_BLOCK},               {"mask-dtype", ABL_PF_MASK_DTYPE},   {"fa-kernel", ABL_PF_FA_KERNEL},
-    {"threads", ABL_PF_THREADS},           {"rows", ABL_PF_ROWS},
+    {"threads", ABL_PF_THREADS},           {"rows", ABL_PF_ROWS},               {"version", ABL_PF_VERSION},
 };
 
 /* One FIELD=VALUE into a typed override (the only place a field's text is read). */
@@ -397,6 +415,13 @@ static abl_status override_parse(const char *field, const char *value, abl_pipel
     case ABL_PF_SLOPE_CALC:
         return override_enum(k_calcs, ABL_SLOPE_CALC_COUNT, "slope-calc", "calculation", value, o, msg);
     case ABL_PF_BIAS_SCALE: return override_ratio(o, value, msg);
+    case ABL_PF_VERSION:
+        if ((o->value = abl_version_parse(value)) == ABL_VERSION_UNKNOWN) {
+            abl_error_dup(msg, "version: unknown revision '%s' (falcon-hf-eager: 00dcc6dd, 44272086; every "
+                          "preset: newest or its own, see simulate --help)", value);
+            return ABL_ERR_INVALID_ARGUMENT;
+        }
+        return ABL_OK;
     default: return override_number(o, value, msg);
     }
 }
@@ -443,8 +468,20 @@ static void override_apply(abl_pipeline *p, const abl_pipeline_override *o, cons
     case ABL_PF_FA_KERNEL: p->fa_kernel = (abl_fa_kernel)o->value; break;
     case ABL_PF_THREADS: p->threads = o->value; break;
     case ABL_PF_ROWS: p->rows = o->value; break;
+    case ABL_PF_VERSION: abl_version_apply(p, abl_version_of(p->preset, o->value)); break;
     default: p->block = o->value; break;
     }
+}
+
+/* A version= override names one of the preset's own versions (abl_pipeline_version.c). */
+static abl_status version_check(const char *preset, const abl_pipeline_override *o, const char *text, char **msg)
+{
+    if (o->field != ABL_PF_VERSION || abl_version_of(preset, o->value) >= 0)
+        return ABL_OK;
+    const char *names = abl_pipeline_version_names(preset);
+    abl_error_dup(msg, "version: preset %s has no revision '%s' (known: newest, %s)", preset, text,
+                  names != NULL ? names : "?");
+    return ABL_ERR_INVALID_ARGUMENT;
 }
 
 abl_status abl_pipeline_set_msg(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
@@ -455,6 +492,8 @@ abl_status abl_pipeline_set_msg(abl_pipeline *p, const char *field, const char *
     abl_format model = model_dtype ? *model_dtype : named("bf16");
     abl_pipeline_override o;
     abl_status st = override_parse(field, value, &o, msg);
+    if (st == ABL_OK)
+        st = version_check(p->preset, &o, value, msg);
     if (st == ABL_OK)
         override_apply(p, &o, &model);
     return st;
@@ -492,6 +531,8 @@ static abl_status spec_overrides(abl_pipeline_spec *s, char *save, char **msg)
             return ABL_ERR_NO_MEMORY;
         s->overrides = grown;
         abl_status st = override_parse(tok, eq + 1, &s->overrides[s->noverrides], msg);
+        if (st == ABL_OK)
+            st = version_check(s->preset, &s->overrides[s->noverrides], eq + 1, msg);
         if (st != ABL_OK)
             return st;
         s->noverrides++;
@@ -708,8 +749,12 @@ void abl_pipeline_describe_text(const abl_pipeline *p, abl_text *t)
     abl_text_add(t, ",output-dtype=%s", p->output_dtype.name);
     if (p->softmax == ABL_SOFTMAX_GGML_FLASH)
         abl_text_add(t, ",fa-kernel=%s,threads=%d", abl_fa_kernel_name(p->fa_kernel), p->threads);
+    else if (p->softmax == ABL_SOFTMAX_FLEX)
+        abl_text_add(t, ",block=%d", p->block);   /* the score arrives scaled: no head-dim */
     else if (p->softmax != ABL_SOFTMAX_EAGER && p->softmax != ABL_SOFTMAX_GGML)
         abl_text_add(t, ",head-dim=%d,block=%d", p->head_dim, p->block);
+    /* every output states the code revision it answers for (issue 18, "Versions") */
+    abl_text_add(t, ",version=%s", p->version != NULL ? p->version : "?");
     free(scale);
 }
 

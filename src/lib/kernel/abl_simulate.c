@@ -14,6 +14,7 @@
 #include "abl/core/threshold.h"
 #include "abl/core/blindness.h"
 #include "abl/core/fraction.h"
+#include "kernel/abl_flex.h"
 #include "kernel/abl_round.h"
 #include "kernel/abl_ggml.h"
 #include "kernel/abl_simulate_fast.h"
@@ -267,6 +268,8 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
         return abl_sdpa_row(em, x, count, e, wout, tvw);
     if (abl_emul_ggml(em))
         return abl_ggml_row(em, i, x, e, wout, tvw);
+    if (em->softmax == ABL_SOFTMAX_FLEX)
+        return abl_flex_row(em, i, x, e, wout, tvw);   /* abl_flex.c */
     if (em->softmax == ABL_SOFTMAX_EAGER) {
         float m = row_max(x, count);
         for (uint64_t j = 0; j < count; j++)
@@ -1009,6 +1012,12 @@ static void softmax_note(const abl_pipeline *p, const abl_emul *em, abl_text *t)
                  "to zero below 2^-126, running max over blocks of %d keys from the diagonal; P = e rounded into %s "
                  "is zero when e <= %.9g.",
                  (double)em->c_log2, (double)em->c_log2, p->block, p->output_dtype.name, em->out.zero_max);
+    } else if (p->softmax == ABL_SOFTMAX_FLEX) {
+        abl_text_add(t,
+                 "FlexAttention: y = fp32(x * fp32(1/ln 2)); the diagonal's 128-key block first, then the full "
+                 "blocks from key 0, in blocks of %d keys with a running max m; P = exp2(fp32(y - m)) flushed to "
+                 "zero below 2^-126, rounded into %s; a weight is zero when P is.",
+                 p->block, p->output_dtype.name);
     } else {
         abl_text_add(t,
                  "SDPA %s kernel: y = fp32(x * fp32(log2 e)), keys in blocks of %d from key 0 with a running max; "
@@ -1032,7 +1041,8 @@ static abl_status report_notes(const rep_ctx *x)
                               "exponent-level distances of spec §4 for %s (for comparison).",
              abl_bias_form_name(p->bias_form),
              p->slope_calc == ABL_SLOPE_CALC_EXACT ? "rounded once" : p->slope_calc == ABL_SLOPE_CALC_TORCH_POW
-             ? "as torch.pow(fp32 base, k) computes them, held" : "as 1 / torch.pow(2, k B/H') computes them, held",
+             ? "as torch.pow(fp32 base, k) computes them, held" : p->slope_calc == ABL_SLOPE_CALC_FLEX
+             ? "as exp2(-(h+1)*8/H) computes them in fp32, held" : "as 1 / torch.pow(2, k B/H') computes them, held",
              p->slope_dtype.name,
              p->softmax == ABL_SOFTMAX_FLASH ? ", divided by the softmax scale" : ", cast to the product dtype",
              p->output_dtype.name);
@@ -1052,6 +1062,9 @@ static abl_status report_notes(const rep_ctx *x)
     }
     free(t.s);
     TRY(st);
+    if (abl_preset_modelled(p->preset))
+        TRY(abl_report_note(x->r, "Modelled from source, not measured: no real run of this kernel checked these "
+                                  "counts (docs/pipelines.md)."));
     if (x->sim)
         TRY(abl_report_note(x->r, "Last-row statistics: first blind d = smallest distance with a zero weight; TV "
                                   "distance = 0.5 sum |p - p_exact| against a binary64 softmax of eps - m d with the "
