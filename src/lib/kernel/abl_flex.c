@@ -10,6 +10,7 @@
  * from key 0 upwards, each in sub-blocks of BLOCK_N keys (field block). The weight is P in the output
  * dtype, the value multiplied into V (as for flash). */
 #include <math.h>
+#include <string.h>
 #include "kernel/abl_flex.h"
 
 /* y = fp32(x * fp32(RCP_LN2)): RCP_LN2 = 1.44269504 rounds to fp32(log2 e) */
@@ -79,6 +80,12 @@ typedef struct flex_ctx {
     const abl_emul *e;
     const float *Y;   /* y by bias position */
     uint64_t i;
+    int64_t dstar;    /* relative/symmetric form: the full blocks' keys are zero from this distance on (the
+                       * max there is always y(0)); -1 for the other forms */
+    /* relative/symmetric form: the diagonal block's zeros and last zero key (offset from the block start,
+     * -1: none) for each r = i mod 128: they depend on r alone */
+    uint64_t pz[ABL_FLEX_SPARSE_BLOCK];
+    int64_t plast[ABL_FLEX_SPARSE_BLOCK];
 } flex_ctx;
 
 static int zero_at(const flex_ctx *c, uint64_t j, float m)
@@ -109,9 +116,19 @@ static uint64_t predict_row(const flex_ctx *c, uint64_t B, int64_t *last)
     *last = -1;
     if (ps > 0) {
         float m = c->Y[abl_emul_pos(c->e, i, i)];
-        int64_t J = zero_prefix(c, 0, ps - 1, m);
+        int64_t J = c->dstar < 0 ? zero_prefix(c, 0, ps - 1, m)
+                    : (int64_t)i >= c->dstar ? (int64_t)(i - (uint64_t)c->dstar < ps - 1 ? i - (uint64_t)c->dstar
+                                                                                        : ps - 1)
+                    : -1;
         zeros += (uint64_t)(J + 1);
         *last = J;
+    }
+    if (c->dstar >= 0 && i >= ABL_FLEX_SPARSE_BLOCK) {
+        uint64_t r = i - ps;
+        zeros += c->pz[r];
+        if (c->plast[r] >= 0)
+            *last = (int64_t)ps + c->plast[r];
+        return zeros;
     }
     for (uint64_t lo = ps; lo <= i; lo += B) {
         uint64_t hi = lo + B - 1 < i ? lo + B - 1 : i;
@@ -131,8 +148,29 @@ abl_status abl_predict_flex_head(const abl_emul *em, const float *T, uint64_t n,
         return ABL_ERR_NO_MEMORY;
     for (uint64_t pos = 0; pos < n; pos++)
         Y[pos] = flex_y(T[pos]);
-    flex_ctx c = {em, Y, 0};
     uint64_t B = sub_block(em), matrix = 0, rowz = 0;
+    flex_ctx c;
+    memset(&c, 0, sizeof c);
+    c.e = em;
+    c.Y = Y;
+    c.dstar = -1;
+    if (em->form == ABL_BIAS_RELATIVE || em->form == ABL_BIAS_SYMMETRIC) {
+        /* the last row's keys at distance d (pos = d) against y(0): zero from some D* on (n: never) */
+        c.i = n - 1;
+        int64_t J = zero_prefix(&c, 0, n - 1, Y[0]);   /* keys j <= J, i.e. distances >= n - 1 - J */
+        c.dstar = J >= 0 ? (int64_t)(n - 1) - J : (int64_t)n;
+        /* rows 0..127 have no full blocks: their diagonal block is [0, i], the same as any row's with
+         * i mod 128 = r (relative form), so they fill the table */
+        int64_t keep = c.dstar;
+        c.dstar = -1;
+        for (uint64_t r = 0; r < ABL_FLEX_SPARSE_BLOCK && r < n; r++) {
+            c.i = r;
+            int64_t lastr;
+            c.pz[r] = predict_row(&c, B, &lastr);
+            c.plast[r] = lastr;
+        }
+        c.dstar = keep;
+    }
     int64_t last = -1;
     for (uint64_t i = 0; i < n; i++) {
         c.i = i;
