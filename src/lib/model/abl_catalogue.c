@@ -502,6 +502,17 @@ static abl_status meta_schedule(abl_report *r, const abl_model *m)
     return st;
 }
 
+/* The source line and the serving engines with the code read (abl_engines_served.c). */
+static abl_status meta_source_engines(abl_report *r, const abl_model *m)
+{
+    abl_status st = abl_report_meta(r, "source", "source", m->source, NULL);
+    char *t = st == ABL_OK ? abl_engines_text(m->family, 1) : NULL;
+    if (st == ABL_OK)
+        st = t ? abl_report_meta(r, "engines", "serving engines", t, NULL) : ABL_ERR_NO_MEMORY;
+    free(t);
+    return st;
+}
+
 abl_status abl_model_detail_report(const abl_model *m, abl_report **out)
 {
     if (m == NULL || out == NULL)
@@ -555,12 +566,7 @@ abl_status abl_model_detail_report(const abl_model *m, abl_report **out)
     if (st == ABL_OK)
         st = meta_quoted(r, "bias_form", "bias form", abl_bias_form_name(m->family->bias_form));
     if (st == ABL_OK)
-        st = abl_report_meta(r, "source", "source", m->source, NULL);
-    if (st == ABL_OK) {
-        char *t = abl_engines_text(m->family, 1);   /* abl_engines_served.c */
-        st = t ? abl_report_meta(r, "engines", "serving engines", t, NULL) : ABL_ERR_NO_MEMORY;
-        free(t);
-    }
+        st = meta_source_engines(r, m);
     if (st == ABL_OK)
         st = abl_report_column(r, "path", "code path", ABL_ALIGN_LEFT);
     if (st == ABL_OK)
