@@ -11,7 +11,7 @@ run() {
   /usr/bin/time -f "$1 ($2): %e s, user %U s, %M KB" "$bin" simulate --predict --heads "$heads" --ctx "$ctx" \
     --threads 1 --pipeline "$1" --dtype "$2" > /dev/null
 }
-for p in eager flash2 bloom-hf falcon-hf-eager mpt mpt-hf; do
+for p in eager flash2 bloom-hf falcon-hf-eager mpt mpt-hf flex-alibi; do
   run "$p" bf16
 done
 for p in sdpa-efficient sdpa-cudnn falcon-hf-sdpa; do

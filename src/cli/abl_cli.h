@@ -137,6 +137,9 @@ typedef struct abl_cli_cmd {
     size_t nopts;
     /* values: ABL_OPT_COUNT entries, indexed by id (NULL: not given; "" a flag that is given). */
     int (*run)(const abl_cli_ctx *ctx, const struct abl_cli_cmd *cmd, const char **values, int npos, char **pos);
+    /* more paragraphs after the description (NULL: none): a C literal stays under 4095 bytes, so a long
+     * help (simulate's presets and fields) is two literals */
+    const char *description_more;
 } abl_cli_cmd;
 
 /*

@@ -391,4 +391,5 @@ const abl_cli_cmd abl_cli_analyze_cmd = {
     analyze_opts,
     sizeof analyze_opts / sizeof analyze_opts[0],
     run_analyze,
+    NULL,
 };

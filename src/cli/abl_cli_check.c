@@ -81,4 +81,5 @@ const abl_cli_cmd abl_cli_check_cmd = {
     check_opts,
     sizeof check_opts / sizeof check_opts[0],
     run_check,
+    NULL,
 };

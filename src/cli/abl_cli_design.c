@@ -160,6 +160,9 @@ static abl_status clamp_summary(abl_report *r, const design_run *d)
 static void report_meta(abl_report *r, const design_run *d)
 {
     abl_report_meta(r, "pipeline", "pipeline", d->job.cfg.pipeline.preset, NULL);
+    /* every output states the code revision it answers for (issue 18, "Versions") */
+    abl_report_meta(r, "pipeline_version", "version", d->job.cfg.pipeline.version ? d->job.cfg.pipeline.version : "?",
+                    NULL);
     abl_report_meta(r, "dtype", "output dtype", d->job.cfg.pipeline.output_dtype.name, NULL);
     char *n = abl_cli_printf("%llu", (unsigned long long)d->job.cfg.context);
     abl_report_meta(r, "context", "context N", n ? n : "", n ? n : "");
@@ -591,4 +594,5 @@ const abl_cli_cmd abl_cli_design_cmd = {
     design_opts,
     sizeof design_opts / sizeof design_opts[0],
     run_design,
+    NULL,
 };

@@ -215,4 +215,5 @@ const abl_cli_cmd abl_cli_figure_cmd = {
     figure_opts,
     sizeof figure_opts / sizeof figure_opts[0],
     run_figure,
+    NULL,
 };

@@ -97,6 +97,7 @@ int abl_cli_slope_calc_error(const char *slopes, abl_slope_calc calc)
     const char *which = calc == ABL_SLOPE_CALC_MPT_POW
                             ? "only mpt:B, or press (llm-foundry gen_slopes, any head count); "
                               "give --slopes mpt:8 for MPT's own"
+                            : calc == ABL_SLOPE_CALC_FLEX ? "only press (the score_mod's exp2(-(h+1)*8/H))"
                             : "only press (build_alibi_tensor's torch.pow)";
     return abl_cli_usage_error("--slopes: '%s': slope-calc=%s computes %s", slopes, abl_slope_calc_name(calc), which);
 }
@@ -612,6 +613,8 @@ static void print_help(FILE *out, const abl_cli_cmd *cmd)
     print_paragraphs(out, cmd->summary);
     fputc('\n', out);
     print_paragraphs(out, cmd->description);
+    if (cmd->description_more != NULL)
+        print_paragraphs(out, cmd->description_more);
     fprintf(out, "\nOptions:\n");
     size_t w = 0;
     for (size_t i = 0; i < cmd->nopts; i++) {

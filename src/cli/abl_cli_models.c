@@ -54,4 +54,5 @@ const abl_cli_cmd abl_cli_models_cmd = {
     models_opts,
     sizeof models_opts / sizeof models_opts[0],
     run_models,
+    NULL,
 };

@@ -499,4 +499,5 @@ const abl_cli_cmd abl_cli_plot_cmd = {
     plot_opts,
     sizeof plot_opts / sizeof plot_opts[0],
     run_plot,
+    NULL,
 };

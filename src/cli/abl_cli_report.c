@@ -184,4 +184,5 @@ const abl_cli_cmd abl_cli_report_cmd = {
     report_opts,
     sizeof report_opts / sizeof report_opts[0],
     run_report,
+    NULL,
 };

@@ -69,4 +69,5 @@ const abl_cli_cmd abl_cli_reproduce_cmd = {
     reproduce_opts,
     sizeof reproduce_opts / sizeof reproduce_opts[0],
     run_reproduce,
+    NULL,
 };

@@ -123,4 +123,5 @@ const abl_cli_cmd abl_cli_table_cmd = {
     table_opts,
     sizeof table_opts / sizeof table_opts[0],
     run_table,
+    NULL,
 };

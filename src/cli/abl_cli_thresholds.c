@@ -48,4 +48,5 @@ const abl_cli_cmd abl_cli_thresholds_cmd = {
     thresholds_opts,
     sizeof thresholds_opts / sizeof thresholds_opts[0],
     run_thresholds,
+    NULL,
 };

@@ -68,4 +68,5 @@ const abl_cli_cmd abl_cli_verify_cmd = {
     verify_opts,
     sizeof verify_opts / sizeof verify_opts[0],
     run_verify,
+    NULL,
 };

@@ -11,7 +11,17 @@ blind distance, last-row zeros and matrix zeros with `simulate --logits FILE.npy
 
 With Gaussian scores s the fused kernels get them through the float mask, mask = dtype(s + bias), so the
 emulated pipeline is `<preset>,bias-add=scores,logit-dtype=model` (the mask's rounding); zero scores use
-the presets unchanged."""
+the presets unchanged.
+
+FlexAttention (`flex-alibi`, modelled from source, not measured until this runs): where
+torch.nn.attention.flex_attention exists, the attention-gym ALiBi score_mod (slopes exp2(-(h+1)*8/H) in the
+kernel; Gaussian scores added inside the score_mod from a captured fp32 tensor) with a causal block mask,
+compiled, one-hot value vectors as above. What comes back is the coefficient of v_j in the output, P / l
+in the output dtype, while the preset's weight is P itself (P rounded to the query dtype before P.V): every
+zero of the model must be a measured zero (checked), and the measured zeros beyond it (a non-zero P whose
+P / l underflows the output dtype: an influence zero) are counted and printed, not failed. Without
+flex_attention (torch < 2.5) those cases are skipped with a line saying so."""
+
 import json, math, os, subprocess, sys, tempfile
 
 try:
@@ -85,8 +95,61 @@ def simulate(npy, preset, dt, gaussian):
     out = subprocess.run([BIN, "simulate", "--logits", npy, "--pipeline", spec, "--dtype", dt, "--format", "json"],
                          check=True, capture_output=True, text=True).stdout
     r = json.loads(out)
-    return ([h["first_blind_distance"] for h in r["heads"]], [h["row_zeros"] for h in r["heads"]],
+    return ([h["first_blind"] for h in r["heads"]], [h["row_zeros"] for h in r["heads"]],
             [h["matrix_zeros"] for h in r["heads"]])
+
+
+def run_flex(H, N, dt, scores):
+    """FlexAttention with attention-gym's alibi_mod (attn_gym/mods/alibi.py at 290c1e74), causal block mask:
+    the output coefficient of every key, read through one-hot value vectors."""
+    from torch.nn.attention.flex_attention import flex_attention, create_block_mask
+    S = scores.float().contiguous() if scores is not None else None
+
+    def alibi_mod(score, b, h, q_idx, kv_idx):
+        scale = torch.exp2(-((h + 1) * 8.0 / H))
+        bias = (kv_idx - q_idx) * scale
+        if S is not None:
+            score = score + S[h, q_idx, kv_idx]
+        return score + bias
+
+    def causal(b, h, q_idx, kv_idx):
+        return q_idx >= kv_idx
+
+    bm = create_block_mask(causal, None, None, N, N, device=DEV)
+    fa = torch.compile(flex_attention)
+    q = torch.zeros(1, H, N, D, dtype=dt, device=DEV)
+    k = torch.zeros_like(q)
+    P = torch.empty(H, N, N, dtype=torch.float32, device=DEV)
+    with torch.no_grad():
+        for b in range(N // D):
+            v = torch.zeros(1, H, N, D, dtype=dt, device=DEV)
+            v[0, :, b * D:(b + 1) * D, :] = torch.eye(D, dtype=dt, device=DEV)
+            o = fa(q, k, v, score_mod=alibi_mod, block_mask=bm)
+            P[:, :, b * D:(b + 1) * D] = o[0].float()
+    return P
+
+
+def flex_compare(H, N, dn, dt, s, npy, gaussian):
+    """flex-alibi: every model zero must be a measured zero; extra measured zeros (influence) are reported."""
+    try:
+        import torch.nn.attention.flex_attention  # noqa: F401
+    except Exception:
+        print("flex-alibi      H=%-3d N=%-5d %s: skipped (no torch.nn.attention.flex_attention)" % (H, N, dn))
+        return True
+    got = counts(run_flex(H, N, dt, s))
+    out = subprocess.run([BIN, "simulate", "--logits", npy, "--heads", str(H), "--pipeline", "flex-alibi", "--dtype",
+                          dn, "--format", "json"], check=True, capture_output=True, text=True).stdout
+    r = json.loads(out)["heads"]
+    ok, extra = True, 0
+    for h in range(H):
+        mz, gz = r[h]["matrix_zeros"], got[2][h]
+        ok &= gz >= mz and got[1][h] >= r[h]["row_zeros"]
+        extra += gz - mz
+        if gz < mz or got[1][h] < r[h]["row_zeros"]:
+            print("   head %d: GPU %s zeros, flex-alibi %s (a model zero the kernel does not have)" % (h + 1, gz, mz))
+    print("%-15s H=%-3d N=%-5d %s %-5s %s (%d output zeros beyond P's)" % ("flex-alibi", H, N, dn,
+          "gauss" if gaussian else "zero", "agree" if ok else "DIFFER", extra), flush=True)
+    return ok
 
 
 def main():
@@ -106,6 +169,7 @@ def main():
                         npy = os.path.join(tmp, "scores.npy")
                         np.save(npy, (s if s is not None else torch.zeros(H, N, N, device=DEV)).cpu().numpy())
                         x = logits(H, N, dt, s)
+                        ok &= flex_compare(H, N, dn, dt, s, npy, gaussian)
                         for kind, preset in kinds:
                             try:
                                 got = counts(run_kernel(kind, x))

@@ -231,6 +231,43 @@ static void test_reports(void **state)
     assert_int_equal(abl_model_detail_report(NULL, &r), ABL_ERR_INVALID_ARGUMENT);
 }
 
+/* Serving engines (issue 18): every family has a row; the values are what the engines' sources say
+ * (llama.cpp llama-model.cpp load_hparams: BLOOM, MPT, Jais, Baichuan-13B, Jina-BERT-v2 set
+ * f_max_alibi_bias, Falcon is a RoPE architecture there; vLLM's falcon.py computes ALiBi slopes when
+ * config.alibi; docs/models.md "Serving engines"). */
+static void test_engines(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < abl_model_family_count(); i++) {
+        size_t n = 0;
+        const abl_engine_served *e = abl_model_engines(abl_model_family_at(i), &n);
+        assert_non_null(e);
+        assert_int_equal(n, 2);
+        assert_string_equal(e[0].engine, "llama.cpp");
+        assert_string_equal(e[1].engine, "vLLM");
+        assert_true(e[0].source[0] != '\0' && e[1].source[0] != '\0');
+    }
+    const struct {
+        const char *family;
+        abl_served llamacpp, vllm;
+    } want[] = {
+        {"bloom", ABL_SERVED_YES, ABL_SERVED_YES},         {"falcon-rw", ABL_SERVED_NO, ABL_SERVED_YES},
+        {"mpt", ABL_SERVED_YES, ABL_SERVED_YES},           {"baichuan", ABL_SERVED_YES, ABL_SERVED_YES},
+        {"jais", ABL_SERVED_YES, ABL_SERVED_YES},          {"jina-bert", ABL_SERVED_YES, ABL_SERVED_NOT_FOUND},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        size_t n = 0;
+        const abl_engine_served *e = abl_model_engines(abl_model_family_find(want[i].family), &n);
+        assert_non_null(e);
+        assert_int_equal(e[0].served, want[i].llamacpp);
+        assert_int_equal(e[1].served, want[i].vllm);
+    }
+    size_t n = 7;
+    assert_null(abl_model_engines(NULL, &n));
+    assert_int_equal(n, 0);
+    assert_string_equal(abl_served_name(ABL_SERVED_NOT_FOUND), "not found");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_slopes_closed_form),
         cmocka_unit_test(test_closed_form_spot_values), cmocka_unit_test(test_lookup),
         cmocka_unit_test(test_reports),
+        cmocka_unit_test(test_engines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

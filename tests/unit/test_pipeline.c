@@ -36,6 +36,87 @@ static abl_format fmt(const char *name)
     return f;
 }
 
+/* Versions (issue 18): transformers' Falcon eager path adds the bias twice from _update_causal_mask on
+ * (read at 00dcc6dd, measured with 5.17.0 on the H200) and once at 44272086 (the eager mask carries no
+ * alibi there); the default is the newest; every description names the version. */
+static void test_versions(void **state)
+{
+    (void)state;
+    abl_format bf16 = fmt("bf16");
+    abl_pipeline p;
+    char *msg = NULL;
+    assert_int_equal(abl_pipeline_parse_msg("falcon-hf-eager", &bf16, &p, fresh(&msg)), ABL_OK);
+    assert_int_equal(p.bias_add, ABL_BIAS_ADD_BOTH);
+    assert_string_equal(p.version, "00dcc6dd");
+    assert_int_equal(abl_pipeline_parse_msg("falcon-hf-eager,version=44272086", &bf16, &p, fresh(&msg)), ABL_OK);
+    assert_int_equal(p.bias_add, ABL_BIAS_ADD_SCORES);
+    assert_string_equal(p.version, "44272086");
+    char *d = abl_pipeline_describe(&p);
+    assert_non_null(d);
+    assert_non_null(strstr(d, ",version=44272086"));
+    free(d);
+    /* newest names the default; a later field override still applies after the version */
+    assert_int_equal(abl_pipeline_parse_msg("falcon-hf-eager,version=44272086,version=newest", &bf16, &p,
+                                            fresh(&msg)), ABL_OK);
+    assert_int_equal(p.bias_add, ABL_BIAS_ADD_BOTH);
+    assert_int_equal(abl_pipeline_parse_msg("falcon-hf-eager,version=44272086,bias-add=both", &bf16, &p,
+                                            fresh(&msg)), ABL_OK);
+    assert_int_equal(p.bias_add, ABL_BIAS_ADD_BOTH);
+    /* the SDPA path counts the bias once at both revisions: no second version */
+    assert_int_equal(abl_pipeline_parse_msg("falcon-hf-sdpa,version=44272086", &bf16, &p, fresh(&msg)),
+                     ABL_ERR_INVALID_ARGUMENT);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "falcon-hf-sdpa"));
+    assert_int_equal(abl_pipeline_parse_msg("eager,version=2.0", &bf16, &p, fresh(&msg)), ABL_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "'2.0'"));
+    /* set_msg checks the version against the pipeline's own preset */
+    assert_int_equal(abl_pipeline_parse_msg("falcon-hf-eager", &bf16, &p, fresh(&msg)), ABL_OK);
+    assert_int_equal(abl_pipeline_set_msg(&p, "version", "44272086", &bf16, fresh(&msg)), ABL_OK);
+    assert_int_equal(p.bias_add, ABL_BIAS_ADD_SCORES);
+    assert_int_equal(abl_pipeline_parse_msg("mpt", &bf16, &p, fresh(&msg)), ABL_OK);
+    assert_int_equal(abl_pipeline_set_msg(&p, "version", "44272086", &bf16, fresh(&msg)), ABL_ERR_INVALID_ARGUMENT);
+    /* every preset names the revision range it models */
+    const char *names = abl_pipeline_preset_names();
+    char *copy = malloc(strlen(names) + 1);
+    assert_non_null(copy);
+    strcpy(copy, names);
+    for (char *save = NULL, *t = strtok_r(copy, ", ", &save); t != NULL; t = strtok_r(NULL, ", ", &save)) {
+        assert_non_null(abl_pipeline_version_range(t, NULL));
+        assert_non_null(abl_pipeline_version_names(t));
+        assert_int_equal(abl_pipeline_parse_msg(t, &bf16, &p, fresh(&msg)), ABL_OK);
+        assert_non_null(p.version);
+        assert_non_null(abl_pipeline_version_range(t, p.version));
+    }
+    free(copy);
+    assert_non_null(strstr(abl_pipeline_version_range("falcon-hf-eager", "44272086"), "once"));
+    assert_non_null(strstr(abl_pipeline_version_range("falcon-hf-eager", NULL), "5.17.0"));
+    assert_null(abl_pipeline_version_range("nope", NULL));
+    free(msg);
+}
+
+/* flex-alibi (attention-gym's alibi_mod through FlexAttention): the fields the template implies. */
+static void test_flex_preset(void **state)
+{
+    (void)state;
+    abl_format fp16 = fmt("fp16");
+    abl_pipeline p;
+    assert_int_equal(abl_pipeline_preset("flex-alibi", &fp16, &p), ABL_OK);
+    assert_int_equal(p.softmax, ABL_SOFTMAX_FLEX);
+    assert_int_equal(p.slope_calc, ABL_SLOPE_CALC_FLEX);
+    assert_int_equal(p.bias_form, ABL_BIAS_RELATIVE);
+    assert_string_equal(p.bias_dtype.name, "fp32");
+    assert_string_equal(p.logit_dtype.name, "fp32");
+    assert_string_equal(p.output_dtype.name, "fp16");   /* P cast to V's dtype */
+    assert_int_equal(p.block, 64);
+    assert_int_equal(abl_pipeline_check_msg(&p, NULL), ABL_OK);
+    TEXT_EQ(abl_pipeline_describe(&p),
+            "bias-form=relative,slope-dtype=fp32,slope-calc=flex-exp2,product-dtype=fp32,bias-dtype=fp32,"
+            "bias-scale=1,bias-add=scores,logit-dtype=fp32,softmax=flex,output-dtype=fp16,block=64,version=9be7b3d9");
+    /* flex uses exp2 (ex2.approx.ftz): no other exp model */
+    p.exp = ABL_EXP_SLEEF;
+    assert_int_equal(abl_pipeline_check_msg(&p, NULL), ABL_ERR_UNSUPPORTED);
+}
+
 static void test_presets(void **state)
 {
     (void)state;
@@ -46,12 +127,12 @@ static void test_presets(void **state)
     assert_int_equal(abl_pipeline_preset("eager", &bf16, &p), ABL_OK);
     TEXT_EQ(abl_pipeline_describe(&p), "bias-form=relative,slope-dtype=fp32,slope-calc=exact,product-dtype=fp32,"
                              "bias-dtype=bf16,bias-scale=1,bias-add=scores,logit-dtype=bf16,softmax=eager,sum=exact,"
-                             "exp=correct,normalise=reciprocal,output-dtype=bf16");
+                             "exp=correct,normalise=reciprocal,output-dtype=bf16,version=029586da");
     /* bloom-hf: absolute form (build_alibi_tensor), fp32 product, .to(dtype), baddbmm in dtype */
     assert_int_equal(abl_pipeline_preset("bloom-hf", &fp16, &p), ABL_OK);
     TEXT_EQ(abl_pipeline_describe(&p), "bias-form=absolute,slope-dtype=fp32,slope-calc=torch-pow,product-dtype=fp32,"
                              "bias-dtype=fp16,bias-scale=1,bias-add=scores,logit-dtype=fp16,softmax=eager,sum=exact,"
-                             "exp=correct,normalise=reciprocal,output-dtype=fp16");
+                             "exp=correct,normalise=reciprocal,output-dtype=fp16,version=9d97831a");
     /* falcon-hf-eager: slopes.bfloat16() * positions (bf16 whatever the model dtype), scaled by 1/sqrt(64),
      * added to the scores and again inside the mask */
     assert_int_equal(abl_pipeline_preset("falcon-hf-eager", &fp16, &p), ABL_OK);
@@ -77,7 +158,7 @@ static void test_presets(void **state)
     assert_int_equal(abl_pipeline_preset("sdpa-cudnn", &bf16, &p), ABL_OK);
     TEXT_EQ(abl_pipeline_describe(&p), "bias-form=relative,slope-dtype=fp32,slope-calc=exact,product-dtype=fp32,"
                              "bias-dtype=bf16,bias-scale=1,bias-add=mask,logit-dtype=fp32,softmax=sdpa-cudnn,"
-                             "output-dtype=bf16,head-dim=64,block=128");
+                             "output-dtype=bf16,head-dim=64,block=128,version=torch-2.11");
     /* mpt-hf: the fp32 bias of build_mpt_alibi_tensor, fp32 softmax */
     assert_int_equal(abl_pipeline_preset("mpt-hf", &bf16, &p), ABL_OK);
     assert_int_equal(p.bias_form, ABL_BIAS_TRAILING);
@@ -99,7 +180,7 @@ static void test_presets(void **state)
     assert_int_equal(abl_pipeline_preset("flash2", &bf16, &p), ABL_OK);
     TEXT_EQ(abl_pipeline_describe(&p), "bias-form=absolute,slope-dtype=fp32,slope-calc=exact,product-dtype=fp32,"
                              "bias-dtype=fp32,bias-scale=1,bias-add=scores,logit-dtype=fp32,softmax=flash,"
-                             "output-dtype=bf16,head-dim=128,block=64");
+                             "output-dtype=bf16,head-dim=128,block=64,version=c1f0be2f");
     assert_int_equal(abl_pipeline_check_msg(&p, NULL), ABL_OK);
     assert_int_equal(abl_pipeline_preset("sdpa", &bf16, &p), ABL_ERR_INVALID_ARGUMENT);
 }
@@ -312,6 +393,8 @@ int main(void)
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_long_spec),
         cmocka_unit_test(test_spec_per_dtype),
+        cmocka_unit_test(test_versions),
+        cmocka_unit_test(test_flex_preset),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     mpfr_free_cache();

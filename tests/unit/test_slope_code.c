@@ -111,6 +111,48 @@ static void test_mpt_pow_refuses_other_schedules(void **state)
     }
 }
 
+/* flex-exp2 (attention-gym's alibi_mod: torch.exp2(-((h + 1) * 8.0 / H)) in fp32). Expected bit patterns
+ * from /usr/bin/python3: e = np.float32(np.float32(8.0 * (h + 1)) / np.float32(H)), 2^-e by mpmath at 60
+ * digits, rounded once with np.float32 (no library code). For H = 12 and 24 these are not Press's slopes
+ * (Press interleaves 2^(-8k/8) and 2^(-8k/16)), and the fp32 exponent's rounding shows (0x3f214518 against
+ * 0x3e214517 a factor 4 lower). torch 1.13's CPU exp2 gives the same fp32 value for 8255 of the 8256
+ * slopes of H = 1..128 (checked with /usr/bin/python3, docs/pipelines.md section 3f). */
+static void expect_flex_slopes(int H, const unsigned *want)
+{
+    abl_schedule s;
+    assert_int_equal(abl_schedule_parse("press", H, TAU_BF16, &s), ABL_OK);
+    for (int h = 0; h < H; h++) {
+        float v = 0.0f;
+        assert_int_equal(abl_slope_code_value(ABL_SLOPE_CALC_FLEX, &s, h, &v), ABL_OK);
+        if (float_bits(v) != want[h])
+            fail_msg("H=%d head %d: 0x%08x, want 0x%08x", H, h + 1, (unsigned)float_bits(v), want[h]);
+    }
+    abl_schedule_free(&s);
+}
+
+static void test_flex_exp2(void **state)
+{
+    (void)state;
+    static const unsigned h12[] = {0x3f214518, 0x3ecb2ff5, 0x3e800000, 0x3e214517, 0x3dcb2ff6, 0x3d800000,
+                                   0x3d214519, 0x3ccb2ff4, 0x3c800000, 0x3c214519, 0x3bcb2ff4, 0x3b800000};
+    static const unsigned h16[] = {0x3f3504f3, 0x3f000000, 0x3eb504f3, 0x3e800000, 0x3e3504f3, 0x3e000000,
+                                   0x3db504f3, 0x3d800000, 0x3d3504f3, 0x3d000000, 0x3cb504f3, 0x3c800000,
+                                   0x3c3504f3, 0x3c000000, 0x3bb504f3, 0x3b800000};
+    static const unsigned h24[] = {0x3f4b2ff5, 0x3f214518, 0x3f000000, 0x3ecb2ff5, 0x3ea14518, 0x3e800000,
+                                   0x3e4b2ff6, 0x3e214517, 0x3e000000, 0x3dcb2ff6, 0x3da14517, 0x3d800000,
+                                   0x3d4b2ff4, 0x3d214519, 0x3d000000, 0x3ccb2ff4, 0x3ca14519, 0x3c800000,
+                                   0x3c4b2ff4, 0x3c214519, 0x3c000000, 0x3bcb2ff4, 0x3ba14519, 0x3b800000};
+    expect_flex_slopes(12, h12);
+    expect_flex_slopes(16, h16);
+    expect_flex_slopes(24, h24);
+    /* the score_mod hard-codes 8 and Press's order: other schedules are refused */
+    abl_schedule s;
+    float v;
+    assert_int_equal(abl_schedule_parse("mpt:8", 16, TAU_BF16, &s), ABL_OK);
+    assert_int_equal(abl_slope_code_value(ABL_SLOPE_CALC_FLEX, &s, 0, &v), ABL_ERR_SLOPE_CALC);
+    abl_schedule_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -118,6 +160,7 @@ int main(void)
         cmocka_unit_test(test_mpt_pow_phogpt_order),
         cmocka_unit_test(test_mpt_pow_every_head_count),
         cmocka_unit_test(test_mpt_pow_refuses_other_schedules),
+        cmocka_unit_test(test_flex_exp2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

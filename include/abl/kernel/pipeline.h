@@ -59,7 +59,12 @@ typedef enum abl_softmax_kind {
     ABL_SOFTMAX_GGML_CUDA_VEC = 6,
     ABL_SOFTMAX_VLLM_PAGED = 7,
     ABL_SOFTMAX_TRTLLM_MMHA = 8,
-    ABL_SOFTMAX_KIND_COUNT = 9
+    /* PyTorch FlexAttention (Triton template, causal block mask): y = fp32(x * fp32(1/ln 2)); the
+     * partially masked (diagonal) KV block first, then the full blocks from key 0, in sub-blocks of
+     * `block` keys, running max m; P = exp2(fp32(y - m)) flushed to zero below 2^-126 (ex2.approx.ftz),
+     * rounded into the output dtype before P.V; the weight is that P (docs/pipelines.md §3f) */
+    ABL_SOFTMAX_FLEX = 9,
+    ABL_SOFTMAX_KIND_COUNT = 10
 } abl_softmax_kind;
 
 /* Where the bias meets the scores, with c = bias-scale:
@@ -89,7 +94,11 @@ typedef enum abl_slope_calc {
      * (0-based) powf(m0, h + 1) for h < n, else powf(m1, 2(h - n) + 1); B = 8 for press, B for mpt:B;
      * each powf modelled as correctly rounded */
     ABL_SLOPE_CALC_GGML = 3,
-    ABL_SLOPE_CALC_COUNT = 4
+    /* flex-exp2: the attention-gym ALiBi score_mod, exp2(-((h + 1) * 8.0 / H)) in fp32 inside the kernel
+     * (h 0-based): RN32(2^-RN32(8(h+1)/H)), exp2 modelled as correctly rounded; press schedule only (for H
+     * not a power of two these are not Press's slopes) */
+    ABL_SLOPE_CALC_FLEX = 4,
+    ABL_SLOPE_CALC_COUNT = 5
 } abl_slope_calc;
 
 /* An exact positive rational num/den (reduced), e.g. a bias scale. */
@@ -158,6 +167,8 @@ typedef struct abl_pipeline {
                                  * context (a decode step: 1); only those are emulated; 0: all N */
     int modelled;               /* 1: a preset modelled from the engine's source, not measured (every output
                                  * that uses it says so: abl_pipeline_modelled_note) */
+    const char *version;        /* the code revision the pipeline answers for (field version; a static name,
+                                 * see abl_pipeline_version_range) */
 } abl_pipeline;
 
 /* "Pipeline <preset>: modelled from source, not measured ..." for a modelled preset, else NULL (static text). */
@@ -233,7 +244,8 @@ typedef enum abl_pipeline_field {
     ABL_PF_MASK_DTYPE,
     ABL_PF_FA_KERNEL,
     ABL_PF_THREADS,
-    ABL_PF_ROWS
+    ABL_PF_ROWS,
+    ABL_PF_VERSION
 } abl_pipeline_field;
 
 typedef struct abl_pipeline_override {
@@ -259,6 +271,12 @@ ABL_API abl_status abl_pipeline_spec_copy(const abl_pipeline_spec *src, abl_pipe
 ABL_API void abl_pipeline_spec_free(abl_pipeline_spec *s);
 /* The pipeline for one model dtype (NULL = bf16); s NULL: eager. No text is read. */
 ABL_API abl_status abl_pipeline_build(const abl_pipeline_spec *s, const abl_format *model_dtype, abl_pipeline *out);
+
+/* The revision range a preset's version models ("transformers 00dcc6dd .. 5.17.0: ..."), for help texts and
+ * outputs; version NULL: the preset's newest (the default). NULL when the preset or version is unknown. */
+ABL_API const char *abl_pipeline_version_range(const char *preset, const char *version);
+/* The versions of a preset, newest first: "00dcc6dd, 44272086" (static; NULL for an unknown preset). */
+ABL_API const char *abl_pipeline_version_names(const char *preset);
 
 /* Canonical text of every field: "bias-form=relative,slope-dtype=fp32,...", whole: a malloc'd string,
  * the caller's to free (NULL: out of memory). */

@@ -84,6 +84,25 @@ ABL_API const abl_model_family *abl_model_family_find(const char *name);
 /* A family's code path by name; NULL = the default (first). */
 ABL_API const abl_code_path *abl_model_family_path(const abl_model_family *f, const char *name);
 
+/* Whether a serving engine runs a family with its ALiBi bias (src/lib/model/abl_engines_served.c,
+ * docs/models.md "Serving engines"). */
+typedef enum abl_served {
+    ABL_SERVED_YES = 0,        /* the engine computes the family's ALiBi bias */
+    ABL_SERVED_NO = 1,         /* the engine has the architecture, but not with ALiBi */
+    ABL_SERVED_NOT_FOUND = 2   /* no such architecture found in the engine's source */
+} abl_served;
+
+typedef struct abl_engine_served {
+    const char *engine;     /* "llama.cpp", "vLLM" */
+    abl_served served;
+    const char *presets;    /* the pipeline presets that model that engine for it ("" when none) */
+    const char *source;     /* the code read (file, function, revision) */
+} abl_engine_served;
+
+/* The engines of a family (*count of them; NULL and 0 for a family without a row). */
+ABL_API const abl_engine_served *abl_model_engines(const abl_model_family *f, size_t *count);
+ABL_API const char *abl_served_name(abl_served s);
+
 /*
  * The catalogue as a report: one row per model. full = 0: name, heads, head dim, layers, context,
  * dtype, slopes (fits 80 columns); full = 1 adds the Hugging Face id, aliases, family, the slope code,

@@ -9,4 +9,16 @@
 struct abl_pipeline;
 void abl_pipeline_describe_text(const struct abl_pipeline *p, abl_text *t);
 
+/* 1 when the preset is modelled from source, not measured (its preset entry's .modelled) */
+
+/* Pipeline versions (abl_pipeline_version.c): a version= value parsed against every preset's versions
+ * (a row, ABL_VERSION_NEWEST for "newest", ABL_VERSION_UNKNOWN); abl_version_of: that value's row for one
+ * preset (-1 when the preset has no such version); abl_version_apply sets the row's version and what it
+ * changes; abl_version_default: the preset's newest version name ("?" for an unknown preset). */
+enum { ABL_VERSION_NEWEST = -1, ABL_VERSION_UNKNOWN = -2 };
+int abl_version_parse(const char *text);
+int abl_version_of(const char *preset, int version);
+void abl_version_apply(struct abl_pipeline *p, int row);
+const char *abl_version_default(const char *preset);
+
 #endif

@@ -16,18 +16,19 @@
 static const char *const k_forms[ABL_BIAS_FORM_COUNT] = {"relative", "absolute", "symmetric", "trailing"};
 static const char *const k_softmax[ABL_SOFTMAX_KIND_COUNT] = {"eager", "flash", "sdpa-efficient", "sdpa-cudnn",
                                                               "ggml", "ggml-flash", "ggml-cuda-vec",
-                                                              "vllm-paged", "trtllm-mmha"};
+                                                              "vllm-paged", "trtllm-mmha", "flex"};
 static const char *const k_sums[] = {"exact", "sequential", "vec8", "vec16"};
 static const char *const k_norms[] = {"reciprocal", "divide"};
 static const char *const k_exps[ABL_EXP_MODEL_COUNT] = {"correct", "sleef", "ggml-avx2", "ggml-scalar"};
 static const char *const k_adds[ABL_BIAS_ADD_COUNT] = {"scores", "mask", "both"};
-static const char *const k_calcs[ABL_SLOPE_CALC_COUNT] = {"exact", "torch-pow", "mpt-pow", "ggml-powf"};
+static const char *const k_calcs[ABL_SLOPE_CALC_COUNT] = {"exact", "torch-pow", "mpt-pow", "ggml-powf",
+                                                                  "flex-exp2"};
 static const char *const k_fa_kernels[ABL_FA_KERNEL_COUNT] = {"auto", "tiled", "one-chunk", "split-kv"};
 
 const char *abl_pipeline_preset_names(void)
 {
     return "eager, flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, "
-           "mpt, mpt-hf, llamacpp-cpu, llamacpp-cpu-fa, llamacpp-cuda-fa, vllm-paged, trtllm-decode";
+           "mpt, mpt-hf, llamacpp-cpu, llamacpp-cpu-fa, llamacpp-cuda-fa, vllm-paged, trtllm-decode, flex-alibi";
 }
 
 const char *abl_pipeline_preset_help(void)
@@ -53,13 +54,17 @@ const char *abl_pipeline_preset_help(void)
            "vllm-paged: vLLM paged attention V1 decode (torch.pow slopes, __expf, __fdividef(1, sum + 1e-6), P in "
            "the model dtype; rows=1; modelled from source, not measured)\n"
            "trtllm-decode: TensorRT-LLM masked MHA decode (slopes in the model dtype, __expf, __fdividef, P in "
-           "the model dtype; rows=1; modelled from source, not measured)\n";
+           "the model dtype; rows=1; modelled from source, not measured)\n"
+
+           "flex-alibi: PyTorch FlexAttention with attention-gym's ALiBi score_mod (exp2 slopes in the kernel, "
+           "diagonal block first, exp2 flushed below 2^-126, P in the model dtype; modelled from source, not "
+           "measured)\n";
 }
 
 const char *abl_pipeline_field_names(void)
 {
     return "bias-form, slope-dtype, slope-calc, product-dtype, bias-dtype, bias-scale, bias-add, logit-dtype, "
-           "softmax, sum, exp, normalise, output-dtype, head-dim, block, mask-dtype, fa-kernel, threads, rows";
+           "softmax, sum, exp, normalise, output-dtype, head-dim, block, mask-dtype, fa-kernel, threads, rows, version";
 }
 
 const char *abl_bias_form_name(abl_bias_form f)
@@ -210,7 +215,11 @@ typedef struct preset_def {
  * llamacpp-cuda-fa: fattn-vec.cuh flash_attn_ext_vec, the one-row (decode) kernel, F16 mask, fp32 weights.
  * vllm-paged: paged_attention_kernel (V1): BLOOM's torch.pow slopes (vLLM's _get_alibi_slopes), fp32 bias
  *   slope * (j - i), P converted to the model dtype.
- * trtllm-decode: decoderMaskedMultiheadAttentionTemplate.h: slopes held in the model dtype (T). */
+ * trtllm-decode: decoderMaskedMultiheadAttentionTemplate.h: slopes held in the model dtype (T).
+ * flex-alibi: attention-gym's alibi_mod, bias (kv_idx - q_idx) * exp2(-(h+1)*8/H): an int32 distance times the
+ *   fp32 slope (fp32 product) added to the fp32 score; the Triton template's P in the query dtype
+ *   (MATMUL_PRECISION); BLOCK_N 64
+ *   (the H100/H200 default for bf16/fp16 at head dim 128). */
 static const preset_def k_preset_defs[] = {
     {"eager", ABL_BIAS_RELATIVE, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
      ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0, 0, 0, 0},
@@ -243,6 +252,8 @@ static const preset_def k_preset_defs[] = {
     {"trtllm-decode", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
      ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_TRTLLM_MMHA, ABL_EXP_CORRECT, 1, 128, 0, .modelled = 1, .rows = 1,
      .slope_model = 1},
+    {"flex-alibi", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
+     ABL_SLOPE_CALC_FLEX, ABL_SOFTMAX_FLEX, ABL_EXP_CORRECT, 1, 128, 64, .modelled = 1},
 };
 
 /* The preset's definition by name (any case), NULL when unknown. */
@@ -253,6 +264,7 @@ static const preset_def *preset_find(const char *name)
             return &k_preset_defs[k];
     return NULL;
 }
+
 
 static abl_format preset_dtype(int sel, const abl_format *model)
 {
@@ -290,6 +302,7 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
     p.threads = 1;
     p.rows = d->rows;
     p.modelled = d->modelled;
+    p.version = abl_version_default(d->name);
     *out = p;
     return ABL_OK;
 }
@@ -392,7 +405,7 @@ static const struct {
     {"sum", ABL_PF_SUM},                   {"exp", ABL_PF_EXP},                 {"normalise", ABL_PF_NORMALISE},
     {"normalize", ABL_PF_NORMALISE},       {"output-dtype", ABL_PF_OUTPUT_DTYPE}, {"head-dim", ABL_PF_HEAD_DIM},
     {"block", ABL_PF_BLOCK},               {"mask-dtype", ABL_PF_MASK_DTYPE},   {"fa-kernel", ABL_PF_FA_KERNEL},
-    {"threads", ABL_PF_THREADS},           {"rows", ABL_PF_ROWS},
+    {"threads", ABL_PF_THREADS},           {"rows", ABL_PF_ROWS},               {"version", ABL_PF_VERSION},
 };
 
 /* One FIELD=VALUE into a typed override (the only place a field's text is read). */
@@ -422,6 +435,13 @@ static abl_status override_parse(const char *field, const char *value, abl_pipel
     case ABL_PF_SLOPE_CALC:
         return override_enum(k_calcs, ABL_SLOPE_CALC_COUNT, "slope-calc", "calculation", value, o, msg);
     case ABL_PF_BIAS_SCALE: return override_ratio(o, value, msg);
+    case ABL_PF_VERSION:
+        if ((o->value = abl_version_parse(value)) == ABL_VERSION_UNKNOWN) {
+            abl_error_dup(msg, "version: unknown revision '%s' (falcon-hf-eager: 00dcc6dd, 44272086; every "
+                          "preset: newest or its own, see simulate --help)", value);
+            return ABL_ERR_INVALID_ARGUMENT;
+        }
+        return ABL_OK;
     default: return override_number(o, value, msg);
     }
 }
@@ -468,8 +488,20 @@ static void override_apply(abl_pipeline *p, const abl_pipeline_override *o, cons
     case ABL_PF_FA_KERNEL: p->fa_kernel = (abl_fa_kernel)o->value; break;
     case ABL_PF_THREADS: p->threads = o->value; break;
     case ABL_PF_ROWS: p->rows = o->value; break;
+    case ABL_PF_VERSION: abl_version_apply(p, abl_version_of(p->preset, o->value)); break;
     default: p->block = o->value; break;
     }
+}
+
+/* A version= override names one of the preset's own versions (abl_pipeline_version.c). */
+static abl_status version_check(const char *preset, const abl_pipeline_override *o, const char *text, char **msg)
+{
+    if (o->field != ABL_PF_VERSION || abl_version_of(preset, o->value) >= 0)
+        return ABL_OK;
+    const char *names = abl_pipeline_version_names(preset);
+    abl_error_dup(msg, "version: preset %s has no revision '%s' (known: newest, %s)", preset, text,
+                  names != NULL ? names : "?");
+    return ABL_ERR_INVALID_ARGUMENT;
 }
 
 abl_status abl_pipeline_set_msg(abl_pipeline *p, const char *field, const char *value, const abl_format *model_dtype,
@@ -480,6 +512,8 @@ abl_status abl_pipeline_set_msg(abl_pipeline *p, const char *field, const char *
     abl_format model = model_dtype ? *model_dtype : named("bf16");
     abl_pipeline_override o;
     abl_status st = override_parse(field, value, &o, msg);
+    if (st == ABL_OK)
+        st = version_check(p->preset, &o, value, msg);
     if (st == ABL_OK)
         override_apply(p, &o, &model);
     return st;
@@ -517,6 +551,8 @@ static abl_status spec_overrides(abl_pipeline_spec *s, char *save, char **msg)
             return ABL_ERR_NO_MEMORY;
         s->overrides = grown;
         abl_status st = override_parse(tok, eq + 1, &s->overrides[s->noverrides], msg);
+        if (st == ABL_OK)
+            st = version_check(s->preset, &s->overrides[s->noverrides], eq + 1, msg);
         if (st != ABL_OK)
             return st;
         s->noverrides++;
@@ -610,6 +646,10 @@ const char *abl_pipeline_modelled_note(const abl_pipeline *p)
 {
     if (p == NULL || !p->modelled)
         return NULL;
+    if (p->softmax == ABL_SOFTMAX_FLEX)
+        return "Modelled from source, not measured: this preset follows FlexAttention's Triton template and "
+               "attention-gym's ALiBi score_mod at the revisions cited (docs/pipelines.md §3f); no GPU measurement "
+               "backs it.";
     return "Modelled from source, not measured: this preset follows the engine's source code and the documented "
            "semantics of its CUDA intrinsics (docs/pipelines.md §3c); no GPU measurement backs it.";
 }
@@ -789,8 +829,12 @@ void abl_pipeline_describe_text(const abl_pipeline *p, abl_text *t)
         abl_text_add(t, ",fa-kernel=%s,threads=%d", abl_fa_kernel_name(p->fa_kernel), p->threads);
     else if (is_engine(p))
         abl_text_add(t, ",mask-dtype=%s,rows=%d", p->mask_dtype.name, p->rows);
+    else if (p->softmax == ABL_SOFTMAX_FLEX)
+        abl_text_add(t, ",block=%d", p->block);   /* the score arrives scaled: no head-dim */
     else if (p->softmax != ABL_SOFTMAX_EAGER && p->softmax != ABL_SOFTMAX_GGML)
         abl_text_add(t, ",head-dim=%d,block=%d", p->head_dim, p->block);
+    /* every output states the code revision it answers for (issue 18, "Versions") */
+    abl_text_add(t, ",version=%s", p->version != NULL ? p->version : "?");
     free(scale);
 }
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "abl/kernel/simulate.h"
+#include "kernel/abl_flex.h"
 #include "kernel/abl_predict_sdpa.h"
 #include "kernel/abl_round.h"
 #include "kernel/abl_engines.h"
@@ -361,6 +362,8 @@ static abl_status predict_head(const pctx *c, int h, abl_pred_head *out)
         c->T[pos] = abl_emul_logit(em, eh, 0.0f, pos, abl_emul_bias_mag(em, eh, pos));
     if (em->softmax == ABL_SOFTMAX_SDPA_EFFICIENT || em->softmax == ABL_SOFTMAX_SDPA_CUDNN)
         return abl_predict_sdpa_head(em, c->T, n, out);   /* abl_predict_sdpa.c */
+    if (em->softmax == ABL_SOFTMAX_FLEX)
+        return abl_predict_flex_head(em, c->T, n, out);   /* abl_flex.c */
     ptally t = {0, 0, -1};
     if (em->softmax == ABL_SOFTMAX_FLASH)
         predict_flash(c, &t);

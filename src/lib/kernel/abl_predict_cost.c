@@ -73,6 +73,7 @@ static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min
         }
         break;
     case ABL_SOFTMAX_FLASH:
+    case ABL_SOFTMAX_FLEX:
         c.rate = ABL_PREDICT_RATE_FLASH;
         break;
     case ABL_SOFTMAX_GGML_CUDA_VEC:

@@ -14,6 +14,7 @@
 #include "abl/core/threshold.h"
 #include "abl/core/blindness.h"
 #include "abl/core/fraction.h"
+#include "kernel/abl_flex.h"
 #include "kernel/abl_round.h"
 #include "kernel/abl_engines.h"
 #include "kernel/abl_ggml.h"
@@ -270,6 +271,8 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
         return abl_ggml_row(em, i, x, e, wout, tvw);
     if (abl_emul_engine(em))
         return abl_engine_row(em, i, x, e, wout, tvw);
+    if (em->softmax == ABL_SOFTMAX_FLEX)
+        return abl_flex_row(em, i, x, e, wout, tvw);   /* abl_flex.c */
     if (em->softmax == ABL_SOFTMAX_EAGER) {
         float m = row_max(x, count);
         for (uint64_t j = 0; j < count; j++)
@@ -1026,6 +1029,12 @@ static void softmax_note(const abl_pipeline *p, const abl_emul *em, abl_text *t)
                         "%s(fp32(e * __fdividef(1, S + 1e-6))), multiplied into V in fp32: a weight is zero when P is.",
                      p->softmax == ABL_SOFTMAX_VLLM_PAGED ? "vLLM paged-attention (V1)" : "TensorRT-LLM masked MHA",
                      p->softmax == ABL_SOFTMAX_VLLM_PAGED ? "128" : "64/128/256", p->output_dtype.name);
+    } else if (p->softmax == ABL_SOFTMAX_FLEX) {
+        abl_text_add(t,
+                 "FlexAttention: y = fp32(x * fp32(1/ln 2)); the diagonal's 128-key block first, then the full "
+                 "blocks from key 0, in blocks of %d keys with a running max m; P = exp2(fp32(y - m)) flushed to "
+                 "zero below 2^-126, rounded into %s; a weight is zero when P is.",
+                 p->block, p->output_dtype.name);
     } else {
         abl_text_add(t,
                  "SDPA %s kernel: y = fp32(x * fp32(log2 e)), keys in blocks of %d from key 0 with a running max; "
@@ -1050,7 +1059,8 @@ static abl_status report_notes(const rep_ctx *x)
              abl_bias_form_name(p->bias_form),
              p->slope_calc == ABL_SLOPE_CALC_EXACT ? "rounded once" : p->slope_calc == ABL_SLOPE_CALC_TORCH_POW
              ? "as torch.pow(fp32 base, k) computes them, held" : p->slope_calc == ABL_SLOPE_CALC_GGML
-             ? "as ggml's powf(m0, k) computes them, held" : "as 1 / torch.pow(2, k B/H') computes them, held",
+             ? "as ggml's powf(m0, k) computes them, held" : p->slope_calc == ABL_SLOPE_CALC_FLEX
+             ? "as exp2(-(h+1)*8/H) computes them in fp32, held" : "as 1 / torch.pow(2, k B/H') computes them, held",
              p->slope_dtype.name,
              p->softmax == ABL_SOFTMAX_FLASH ? ", divided by the softmax scale" : ", cast to the product dtype",
              p->output_dtype.name);

@@ -112,6 +112,14 @@ static float ggml_powf_slope(int H, long B, int index)
     return pow_rn32(m, h < n ? (unsigned long)h + 1 : 2UL * (unsigned long)(h - n) + 1);
 }
 
+/* flex-exp2 (attention-gym alibi_mod): scale = torch.exp2(-((h + 1) * 8.0 / H)) on the int32 head index,
+ * all in fp32: e = RN32(8(h+1) / H) (8(h+1) exact; one fp32 division), slope = RN32(2^-e) */
+static float flex_exp2_slope(int H, int index)
+{
+    float e = (float)((double)(8.0f * (float)index) / (double)H);
+    return exp2_rn32_exact(-e);
+}
+
 abl_status abl_slope_code_value(abl_slope_calc calc, const abl_schedule *sched, int h, float *out)
 {
     if (sched == NULL || out == NULL || h < 0 || h >= sched->count)
@@ -139,6 +147,13 @@ abl_status abl_slope_code_value(abl_slope_calc calc, const abl_schedule *sched, 
         if (sched->kind != ABL_SCHEDULE_MPT && sched->kind != ABL_SCHEDULE_PRESS)
             return ABL_ERR_SLOPE_CALC;
         *out = ggml_powf_slope(H, sched->kind == ABL_SCHEDULE_MPT ? sched->mpt_bias : 8, index);
+        return ABL_OK;
+    }
+    if (calc == ABL_SLOPE_CALC_FLEX) {
+        /* the score_mod hard-codes 8 and the head order h = index - 1: Press's slopes for a power of two */
+        if (sched->kind != ABL_SCHEDULE_PRESS)
+            return ABL_ERR_SLOPE_CALC;
+        *out = flex_exp2_slope(H, index);
         return ABL_OK;
     }
     return ABL_ERR_INVALID_ARGUMENT;

@@ -8,6 +8,7 @@
 #include "abl/model/catalogue.h"
 #include "abl/report/report.h"
 #include "abl_internal.h"
+#include "model/abl_engines_served.h"
 
 /* ------------------------------------------------------------------ code paths per family */
 
@@ -396,6 +397,7 @@ static const col catalogue_cols[] = {
     {"dtype", "dtype", ABL_ALIGN_LEFT, 0},          {"slopes", "slopes", ABL_ALIGN_LEFT, 0},
     {"slope_code", "slopes in code", ABL_ALIGN_LEFT, 1}, {"bias_form", "bias form", ABL_ALIGN_LEFT, 1},
     {"pipeline", "default pipeline", ABL_ALIGN_LEFT, 1}, {"code_paths", "code paths", ABL_ALIGN_LEFT, 1},
+    {"engines", "serving engines", ABL_ALIGN_LEFT, 1},
     {"table5", "paper Table 5 row", ABL_ALIGN_LEFT, 1}, {"source", "source", ABL_ALIGN_LEFT, 1},
 };
 
@@ -448,6 +450,10 @@ static abl_status model_row(abl_report *r, const abl_model *m, int full)
             char *t = paths_text(m->family);
             st = t ? cell_text(r, t) : ABL_ERR_NO_MEMORY;
             free(t);
+        } else if (strcmp(k, "engines") == 0) {
+            char *t = abl_engines_text(m->family, 0);   /* abl_engines_served.c */
+            st = t ? cell_text(r, t) : ABL_ERR_NO_MEMORY;
+            free(t);
         } else if (strcmp(k, "table5") == 0)
             st = cell_text(r, m->table5);
         else
@@ -470,6 +476,11 @@ abl_status abl_model_catalogue_report(int full, abl_report **out)
     if (st == ABL_OK && !full)
         st = abl_report_note(r, "'alibi-blind models NAME' shows one model: its Hugging Face id, aliases, code "
                                 "paths and pipelines, and the source of every value (docs/models.md).");
+    if (st == ABL_OK && !full) {
+        char *t = abl_engines_summary();   /* abl_engines_served.c */
+        st = t ? abl_report_note(r, t) : ABL_ERR_NO_MEMORY;
+        free(t);
+    }
     if (st == ABL_OK)
         st = abl_report_note(r, "An empty cell: not found in a published configuration (docs/models.md).");
     if (st != ABL_OK) {
@@ -488,6 +499,17 @@ static abl_status meta_schedule(abl_report *r, const abl_model *m)
     if (st == ABL_OK)
         st = meta_quoted(r, "slopes", "slopes", sched.text);
     abl_schedule_spec_free(&sched);
+    return st;
+}
+
+/* The source line and the serving engines with the code read (abl_engines_served.c). */
+static abl_status meta_source_engines(abl_report *r, const abl_model *m)
+{
+    abl_status st = abl_report_meta(r, "source", "source", m->source, NULL);
+    char *t = st == ABL_OK ? abl_engines_text(m->family, 1) : NULL;
+    if (st == ABL_OK)
+        st = t ? abl_report_meta(r, "engines", "serving engines", t, NULL) : ABL_ERR_NO_MEMORY;
+    free(t);
     return st;
 }
 
@@ -544,7 +566,7 @@ abl_status abl_model_detail_report(const abl_model *m, abl_report **out)
     if (st == ABL_OK)
         st = meta_quoted(r, "bias_form", "bias form", abl_bias_form_name(m->family->bias_form));
     if (st == ABL_OK)
-        st = abl_report_meta(r, "source", "source", m->source, NULL);
+        st = meta_source_engines(r, m);
     if (st == ABL_OK)
         st = abl_report_column(r, "path", "code path", ABL_ALIGN_LEFT);
     if (st == ABL_OK)

@@ -1,0 +1,6 @@
+simulate
+--model
+falcon-rw-1b
+--pipeline
+falcon-hf-eager
+--predict

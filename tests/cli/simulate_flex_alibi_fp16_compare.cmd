@@ -1,0 +1,10 @@
+simulate
+--heads
+64
+--ctx
+700
+--dtype
+fp16
+--pipeline
+flex-alibi,block=32
+--compare

@@ -1,0 +1,10 @@
+simulate
+--heads
+12
+--ctx
+1024
+--dtype
+fp16
+--pipeline
+flex-alibi
+--predict
