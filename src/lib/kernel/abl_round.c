@@ -7,6 +7,7 @@
 #include "abl/core/decimal.h"
 #include "kernel/abl_round.h"
 #include "kernel/abl_ggml.h"
+#include "kernel/abl_influence.h"
 
 abl_status abl_fp_init(const abl_format *f, abl_fp *out)
 {
@@ -318,6 +319,8 @@ abl_status abl_emul_init(const abl_pipeline *p, uint64_t n, abl_emul *out)
     out->bias_add = p->bias_add;
     out->slope_calc = p->slope_calc;
     if (abl_emul_ggml(out) && (st = abl_emul_ggml_init(p, out)) != ABL_OK)
+        return st;
+    if ((st = abl_influence_init(p, out)) != ABL_OK)   /* abl_influence.c */
         return st;
     if (p->bias_scale.num == 0 || p->bias_scale.den == 0)
         return ABL_ERR_BAD_NUMBER;
