@@ -3,11 +3,13 @@
  * input. */
 #include <gmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "abl_cli.h"
 
 static const abl_cli_use check_opts[] = {
     ABL_USE(ABL_OPT_CONFIG),
+    ABL_USE(ABL_OPT_CRITERION),
     /* default: the trained context; simulator range */
     {ABL_OPT_CTX, 0, NULL,
      "context length N to check (default: the model's trained context; 1 to 16777216)"},
@@ -27,6 +29,32 @@ static const abl_cli_use check_opts[] = {
     ABL_USE(ABL_OPT_SLOPES),
 };
 
+/* --criterion: one of the library's criteria by name (the table in src/lib/model/abl_criterion.c). */
+static int check_criterion(const char *text, abl_check_criterion *out)
+{
+    size_t len = 1;
+    for (int k = 0; k < ABL_CRITERION_COUNT; k++) {
+        const char *name = abl_check_criterion_name((abl_check_criterion)k);
+        if (strcmp(text, name) == 0) {
+            *out = (abl_check_criterion)k;
+            return 0;
+        }
+        len += strlen(name) + 2;
+    }
+    char *known = malloc(len);   /* the names, "weight, influence" */
+    if (known != NULL) {
+        known[0] = '\0';
+        for (int k = 0; k < ABL_CRITERION_COUNT; k++) {
+            if (k > 0)
+                strcat(known, ", ");
+            strcat(known, abl_check_criterion_name((abl_check_criterion)k));
+        }
+    }
+    int rc = abl_cli_usage_error("--criterion: unknown criterion '%s' (known: %s)", text, known != NULL ? known : "?");
+    free(known);
+    return rc;
+}
+
 static int run_check(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
 {
     if (npos > 0)
@@ -37,7 +65,9 @@ static int run_check(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char 
         return ABL_EXIT_USAGE;
     if (abl_cli_arg(cmd, v, ABL_OPT_MODEL) == NULL && abl_cli_arg(cmd, v, ABL_OPT_CONFIG) == NULL)
         return abl_cli_usage_error("check: --config config.json or --model NAME is required");
-    abl_check_limits lim = {0, NULL};
+    abl_check_limits lim = {0, NULL, ABL_CRITERION_WEIGHT};
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_CRITERION)) && check_criterion(o, &lim.criterion))
+        return ABL_EXIT_USAGE;
     long k = 0;
     if ((o = abl_cli_arg(cmd, v, ABL_OPT_MAX_BLIND_HEADS)) && abl_cli_int("max-blind-heads", o, 0, ABL_MAX_HEADS, &k))
         return ABL_EXIT_USAGE;
@@ -71,12 +101,15 @@ static int run_check(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char 
 const abl_cli_cmd abl_cli_check_cmd = {
     "check",
     "CI gate: is the model blind at context N on its kernel? exit 0 pass, 1 fail",
-    "--config FILE | --model NAME [--ctx N] [--pipeline P] [--dtype T] [--max-blind-heads K] [--max-row-fraction F]",
+    "--config FILE | --model NAME [--ctx N] [--pipeline P] [--dtype T] [--criterion weight|influence]\n"
+    "       [--max-blind-heads K] [--max-row-fraction F]",
     "Reads the model (config.json or catalogue name), runs the exact zero-logit predictor of its kernel\n"
     "(the model's default code path unless --pipeline says otherwise) at context N, and prints a short\n"
     "verdict: the heads that have a zero attention weight in the last query row, the distance where each\n"
     "goes blind, and the layer's row and matrix fractions. Exit status 0 when at most K heads are blind\n"
-    "(default 0) and the row fraction is at most F; 1 when not; 2 on bad input. --format json for machines.\n\n"
+    "(default 0) and the row fraction is at most F; 1 when not; 2 on bad input. --format json for machines.\n"
+    "--criterion influence counts a key lost when its term in P.V is 0 for unit-scale values (a weight\n"
+    "rounded to 0 in the pipeline's pv-dtype, e.g. llama.cpp's fp16 P), not only when its weight is 0.\n\n"
     "Example: alibi-blind check --config config.json --ctx 8192 --max-blind-heads 4",
     check_opts,
     sizeof check_opts / sizeof check_opts[0],

@@ -171,7 +171,7 @@ static void report_meta(abl_report *r, const design_run *d)
 }
 
 /* One row per head: its slope, its target or largest N, and its min logits (computed by the run). */
-static void report_row(abl_report *r, const design_run *d, int h)
+static void report_row(abl_report *r, const design_run *d, int h, const int64_t *lost)
 {
     const abl_design_result *res = &d->res;
     abl_report_row(r);
@@ -187,13 +187,63 @@ static void report_row(abl_report *r, const design_run *d, int h)
         cell_owned(r, abl_cli_printf("%s%llu", res->sees[h] >= DESIGN_SEES_CAP ? ">=" : "",
                                      (unsigned long long)res->sees[h]),
                    res->sees[h] >= DESIGN_SEES_CAP);
+    if (lost != NULL && lost[h] >= 0)
+        cell_owned(r, abl_cli_printf("%lld", (long long)lost[h]), 0);
+    else if (lost != NULL)
+        abl_report_cell(r, "none", "null", NULL);
     for (int k = 0; k < 2; k++) {
         const char *ml = res->min_logits[2 * h + k];
         abl_report_cell(r, ml, strcmp(ml, "none") == 0 ? "null" : ml, NULL);
     }
 }
 
-static void report_heads(abl_report *r, const design_run *d)
+/* Where the kernel's P.V loses keys the weights keep (docs/method.md, "Influence"): each designed head's first
+ * distance without influence at N, from the exact predictor; NULL when it equals the weight's (or no answer). */
+static int64_t *design_influence(const design_run *d)
+{
+    const abl_design_result *res = &d->res;
+    if (res->slopes == NULL || res->n < 1)
+        return NULL;
+    mpq_t *m = malloc((size_t)res->n * sizeof *m);
+    int64_t *lost = malloc((size_t)res->n * sizeof *lost);
+    abl_schedule_spec spec;
+    memset(&spec, 0, sizeof spec);
+    abl_status st = m != NULL && lost != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
+    for (int h = 0; m != NULL && h < res->n; h++) {
+        mpq_init(m[h]);
+        mpq_set_d(m[h], (double)res->slopes[h]);   /* a binary32 value: exact */
+    }
+    if (st == ABL_OK)
+        st = abl_schedule_spec_slopes((const mpq_t *)m, (size_t)res->n, &spec);
+    abl_prediction pred;
+    memset(&pred, 0, sizeof pred);
+    if (st == ABL_OK) {
+        abl_simulate_config sc;
+        memset(&sc, 0, sizeof sc);
+        sc.pipeline = d->job.cfg.pipeline;
+        sc.slopes = &spec;
+        sc.context = d->job.cfg.context;
+        sc.threads = d->job.cfg.threads;
+        st = abl_predict_run(&sc, &pred);
+    }
+    if (st == ABL_OK && pred.influence_differs && pred.heads == res->n)
+        for (int h = 0; h < res->n; h++)
+            lost[h] = pred.results[h].first_influence_zero;
+    else
+        st = ABL_ERR_UNSUPPORTED;
+    abl_prediction_free(&pred);
+    abl_schedule_spec_free(&spec);
+    for (int h = 0; m != NULL && h < res->n; h++)
+        mpq_clear(m[h]);
+    free(m);
+    if (st != ABL_OK) {
+        free(lost);
+        return NULL;
+    }
+    return lost;
+}
+
+static void report_heads(abl_report *r, const design_run *d, const int64_t *lost)
 {
     const abl_design_result *res = &d->res;
     abl_report_column(r, "head", "head", ABL_ALIGN_RIGHT);
@@ -202,10 +252,12 @@ static void report_heads(abl_report *r, const design_run *d)
         abl_report_column(r, "first_blind", "first blind", ABL_ALIGN_RIGHT);
     if (res->sees != NULL)
         abl_report_column(r, "sees", "sees N", ABL_ALIGN_RIGHT);
+    if (lost != NULL)
+        abl_report_column(r, "first_influence_zero", "first no-influence", ABL_ALIGN_RIGHT);
     abl_report_column(r, "min_logit_half", "min logit d=N/2", ABL_ALIGN_RIGHT);
     abl_report_column(r, "min_logit_last", "min logit d=N-1", ABL_ALIGN_RIGHT);
     for (int h = 0; h < res->n; h++)
-        report_row(r, d, h);
+        report_row(r, d, h, lost);
     char *v = NULL;
     if (d->targets == NULL && res->sees == NULL)
         v = abl_cli_printf("no zero weight in %llu x %llu on %s%s", (unsigned long long)d->job.cfg.context,
@@ -265,11 +317,17 @@ static abl_status build_report(const design_run *d, abl_report **out)
     char *b = d->job.cfg.budget ? abl_decimal_string(d->job.cfg.budget) : NULL;
     abl_report_meta(r, "logit_budget", "logit budget B", b ? b : "0", b ? b : "0");
     free(b);
+    int64_t *lost = design_influence(d);   /* NULL unless the kernel's P.V loses more than its weights */
     if (d->res.slopes != NULL)
-        report_heads(r, d);
+        report_heads(r, d, lost);
     if (st == ABL_OK && d->res.have_clamp)
         st = clamp_summary(r, d);
     report_notes(r, d);
+    if (lost != NULL)
+        abl_report_note(r, "first no-influence: the smallest distance of the last row at N whose key contributes "
+                           "nothing to P.V for unit-scale values on this kernel (P rounded to its pv-dtype, added "
+                           "in pv-accumulate; docs/method.md, Influence), whether or not its weight is 0.");
+    free(lost);
     if (st != ABL_OK) {
         abl_report_free(r);
         return st;

@@ -497,6 +497,12 @@ static int compare_budget(const abl_cli_work *work, const abl_compare_config *cc
     return abl_cli_budget(work, &cost);
 }
 
+/* check --criterion: the head's first lost distance (influence: its first key without influence). */
+static int64_t lost_first(const abl_compare_head *h, int influence)
+{
+    return influence ? h->first_influence_zero : h->first_blind;
+}
+
 int abl_cli_compare(const abl_cli_ctx *ctx, const char *cmdname, const abl_compare_config *cc, const abl_cli_setup *s, abl_output out,
                     const char *path, const abl_check_limits *limits, abl_report **keep, const abl_cli_work *work)
 {
@@ -541,14 +547,16 @@ int abl_cli_compare(const abl_cli_ctx *ctx, const char *cmdname, const abl_compa
     }
     if (rc == ABL_EXIT_OK && limits != NULL && !abl_check_pass(&c, limits)) {
         /* The verdict is complete on stdout; the one stderr line says why the status is 1. */
-        int worst = -1;
+        int worst = -1, infl = limits->criterion == ABL_CRITERION_INFLUENCE;
         for (int i = 0; i < c.heads; i++)
-            if (c.results[i].first_blind >= 0 && (worst < 0 || c.results[i].first_blind < c.results[worst].first_blind))
+            if (lost_first(&c.results[i], infl) >= 0 &&
+                (worst < 0 || lost_first(&c.results[i], infl) < lost_first(&c.results[worst], infl)))
                 worst = i;
         if (worst >= 0)
-            fprintf(stderr, "alibi-blind: check: fail: %d of %d heads blind inside %llu tokens (head %d from d = %lld)\n",
-                    c.kernel_blind_heads, c.heads, (unsigned long long)cc->context, c.results[worst].slope.index,
-                    (long long)c.results[worst].first_blind);
+            fprintf(stderr, "alibi-blind: check: fail: %d of %d heads %s inside %llu tokens (head %d from d = %lld)\n",
+                    infl ? c.kernel_lost_heads : c.kernel_blind_heads, c.heads, infl ? "lose a key's influence" : "blind",
+                    (unsigned long long)cc->context, c.results[worst].slope.index,
+                    (long long)lost_first(&c.results[worst], infl));
         else
             fprintf(stderr, "alibi-blind: check: fail\n");
         rc = ABL_EXIT_DIFFERS;

@@ -169,6 +169,13 @@ typedef struct abl_pipeline {
                                  * that uses it says so: abl_pipeline_modelled_note) */
     const char *version;        /* the code revision the pipeline answers for (field version; a static name,
                                  * see abl_pipeline_version_range) */
+    /* P.V (docs/method.md, "influence"): the weight (output-dtype) is rounded into pv_dtype before it
+     * multiplies V, and the products are added in pv_accumulate (fp32 or fp16). A key whose term
+     * pv_accumulate(pv_dtype(w) * 1) is 0 has lost its influence on the output (unit-scale V) even
+     * where its weight w is not 0. softmax=sdpa-efficient, sdpa-cudnn and ggml-flash emulate P.V
+     * themselves (their weight is already the influence): the fields are not read there. */
+    abl_format pv_dtype;
+    abl_format pv_accumulate;
 } abl_pipeline;
 
 /* "Pipeline <preset>: modelled from source, not measured ..." for a modelled preset, else NULL (static text). */
@@ -208,11 +215,11 @@ ABL_API abl_status abl_pipeline_preset(const char *name, const abl_format *model
 /*
  * Override one field: bias-form, slope-dtype, slope-calc, product-dtype, bias-dtype, bias-scale,
  * bias-add, logit-dtype, softmax, sum, exp, normalise, output-dtype, head-dim, block, mask-dtype,
- * fa-kernel, threads, rows. A dtype value is a
+ * fa-kernel, threads, rows, pv-dtype, pv-accumulate. A dtype value is a
  * format name or "model". abl_pipeline_parse_msg reads "preset[,field=value...]" (NULL or "" = eager).
  * abl_pipeline_check_msg: whether the emulator can run the pipeline (every dtype fits in binary32,
  * precision <= 24 and binary32's exponent range; the bias scale is positive; a flash pipeline keeps its
- * bias in fp32), ABL_ERR_UNSUPPORTED otherwise.
+ * bias in fp32; pv-accumulate is fp32 or fp16), ABL_ERR_UNSUPPORTED otherwise.
  * On failure *msg (msg not NULL) gets one line naming the problem: malloc'd, whole however long the
  * user's text it quotes (control characters become '?'); the caller frees it. *msg stays NULL on
  * success, when msg is NULL, or when even the message could not be allocated.
@@ -245,7 +252,9 @@ typedef enum abl_pipeline_field {
     ABL_PF_FA_KERNEL,
     ABL_PF_THREADS,
     ABL_PF_ROWS,
-    ABL_PF_VERSION
+    ABL_PF_VERSION,
+    ABL_PF_PV_DTYPE,
+    ABL_PF_PV_ACCUMULATE
 } abl_pipeline_field;
 
 typedef struct abl_pipeline_override {

@@ -86,6 +86,11 @@ typedef struct abl_sim_head {
                                 * the unrounded logits eps - m d */
     double mass_lost;          /* attention mass lost: the share of that binary64 softmax sitting on the
                                 * last row's zero weights (measured) */
+    /* Influence (docs/method.md): keys whose term in P.V is 0 for unit-scale V (pipeline fields pv-dtype,
+     * pv-accumulate), a superset of the zero weights; equal to them where P.V loses nothing more. */
+    int64_t first_influence_zero;     /* smallest d with zero influence in the last row; -1: none */
+    uint64_t row_influence_zeros;     /* in the last row */
+    uint64_t matrix_influence_zeros;  /* in the whole causal matrix */
 } abl_sim_head;
 
 typedef struct abl_simulation {
@@ -95,6 +100,8 @@ typedef struct abl_simulation {
     abl_sim_head *results;     /* in the model's head order */
     uint64_t row_zeros, matrix_zeros;   /* layer totals */
     int threads_used;
+    uint64_t row_influence_zeros, matrix_influence_zeros;   /* layer totals of the influence-zero keys */
+    int influence_differs;     /* the pipeline's P.V can lose a key whose weight is not 0 */
     abl_schedule schedule;     /* owns the numbers and texts results[h].slope point into */
 } abl_simulation;
 
@@ -113,6 +120,8 @@ typedef struct abl_pred_head {
     uint64_t row_zeros, matrix_zeros;
     uint64_t exact_rows;       /* rows whose sum had to be formed exactly (the certified bound was
                                 * not enough to decide); a cost diagnostic */
+    int64_t first_influence_zero;     /* as abl_sim_head's */
+    uint64_t row_influence_zeros, matrix_influence_zeros;
 } abl_pred_head;
 
 typedef struct abl_prediction {
@@ -120,6 +129,8 @@ typedef struct abl_prediction {
     abl_pred_head *results;    /* model order */
     uint64_t row_zeros, matrix_zeros;
     uint64_t exact_rows;
+    uint64_t row_influence_zeros, matrix_influence_zeros;
+    int influence_differs;     /* as abl_simulation's */
 } abl_prediction;
 
 /*
@@ -140,7 +151,8 @@ ABL_API void abl_prediction_free(abl_prediction *p);
 ABL_API abl_status abl_simulation_report(const abl_simulate_config *cfg, const abl_simulation *sim,
                                  const abl_prediction *pred, abl_report **out);
 
-/* 1 when the prediction agrees with the simulation on every head's first blind distance and zero counts. */
+/* 1 when the prediction agrees with the simulation on every head's first blind distance and zero counts,
+ * and on its first influence-zero distance and influence-zero counts. */
 ABL_API int abl_prediction_agrees(const abl_simulation *sim, const abl_prediction *pred);
 
 #ifdef __cplusplus

@@ -39,6 +39,8 @@ typedef struct abl_compare_head {
     uint64_t paper_row_zeros;  /* the paper's blind keys of the last row */
     int64_t first_blind;       /* the kernel: smallest d with a zero weight in the last row; -1 none */
     uint64_t row_zeros, matrix_zeros; /* the kernel's zero weights: last row, whole causal matrix */
+    int64_t first_influence_zero;     /* the kernel: smallest d whose key has no influence (docs/method.md) */
+    uint64_t row_influence_zeros, matrix_influence_zeros;
 } abl_compare_head;
 
 typedef struct abl_compare {
@@ -52,6 +54,11 @@ typedef struct abl_compare {
     uint64_t row_zeros, matrix_zeros;   /* the kernel's layer totals */
     mpq_t paper_row_fraction, paper_matrix_fraction;
     mpq_t row_fraction, matrix_fraction; /* the kernel's */
+    /* influence (keys whose term in P.V is 0 for unit V): equal to the zero weights unless influence_differs */
+    int influence_differs;
+    int kernel_lost_heads;              /* heads with a key without influence in the last row */
+    uint64_t row_influence_zeros, matrix_influence_zeros;
+    mpq_t row_influence_fraction, matrix_influence_fraction;
 } abl_compare;
 
 /*
@@ -93,10 +100,23 @@ typedef struct abl_compare_meta {
  * order), the paper's and the kernel's summaries. */
 ABL_API abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta, size_t nmeta, abl_report **out);
 
+/* check: what makes a key lost (check --criterion). A new criterion is one enum value here and one row
+ * of the table in src/lib/model/abl_criterion.c, plus what abl_check_pass reads for it. */
+typedef enum abl_check_criterion {
+    ABL_CRITERION_WEIGHT = 0,     /* the key's attention weight is exactly 0 */
+    ABL_CRITERION_INFLUENCE = 1,  /* the key's term in P.V is 0 for unit-scale V (pv-dtype, pv-accumulate) */
+    ABL_CRITERION_COUNT
+} abl_check_criterion;
+
+/* The criterion's name ("weight", ...; NULL out of range) and a one-line description (help texts). */
+ABL_API const char *abl_check_criterion_name(abl_check_criterion c);
+ABL_API const char *abl_check_criterion_help(abl_check_criterion c);
+
 /* check: the limits of a CI gate. */
 typedef struct abl_check_limits {
     int max_blind_heads;          /* heads allowed to go blind on the kernel (default 0) */
     mpq_srcptr max_row_fraction;  /* exact, in [0,1], or NULL: no limit */
+    abl_check_criterion criterion; /* what counts as lost (default weight) */
 } abl_check_limits;
 
 /* 1 when the kernel's answer is within the limits. */

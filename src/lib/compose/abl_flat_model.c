@@ -135,7 +135,7 @@ abl_flat_result *abl_flat_check(const abl_flat_model_args *m, int max_blind_head
                              ABL_MAX_HEADS);
     mpq_t frac;
     mpq_init(frac);
-    abl_check_limits lim = {max_blind_heads, NULL};
+    abl_check_limits lim = {max_blind_heads, NULL, ABL_CRITERION_WEIGHT};
     abl_flat_result *e = NULL;
     if (max_row_fraction != NULL) {
         if (abl_decimal_to_mpq(max_row_fraction, frac) != ABL_OK || mpq_sgn(frac) < 0 || mpq_cmp_ui(frac, 1, 1) > 0)

@@ -409,6 +409,13 @@ static void html_fractions(FILE *f, const abl_html_config *c, const abl_analysis
         row2_take(f, "matrix fraction through the kernel (exact zeros)",
                   abl_strf("%.2f %%", 100.0 * (double)pr->matrix_zeros / (h * n * (n + 1) / 2)));
     }
+    if (pr != NULL && pr->influence_differs) {   /* P.V loses keys the weights keep (docs/method.md) */
+        double n = (double)c->context, h = (double)pr->heads;
+        row2_take(f, "row fraction through the kernel (keys without influence, unit V)",
+                  abl_strf("%.2f %%", 100.0 * (double)pr->row_influence_zeros / (h * n)));
+        row2_take(f, "matrix fraction through the kernel (keys without influence, unit V)",
+                  abl_strf("%.2f %%", 100.0 * (double)pr->matrix_influence_zeros / (h * n * (n + 1) / 2)));
+    }
     fputs("</table>\n", f);
 }
 
@@ -419,6 +426,15 @@ static char *share_text(mpq_t q, const mpz_t blind, const mpz_t attended)
     mpq_set_den(q, attended);
     mpq_canonicalize(q);
     return abl_fraction_percent_text(q, 2);
+}
+
+/* A first distance cell ("none" when -1). */
+static void html_first_cell(FILE *f, int64_t d)
+{
+    if (d >= 0)
+        fprintf(f, "<td class=\"n\">%lld</td>", (long long)d);
+    else
+        fputs("<td class=\"n\">none</td>", f);
 }
 
 /* One head's row: rank, index, slope as written, m, δ, δ ieee, blind, the kernel's first blind distance
@@ -436,13 +452,10 @@ static void html_head_row(FILE *f, const abl_analysis *a, const abl_head_result 
     abl_html_escape(f, exact != NULL ? exact : "?");
     fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td>",
             m != NULL ? m : "?", d != NULL ? d : "", di != NULL ? di : "", r->blind_in_context ? "yes" : "no");
-    if (pr != NULL) {
-        int64_t fb = pr->results[r->slope.index - 1].first_blind;
-        if (fb >= 0)
-            fprintf(f, "<td class=\"n\">%lld</td>", (long long)fb);
-        else
-            fputs("<td class=\"n\">none</td>", f);
-    }
+    if (pr != NULL)
+        html_first_cell(f, pr->results[r->slope.index - 1].first_blind);
+    if (pr != NULL && pr->influence_differs)
+        html_first_cell(f, pr->results[r->slope.index - 1].first_influence_zero);
     fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n", rz != NULL ? rz : "",
             rp != NULL ? rp : "", mp != NULL ? mp : "");
     free(exact);
@@ -466,6 +479,8 @@ static void html_per_head(FILE *f, const abl_analysis *a, const abl_prediction *
           f);
     if (pr != NULL)
         fputs("<th>first blind d (kernel)</th>", f);
+    if (pr != NULL && pr->influence_differs)
+        fputs("<th>first no-influence d (kernel)</th>", f);
     fputs("<th>row zeros</th><th>row %</th><th>matrix %</th></tr>\n", f);
     mpq_t q;
     mpq_init(q);
@@ -476,6 +491,11 @@ static void html_per_head(FILE *f, const abl_analysis *a, const abl_prediction *
           "round-to-nearest exp with gradual underflow; first blind d (kernel): the smallest distance with an "
           "exactly-zero weight in the last row through the kernel's roundings (zero logits).</p>\n",
           f);
+    if (pr != NULL && pr->influence_differs)
+        fputs("<p class=\"note\">first no-influence d (kernel): the smallest distance whose key contributes nothing "
+              "to P·V for unit-scale values (P rounded to the pipeline's pv-dtype, added in pv-accumulate; "
+              "docs/method.md, Influence), although its weight may not be 0.</p>\n",
+              f);
 }
 
 /* Figure 1b for the layer: the planned kernel curve with the formula's when it was predicted (the

@@ -290,12 +290,21 @@ uint64_t abl_ggml_row(const abl_emul *e, uint64_t i, const float *x, float *col,
  * absolute position; keys at d >= D0 (e = 0 from there on) add nothing, so S_i needs only the last D0 keys,
  * and S_i = S_(i-8) once every key within D0 of i sits inside the vector part. A key can be zero only if
  * e <= 2^-150 S_i (1 + 2^-20) <= 2^-150 1.01 N: the keys before Dz, the first d whose e reaches that, are not
- * zero in any row, and rows shorter than Dz need no sum. Each remaining key is tested as simulate tests it. */
+ * zero in any row, and rows shorter than Dz need no sum. Each remaining key is tested as simulate tests it.
+ * The influence-zero keys (p <= zmax = e->infl_max, abl_influence.h) are found the same way with their own
+ * band [Dz, Dc): p = fp32(e * fp32(1/S)) <= e (S >= 1, the diagonal's e is 1), so every key from Dc on
+ * (e <= zmax there) counts, and none before Dz (e > 2 zmax 1.01 N) can. */
 typedef struct ggml_pred {
     const abl_emul *em;
     const float *eV, *eT;
     uint64_t n, V, D0, Dz;
 } ggml_pred;
+
+/* The keys a zero test counts in a row: p <= zmax; tested one by one in [Dz, Dc), all from Dc on. */
+typedef struct ggml_band {
+    float zmax;
+    uint64_t Dz, Dc;
+} ggml_band;
 
 static double pred_row_sum(const ggml_pred *g, uint64_t i)
 {
@@ -318,26 +327,43 @@ static double pred_row_sum(const ggml_pred *g, uint64_t i)
     return sum;
 }
 
-static uint64_t pred_row_zeros(const ggml_pred *g, uint64_t i, double sum, int64_t *first)
+static uint64_t pred_row_zeros(const ggml_pred *g, const ggml_band *b, uint64_t i, double sum, int64_t *first)
 {
     float r = (float)(1.0 / sum);
     uint64_t zeros = 0;
     *first = -1;
-    uint64_t top = i < g->D0 - 1 ? i : g->D0 - 1;
-    for (uint64_t d = g->Dz; d <= top && g->D0 > 0; d++) {
+    uint64_t top = i < b->Dc - 1 ? i : b->Dc - 1;
+    for (uint64_t d = b->Dz; d <= top && b->Dc > 0; d++) {
         float e = i - d >= g->V ? g->eT[d] : g->eV[d];
-        if ((float)((double)e * (double)r) == 0.0f) {
+        if ((float)((double)e * (double)r) <= b->zmax) {
             zeros++;
             if (*first < 0)
                 *first = (int64_t)d;
         }
     }
-    if (i >= g->D0) {   /* every key from D0 on */
-        zeros += i - g->D0 + 1;
+    if (i >= b->Dc) {   /* every key from Dc on */
+        zeros += i - b->Dc + 1;
         if (*first < 0)
-            *first = (int64_t)g->D0;
+            *first = (int64_t)b->Dc;
     }
     return zeros;
+}
+
+/* The influence band: Dz the first d whose e may give p <= zmax in some row (p = RN(e r) <= zmax needs
+ * e r <= 2 zmax, r >= 1/(1.01 N)), Dc one past the last d with an e above zmax. */
+static ggml_band influence_band(const ggml_pred *g, float zmax)
+{
+    ggml_band b = {zmax, g->n, 0};
+    double bound = 2.0 * (double)zmax * 1.01 * (double)g->n;
+    for (uint64_t d = 0; d < g->n; d++) {
+        float lo = g->eV[d] < g->eT[d] ? g->eV[d] : g->eT[d];
+        float hi = g->eV[d] < g->eT[d] ? g->eT[d] : g->eV[d];
+        if (hi > zmax)
+            b.Dc = d + 1;
+        if (b.Dz == g->n && (double)lo <= bound)
+            b.Dz = d;
+    }
+    return b;
 }
 
 /* D0 (1 + the last d with a non-zero e) and Dz (the first d whose e is small enough to vanish in some row). */
@@ -376,10 +402,11 @@ abl_status abl_ggml_predict_head(const abl_sim_setup *s, int h, abl_pred_head *o
         t[n + d] = abl_exp_rn32(sub32(x, x0));
     }
     pred_bounds(&g);
+    ggml_band bw = {0.0f, g.Dz, g.D0}, bi = em->infl_active ? influence_band(&g, em->infl_max) : bw;
     memset(out, 0, sizeof *out);
     double period[GGML_LANES] = {0};
     uint64_t steady = g.D0 + 2 * GGML_LANES;   /* from here on S_i = S_(i-8) inside the vector part */
-    for (uint64_t i = g.Dz; i < n; i++) {
+    for (uint64_t i = bi.Dz < g.Dz ? bi.Dz : g.Dz; i < n; i++) {
         double sum;
         if (i >= steady + GGML_LANES && i < g.V) {
             sum = period[i % GGML_LANES];
@@ -389,15 +416,22 @@ abl_status abl_ggml_predict_head(const abl_sim_setup *s, int h, abl_pred_head *o
         }
         if (i >= steady)
             period[i % GGML_LANES] = sum;
-        int64_t first;
-        out->matrix_zeros += pred_row_zeros(&g, i, sum, &first);
+        int64_t first, lfirst;
+        uint64_t rz = i >= g.Dz ? pred_row_zeros(&g, &bw, i, sum, &first) : 0;
+        uint64_t lz = em->infl_active ? pred_row_zeros(&g, &bi, i, sum, &lfirst) : rz;
+        out->matrix_zeros += rz;
+        out->matrix_influence_zeros += lz;
         if (i == n - 1) {
-            out->first_blind = first;
-            out->row_zeros = pred_row_zeros(&g, i, sum, &first);
+            out->first_blind = i >= g.Dz ? first : -1;
+            out->row_zeros = rz;
+            out->first_influence_zero = em->infl_active ? lfirst : out->first_blind;
+            out->row_influence_zeros = lz;
         }
     }
     if (g.Dz >= n)
         out->first_blind = -1;
+    if (bi.Dz >= n)
+        out->first_influence_zero = -1;
     free(t);
     return ABL_OK;
 }

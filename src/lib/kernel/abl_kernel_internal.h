@@ -9,7 +9,9 @@
 struct abl_pipeline;
 void abl_pipeline_describe_text(const struct abl_pipeline *p, abl_text *t);
 
-/* 1 when the preset is modelled from source, not measured (its preset entry's .modelled) */
+/* 1 when the softmax kind emulates P.V itself (sdpa-*, ggml-flash, the GPU engines, flex): its weight is
+ * already the coefficient of V, and the fields pv-dtype / pv-accumulate are not read */
+int abl_pipeline_owns_pv(const struct abl_pipeline *p);
 
 /* Pipeline versions (abl_pipeline_version.c): a version= value parsed against every preset's versions
  * (a row, ABL_VERSION_NEWEST for "newest", ABL_VERSION_UNKNOWN); abl_version_of: that value's row for one

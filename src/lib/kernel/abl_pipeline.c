@@ -64,7 +64,8 @@ const char *abl_pipeline_preset_help(void)
 const char *abl_pipeline_field_names(void)
 {
     return "bias-form, slope-dtype, slope-calc, product-dtype, bias-dtype, bias-scale, bias-add, logit-dtype, "
-           "softmax, sum, exp, normalise, output-dtype, head-dim, block, mask-dtype, fa-kernel, threads, rows, version";
+           "softmax, sum, exp, normalise, output-dtype, head-dim, block, mask-dtype, fa-kernel, threads, rows, pv-dtype, "
+           "pv-accumulate, version";
 }
 
 const char *abl_bias_form_name(abl_bias_form f)
@@ -189,6 +190,7 @@ enum { DT_MODEL, DT_FP32, DT_BF16, DT_FP16 };
 typedef struct preset_def {
     const char *name;
     unsigned char form, product, bias, logit, output, mask; /* abl_bias_form; DT_* */
+    unsigned char pv, pv_acc;                               /* DT_*: P rounded before P.V, its accumulator */
     unsigned char add, calc, softmax, exp;                  /* abl_bias_add, abl_slope_calc, abl_softmax_kind,
                                                              * abl_exp_model */
     unsigned char scale_den;                                /* bias-scale 1/den */
@@ -219,41 +221,46 @@ typedef struct preset_def {
  * flex-alibi: attention-gym's alibi_mod, bias (kv_idx - q_idx) * exp2(-(h+1)*8/H): an int32 distance times the
  *   fp32 slope (fp32 product) added to the fp32 score; the Triton template's P in the query dtype
  *   (MATMUL_PRECISION); BLOCK_N 64
- *   (the H100/H200 default for bf16/fp16 at head dim 128). */
+ *   (the H100/H200 default for bf16/fp16 at head dim 128).
+ * P.V (pv, pv_acc; docs/pipelines.md "P.V"): PyTorch's eager paths cast the probabilities to the model dtype
+ *   and matmul them with fp32 accumulation (cuBLAS/CPU GEMM); FlashAttention-2 converts P to the element type
+ *   before its fp32-accumulating MMA; the SDPA kernels hold P in the model dtype; ggml's mul_mat converts the
+ *   fp32 soft_max output to F16 (vec_dot_type of the F16 V cache) and ggml_vec_dot_f16 accumulates in fp32;
+ *   ggml-flash, the GPU engines and flex emulate the P.V they do themselves (the fields are not read). */
 static const preset_def k_preset_defs[] = {
-    {"eager", ABL_BIAS_RELATIVE, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
+    {"eager", ABL_BIAS_RELATIVE, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
      ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0, 0, 0, 0},
-    {"flash2", ABL_BIAS_ABSOLUTE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
+    {"flash2", ABL_BIAS_ABSOLUTE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
      ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_FLASH, ABL_EXP_CORRECT, 1, 128, 64, 0, 0, 0},
-    {"sdpa-efficient", ABL_BIAS_RELATIVE, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
+    {"sdpa-efficient", ABL_BIAS_RELATIVE, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
      ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 1, 64, 64, 0, 0, 0},
-    {"sdpa-cudnn", ABL_BIAS_RELATIVE, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
+    {"sdpa-cudnn", ABL_BIAS_RELATIVE, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
      ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_SDPA_CUDNN, ABL_EXP_CORRECT, 1, 64, 128, 0, 0, 0},
-    {"bloom-hf", ABL_BIAS_ABSOLUTE, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
+    {"bloom-hf", ABL_BIAS_ABSOLUTE, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
      ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0, 0, 0, 0},
-    {"falcon-hf-eager", ABL_BIAS_ABSOLUTE, DT_BF16, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_BOTH,
+    {"falcon-hf-eager", ABL_BIAS_ABSOLUTE, DT_BF16, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_BOTH,
      ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 8, 64, 0, 0, 0, 0},
-    {"falcon-hf-sdpa", ABL_BIAS_ABSOLUTE, DT_BF16, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
+    {"falcon-hf-sdpa", ABL_BIAS_ABSOLUTE, DT_BF16, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
      ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 8, 64, 64, 0, 0, 0},
-    {"falcon-rw-hf", ABL_BIAS_ABSOLUTE, DT_BF16, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
+    {"falcon-rw-hf", ABL_BIAS_ABSOLUTE, DT_BF16, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_MASK,
      ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_SDPA_EFFICIENT, ABL_EXP_CORRECT, 8, 64, 64, 0, 0, 0},
-    {"mpt", ABL_BIAS_TRAILING, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
+    {"mpt", ABL_BIAS_TRAILING, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
      ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0, 0, 0, 0},
-    {"mpt-hf", ABL_BIAS_TRAILING, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
+    {"mpt-hf", ABL_BIAS_TRAILING, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
      ABL_SLOPE_CALC_MPT_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 128, 0, 0, 0, 0},
-    {"llamacpp-cpu", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP32, ABL_BIAS_ADD_SCORES,
+    {"llamacpp-cpu", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP16, DT_FP32, ABL_BIAS_ADD_SCORES,
      ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML, ABL_EXP_GGML_AVX2, 1, 128, 0, 0, 0, 0},
-    {"llamacpp-cpu-fa", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP16, ABL_BIAS_ADD_SCORES,
+    {"llamacpp-cpu-fa", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP16, DT_FP32, DT_FP32, ABL_BIAS_ADD_SCORES,
      ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML_FLASH, ABL_EXP_GGML_AVX2, 1, 128, 0, 0, 0, 0},
-    {"llamacpp-cuda-fa", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP16, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML_CUDA_VEC, ABL_EXP_CORRECT, 1, 128, 0, .modelled = 1, .rows = 1},
-    {"vllm-paged", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_VLLM_PAGED, ABL_EXP_CORRECT, 1, 128, 0, .modelled = 1, .rows = 1},
-    {"trtllm-decode", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_TRTLLM_MMHA, ABL_EXP_CORRECT, 1, 128, 0, .modelled = 1, .rows = 1,
+    {"llamacpp-cuda-fa", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP16, DT_FP32, DT_FP32,
+     ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML_CUDA_VEC, ABL_EXP_CORRECT, 1, 128, 0, .modelled = 1, .rows = 1},
+    {"vllm-paged", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32,
+     ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_VLLM_PAGED, ABL_EXP_CORRECT, 1, 128, 0, .modelled = 1, .rows = 1},
+    {"trtllm-decode", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32,
+     ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_TRTLLM_MMHA, ABL_EXP_CORRECT, 1, 128, 0, .modelled = 1, .rows = 1,
      .slope_model = 1},
-    {"flex-alibi", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, ABL_BIAS_ADD_SCORES,
-     ABL_SLOPE_CALC_FLEX, ABL_SOFTMAX_FLEX, ABL_EXP_CORRECT, 1, 128, 64, .modelled = 1},
+    {"flex-alibi", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32,
+     ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_FLEX, ABL_SOFTMAX_FLEX, ABL_EXP_CORRECT, 1, 128, 64, .modelled = 1},
 };
 
 /* The preset's definition by name (any case), NULL when unknown. */
@@ -288,6 +295,8 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
     p.logit_dtype = preset_dtype(d->logit, &model);
     p.output_dtype = preset_dtype(d->output, &model);
     p.mask_dtype = preset_dtype(d->mask, &model);
+    p.pv_dtype = preset_dtype(d->pv, &model);
+    p.pv_accumulate = preset_dtype(d->pv_acc, &model);
     p.bias_scale.num = 1;
     p.bias_scale.den = d->scale_den;
     p.bias_add = (abl_bias_add)d->add;
@@ -406,6 +415,7 @@ static const struct {
     {"normalize", ABL_PF_NORMALISE},       {"output-dtype", ABL_PF_OUTPUT_DTYPE}, {"head-dim", ABL_PF_HEAD_DIM},
     {"block", ABL_PF_BLOCK},               {"mask-dtype", ABL_PF_MASK_DTYPE},   {"fa-kernel", ABL_PF_FA_KERNEL},
     {"threads", ABL_PF_THREADS},           {"rows", ABL_PF_ROWS},               {"version", ABL_PF_VERSION},
+    {"pv-dtype", ABL_PF_PV_DTYPE},         {"pv-accumulate", ABL_PF_PV_ACCUMULATE},
 };
 
 /* One FIELD=VALUE into a typed override (the only place a field's text is read). */
@@ -422,7 +432,7 @@ static abl_status override_parse(const char *field, const char *value, abl_pipel
     o->field = k_fields[i].field;
     switch (o->field) {
     case ABL_PF_SLOPE_DTYPE: case ABL_PF_PRODUCT_DTYPE: case ABL_PF_BIAS_DTYPE: case ABL_PF_LOGIT_DTYPE:
-    case ABL_PF_OUTPUT_DTYPE: case ABL_PF_MASK_DTYPE:
+    case ABL_PF_OUTPUT_DTYPE: case ABL_PF_MASK_DTYPE: case ABL_PF_PV_DTYPE: case ABL_PF_PV_ACCUMULATE:
         return override_dtype(k_fields[i].name, value, o, msg);
     case ABL_PF_FA_KERNEL:
         return override_enum(k_fa_kernels, ABL_FA_KERNEL_COUNT, "fa-kernel", "kernel", value, o, msg);
@@ -456,6 +466,8 @@ static abl_format *field_dtype(abl_pipeline *p, abl_pipeline_field f)
     case ABL_PF_LOGIT_DTYPE: return &p->logit_dtype;
     case ABL_PF_OUTPUT_DTYPE: return &p->output_dtype;
     case ABL_PF_MASK_DTYPE: return &p->mask_dtype;
+    case ABL_PF_PV_DTYPE: return &p->pv_dtype;
+    case ABL_PF_PV_ACCUMULATE: return &p->pv_accumulate;
     default: return NULL;
     }
 }
@@ -740,10 +752,40 @@ static abl_status check_ggml(const abl_pipeline *p, char **msg)
     return ABL_OK;
 }
 
+/* The kinds that emulate P.V themselves (their weight is the coefficient of V): the pv fields are not read. */
+int abl_pipeline_owns_pv(const abl_pipeline *p)
+{
+    return p->softmax == ABL_SOFTMAX_GGML_FLASH || p->softmax == ABL_SOFTMAX_SDPA_EFFICIENT ||
+           p->softmax == ABL_SOFTMAX_SDPA_CUDNN || p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC ||
+           p->softmax == ABL_SOFTMAX_VLLM_PAGED || p->softmax == ABL_SOFTMAX_TRTLLM_MMHA ||
+           p->softmax == ABL_SOFTMAX_FLEX;
+}
+
+/* P.V: P rounded into a format the emulator holds in binary32, accumulated in fp32 or fp16 (the
+ * accumulators kernels have). */
+static abl_status check_pv(const abl_pipeline *p, char **msg)
+{
+    if (abl_pipeline_owns_pv(p))
+        return ABL_OK;
+    if (!fits_binary32(&p->pv_dtype)) {
+        abl_error_dup(msg, "pv-dtype=%s: the emulator holds P in binary32 (precision <= 24, exponents inside "
+                      "binary32's)", p->pv_dtype.name);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (strcmp(p->pv_accumulate.name, "fp32") != 0 && strcmp(p->pv_accumulate.name, "fp16") != 0) {
+        abl_error_dup(msg, "pv-accumulate=%s: P.V accumulates in fp32 or fp16", p->pv_accumulate.name);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    return ABL_OK;
+}
+
 abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg)
 {
     if (p == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
+    abl_status pv = check_pv(p, msg);
+    if (pv != ABL_OK)
+        return pv;
     if (is_ggml(p))
         return check_ggml(p, msg);
     if (is_engine(p) && check_engine(p, msg) != ABL_OK)
@@ -833,6 +875,11 @@ void abl_pipeline_describe_text(const abl_pipeline *p, abl_text *t)
         abl_text_add(t, ",block=%d", p->block);   /* the score arrives scaled: no head-dim */
     else if (p->softmax != ABL_SOFTMAX_EAGER && p->softmax != ABL_SOFTMAX_GGML)
         abl_text_add(t, ",head-dim=%d,block=%d", p->head_dim, p->block);
+    /* P.V only where it can lose more than the weight: P rounded other than the weights come out, or an
+     * fp16 accumulator (the kinds that emulate P.V keep their own) */
+    if (!abl_pipeline_owns_pv(p) &&
+        (strcmp(p->pv_dtype.name, p->output_dtype.name) != 0 || strcmp(p->pv_accumulate.name, "fp32") != 0))
+        abl_text_add(t, ",pv-dtype=%s,pv-accumulate=%s", p->pv_dtype.name, p->pv_accumulate.name);
     /* every output states the code revision it answers for (issue 18, "Versions") */
     abl_text_add(t, ",version=%s", p->version != NULL ? p->version : "?");
     free(scale);

@@ -23,6 +23,7 @@
 #include "kernel/abl_round.h"
 #include "kernel/abl_engines.h"
 #include "kernel/abl_ggml.h"
+#include "kernel/abl_influence.h"
 
 typedef struct pctx {
     const abl_sim_setup *s;
@@ -31,7 +32,14 @@ typedef struct pctx {
     float *T;      /* zero-score logit by position */
     float *V;      /* absolute/trailing: the logit of key j (the same in every row) */
     float *ed;     /* relative: e(d) */
+    int infl;      /* the pass that finds the influence-zero keys (abl_influence.h) instead of the zero weights */
 } pctx;
+
+/* The zero test of the pass on an fp32 weight before its output rounding. */
+static int pzero(const pctx *c, float p)
+{
+    return c->infl ? abl_influence_zero(c->em, p) : abl_emul_zero(c->em, p);
+}
 
 /* Largest j in [0, i] with zero(j) (zero(j) true exactly for j <= J), or -1. */
 #define BISECT(i, ZERO_J, out)                                                                                    \
@@ -47,9 +55,9 @@ typedef struct pctx {
         (out) = lo_;                                                                                              \
     } while (0)
 
-static int eager_zero(const abl_emul *em, float ex, float s, float r)
+static int eager_zero(const pctx *c, float ex, float s, float r)
 {
-    return ex == 0.0f || abl_emul_zero(em, abl_emul_eager_p32(em, ex, s, r));
+    return ex == 0.0f || pzero(c, abl_emul_eager_p32(c->em, ex, s, r));
 }
 
 /* J for row i of an absolute/trailing eager head, given the fp32 row sum s. zero(j) is monotone (true
@@ -57,7 +65,7 @@ static int eager_zero(const abl_emul *em, float ex, float s, float r)
  * before bisecting finds the same J as a bisection of [0, i], in O(log |J - hint|) evaluations. */
 static int abs_zero(const pctx *c, int64_t j, float m, float s, float r)
 {
-    return eager_zero(c->em, abl_emul_eager_exp(c->em, c->V[j], m), s, r);
+    return eager_zero(c, abl_emul_eager_exp(c->em, c->V[j], m), s, r);
 }
 
 static int64_t abs_J(const pctx *c, uint64_t i, float m, float s, int64_t hint)
@@ -222,7 +230,7 @@ static void predict_flash(const pctx *c, ptally *t)
         float m = c->T[abl_emul_pos(em, i, i)];
         float ms = abl_emul_max_scaled(em, m);
         int64_t J;
-        GALLOP(i, t->Jlast, abl_emul_zero(em, abl_emul_flash_exp(em, c->T[abl_emul_pos(em, i, (uint64_t)j)], ms)), J);
+        GALLOP(i, t->Jlast, pzero(c, abl_emul_flash_exp(em, c->T[abl_emul_pos(em, i, (uint64_t)j)], ms)), J);
         tally_row(t, J);
     }
 }
@@ -242,7 +250,7 @@ static void predict_relative(const pctx *c, ptally *t)
         float s = abl_xacc_round32(&acc);
         float r = (float)(1.0 / (double)s);
         int64_t J;
-        GALLOP(i, t->Jlast, eager_zero(em, c->ed[i - (uint64_t)j], s, r), J);
+        GALLOP(i, t->Jlast, eager_zero(c, c->ed[i - (uint64_t)j], s, r), J);
         tally_row(t, J);
     }
 }
@@ -353,28 +361,51 @@ static void predict_absolute(const pctx *c, ptally *t)
     }
 }
 
-static abl_status predict_head(const pctx *c, int h, abl_pred_head *out)
+/* One pass over the head's rows (c->infl: weights or influence) into t. */
+static void predict_pass(const pctx *c, ptally *t)
+{
+    const abl_emul *em = c->em;
+    if (em->softmax == ABL_SOFTMAX_FLASH)
+        predict_flash(c, t);
+    else if (em->form == ABL_BIAS_RELATIVE || em->form == ABL_BIAS_SYMMETRIC)
+        predict_relative(c, t);
+    else
+        predict_absolute(c, t);
+}
+
+static abl_status predict_head(pctx *c, int h, abl_pred_head *out)
 {
     const abl_emul *em = c->em;
     const abl_emul_head *eh = &c->s->hd[h];
     uint64_t n = c->n;
     for (uint64_t pos = 0; pos < n; pos++)
         c->T[pos] = abl_emul_logit(em, eh, 0.0f, pos, abl_emul_bias_mag(em, eh, pos));
-    if (em->softmax == ABL_SOFTMAX_SDPA_EFFICIENT || em->softmax == ABL_SOFTMAX_SDPA_CUDNN)
-        return abl_predict_sdpa_head(em, c->T, n, out);   /* abl_predict_sdpa.c */
-    if (em->softmax == ABL_SOFTMAX_FLEX)
-        return abl_predict_flex_head(em, c->T, n, out);   /* abl_flex.c */
-    ptally t = {0, 0, -1};
-    if (em->softmax == ABL_SOFTMAX_FLASH)
-        predict_flash(c, &t);
-    else if (em->form == ABL_BIAS_RELATIVE || em->form == ABL_BIAS_SYMMETRIC)
-        predict_relative(c, &t);
-    else
-        predict_absolute(c, &t);
+    if (em->softmax == ABL_SOFTMAX_SDPA_EFFICIENT || em->softmax == ABL_SOFTMAX_SDPA_CUDNN ||
+        em->softmax == ABL_SOFTMAX_FLEX) {
+        abl_status st = em->softmax == ABL_SOFTMAX_FLEX
+                            ? abl_predict_flex_head(em, c->T, n, out)    /* abl_flex.c */
+                            : abl_predict_sdpa_head(em, c->T, n, out);   /* abl_predict_sdpa.c */
+        out->first_influence_zero = out->first_blind;   /* the weight is the coefficient of V here */
+        out->row_influence_zeros = out->row_zeros;
+        out->matrix_influence_zeros = out->matrix_zeros;
+        return st;
+    }
+    ptally t = {0, 0, -1}, u = {0, 0, -1};
+    c->infl = 0;
+    predict_pass(c, &t);
+    if (em->infl_active) {   /* zero(j) for the influence is monotone too: a second pass */
+        c->infl = 1;
+        predict_pass(c, &u);
+    } else {
+        u = t;
+    }
     out->matrix_zeros = t.matrix;
     out->row_zeros = (uint64_t)(t.Jlast + 1);
     out->first_blind = t.Jlast >= 0 ? (int64_t)(n - 1) - t.Jlast : -1;
-    out->exact_rows = t.exact_rows;
+    out->exact_rows = t.exact_rows + (em->infl_active ? u.exact_rows : 0);
+    out->matrix_influence_zeros = u.matrix;
+    out->row_influence_zeros = (uint64_t)(u.Jlast + 1);
+    out->first_influence_zero = u.Jlast >= 0 ? (int64_t)(n - 1) - u.Jlast : -1;
     return ABL_OK;
 }
 
@@ -393,7 +424,7 @@ static void pworker(void *arg)
     int eager = em->softmax == ABL_SOFTMAX_EAGER;
     int rel = em->form == ABL_BIAS_RELATIVE || em->form == ABL_BIAS_SYMMETRIC;
     pctx c = {t->s, em, n, malloc(n * sizeof(float)), eager && !rel ? malloc(n * sizeof(float)) : NULL,
-              eager && rel ? malloc(n * sizeof(float)) : NULL};
+              eager && rel ? malloc(n * sizeof(float)) : NULL, 0};
     if (c.T == NULL || (eager && !rel && c.V == NULL) || (eager && rel && c.ed == NULL))
         atomic_store(&t->failed, (int)ABL_ERR_NO_MEMORY);
     for (;;) {
@@ -439,8 +470,13 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
     }
     for (int h = 0; st == ABL_OK && s.em.softmax == ABL_SOFTMAX_GGML && h < s.heads; h++)
         st = abl_ggml_predict_head(&s, h, &out->results[h]);   /* abl_ggml.c */
-    for (int h = 0; st == ABL_OK && abl_emul_engine(&s.em) && h < s.heads; h++)
-        st = abl_engine_predict_head(&s, h, &out->results[h]);   /* abl_engines.c */
+    for (int h = 0; st == ABL_OK && abl_emul_engine(&s.em) && h < s.heads; h++) {
+        abl_pred_head *r = &out->results[h];
+        st = abl_engine_predict_head(&s, h, r);   /* abl_engines.c */
+        r->first_influence_zero = r->first_blind; /* the engines' weight is the coefficient of V */
+        r->row_influence_zeros = r->row_zeros;
+        r->matrix_influence_zeros = r->matrix_zeros;
+    }
     if (st == ABL_OK && s.em.softmax != ABL_SOFTMAX_GGML && !abl_emul_engine(&s.em)) {
         pteam t;
         t.s = &s;
@@ -453,6 +489,7 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
         abl_sim_team_run(nt, pworker, &t, 0, NULL, NULL);
         st = (abl_status)atomic_load(&t.failed);
     }
+    int differs = s.em.infl_active;
     abl_sim_setup_free(&s);
     if (st != ABL_OK) {
         abl_prediction_free(out);
@@ -462,7 +499,10 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
         out->row_zeros += out->results[h].row_zeros;
         out->matrix_zeros += out->results[h].matrix_zeros;
         out->exact_rows += out->results[h].exact_rows;
+        out->row_influence_zeros += out->results[h].row_influence_zeros;
+        out->matrix_influence_zeros += out->results[h].matrix_influence_zeros;
     }
+    out->influence_differs = differs;
     return ABL_OK;
 }
 

@@ -8,6 +8,7 @@
 #include "kernel/abl_round.h"
 #include "kernel/abl_engines.h"
 #include "kernel/abl_ggml.h"
+#include "kernel/abl_influence.h"
 
 abl_status abl_fp_init(const abl_format *f, abl_fp *out)
 {
@@ -321,6 +322,8 @@ abl_status abl_emul_init(const abl_pipeline *p, uint64_t n, abl_emul *out)
     if (abl_emul_ggml(out) && (st = abl_emul_ggml_init(p, out)) != ABL_OK)
         return st;
     if (abl_emul_engine(out) && (st = abl_emul_engine_init(p, out)) != ABL_OK)
+        return st;
+    if ((st = abl_influence_init(p, out)) != ABL_OK)   /* abl_influence.c */
         return st;
     if (p->bias_scale.num == 0 || p->bias_scale.den == 0)
         return ABL_ERR_BAD_NUMBER;

@@ -87,6 +87,9 @@ typedef struct abl_emul {
     abl_fa_kernel fa_kernel; /* ggml-flash: the kernel run at this N (auto resolved) */
     int fa_threads;        /* ggml-flash split-kv: key chunks */
     uint64_t first_row;    /* ggml kinds: rows before it are not computed (pipeline field rows); else 0 */
+    abl_fp pv, pv_acc;     /* P.V: P rounded into pv, the products added in pv_acc (abl_influence.h) */
+    float infl_max;        /* the largest fp32 weight whose influence is zero */
+    int infl_active;       /* 1 when a non-zero weight can have zero influence */
 } abl_emul;
 
 /* The ggml kinds: the mask can hold -inf (fp16 from 65520), whose keys the kernel skips. */

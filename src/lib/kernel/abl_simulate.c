@@ -17,6 +17,7 @@
 #include "kernel/abl_flex.h"
 #include "kernel/abl_round.h"
 #include "kernel/abl_engines.h"
+#include "kernel/abl_influence.h"
 #include "kernel/abl_ggml.h"
 #include "kernel/abl_simulate_fast.h"
 #include "kernel/abl_fastgauss.h"
@@ -358,6 +359,10 @@ static abl_status last_row(const row_ctx *rc, float *x, float *e, float *wout, a
             break;
         }
     }
+    out->first_influence_zero = out->first_blind;
+    out->row_influence_zeros = zeros;
+    if (rc->s->em.infl_active)   /* the worker passes the weights whenever P.V can lose more */
+        out->row_influence_zeros = abl_influence_count(&rc->s->em, wout, n, &out->first_influence_zero);
     memcpy(sorted, x, n * sizeof *sorted);
     qsort(sorted, n, sizeof *sorted, cmp_float);
     uint64_t distinct = 1, run = 1, longest = 1, tied = 0;
@@ -450,6 +455,7 @@ typedef struct team {
     uint64_t chunk_rows, nchunks;
     atomic_uint_fast64_t next_chunk;
     atomic_uint_fast64_t zeros;
+    atomic_uint_fast64_t lost;   /* influence-zero keys of the head (abl_influence.h) */
     atomic_int failed;        /* an abl_status, 0 while all is well */
     pthread_mutex_t hook_mu;  /* row_hook calls, one at a time */
     atomic_uint_fast64_t done; /* weights emulated, for progress reports */
@@ -500,12 +506,46 @@ static void prepare_head(team *t, int h)
     t->nchunks = (rows + t->chunk_rows - 1) / t->chunk_rows;
     atomic_store(&t->next_chunk, 0);
     atomic_store(&t->zeros, 0);
+    atomic_store(&t->lost, 0);
 }
 
 typedef struct worker_arg {
     team *t;
     int id;
 } worker_arg;
+
+/* Row i through the fast exact rows (abl_simulate_fast.h): its zero weights in *rz; wout (optional) gets
+ * the weights (and x the logits). 0 when the row cannot be done (a logit not finite). */
+static int fast_row(team *t, const row_ctx *rc, abl_fast_thread *ft, uint64_t i, float *x, float *e, float *wout,
+                    uint64_t *rz)
+{
+    const abl_sim_setup *s = t->s;
+    int h = rc->head;
+    *rz = 0;
+    if (!s->gaussian) {
+        *rz = abl_fast_row(&s->em, h, t->table, t->rmax, ft, i, wout != NULL ? x : NULL, wout);
+        return 1;
+    }
+    if (s->captured != NULL) {
+        /* captured scores: the file's rows, then the fast exponentials and sums */
+        if (!row_logits(rc, i, x))
+            return 0;
+        *rz = abl_fast_row_values(&s->em, ft, x, 0, i + 1, e, wout);
+        return 1;
+    }
+    return abl_fast_gauss_row(s, h, t->table, &t->gh, ft, i, x, e, wout, rz);
+}
+
+/* The row hook, when set, one call at a time. */
+static void hook_row(team *t, int h, uint64_t i, const float *x, const float *wout)
+{
+    const abl_simulate_config *cfg = &t->out->config;
+    if (cfg->row_hook == NULL)
+        return;
+    pthread_mutex_lock(&t->hook_mu);
+    cfg->row_hook(cfg->row_hook_ctx, t->s->schedule.slopes[h].index, i, x, wout);
+    pthread_mutex_unlock(&t->hook_mu);
+}
 
 static void worker(void *arg)
 {
@@ -515,10 +555,12 @@ static void worker(void *arg)
     uint64_t n = s->em.n;
     const abl_simulate_config *cfg = &t->out->config;
     float *x = malloc(n * sizeof *x), *e = malloc(n * sizeof *e);
-    float *wout = cfg->row_hook != NULL ? malloc(n * sizeof *wout) : NULL;
+    /* the weights are needed by the row hook and to count influence-zero keys where P.V loses more */
+    int need_w = cfg->row_hook != NULL || s->em.infl_active;
+    float *wout = need_w ? malloc(n * sizeof *wout) : NULL;
     abl_fast_thread ft;
     memset(&ft, 0, sizeof ft);
-    if (x == NULL || e == NULL || (cfg->row_hook != NULL && wout == NULL) ||
+    if (x == NULL || e == NULL || (need_w && wout == NULL) ||
         (t->fast && !abl_fast_thread_init(&ft, n)))
         atomic_store(&t->failed, (int)ABL_ERR_NO_MEMORY);
     sbar_start(&t->barrier);
@@ -527,7 +569,7 @@ static void worker(void *arg)
             prepare_head(t, h);
         sbar_wait(&t->barrier);
         row_ctx rc = {s, h, t->table, n};
-        uint64_t zeros = 0;
+        uint64_t zeros = 0, lost = 0;
         while (atomic_load(&t->failed) == 0) {
             uint64_t c = atomic_fetch_add(&t->next_chunk, 1);
             if (c >= t->nchunks)
@@ -536,25 +578,14 @@ static void worker(void *arg)
             uint64_t lo = hi > t->chunk_rows + s->em.first_row ? hi - t->chunk_rows : s->em.first_row;
             for (uint64_t i = hi; i-- > lo;) {
                 if (t->fast && i != n - 1) {
-                    int hook = cfg->row_hook != NULL;
-                    uint64_t rz = 0;
-                    if (!s->gaussian) {
-                        zeros += abl_fast_row(&s->em, h, t->table, t->rmax, &ft, i, hook ? x : NULL, hook ? wout : NULL);
-                    } else if (s->captured != NULL && row_logits(&rc, i, x)) {
-                        /* captured scores: the file's rows, then the fast exponentials and sums */
-                        zeros += abl_fast_row_values(&s->em, &ft, x, 0, i + 1, e, hook ? wout : NULL);
-                    } else if (s->captured == NULL &&
-                               abl_fast_gauss_row(s, h, t->table, &t->gh, &ft, i, x, e, hook ? wout : NULL, &rz)) {
-                        zeros += rz;
-                    } else {
+                    uint64_t rz;
+                    if (!fast_row(t, &rc, &ft, i, x, e, wout, &rz)) {
                         atomic_store(&t->failed, (int)ABL_ERR_UNSUPPORTED);
                         break;
                     }
-                    if (hook) {
-                        pthread_mutex_lock(&t->hook_mu);
-                        cfg->row_hook(cfg->row_hook_ctx, s->schedule.slopes[h].index, i, x, wout);
-                        pthread_mutex_unlock(&t->hook_mu);
-                    }
+                    zeros += rz;
+                    lost += s->em.infl_active ? abl_influence_count(&s->em, wout, i + 1, NULL) : rz;
+                    hook_row(t, h, i, x, wout);
                     continue;
                 }
                 if (!row_logits(&rc, i, x)) {
@@ -566,21 +597,23 @@ static void worker(void *arg)
                     if (st != ABL_OK)
                         atomic_store(&t->failed, (int)st);
                     zeros += t->out->results[h].row_zeros;
+                    lost += t->out->results[h].row_influence_zeros;
                 } else {
-                    zeros += row_zeros(&rc, i, x, e, wout, NULL);
+                    uint64_t rz = row_zeros(&rc, i, x, e, wout, NULL);
+                    zeros += rz;
+                    lost += s->em.infl_active ? abl_influence_count(&s->em, wout, i + 1, NULL) : rz;
                 }
-                if (cfg->row_hook != NULL) {
-                    pthread_mutex_lock(&t->hook_mu);
-                    cfg->row_hook(cfg->row_hook_ctx, s->schedule.slopes[h].index, i, x, wout);
-                    pthread_mutex_unlock(&t->hook_mu);
-                }
+                hook_row(t, h, i, x, wout);
             }
             report_progress(t, chunk_weights(lo, hi));
         }
         atomic_fetch_add(&t->zeros, zeros);
+        atomic_fetch_add(&t->lost, lost);
         sbar_wait(&t->barrier);
-        if (wa->id == 0)
+        if (wa->id == 0) {
             t->out->results[h].matrix_zeros = atomic_load(&t->zeros);
+            t->out->results[h].matrix_influence_zeros = atomic_load(&t->lost);
+        }
     }
     free(x);
     free(e);
@@ -633,6 +666,7 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
         atomic_init(&t.failed, 0);
         atomic_init(&t.next_chunk, 0);
         atomic_init(&t.zeros, 0);
+        atomic_init(&t.lost, 0);
         pthread_mutex_init(&t.barrier.mu, NULL);
         pthread_mutex_init(&t.hook_mu, NULL);
         pthread_mutex_init(&t.progress_mu, NULL);
@@ -651,6 +685,7 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
         if (st == ABL_OK && cfg->progress.fn != NULL)
             cfg->progress.fn(cfg->progress.ctx, t.total, t.total);
         out->threads_used = t.nthreads;
+        out->influence_differs = s.em.infl_active;
     }
     free(args);
     free(t.table);
@@ -667,6 +702,8 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
     for (int h = 0; h < out->heads; h++) {
         out->row_zeros += out->results[h].row_zeros;
         out->matrix_zeros += out->results[h].matrix_zeros;
+        out->row_influence_zeros += out->results[h].row_influence_zeros;
+        out->matrix_influence_zeros += out->results[h].matrix_influence_zeros;
     }
     return ABL_OK;
 }
@@ -718,6 +755,9 @@ int abl_prediction_agrees(const abl_simulation *sim, const abl_prediction *pred)
         const abl_sim_head *a = &sim->results[h];
         const abl_pred_head *b = &pred->results[h];
         if (a->first_blind != b->first_blind || a->row_zeros != b->row_zeros || a->matrix_zeros != b->matrix_zeros)
+            return 0;
+        if (a->first_influence_zero != b->first_influence_zero || a->row_influence_zeros != b->row_influence_zeros ||
+            a->matrix_influence_zeros != b->matrix_influence_zeros)
             return 0;
     }
     return 1;
@@ -897,6 +937,36 @@ static abl_status report_meta(const rep_ctx *x)
                                                  : x->sim ? "simulation" : "prediction (zero logits)", NULL);
 }
 
+/* The influence columns (docs/method.md): keys whose term in P.V is 0 for unit-scale V. */
+static abl_status influence_columns(abl_report *r, const char *prefix)
+{
+    static const struct {
+        const char *key, *label;
+    } cols[] = {
+        {"first_influence_zero", "first no-influence d"},
+        {"row_influence_zeros", "row no-influence"},
+        {"matrix_influence_zeros", "matrix no-influence"},
+    };
+    int pred = strcmp(prefix, "") != 0;
+    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+        const char *ck = cols[k].key, *cl = cols[k].label;
+        char *key = abl_strf("%s%s", prefix, ck);
+        char *label = abl_strf("%s%s", pred ? "pred. " : "", cl);
+        abl_status st = key != NULL && label != NULL ? abl_report_column(r, key, label, ABL_ALIGN_RIGHT) : ABL_ERR_NO_MEMORY;
+        free(key);
+        free(label);
+        TRY(st);
+    }
+    return ABL_OK;
+}
+
+static abl_status influence_cells(abl_report *r, int64_t first, uint64_t row, uint64_t matrix)
+{
+    TRY(cell_blind(r, first));
+    TRY(cell_u64(r, row));
+    return cell_u64(r, matrix);
+}
+
 static abl_status report_columns(const rep_ctx *x)
 {
     abl_report *r = x->r;
@@ -912,6 +982,8 @@ static abl_status report_columns(const rep_ctx *x)
     TRY(abl_report_column(r, "first_blind", "first blind d", ABL_ALIGN_RIGHT));
     TRY(abl_report_column(r, "row_zeros", "row zeros", ABL_ALIGN_RIGHT));
     TRY(abl_report_column(r, "matrix_zeros", "matrix zeros", ABL_ALIGN_RIGHT));
+    if (x->s->em.infl_active)   /* influence columns where P.V can lose a key its weight keeps */
+        TRY(influence_columns(r, ""));
     if (x->sim) {
         TRY(abl_report_column(r, "distinct_logits", "distinct logits", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "longest_tie_run", "longest tie", ABL_ALIGN_RIGHT));
@@ -923,6 +995,8 @@ static abl_status report_columns(const rep_ctx *x)
         TRY(abl_report_column(r, "predicted_first_blind", "pred. first blind d", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "predicted_row_zeros", "pred. row zeros", ABL_ALIGN_RIGHT));
         TRY(abl_report_column(r, "predicted_matrix_zeros", "pred. matrix zeros", ABL_ALIGN_RIGHT));
+        if (x->s->em.infl_active)
+            TRY(influence_columns(r, "predicted_"));
         TRY(abl_report_column(r, "agrees", "agrees", ABL_ALIGN_LEFT));
     }
     if (!x->sim)
@@ -947,11 +1021,14 @@ static abl_status report_head(const rep_ctx *x, int h)
     TRY(cell_delta(r, sl, &p->output_dtype, ABL_CONV_PAPER));
     TRY(cell_delta(r, sl, &p->output_dtype, ABL_CONV_IEEE));
     const abl_pred_head *b = x->pred ? &x->pred->results[h] : NULL;
+    int infl = x->s->em.infl_active;
     if (x->sim) {
         const abl_sim_head *a = &x->sim->results[h];
         TRY(cell_blind(r, a->first_blind));
         TRY(cell_u64(r, a->row_zeros));
         TRY(cell_u64(r, a->matrix_zeros));
+        if (infl)
+            TRY(influence_cells(r, a->first_influence_zero, a->row_influence_zeros, a->matrix_influence_zeros));
         TRY(cell_u64(r, a->distinct_logits));
         TRY(cell_u64(r, a->longest_tie_run));
         TRY(cell_u64(r, a->tied_with_diagonal));
@@ -962,12 +1039,18 @@ static abl_status report_head(const rep_ctx *x, int h)
         TRY(cell_blind(r, b->first_blind));
         TRY(cell_u64(r, b->row_zeros));
         TRY(cell_u64(r, b->matrix_zeros));
-        int ok = a->first_blind == b->first_blind && a->row_zeros == b->row_zeros && a->matrix_zeros == b->matrix_zeros;
+        if (infl)
+            TRY(influence_cells(r, b->first_influence_zero, b->row_influence_zeros, b->matrix_influence_zeros));
+        int ok = a->first_blind == b->first_blind && a->row_zeros == b->row_zeros && a->matrix_zeros == b->matrix_zeros &&
+                 a->first_influence_zero == b->first_influence_zero && a->row_influence_zeros == b->row_influence_zeros &&
+                 a->matrix_influence_zeros == b->matrix_influence_zeros;
         return abl_report_cell(r, ok ? "yes" : "NO", ok ? "true" : "false", NULL);
     }
     TRY(cell_blind(r, b->first_blind));
     TRY(cell_u64(r, b->row_zeros));
     TRY(cell_u64(r, b->matrix_zeros));
+    if (infl)
+        TRY(influence_cells(r, b->first_influence_zero, b->row_influence_zeros, b->matrix_influence_zeros));
     return cell_u64(r, b->exact_rows);
 }
 
@@ -980,6 +1063,14 @@ static abl_status report_summary(const rep_ctx *x)
     char *text, *json;
     TRY(summary_take(r, "row_zeros", "zero weights in the last rows", u64_text(rz), u64_text(rz)));
     TRY(summary_take(r, "matrix_zeros", "zero weights in the matrices", u64_text(mz), u64_text(mz)));
+    if (x->s->em.infl_active) {
+        uint64_t rl = x->sim ? x->sim->row_influence_zeros : x->pred->row_influence_zeros;
+        uint64_t ml = x->sim ? x->sim->matrix_influence_zeros : x->pred->matrix_influence_zeros;
+        TRY(summary_take(r, "row_influence_zeros", "keys without influence in the last rows (unit V)", u64_text(rl),
+                         u64_text(rl)));
+        TRY(summary_take(r, "matrix_influence_zeros", "keys without influence in the matrices (unit V)", u64_text(ml),
+                         u64_text(ml)));
+    }
     fraction_cells(rz, heads, n, 0, &text, &json);
     TRY(summary_take(r, "row_fraction", "row fraction", text, json));
     fraction_cells(mz, heads, n, 1, &text, &json);

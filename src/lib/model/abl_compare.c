@@ -21,6 +21,8 @@ static void compare_init(abl_compare *c)
     mpq_init(c->paper_matrix_fraction);
     mpq_init(c->row_fraction);
     mpq_init(c->matrix_fraction);
+    mpq_init(c->row_influence_fraction);
+    mpq_init(c->matrix_influence_fraction);
 }
 
 void abl_compare_free(abl_compare *c)
@@ -43,6 +45,8 @@ void abl_compare_free(abl_compare *c)
     mpq_clear(c->paper_matrix_fraction);
     mpq_clear(c->row_fraction);
     mpq_clear(c->matrix_fraction);
+    mpq_clear(c->row_influence_fraction);
+    mpq_clear(c->matrix_influence_fraction);
     c->heads = 0;
 }
 
@@ -137,6 +141,23 @@ abl_status abl_compare_run(const abl_compare_config *cfg, abl_compare *out)
     return st;
 }
 
+/* The kernel's influence-zero keys (docs/method.md) per head and for the layer, from the prediction. */
+static void compare_influence(abl_compare *out, const abl_prediction *p, const abl_analysis *a)
+{
+    for (int k = 0; k < out->heads; k++) {
+        abl_compare_head *o = &out->results[k];
+        o->first_influence_zero = p->results[k].first_influence_zero;
+        o->row_influence_zeros = p->results[k].row_influence_zeros;
+        o->matrix_influence_zeros = p->results[k].matrix_influence_zeros;
+        out->kernel_lost_heads += o->first_influence_zero >= 0;
+    }
+    out->influence_differs = p->influence_differs;
+    out->row_influence_zeros = p->row_influence_zeros;
+    out->matrix_influence_zeros = p->matrix_influence_zeros;
+    fraction_of(out->row_influence_fraction, p->row_influence_zeros, out->heads, a->row_attended);
+    fraction_of(out->matrix_influence_fraction, p->matrix_influence_zeros, out->heads, a->matrix_attended);
+}
+
 abl_status abl_compare_run_plan(abl_compare_plan *plan, abl_compare *out)
 {
     if (plan == NULL || out == NULL || plan->plan.nsteps != 2)
@@ -203,6 +224,7 @@ abl_status abl_compare_run_plan(abl_compare_plan *plan, abl_compare *out)
         out->paper_blind_heads = a.blind_heads;
         for (int i = 0; i < out->heads; i++)
             out->kernel_blind_heads += out->results[i].first_blind >= 0;
+        compare_influence(out, &p, &a);
         out->row_zeros = p.row_zeros;
         out->matrix_zeros = p.matrix_zeros;
         mpq_set(out->paper_row_fraction, a.row_fraction);
@@ -371,6 +393,27 @@ static abl_status summary_side(abl_report *r, const char *prefix, const char *co
     return st;
 }
 
+/* The influence columns (shown where the pipeline's P.V loses keys whose weight is not 0). */
+static abl_status influence_columns(abl_report *r)
+{
+    abl_status st = abl_report_column(r, "first_influence_zero", "first no-influence", ABL_ALIGN_RIGHT);
+    if (st == ABL_OK)
+        st = abl_report_column(r, "row_influence_zeros", "row no-influence", ABL_ALIGN_RIGHT);
+    if (st == ABL_OK)
+        st = abl_report_column(r, "matrix_influence_zeros", "matrix no-influence", ABL_ALIGN_RIGHT);
+    return st;
+}
+
+static abl_status influence_cells(abl_report *r, const abl_compare_head *h)
+{
+    abl_status st = cell_first_blind(r, h->first_influence_zero);
+    if (st == ABL_OK)
+        st = cell_u64(r, h->row_influence_zeros);
+    if (st == ABL_OK)
+        st = cell_u64(r, h->matrix_influence_zeros);
+    return st;
+}
+
 abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta, size_t nmeta, abl_report **out)
 {
     if (c == NULL || out == NULL || c->results == NULL)
@@ -386,6 +429,8 @@ abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta
                 {"row_fraction", "row %"},  {"matrix_zeros", "matrix zeros"}, {"matrix_fraction", "matrix %"}};
     for (size_t i = 0; i < sizeof cols / sizeof cols[0] && st == ABL_OK; i++)
         st = abl_report_column(r, cols[i].key, cols[i].header, i == 1 ? ABL_ALIGN_LEFT : ABL_ALIGN_RIGHT);
+    if (st == ABL_OK && c->influence_differs)   /* P.V loses keys the weights keep (docs/method.md) */
+        st = influence_columns(r);
     mpz_t row_keys, matrix_keys;
     mpz_init_set_ui(row_keys, 0);
     mpz_init(matrix_keys);
@@ -408,6 +453,8 @@ abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta
             st = cell_u64(r, h->matrix_zeros);
         if (st == ABL_OK)
             st = cell_share(r, h->matrix_zeros, matrix_keys);
+        if (st == ABL_OK && c->influence_differs)
+            st = influence_cells(r, h);
     }
     mpz_clear(row_keys);
     mpz_clear(matrix_keys);
@@ -423,6 +470,12 @@ abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta
     if (st == ABL_OK)
         st = summary_side(r, "", kernel_labels, c->kernel_blind_heads, c->heads, c->row_fraction,
                           c->matrix_fraction);
+    static const char *const infl_labels[3] = {"kernel: heads with a key without influence in the last row",
+                                               "kernel: row fraction (keys without influence, unit V)",
+                                               "kernel: matrix fraction (keys without influence, unit V)"};
+    if (st == ABL_OK && c->influence_differs)
+        st = summary_side(r, "influence_", infl_labels, c->kernel_lost_heads, c->heads, c->row_influence_fraction,
+                          c->matrix_influence_fraction);
     if (st == ABL_OK)
         st = abl_report_note(r, "δ paper: the paper's blindness distance (exponent −m·d below τ, the chosen "
                                 "convention); δ ieee: the same with one round-to-nearest exp.");
@@ -440,13 +493,36 @@ abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta
     return ABL_OK;
 }
 
+/* What a criterion reads of the kernel's answer: per head and for the layer. */
+typedef struct check_view {
+    int lost_heads;
+    mpq_srcptr row_fraction, matrix_fraction;
+} check_view;
+
+static check_view view_of(const abl_compare *c, abl_check_criterion k)
+{
+    if (k == ABL_CRITERION_INFLUENCE)
+        return (check_view){c->kernel_lost_heads, c->row_influence_fraction, c->matrix_influence_fraction};
+    return (check_view){c->kernel_blind_heads, c->row_fraction, c->matrix_fraction};
+}
+
+/* The head's first lost distance, last-row and matrix counts under the criterion. */
+static void head_view(const abl_compare_head *h, abl_check_criterion k, int64_t *first, uint64_t *row, uint64_t *matrix)
+{
+    int infl = k == ABL_CRITERION_INFLUENCE;
+    *first = infl ? h->first_influence_zero : h->first_blind;
+    *row = infl ? h->row_influence_zeros : h->row_zeros;
+    *matrix = infl ? h->matrix_influence_zeros : h->matrix_zeros;
+}
+
 int abl_check_pass(const abl_compare *c, const abl_check_limits *l)
 {
-    if (c == NULL || l == NULL)
+    if (c == NULL || l == NULL || (unsigned)l->criterion >= ABL_CRITERION_COUNT)
         return 0;
-    if (c->kernel_blind_heads > l->max_blind_heads)
+    check_view v = view_of(c, l->criterion);
+    if (v.lost_heads > l->max_blind_heads)
         return 0;
-    if (l->max_row_fraction != NULL && mpq_cmp(c->row_fraction, l->max_row_fraction) > 0)
+    if (l->max_row_fraction != NULL && mpq_cmp(v.row_fraction, l->max_row_fraction) > 0)
         return 0;
     return 1;
 }
@@ -454,9 +530,12 @@ int abl_check_pass(const abl_compare *c, const abl_check_limits *l)
 /* The check's limits as meta lines: the blind heads allowed, and the row fraction when one is set. */
 static abl_status check_limits_meta(abl_report *r, const abl_check_limits *l)
 {
+    abl_status st = ABL_OK;
+    if (l->criterion != ABL_CRITERION_WEIGHT)   /* the default (weight) is not repeated */
+        st = abl_report_meta(r, "criterion", "criterion", abl_check_criterion_name(l->criterion), NULL);
     char *t = abl_strf("%d", l->max_blind_heads);
-    abl_status st = t != NULL ? abl_report_meta(r, "max_blind_heads", "limit: blind heads at most", t, t)
-                              : ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK)
+        st = t != NULL ? abl_report_meta(r, "max_blind_heads", "limit: blind heads at most", t, t) : ABL_ERR_NO_MEMORY;
     free(t);
     if (st != ABL_OK || l->max_row_fraction == NULL)
         return st;
@@ -468,10 +547,62 @@ static abl_status check_limits_meta(abl_report *r, const abl_check_limits *l)
     return st;
 }
 
+/* The check's table: the heads with a lost key in the last row under the criterion. */
+static abl_status check_rows(abl_report *r, const abl_compare *c, abl_check_criterion k)
+{
+    int infl = k == ABL_CRITERION_INFLUENCE;
+    const char *keys[] = {"head", "slope_exact", "delta", infl ? "first_influence_zero" : "first_blind",
+                          infl ? "row_influence_zeros" : "row_zeros", infl ? "matrix_influence_zeros" : "matrix_zeros"};
+    const char *heads[] = {"head", "slope", "δ paper", infl ? "first no-influence" : "first blind",
+                           infl ? "row no-influence" : "row zeros", infl ? "matrix no-influence" : "matrix zeros"};
+    abl_status st = ABL_OK;
+    for (size_t i = 0; i < 6 && st == ABL_OK; i++)
+        st = abl_report_column(r, keys[i], heads[i], i == 1 ? ABL_ALIGN_LEFT : ABL_ALIGN_RIGHT);
+    for (int i = 0; i < c->heads && st == ABL_OK; i++) {
+        int64_t first;
+        uint64_t row, matrix;
+        head_view(&c->results[i], k, &first, &row, &matrix);
+        if (first < 0)
+            continue;
+        st = head_row(r, &c->results[i]);
+        if (st == ABL_OK)
+            st = cell_first_blind(r, first);
+        if (st == ABL_OK)
+            st = cell_u64(r, row);
+        if (st == ABL_OK)
+            st = cell_u64(r, matrix);
+    }
+    return st;
+}
+
+/* A failed check's reason: how many heads lose keys and the steepest offender (smallest first distance). */
+static abl_status check_reason(abl_report *r, const abl_compare *c, abl_check_criterion k)
+{
+    const abl_compare_head *w = NULL;
+    int64_t wfirst = -1;
+    for (int i = 0; i < c->heads; i++) {
+        int64_t first;
+        uint64_t row, matrix;
+        head_view(&c->results[i], k, &first, &row, &matrix);
+        if (first >= 0 && (w == NULL || first < wfirst)) {
+            w = &c->results[i];
+            wfirst = first;
+        }
+    }
+    if (w == NULL)
+        return ABL_OK;
+    char *t = abl_strf("%d of %d heads %s inside %llu tokens; head %d first, from d = %lld",
+                       view_of(c, k).lost_heads, c->heads, k == ABL_CRITERION_INFLUENCE ? "lose a key's influence"
+                       : "go blind", (unsigned long long)c->config.context, w->slope.index, (long long)wfirst);
+    abl_status st = t != NULL ? abl_report_summary(r, "reason", "reason", t, NULL) : ABL_ERR_NO_MEMORY;
+    free(t);
+    return st;
+}
+
 abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, const abl_compare_meta *meta,
                             size_t nmeta, abl_report **out)
 {
-    if (c == NULL || l == NULL || out == NULL || c->results == NULL)
+    if (c == NULL || l == NULL || out == NULL || c->results == NULL || (unsigned)l->criterion >= ABL_CRITERION_COUNT)
         return ABL_ERR_INVALID_ARGUMENT;
     abl_report *r = abl_report_new("alibi-blind check", "heads");
     if (r == NULL)
@@ -479,46 +610,31 @@ abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, con
     abl_status st = common_meta(r, c, meta, nmeta);
     if (st == ABL_OK)
         st = check_limits_meta(r, l);
-    static const char *const keys[] = {"head", "slope_exact", "delta", "first_blind", "row_zeros", "matrix_zeros"};
-    static const char *const heads[] = {"head", "slope", "δ paper", "first blind", "row zeros", "matrix zeros"};
-    for (size_t i = 0; i < 6 && st == ABL_OK; i++)
-        st = abl_report_column(r, keys[i], heads[i], i == 1 ? ABL_ALIGN_LEFT : ABL_ALIGN_RIGHT);
-    for (int i = 0; i < c->heads && st == ABL_OK; i++) {
-        const abl_compare_head *h = &c->results[i];
-        if (h->first_blind < 0)
-            continue;
-        st = head_row(r, h);
-        if (st == ABL_OK)
-            st = cell_first_blind(r, h->first_blind);
-        if (st == ABL_OK)
-            st = cell_u64(r, h->row_zeros);
-        if (st == ABL_OK)
-            st = cell_u64(r, h->matrix_zeros);
-    }
+    if (st == ABL_OK)
+        st = check_rows(r, c, l->criterion);
+    int infl = l->criterion == ABL_CRITERION_INFLUENCE;
     static const char *const labels[3] = {"heads blind on the kernel", "row fraction (zero weights, last query row)",
                                           "matrix fraction (zero weights, causal entries)"};
+    static const char *const infl_labels[3] = {"heads losing a key's influence on the kernel",
+                                               "row fraction (keys without influence, last query row)",
+                                               "matrix fraction (keys without influence, causal entries)"};
+    check_view v = view_of(c, l->criterion);
     if (st == ABL_OK)
-        st = summary_side(r, "", labels, c->kernel_blind_heads, c->heads, c->row_fraction, c->matrix_fraction);
+        st = summary_side(r, "", infl ? infl_labels : labels, v.lost_heads, c->heads, v.row_fraction,
+                          v.matrix_fraction);
     int pass = abl_check_pass(c, l);
     if (st == ABL_OK)
         st = abl_report_summary(r, "verdict", "verdict", pass ? "pass" : "fail", pass ? "\"pass\"" : "\"fail\"");
-    if (st == ABL_OK && !pass) {
-        /* name the steepest offender: the smallest first blind distance */
-        const abl_compare_head *w = NULL;
-        for (int i = 0; i < c->heads; i++)
-            if (c->results[i].first_blind >= 0 && (w == NULL || c->results[i].first_blind < w->first_blind))
-                w = &c->results[i];
-        if (w != NULL) {
-            char *t = abl_strf("%d of %d heads go blind inside %llu tokens; head %d first, from d = %lld",
-                               c->kernel_blind_heads, c->heads, (unsigned long long)c->config.context,
-                               w->slope.index, (long long)w->first_blind);
-            st = t != NULL ? abl_report_summary(r, "reason", "reason", t, NULL) : ABL_ERR_NO_MEMORY;
-            free(t);
-        }
-    }
+    if (st == ABL_OK && !pass)
+        st = check_reason(r, c, l->criterion);
     if (st == ABL_OK)
-        st = abl_report_note(r, "The rows are the heads with a zero attention weight in the last query row on this "
-                                "kernel (zero logits, exact predictor); exit status 0 = pass, 1 = fail, 2 = bad input.");
+        st = abl_report_note(r, infl ? "The rows are the heads with a key whose term in P.V is 0 for unit-scale values "
+                                       "in the last query row on this kernel (P rounded to pv-dtype, added in "
+                                       "pv-accumulate; zero logits, exact predictor); exit status 0 = pass, 1 = fail, "
+                                       "2 = bad input."
+                                     : "The rows are the heads with a zero attention weight in the last query row on "
+                                       "this kernel (zero logits, exact predictor); exit status 0 = pass, 1 = fail, "
+                                       "2 = bad input.");
     if (st == ABL_OK && abl_pipeline_modelled_note(&c->config.pipeline) != NULL)
         st = abl_report_note(r, abl_pipeline_modelled_note(&c->config.pipeline));
     if (st != ABL_OK) {

@@ -1,0 +1,9 @@
+analyze
+--model
+bloom-560m
+--ctx
+2048
+--pipeline
+llamacpp-cpu
+--format
+json

@@ -1,0 +1,9 @@
+check
+--model
+bloom-560m
+--ctx
+2048
+--pipeline
+llamacpp-cpu
+--criterion
+influence

@@ -1,0 +1,11 @@
+check
+--model
+bloom-560m
+--ctx
+2048
+--pipeline
+llamacpp-cpu
+--criterion
+influence
+--format
+json

@@ -1,0 +1,7 @@
+check
+--model
+bloom-560m
+--ctx
+2048
+--criterion
+gradient

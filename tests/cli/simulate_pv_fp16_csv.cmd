@@ -1,0 +1,10 @@
+simulate
+--pipeline
+eager,output-dtype=fp32,pv-dtype=fp16
+--heads
+4
+--ctx
+600
+--compare
+--format
+csv
