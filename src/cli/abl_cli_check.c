@@ -7,6 +7,7 @@
 #include "abl_cli.h"
 
 static const abl_cli_use check_opts[] = {
+    ABL_USE(ABL_OPT_ATTENTION),
     ABL_USE(ABL_OPT_CONFIG),
     /* default: the trained context; simulator range */
     {ABL_OPT_CTX, 0, NULL,
