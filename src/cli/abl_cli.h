@@ -362,6 +362,9 @@ typedef struct abl_cli_model_choice {
     abl_model_spec spec;      /* what the config.json says (when config != NULL) */
     char *owned_path;         /* the path made here that config may point to: abl_cli_model_choice_release */
 } abl_cli_model_choice;
+/* design, report, plot: a model of an encoder family (bidirectional) is refused with a line naming the
+ * commands that answer it (abl_cli_attention.c); 0 for every causal model. */
+int abl_cli_encoder_refused(const char *cmdname, const abl_cli_model_choice *c);
 int abl_cli_model_choose(const char **v, abl_cli_model_choice *c);
 /* Free the path a choice made (not its spec, which callers move out); c->config is NULL after it. */
 void abl_cli_model_choice_release(abl_cli_model_choice *c);

@@ -9,6 +9,17 @@ int abl_cli_attention(const char *text, abl_attention *out)
     return 0;
 }
 
+int abl_cli_encoder_refused(const char *cmdname, const abl_cli_model_choice *c)
+{
+    const abl_model_family *f = c->model != NULL ? c->model->family : c->spec.family;
+    if (f == NULL || f->attention != ABL_ATTENTION_BIDIRECTIONAL)
+        return 0;
+    /* answered as a causal decoder it would be wrong: refused until this command models both horizons */
+    return abl_cli_usage_error("%s: %s is an encoder (bidirectional attention, family %s); %s answers causal layers "
+                               "only: use analyze, check or simulate", cmdname, c->model != NULL ? c->model->name
+                               : "the config's model", f->name, cmdname);
+}
+
 int abl_cli_attention_kernel(abl_attention a, const abl_pipeline *p, int predict)
 {
     if (a != ABL_ATTENTION_BIDIRECTIONAL)
