@@ -44,9 +44,17 @@ static const abl_code_path baichuan_paths[] = {
             "modeling_baichuan.py _gen_alibi_mask: m*j in fp32, cast to the model dtype, added to the scores, softmax"),
 };
 static const abl_pipeline_override symmetric_form[] = {{.field = ABL_PF_BIAS_FORM, .value = ABL_BIAS_SYMMETRIC}};
+/* text-embeddings-inference's FlashJinaBertModel (backends/candle/src/models/flash_jina.rs at 05adc2f1):
+ * flash_attn_varlen(q, k, v, alibi_slopes in F32, ..., softmax_scale = 1/sqrt(head_size), causal = false),
+ * CUDA and DType::F16 only: FlashAttention-2's non-causal ALiBi, -m|i-j| (docs/pipelines.md §3d) */
+static const abl_pipeline_override tei_flash[] = {{.field = ABL_PF_BIAS_FORM, .value = ABL_BIAS_SYMMETRIC},
+                                                  {.field = ABL_PF_HEAD_DIM, .value = 64}};
 static const abl_code_path encoder_paths[] = {
     PATH_OV("eager", "eager,bias-form=symmetric", "eager", symmetric_form,
             "-m|i-j| added to the scores, softmax (encoder, bidirectional)"),
+    PATH_OV("tei-flash", "flash2,bias-form=symmetric,head-dim=64", "flash2", tei_flash,
+            "text-embeddings-inference flash_jina.rs: FlashAttention-2 varlen, causal=false, alibi slopes in fp32; "
+            "F16 only (run with --dtype fp16)"),
 };
 
 abl_status abl_code_path_pipeline(const abl_code_path *p, abl_pipeline_spec *out)
