@@ -336,6 +336,9 @@ static int simulate_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const c
         return rc0;
     if ((rc0 = abl_cli_attention_kernel(cfg.attention, &cfg.pipeline, predict || compare)) != 0)
         return rc0;
+    if (cfg.attention == ABL_ATTENTION_BIDIRECTIONAL && abl_cli_arg(cmd, v, ABL_OPT_WEIGHTS) != NULL)
+        return abl_cli_usage_error("--weights: the dump holds keys 0..i of causal rows; a bidirectional layer's "
+                                   "rows are not dumped (drop --weights)");
     const char *wpath = abl_cli_arg(cmd, v, ABL_OPT_WEIGHTS), *opath = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
     dump_ctx dump = {NULL, 0};
     abl_cli_outfile wfile;
