@@ -15,8 +15,10 @@
 #include "abl/core/blindness.h"
 #include "abl/core/fraction.h"
 #include "abl/core/progress.h"
+#include "abl/core/attention.h"
 /* analysis: one layer analysed end to end (mitigations, weight level) and its report */
 #include "abl/analysis/analysis.h"
+#include "abl/analysis/bidirectional.h"
 /* kernel: real attention pipelines (rounding, simulation, prediction, verification) */
 #include "abl/kernel/pipeline.h"
 #include "abl/kernel/simulate.h"

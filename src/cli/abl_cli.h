@@ -22,6 +22,7 @@ enum {
  * the man page's OPTIONS (alibi-blind man) and the shell completions are written from the table.
  */
 typedef enum abl_opt {
+    ABL_OPT_ATTENTION,
     ABL_OPT_CLAMP,
     ABL_OPT_COMPARE,
     ABL_OPT_CONFIG,
@@ -198,6 +199,11 @@ int abl_cli_dtype_one(const char *opt, const char *text, const char *why, abl_fo
 /* A comma-separated list of formats, or "all" (every built-in format); at most cap entries. */
 int abl_cli_dtype_list(const char *opt, const char *list, abl_format *out, size_t cap, size_t *n);
 int abl_cli_convention(const char *text, abl_convention *out);
+/* --attention causal|bidirectional (abl_cli_attention.c): 0, or the exit status after the one-line error. */
+int abl_cli_attention(const char *text, abl_attention *out);
+/* Whether a layer of this direction can run on this kernel (bidirectional: a bias of |i - j| only, not a
+ * ggml kind; with the predictor (predict), eager or flash): 0, or the exit status after the error. */
+int abl_cli_attention_kernel(abl_attention a, const abl_pipeline *p, int predict);
 /* --pipeline SPEC parsed, and checked when `check` (abl_pipeline_parse_msg/_check_msg: the message is
  * whole, however long the spec it quotes); 0, or the exit status after the one-line error. plot and
  * report parse here what the library parses again, so that a bad spec never reaches the library's
@@ -360,6 +366,9 @@ typedef struct abl_cli_model_choice {
     abl_model_spec spec;      /* what the config.json says (when config != NULL) */
     char *owned_path;         /* the path made here that config may point to: abl_cli_model_choice_release */
 } abl_cli_model_choice;
+/* design, report, plot: a model of an encoder family (bidirectional) is refused with a line naming the
+ * commands that answer it (abl_cli_attention.c); 0 for every causal model. */
+int abl_cli_encoder_refused(const char *cmdname, const abl_cli_model_choice *c);
 int abl_cli_model_choose(const char **v, abl_cli_model_choice *c);
 /* Free the path a choice made (not its spec, which callers move out); c->config is NULL after it. */
 void abl_cli_model_choice_release(abl_cli_model_choice *c);

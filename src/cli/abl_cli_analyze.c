@@ -6,6 +6,7 @@
 #include "abl_cli.h"
 
 static const abl_cli_use analyze_opts[] = {
+    ABL_USE(ABL_OPT_ATTENTION),
     ABL_USE(ABL_OPT_CLAMP),
     ABL_USE(ABL_OPT_CONFIG),
     ABL_USE(ABL_OPT_CONVENTION),
@@ -331,6 +332,11 @@ static int analyze_layer(const abl_cli_cmd *cmd, const char **v, abl_layer *l)
         return abl_cli_usage_error("--distance: mitigation L uses log distances; drop --distance %s", s);
     if (read_level(cmd, v, l))
         return ABL_EXIT_USAGE;
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_ATTENTION)) != NULL && abl_cli_attention(s, &l->attention))
+        return ABL_EXIT_USAGE;
+    if (l->attention == ABL_ATTENTION_BIDIRECTIONAL && l->level == ABL_LEVEL_WEIGHT)
+        return abl_cli_usage_error("--level: weight is not modelled for a bidirectional layer (each row's S has "
+                                   "two horizons); drop --level weight or --attention bidirectional");
     const char *slopes_text = abl_cli_arg(cmd, v, ABL_OPT_SLOPES);
     if (slopes_text != NULL && (l->mitigations & ABL_MITIGATE_EXPLICIT))
         return abl_cli_usage_error("--slopes: mitigation E chooses the slopes itself; drop one of the two");

@@ -8,6 +8,7 @@
 #include "abl_cli.h"
 
 static const abl_cli_use check_opts[] = {
+    ABL_USE(ABL_OPT_ATTENTION),
     ABL_USE(ABL_OPT_CONFIG),
     ABL_USE(ABL_OPT_CRITERION),
     /* default: the trained context; simulator range */

@@ -595,6 +595,11 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     int rc = abl_cli_model_choose(v, &choice);
     if (rc != 0)
         return rc;
+    if ((rc = abl_cli_encoder_refused("design", &choice)) != 0) {
+        abl_model_spec_free(&choice.spec);
+        abl_cli_model_choice_release(&choice);
+        return rc;
+    }
     d->model = choice.model;
     d->spec = choice.spec;
     d->config = choice.config;

@@ -376,6 +376,24 @@ static int setup_heads_slopes(const abl_cli_cmd *cmd, const char **v, abl_cli_se
     return 0;
 }
 
+/* --attention over the model's direction (its family's: the encoders are bidirectional). */
+static int setup_attention(const abl_cli_cmd *cmd, const char **v, abl_cli_setup *s)
+{
+    abl_source src;
+    const char *o = abl_cli_arg(cmd, v, ABL_OPT_ATTENTION);
+    if (o != NULL) {
+        if (abl_cli_attention(o, &s->layer.attention))
+            return ABL_EXIT_USAGE;
+        option_source(&src, "attention");
+        note_source(s, "attention", &src);
+    } else if (s->have_model && s->spec.family != NULL && s->layer.attention == ABL_ATTENTION_BIDIRECTIONAL) {
+        /* said only where it is not the default: the encoder families */
+        src = s->spec.model != NULL ? (abl_source){ABL_ORIGIN_CATALOGUE, s->spec.family->name} : s->spec.pipeline_src;
+        note_source(s, "attention", &src);
+    }
+    return 0;
+}
+
 /* --ctx over the model's trained context (bounded by max_ctx: the predictor's range). */
 static int setup_context(const abl_cli_cmd *cmd, const char **v, uint64_t max_ctx, abl_cli_setup *s)
 {
@@ -471,6 +489,8 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
         rc = setup_context(cmd, v, max_ctx, s);
     if (rc == 0)
         rc = setup_pipeline(cmd, v, s);
+    if (rc == 0)
+        rc = setup_attention(cmd, v, s);
     if (rc != 0)
         return rc;
     if (s->schedule_status == ABL_ERR_NO_MEMORY)
@@ -511,6 +531,8 @@ int abl_cli_compare(const abl_cli_ctx *ctx, const char *cmdname, const abl_compa
         return abl_cli_usage_error("--pipeline: %s answers with the zero-logit predictor, which models sum=exact and "
                                    "exp=correct (got sum=%s, exp=%s; use simulate for the others)", cmdname,
                                    abl_sum_order_name(cc->pipeline.sum), abl_exp_model_name(cc->pipeline.exp));
+    if (abl_cli_attention_kernel(cc->attention, &cc->pipeline, 1) != 0)
+        return ABL_EXIT_USAGE;
     if (compare_budget(work, cc) != 0)
         return ABL_EXIT_USAGE;
     abl_compare c;

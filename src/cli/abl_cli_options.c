@@ -8,6 +8,9 @@
 #include "abl_cli.h"
 
 const abl_cli_opt abl_cli_options[ABL_OPT_COUNT] = {
+    [ABL_OPT_ATTENTION] = {"attention", ABL_ARG_VALUE, "DIR",
+            "causal (decoders) or bidirectional (encoders: every row attends all N keys at |i-j|); default: "
+            "the model's, else causal"},
     [ABL_OPT_CLAMP] = {"clamp", ABL_ARG_VALUE, "C",
             "clamp the bias at C (mitigation C; paper: -87)"},
     [ABL_OPT_COMPARE] = {"compare", ABL_ARG_FLAG, NULL,

@@ -405,6 +405,10 @@ static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char 
     const char *s;
     abl_cli_model_choice choice;
     int rc0 = abl_cli_model_choose(v, &choice);
+    if (rc0 == 0 && (rc0 = abl_cli_encoder_refused("plot", &choice)) != 0) {
+        abl_model_spec_free(&choice.spec);
+        abl_cli_model_choice_release(&choice);
+    }
     if (rc0 != 0)
         return rc0;
     const abl_model *model = choice.model;

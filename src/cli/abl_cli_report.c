@@ -144,7 +144,7 @@ static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const cha
     abl_cli_model_choice choice;
     int rc0 = abl_cli_model_choose(v, &choice);
     *owned = choice; /* the caller frees its spec and path, whatever happens next */
-    if (rc0 != 0)
+    if (rc0 != 0 || (rc0 = abl_cli_encoder_refused("report", &choice)) != 0)
         return rc0;
     const char *slopes_text = NULL;
     if ((rc0 = report_shape(cmd, v, &choice, l)) != 0 || (rc0 = report_schedule(cmd, v, &choice, l, &slopes_text)) != 0 ||

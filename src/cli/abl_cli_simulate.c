@@ -9,6 +9,7 @@
 #include "abl_cli.h"
 
 static const abl_cli_use simulate_opts[] = {
+    ABL_USE(ABL_OPT_ATTENTION),
     ABL_USE(ABL_OPT_COMPARE),
     ABL_USE(ABL_OPT_CONFIG),
     /* simulator range: queries 0..N-1 */
@@ -179,7 +180,10 @@ static int simulate_layer(const abl_cli_cmd *cmd, const char **v, const abl_cli_
     if (setup != NULL) {
         cfg->pipeline = setup->pipeline;
         cfg->heads = setup->layer.heads;
+        cfg->attention = setup->layer.attention;
     } else {
+        if ((s = abl_cli_arg(cmd, v, ABL_OPT_ATTENTION)) != NULL && abl_cli_attention(s, &cfg->attention))
+            return ABL_EXIT_USAGE;
         abl_format model;
         if (abl_cli_dtype_one("dtype", (s = abl_cli_arg(cmd, v, ABL_OPT_DTYPE)) ? s : "bf16", ABL_CLI_ONE_PIPELINE, &model))
             return ABL_EXIT_USAGE;
@@ -307,6 +311,18 @@ static int open_weights(const abl_cli_ctx *ctx, const char *wpath, const char *o
     return 0;
 }
 
+/* A bidirectional layer: a kernel that can run it (abl_cli_attention_kernel), and no --weights dump (its rows
+ * hold keys 0..i of causal rows). 0, or the exit status after the error. */
+static int simulate_attention(const abl_cli_cmd *cmd, const char **v, const abl_simulate_config *cfg, int predict)
+{
+    if (abl_cli_attention_kernel(cfg->attention, &cfg->pipeline, predict) != 0)
+        return ABL_EXIT_USAGE;
+    if (cfg->attention == ABL_ATTENTION_BIDIRECTIONAL && abl_cli_arg(cmd, v, ABL_OPT_WEIGHTS) != NULL)
+        return abl_cli_usage_error("--weights: the dump holds keys 0..i of causal rows; a bidirectional layer's "
+                                   "rows are not dumped (drop --weights)");
+    return 0;
+}
+
 static int simulate_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, mpq_t logit_std, const abl_npy *npy,
                          const abl_cli_setup *setup, abl_schedule_spec *slopes)
 {
@@ -329,6 +345,8 @@ static int simulate_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const c
     cfg.slopes = slopes_text != NULL ? (setup != NULL ? abl_layer_schedule(&setup->layer) : slopes) : NULL;
     int predict = abl_cli_arg(cmd, v, ABL_OPT_PREDICT) != NULL, compare = abl_cli_arg(cmd, v, ABL_OPT_COMPARE) != NULL;
     if ((rc0 = simulate_excludes(npy, gaussian, predict, compare, &cfg)) != 0)
+        return rc0;
+    if ((rc0 = simulate_attention(cmd, v, &cfg, predict || compare)) != 0)
         return rc0;
     const char *wpath = abl_cli_arg(cmd, v, ABL_OPT_WEIGHTS), *opath = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
     dump_ctx dump = {NULL, 0};

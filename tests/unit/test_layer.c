@@ -248,6 +248,55 @@ static void test_copy_of_defaults(void **state)
     abl_layer_free(&dup);
 }
 
+/* Encoders (issue 19): a config.json of the jina-bert and mosaic-bert families gives a bidirectional layer
+ * (the models' code: -m|i-j| over every key, docs/models.md), the catalogue's jina entry too, and every
+ * projection carries the direction; bloom stays causal (above). */
+static void test_encoder_layers_are_bidirectional(void **state)
+{
+    (void)state;
+    /* jinaai/jina-embeddings-v2-base-en's config.json: model_type bert, position_embedding_type alibi (the
+     * fields the classification reads; docs/models.md) */
+    const char *jina = "{\"model_type\": \"bert\", \"position_embedding_type\": \"alibi\", "
+                       "\"num_attention_heads\": 12, \"hidden_size\": 768, \"num_hidden_layers\": 12, "
+                       "\"max_position_embeddings\": 8192}";
+    for (size_t i = 0; i < 2; i++) {
+        abl_model_spec spec;
+        char *err = NULL;
+        if (i == 0)
+            assert_int_equal(abl_model_spec_from_json(jina, strlen(jina), &spec, &err), ABL_OK);
+        else
+            load("mosaic-bert-base.json", &spec);
+        free(err);
+        abl_layer l;
+        char *msg = NULL;
+        assert_int_equal(abl_layer_from_model(&spec, &l, &msg), ABL_OK);
+        assert_int_equal(l.attention, ABL_ATTENTION_BIDIRECTIONAL);
+        assert_string_equal(abl_attention_name(l.attention), "bidirectional");
+        l.context = 64;
+        abl_analysis_config c;
+        abl_layer_analysis_config(&l, &c);
+        assert_int_equal(c.attention, ABL_ATTENTION_BIDIRECTIONAL);
+        abl_compare_config cc;
+        assert_int_equal(abl_layer_compare_config(&l, &cc), ABL_OK);
+        assert_int_equal(cc.attention, ABL_ATTENTION_BIDIRECTIONAL);
+        abl_layer copy;
+        assert_int_equal(abl_layer_copy(&l, &copy), ABL_OK);
+        assert_int_equal(copy.attention, ABL_ATTENTION_BIDIRECTIONAL);
+        abl_layer_free(&copy);
+        abl_layer_free(&l);
+        abl_model_spec_free(&spec);
+    }
+    const abl_model *m = abl_model_find("jina-embeddings-v2-base-en");
+    assert_non_null(m);
+    assert_int_equal(m->family->attention, ABL_ATTENTION_BIDIRECTIONAL);
+    assert_int_equal(abl_model_family_find("bloom")->attention, ABL_ATTENTION_CAUSAL);
+    abl_attention a;
+    assert_int_equal(abl_attention_parse("bidirectional", &a), ABL_OK);
+    assert_int_equal(a, ABL_ATTENTION_BIDIRECTIONAL);
+    assert_int_equal(abl_attention_parse("Bidirectional", &a), ABL_ERR_INVALID_ARGUMENT);
+    assert_null(abl_attention_name(ABL_ATTENTION_COUNT));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -259,6 +308,7 @@ int main(void)
         cmocka_unit_test(test_compare_follows_the_format),
         cmocka_unit_test(test_copy_outlives_its_source),
         cmocka_unit_test(test_copy_of_defaults),
+        cmocka_unit_test(test_encoder_layers_are_bidirectional),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include "abl/core/convention.h"
 #include "abl/core/slope.h"
 #include "abl/core/blindness.h"
+#include "abl/core/attention.h"
 #include "abl/report/report.h"
 
 #ifdef __cplusplus
@@ -59,6 +60,8 @@ typedef struct abl_analysis_config {
     abl_progress progress;     /* reports of abl_analysis_run and abl_analysis_report (fn NULL: none); the
                                 * total is 2 * ABL_ANALYSIS_PROGRESS_UNITS * heads: the run the first half,
                                 * the report (its mass lost) the second */
+    abl_attention attention;   /* causal (0, the default) or bidirectional: the row and matrix counts of
+                                * abl/analysis/bidirectional.h, the end and middle rows; exponent level only */
 } abl_analysis_config;
 
 #define ABL_ANALYSIS_PROGRESS_UNITS 1024
@@ -73,7 +76,8 @@ typedef struct abl_head_result {
     abl_delta delta_range_lo, delta_range_hi; /* logit range: delta(LO), delta(HI) (soft cap applied) */
     int blind_in_context;
     int window_masks;          /* W < delta: the window masks every key before it underflows */
-    mpz_t row_blind, matrix_blind;
+    mpz_t row_blind, matrix_blind;  /* bidirectional: row_blind is the end row's (i = N - 1) */
+    mpz_t mid_blind;           /* bidirectional: the middle row's (i = floor((N - 1) / 2)); else 0 */
 } abl_head_result;
 
 typedef struct abl_analysis {
@@ -88,6 +92,8 @@ typedef struct abl_analysis {
     int blind_heads;
     mpz_t row_attended, matrix_attended;  /* per head: attended keys of the last row, of the matrix */
     mpq_t row_fraction, matrix_fraction;
+    mpz_t mid_attended;           /* bidirectional: attended keys of the middle row (else 0) */
+    mpq_t mid_fraction;           /* bidirectional: the middle row's fraction (else 0) */
 } abl_analysis;
 
 ABL_API abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *out);
@@ -106,11 +112,15 @@ ABL_API void abl_analysis_free(abl_analysis *a);
 /*
  * Attention mass lost (spec §4, docs/method.md §5): the share of an exact softmax of the last row's zero
  * logits that sits on its blind keys, sum_{d >= delta} e^(b(d)) / S_k, for head i (0-based, steepest
- * first) or, with i = -1, the layer's mean over heads. Printed correctly rounded with `digits` significant
+ * first) or, with i = -1, the layer's mean over heads. Bidirectional: the end row's (the same one horizon
+ * of N - 1 keys); abl_analysis_mass_lost_row_text gives any row's, both horizons summed. Printed correctly rounded with `digits` significant
  * digits (%g style: "2.15e-39", "0") into *out, a malloc'd string the caller frees (NULL on an error).
  * ABL_ERR_UNSUPPORTED when the analysis has a non-zero logit.
  */
 ABL_API abl_status abl_analysis_mass_lost_text(const abl_analysis *a, int i, int digits, char **out);
+/* The same for query row `row` (0..N-1): causal, its keys 0..row; bidirectional, both horizons
+ * (row and N - 1 - row keys besides the diagonal). */
+ABL_API abl_status abl_analysis_mass_lost_row_text(const abl_analysis *a, int i, uint64_t row, int digits, char **out);
 
 /* The report of an analysis (heads table, summary, notes). The caller frees it. */
 ABL_API abl_status abl_analysis_report(const abl_analysis *a, abl_report **out);

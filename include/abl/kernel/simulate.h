@@ -9,6 +9,7 @@
 #include "abl/core/status.h"
 #include "abl/core/progress.h"
 #include "abl/core/slope.h"
+#include "abl/core/attention.h"
 #include "abl/kernel/pipeline.h"
 #include "abl/kernel/npy.h"
 #include "abl/report/report.h"
@@ -43,6 +44,8 @@ typedef struct abl_simulate_config {
                                 * head count (ABL_ERR_MISMATCH otherwise). */
     const abl_format *logits_dtype; /* the dtype the model held the scores in (rounded to it first);
                                 * NULL: fp32 */
+    abl_attention attention;   /* causal (0) or bidirectional: every row attends all N keys at |i - j|
+                                * (abl_simulate_bidir.c); the bias form must be relative or symmetric */
 } abl_simulate_config;
 
 /*
@@ -91,6 +94,8 @@ typedef struct abl_sim_head {
     int64_t first_influence_zero;     /* smallest d with zero influence in the last row; -1: none */
     uint64_t row_influence_zeros;     /* in the last row */
     uint64_t matrix_influence_zeros;  /* in the whole causal matrix */
+    uint64_t mid_row_zeros;    /* bidirectional: zero weights of the middle row i = floor((N - 1) / 2); the
+                                * "last row" fields above are the end row i = N - 1 over its N keys */
 } abl_sim_head;
 
 typedef struct abl_simulation {
@@ -99,6 +104,7 @@ typedef struct abl_simulation {
     int heads;
     abl_sim_head *results;     /* in the model's head order */
     uint64_t row_zeros, matrix_zeros;   /* layer totals */
+    uint64_t mid_row_zeros;             /* bidirectional: the middle rows' total */
     int threads_used;
     uint64_t row_influence_zeros, matrix_influence_zeros;   /* layer totals of the influence-zero keys */
     int influence_differs;     /* the pipeline's P.V can lose a key whose weight is not 0 */
@@ -118,6 +124,7 @@ ABL_API void abl_simulation_free(abl_simulation *s);
 typedef struct abl_pred_head {
     int64_t first_blind;       /* -1: none */
     uint64_t row_zeros, matrix_zeros;
+    uint64_t mid_row_zeros;    /* bidirectional: the middle row's (row_zeros: the end row's) */
     uint64_t exact_rows;       /* rows whose sum had to be formed exactly (the certified bound was
                                 * not enough to decide); a cost diagnostic */
     int64_t first_influence_zero;     /* as abl_sim_head's */
@@ -128,6 +135,7 @@ typedef struct abl_prediction {
     int heads;
     abl_pred_head *results;    /* model order */
     uint64_t row_zeros, matrix_zeros;
+    uint64_t mid_row_zeros;    /* bidirectional: the middle rows' total */
     uint64_t exact_rows;
     uint64_t row_influence_zeros, matrix_influence_zeros;
     int influence_differs;     /* as abl_simulation's */

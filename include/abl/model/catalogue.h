@@ -12,6 +12,7 @@
 #include "abl/core/status.h"
 #include "abl/core/format.h"
 #include "abl/core/slope.h"
+#include "abl/core/attention.h"
 #include "abl/kernel/pipeline.h"
 #include "abl/report/report.h"
 
@@ -52,6 +53,7 @@ typedef struct abl_model_family {
     abl_bias_form bias_form;     /* of the default code path */
     const abl_code_path *paths;  /* the first is the default */
     size_t npaths;
+    abl_attention attention;     /* the layers' direction: bidirectional for the encoders (mosaic-bert, jina-bert) */
 } abl_model_family;
 
 typedef struct abl_model {

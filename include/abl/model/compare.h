@@ -30,6 +30,7 @@ typedef struct abl_compare_config {
     const abl_schedule_spec *slopes; /* the schedule, parsed at the boundary; NULL = press */
     uint64_t context;          /* N, 1..2^24 (the predictor's range) */
     abl_pipeline pipeline;     /* must satisfy the predictor (sum=exact, exp=correct) */
+    abl_attention attention;   /* causal (0) or bidirectional: both sides answer for the encoder's N x N matrix */
 } abl_compare_config;
 
 typedef struct abl_compare_head {
@@ -38,9 +39,11 @@ typedef struct abl_compare_head {
     int paper_blind;           /* delta < N under the convention */
     uint64_t paper_row_zeros;  /* the paper's blind keys of the last row */
     int64_t first_blind;       /* the kernel: smallest d with a zero weight in the last row; -1 none */
-    uint64_t row_zeros, matrix_zeros; /* the kernel's zero weights: last row, whole causal matrix */
     int64_t first_influence_zero;     /* the kernel: smallest d whose key has no influence (docs/method.md) */
     uint64_t row_influence_zeros, matrix_influence_zeros;
+    uint64_t row_zeros, matrix_zeros; /* the kernel's zero weights: last row, whole causal matrix (bidirectional:
+                                       * the end row i = N - 1 and the whole N x N matrix) */
+    uint64_t paper_mid_zeros, mid_zeros; /* bidirectional: the middle row's, the paper's and the kernel's */
 } abl_compare_head;
 
 typedef struct abl_compare {
@@ -59,6 +62,8 @@ typedef struct abl_compare {
     int kernel_lost_heads;              /* heads with a key without influence in the last row */
     uint64_t row_influence_zeros, matrix_influence_zeros;
     mpq_t row_influence_fraction, matrix_influence_fraction;
+    uint64_t mid_zeros;                 /* bidirectional: the kernel's middle-row total */
+    mpq_t paper_mid_fraction, mid_fraction; /* bidirectional: the middle row (0 when causal) */
 } abl_compare;
 
 /*

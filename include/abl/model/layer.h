@@ -15,6 +15,7 @@
 #include "abl/core/convention.h"
 #include "abl/core/slope.h"
 #include "abl/core/blindness.h"
+#include "abl/core/attention.h"
 #include "abl/kernel/pipeline.h"
 #include "abl/analysis/analysis.h"
 #include "abl/model/config.h"
@@ -24,20 +25,17 @@
 extern "C" {
 #endif
 
-/* Which keys a query attends to. Causal only today (every ALiBi model of the catalogue is a decoder);
- * issue 19 adds bidirectional encoders. */
-typedef enum abl_attention {
-    ABL_ATTENTION_CAUSAL = 0   /* query i attends keys j <= i, at distances d = i - j */
-} abl_attention;
-
-ABL_API const char *abl_attention_name(abl_attention a); /* "causal"; NULL when unknown */
+/* Which keys a query attends to: abl_attention (include/abl/core/attention.h), ABL_ATTENTION_CAUSAL for
+ * decoders, ABL_ATTENTION_BIDIRECTIONAL for encoders (MosaicBERT, JinaBERT: -m|i-j| over the whole N x N
+ * matrix). The enum and its names live in core, where the closed forms and the kernels read it. */
 
 /*
  * The layer. It owns everything it holds (the schedule, the pipeline, the numbers); a builder fills
  * it, after which every function takes it as const (nothing below the boundary changes it). Release
  * with abl_layer_free, duplicate with abl_layer_copy. abl_layer_init makes the default layer: bf16,
  * convention paper, no heads (a builder sets them), press slopes, no context (a builder sets it), no
- * window, linear distances, zero logits, no mitigation, exponent level, eager kernel, causal.
+ * window, linear distances, zero logits, no mitigation, exponent level, eager kernel, causal (a model's
+ * layer takes its family's direction: abl_layer_from_model).
  */
 typedef struct abl_layer {
     abl_format format;           /* the model dtype: the exponential's format, the pipeline's 'model' fields */

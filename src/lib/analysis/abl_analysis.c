@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 #include "abl/analysis/analysis.h"
+#include "abl/analysis/bidirectional.h"
 #include "abl/core/fraction.h"
 #include "abl/core/threshold.h"
 #include "abl_internal.h"
@@ -66,6 +67,7 @@ static void head_init(abl_head_result *h)
     abl_delta_init(&h->delta_range_hi);
     mpz_init(h->row_blind);
     mpz_init(h->matrix_blind);
+    mpz_init(h->mid_blind);
 }
 
 static void head_clear(abl_head_result *h)
@@ -79,6 +81,7 @@ static void head_clear(abl_head_result *h)
     abl_delta_clear(&h->delta_range_hi);
     mpz_clear(h->row_blind);
     mpz_clear(h->matrix_blind);
+    mpz_clear(h->mid_blind);
 }
 
 void abl_analysis_free(abl_analysis *a)
@@ -102,6 +105,8 @@ void abl_analysis_free(abl_analysis *a)
     mpz_clear(a->matrix_attended);
     mpq_clear(a->row_fraction);
     mpq_clear(a->matrix_fraction);
+    mpz_clear(a->mid_attended);
+    mpq_clear(a->mid_fraction);
 }
 
 /* Keys attended by row r (0-based): r + 1, or W + 1 under a window W (keys with d > W are masked). */
@@ -337,6 +342,8 @@ static abl_status analyse_head(abl_analysis *a, const abl_blind_query *q, const 
     /* Keys with d > W are masked: the window hides every blind key when W < delta. */
     h->window_masks = c->window > 0 && !abl_delta_lt_u64(&h->delta, c->window + 1);
     a->blind_heads += h->blind_in_context;
+    if (c->attention == ABL_ATTENTION_BIDIRECTIONAL) /* two horizons: abl_bidirectional.c */
+        return abl_bidir_head_counts(&h->delta, c->context, c->window, h->row_blind, h->mid_blind, h->matrix_blind);
     st = abl_fraction_head_counts(&h->delta, c->context, c->window, h->row_blind, h->matrix_blind);
     /* At weight level each row has its own S, so the matrix count walks the rows' deltas. */
     if (st == ABL_OK && c->level == ABL_LEVEL_WEIGHT)
@@ -352,14 +359,23 @@ static abl_status layer_fractions(abl_analysis *a)
     abl_delta zero;
     abl_delta_init(&zero);
     zero.exact = 1;
-    abl_status st = abl_fraction_head_counts(&zero, c->context, c->window, a->row_attended, a->matrix_attended);
+    abl_status st = c->attention == ABL_ATTENTION_BIDIRECTIONAL
+                        ? abl_bidir_attended(c->context, c->window, a->row_attended, a->mid_attended, a->matrix_attended)
+                        : abl_fraction_head_counts(&zero, c->context, c->window, a->row_attended, a->matrix_attended);
     abl_delta_clear(&zero);
-    mpz_t row, mat;
-    mpz_inits(row, mat, (mpz_ptr)0);
+    mpz_t row, mat, mid;
+    mpz_inits(row, mat, mid, (mpz_ptr)0);
     for (int i = 0; i < a->heads; i++) {
         mpz_add(row, row, a->results[i].row_blind);
         mpz_add(mat, mat, a->results[i].matrix_blind);
+        mpz_add(mid, mid, a->results[i].mid_blind);
     }
+    if (c->attention == ABL_ATTENTION_BIDIRECTIONAL) {
+        mpq_set_num(a->mid_fraction, mid);
+        mpz_mul_ui(mpq_denref(a->mid_fraction), a->mid_attended, (unsigned long)a->heads);
+        mpq_canonicalize(a->mid_fraction);
+    }
+    mpz_clear(mid);
     mpq_set_num(a->row_fraction, row);
     mpz_mul_ui(mpq_denref(a->row_fraction), a->row_attended, (unsigned long)a->heads);
     mpq_canonicalize(a->row_fraction);
@@ -379,6 +395,8 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
     mpz_init(a->matrix_attended);
     mpq_init(a->row_fraction);
     mpq_init(a->matrix_fraction);
+    mpz_init(a->mid_attended);
+    mpq_init(a->mid_fraction);
     mpq_inits(a->logit, a->clamp, a->softcap, a->neg_softcap, a->logit_lo, a->logit_hi, (mpq_ptr)0);
     a->config = *cfg;
     abl_analysis_config *c = &a->config;
@@ -386,6 +404,11 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
         return ABL_ERR_CONTEXT_RANGE;
     if ((unsigned)c->convention >= ABL_CONV_COUNT)
         return ABL_ERR_UNKNOWN_CONVENTION;
+    /* A bidirectional row's S has two horizons: the weight level's per-row walk is causal only (refused,
+     * never approximated: spec §10). */
+    if ((unsigned)c->attention >= ABL_ATTENTION_COUNT ||
+        (c->attention == ABL_ATTENTION_BIDIRECTIONAL && c->level == ABL_LEVEL_WEIGHT))
+        return ABL_ERR_INVALID_ARGUMENT;
     abl_status st = resolve_numbers(a);
     if (st == ABL_OK)
         st = resolve_schedule(a);
@@ -416,30 +439,57 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
 typedef struct mass_ctx {
     const abl_analysis *a;
     int head;   /* -1: the layer's mean */
+    uint64_t row; /* the query row */
 } mass_ctx;
 
-/* Enclose one head's lost mass sum_{d=delta}^{k-1} e^(b(d)) / S_k at lo's precision (0 when no key is blind). */
-static int head_mass(const abl_analysis *a, const abl_head_result *h, mpfr_t lo, mpfr_t hi)
+/* Enclose sum_{d=from}^{k-1} e^(b(d)) into [tl, th] (0 when from >= k). */
+static void side_sum(const abl_analysis *a, mpfr_t tl, mpfr_t th, const mpfr_t m_lo, const mpfr_t m_hi, uint64_t from,
+                     uint64_t k)
 {
     const abl_analysis_config *c = &a->config;
-    uint64_t k = attended_keys(c->context - 1, c->window);
+    mpfr_set_zero(tl, 1);
+    mpfr_set_zero(th, 1);
+    if (from < k)
+        abl_weight_row_sum(tl, th, m_lo, m_hi, c->clamp != NULL ? (const mpq_t *)&a->clamp : NULL, c->distance, from,
+                           k, k);
+}
+
+/* The row's two sides as key counts at distances 0..left-1 and 1..right-1 (causal: right = 0). */
+static void row_sides(const abl_analysis_config *c, uint64_t row, uint64_t *left, uint64_t *right)
+{
+    *left = attended_keys(row, c->window);
+    *right = c->attention == ABL_ATTENTION_BIDIRECTIONAL ? attended_keys(c->context - 1 - row, c->window) : 0;
+}
+
+/* Enclose one head's lost mass in the row, sum over its keys at d >= delta of e^(b(d)) / S, at lo's
+ * precision (0 when no key is blind); a bidirectional row sums both horizons (the diagonal once). */
+static int head_mass(const abl_analysis *a, const abl_head_result *h, uint64_t row, mpfr_t lo, mpfr_t hi)
+{
+    uint64_t k, kr;
+    row_sides(&a->config, row, &k, &kr);
     mpfr_set_zero(lo, 1);
     mpfr_set_zero(hi, 1);
     int64_t d;
-    if (!abl_delta_get_i64(&h->delta, &d) || (uint64_t)d >= k)
+    if (!abl_delta_get_i64(&h->delta, &d) || ((uint64_t)d >= k && (uint64_t)d >= kr))
         return 0;
     mpfr_prec_t prec = mpfr_get_prec(lo) + 32;
-    mpfr_t m_lo, m_hi, tl, th, sl, sh;
-    mpfr_inits2(prec, m_lo, m_hi, tl, th, sl, sh, (mpfr_ptr)0);
+    mpfr_t m_lo, m_hi, tl, th, sl, sh, xl, xh;
+    mpfr_inits2(prec, m_lo, m_hi, tl, th, sl, sh, xl, xh, (mpfr_ptr)0);
     int bad = abl_slope_mpfr(m_lo, &h->slope, MPFR_RNDD) != ABL_OK || abl_slope_mpfr(m_hi, &h->slope, MPFR_RNDU) != ABL_OK;
     if (!bad) {
-        const mpq_t *cp = c->clamp != NULL ? (const mpq_t *)&a->clamp : NULL;
-        abl_weight_row_sum(tl, th, m_lo, m_hi, cp, c->distance, (uint64_t)d, k, k);
-        abl_weight_row_sum(sl, sh, m_lo, m_hi, cp, c->distance, 0, k, k);
+        uint64_t d1 = d < 1 ? 1 : (uint64_t)d;
+        side_sum(a, tl, th, m_lo, m_hi, (uint64_t)d, k);
+        side_sum(a, sl, sh, m_lo, m_hi, 0, k);
+        side_sum(a, xl, xh, m_lo, m_hi, d1, kr);
+        mpfr_add(tl, tl, xl, MPFR_RNDD);
+        mpfr_add(th, th, xh, MPFR_RNDU);
+        side_sum(a, xl, xh, m_lo, m_hi, 1, kr);
+        mpfr_add(sl, sl, xl, MPFR_RNDD);
+        mpfr_add(sh, sh, xh, MPFR_RNDU);
         mpfr_div(lo, tl, sh, MPFR_RNDD);
         mpfr_div(hi, th, sl, MPFR_RNDU);
     }
-    mpfr_clears(m_lo, m_hi, tl, th, sl, sh, (mpfr_ptr)0);
+    mpfr_clears(m_lo, m_hi, tl, th, sl, sh, xl, xh, (mpfr_ptr)0);
     return bad;
 }
 
@@ -447,14 +497,14 @@ static int mass_interval(mpfr_t lo, mpfr_t hi, void *vctx)
 {
     const mass_ctx *m = vctx;
     if (m->head >= 0)
-        return head_mass(m->a, &m->a->results[m->head], lo, hi);
+        return head_mass(m->a, &m->a->results[m->head], m->row, lo, hi);
     mpfr_t l, h;
     mpfr_inits2(mpfr_get_prec(lo), l, h, (mpfr_ptr)0);
     mpfr_set_zero(lo, 1);
     mpfr_set_zero(hi, 1);
     int bad = 0;
     for (int i = 0; i < m->a->heads && !bad; i++) {
-        bad = head_mass(m->a, &m->a->results[i], l, h);
+        bad = head_mass(m->a, &m->a->results[i], m->row, l, h);
         mpfr_add(lo, lo, l, MPFR_RNDD);
         mpfr_add(hi, hi, h, MPFR_RNDU);
     }
@@ -473,11 +523,20 @@ abl_status abl_analysis_mass_lost_text(const abl_analysis *a, int i, int digits,
 {
     if (out != NULL)
         *out = NULL;
-    if (a == NULL || out == NULL || i < -1 || i >= a->heads)
+    if (a == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    return abl_analysis_mass_lost_row_text(a, i, a->config.context - 1, digits, out);
+}
+
+abl_status abl_analysis_mass_lost_row_text(const abl_analysis *a, int i, uint64_t row, int digits, char **out)
+{
+    if (out != NULL)
+        *out = NULL;
+    if (a == NULL || out == NULL || i < -1 || i >= a->heads || row >= a->config.context)
         return ABL_ERR_INVALID_ARGUMENT;
     if (!logit_is_zero(&a->config))
         return ABL_ERR_UNSUPPORTED;
-    mass_ctx m = {a, i};
+    mass_ctx m = {a, i, row};
     abl_mpfr_range saved = abl_mpfr_range_widen();
     /* Log-distance row sums are certified to about 2^-240 only: past that, widening cannot decide a digit
      * and only costs (a head at 131072 bits took seconds; issue 15, item 11), so the loop stops there with
@@ -700,6 +759,9 @@ static abl_status report_meta_model(const abl_analysis *a, abl_report *r)
         return ABL_ERR_NO_MEMORY;
     abl_report_meta(r, "mitigations", "mitigations", mit, NULL);
     free(mit);
+    if (c->attention == ABL_ATTENTION_BIDIRECTIONAL)
+        abl_report_meta(r, "attention", "attention", "bidirectional: d = |i − j|, every key of every row (encoder)",
+                        "\"bidirectional\"");
     abl_report_meta(r, "level", "level",
                     c->level == ABL_LEVEL_WEIGHT ? "weight: exp(x)/S underflows, threshold τ + ln S (spec §4)"
                                                  : "exponent: exp(x) underflows, threshold τ (the paper)",
@@ -737,6 +799,10 @@ static void report_columns(const abl_analysis *a, abl_report *r, int mass)
         abl_report_column(r, "window_masks", "W < δ", ABL_ALIGN_LEFT);
     abl_report_column(r, "row_zeros", "row zeros", ABL_ALIGN_RIGHT);
     abl_report_column(r, "row_fraction", "row %", ABL_ALIGN_RIGHT);
+    if (c->attention == ABL_ATTENTION_BIDIRECTIONAL) {
+        abl_report_column(r, "middle_row_zeros", "mid zeros", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "middle_row_fraction", "mid %", ABL_ALIGN_RIGHT);
+    }
     abl_report_column(r, "matrix_fraction", "matrix %", ABL_ALIGN_RIGHT);
     if (mass)
         abl_report_column(r, "mass_lost", "mass lost", ABL_ALIGN_RIGHT);
@@ -814,6 +880,10 @@ static abl_status report_head_row(const abl_analysis *a, abl_report *r, int i, i
         abl_report_cell(r, h->window_masks ? "yes" : "no", h->window_masks ? "true" : "false", NULL);
     number_cell(r, mpz_text(h->row_blind));
     percent_cell(r, h->row_blind, a->row_attended);
+    if (c->attention == ABL_ATTENTION_BIDIRECTIONAL) {
+        number_cell(r, mpz_text(h->mid_blind));
+        percent_cell(r, h->mid_blind, a->mid_attended);
+    }
     percent_cell(r, h->matrix_blind, a->matrix_attended);
     if (mass) {
         mass_cell(r, a, i, 0);
@@ -837,10 +907,40 @@ static void summary_fraction(abl_report *r, const char *key, const char *label, 
     free(p);
 }
 
+/* A bidirectional layer's summary: the end row, the middle row, the N x N matrix, and the mass lost in
+ * both rows. */
+static void report_summary_bidir(const abl_analysis *a, abl_report *r, int mass)
+{
+    uint64_t mid = abl_bidir_middle_row(a->config.context);
+    summary_fraction(r, "row_fraction", "row fraction (end row, i = N − 1)", a->row_fraction);
+    char *label = abl_strf("row fraction (middle row, i = %llu)", (unsigned long long)mid);
+    summary_fraction(r, "middle_row_fraction", label != NULL ? label : "row fraction (middle row)", a->mid_fraction);
+    free(label);
+    summary_fraction(r, "matrix_fraction", "matrix fraction (all N × N entries)", a->matrix_fraction);
+    if (!mass)
+        return;
+    static const char *const keys[2] = {"mass_lost", "middle_mass_lost"};
+    static const char *const labels[2] = {"attention mass lost (end row, mean over heads)",
+                                          "attention mass lost (middle row, mean over heads)"};
+    const uint64_t rows[2] = {a->config.context - 1, mid};
+    for (int k = 0; k < 2; k++) {
+        char *t = NULL, *j = NULL;
+        abl_analysis_mass_lost_row_text(a, -1, rows[k], 3, &t);
+        abl_analysis_mass_lost_row_text(a, -1, rows[k], 17, &j);
+        abl_report_summary(r, keys[k], labels[k], t ? t : "", j ? j : "");
+        free(t);
+        free(j);
+    }
+}
+
 static void report_summary(const abl_analysis *a, abl_report *r, int mass)
 {
     summary_take(r, "blind_heads", "heads blind inside the context", abl_strf("%d of %d", a->blind_heads, a->heads),
                  abl_strf("%d", a->blind_heads));
+    if (a->config.attention == ABL_ATTENTION_BIDIRECTIONAL) {
+        report_summary_bidir(a, r, mass);
+        return;
+    }
     summary_fraction(r, "row_fraction", "row fraction (last query row)", a->row_fraction);
     summary_fraction(r, "matrix_fraction", "matrix fraction (causal entries)", a->matrix_fraction);
     if (mass) {
@@ -887,9 +987,16 @@ static void report_notes(const abl_analysis *a, abl_report *r, int mass)
     if (c->window > 0)
         abl_report_note(r, "window: keys at distance d > W are masked (d ≤ W attended), so W < δ hides every blind "
                            "key; fractions count blind keys among the attended ones.");
+    if (c->attention == ABL_ATTENTION_BIDIRECTIONAL)
+        abl_report_note(r, "bidirectional: every query row attends all N keys at d = |i − j|, two horizons; 'row' is "
+                           "the end row i = N − 1 (one horizon of N − 1 keys), 'mid' the middle row "
+                           "i = ⌊(N − 1)/2⌋ (horizons ⌊(N − 1)/2⌋ and ⌈(N − 1)/2⌉); the matrix has N² entries.");
     if (mass)
-        abl_report_note(r, "mass lost: the share of an exact softmax of the last row (zero logits) that sits on "
-                           "its blind keys.");
+        abl_report_note(r, c->attention == ABL_ATTENTION_BIDIRECTIONAL
+                               ? "mass lost: the share of an exact softmax of the row (zero logits, both horizons) "
+                                 "that sits on its blind keys; per head, the end row."
+                               : "mass lost: the share of an exact softmax of the last row (zero logits) that sits on "
+                                 "its blind keys.");
 }
 
 abl_status abl_analysis_report(const abl_analysis *a, abl_report **out)

@@ -24,6 +24,7 @@
 #include "kernel/abl_engines.h"
 #include "kernel/abl_ggml.h"
 #include "kernel/abl_influence.h"
+#include "kernel/abl_simulate_bidir.h"
 
 typedef struct pctx {
     const abl_sim_setup *s;
@@ -454,6 +455,11 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
         (s.em.softmax == ABL_SOFTMAX_EAGER && (s.em.sum != ABL_SUM_EXACT || s.em.exp != ABL_EXP_CORRECT))) {
         abl_sim_setup_free(&s);
         return ABL_ERR_UNSUPPORTED;
+    }
+    if (cfg->attention == ABL_ATTENTION_BIDIRECTIONAL) {
+        st = abl_predict_bidir_run(&s, out);   /* both horizons, the full N x N matrix: abl_simulate_bidir.c */
+        abl_sim_setup_free(&s);
+        return st;
     }
     /* The logit table must be finite (as simulate requires). */
     out->heads = s.heads;

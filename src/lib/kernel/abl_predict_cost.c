@@ -130,6 +130,15 @@ abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out)
     if (threads > heads)
         threads = heads;
     path_cost c = predict_path_cost(&cfg->pipeline, (double)cfg->context, m_min);
+    if (cfg->attention == ABL_ATTENTION_BIDIRECTIONAL) {
+        /* abl_simulate_bidir.c runs the heads on one thread; flash adds each row's key blocks, N / B of
+         * them a row (counted as that many rows), eager one bisection a row as the causal prefix path */
+        threads = 1;
+        if (cfg->pipeline.softmax == ABL_SOFTMAX_FLASH) {
+            double B = cfg->pipeline.block > 0 ? (double)cfg->pipeline.block : (double)cfg->context;
+            c.units += c.units * (double)cfg->context / B;
+        }
+    }
     out->units = (double)heads * c.units;
     out->threads = threads;
     /* heads are whole units of work: the slowest thread runs ceil(H / T) of them */

@@ -21,6 +21,7 @@
 #include "kernel/abl_ggml.h"
 #include "kernel/abl_simulate_fast.h"
 #include "kernel/abl_fastgauss.h"
+#include "kernel/abl_simulate_bidir.h"
 #include "abl_internal.h"
 #include "kernel/abl_kernel_internal.h"
 
@@ -637,6 +638,8 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
 {
     if (out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
+    if (cfg != NULL && cfg->attention == ABL_ATTENTION_BIDIRECTIONAL)
+        return abl_simulate_bidir_run(cfg, out);   /* every row attends all N keys: abl_simulate_bidir.c */
     memset(out, 0, sizeof *out);
     abl_sim_setup s;
     abl_status st = abl_sim_setup_init(cfg, &s);
@@ -729,6 +732,10 @@ abl_status abl_simulate_estimate(const abl_simulate_config *cfg, abl_cost *out)
                  : abl_emul_engine_kind(cfg->pipeline.softmax)
                      ? abl_engine_sim_units(&cfg->pipeline, cfg->context, heads)
                      : (double)heads * n * (n + 1) / 2;
+    if (cfg->attention == ABL_ATTENTION_BIDIRECTIONAL) {
+        out->units = (double)heads * n * n;   /* N keys a row, no fast path */
+        fast = 0;
+    }
     out->threads = threads;
     out->seconds = out->units / ((fast ? ABL_SIMULATE_RATE_FAST : ABL_SIMULATE_RATE) * threads);
     out->unit_name = "weights";
@@ -754,7 +761,8 @@ int abl_prediction_agrees(const abl_simulation *sim, const abl_prediction *pred)
     for (int h = 0; h < sim->heads; h++) {
         const abl_sim_head *a = &sim->results[h];
         const abl_pred_head *b = &pred->results[h];
-        if (a->first_blind != b->first_blind || a->row_zeros != b->row_zeros || a->matrix_zeros != b->matrix_zeros)
+        if (a->first_blind != b->first_blind || a->row_zeros != b->row_zeros || a->matrix_zeros != b->matrix_zeros ||
+            a->mid_row_zeros != b->mid_row_zeros)   /* 0 on both sides unless bidirectional */
             return 0;
         if (a->first_influence_zero != b->first_influence_zero || a->row_influence_zeros != b->row_influence_zeros ||
             a->matrix_influence_zeros != b->matrix_influence_zeros)
@@ -840,8 +848,8 @@ static abl_status cell_delta(abl_report *r, const abl_slope *slope, const abl_fo
     return st;
 }
 
-/* count over the last rows (or the causal matrices) of `heads` heads as text ("1.2345%") and JSON (12 digits),
- * each malloc'd (NULL: out of memory). */
+/* count over the last rows (or the causal matrices; matrix = 2: the N x N bidirectional matrices) of `heads`
+ * heads as text ("1.2345%") and JSON (12 digits), each malloc'd (NULL: out of memory). */
 static void fraction_cells(uint64_t count, uint64_t heads, uint64_t n, int matrix, char **text, char **json)
 {
     mpq_t q;
@@ -849,7 +857,9 @@ static void fraction_cells(uint64_t count, uint64_t heads, uint64_t n, int matri
     mpz_t den;
     mpz_init_set_ui(den, (unsigned long)heads);
     mpz_mul_ui(den, den, (unsigned long)n);
-    if (matrix) {
+    if (matrix == 2) {
+        mpz_mul_ui(den, den, (unsigned long)n);
+    } else if (matrix) {
         mpz_mul_ui(den, den, (unsigned long)(n + 1));
         mpz_fdiv_q_2exp(den, den, 1);
     }
@@ -863,6 +873,11 @@ static void fraction_cells(uint64_t count, uint64_t heads, uint64_t n, int matri
     *json = abl_fraction_decimal_text(q, 12);
     mpz_clear(den);
     mpq_clear(q);
+}
+
+void abl_sim_fraction_cells(uint64_t count, uint64_t heads, uint64_t n, int matrix, char **text, char **json)
+{
+    fraction_cells(count, heads, n, matrix, text, json);
 }
 
 #define TRY(x)                                                                                                    \
@@ -933,6 +948,8 @@ static abl_status report_meta(const rep_ctx *x)
     TRY(meta_take(x->r, "head_count", "heads", abl_strf("%d", x->s->heads)));
     TRY(abl_report_meta(x->r, "slopes", "slopes", x->s->schedule.spec, NULL));
     TRY(report_logits_meta(x));
+    if (x->c->attention == ABL_ATTENTION_BIDIRECTIONAL)
+        TRY(abl_bidir_report_meta(x->r));
     return abl_report_meta(x->r, "mode", "mode", x->sim && x->pred ? "simulation, checked against the predictor"
                                                  : x->sim ? "simulation" : "prediction (zero logits)", NULL);
 }
@@ -1071,10 +1088,13 @@ static abl_status report_summary(const rep_ctx *x)
         TRY(summary_take(r, "matrix_influence_zeros", "keys without influence in the matrices (unit V)", u64_text(ml),
                          u64_text(ml)));
     }
+    int bidir = x->c->attention == ABL_ATTENTION_BIDIRECTIONAL;
     fraction_cells(rz, heads, n, 0, &text, &json);
     TRY(summary_take(r, "row_fraction", "row fraction", text, json));
-    fraction_cells(mz, heads, n, 1, &text, &json);
+    fraction_cells(mz, heads, n, bidir ? 2 : 1, &text, &json);
     TRY(summary_take(r, "matrix_fraction", "matrix fraction", text, json));
+    if (bidir)   /* the middle rows: abl_simulate_bidir.c */
+        TRY(abl_bidir_report_summary(r, x->sim ? x->sim->mid_row_zeros : x->pred->mid_row_zeros, heads, n));
     if (x->sim) {
         double lost = 0.0;
         for (int h = 0; h < x->s->heads; h++)

@@ -45,9 +45,17 @@ static const abl_code_path baichuan_paths[] = {
             "modeling_baichuan.py _gen_alibi_mask: m*j in fp32, cast to the model dtype, added to the scores, softmax"),
 };
 static const abl_pipeline_override symmetric_form[] = {{.field = ABL_PF_BIAS_FORM, .value = ABL_BIAS_SYMMETRIC}};
+/* text-embeddings-inference's FlashJinaBertModel (backends/candle/src/models/flash_jina.rs at 05adc2f1):
+ * flash_attn_varlen(q, k, v, alibi_slopes in F32, ..., softmax_scale = 1/sqrt(head_size), causal = false),
+ * CUDA and DType::F16 only: FlashAttention-2's non-causal ALiBi, -m|i-j| (docs/pipelines.md §3d) */
+static const abl_pipeline_override tei_flash[] = {{.field = ABL_PF_BIAS_FORM, .value = ABL_BIAS_SYMMETRIC},
+                                                  {.field = ABL_PF_HEAD_DIM, .value = 64}};
 static const abl_code_path encoder_paths[] = {
     PATH_OV("eager", "eager,bias-form=symmetric", "eager", symmetric_form,
             "-m|i-j| added to the scores, softmax (encoder, bidirectional)"),
+    PATH_OV("tei-flash", "flash2,bias-form=symmetric,head-dim=64", "flash2", tei_flash,
+            "text-embeddings-inference flash_jina.rs: FlashAttention-2 varlen, causal=false, alibi slopes in fp32; "
+            "F16 only (run with --dtype fp16)"),
 };
 
 abl_status abl_code_path_pipeline(const abl_code_path *p, abl_pipeline_spec *out)
@@ -78,22 +86,25 @@ abl_status abl_model_schedule(const abl_model *m, abl_schedule_spec *out)
 
 static const abl_model_family families[] = {
     {"bloom", "press, torch.pow(base, arange(1, 1 + c)) in fp32 (build_alibi_tensor)", ABL_BIAS_ABSOLUTE, bloom_paths,
-     N(bloom_paths)},
+     N(bloom_paths), ABL_ATTENTION_CAUSAL},
     {"falcon-rw", "press, torch.pow(base, arange(1, 1 + c)) in fp32, then .bfloat16() (build_alibi_tensor)",
-     ABL_BIAS_ABSOLUTE, falcon_paths, N(falcon_paths)},
+     ABL_BIAS_ABSOLUTE, falcon_paths, N(falcon_paths), ABL_ATTENTION_CAUSAL},
     {"mpt", "mpt:B, 1 / torch.pow(2, m) in fp32 (gen_slopes, alibi_bias_max = B)", ABL_BIAS_TRAILING, mpt_paths,
-     N(mpt_paths)},
+     N(mpt_paths), ABL_ATTENTION_CAUSAL},
     {"baichuan", "press (the model's _get_interleave, Python floats rounded to fp32)", ABL_BIAS_ABSOLUTE,
-     baichuan_paths, N(baichuan_paths)},
+     baichuan_paths, N(baichuan_paths), ABL_ATTENTION_CAUSAL},
     /* jais, BTLM: Cerebras's AlibiPositionEmbeddingLayer, -m|i-j| in fp32, type_as the scores, softmax
      * (docs/models.md cites the ports read): the relative eager path */
-    {"jais", "press (the model's _get_alibi_slopes)", ABL_BIAS_RELATIVE, relative_paths, N(relative_paths)},
-    {"btlm", "press (the model's _get_alibi_slopes)", ABL_BIAS_RELATIVE, relative_paths, N(relative_paths)},
+    {"jais", "press (the model's _get_alibi_slopes)", ABL_BIAS_RELATIVE, relative_paths, N(relative_paths),
+     ABL_ATTENTION_CAUSAL},
+    {"btlm", "press (the model's _get_alibi_slopes)", ABL_BIAS_RELATIVE, relative_paths, N(relative_paths),
+     ABL_ATTENTION_CAUSAL},
     {"mosaic-bert", "press (bert_layers.py _get_alibi_head_slopes)", ABL_BIAS_SYMMETRIC, encoder_paths,
-     N(encoder_paths)},
-    {"jina-bert", "press (the model's get_alibi_head_slopes)", ABL_BIAS_SYMMETRIC, encoder_paths, N(encoder_paths)},
+     N(encoder_paths), ABL_ATTENTION_BIDIRECTIONAL},
+    {"jina-bert", "press (the model's get_alibi_head_slopes)", ABL_BIAS_SYMMETRIC, encoder_paths, N(encoder_paths),
+     ABL_ATTENTION_BIDIRECTIONAL},
     {"unpublished", "press (not published; the paper assumes the default)", ABL_BIAS_RELATIVE, relative_paths,
-     N(relative_paths)},
+     N(relative_paths), ABL_ATTENTION_CAUSAL},
 };
 
 #define F_BLOOM (&families[0])

@@ -23,6 +23,8 @@ static void compare_init(abl_compare *c)
     mpq_init(c->matrix_fraction);
     mpq_init(c->row_influence_fraction);
     mpq_init(c->matrix_influence_fraction);
+    mpq_init(c->paper_mid_fraction);
+    mpq_init(c->mid_fraction);
 }
 
 void abl_compare_free(abl_compare *c)
@@ -47,6 +49,8 @@ void abl_compare_free(abl_compare *c)
     mpq_clear(c->matrix_fraction);
     mpq_clear(c->row_influence_fraction);
     mpq_clear(c->matrix_influence_fraction);
+    mpq_clear(c->paper_mid_fraction);
+    mpq_clear(c->mid_fraction);
     c->heads = 0;
 }
 
@@ -75,6 +79,7 @@ static void compare_sim_config(const abl_compare_config *cfg, abl_simulate_confi
     sc->slopes = cfg->slopes;
     sc->heads = cfg->heads;
     sc->context = cfg->context;
+    sc->attention = cfg->attention;
 }
 
 /* The paper's analysis of a comparison (its config is what abl_analysis_layer builds). */
@@ -86,6 +91,7 @@ static void compare_analysis_config(const abl_compare_config *cfg, abl_analysis_
     ac->heads = cfg->heads;
     ac->slopes = cfg->slopes;
     ac->context = cfg->context;
+    ac->attention = cfg->attention;
 }
 
 abl_status abl_compare_plan_make(const abl_compare_config *cfg, abl_compare_plan *out)
@@ -158,6 +164,33 @@ static void compare_influence(abl_compare *out, const abl_prediction *p, const a
     fraction_of(out->matrix_influence_fraction, p->matrix_influence_zeros, out->heads, a->matrix_attended);
 }
 
+/* The analysis (sorted steepest first) and the prediction (model order) head by head into out->results. */
+static abl_status compare_heads(abl_compare *out, const abl_analysis *a, const abl_prediction *p)
+{
+    abl_status st = ABL_OK;
+    /* the analysis is sorted steepest first; the prediction is in the model's order */
+    for (int i = 0; i < a->heads; i++) {
+        const abl_head_result *h = &a->results[i];
+        int k = h->slope.index - 1;
+        if (k < 0 || k >= a->heads) {
+            st = ABL_ERR_INVALID_ARGUMENT;
+            break;
+        }
+        abl_compare_head *o = &out->results[k];
+        o->slope = h->slope;
+        abl_delta_set(&o->delta, &h->delta);
+        abl_delta_set(&o->delta_ieee, &h->delta_ieee);
+        o->paper_blind = h->blind_in_context;
+        o->paper_row_zeros = mpz_get_ui(h->row_blind);
+        o->first_blind = p->results[k].first_blind;
+        o->row_zeros = p->results[k].row_zeros;
+        o->matrix_zeros = p->results[k].matrix_zeros;
+        o->paper_mid_zeros = mpz_get_ui(h->mid_blind);
+        o->mid_zeros = p->results[k].mid_row_zeros;
+    }
+    return st;
+}
+
 abl_status abl_compare_run_plan(abl_compare_plan *plan, abl_compare *out)
 {
     if (plan == NULL || out == NULL || plan->plan.nsteps != 2)
@@ -201,24 +234,7 @@ abl_status abl_compare_run_plan(abl_compare_plan *plan, abl_compare *out)
             abl_delta_init(&out->results[i].delta);
             abl_delta_init(&out->results[i].delta_ieee);
         }
-        /* the analysis is sorted steepest first; the prediction is in the model's order */
-        for (int i = 0; i < a.heads; i++) {
-            const abl_head_result *h = &a.results[i];
-            int k = h->slope.index - 1;
-            if (k < 0 || k >= a.heads) {
-                st = ABL_ERR_INVALID_ARGUMENT;
-                break;
-            }
-            abl_compare_head *o = &out->results[k];
-            o->slope = h->slope;
-            abl_delta_set(&o->delta, &h->delta);
-            abl_delta_set(&o->delta_ieee, &h->delta_ieee);
-            o->paper_blind = h->blind_in_context;
-            o->paper_row_zeros = mpz_get_ui(h->row_blind);
-            o->first_blind = p.results[k].first_blind;
-            o->row_zeros = p.results[k].row_zeros;
-            o->matrix_zeros = p.results[k].matrix_zeros;
-        }
+        st = compare_heads(out, &a, &p);
     }
     if (st == ABL_OK) {
         out->paper_blind_heads = a.blind_heads;
@@ -231,6 +247,11 @@ abl_status abl_compare_run_plan(abl_compare_plan *plan, abl_compare *out)
         mpq_set(out->paper_matrix_fraction, a.matrix_fraction);
         fraction_of(out->row_fraction, p.row_zeros, out->heads, a.row_attended);
         fraction_of(out->matrix_fraction, p.matrix_zeros, out->heads, a.matrix_attended);
+        if (cfg->attention == ABL_ATTENTION_BIDIRECTIONAL) {
+            out->mid_zeros = p.mid_row_zeros;
+            mpq_set(out->paper_mid_fraction, a.mid_fraction);
+            fraction_of(out->mid_fraction, p.mid_row_zeros, out->heads, a.mid_attended);
+        }
     }
     abl_prediction_free(&p);
     abl_analysis_free(&a);
@@ -340,6 +361,10 @@ static abl_status common_meta(abl_report *r, const abl_compare *c, const abl_com
     free(j.s);
     if (st == ABL_OK)
         st = abl_report_meta(r, "convention", "convention of δ paper", abl_convention_name(c->config.convention), NULL);
+    if (st == ABL_OK && c->config.attention == ABL_ATTENTION_BIDIRECTIONAL)
+        st = abl_report_meta(r, "attention", "attention", "bidirectional: d = |i − j| over the whole N × N matrix "
+                             "(encoder); row = the end row i = N − 1, mid = the middle row i = ⌊(N − 1)/2⌋",
+                             "\"bidirectional\"");
     for (size_t i = 0; i < nmeta && st == ABL_OK; i++)
         if (!is_model_line(&meta[i]))
             st = abl_report_meta(r, meta[i].key, meta[i].label, meta[i].text, meta[i].json);
@@ -414,6 +439,43 @@ static abl_status influence_cells(abl_report *r, const abl_compare_head *h)
     return st;
 }
 
+/* A bidirectional comparison's middle-row fractions, the paper's and the kernel's. */
+static abl_status summary_mid(abl_report *r, const abl_compare *c)
+{
+    abl_status st = summary_line(r, abl_strf("paper_middle_row_fraction"), "paper: row fraction (middle row)",
+                                 percent_text(c->paper_mid_fraction), abl_fraction_decimal_text(c->paper_mid_fraction, 17));
+    if (st == ABL_OK)
+        st = summary_line(r, abl_strf("middle_row_fraction"), "kernel: row fraction (zero weights, middle row)",
+                          percent_text(c->mid_fraction), abl_fraction_decimal_text(c->mid_fraction, 17));
+    return st;
+}
+
+/* The paper's and the kernel's summaries (bidirectional: the end row, the N x N matrix, the middle row). */
+static abl_status compare_summaries(abl_report *r, const abl_compare *c, int bidir)
+{
+    abl_status st;
+    static const char *const paper_labels[3] = {"paper: heads blind inside the context (δ < N)",
+                                                "paper: row fraction (last query row)",
+                                                "paper: matrix fraction (causal entries)"};
+    static const char *const kernel_labels[3] = {"kernel: heads with a zero weight in the last row",
+                                                 "kernel: row fraction (zero weights, last query row)",
+                                                 "kernel: matrix fraction (zero weights, causal entries)"};
+    static const char *const paper_bidir[3] = {"paper: heads blind inside the context (δ < N)",
+                                               "paper: row fraction (end row, i = N − 1)",
+                                               "paper: matrix fraction (all N × N entries)"};
+    static const char *const kernel_bidir[3] = {"kernel: heads with a zero weight in the end row",
+                                                "kernel: row fraction (zero weights, end row)",
+                                                "kernel: matrix fraction (zero weights, all N × N entries)"};
+    st = summary_side(r, "paper_", bidir ? paper_bidir : paper_labels, c->paper_blind_heads, c->heads,
+                      c->paper_row_fraction, c->paper_matrix_fraction);
+    if (st == ABL_OK)
+        st = summary_side(r, "", bidir ? kernel_bidir : kernel_labels, c->kernel_blind_heads, c->heads,
+                          c->row_fraction, c->matrix_fraction);
+    if (st == ABL_OK && bidir)
+        st = summary_mid(r, c);
+    return st;
+}
+
 abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta, size_t nmeta, abl_report **out)
 {
     if (c == NULL || out == NULL || c->results == NULL)
@@ -435,9 +497,16 @@ abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta
     mpz_init_set_ui(row_keys, 0);
     mpz_init(matrix_keys);
     mpz_import(row_keys, 1, 1, sizeof c->config.context, 0, 0, &c->config.context);
-    mpz_add_ui(matrix_keys, row_keys, 1);
-    mpz_mul(matrix_keys, matrix_keys, row_keys);
-    mpz_fdiv_q_2exp(matrix_keys, matrix_keys, 1);
+    int bidir = c->config.attention == ABL_ATTENTION_BIDIRECTIONAL;
+    if (bidir) {
+        mpz_mul(matrix_keys, row_keys, row_keys); /* N^2: every row attends every key */
+    } else {
+        mpz_add_ui(matrix_keys, row_keys, 1);
+        mpz_mul(matrix_keys, matrix_keys, row_keys);
+        mpz_fdiv_q_2exp(matrix_keys, matrix_keys, 1);
+    }
+    if (st == ABL_OK && bidir)
+        st = abl_report_column(r, "middle_row_zeros", "mid zeros", ABL_ALIGN_RIGHT);
     for (int i = 0; i < c->heads && st == ABL_OK; i++) {
         const abl_compare_head *h = &c->results[i];
         st = head_row(r, h);
@@ -455,21 +524,13 @@ abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta
             st = cell_share(r, h->matrix_zeros, matrix_keys);
         if (st == ABL_OK && c->influence_differs)
             st = influence_cells(r, h);
+        if (st == ABL_OK && bidir)
+            st = cell_u64(r, h->mid_zeros);
     }
     mpz_clear(row_keys);
     mpz_clear(matrix_keys);
-    static const char *const paper_labels[3] = {"paper: heads blind inside the context (δ < N)",
-                                                "paper: row fraction (last query row)",
-                                                "paper: matrix fraction (causal entries)"};
-    static const char *const kernel_labels[3] = {"kernel: heads with a zero weight in the last row",
-                                                 "kernel: row fraction (zero weights, last query row)",
-                                                 "kernel: matrix fraction (zero weights, causal entries)"};
     if (st == ABL_OK)
-        st = summary_side(r, "paper_", paper_labels, c->paper_blind_heads, c->heads, c->paper_row_fraction,
-                          c->paper_matrix_fraction);
-    if (st == ABL_OK)
-        st = summary_side(r, "", kernel_labels, c->kernel_blind_heads, c->heads, c->row_fraction,
-                          c->matrix_fraction);
+        st = compare_summaries(r, c, bidir);
     static const char *const infl_labels[3] = {"kernel: heads with a key without influence in the last row",
                                                "kernel: row fraction (keys without influence, unit V)",
                                                "kernel: matrix fraction (keys without influence, unit V)"};
@@ -618,10 +679,16 @@ abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, con
     static const char *const infl_labels[3] = {"heads losing a key's influence on the kernel",
                                                "row fraction (keys without influence, last query row)",
                                                "matrix fraction (keys without influence, causal entries)"};
+    static const char *const labels_bidir[3] = {"heads blind on the kernel", "row fraction (zero weights, end row)",
+                                                "matrix fraction (zero weights, all N × N entries)"};
+    int bidir = c->config.attention == ABL_ATTENTION_BIDIRECTIONAL;
     check_view v = view_of(c, l->criterion);
     if (st == ABL_OK)
-        st = summary_side(r, "", infl ? infl_labels : labels, v.lost_heads, c->heads, v.row_fraction,
-                          v.matrix_fraction);
+        st = summary_side(r, "", infl ? infl_labels : bidir ? labels_bidir : labels, v.lost_heads, c->heads,
+                          v.row_fraction, v.matrix_fraction);
+    if (st == ABL_OK && bidir)
+        st = summary_line(r, abl_strf("middle_row_fraction"), "row fraction (zero weights, middle row)",
+                          percent_text(c->mid_fraction), abl_fraction_decimal_text(c->mid_fraction, 17));
     int pass = abl_check_pass(c, l);
     if (st == ABL_OK)
         st = abl_report_summary(r, "verdict", "verdict", pass ? "pass" : "fail", pass ? "\"pass\"" : "\"fail\"");

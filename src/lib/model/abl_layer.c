@@ -5,11 +5,6 @@
 #include "abl/model/layer.h"
 #include "abl_internal.h"
 
-const char *abl_attention_name(abl_attention a)
-{
-    return a == ABL_ATTENTION_CAUSAL ? "causal" : NULL;
-}
-
 void abl_layer_init(abl_layer *l)
 {
     memset(l, 0, sizeof *l);
@@ -97,6 +92,8 @@ abl_status abl_layer_from_model(const abl_model_spec *spec, abl_layer *out, char
     if (st != ABL_OK)
         return model_failed(out, st, "pipeline", msg);
     out->has_pipeline = 1;
+    /* the family's direction: the encoders (mosaic-bert, jina-bert) are bidirectional */
+    out->attention = spec->family != NULL ? spec->family->attention : ABL_ATTENTION_CAUSAL;
     return ABL_OK;
 }
 
@@ -117,6 +114,7 @@ void abl_layer_analysis_config(const abl_layer *l, abl_analysis_config *out)
     out->logit_hi = l->has_logit_range ? l->logit_hi : NULL;
     out->mitigations = l->mitigations;
     out->level = l->level;
+    out->attention = l->attention;
 }
 
 abl_status abl_layer_pipeline(const abl_layer *l, abl_pipeline *out)
@@ -132,6 +130,7 @@ abl_status abl_layer_compare_config(const abl_layer *l, abl_compare_config *out)
     out->heads = l->heads;
     out->slopes = abl_layer_schedule(l);
     out->context = l->context;
+    out->attention = l->attention;
     return abl_layer_pipeline(l, &out->pipeline);
 }
 

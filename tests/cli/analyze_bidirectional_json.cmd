@@ -1,0 +1,9 @@
+analyze
+--heads
+16
+--ctx
+2048
+--attention
+bidirectional
+--format
+json

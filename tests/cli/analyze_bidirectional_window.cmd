@@ -1,0 +1,9 @@
+analyze
+--heads
+12
+--ctx
+1000
+--window
+300
+--attention
+bidirectional

@@ -1,0 +1,5 @@
+analyze
+--config
+@DATA@/../../data/configs/mosaic-bert-base.json
+--format
+json

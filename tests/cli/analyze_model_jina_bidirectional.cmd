@@ -1,0 +1,5 @@
+analyze
+--model
+jina-embeddings-v2-base-en
+--ctx
+2048

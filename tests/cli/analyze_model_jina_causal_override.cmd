@@ -1,0 +1,7 @@
+analyze
+--model
+jina-embeddings-v2-base-en
+--ctx
+512
+--attention
+causal

@@ -1,0 +1,9 @@
+analyze
+--model
+jina-embeddings-v2-base-en
+--pipeline
+tei-flash
+--dtype
+fp16
+--ctx
+2048

@@ -1,0 +1,9 @@
+simulate
+--heads
+4
+--ctx
+10
+--attention
+bidirectional
+--pipeline
+bloom-hf

@@ -1,0 +1,9 @@
+analyze
+--heads
+4
+--ctx
+10
+--attention
+bidirectional
+--level
+weight

@@ -1,0 +1,9 @@
+simulate
+--heads
+2
+--ctx
+10
+--attention
+bidirectional
+--weights
+w.txt

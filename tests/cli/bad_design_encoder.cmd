@@ -1,0 +1,3 @@
+design
+--model
+jina-embeddings-v2-base-en

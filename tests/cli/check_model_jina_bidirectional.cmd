@@ -1,0 +1,7 @@
+check
+--model
+jina-embeddings-v2-base-en
+--ctx
+512
+--max-blind-heads
+12

@@ -1,0 +1,12 @@
+simulate
+--heads
+12
+--ctx
+300
+--attention
+bidirectional
+--compare
+--pipeline
+flash2,bias-form=symmetric,output-dtype=fp16
+--threads
+2

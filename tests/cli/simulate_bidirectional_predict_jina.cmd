@@ -1,0 +1,6 @@
+simulate
+--model
+jina-embeddings-v2-base-en
+--ctx
+4096
+--predict
