@@ -184,6 +184,9 @@ abl_opt abl_cli_opt_id(const char *name, size_t len);
 /* Strict parsers: each prints its one-line error and returns non-zero on bad input. */
 int abl_cli_int(const char *opt, const char *text, long lo, long hi, long *out);
 int abl_cli_count(const char *opt, const char *text, uint64_t lo, uint64_t hi, uint64_t *out); /* integer, "1e12" allowed */
+/* A context length: what abl_cli_count takes, and "8k" / "8K" / "8Ki" (x1024), "1M" / "1Mi" (x1024^2), "2^15"
+ * (abl_cli_context.c): every --ctx reads through it. */
+int abl_cli_context(const char *opt, const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
 /* An exact decimal (any length) into q, which the caller has initialised: the one place user numbers are read. */
 int abl_cli_decimal(const char *opt, const char *text, int positive, mpq_t q);
 int abl_cli_dtype(const char *opt, const char *text, abl_format *out);

@@ -319,7 +319,7 @@ static int analyze_layer(const abl_cli_cmd *cmd, const char **v, abl_layer *l)
     l->heads = (int)heads;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) == NULL)
         return abl_cli_usage_error("analyze: --ctx N is required");
-    if (abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &l->context))
+    if (abl_cli_context("ctx", s, 1, ABL_MAX_CONTEXT, &l->context))
         return ABL_EXIT_USAGE;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_WINDOW)) && abl_cli_count("window", s, 1, ABL_MAX_CONTEXT, &l->window))
         return ABL_EXIT_USAGE;

@@ -382,7 +382,7 @@ static int setup_context(const abl_cli_cmd *cmd, const char **v, uint64_t max_ct
     abl_source src;
     const char *o = abl_cli_arg(cmd, v, ABL_OPT_CTX);
     if (o != NULL) {
-        if (abl_cli_count("ctx", o, 1, max_ctx, &s->layer.context))
+        if (abl_cli_context("ctx", o, 1, max_ctx, &s->layer.context))
             return ABL_EXIT_USAGE;
         option_source(&src, "ctx");
         note_source(s, "context", &src);
