@@ -311,7 +311,22 @@ static void test_catalogue_spec(void **state)
     assert_schedule(&s, "mpt:8");
     assert_string_equal(s.slopes_src.field, "mpt-7b");
     abl_model_spec_free(&s);
-    assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("mpt-30b"), &s), ABL_ERR_INVALID_ARGUMENT);
+    /* an entry whose head count was not found (replit-code-v1-3b) gives no spec */
+    assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("replit-code-v1-3b"), &s), ABL_ERR_INVALID_ARGUMENT);
+    /* MPT-30B: the model card's n_heads 64 and d_model 7168 (head dim 7168 / 64 = 112), context 8192 */
+    assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("mosaicml/mpt-30b"), &s), ABL_OK);
+    assert_int_equal(s.heads, 64);
+    assert_schedule(&s, "mpt:8");
+    abl_model_spec_free(&s);
+    const abl_model *m = abl_model_find("mpt-30b");
+    assert_int_equal(m->head_dim * m->heads, 7168);
+    assert_int_equal(m->context, 8192);
+    /* Poro-34B is a BLOOM: 56 heads, d_model 7168 (model card), press slopes */
+    m = abl_model_find("LumiOpen/Poro-34B");
+    assert_non_null(m);
+    assert_string_equal(m->family->name, "bloom");
+    assert_int_equal(m->heads, 56);
+    assert_int_equal(m->head_dim * m->heads, 7168);
     abl_source src = {ABL_ORIGIN_CONFIG, "n_head"};
     char *t = abl_source_text(&src);
     assert_non_null(t);
