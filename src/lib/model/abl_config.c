@@ -10,6 +10,7 @@
 #include "abl/core/slope.h"
 #include "abl/model/config.h"
 #include "abl_internal.h"
+#include "abl_config_internal.h"
 
 const char *abl_origin_name(abl_origin o)
 {
@@ -478,6 +479,7 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char **msg)
     abl_status st = map_counts(root, fm, s, msg);
     if (st != ABL_OK)
         return st;
+    abl_config_catalogue_context(root, s); /* none in the config (BLOOM, Falcon): the catalogue's, said so */
     st = map_dtype(root, s, msg);
     if (st != ABL_OK)
         return st;
