@@ -147,6 +147,9 @@ static int run_analyze(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const cha
     const char *s = abl_cli_arg(cmd, v, ABL_OPT_FORMAT);
     if (s != NULL && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
+    const char *mlist = abl_cli_arg(cmd, v, ABL_OPT_MODEL);
+    if (mlist != NULL && strchr(mlist, ',') != NULL) /* --model a,b,c: one table, a row per model */
+        return abl_cli_model_list(ctx, cmd, v, out, analyze_report);
     const char *dt = abl_cli_arg(cmd, v, ABL_OPT_DTYPE);
     if (dt != NULL && (strchr(dt, ',') != NULL || strcasecmp(dt, "all") == 0))
         return analyze_dtypes(ctx, cmd, v, dt, out);

@@ -73,7 +73,8 @@ const abl_cli_opt abl_cli_options[ABL_OPT_COUNT] = {
             "paper mitigations, e.g. C,E,L,S: clamp -87, robust slopes 32*2^(h-1), log distance, soft cap 50"},
     [ABL_OPT_MODEL] = {"model", ABL_ARG_VALUE, "NAME",
             "a model of the catalogue (alibi-blind models): its heads, slopes, dtype, context, code path; "
-            "an org/name it lacks is read from the local Hugging Face cache (no network)"},
+            "an org/name it lacks is read from the local Hugging Face cache (no network); analyze and check take a "
+            "list a,b,c: one table, a row per model"},
     [ABL_OPT_OUTPUT] = {"output", ABL_ARG_FILE, "FILE",
             "write to FILE (atomically) instead of standard output; - is standard output"},
     [ABL_OPT_PIPELINE] = {"pipeline", ABL_ARG_VALUE, "SPEC",
