@@ -199,6 +199,26 @@ static void test_mpt(void **state)
     assert_string_equal(s.context_src.field, "max_seq_len");
     assert_string_equal(s.dtype.name, "bf16");
     assert_string_equal(s.dtype_src.field, "torch_dtype");
+    /* "attn_impl": "torch" in the config: llm-foundry's torch attention (scaled_multihead_dot_product_attention) */
+    assert_string_equal(s.path->name, "llm-foundry-torch");
+    assert_string_equal(s.pipeline_src.field, "attn_config.attn_impl torch");
+    abl_model_spec_free(&s);
+    {
+        /* "flash": llm-foundry's flash_attn_fn with alibi_slopes, FlashAttention-2 (the flash2 preset) */
+        char *e = NULL;
+        const char *flash = "{\"model_type\": \"mpt\", \"n_heads\": 8, \"d_model\": 512, "
+                            "\"attn_config\": {\"alibi\": true, \"attn_impl\": \"flash\"}}";
+        assert_int_equal(abl_model_spec_from_json(flash, strlen(flash), &s, fresh(&e)), ABL_OK);
+        assert_string_equal(s.path->name, "flash-attention");
+        assert_pipeline(&s, "flash2");
+        abl_model_spec_free(&s);
+        free(e);
+        expect_json_error("{\"model_type\": \"mpt\", \"n_heads\": 8, \"attn_config\": {\"alibi\": true, "
+                          "\"attn_impl\": \"xformers\"}}", "attn_config.attn_impl is not torch, flash or triton");
+        expect_json_error("{\"model_type\": \"mpt\", \"n_heads\": 8, \"attn_config\": {\"alibi\": true, "
+                          "\"attn_impl\": 3}}", "attn_config.attn_impl is not a string");
+    }
+    load("mpt-7b-instruct.json", &s);
     assert_schedule(&s, "mpt:8");
     assert_string_equal(s.slopes_src.field, "attn_config.alibi_bias_max");
     assert_pipeline(&s, "mpt");

@@ -505,8 +505,11 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char **msg)
         s->slopes_mpt_bias = 8;
         set_src(&s->slopes_src, ABL_ORIGIN_DEFAULT, family ? "the model code's get_slopes" : "Press et al.");
     }
-    return default_pipeline(s, family ? ABL_ORIGIN_CONFIG : ABL_ORIGIN_DEFAULT,
-                            family ? model_type_field(s->model_type) : "generic ALiBi model");
+    st = default_pipeline(s, family ? ABL_ORIGIN_CONFIG : ABL_ORIGIN_DEFAULT,
+                          family ? model_type_field(s->model_type) : "generic ALiBi model");
+    if (st == ABL_OK && family != NULL && strcmp(family, "mpt") == 0)
+        st = abl_config_mpt_attn_impl(root, s, msg); /* the code path the config asks for */
+    return st;
 }
 
 abl_status abl_model_spec_from_json(const char *text, size_t len, abl_model_spec *out, char **msg)

@@ -11,4 +11,9 @@
  * same context; s->context_src then says "catalogue: NAME". Leaves s unchanged otherwise. */
 void abl_config_catalogue_context(json_t *root, abl_model_spec *s);
 
+/* MPT: attn_config.attn_impl chooses the code path (torch -> llm-foundry-torch, flash -> flash-attention,
+ * triton -> the torch path, said unmodelled in the source); absent: the family's default. ABL_ERR_PARSE with
+ * *msg for a value that is not one of the three (abl_config_mpt.c). */
+abl_status abl_config_mpt_attn_impl(json_t *root, abl_model_spec *s, char **msg);
+
 #endif
