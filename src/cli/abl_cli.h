@@ -189,6 +189,9 @@ abl_opt abl_cli_opt_id(const char *name, size_t len);
 /* Strict parsers: each prints its one-line error and returns non-zero on bad input. */
 int abl_cli_int(const char *opt, const char *text, long lo, long hi, long *out);
 int abl_cli_count(const char *opt, const char *text, uint64_t lo, uint64_t hi, uint64_t *out); /* integer, "1e12" allowed */
+/* A context length: what abl_cli_count takes, and "8k" / "8K" / "8Ki" (x1024), "1M" / "1Mi" (x1024^2), "2^15"
+ * (abl_cli_context.c): every --ctx reads through it. */
+int abl_cli_context(const char *opt, const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
 /* An exact decimal (any length) into q, which the caller has initialised: the one place user numbers are read. */
 int abl_cli_decimal(const char *opt, const char *text, int positive, mpq_t q);
 int abl_cli_dtype(const char *opt, const char *text, abl_format *out);
@@ -272,7 +275,20 @@ typedef struct abl_cli_work {
     const char *what;   /* how the refusal names the work: "design", "analyze (1/2 of the budget ...)" */
     double seconds;     /* the budget */
     int force;          /* --force given: run whatever the estimate */
+    int model_row;      /* analyze/check --model a,b,c: the kernel report also gets the summaries "head_count" and
+                         * "first_blind_any" (the comparison's columns; abl_cli_model_list.c) */
 } abl_cli_work;
+/* analyze/check --model a,b,c: `one` run for each model (its --model one name, 1/n of the budget), one
+ * document: an overview with a row per model (heads, kernel, context, blind heads, first blind distance,
+ * fractions), then each model's report; text, markdown, CSV (a first column model) and JSON
+ * ({"models": [...], "analyses": [...]}). Exit 1 when a run answered 1 (check: a limit failed). */
+typedef int (*abl_cli_model_run)(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v,
+                                 const abl_cli_work *work, abl_report **r);
+/* The summaries "head_count" and "first_blind_any" (the smallest first blind distance of any head,
+ * "none"/null when no head is blind) that the comparison of abl_cli_model_list shows. */
+abl_status abl_cli_model_row_summaries(const abl_compare *c, abl_report *r);
+int abl_cli_model_list(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, abl_output out,
+                       abl_cli_model_run one);
 /* The budget of this run: ABL_BUDGET_SECONDS when it is a positive number, else ABL_CLI_BUDGET_SECONDS. */
 double abl_cli_budget_from_env(void);
 /* The budget of command `what`: the run's seconds, and --force from the values (indexed by id). */

@@ -148,6 +148,9 @@ static int run_analyze(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const cha
     const char *s = abl_cli_arg(cmd, v, ABL_OPT_FORMAT);
     if (s != NULL && abl_cli_output(s, &out))
         return ABL_EXIT_USAGE;
+    const char *mlist = abl_cli_arg(cmd, v, ABL_OPT_MODEL);
+    if (mlist != NULL && strchr(mlist, ',') != NULL) /* --model a,b,c: one table, a row per model */
+        return abl_cli_model_list(ctx, cmd, v, out, analyze_report);
     const char *dt = abl_cli_arg(cmd, v, ABL_OPT_DTYPE);
     if (dt != NULL && (strchr(dt, ',') != NULL || strcasecmp(dt, "all") == 0))
         return analyze_dtypes(ctx, cmd, v, dt, out);
@@ -320,7 +323,7 @@ static int analyze_layer(const abl_cli_cmd *cmd, const char **v, abl_layer *l)
     l->heads = (int)heads;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) == NULL)
         return abl_cli_usage_error("analyze: --ctx N is required");
-    if (abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &l->context))
+    if (abl_cli_context("ctx", s, 1, ABL_MAX_CONTEXT, &l->context))
         return ABL_EXIT_USAGE;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_WINDOW)) && abl_cli_count("window", s, 1, ABL_MAX_CONTEXT, &l->window))
         return ABL_EXIT_USAGE;

@@ -56,16 +56,12 @@ static int check_criterion(const char *text, abl_check_criterion *out)
     return rc;
 }
 
-static int run_check(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+/* One model's check: emitted (keep NULL) or kept in *keep (check --model a,b,c); 0, 1 (a limit failed) or
+ * the exit status after the one-line error. */
+static int check_one(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, abl_output out,
+                     const abl_cli_work *given, abl_report **keep)
 {
-    if (npos > 0)
-        return abl_cli_usage_error("check: unexpected argument '%s'", pos[0]);
-    abl_output out = ABL_OUT_TEXT;
     const char *o;
-    if ((o = abl_cli_arg(cmd, v, ABL_OPT_FORMAT)) && abl_cli_output(o, &out))
-        return ABL_EXIT_USAGE;
-    if (abl_cli_arg(cmd, v, ABL_OPT_MODEL) == NULL && abl_cli_arg(cmd, v, ABL_OPT_CONFIG) == NULL)
-        return abl_cli_usage_error("check: --config config.json or --model NAME is required");
     abl_check_limits lim = {0, NULL, ABL_CRITERION_WEIGHT};
     if ((o = abl_cli_arg(cmd, v, ABL_OPT_CRITERION)) && check_criterion(o, &lim.criterion))
         return ABL_EXIT_USAGE;
@@ -89,14 +85,37 @@ static int run_check(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char 
     int rc = abl_cli_setup_resolve(cmd, v, ABL_SIMULATE_MAX_CONTEXT, &s);
     if (rc == 0) {
         abl_compare_config cc;
-        abl_cli_work work = abl_cli_work_of(cmd->name, v);
+        abl_cli_work work = given != NULL ? *given : abl_cli_work_of(cmd->name, v);
         rc = abl_cli_compare_config(&s, &cc);
         if (rc == 0)
-            rc = abl_cli_compare(ctx, cmd->name, &cc, &s, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT), &lim, NULL, &work);
+            rc = abl_cli_compare(ctx, cmd->name, &cc, &s, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT), &lim, keep, &work);
     }
     abl_cli_setup_free(&s);
     mpq_clear(frac);
     return rc;
+}
+
+/* check --model a,b,c: each model's report kept for the one table (abl_cli_model_list). */
+static int check_kept(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work,
+                      abl_report **r)
+{
+    return check_one(ctx, cmd, v, ABL_OUT_TEXT, work, r);
+}
+
+static int run_check(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
+{
+    if (npos > 0)
+        return abl_cli_usage_error("check: unexpected argument '%s'", pos[0]);
+    abl_output out = ABL_OUT_TEXT;
+    const char *o;
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_FORMAT)) && abl_cli_output(o, &out))
+        return ABL_EXIT_USAGE;
+    if (abl_cli_arg(cmd, v, ABL_OPT_MODEL) == NULL && abl_cli_arg(cmd, v, ABL_OPT_CONFIG) == NULL)
+        return abl_cli_usage_error("check: --config config.json or --model NAME is required");
+    const char *mlist = abl_cli_arg(cmd, v, ABL_OPT_MODEL);
+    if (mlist != NULL && strchr(mlist, ',') != NULL) /* --model a,b,c: one table, a row per model */
+        return abl_cli_model_list(ctx, cmd, v, out, check_kept);
+    return check_one(ctx, cmd, v, out, NULL, NULL);
 }
 
 const abl_cli_cmd abl_cli_check_cmd = {

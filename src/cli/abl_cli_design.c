@@ -415,7 +415,7 @@ static int design_sizes(const abl_cli_cmd *cmd, const char **v, design_run *d, m
         return abl_cli_usage_error("design: --ctx N is required");
     if (s == NULL)
         d->job.cfg.context = given_ctx;
-    else if (abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &d->job.cfg.context))
+    else if (abl_cli_context("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &d->job.cfg.context))
         return ABL_EXIT_USAGE;
     d->layer.context = d->job.cfg.context;
     long threads = 0;

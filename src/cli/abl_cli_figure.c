@@ -56,9 +56,10 @@ static int run_figure(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char
     c.heads = (int)heads;
     if (abl_cli_arg(cmd, v, ABL_OPT_CTX) != NULL && abl_cli_arg(cmd, v, ABL_OPT_UNTIL) != NULL)
         return abl_cli_usage_error("figure: --ctx is an alias of --until: give one of them");
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_UNTIL)) && abl_cli_count("until", s, 1, ABL_MAX_CONTEXT, &c.max_distance))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_UNTIL)) &&
+        abl_cli_context("until", s, 1, ABL_MAX_CONTEXT, &c.max_distance))
         return ABL_EXIT_USAGE;
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &c.max_distance))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) && abl_cli_context("ctx", s, 1, ABL_MAX_CONTEXT, &c.max_distance))
         return ABL_EXIT_USAGE;
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_STEP)) && abl_cli_count("step", s, 1, ABL_MAX_CONTEXT, &c.step))
         return ABL_EXIT_USAGE;

@@ -400,7 +400,7 @@ static int setup_context(const abl_cli_cmd *cmd, const char **v, uint64_t max_ct
     abl_source src;
     const char *o = abl_cli_arg(cmd, v, ABL_OPT_CTX);
     if (o != NULL) {
-        if (abl_cli_count("ctx", o, 1, max_ctx, &s->layer.context))
+        if (abl_cli_context("ctx", o, 1, max_ctx, &s->layer.context))
             return ABL_EXIT_USAGE;
         option_source(&src, "ctx");
         note_source(s, "context", &src);
@@ -557,6 +557,8 @@ int abl_cli_compare(const abl_cli_ctx *ctx, const char *cmdname, const abl_compa
         return abl_cli_usage_error("%s: %s", cmdname, abl_cli_why(st, NULL));
     abl_report *r = NULL;
     st = limits ? abl_check_report(&c, limits, s->meta, s->nmeta, &r) : abl_compare_report(&c, s->meta, s->nmeta, &r);
+    if (st == ABL_OK && work != NULL && work->model_row)
+        st = abl_cli_model_row_summaries(&c, r);
     int rc;
     if (st != ABL_OK) {
         rc = abl_cli_internal_error("%s", abl_cli_why(st, NULL));

@@ -8,9 +8,13 @@ static const abl_cli_use models_opts[] = {
     ABL_USE(ABL_OPT_OUTPUT),
 };
 
-/* "unknown model 'X' (did you mean 'Y'? see alibi-blind models)" */
+/* "'X' does not use ALiBi: ... (RoPE)", else "unknown model 'X' (did you mean 'Y'? see alibi-blind models)" */
 int abl_cli_unknown_model(const char *opt, const char *name)
 {
+    /* a well-known RoPE model is told why, not offered the nearest ALiBi name (falcon-7b is not falcon-rw-7b) */
+    const char *why = abl_model_not_alibi(name);
+    if (why != NULL)
+        return abl_cli_usage_error("%s%s'%s' does not use ALiBi: %s", opt ? opt : "", opt ? ": " : "", name, why);
     const abl_model *near = abl_model_suggest(name);
     if (near != NULL)
         return abl_cli_usage_error("%s%sunknown model '%s' (did you mean '%s'? 'alibi-blind models' lists them)",

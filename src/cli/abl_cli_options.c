@@ -24,7 +24,7 @@ const abl_cli_opt abl_cli_options[ABL_OPT_COUNT] = {
             "what makes a key lost: weight (default: its attention weight is 0) or influence (its term in P.V "
             "is 0 for unit-scale values: P rounded to pv-dtype, added in pv-accumulate)"},
     [ABL_OPT_CTX] = {"ctx", ABL_ARG_VALUE, "N",
-            "context length N (1 to 1e18; 1e12 style accepted) [required]"},
+            "context length N (1 to 1e18): 8192, 1e12, 8k or 8K (k = 1024: 8192), 64Ki, 1M (1024^2), 2^15 [required]"},
     [ABL_OPT_DEVICE] = {"device", ABL_ARG_VALUE, "DEV",
             "png, svg or pdf (default: from the --output extension)"},
     [ABL_OPT_DIFFERENCES] = {"differences", ABL_ARG_FLAG, NULL,
@@ -79,7 +79,8 @@ const abl_cli_opt abl_cli_options[ABL_OPT_COUNT] = {
             "paper mitigations, e.g. C,E,L,S: clamp -87, robust slopes 32*2^(h-1), log distance, soft cap 50"},
     [ABL_OPT_MODEL] = {"model", ABL_ARG_VALUE, "NAME",
             "a model of the catalogue (alibi-blind models): its heads, slopes, dtype, context, code path; "
-            "an org/name it lacks is read from the local Hugging Face cache (no network)"},
+            "an org/name it lacks is read from the local Hugging Face cache (no network); analyze and check take a "
+            "list a,b,c: one table, a row per model"},
     [ABL_OPT_OUTPUT] = {"output", ABL_ARG_FILE, "FILE",
             "write to FILE (atomically) instead of standard output; - is standard output"},
     [ABL_OPT_PIPELINE] = {"pipeline", ABL_ARG_VALUE, "SPEC",

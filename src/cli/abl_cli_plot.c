@@ -432,8 +432,8 @@ static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char 
     l->format = formats[0];
     l->convention = convs[0];
     if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) &&
-        abl_cli_count("ctx", s, strcmp(kind, "blindmap") == 0 ? 2 : 1,
-                      strcmp(kind, "blindmap") == 0 ? ABL_PLOT_BLINDMAP_MAX_CONTEXT : ABL_MAX_CONTEXT, &l->context))
+        abl_cli_context("ctx", s, strcmp(kind, "blindmap") == 0 ? 2 : 1,
+                        strcmp(kind, "blindmap") == 0 ? ABL_PLOT_BLINDMAP_MAX_CONTEXT : ABL_MAX_CONTEXT, &l->context))
         return ABL_EXIT_USAGE;
     char *pipecopy = NULL, *pipes[PLOT_MAX_LIST];
     int npipes = 0;

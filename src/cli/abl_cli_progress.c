@@ -54,7 +54,7 @@ static void cost_trace(const char *what, const abl_cost *c)
 
 abl_cli_work abl_cli_work_of(const char *what, const char **values)
 {
-    return (abl_cli_work){what, abl_cli_budget_from_env(), values[ABL_OPT_FORCE] != NULL};
+    return (abl_cli_work){what, abl_cli_budget_from_env(), values[ABL_OPT_FORCE] != NULL, 0};
 }
 
 int abl_cli_budget_of(const char *what, const char **values, const abl_cost *c)

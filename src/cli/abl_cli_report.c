@@ -126,7 +126,7 @@ static int report_kernel(const abl_cli_cmd *cmd, const char **v, const abl_cli_m
     const abl_model_spec *spec = choice->config != NULL ? &choice->spec : NULL;
     l->context = m != NULL && m->context > 0 ? m->context : spec != NULL && spec->context > 0 ? spec->context : 2048;
     const char *s;
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) && abl_cli_count("ctx", s, 1, ABL_MAX_CONTEXT, &l->context))
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) && abl_cli_context("ctx", s, 1, ABL_MAX_CONTEXT, &l->context))
         return ABL_EXIT_USAGE;
     return abl_cli_layer_kernel(abl_cli_arg(cmd, v, ABL_OPT_PIPELINE), m, spec, l);
 }

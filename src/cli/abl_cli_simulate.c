@@ -214,7 +214,7 @@ static int simulate_layer(const abl_cli_cmd *cmd, const char **v, const abl_cli_
     } else {
         if ((s = abl_cli_arg(cmd, v, ABL_OPT_CTX)) == NULL && npy == NULL)
             return abl_cli_usage_error("simulate: --ctx N is required");
-        if (s != NULL && abl_cli_count("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &cfg->context))
+        if (s != NULL && abl_cli_context("ctx", s, 1, ABL_SIMULATE_MAX_CONTEXT, &cfg->context))
             return ABL_EXIT_USAGE;
     }
     if (npy != NULL) {

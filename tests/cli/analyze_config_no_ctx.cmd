@@ -1,3 +1,3 @@
 analyze
 --config
-@DATA@/../../data/configs/bloom-560m.json
+@DATA@/../../data/configs/jina-bert-v2-qk-post-norm.json

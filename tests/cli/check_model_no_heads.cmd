@@ -1,5 +1,5 @@
 check
 --model
-mpt-30b
+replit-code-v1-3b
 --ctx
 2048

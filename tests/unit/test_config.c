@@ -109,7 +109,11 @@ static void test_bloom(void **state)
     assert_int_equal(s.heads_src.origin, ABL_ORIGIN_CONFIG);
     assert_int_equal(s.head_dim, 64);
     assert_int_equal(s.layers, 24);
-    assert_int_equal(s.context, 0);            /* BLOOM's config has no context field */
+    /* BLOOM's config has no context field: the catalogue's, 2048 (the model card's sequence length), and
+     * the source says so (issue 19) */
+    assert_int_equal(s.context, 2048);
+    assert_int_equal(s.context_src.origin, ABL_ORIGIN_CATALOGUE);
+    assert_string_equal(s.context_src.field, "bloom-560m");
     assert_string_equal(s.dtype.name, "bf16");
     assert_int_equal(s.dtype_src.origin, ABL_ORIGIN_DEFAULT);
     assert_schedule(&s, "press");
@@ -121,6 +125,21 @@ static void test_bloom(void **state)
     assert_int_equal(s.layers, 70);
     assert_string_equal(s.head_dim_src.field, "hidden_size / heads");
     assert_string_equal(s.pipeline_src.field, "model_type bloom");
+    abl_model_spec_free(&s);
+    /* _name_or_path names the entry whose context is taken, when it is the same layer; another layer
+     * (8 heads are not bloom-560m's 16) takes none */
+    char *err = NULL;
+    const char *named = "{\"model_type\": \"bloom\", \"n_head\": 16, \"hidden_size\": 1024, \"n_layer\": 24, "
+                        "\"_name_or_path\": \"bigscience/bloomz-560m\"}";
+    assert_int_equal(abl_model_spec_from_json(named, strlen(named), &s, fresh(&err)), ABL_OK);
+    assert_int_equal(s.context, 2048);
+    assert_string_equal(s.context_src.field, "bloomz-560m");
+    abl_model_spec_free(&s);
+    const char *other = "{\"model_type\": \"bloom\", \"n_head\": 8, \"hidden_size\": 1024, \"n_layer\": 2, "
+                        "\"_name_or_path\": \"bigscience/bloom-560m\"}";
+    assert_int_equal(abl_model_spec_from_json(other, strlen(other), &s, fresh(&err)), ABL_OK);
+    assert_int_equal(s.context, 0);
+    free(err);
     abl_model_spec_free(&s);
     abl_model_spec_free(&s); /* freed specs are zeroed: a second free is harmless */
 }
@@ -136,6 +155,10 @@ static void test_falcon(void **state)
     assert_int_equal(s.head_dim, 64);
     assert_int_equal(s.layers, 24);
     assert_pipeline(&s, "falcon-hf-sdpa"); /* head dim 64: the preset's 1/8 */
+    /* no max_position_embeddings: the catalogue entry of the same layer (32 heads, 64, 24 layers), 2048 */
+    assert_int_equal(s.context, 2048);
+    assert_int_equal(s.context_src.origin, ABL_ORIGIN_CATALOGUE);
+    assert_string_equal(s.context_src.field, "falcon-rw-1b");
     load("falcon-rw-7b.json", &s);
     assert_int_equal(s.heads, 64);
     assert_string_equal(s.heads_src.field, "n_head");
@@ -148,6 +171,8 @@ static void test_falcon(void **state)
     assert_int_equal(abl_model_spec_from_json(j, strlen(j), &s, fresh(&err)), ABL_OK);
     assert_int_equal(s.head_dim, 128);
     assert_pipeline(&s, "falcon-hf-sdpa,head-dim=128,bias-scale=0.088388347648318433");
+    assert_int_equal(s.context, 0); /* 8 heads of 128: no catalogue Falcon is that layer, so no context */
+    assert_int_equal(s.context_src.origin, ABL_ORIGIN_NONE);
     /* typed overrides, not appended text: head-dim 128 and the exact decimal 0.088388347648318433
      * = 88388347648318433 / 10^18, already reduced (the numerator is odd and does not end in 0 or 5) */
     assert_int_equal(s.pipeline.noverrides, 2);
@@ -174,6 +199,26 @@ static void test_mpt(void **state)
     assert_string_equal(s.context_src.field, "max_seq_len");
     assert_string_equal(s.dtype.name, "bf16");
     assert_string_equal(s.dtype_src.field, "torch_dtype");
+    /* "attn_impl": "torch" in the config: llm-foundry's torch attention (scaled_multihead_dot_product_attention) */
+    assert_string_equal(s.path->name, "llm-foundry-torch");
+    assert_string_equal(s.pipeline_src.field, "attn_config.attn_impl torch");
+    abl_model_spec_free(&s);
+    {
+        /* "flash": llm-foundry's flash_attn_fn with alibi_slopes, FlashAttention-2 (the flash2 preset) */
+        char *e = NULL;
+        const char *flash = "{\"model_type\": \"mpt\", \"n_heads\": 8, \"d_model\": 512, "
+                            "\"attn_config\": {\"alibi\": true, \"attn_impl\": \"flash\"}}";
+        assert_int_equal(abl_model_spec_from_json(flash, strlen(flash), &s, fresh(&e)), ABL_OK);
+        assert_string_equal(s.path->name, "flash-attention");
+        assert_pipeline(&s, "flash2");
+        abl_model_spec_free(&s);
+        free(e);
+        expect_json_error("{\"model_type\": \"mpt\", \"n_heads\": 8, \"attn_config\": {\"alibi\": true, "
+                          "\"attn_impl\": \"xformers\"}}", "attn_config.attn_impl is not torch, flash or triton");
+        expect_json_error("{\"model_type\": \"mpt\", \"n_heads\": 8, \"attn_config\": {\"alibi\": true, "
+                          "\"attn_impl\": 3}}", "attn_config.attn_impl is not a string");
+    }
+    load("mpt-7b-instruct.json", &s);
     assert_schedule(&s, "mpt:8");
     assert_string_equal(s.slopes_src.field, "attn_config.alibi_bias_max");
     assert_pipeline(&s, "mpt");
@@ -311,7 +356,22 @@ static void test_catalogue_spec(void **state)
     assert_schedule(&s, "mpt:8");
     assert_string_equal(s.slopes_src.field, "mpt-7b");
     abl_model_spec_free(&s);
-    assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("mpt-30b"), &s), ABL_ERR_INVALID_ARGUMENT);
+    /* an entry whose head count was not found (replit-code-v1-3b) gives no spec */
+    assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("replit-code-v1-3b"), &s), ABL_ERR_INVALID_ARGUMENT);
+    /* MPT-30B: the model card's n_heads 64 and d_model 7168 (head dim 7168 / 64 = 112), context 8192 */
+    assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("mosaicml/mpt-30b"), &s), ABL_OK);
+    assert_int_equal(s.heads, 64);
+    assert_schedule(&s, "mpt:8");
+    abl_model_spec_free(&s);
+    const abl_model *m = abl_model_find("mpt-30b");
+    assert_int_equal(m->head_dim * m->heads, 7168);
+    assert_int_equal(m->context, 8192);
+    /* Poro-34B is a BLOOM: 56 heads, d_model 7168 (model card), press slopes */
+    m = abl_model_find("LumiOpen/Poro-34B");
+    assert_non_null(m);
+    assert_string_equal(m->family->name, "bloom");
+    assert_int_equal(m->heads, 56);
+    assert_int_equal(m->head_dim * m->heads, 7168);
     abl_source src = {ABL_ORIGIN_CONFIG, "n_head"};
     char *t = abl_source_text(&src);
     assert_non_null(t);

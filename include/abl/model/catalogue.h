@@ -77,6 +77,10 @@ ABL_API const abl_model *abl_model_at(size_t i);
 ABL_API const abl_model *abl_model_find(const char *name);
 /* The "did you mean" candidate for an unknown name (the closest catalogue name), or NULL. */
 ABL_API const abl_model *abl_model_suggest(const char *name);
+/* A well-known model that does not use ALiBi (Falcon-7B/40B, Llama, Mistral, Qwen, jais-adapted, ...; a
+ * name or Hugging Face id, ASCII case-insensitive, an org/ prefix where the whole org is RoPE): the one-line
+ * reason it is refused ("... use rotary position embeddings (RoPE), not ALiBi"), or NULL. Static text. */
+ABL_API const char *abl_model_not_alibi(const char *name);
 /* The entry's schedule as a value (free with abl_schedule_spec_free). */
 ABL_API abl_status abl_model_schedule(const abl_model *m, abl_schedule_spec *out);
 

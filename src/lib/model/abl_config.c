@@ -10,6 +10,7 @@
 #include "abl/core/slope.h"
 #include "abl/model/config.h"
 #include "abl_internal.h"
+#include "abl_config_internal.h"
 
 const char *abl_origin_name(abl_origin o)
 {
@@ -478,6 +479,7 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char **msg)
     abl_status st = map_counts(root, fm, s, msg);
     if (st != ABL_OK)
         return st;
+    abl_config_catalogue_context(root, s); /* none in the config (BLOOM, Falcon): the catalogue's, said so */
     st = map_dtype(root, s, msg);
     if (st != ABL_OK)
         return st;
@@ -503,8 +505,11 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char **msg)
         s->slopes_mpt_bias = 8;
         set_src(&s->slopes_src, ABL_ORIGIN_DEFAULT, family ? "the model code's get_slopes" : "Press et al.");
     }
-    return default_pipeline(s, family ? ABL_ORIGIN_CONFIG : ABL_ORIGIN_DEFAULT,
-                            family ? model_type_field(s->model_type) : "generic ALiBi model");
+    st = default_pipeline(s, family ? ABL_ORIGIN_CONFIG : ABL_ORIGIN_DEFAULT,
+                          family ? model_type_field(s->model_type) : "generic ALiBi model");
+    if (st == ABL_OK && family != NULL && strcmp(family, "mpt") == 0)
+        st = abl_config_mpt_attn_impl(root, s, msg); /* the code path the config asks for */
+    return st;
 }
 
 abl_status abl_model_spec_from_json(const char *text, size_t len, abl_model_spec *out, char **msg)

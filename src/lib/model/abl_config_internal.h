@@ -1,0 +1,19 @@
+/* alibi-blind: what the config.json reader (abl_config.c) shares with its helper modules. */
+#ifndef ABL_CONFIG_INTERNAL_H
+#define ABL_CONFIG_INTERNAL_H
+
+#include <jansson.h>
+#include "abl/model/config.h"
+
+/* A config without a trained context (BLOOM's and Falcon's have none): the catalogue's context for the
+ * model, when the config names a catalogue model of the same family and heads (`_name_or_path`), or else
+ * when every catalogue entry of that family with the config's heads, head dim and layers has one and the
+ * same context; s->context_src then says "catalogue: NAME". Leaves s unchanged otherwise. */
+void abl_config_catalogue_context(json_t *root, abl_model_spec *s);
+
+/* MPT: attn_config.attn_impl chooses the code path (torch -> llm-foundry-torch, flash -> flash-attention,
+ * triton -> the torch path, said unmodelled in the source); absent: the family's default. ABL_ERR_PARSE with
+ * *msg for a value that is not one of the three (abl_config_mpt.c). */
+abl_status abl_config_mpt_attn_impl(json_t *root, abl_model_spec *s, char **msg);
+
+#endif

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Every catalogue entry through --model (issue 19, "Done means": --model works for every entry with a
+public config). For each row of `models --format csv`: an entry with a head count is analysed by its name
+and by its Hugging Face id (exit 0, the same answer, and the analysis is of as many heads as the row
+lists); an entry without one is refused in one line naming --config (exit 2, nothing on stdout).
+usage: catalogue_models.py BINARY"""
+import csv
+import io
+import re
+import subprocess
+import sys
+
+
+def run(binary, *args):
+    p = subprocess.run([binary, *args], capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def main():
+    binary = sys.argv[1]
+    rc, out, err = run(binary, "models", "--format", "csv")
+    if rc != 0:
+        print("models --format csv: exit %d: %s" % (rc, err))
+        return 1
+    rows = list(csv.DictReader(io.StringIO(out)))
+    if len(rows) < 40:
+        print("models: only %d rows" % len(rows))
+        return 1
+    failures, usable = [], 0
+    for row in rows:
+        name, hf_id, heads = row["model"], row["hf_id"], row["heads"]
+        rc, out, err = run(binary, "analyze", "--model", name, "--ctx", "1k")
+        if heads == "":
+            if rc != 2 or out != "" or "--config" not in err or err.count("\n") != 1:
+                failures.append("%s (no head count): exit %d, stderr %r" % (name, rc, err))
+            continue
+        usable += 1
+        m = re.search(r"^slopes: \S+ \((\d+) heads\)$", out, re.M)
+        if rc != 0 or m is None or m.group(1) != heads:
+            failures.append("%s: exit %d, slopes line %r, catalogue heads %s; %s" %
+                            (name, rc, m.group(0) if m else None, heads, err.strip()))
+            continue
+        if hf_id:
+            rc2, out2, err2 = run(binary, "analyze", "--model", hf_id, "--ctx", "1k")
+            if rc2 != rc or out2 != out:
+                failures.append("%s: --model %s answers differently from --model %s" % (name, hf_id, name))
+    for f in failures:
+        print("FAIL:", f)
+    print("%d entries, %d with a head count analysed, %d failures" % (len(rows), usable, len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

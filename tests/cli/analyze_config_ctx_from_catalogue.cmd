@@ -1,0 +1,3 @@
+analyze
+--config
+@DATA@/../../data/configs/falcon-rw-1b.json

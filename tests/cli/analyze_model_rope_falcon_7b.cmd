@@ -1,0 +1,5 @@
+analyze
+--model
+tiiuae/falcon-7b
+--ctx
+2048

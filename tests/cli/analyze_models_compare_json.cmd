@@ -1,0 +1,7 @@
+analyze
+--model
+bloom-560m,mpt-7b
+--ctx
+1k
+--format
+json

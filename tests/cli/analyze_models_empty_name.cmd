@@ -1,0 +1,5 @@
+analyze
+--model
+bloom-560m,,mpt-7b
+--ctx
+1k

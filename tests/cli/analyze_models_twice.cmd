@@ -1,0 +1,5 @@
+analyze
+--model
+bloom-560m,BLOOM-560M
+--ctx
+1k

@@ -1,0 +1,3 @@
+check
+--model
+meta-llama/Llama-2-7b-hf

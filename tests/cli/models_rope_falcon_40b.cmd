@@ -1,0 +1,2 @@
+models
+falcon-40b

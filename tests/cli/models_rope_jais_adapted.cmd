@@ -1,0 +1,2 @@
+models
+inceptionai/jais-adapted-7b
