@@ -22,6 +22,7 @@ enum {
  * the man page's OPTIONS (alibi-blind man) and the shell completions are written from the table.
  */
 typedef enum abl_opt {
+    ABL_OPT_BACKWARD,
     ABL_OPT_CLAMP,
     ABL_OPT_COMPARE,
     ABL_OPT_CONFIG,
@@ -35,6 +36,8 @@ typedef enum abl_opt {
     ABL_OPT_EXACT,
     ABL_OPT_FORCE,
     ABL_OPT_FORMAT,
+    ABL_OPT_GRAD_WEIGHTS,
+    ABL_OPT_GRADIENT,
     ABL_OPT_HEAD,
     ABL_OPT_HEADS,
     ABL_OPT_HEIGHT,
@@ -50,6 +53,7 @@ typedef enum abl_opt {
     ABL_OPT_LOGIT_STD,
     ABL_OPT_LOGITS,
     ABL_OPT_LOGITS_DTYPE,
+    ABL_OPT_LOSS_SCALE,
     ABL_OPT_MAX_BLIND_HEADS,
     ABL_OPT_MAX_ROW_FRACTION,
     ABL_OPT_MITIGATE,
@@ -69,6 +73,7 @@ typedef enum abl_opt {
     ABL_OPT_TARGETS,
     ABL_OPT_THREADS,
     ABL_OPT_UNTIL,
+    ABL_OPT_UPSTREAM,
     ABL_OPT_WEIGHTS,
     ABL_OPT_WIDE,
     ABL_OPT_WIDTH,
@@ -382,5 +387,20 @@ int abl_cli_compare(const abl_cli_ctx *ctx, const char *cmdname, const abl_compa
 
 /* One line for an unknown --model NAME (with a did-you-mean); returns ABL_EXIT_USAGE. opt may be NULL. */
 int abl_cli_unknown_model(const char *opt, const char *name);
+
+/* The gradient options (abl_cli_gradient.c, spec §15). --loss-scale S|dynamic into *scale_log2 (0 when
+ * absent); --upstream B times the loss scale into *log2 (0 when both absent). 0, or the exit status after
+ * the one-line error. */
+int abl_cli_gradient_scale(const abl_cli_cmd *cmd, const char **v, long *scale_log2);
+int abl_cli_gradient_upstream(const abl_cli_cmd *cmd, const char **v, long *log2);
+/* --loss-scale or --upstream without the option they belong to (needs: "--gradient"): the error. */
+int abl_cli_gradient_refuse_without(const abl_cli_cmd *cmd, const char **v, const char *needs);
+/* analyze --gradient: the closed form (abl_gradient_run) of cfg, its report into *r. */
+int abl_cli_analyze_gradient(const abl_cli_cmd *cmd, const char **v, const abl_analysis_config *cfg, abl_report **r);
+
+/* simulate --backward (with --predict/--compare, --grad-weights, --loss-scale, --upstream): the run and its
+ * report, after simulate's own checks and budget. The exit status. */
+int abl_cli_simulate_backward(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v,
+                              const abl_simulate_config *cfg, int predict, int compare, abl_output out);
 
 #endif

@@ -8,6 +8,8 @@
 #include "abl_cli.h"
 
 const abl_cli_opt abl_cli_options[ABL_OPT_COUNT] = {
+    [ABL_OPT_BACKWARD] = {"backward", ABL_ARG_FLAG, NULL,
+            "also the backward pass: zero gradients dS = P (dP - D) of the scores (spec §15)"},
     [ABL_OPT_CLAMP] = {"clamp", ABL_ARG_VALUE, "C",
             "clamp the bias at C (mitigation C; paper: -87)"},
     [ABL_OPT_COMPARE] = {"compare", ABL_ARG_FLAG, NULL,
@@ -35,6 +37,10 @@ const abl_cli_opt abl_cli_options[ABL_OPT_COUNT] = {
             "run even if the estimated work is over the budget (1 minute)"},
     [ABL_OPT_FORMAT] = {"format", ABL_ARG_FORMAT, "FMT",
             "output: text (default), markdown, csv, json, latex"},
+    [ABL_OPT_GRAD_WEIGHTS] = {"grad-weights", ABL_ARG_FILE, "FILE",
+            "--backward: dP, the gradient of the loss w.r.t. the weights, .npy [H, N, N] or [N, N]"},
+    [ABL_OPT_GRADIENT] = {"gradient", ABL_ARG_FLAG, NULL,
+            "where the rounded gradient dS = P (dP - D) of a score is 0 (spec §15) instead of the weight"},
     [ABL_OPT_HEAD] = {"head", ABL_ARG_VALUE, "H",
             "blindmap: the head to draw (default 1; 0: every head as small multiples)"},
     [ABL_OPT_HEADS] = {"heads", ABL_ARG_VALUE, "H",
@@ -65,6 +71,8 @@ const abl_cli_opt abl_cli_options[ABL_OPT_COUNT] = {
             "captured scores q.k^T*scale before the bias: .npy float32/float16, [H,N,N] or [N,N]"},
     [ABL_OPT_LOGITS_DTYPE] = {"logits-dtype", ABL_ARG_VALUE, "TYPE",
             "the dtype the model held the captured scores in (rounded to it; default fp32)"},
+    [ABL_OPT_LOSS_SCALE] = {"loss-scale", ABL_ARG_VALUE, "S",
+            "gradient: loss scale, a power of two (65536, 2^16) or dynamic (GradScaler's 2^16); default 1"},
     [ABL_OPT_MAX_BLIND_HEADS] = {"max-blind-heads", ABL_ARG_VALUE, "K",
             "heads allowed to have a zero weight in the last row (default 0)"},
     [ABL_OPT_MAX_ROW_FRACTION] = {"max-row-fraction", ABL_ARG_VALUE, "F",
@@ -104,6 +112,8 @@ const abl_cli_opt abl_cli_options[ABL_OPT_COUNT] = {
             "threads (default: every online core)"},
     [ABL_OPT_UNTIL] = {"until", ABL_ARG_VALUE, "N",
             "last value of the series: distance d (1a) or context N (1b); default 4096"},
+    [ABL_OPT_UPSTREAM] = {"upstream", ABL_ARG_VALUE, "B",
+            "gradient: the bound on |dP - D|, a power of two (default 1, unit upstream)"},
     [ABL_OPT_WEIGHTS] = {"weights", ABL_ARG_FILE, "FILE",
             "also write every logit and weight (binary32 bits, hex) to FILE (N <= 4096)"},
     [ABL_OPT_WIDE] = {"wide", ABL_ARG_FLAG, NULL,

@@ -9,6 +9,7 @@
 #include "abl_cli.h"
 
 static const abl_cli_use simulate_opts[] = {
+    ABL_USE(ABL_OPT_BACKWARD),
     ABL_USE(ABL_OPT_COMPARE),
     ABL_USE(ABL_OPT_CONFIG),
     /* simulator range: queries 0..N-1 */
@@ -19,10 +20,12 @@ static const abl_cli_use simulate_opts[] = {
      "the model dtype the pipeline's 'model' fields follow (default bf16)"},
     ABL_USE(ABL_OPT_FORCE),
     ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_GRAD_WEIGHTS),
     ABL_USE(ABL_OPT_HEADS),
     ABL_USE(ABL_OPT_LOGIT_STD),
     ABL_USE(ABL_OPT_LOGITS),
     ABL_USE(ABL_OPT_LOGITS_DTYPE),
+    ABL_USE(ABL_OPT_LOSS_SCALE),
     ABL_USE(ABL_OPT_MODEL),
     ABL_USE(ABL_OPT_OUTPUT),
     /* the kernel simulated; default eager */
@@ -34,6 +37,7 @@ static const abl_cli_use simulate_opts[] = {
     ABL_USE(ABL_OPT_SEED),
     ABL_USE(ABL_OPT_SLOPES),
     ABL_USE(ABL_OPT_THREADS),
+    ABL_USE(ABL_OPT_UPSTREAM),
     ABL_USE(ABL_OPT_WEIGHTS),
 };
 
@@ -331,6 +335,13 @@ static int simulate_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const c
     if ((rc0 = simulate_excludes(npy, gaussian, predict, compare, &cfg)) != 0)
         return rc0;
     const char *wpath = abl_cli_arg(cmd, v, ABL_OPT_WEIGHTS), *opath = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
+    int backward = abl_cli_arg(cmd, v, ABL_OPT_BACKWARD) != NULL;
+    if (!backward && (abl_cli_arg(cmd, v, ABL_OPT_GRAD_WEIGHTS) != NULL ||
+                      abl_cli_gradient_refuse_without(cmd, v, "--backward")))
+        return abl_cli_arg(cmd, v, ABL_OPT_GRAD_WEIGHTS) != NULL
+                   ? abl_cli_usage_error("--grad-weights: applies with --backward only") : ABL_EXIT_USAGE;
+    if (backward && wpath != NULL)
+        return abl_cli_usage_error("--weights: not with --backward (one row hook at a time)");
     dump_ctx dump = {NULL, 0};
     abl_cli_outfile wfile;
     memset(&wfile, 0, sizeof wfile);
@@ -365,6 +376,10 @@ static int simulate_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const c
             free(lerr);
             return lrc;
         }
+    }
+    if (backward) { /* the backward pass: its own run and report (abl_cli_gradient.c) */
+        abl_cli_bar_finish(&bar);
+        return abl_cli_simulate_backward(ctx, cmd, v, &cfg, predict, compare, out);
     }
     if (!predict) {
         cfg.progress.fn = abl_cli_bar_update;

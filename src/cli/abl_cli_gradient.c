@@ -1,0 +1,165 @@
+/* alibi-blind: the gradient options (--gradient, --loss-scale, --upstream; spec §15), shared by
+ * analyze and simulate, and analyze's closed form of gradient blindness. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "abl_cli.h"
+#include "abl/analysis/gradient.h"
+
+/* One power of two of an option: 0, or the exit status after the one-line error. */
+static int pow2_option(const char *name, const char *text, long *out)
+{
+    if (abl_gradient_pow2_parse(text, out) != ABL_OK)
+        return abl_cli_usage_error("--%s: '%s' is not a positive power of two (65536, 0.125, 2^16, 2^-3; "
+                                   "|exponent| <= %d)", name, text, ABL_GRADIENT_LOG2_MAX);
+    return 0;
+}
+
+int abl_cli_gradient_scale(const abl_cli_cmd *cmd, const char **v, long *scale_log2)
+{
+    const char *s = abl_cli_arg(cmd, v, ABL_OPT_LOSS_SCALE);
+    *scale_log2 = 0;
+    if (s == NULL)
+        return 0;
+    if (strcasecmp(s, "dynamic") == 0) {
+        *scale_log2 = ABL_GRADIENT_DYNAMIC_LOG2;
+        return 0;
+    }
+    return pow2_option("loss-scale", s, scale_log2);
+}
+
+int abl_cli_gradient_upstream(const abl_cli_cmd *cmd, const char **v, long *log2)
+{
+    long scale = 0, bound = 0;
+    const char *s = abl_cli_arg(cmd, v, ABL_OPT_UPSTREAM);
+    if (abl_cli_gradient_scale(cmd, v, &scale))
+        return ABL_EXIT_USAGE;
+    if (s != NULL && pow2_option("upstream", s, &bound))
+        return ABL_EXIT_USAGE;
+    *log2 = scale + bound;
+    if (*log2 < -ABL_GRADIENT_LOG2_MAX || *log2 > ABL_GRADIENT_LOG2_MAX)
+        return abl_cli_usage_error("--upstream: |dP - D| x loss scale = 2^%ld is outside 2^-%d .. 2^%d", *log2,
+                                   ABL_GRADIENT_LOG2_MAX, ABL_GRADIENT_LOG2_MAX);
+    return 0;
+}
+
+int abl_cli_gradient_refuse_without(const abl_cli_cmd *cmd, const char **v, const char *needs)
+{
+    static const abl_opt opts[] = {ABL_OPT_LOSS_SCALE, ABL_OPT_UPSTREAM};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        if (abl_cli_arg(cmd, v, opts[i]) != NULL)
+            return abl_cli_usage_error("--%s: applies with %s only", abl_cli_options[opts[i]].name, needs);
+    return 0;
+}
+
+int abl_cli_analyze_gradient(const abl_cli_cmd *cmd, const char **v, const abl_analysis_config *cfg, abl_report **r)
+{
+    long j = 0;
+    if (abl_cli_gradient_upstream(cmd, v, &j))
+        return ABL_EXIT_USAGE;
+    abl_gradient g;
+    abl_status st = abl_gradient_run(cfg, j, &g);
+    if (st == ABL_OK)
+        st = abl_gradient_report(&g, r);
+    abl_gradient_free(&g);
+    if (st == ABL_ERR_NO_MEMORY || st == ABL_ERR_MISMATCH)
+        return abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    if (st != ABL_OK)
+        return abl_cli_usage_error("analyze --gradient: %s", abl_cli_why(st, NULL));
+    return 0;
+}
+
+/* --grad-weights FILE mapped and checked into *npy (opened: the caller closes it). 0, or the exit status. */
+static int open_grad(const char *path, abl_npy *npy)
+{
+    if (path[0] == '\0')
+        return abl_cli_usage_error("--grad-weights: empty file name");
+    char *err = NULL;
+    abl_status st = abl_npy_open(path, npy, &err);
+    int rc = st == ABL_OK ? 0
+             : st == ABL_ERR_NO_MEMORY ? abl_cli_internal_error("%s", abl_cli_why(st, NULL))
+                                       : abl_cli_usage_error("--grad-weights: %s: %s", path, abl_cli_why(st, err));
+    free(err);
+    return rc;
+}
+
+static int backward_error(abl_status st, const abl_simulate_config *cfg, const char *gpath)
+{
+    if (st == ABL_ERR_UNSUPPORTED)
+        return abl_cli_usage_error("--backward: models the eager softmax backward (PyTorch's _softmax_backward_data) "
+                                   "and, with --predict, zero logits with |dP - D| x loss scale >= 1; softmax=%s is "
+                                   "not modelled (spec §15)", abl_softmax_kind_name(cfg->pipeline.softmax));
+    if (st == ABL_ERR_MISMATCH)
+        return abl_cli_usage_error("--grad-weights: %s: its shape is not [H, N, N] or [N, N] of this layer "
+                                   "(N = %llu)", gpath ? gpath : "", (unsigned long long)cfg->context);
+    if (st == ABL_ERR_NO_MEMORY)
+        return abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    return abl_cli_usage_error("simulate --backward: %s", abl_cli_why(st, NULL));
+}
+
+static int backward_emit(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, abl_output out,
+                         const abl_simulate_config *cfg, const abl_simulation *sim, const abl_backward *b,
+                         const abl_backward *pred)
+{
+    abl_report *r = NULL;
+    abl_status st = abl_backward_report(cfg, sim, b, pred, &r);
+    if (st != ABL_OK)
+        return abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    int rc = abl_cli_emit(ctx, r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
+    abl_report_free(r);
+    return rc;
+}
+
+static int agrees(const abl_backward *a, const abl_backward *b)
+{
+    if (a->heads != b->heads)
+        return 0;
+    for (int h = 0; h < a->heads; h++)
+        if (a->results[h].first_blind != b->results[h].first_blind ||
+            a->results[h].row_zeros != b->results[h].row_zeros ||
+            a->results[h].matrix_zeros != b->results[h].matrix_zeros)
+            return 0;
+    return 1;
+}
+
+int abl_cli_simulate_backward(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v,
+                              const abl_simulate_config *cfg, int predict, int compare, abl_output out)
+{
+    abl_backward_config bc;
+    memset(&bc, 0, sizeof bc);
+    const char *gpath = abl_cli_arg(cmd, v, ABL_OPT_GRAD_WEIGHTS);
+    abl_npy grad;
+    memset(&grad, 0, sizeof grad);
+    if (gpath != NULL && (predict || compare))
+        return abl_cli_usage_error("--grad-weights: the predictor answers for a bound on |dP - D| (drop --%s)",
+                                   predict ? "predict" : "compare");
+    if (gpath != NULL && abl_cli_arg(cmd, v, ABL_OPT_UPSTREAM) != NULL)
+        return abl_cli_usage_error("--upstream: a bound on |dP - D|; --grad-weights gives dP itself");
+    if (gpath != NULL ? abl_cli_gradient_scale(cmd, v, &bc.log2_scale) : abl_cli_gradient_upstream(cmd, v, &bc.log2_upstream))
+        return ABL_EXIT_USAGE;
+    if (gpath != NULL && open_grad(gpath, &grad))
+        return ABL_EXIT_USAGE;
+    bc.grad = gpath != NULL ? &grad : NULL;
+    abl_simulation sim;
+    abl_backward b, p;
+    memset(&sim, 0, sizeof sim);
+    memset(&b, 0, sizeof b);
+    memset(&p, 0, sizeof p);
+    abl_status st = ABL_OK;
+    if (!predict)
+        st = abl_backward_run(cfg, &bc, &sim, &b);
+    if (st == ABL_OK && (predict || compare))
+        st = abl_backward_predict(cfg, &bc, &p);
+    int rc;
+    if (st != ABL_OK)
+        rc = backward_error(st, cfg, gpath);
+    else
+        rc = backward_emit(ctx, cmd, v, out, cfg, predict ? NULL : &sim, predict ? &p : &b, compare ? &p : NULL);
+    if (rc == 0 && compare && !agrees(&b, &p))
+        rc = ABL_EXIT_DIFFERS;
+    abl_simulation_free(&sim);
+    abl_backward_free(&b);
+    abl_backward_free(&p);
+    abl_npy_close(&grad);
+    return rc;
+}

@@ -1,0 +1,223 @@
+/* alibi-blind: the backward pass of the eager attention softmax, emulated row by row beside the
+ * forward emulation (spec §15, docs/pipelines.md §6).
+ *
+ * PyTorch's CPU kernel (aten/src/ATen/native/cpu/SoftMaxKernel.cpp, _vec_host_softmax_backward_lastdim,
+ * torch 1.13): sum = sum_k gy_k y_k accumulated in fp32 and stored as scalar_t (the dtype), then
+ * grad_input = (gy - sum) * y in fp32, stored as scalar_t. The forward emulation hands each row's
+ * weights y as stored (abl_simulate_config.row_hook); this file forms dS from them. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "abl_internal.h"
+#include "abl_round.h"
+#include "abl/kernel/backward.h"
+
+typedef struct bwd_ctx {
+    const abl_backward_config *b;
+    abl_fp out;              /* the training dtype (the pipeline's output dtype) */
+    uint64_t n;
+    double up;               /* 2^j (no file) */
+    double scale;            /* 2^k (file) */
+    abl_bwd_head *heads;     /* grown as head indices arrive (the hook is called one row at a time) */
+    int cap;
+    float *dp;               /* one row of dP */
+    float *ds;               /* one row of dS */
+    abl_status failed;
+} bwd_ctx;
+
+static int grow_heads(bwd_ctx *c, int need)
+{
+    if (need <= c->cap)
+        return 1;
+    int cap = c->cap ? c->cap : 8;
+    while (cap < need)
+        cap *= 2;
+    abl_bwd_head *h = realloc(c->heads, (size_t)cap * sizeof *h);
+    if (h == NULL)
+        return 0;
+    for (int k = c->cap; k < cap; k++) {
+        memset(&h[k], 0, sizeof h[k]);
+        h[k].first_blind = -1;
+    }
+    c->heads = h;
+    c->cap = cap;
+    return 1;
+}
+
+/* dS of one row from the file's dP: the kernel's two loops. */
+static void row_from_file(bwd_ctx *c, int h, uint64_t row, const float *w)
+{
+    uint64_t cnt = row + 1;
+    abl_npy_row(c->b->grad, (uint64_t)(h - 1), row, cnt, c->dp);
+    double sum = 0;
+    for (uint64_t k = 0; k < cnt; k++) {
+        c->dp[k] = abl_fp_round32(&c->out, (float)((double)c->dp[k] * c->scale));
+        sum += (double)c->dp[k] * (double)w[k];   /* each product exact in binary64 */
+    }
+    float d = abl_fp_round32(&c->out, (float)sum);
+    for (uint64_t k = 0; k < cnt; k++) {
+        float diff = (float)((double)c->dp[k] - (double)d);
+        c->ds[k] = abl_fp_round32(&c->out, (float)((double)diff * (double)w[k]));
+    }
+}
+
+static void row_unit(bwd_ctx *c, uint64_t row, const float *w)
+{
+    for (uint64_t k = 0; k <= row; k++)
+        c->ds[k] = abl_fp_round32(&c->out, (float)((double)w[k] * c->up));
+}
+
+static void count_row(bwd_ctx *c, abl_bwd_head *hd, uint64_t row, const float *w)
+{
+    int last = row == c->n - 1;
+    for (uint64_t k = 0; k <= row; k++) {
+        if (c->ds[k] != 0.0f)
+            continue;
+        hd->matrix_zeros++;
+        if (w[k] != 0.0f)
+            hd->only_matrix++;
+        if (last) {
+            hd->row_zeros++;
+            if (w[k] != 0.0f)
+                hd->only_row++;
+            int64_t d = (int64_t)(row - k);
+            if (hd->first_blind < 0 || d < hd->first_blind)
+                hd->first_blind = d;
+        }
+    }
+}
+
+static void bwd_hook(void *ctxp, int head_index, uint64_t row, const float *logits, const float *weights)
+{
+    bwd_ctx *c = ctxp;
+    (void)logits;
+    if (c->failed != ABL_OK)
+        return;
+    if (head_index < 1 || !grow_heads(c, head_index)) {
+        c->failed = head_index < 1 ? ABL_ERR_INVALID_ARGUMENT : ABL_ERR_NO_MEMORY;
+        return;
+    }
+    if (c->b->grad != NULL) {
+        if (c->b->grad->ndim == 3 && (uint64_t)head_index > c->b->grad->heads) {
+            c->failed = ABL_ERR_MISMATCH;
+            return;
+        }
+        row_from_file(c, head_index, row, weights);
+    } else {
+        row_unit(c, row, weights);
+    }
+    count_row(c, &c->heads[head_index - 1], row, weights);
+}
+
+static abl_status check_pipeline(const abl_simulate_config *cfg, abl_fp *out)
+{
+    if (cfg->row_hook != NULL || cfg->pipeline.softmax != ABL_SOFTMAX_EAGER || cfg->pipeline.rows != 0)
+        return ABL_ERR_UNSUPPORTED;
+    return abl_fp_init(&cfg->pipeline.output_dtype, out);
+}
+
+static void totals(abl_backward *out)
+{
+    for (int h = 0; h < out->heads; h++) {
+        out->row_zeros += out->results[h].row_zeros;
+        out->matrix_zeros += out->results[h].matrix_zeros;
+        out->only_row += out->results[h].only_row;
+        out->only_matrix += out->results[h].only_matrix;
+    }
+}
+
+static abl_status backward_init(const abl_simulate_config *cfg, const abl_backward_config *b, abl_backward *out,
+                                abl_fp *fp)
+{
+    memset(out, 0, sizeof *out);
+    if (cfg == NULL || b == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    out->log2_upstream = b->log2_upstream;
+    out->log2_scale = b->log2_scale;
+    out->from_file = b->grad != NULL;
+    if (b->grad != NULL && b->grad->n != cfg->context)
+        return ABL_ERR_MISMATCH;
+    if (labs(b->log2_upstream) > 1000 || labs(b->log2_scale) > 1000)
+        return ABL_ERR_INVALID_ARGUMENT;
+    return check_pipeline(cfg, fp);
+}
+
+abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_config *b, abl_simulation *sim,
+                            abl_backward *out)
+{
+    if (sim == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(sim, 0, sizeof *sim);
+    bwd_ctx c;
+    memset(&c, 0, sizeof c);
+    abl_status st = backward_init(cfg, b, out, &c.out);
+    if (st != ABL_OK)
+        return st;
+    c.b = b;
+    c.n = cfg->context;
+    c.up = ldexp(1.0, (int)b->log2_upstream);
+    c.scale = ldexp(1.0, (int)b->log2_scale);
+    c.dp = malloc((size_t)c.n * sizeof *c.dp);
+    c.ds = malloc((size_t)c.n * sizeof *c.ds);
+    if (c.dp == NULL || c.ds == NULL)
+        st = ABL_ERR_NO_MEMORY;
+    abl_simulate_config sc = *cfg;
+    sc.row_hook = bwd_hook;
+    sc.row_hook_ctx = &c;
+    if (st == ABL_OK)
+        st = abl_simulate_run(&sc, sim);
+    if (st == ABL_OK)
+        st = c.failed;
+    if (st == ABL_OK && b->grad != NULL && b->grad->ndim == 3 && b->grad->heads != (uint64_t)sim->heads)
+        st = ABL_ERR_MISMATCH;
+    if (st == ABL_OK && !grow_heads(&c, sim->heads))
+        st = ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK) {
+        sim->config.row_hook = cfg->row_hook; /* the caller's (none), not ours: c dies here */
+        sim->config.row_hook_ctx = cfg->row_hook_ctx;
+        out->heads = sim->heads;
+        out->results = c.heads;
+        c.heads = NULL;
+        totals(out);
+    }
+    free(c.heads);
+    free(c.dp);
+    free(c.ds);
+    return st;
+}
+
+abl_status abl_backward_predict(const abl_simulate_config *cfg, const abl_backward_config *b, abl_backward *out)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_fp fp;
+    abl_status st = backward_init(cfg, b, out, &fp);
+    if (st == ABL_OK && (b->grad != NULL || b->log2_upstream < 0))
+        st = ABL_ERR_UNSUPPORTED;
+    abl_prediction p;
+    memset(&p, 0, sizeof p);
+    if (st == ABL_OK)
+        st = abl_predict_run(cfg, &p);
+    if (st == ABL_OK && (out->results = calloc((size_t)p.heads, sizeof *out->results)) == NULL)
+        st = ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK) {
+        out->heads = p.heads;
+        out->predicted = 1;
+        for (int h = 0; h < p.heads; h++) {
+            out->results[h].first_blind = p.results[h].first_blind;
+            out->results[h].row_zeros = p.results[h].row_zeros;
+            out->results[h].matrix_zeros = p.results[h].matrix_zeros;
+        }
+        totals(out);
+    }
+    abl_prediction_free(&p);
+    return st;
+}
+
+void abl_backward_free(abl_backward *b)
+{
+    if (b == NULL)
+        return;
+    free(b->results);
+    memset(b, 0, sizeof *b);
+}
