@@ -400,6 +400,9 @@ int abl_cli_analyze_gradient(const abl_cli_cmd *cmd, const char **v, const abl_a
 
 /* simulate --backward (with --predict/--compare, --grad-weights, --loss-scale, --upstream): the run and its
  * report, after simulate's own checks and budget. The exit status. */
+/* simulate: what --backward needs and excludes (--grad-weights, --loss-scale, --upstream without it; --weights
+ * with it). 0, or the exit status after the error. */
+int abl_cli_backward_checks(const abl_cli_cmd *cmd, const char **v, const char *wpath);
 int abl_cli_simulate_backward(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v,
                               const abl_simulate_config *cfg, int predict, int compare, abl_output out);
 

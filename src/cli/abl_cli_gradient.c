@@ -163,3 +163,15 @@ int abl_cli_simulate_backward(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, co
     abl_npy_close(&grad);
     return rc;
 }
+
+int abl_cli_backward_checks(const abl_cli_cmd *cmd, const char **v, const char *wpath)
+{
+    int backward = abl_cli_arg(cmd, v, ABL_OPT_BACKWARD) != NULL;
+    if (!backward && abl_cli_arg(cmd, v, ABL_OPT_GRAD_WEIGHTS) != NULL)
+        return abl_cli_usage_error("--grad-weights: applies with --backward only");
+    if (!backward && abl_cli_gradient_refuse_without(cmd, v, "--backward"))
+        return ABL_EXIT_USAGE;
+    if (backward && wpath != NULL)
+        return abl_cli_usage_error("--weights: not with --backward (one row hook at a time)");
+    return 0;
+}

@@ -311,6 +311,22 @@ static int open_weights(const abl_cli_ctx *ctx, const char *wpath, const char *o
     return 0;
 }
 
+/* --logits: every causal score finite (read after the budget check). 0, or the exit status after the error
+ * (the --weights file abandoned). */
+static int check_scores(const abl_cli_cmd *cmd, const char **v, const abl_npy *npy, abl_cli_outfile *wfile)
+{
+    char *lerr = NULL;
+    abl_status st = abl_npy_check_scores(npy, &lerr);
+    if (st == ABL_OK)
+        return 0;
+    abl_cli_outfile_abort(wfile);
+    int lrc = st == ABL_ERR_NO_MEMORY ? abl_cli_internal_error("%s", abl_cli_why(st, NULL))
+                                      : abl_cli_usage_error("--logits: %s: %s", abl_cli_arg(cmd, v, ABL_OPT_LOGITS),
+                                                            abl_cli_why(st, lerr));
+    free(lerr);
+    return lrc;
+}
+
 static int simulate_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, mpq_t logit_std, const abl_npy *npy,
                          const abl_cli_setup *setup, abl_schedule_spec *slopes)
 {
@@ -335,13 +351,8 @@ static int simulate_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const c
     if ((rc0 = simulate_excludes(npy, gaussian, predict, compare, &cfg)) != 0)
         return rc0;
     const char *wpath = abl_cli_arg(cmd, v, ABL_OPT_WEIGHTS), *opath = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
-    int backward = abl_cli_arg(cmd, v, ABL_OPT_BACKWARD) != NULL;
-    if (!backward && (abl_cli_arg(cmd, v, ABL_OPT_GRAD_WEIGHTS) != NULL ||
-                      abl_cli_gradient_refuse_without(cmd, v, "--backward")))
-        return abl_cli_arg(cmd, v, ABL_OPT_GRAD_WEIGHTS) != NULL
-                   ? abl_cli_usage_error("--grad-weights: applies with --backward only") : ABL_EXIT_USAGE;
-    if (backward && wpath != NULL)
-        return abl_cli_usage_error("--weights: not with --backward (one row hook at a time)");
+    if ((rc0 = abl_cli_backward_checks(cmd, v, wpath)) != 0)
+        return rc0;
     dump_ctx dump = {NULL, 0};
     abl_cli_outfile wfile;
     memset(&wfile, 0, sizeof wfile);
@@ -365,19 +376,9 @@ static int simulate_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const c
         abl_cli_outfile_abort(&wfile);
         return ABL_EXIT_USAGE;
     }
-    if (npy != NULL) {
-        char *lerr = NULL;
-        st = abl_npy_check_scores(npy, &lerr);
-        if (st != ABL_OK) {
-            abl_cli_outfile_abort(&wfile);
-            int lrc = st == ABL_ERR_NO_MEMORY ? abl_cli_internal_error("%s", abl_cli_why(st, NULL))
-                                              : abl_cli_usage_error("--logits: %s: %s", abl_cli_arg(cmd, v, ABL_OPT_LOGITS),
-                                                                    abl_cli_why(st, lerr));
-            free(lerr);
-            return lrc;
-        }
-    }
-    if (backward) { /* the backward pass: its own run and report (abl_cli_gradient.c) */
+    if (npy != NULL && (rc0 = check_scores(cmd, v, npy, &wfile)) != 0)
+        return rc0;
+    if (abl_cli_arg(cmd, v, ABL_OPT_BACKWARD) != NULL) { /* its own run and report (abl_cli_gradient.c) */
         abl_cli_bar_finish(&bar);
         return abl_cli_simulate_backward(ctx, cmd, v, &cfg, predict, compare, out);
     }

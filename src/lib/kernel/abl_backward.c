@@ -1,5 +1,5 @@
 /* alibi-blind: the backward pass of the eager attention softmax, emulated row by row beside the
- * forward emulation (spec §15, docs/pipelines.md §6).
+ * forward emulation (spec §15, docs/pipelines.md §9).
  *
  * PyTorch's CPU kernel (aten/src/ATen/native/cpu/SoftMaxKernel.cpp, _vec_host_softmax_backward_lastdim,
  * torch 1.13): sum = sum_k gy_k y_k accumulated in fp32 and stored as scalar_t (the dtype), then
@@ -12,8 +12,34 @@
 #include "abl_round.h"
 #include "abl/kernel/backward.h"
 
+/* The backward kind of each preset whose softmax is eager (docs/pipelines.md §9); others: native. */
+static const struct {
+    const char *preset;
+    abl_backward_kind kind;
+} kind_table[] = {
+    {"bloom-hf", ABL_BACKWARD_UPCAST},      /* F.softmax(attn_weights, dim=-1, dtype=torch.float32).to(dtype) */
+    {"eager", ABL_BACKWARD_UPCAST},         /* the same call (the SDPA math path as the tests run it) */
+    {"falcon-hf-eager", ABL_BACKWARD_NATIVE}, /* F.softmax(..., dtype=dtype): the softmax runs in the dtype */
+    {"mpt", ABL_BACKWARD_NATIVE},           /* llm-foundry: torch.softmax(attn_weight, dim=-1) */
+    {"mpt-hf", ABL_BACKWARD_UPCAST},        /* softmax(attn_weights.float(), dim=-1).to(dtype) */
+};
+
+abl_backward_kind abl_backward_kind_of(const abl_pipeline *p)
+{
+    for (size_t i = 0; p != NULL && p->preset != NULL && i < sizeof kind_table / sizeof kind_table[0]; i++)
+        if (strcmp(kind_table[i].preset, p->preset) == 0)
+            return kind_table[i].kind;
+    return ABL_BACKWARD_NATIVE;
+}
+
+const char *abl_backward_kind_name(abl_backward_kind k)
+{
+    return k == ABL_BACKWARD_UPCAST ? "upcast" : "native";
+}
+
 typedef struct bwd_ctx {
     const abl_backward_config *b;
+    abl_backward_kind kind;
     abl_fp out;              /* the training dtype (the pipeline's output dtype) */
     uint64_t n;
     double up;               /* 2^j (no file) */
@@ -22,8 +48,16 @@ typedef struct bwd_ctx {
     int cap;
     float *dp;               /* one row of dP */
     float *ds;               /* one row of dS */
+    float *pt;               /* one row of P as stored in the dtype */
     abl_status failed;
 } bwd_ctx;
+
+/* Into the dtype; a NaN stays NaN (abl_fp_round32 takes finite or infinite values only): a loss scale
+ * that overflows dP gives inf - inf in D and dS, which PyTorch leaves NaN, never 0. */
+static float to_dtype(const bwd_ctx *c, double v)
+{
+    return isnan(v) ? (float)v : abl_fp_round32(&c->out, (float)v);
+}
 
 static int grow_heads(bwd_ctx *c, int need)
 {
@@ -38,6 +72,7 @@ static int grow_heads(bwd_ctx *c, int need)
     for (int k = c->cap; k < cap; k++) {
         memset(&h[k], 0, sizeof h[k]);
         h[k].first_blind = -1;
+        h[k].fwd_first_blind = -1;
     }
     c->heads = h;
     c->cap = cap;
@@ -51,25 +86,29 @@ static void row_from_file(bwd_ctx *c, int h, uint64_t row, const float *w)
     abl_npy_row(c->b->grad, (uint64_t)(h - 1), row, cnt, c->dp);
     double sum = 0;
     for (uint64_t k = 0; k < cnt; k++) {
-        c->dp[k] = abl_fp_round32(&c->out, (float)((double)c->dp[k] * c->scale));
+        c->dp[k] = to_dtype(c, (double)c->dp[k] * c->scale);
         sum += (double)c->dp[k] * (double)w[k];   /* each product exact in binary64 */
     }
-    float d = abl_fp_round32(&c->out, (float)sum);
+    /* native: the CPU kernel stores the sum as scalar_t; upcast: it stays fp32 */
+    float d = c->kind == ABL_BACKWARD_NATIVE ? to_dtype(c, sum) : (float)sum;
     for (uint64_t k = 0; k < cnt; k++) {
         float diff = (float)((double)c->dp[k] - (double)d);
-        c->ds[k] = abl_fp_round32(&c->out, (float)((double)diff * (double)w[k]));
+        c->ds[k] = to_dtype(c, (double)(float)((double)diff * (double)w[k]));
     }
 }
 
 static void row_unit(bwd_ctx *c, uint64_t row, const float *w)
 {
     for (uint64_t k = 0; k <= row; k++)
-        c->ds[k] = abl_fp_round32(&c->out, (float)((double)w[k] * c->up));
+        c->ds[k] = to_dtype(c, (double)(float)((double)w[k] * c->up));
 }
 
 static void count_row(bwd_ctx *c, abl_bwd_head *hd, uint64_t row, const float *w)
 {
     int last = row == c->n - 1;
+    for (uint64_t k = 0; last && k <= row; k++)
+        if (w[k] == 0.0f && (hd->fwd_first_blind < 0 || (int64_t)(row - k) < hd->fwd_first_blind))
+            hd->fwd_first_blind = (int64_t)(row - k);
     for (uint64_t k = 0; k <= row; k++) {
         if (c->ds[k] != 0.0f)
             continue;
@@ -97,6 +136,12 @@ static void bwd_hook(void *ctxp, int head_index, uint64_t row, const float *logi
         c->failed = head_index < 1 ? ABL_ERR_INVALID_ARGUMENT : ABL_ERR_NO_MEMORY;
         return;
     }
+    const float *pt = weights;
+    if (c->kind == ABL_BACKWARD_UPCAST) { /* weights are the fp32 P; the stored ones are rounded here */
+        for (uint64_t k = 0; k <= row; k++)
+            c->pt[k] = abl_fp_round32(&c->out, weights[k]);
+        pt = c->pt;
+    }
     if (c->b->grad != NULL) {
         if (c->b->grad->ndim == 3 && (uint64_t)head_index > c->b->grad->heads) {
             c->failed = ABL_ERR_MISMATCH;
@@ -106,7 +151,7 @@ static void bwd_hook(void *ctxp, int head_index, uint64_t row, const float *logi
     } else {
         row_unit(c, row, weights);
     }
-    count_row(c, &c->heads[head_index - 1], row, weights);
+    count_row(c, &c->heads[head_index - 1], row, pt);
 }
 
 static abl_status check_pipeline(const abl_simulate_config *cfg, abl_fp *out)
@@ -135,6 +180,7 @@ static abl_status backward_init(const abl_simulate_config *cfg, const abl_backwa
     out->log2_upstream = b->log2_upstream;
     out->log2_scale = b->log2_scale;
     out->from_file = b->grad != NULL;
+    out->kind = abl_backward_kind_of(&cfg->pipeline);
     if (b->grad != NULL && b->grad->n != cfg->context)
         return ABL_ERR_MISMATCH;
     if (labs(b->log2_upstream) > 1000 || labs(b->log2_scale) > 1000)
@@ -159,9 +205,14 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
     c.scale = ldexp(1.0, (int)b->log2_scale);
     c.dp = malloc((size_t)c.n * sizeof *c.dp);
     c.ds = malloc((size_t)c.n * sizeof *c.ds);
-    if (c.dp == NULL || c.ds == NULL)
+    c.pt = malloc((size_t)c.n * sizeof *c.pt);
+    if (c.dp == NULL || c.ds == NULL || c.pt == NULL)
         st = ABL_ERR_NO_MEMORY;
+    c.kind = out->kind;
     abl_simulate_config sc = *cfg;
+    /* upcast: the emulation stops at the fp32 P (the rounding into the dtype is done in the hook) */
+    if (st == ABL_OK && c.kind == ABL_BACKWARD_UPCAST)
+        st = abl_format_lookup("fp32", &sc.pipeline.output_dtype);
     sc.row_hook = bwd_hook;
     sc.row_hook_ctx = &c;
     if (st == ABL_OK)
@@ -181,9 +232,26 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
         totals(out);
     }
     free(c.heads);
+    if (st == ABL_OK)
+        sim->config.pipeline = cfg->pipeline; /* as the caller gave it */
     free(c.dp);
     free(c.ds);
+    free(c.pt);
     return st;
+}
+
+/* The pipeline whose forward zeros are the zero-logit gradient zeros (abl_backward_predict). */
+static abl_status predict_pipeline(const abl_backward *out, const abl_backward_config *b, abl_simulate_config *pc)
+{
+    if (b->grad != NULL)
+        return ABL_ERR_UNSUPPORTED;
+    if (out->kind == ABL_BACKWARD_NATIVE)
+        return b->log2_upstream >= 0 ? ABL_OK : ABL_ERR_UNSUPPORTED;
+    abl_format *f = &pc->pipeline.output_dtype;
+    f->emin -= b->log2_upstream;    /* half its smallest subnormal: 2^(emin - p - j) */
+    f->flags |= ABL_FMT_CUSTOM;
+    abl_fp fp;
+    return f->emin > f->emax ? ABL_ERR_UNSUPPORTED : abl_fp_init(f, &fp);
 }
 
 abl_status abl_backward_predict(const abl_simulate_config *cfg, const abl_backward_config *b, abl_backward *out)
@@ -192,18 +260,22 @@ abl_status abl_backward_predict(const abl_simulate_config *cfg, const abl_backwa
         return ABL_ERR_INVALID_ARGUMENT;
     abl_fp fp;
     abl_status st = backward_init(cfg, b, out, &fp);
-    if (st == ABL_OK && (b->grad != NULL || b->log2_upstream < 0))
-        st = ABL_ERR_UNSUPPORTED;
+    abl_simulate_config pc;
+    if (st == ABL_OK) {
+        pc = *cfg;
+        st = predict_pipeline(out, b, &pc);
+    }
     abl_prediction p;
     memset(&p, 0, sizeof p);
     if (st == ABL_OK)
-        st = abl_predict_run(cfg, &p);
+        st = abl_predict_run(&pc, &p);
     if (st == ABL_OK && (out->results = calloc((size_t)p.heads, sizeof *out->results)) == NULL)
         st = ABL_ERR_NO_MEMORY;
     if (st == ABL_OK) {
         out->heads = p.heads;
         out->predicted = 1;
         for (int h = 0; h < p.heads; h++) {
+            out->results[h].fwd_first_blind = -1; /* not predicted */
             out->results[h].first_blind = p.results[h].first_blind;
             out->results[h].row_zeros = p.results[h].row_zeros;
             out->results[h].matrix_zeros = p.results[h].matrix_zeros;

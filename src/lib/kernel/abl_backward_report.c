@@ -43,6 +43,10 @@ static abl_status backward_meta(const abl_simulate_config *cfg, const abl_simula
 {
     BTRY(abl_report_meta(r, "pipeline", "pipeline", cfg->pipeline.preset, NULL));
     BTRY(abl_report_meta(r, "dtype", "training dtype (dS)", cfg->pipeline.output_dtype.name, NULL));
+    BTRY(abl_report_meta(r, "backward_kind", "backward",
+                         b->kind == ABL_BACKWARD_UPCAST ? "upcast: fp32 P saved by autograd, D in fp32"
+                                                        : "native: P as stored, D stored in the dtype (CPU kernel)",
+                         b->kind == ABL_BACKWARD_UPCAST ? "\"upcast\"" : "\"native\""));
     BTRY(meta_own(r, "context", "context N", abl_strf("%llu", (unsigned long long)cfg->context),
                   abl_strf("%llu", (unsigned long long)cfg->context)));
     if (sim != NULL)
@@ -64,7 +68,7 @@ static abl_status backward_columns(const abl_simulation *sim, const abl_backward
 {
     BTRY(abl_report_column(r, "head", "head", ABL_ALIGN_RIGHT));
     if (sim != NULL)
-        BTRY(abl_report_column(r, "forward_first_blind", "weight: first 0 d", ABL_ALIGN_RIGHT));
+        BTRY(abl_report_column(r, "forward_first_blind", "P: first 0 d", ABL_ALIGN_RIGHT));
     BTRY(abl_report_column(r, "first_blind", "dS: first 0 d", ABL_ALIGN_RIGHT));
     BTRY(abl_report_column(r, "row_zeros", "dS row zeros", ABL_ALIGN_RIGHT));
     BTRY(abl_report_column(r, "matrix_zeros", "dS matrix zeros", ABL_ALIGN_RIGHT));
@@ -90,7 +94,7 @@ static abl_status backward_row(const abl_simulation *sim, const abl_backward *b,
     BTRY(abl_report_row(r));
     BTRY(take(r, abl_strf("%d", h + 1), NULL));
     if (sim != NULL)
-        BTRY(dist_cell(r, sim->results[h].first_blind));
+        BTRY(dist_cell(r, x->fwd_first_blind));
     BTRY(dist_cell(r, x->first_blind));
     BTRY(u64_cell(r, x->row_zeros));
     BTRY(u64_cell(r, x->matrix_zeros));
