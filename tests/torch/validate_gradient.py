@@ -8,7 +8,8 @@ the framework's softmax call on them with autograd, P.backward(dP * S) with a ra
 training dtype and a loss scale S, and counts the exact zeros of the scores' gradient per head: the
 first zero distance of the last row, the zeros of the last row and of the causal matrix, and the zeros
 whose forward weight is not 0. `simulate --backward --grad-weights dP.npy --loss-scale S` must give the
-same counts. Every expected count comes from PyTorch. fp16 runs only through the upcast path
+same counts. Every expected count comes from PyTorch. Unit-upstream cases (no dP file) are checked
+against numpy on the emulator's dumped weights (the P the kernel multiplies by). fp16 runs only through the upcast path
 (F.softmax(x, dtype=torch.float32).to(torch.float16)): torch 1.13's CPU softmax has no fp16 kernel.
 
 Exit status: 0 when every case agrees, 1 otherwise, 77 when /usr/bin/python3 cannot import torch.
@@ -105,6 +106,55 @@ def run_case(binary, preset, dtype, n, slopes, std, scale_log2, seed):
     return ok, sum(w[2] for w in want)
 
 
+ZERO_MAX = {"bf16": 2.0 ** -134, "fp16": 2.0 ** -25, "fp32": 2.0 ** -150}   # half the smallest subnormal
+
+
+def read_weights(path, heads, n):
+    W = np.zeros((heads, n, n), dtype=np.uint32)
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            h, i, kind, vals = line.rstrip("\n").split(",", 3)
+            if kind == "W":
+                row = np.array([int(t, 16) for t in vals.split()], dtype=np.uint32)
+                W[int(h) - 1, int(i), : row.shape[0]] = row
+    return W.view(np.float32).astype(np.float64)
+
+
+def run_unit(binary, preset, dtype, n, slopes, std, j):
+    """Unit upstream (no dP file): dS = dtype(fp32(P 2^j)) from the P the kernel multiplies by (upcast: the
+    fp32 P, dumped with output-dtype=fp32; native: the stored P), counted here with numpy."""
+    spec = "%s,sum=%s,exp=sleef" % (preset, LANES)
+    args = ["--pipeline", spec, "--dtype", dtype, "--ctx", str(n), "--slopes", slopes]
+    if std:
+        args += ["--logit-std", str(std), "--seed", "5"]
+    heads = len(slopes.split(":")[1].split(","))
+    with tempfile.TemporaryDirectory() as tmp:
+        dump = os.path.join(tmp, "w.txt")
+        wspec = spec + (",output-dtype=fp32" if preset == "eager" else "")
+        subprocess.run([binary, "simulate", "--weights", dump] + args[:1] + [wspec] + args[2:], check=True,
+                       capture_output=True)
+        P = read_weights(dump, heads, n)
+        out = subprocess.run([binary, "simulate", "--backward", "--upstream", "2^%d" % j, "--format", "json"] + args,
+                             check=True, capture_output=True, text=True).stdout
+    rep = json.loads(out)
+    tri = np.tril(np.ones((n, n), dtype=bool))
+    want = []
+    for h in range(heads):
+        z = (P[h] * 2.0 ** j <= ZERO_MAX[dtype]) & tri
+        f = (P[h] <= ZERO_MAX[dtype]) & tri
+        last = z[n - 1]
+        fb = next((d for d in range(n) if last[n - 1 - d]), None)
+        want.append((fb, int(last.sum()), int(z.sum()), int((z & ~f)[n - 1].sum()), int((z & ~f).sum())))
+    got = [(h["first_blind"], h["row_zeros"], h["matrix_zeros"], h["gradient_only_row"], h["gradient_only_matrix"])
+           for h in rep["backward"]]
+    ok = want == got
+    print("unit %-5s %-4s N=%d std=%s 2^%d: %s%s" % (preset, dtype, n, std, j, "agree" if ok else "DIFFER",
+                                                   "" if ok else "\n  numpy %s\n  tool  %s" % (want, got)))
+    return ok, sum(w[2] for w in want)
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -124,7 +174,17 @@ def main():
         ok, z = run_case(binary, *c)
         fails += not ok
         zeros += z
-    print("%d cases, %d differ; %d zero gradients counted by torch" % (len(cases), fails, zeros))
+    # unit upstream: the emulation's two paths (forward runs in a shifted dtype, or the row hook for native
+    # kernels with 2^j < 1) against numpy on the dumped weights
+    for dtype in ("bf16", "fp16", "fp32"):
+        for preset in ("eager", "mpt"):
+            for std, slopes in ((0, steep), (3, "slopes:0.5,0.0625")):
+                for j in (0, 16, -10):
+                    ok, z = run_unit(binary, preset, dtype, 160, slopes, std, j)
+                    fails += not ok
+                    zeros += z
+                    cases.append(None)
+    print("%d cases, %d differ; %d zero gradients expected (torch autograd; numpy for unit upstream)" % (len(cases), fails, zeros))
     if zeros == 0:
         print("no zero gradient in any case: the test would not test anything")
         return 1

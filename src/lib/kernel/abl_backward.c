@@ -126,6 +126,39 @@ static void count_row(bwd_ctx *c, abl_bwd_head *hd, uint64_t row, const float *w
     }
 }
 
+/* Unit upstream, by comparisons alone: dS = dtype(fp32(P 2^j)) is 0 iff P 2^j <= zero_max (half the
+ * smallest subnormal, a binary32 number or, for fp32 itself, 2^-150: rounding is monotone, so the fp32
+ * rounding of the exact product does not cross it), and a stored weight dtype(P) is 0 iff P <= zero_max. */
+static void count_unit(bwd_ctx *c, abl_bwd_head *hd, uint64_t row, const float *w)
+{
+    double zmax = c->out.zero_max, zs = zmax / c->up; /* P <= zs  <=>  P 2^j <= zmax (exact: powers of 2) */
+    int last = row == c->n - 1;
+    uint64_t zeros = 0, only = 0;
+    for (uint64_t k = 0; k <= row; k++) {
+        double p = w[k];
+        if (p > zs)
+            continue;
+        zeros++;
+        only += p > zmax;
+    }
+    hd->matrix_zeros += zeros;
+    hd->only_matrix += only;
+    if (!last)
+        return;
+    hd->row_zeros = zeros;
+    hd->only_row = only;
+    for (uint64_t k = row + 1; k-- > 0;)
+        if ((double)w[k] <= zmax) {   /* the largest k is the smallest d */
+            hd->fwd_first_blind = (int64_t)(row - k);
+            break;
+        }
+    for (uint64_t k = row + 1; k-- > 0;)
+        if ((double)w[k] <= zs) {
+            hd->first_blind = (int64_t)(row - k);
+            break;
+        }
+}
+
 static void bwd_hook(void *ctxp, int head_index, uint64_t row, const float *logits, const float *weights)
 {
     bwd_ctx *c = ctxp;
@@ -134,6 +167,10 @@ static void bwd_hook(void *ctxp, int head_index, uint64_t row, const float *logi
         return;
     if (head_index < 1 || !grow_heads(c, head_index)) {
         c->failed = head_index < 1 ? ABL_ERR_INVALID_ARGUMENT : ABL_ERR_NO_MEMORY;
+        return;
+    }
+    if (c->b->grad == NULL) {
+        count_unit(c, &c->heads[head_index - 1], row, weights);
         return;
     }
     const float *pt = weights;
@@ -188,6 +225,58 @@ static abl_status backward_init(const abl_simulate_config *cfg, const abl_backwa
     return check_pipeline(cfg, fp);
 }
 
+/* The gradient's zeros of head h from the forward runs: fwd (the dtype) and grad (the dtype with emin
+ * lowered by j, or fwd itself). Blindness is monotone per row in the threshold, so the keys blind in one
+ * and not the other are the difference of the counts. */
+static void from_runs(abl_bwd_head *o, const abl_sim_head *fwd, const abl_sim_head *grad)
+{
+    o->fwd_first_blind = fwd->first_blind;
+    o->first_blind = grad->first_blind;
+    o->row_zeros = grad->row_zeros;
+    o->matrix_zeros = grad->matrix_zeros;
+    o->only_row = grad->row_zeros > fwd->row_zeros ? grad->row_zeros - fwd->row_zeros : 0;
+    o->only_matrix = grad->matrix_zeros > fwd->matrix_zeros ? grad->matrix_zeros - fwd->matrix_zeros : 0;
+}
+
+/*
+ * Unit upstream without the hook, at the forward emulation's own speed: dS = 0 iff P 2^j <= zero_max (see
+ * count_unit), i.e. iff P rounds to 0 in the dtype with emin lowered by j. Native with j >= 0: the forward
+ * zeros themselves (one run); upcast: the emulation stopped at the fp32 P and rounded into that shifted
+ * dtype (a second run). ABL_ERR_UNSUPPORTED when the shifted dtype leaves binary32's range or native j < 0
+ * (the caller then takes the row hook).
+ */
+static abl_status unit_by_runs(const abl_simulate_config *cfg, const abl_backward_config *b, abl_simulation *sim,
+                               abl_backward *out)
+{
+    abl_simulate_config gc = *cfg;
+    abl_fp fp;
+    if (out->kind == ABL_BACKWARD_NATIVE && b->log2_upstream < 0)
+        return ABL_ERR_UNSUPPORTED;
+    if (out->kind == ABL_BACKWARD_UPCAST) {
+        gc.pipeline.output_dtype.emin -= b->log2_upstream;
+        gc.pipeline.output_dtype.flags |= ABL_FMT_CUSTOM;
+        if (gc.pipeline.output_dtype.emin > gc.pipeline.output_dtype.emax ||
+            abl_fp_init(&gc.pipeline.output_dtype, &fp) != ABL_OK)
+            return ABL_ERR_UNSUPPORTED;
+    }
+    abl_status st = abl_simulate_run(cfg, sim);
+    abl_simulation g;
+    memset(&g, 0, sizeof g);
+    int second = out->kind == ABL_BACKWARD_UPCAST;
+    if (st == ABL_OK && second)
+        st = abl_simulate_run(&gc, &g);
+    if (st == ABL_OK && (out->results = calloc((size_t)sim->heads, sizeof *out->results)) == NULL)
+        st = ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK) {
+        out->heads = sim->heads;
+        for (int h = 0; h < sim->heads; h++)
+            from_runs(&out->results[h], &sim->results[h], second ? &g.results[h] : &sim->results[h]);
+        totals(out);
+    }
+    abl_simulation_free(&g);
+    return st;
+}
+
 abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_config *b, abl_simulation *sim,
                             abl_backward *out)
 {
@@ -199,6 +288,14 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
     abl_status st = backward_init(cfg, b, out, &c.out);
     if (st != ABL_OK)
         return st;
+    if (b->grad == NULL) {
+        st = unit_by_runs(cfg, b, sim, out);
+        if (st != ABL_ERR_UNSUPPORTED)
+            return st;
+        abl_simulation_free(sim);
+        memset(sim, 0, sizeof *sim);
+        st = ABL_OK;
+    }
     c.b = b;
     c.n = cfg->context;
     c.up = ldexp(1.0, (int)b->log2_upstream);
