@@ -27,6 +27,7 @@ typedef enum abl_opt {
     ABL_OPT_COMPARE,
     ABL_OPT_CONFIG,
     ABL_OPT_CONVENTION,
+    ABL_OPT_CRITERION,
     ABL_OPT_CTX,
     ABL_OPT_DEVICE,
     ABL_OPT_DIFFERENCES,
@@ -402,6 +403,18 @@ int abl_cli_analyze_gradient(const abl_cli_cmd *cmd, const char **v, const abl_a
  * report, after simulate's own checks and budget. The exit status. */
 /* simulate: what --backward needs and excludes (--grad-weights, --loss-scale, --upstream without it; --weights
  * with it). 0, or the exit status after the error. */
+/* check --criterion (a table in abl_cli_gradient.c): weight (default) or gradient. */
+typedef enum abl_cli_criterion {
+    ABL_CLI_CRITERION_WEIGHT = 0,
+    ABL_CLI_CRITERION_GRADIENT = 1,
+    ABL_CLI_CRITERION_COUNT = 2
+} abl_cli_criterion;
+/* --criterion's text (NULL: weight) into *out. 0, or the exit status after the error. */
+int abl_cli_criterion_parse(const char *text, abl_cli_criterion *out);
+/* check --criterion gradient: the zero-logit gradient predictor on the layer of s, its report and verdict
+ * (exit 0 within the limits, 1 not, 2 bad input). */
+int abl_cli_check_gradient(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_setup *s,
+                           const abl_check_limits *lim, abl_output out);
 int abl_cli_backward_checks(const abl_cli_cmd *cmd, const char **v, const char *wpath);
 int abl_cli_simulate_backward(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v,
                               const abl_simulate_config *cfg, int predict, int compare, abl_output out);

@@ -8,6 +8,7 @@
 
 static const abl_cli_use check_opts[] = {
     ABL_USE(ABL_OPT_CONFIG),
+    ABL_USE(ABL_OPT_CRITERION),
     /* default: the trained context; simulator range */
     {ABL_OPT_CTX, 0, NULL,
      "context length N to check (default: the model's trained context; 1 to 16777216)"},
@@ -17,6 +18,7 @@ static const abl_cli_use check_opts[] = {
     ABL_USE(ABL_OPT_FORCE),
     ABL_USE(ABL_OPT_FORMAT),
     {ABL_OPT_HEADS, 0, NULL, "override the head count"}, /* overrides the model's */
+    ABL_USE(ABL_OPT_LOSS_SCALE),
     ABL_USE(ABL_OPT_MAX_BLIND_HEADS),
     ABL_USE(ABL_OPT_MAX_ROW_FRACTION),
     ABL_USE(ABL_OPT_MODEL),
@@ -25,6 +27,7 @@ static const abl_cli_use check_opts[] = {
     {ABL_OPT_PIPELINE, 0, NULL,
      "PRESET[,FIELD=VALUE...] or a code path of the model (default: its default path)"},
     ABL_USE(ABL_OPT_SLOPES),
+    ABL_USE(ABL_OPT_UPSTREAM),
 };
 
 static int run_check(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
@@ -54,9 +57,17 @@ static int run_check(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char 
         }
         lim.max_row_fraction = frac;
     }
+    abl_cli_criterion crit;
+    if (abl_cli_criterion_parse(abl_cli_arg(cmd, v, ABL_OPT_CRITERION), &crit) ||
+        (crit != ABL_CLI_CRITERION_GRADIENT && abl_cli_gradient_refuse_without(cmd, v, "--criterion gradient"))) {
+        mpq_clear(frac);
+        return ABL_EXIT_USAGE;
+    }
     abl_cli_setup s;
     int rc = abl_cli_setup_resolve(cmd, v, ABL_SIMULATE_MAX_CONTEXT, &s);
-    if (rc == 0) {
+    if (rc == 0 && crit == ABL_CLI_CRITERION_GRADIENT) {
+        rc = abl_cli_check_gradient(ctx, cmd, v, &s, &lim, out);
+    } else if (rc == 0) {
         abl_compare_config cc;
         abl_cli_work work = abl_cli_work_of(cmd->name, v);
         rc = abl_cli_compare_config(&s, &cc);

@@ -175,3 +175,83 @@ int abl_cli_backward_checks(const abl_cli_cmd *cmd, const char **v, const char *
         return abl_cli_usage_error("--weights: not with --backward (one row hook at a time)");
     return 0;
 }
+
+/* check --criterion: what a blind key is. A table, so that a criterion is one entry (H1 adds influence). */
+static const char *const criterion_names[ABL_CLI_CRITERION_COUNT] = {
+    [ABL_CLI_CRITERION_WEIGHT] = "weight",
+    [ABL_CLI_CRITERION_GRADIENT] = "gradient",
+};
+
+int abl_cli_criterion_parse(const char *text, abl_cli_criterion *out)
+{
+    *out = ABL_CLI_CRITERION_WEIGHT;
+    if (text == NULL)
+        return 0;
+    for (int i = 0; i < ABL_CLI_CRITERION_COUNT; i++)
+        if (strcasecmp(text, criterion_names[i]) == 0) {
+            *out = (abl_cli_criterion)i;
+            return 0;
+        }
+    return abl_cli_usage_error("--criterion: '%s' is not weight or gradient", text);
+}
+
+/* The verdict: heads with a zero dS in the last row, the row fraction, against the limits. 1 within. */
+static int gradient_within(const abl_backward *b, uint64_t n, const abl_check_limits *lim, abl_report *r)
+{
+    int blind = 0;
+    for (int h = 0; h < b->heads; h++)
+        blind += b->results[h].row_zeros > 0;
+    mpq_t f;
+    mpq_init(f);
+    mpz_set_ui(mpq_numref(f), 0);
+    mpz_set_ui(mpq_denref(f), 1);
+    if (b->heads > 0 && n > 0) {
+        mpz_set_ui(mpq_numref(f), (unsigned long)b->row_zeros);
+        mpz_set_ui(mpq_denref(f), (unsigned long)n);
+        mpz_mul_ui(mpq_denref(f), mpq_denref(f), (unsigned long)b->heads);
+        mpq_canonicalize(f);
+    }
+    int ok = blind <= lim->max_blind_heads && (lim->max_row_fraction == NULL || mpq_cmp(f, lim->max_row_fraction) <= 0);
+    char *t = NULL, *fs = mpq_get_str(NULL, 10, f);
+    if (fs != NULL)
+        t = malloc(strlen(fs) + 64);
+    if (t != NULL) {
+        sprintf(t, "%d of %d heads; last-row fraction %s", blind, b->heads, fs);
+        abl_report_summary(r, "gradient_blind_heads", "heads with a zero gradient in the last row", t, NULL);
+    }
+    abl_report_summary(r, "verdict", "verdict", ok ? "pass" : "FAIL", ok ? "\"pass\"" : "\"fail\"");
+    free(t);
+    free(fs);
+    mpq_clear(f);
+    return ok;
+}
+
+int abl_cli_check_gradient(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_setup *s,
+                           const abl_check_limits *lim, abl_output out)
+{
+    abl_simulate_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.pipeline = s->pipeline;
+    cfg.slopes = abl_layer_schedule(&s->layer);
+    cfg.heads = s->layer.heads;
+    cfg.context = s->layer.context;
+    cfg.threads = 1;
+    abl_backward_config bc;
+    memset(&bc, 0, sizeof bc);
+    if (abl_cli_gradient_upstream(cmd, v, &bc.log2_upstream))
+        return ABL_EXIT_USAGE;
+    abl_backward b;
+    abl_status st = abl_backward_predict(&cfg, &bc, &b);
+    if (st != ABL_OK) {
+        abl_backward_free(&b);
+        return backward_error(st, &cfg, NULL);
+    }
+    abl_report *r = NULL;
+    st = abl_backward_report(&cfg, NULL, &b, NULL, &r);
+    int ok = st == ABL_OK ? gradient_within(&b, cfg.context, lim, r) : 0;
+    int rc = st == ABL_OK ? abl_cli_emit(ctx, r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT))
+                          : abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    abl_report_free(r);
+    abl_backward_free(&b);
+    return rc != 0 ? rc : ok ? ABL_EXIT_OK : ABL_EXIT_DIFFERS;
+}

@@ -19,6 +19,9 @@ const abl_cli_opt abl_cli_options[ABL_OPT_COUNT] = {
             "heads, slopes, dtype, context and code path from it"},
     [ABL_OPT_CONVENTION] = {"convention", ABL_ARG_CONVENTION, "NAME",
             "paper (default), ftz, ieee or subnormal: which tau and rounding (spec §4)"},
+    [ABL_OPT_CRITERION] = {"criterion", ABL_ARG_VALUE, "WHAT",
+            "what a blind key is: weight (default: its attention weight is 0) or gradient (its score's "
+            "rounded gradient is 0, spec §15; with --loss-scale, --upstream)"},
     [ABL_OPT_CTX] = {"ctx", ABL_ARG_VALUE, "N",
             "context length N (1 to 1e18; 1e12 style accepted) [required]"},
     [ABL_OPT_DEVICE] = {"device", ABL_ARG_VALUE, "DEV",
