@@ -57,8 +57,12 @@ int abl_cli_analyze_gradient(const abl_cli_cmd *cmd, const char **v, const abl_a
     long j = 0;
     if (abl_cli_gradient_upstream(cmd, v, &j))
         return ABL_EXIT_USAGE;
+    /* run_analysis pointed cfg's progress at its own progress bar, gone by now: none here */
+    abl_analysis_config c = *cfg;
+    c.progress.fn = NULL;
+    c.progress.ctx = NULL;
     abl_gradient g;
-    abl_status st = abl_gradient_run(cfg, j, &g);
+    abl_status st = abl_gradient_run(&c, j, &g);
     if (st == ABL_OK)
         st = abl_gradient_report(&g, r);
     abl_gradient_free(&g);
