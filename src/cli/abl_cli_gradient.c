@@ -1,5 +1,6 @@
 /* alibi-blind: the gradient options (--gradient, --loss-scale, --upstream; spec §15), shared by
  * analyze and simulate, and analyze's closed form of gradient blindness. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -230,6 +231,24 @@ static int gradient_within(const abl_backward *b, uint64_t n, const abl_check_li
     return ok;
 }
 
+/* The one line on stderr of a failed check, as the weight criterion writes it. */
+static void fail_line(const abl_backward *b, uint64_t n)
+{
+    int blind = 0, first = -1;
+    for (int h = 0; h < b->heads; h++)
+        if (b->results[h].row_zeros > 0) {
+            blind++;
+            if (first < 0)
+                first = h;
+        }
+    if (first < 0) {
+        fprintf(stderr, "alibi-blind: check: fail (gradient)\n");
+        return;
+    }
+    fprintf(stderr, "alibi-blind: check: fail: %d of %d heads with a zero gradient inside %llu tokens (head %d from d = %lld)\n",
+            blind, b->heads, (unsigned long long)n, first + 1, (long long)b->results[first].first_blind);
+}
+
 int abl_cli_check_gradient(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_setup *s,
                            const abl_check_limits *lim, abl_output out)
 {
@@ -256,6 +275,8 @@ int abl_cli_check_gradient(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const
     int rc = st == ABL_OK ? abl_cli_emit(ctx, r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT))
                           : abl_cli_internal_error("%s", abl_cli_why(st, NULL));
     abl_report_free(r);
+    if (rc == 0 && !ok)
+        fail_line(&b, cfg.context);
     abl_backward_free(&b);
     return rc != 0 ? rc : ok ? ABL_EXIT_OK : ABL_EXIT_DIFFERS;
 }

@@ -1,6 +1,6 @@
 /* alibi-blind: the paper's delta and a real kernel's first blind distance side by side, and the
  * verdict of `check`. The paper's side is abl_analysis_run; the kernel's is the exact zero-logit
- * predictor abl_predict_run (docs/pipelines.md §9). */
+ * predictor abl_predict_run (docs/pipelines.md §6). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -429,7 +429,7 @@ abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta
     if (st == ABL_OK)
         st = abl_report_note(r, "first blind, row/matrix zeros and %: the exact zero weights of the pipeline "
                                 "(bias rounding, scaling, softmax, output dtype) for zero logits, from the "
-                                "predictor (docs/pipelines.md §9); 'none' = no zero weight in the last row.");
+                                "predictor (docs/pipelines.md §6); 'none' = no zero weight in the last row.");
     if (st != ABL_OK) {
         abl_report_free(r);
         return st;
