@@ -26,3 +26,12 @@ for p in llamacpp-cuda-fa vllm-paged trtllm-decode; do
     run "$p" "$d"
   done
 done
+# The zero-logit gradient predictor (simulate --backward --predict, spec §15; issue 20: under 2 s):
+# native kinds at unit upstream, upcast kinds with the loss scale's shifted dtype.
+runb() {
+  /usr/bin/time -f "backward $1 ($2, loss scale $3): %e s, user %U s, %M KB" "$bin" simulate --backward --predict \
+    --heads "$heads" --ctx "$ctx" --threads 1 --pipeline "$1" --dtype "$2" --loss-scale "$3" > /dev/null
+}
+runb eager bf16 1
+runb eager fp16 dynamic
+runb mpt bf16 dynamic

@@ -19,9 +19,11 @@
 /* analysis: one layer analysed end to end (mitigations, weight level) and its report */
 #include "abl/analysis/analysis.h"
 #include "abl/analysis/bidirectional.h"
+#include "abl/analysis/gradient.h"
 /* kernel: real attention pipelines (rounding, simulation, prediction, verification) */
 #include "abl/kernel/pipeline.h"
 #include "abl/kernel/simulate.h"
+#include "abl/kernel/backward.h"
 #include "abl/kernel/npy.h"
 #include "abl/kernel/verify.h"
 /* paper: the paper's tables, published values and their reproduction */

@@ -23,6 +23,7 @@ enum {
  */
 typedef enum abl_opt {
     ABL_OPT_ATTENTION,
+    ABL_OPT_BACKWARD,
     ABL_OPT_CLAMP,
     ABL_OPT_COMPARE,
     ABL_OPT_CONFIG,
@@ -37,6 +38,8 @@ typedef enum abl_opt {
     ABL_OPT_EXACT,
     ABL_OPT_FORCE,
     ABL_OPT_FORMAT,
+    ABL_OPT_GRAD_WEIGHTS,
+    ABL_OPT_GRADIENT,
     ABL_OPT_HEAD,
     ABL_OPT_HEADS,
     ABL_OPT_HEIGHT,
@@ -52,6 +55,7 @@ typedef enum abl_opt {
     ABL_OPT_LOGIT_STD,
     ABL_OPT_LOGITS,
     ABL_OPT_LOGITS_DTYPE,
+    ABL_OPT_LOSS_SCALE,
     ABL_OPT_MAX_BLIND_HEADS,
     ABL_OPT_MAX_ROW_FRACTION,
     ABL_OPT_MITIGATE,
@@ -71,6 +75,7 @@ typedef enum abl_opt {
     ABL_OPT_TARGETS,
     ABL_OPT_THREADS,
     ABL_OPT_UNTIL,
+    ABL_OPT_UPSTREAM,
     ABL_OPT_WEIGHTS,
     ABL_OPT_WIDE,
     ABL_OPT_WIDTH,
@@ -411,5 +416,27 @@ int abl_cli_compare(const abl_cli_ctx *ctx, const char *cmdname, const abl_compa
 
 /* One line for an unknown --model NAME (with a did-you-mean); returns ABL_EXIT_USAGE. opt may be NULL. */
 int abl_cli_unknown_model(const char *opt, const char *name);
+
+/* The gradient options (abl_cli_gradient.c, spec §15). --loss-scale S|dynamic into *scale_log2 (0 when
+ * absent); --upstream B times the loss scale into *log2 (0 when both absent). 0, or the exit status after
+ * the one-line error. */
+int abl_cli_gradient_scale(const abl_cli_cmd *cmd, const char **v, long *scale_log2);
+int abl_cli_gradient_upstream(const abl_cli_cmd *cmd, const char **v, long *log2);
+/* --loss-scale or --upstream without the option they belong to (needs: "--gradient"): the error. */
+int abl_cli_gradient_refuse_without(const abl_cli_cmd *cmd, const char **v, const char *needs);
+/* analyze --gradient: the closed form (abl_gradient_run) of cfg, its report into *r. */
+int abl_cli_analyze_gradient(const abl_cli_cmd *cmd, const char **v, const abl_analysis_config *cfg, abl_report **r);
+
+/* simulate --backward (with --predict/--compare, --grad-weights, --loss-scale, --upstream): the run and its
+ * report, after simulate's own checks and budget. The exit status. */
+/* simulate: what --backward needs and excludes (--grad-weights, --loss-scale, --upstream without it; --weights
+ * with it). 0, or the exit status after the error. */
+/* check --criterion gradient: the zero-logit gradient predictor on the layer of s, its report and verdict
+ * (exit 0 within the limits, 1 not, 2 bad input). */
+int abl_cli_check_gradient(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_setup *s,
+                           const abl_check_limits *lim, abl_output out);
+int abl_cli_backward_checks(const abl_cli_cmd *cmd, const char **v, const char *wpath);
+int abl_cli_simulate_backward(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v,
+                              const abl_simulate_config *cfg, int predict, int compare, abl_output out);
 
 #endif

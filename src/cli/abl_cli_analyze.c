@@ -17,10 +17,12 @@ static const abl_cli_use analyze_opts[] = {
      "format of the exponential (default bf16; eXmY for custom), or a list (bf16,fp16 or all): compared, then one section each"},
     ABL_USE(ABL_OPT_FORCE),
     ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_GRADIENT),
     ABL_USE(ABL_OPT_HEADS),
     ABL_USE(ABL_OPT_LEVEL),
     ABL_USE(ABL_OPT_LOGIT),
     ABL_USE(ABL_OPT_LOGIT_RANGE),
+    ABL_USE(ABL_OPT_LOSS_SCALE),
     ABL_USE(ABL_OPT_MITIGATE),
     ABL_USE(ABL_OPT_MODEL),
     ABL_USE(ABL_OPT_OUTPUT),
@@ -29,6 +31,7 @@ static const abl_cli_use analyze_opts[] = {
     ABL_USE(ABL_OPT_QUIET),
     ABL_USE(ABL_OPT_SLOPES),
     ABL_USE(ABL_OPT_SOFTCAP),
+    ABL_USE(ABL_OPT_UPSTREAM),
     ABL_USE(ABL_OPT_WINDOW),
 };
 
@@ -69,7 +72,14 @@ static int unsupported_distance(const abl_cli_cmd *cmd, const char **v, const ab
 /* The report of one dtype (--dtype holds one format, or is absent). */
 static int analyze_report(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_work *work, abl_report **r)
 {
-    if (abl_cli_arg(cmd, v, ABL_OPT_MODEL) || abl_cli_arg(cmd, v, ABL_OPT_CONFIG) || abl_cli_arg(cmd, v, ABL_OPT_PIPELINE))
+    int kernel = abl_cli_arg(cmd, v, ABL_OPT_MODEL) || abl_cli_arg(cmd, v, ABL_OPT_CONFIG) ||
+                 abl_cli_arg(cmd, v, ABL_OPT_PIPELINE);
+    if (abl_cli_arg(cmd, v, ABL_OPT_GRADIENT) == NULL && abl_cli_gradient_refuse_without(cmd, v, "--gradient"))
+        return ABL_EXIT_USAGE;
+    if (kernel && abl_cli_arg(cmd, v, ABL_OPT_GRADIENT) != NULL)
+        return abl_cli_usage_error("--gradient: the closed form answers the layer of the options (--heads, --slopes, "
+                                   "--dtype ...); a kernel's backward pass is simulate --backward");
+    if (kernel)
         return run_kernel(ctx, cmd, v, work, r);
     /* the layer of the paper's analysis, built from the options alone */
     abl_layer l;
@@ -376,7 +386,20 @@ static int analyze_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const ch
     if (abl_analysis_estimate(&cfg, &cost) == ABL_OK &&
         abl_cli_budget(work, &cost) != 0)
         return ABL_EXIT_USAGE;
-    return run_analysis(ctx, cmd, v, &cfg, abl_cli_arg(cmd, v, ABL_OPT_SLOPES), r);
+    if (abl_cli_arg(cmd, v, ABL_OPT_GRADIENT) == NULL)
+        return run_analysis(ctx, cmd, v, &cfg, abl_cli_arg(cmd, v, ABL_OPT_SLOPES), r);
+    const char *conv = abl_cli_arg(cmd, v, ABL_OPT_CONVENTION);
+    if (conv != NULL && strcasecmp(conv, "ieee") != 0)
+        return abl_cli_usage_error("--convention: --gradient rounds dS once to nearest (ieee); drop --convention %s",
+                                   conv);
+    cfg.convention = ABL_CONV_IEEE;
+    /* the forward analysis first: its refusals are the layer's, with their messages */
+    rc = run_analysis(ctx, cmd, v, &cfg, abl_cli_arg(cmd, v, ABL_OPT_SLOPES), r);
+    if (rc != 0)
+        return rc;
+    abl_report_free(*r);
+    *r = NULL;
+    return abl_cli_analyze_gradient(cmd, v, &cfg, r);
 }
 
 const abl_cli_cmd abl_cli_analyze_cmd = {

@@ -20,6 +20,7 @@ static const abl_cli_use check_opts[] = {
     ABL_USE(ABL_OPT_FORCE),
     ABL_USE(ABL_OPT_FORMAT),
     {ABL_OPT_HEADS, 0, NULL, "override the head count"}, /* overrides the model's */
+    ABL_USE(ABL_OPT_LOSS_SCALE),
     ABL_USE(ABL_OPT_MAX_BLIND_HEADS),
     ABL_USE(ABL_OPT_MAX_ROW_FRACTION),
     ABL_USE(ABL_OPT_MODEL),
@@ -28,12 +29,18 @@ static const abl_cli_use check_opts[] = {
     {ABL_OPT_PIPELINE, 0, NULL,
      "PRESET[,FIELD=VALUE...] or a code path of the model (default: its default path)"},
     ABL_USE(ABL_OPT_SLOPES),
+    ABL_USE(ABL_OPT_UPSTREAM),
 };
 
-/* --criterion: one of the library's criteria by name (the table in src/lib/model/abl_criterion.c). */
-static int check_criterion(const char *text, abl_check_criterion *out)
+/* --criterion: one of the library's criteria by name (the table in src/lib/model/abl_criterion.c: weight,
+ * influence), or gradient: the backward pass's zero-gradient predictor (abl_cli_check_gradient, spec §15),
+ * a report of its own. 0, or the exit status after the error. */
+static int check_criterion(const char *text, abl_check_criterion *out, int *gradient)
 {
-    size_t len = 1;
+    *gradient = strcmp(text, "gradient") == 0;
+    if (*gradient)
+        return 0;
+    size_t len = sizeof ", gradient";
     for (int k = 0; k < ABL_CRITERION_COUNT; k++) {
         const char *name = abl_check_criterion_name((abl_check_criterion)k);
         if (strcmp(text, name) == 0) {
@@ -42,7 +49,7 @@ static int check_criterion(const char *text, abl_check_criterion *out)
         }
         len += strlen(name) + 2;
     }
-    char *known = malloc(len);   /* the names, "weight, influence" */
+    char *known = malloc(len);   /* the names, "weight, influence, gradient" */
     if (known != NULL) {
         known[0] = '\0';
         for (int k = 0; k < ABL_CRITERION_COUNT; k++) {
@@ -50,6 +57,7 @@ static int check_criterion(const char *text, abl_check_criterion *out)
                 strcat(known, ", ");
             strcat(known, abl_check_criterion_name((abl_check_criterion)k));
         }
+        strcat(known, ", gradient");
     }
     int rc = abl_cli_usage_error("--criterion: unknown criterion '%s' (known: %s)", text, known != NULL ? known : "?");
     free(known);
@@ -63,7 +71,10 @@ static int check_one(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char 
 {
     const char *o;
     abl_check_limits lim = {0, NULL, ABL_CRITERION_WEIGHT};
-    if ((o = abl_cli_arg(cmd, v, ABL_OPT_CRITERION)) && check_criterion(o, &lim.criterion))
+    int gradient = 0;
+    if ((o = abl_cli_arg(cmd, v, ABL_OPT_CRITERION)) && check_criterion(o, &lim.criterion, &gradient))
+        return ABL_EXIT_USAGE;
+    if (!gradient && abl_cli_gradient_refuse_without(cmd, v, "--criterion gradient"))
         return ABL_EXIT_USAGE;
     long k = 0;
     if ((o = abl_cli_arg(cmd, v, ABL_OPT_MAX_BLIND_HEADS)) && abl_cli_int("max-blind-heads", o, 0, ABL_MAX_HEADS, &k))
@@ -83,7 +94,9 @@ static int check_one(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char 
     }
     abl_cli_setup s;
     int rc = abl_cli_setup_resolve(cmd, v, ABL_SIMULATE_MAX_CONTEXT, &s);
-    if (rc == 0) {
+    if (rc == 0 && gradient) {
+        rc = abl_cli_check_gradient(ctx, cmd, v, &s, &lim, out);
+    } else if (rc == 0) {
         abl_compare_config cc;
         abl_cli_work work = given != NULL ? *given : abl_cli_work_of(cmd->name, v);
         rc = abl_cli_compare_config(&s, &cc);
@@ -121,7 +134,7 @@ static int run_check(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char 
 const abl_cli_cmd abl_cli_check_cmd = {
     "check",
     "CI gate: is the model blind at context N on its kernel? exit 0 pass, 1 fail",
-    "--config FILE | --model NAME [--ctx N] [--pipeline P] [--dtype T] [--criterion weight|influence]\n"
+    "--config FILE | --model NAME [--ctx N] [--pipeline P] [--dtype T] [--criterion weight|influence|gradient]\n"
     "       [--max-blind-heads K] [--max-row-fraction F]",
     "Reads the model (config.json or catalogue name), runs the exact zero-logit predictor of its kernel\n"
     "(the model's default code path unless --pipeline says otherwise) at context N, and prints a short\n"

@@ -10,6 +10,7 @@
 
 static const abl_cli_use simulate_opts[] = {
     ABL_USE(ABL_OPT_ATTENTION),
+    ABL_USE(ABL_OPT_BACKWARD),
     ABL_USE(ABL_OPT_COMPARE),
     ABL_USE(ABL_OPT_CONFIG),
     /* simulator range: queries 0..N-1 */
@@ -20,10 +21,12 @@ static const abl_cli_use simulate_opts[] = {
      "the model dtype the pipeline's 'model' fields follow (default bf16)"},
     ABL_USE(ABL_OPT_FORCE),
     ABL_USE(ABL_OPT_FORMAT),
+    ABL_USE(ABL_OPT_GRAD_WEIGHTS),
     ABL_USE(ABL_OPT_HEADS),
     ABL_USE(ABL_OPT_LOGIT_STD),
     ABL_USE(ABL_OPT_LOGITS),
     ABL_USE(ABL_OPT_LOGITS_DTYPE),
+    ABL_USE(ABL_OPT_LOSS_SCALE),
     ABL_USE(ABL_OPT_MODEL),
     ABL_USE(ABL_OPT_OUTPUT),
     /* the kernel simulated; default eager */
@@ -35,6 +38,7 @@ static const abl_cli_use simulate_opts[] = {
     ABL_USE(ABL_OPT_SEED),
     ABL_USE(ABL_OPT_SLOPES),
     ABL_USE(ABL_OPT_THREADS),
+    ABL_USE(ABL_OPT_UPSTREAM),
     ABL_USE(ABL_OPT_WEIGHTS),
 };
 
@@ -320,7 +324,26 @@ static int simulate_attention(const abl_cli_cmd *cmd, const char **v, const abl_
     if (cfg->attention == ABL_ATTENTION_BIDIRECTIONAL && abl_cli_arg(cmd, v, ABL_OPT_WEIGHTS) != NULL)
         return abl_cli_usage_error("--weights: the dump holds keys 0..i of causal rows; a bidirectional layer's "
                                    "rows are not dumped (drop --weights)");
+    if (cfg->attention == ABL_ATTENTION_BIDIRECTIONAL && abl_cli_arg(cmd, v, ABL_OPT_BACKWARD) != NULL)
+        return abl_cli_usage_error("--backward: the backward emulation answers causal layers only (drop "
+                                   "--attention bidirectional)");
     return 0;
+}
+
+/* --logits: every causal score finite (read after the budget check). 0, or the exit status after the error
+ * (the --weights file abandoned). */
+static int check_scores(const abl_cli_cmd *cmd, const char **v, const abl_npy *npy, abl_cli_outfile *wfile)
+{
+    char *lerr = NULL;
+    abl_status st = abl_npy_check_scores(npy, &lerr);
+    if (st == ABL_OK)
+        return 0;
+    abl_cli_outfile_abort(wfile);
+    int lrc = st == ABL_ERR_NO_MEMORY ? abl_cli_internal_error("%s", abl_cli_why(st, NULL))
+                                      : abl_cli_usage_error("--logits: %s: %s", abl_cli_arg(cmd, v, ABL_OPT_LOGITS),
+                                                            abl_cli_why(st, lerr));
+    free(lerr);
+    return lrc;
 }
 
 static int simulate_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, mpq_t logit_std, const abl_npy *npy,
@@ -349,6 +372,8 @@ static int simulate_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const c
     if ((rc0 = simulate_attention(cmd, v, &cfg, predict || compare)) != 0)
         return rc0;
     const char *wpath = abl_cli_arg(cmd, v, ABL_OPT_WEIGHTS), *opath = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
+    if ((rc0 = abl_cli_backward_checks(cmd, v, wpath)) != 0)
+        return rc0;
     dump_ctx dump = {NULL, 0};
     abl_cli_outfile wfile;
     memset(&wfile, 0, sizeof wfile);
@@ -372,17 +397,11 @@ static int simulate_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const c
         abl_cli_outfile_abort(&wfile);
         return ABL_EXIT_USAGE;
     }
-    if (npy != NULL) {
-        char *lerr = NULL;
-        st = abl_npy_check_scores(npy, &lerr);
-        if (st != ABL_OK) {
-            abl_cli_outfile_abort(&wfile);
-            int lrc = st == ABL_ERR_NO_MEMORY ? abl_cli_internal_error("%s", abl_cli_why(st, NULL))
-                                              : abl_cli_usage_error("--logits: %s: %s", abl_cli_arg(cmd, v, ABL_OPT_LOGITS),
-                                                                    abl_cli_why(st, lerr));
-            free(lerr);
-            return lrc;
-        }
+    if (npy != NULL && (rc0 = check_scores(cmd, v, npy, &wfile)) != 0)
+        return rc0;
+    if (abl_cli_arg(cmd, v, ABL_OPT_BACKWARD) != NULL) { /* its own run and report (abl_cli_gradient.c) */
+        abl_cli_bar_finish(&bar);
+        return abl_cli_simulate_backward(ctx, cmd, v, &cfg, predict, compare, out);
     }
     if (!predict) {
         cfg.progress.fn = abl_cli_bar_update;

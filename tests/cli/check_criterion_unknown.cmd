@@ -4,4 +4,4 @@ bloom-560m
 --ctx
 2048
 --criterion
-gradient
+mass

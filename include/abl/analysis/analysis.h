@@ -57,6 +57,9 @@ typedef struct abl_analysis_config {
     mpq_srcptr logit_lo, logit_hi; /* a range of logits LO <= eps <= HI (both or neither; NULL = none) */
     unsigned mitigations;
     abl_level level;           /* weight: every logit, clamp, distance and window (spec §4, docs/method.md §5) */
+    long gradient_log2;        /* 0: the weights. j != 0: the rounded gradient dS = P * 2^j (spec §15,
+                                * analyze --gradient): every blindness query's tau is lowered by j ln 2;
+                                * the slopes are still fitted to the format's own tau */
     abl_progress progress;     /* reports of abl_analysis_run and abl_analysis_report (fn NULL: none); the
                                 * total is 2 * ABL_ANALYSIS_PROGRESS_UNITS * heads: the run the first half,
                                 * the report (its mass lost) the second */

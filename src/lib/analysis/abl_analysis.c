@@ -423,6 +423,7 @@ abl_status abl_analysis_run(const abl_analysis_config *cfg, abl_analysis *a)
                          .logit = c->logit, .clamp = c->clamp, .softcap = c->softcap};
     if (c->level == ABL_LEVEL_WEIGHT)
         q.weight_keys = attended_keys(c->context - 1, c->window); /* the last row */
+    q.format.emin -= c->gradient_log2; /* the gradient's tau - j ln 2 (abl_gradient.c); 0: the weights */
     for (int i = 0; i < a->heads && st == ABL_OK; i++) {
         st = analyse_head(a, &q, &sorted[i], i);
         if (st == ABL_OK)

@@ -1,0 +1,392 @@
+/* alibi-blind: the backward pass of the eager attention softmax, emulated row by row beside the
+ * forward emulation (spec §15, docs/pipelines.md §9).
+ *
+ * PyTorch's CPU kernel (aten/src/ATen/native/cpu/SoftMaxKernel.cpp, _vec_host_softmax_backward_lastdim,
+ * torch 1.13): sum = sum_k gy_k y_k accumulated in fp32 and stored as scalar_t (the dtype), then
+ * grad_input = (gy - sum) * y in fp32, stored as scalar_t. The forward emulation hands each row's
+ * weights y as stored (abl_simulate_config.row_hook); this file forms dS from them. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "abl_internal.h"
+#include "abl_round.h"
+#include "abl/kernel/backward.h"
+
+/* The backward kind of each preset whose softmax is eager (docs/pipelines.md §9); others: native. */
+static const struct {
+    const char *preset;
+    abl_backward_kind kind;
+} kind_table[] = {
+    {"bloom-hf", ABL_BACKWARD_UPCAST},      /* F.softmax(attn_weights, dim=-1, dtype=torch.float32).to(dtype) */
+    {"eager", ABL_BACKWARD_UPCAST},         /* the same call (the SDPA math path as the tests run it) */
+    {"falcon-hf-eager", ABL_BACKWARD_NATIVE}, /* F.softmax(..., dtype=dtype): the softmax runs in the dtype */
+    {"mpt", ABL_BACKWARD_NATIVE},           /* llm-foundry: torch.softmax(attn_weight, dim=-1) */
+    {"mpt-hf", ABL_BACKWARD_UPCAST},        /* softmax(attn_weights.float(), dim=-1).to(dtype) */
+};
+
+abl_backward_kind abl_backward_kind_of(const abl_pipeline *p)
+{
+    for (size_t i = 0; p != NULL && p->preset != NULL && i < sizeof kind_table / sizeof kind_table[0]; i++)
+        if (strcmp(kind_table[i].preset, p->preset) == 0)
+            return kind_table[i].kind;
+    return ABL_BACKWARD_NATIVE;
+}
+
+const char *abl_backward_kind_name(abl_backward_kind k)
+{
+    return k == ABL_BACKWARD_UPCAST ? "upcast" : "native";
+}
+
+typedef struct bwd_ctx {
+    const abl_backward_config *b;
+    abl_backward_kind kind;
+    abl_fp out;              /* the training dtype (the pipeline's output dtype) */
+    uint64_t n;
+    double up;               /* 2^j (no file) */
+    double scale;            /* 2^k (file) */
+    abl_bwd_head *heads;     /* grown as head indices arrive (the hook is called one row at a time) */
+    int cap;
+    float *dp;               /* one row of dP */
+    float *ds;               /* one row of dS */
+    float *pt;               /* one row of P as stored in the dtype */
+    abl_status failed;
+} bwd_ctx;
+
+/* Into the dtype; a NaN stays NaN (abl_fp_round32 takes finite or infinite values only): a loss scale
+ * that overflows dP gives inf - inf in D and dS, which PyTorch leaves NaN, never 0. */
+static float to_dtype(const bwd_ctx *c, double v)
+{
+    return isnan(v) ? (float)v : abl_fp_round32(&c->out, (float)v);
+}
+
+static int grow_heads(bwd_ctx *c, int need)
+{
+    if (need <= c->cap)
+        return 1;
+    int cap = c->cap ? c->cap : 8;
+    while (cap < need)
+        cap *= 2;
+    abl_bwd_head *h = realloc(c->heads, (size_t)cap * sizeof *h);
+    if (h == NULL)
+        return 0;
+    for (int k = c->cap; k < cap; k++) {
+        memset(&h[k], 0, sizeof h[k]);
+        h[k].first_blind = -1;
+        h[k].fwd_first_blind = -1;
+    }
+    c->heads = h;
+    c->cap = cap;
+    return 1;
+}
+
+/* dS of one row from the file's dP: the kernel's two loops. */
+static void row_from_file(bwd_ctx *c, int h, uint64_t row, const float *w)
+{
+    uint64_t cnt = row + 1;
+    abl_npy_row(c->b->grad, (uint64_t)(h - 1), row, cnt, c->dp);
+    double sum = 0;
+    for (uint64_t k = 0; k < cnt; k++) {
+        c->dp[k] = to_dtype(c, (double)c->dp[k] * c->scale);
+        sum += (double)c->dp[k] * (double)w[k];   /* each product exact in binary64 */
+    }
+    /* native: the CPU kernel stores the sum as scalar_t; upcast: it stays fp32 */
+    float d = c->kind == ABL_BACKWARD_NATIVE ? to_dtype(c, sum) : (float)sum;
+    for (uint64_t k = 0; k < cnt; k++) {
+        float diff = (float)((double)c->dp[k] - (double)d);
+        c->ds[k] = to_dtype(c, (double)(float)((double)diff * (double)w[k]));
+    }
+}
+
+static void row_unit(bwd_ctx *c, uint64_t row, const float *w)
+{
+    for (uint64_t k = 0; k <= row; k++)
+        c->ds[k] = to_dtype(c, (double)(float)((double)w[k] * c->up));
+}
+
+static void count_row(bwd_ctx *c, abl_bwd_head *hd, uint64_t row, const float *w)
+{
+    int last = row == c->n - 1;
+    for (uint64_t k = 0; last && k <= row; k++)
+        if (w[k] == 0.0f && (hd->fwd_first_blind < 0 || (int64_t)(row - k) < hd->fwd_first_blind))
+            hd->fwd_first_blind = (int64_t)(row - k);
+    for (uint64_t k = 0; k <= row; k++) {
+        if (c->ds[k] != 0.0f)
+            continue;
+        hd->matrix_zeros++;
+        if (w[k] != 0.0f)
+            hd->only_matrix++;
+        if (last) {
+            hd->row_zeros++;
+            if (w[k] != 0.0f)
+                hd->only_row++;
+            int64_t d = (int64_t)(row - k);
+            if (hd->first_blind < 0 || d < hd->first_blind)
+                hd->first_blind = d;
+        }
+    }
+}
+
+/* Unit upstream, by comparisons alone: dS = dtype(fp32(P 2^j)) is 0 iff P 2^j <= zero_max (half the
+ * smallest subnormal, a binary32 number or, for fp32 itself, 2^-150: rounding is monotone, so the fp32
+ * rounding of the exact product does not cross it), and a stored weight dtype(P) is 0 iff P <= zero_max. */
+static void count_unit(bwd_ctx *c, abl_bwd_head *hd, uint64_t row, const float *w)
+{
+    double zmax = c->out.zero_max, zs = zmax / c->up; /* P <= zs  <=>  P 2^j <= zmax (exact: powers of 2) */
+    int last = row == c->n - 1;
+    uint64_t zeros = 0, only = 0;
+    for (uint64_t k = 0; k <= row; k++) {
+        double p = w[k];
+        if (p > zs)
+            continue;
+        zeros++;
+        only += p > zmax;
+    }
+    hd->matrix_zeros += zeros;
+    hd->only_matrix += only;
+    if (!last)
+        return;
+    hd->row_zeros = zeros;
+    hd->only_row = only;
+    for (uint64_t k = row + 1; k-- > 0;)
+        if ((double)w[k] <= zmax) {   /* the largest k is the smallest d */
+            hd->fwd_first_blind = (int64_t)(row - k);
+            break;
+        }
+    for (uint64_t k = row + 1; k-- > 0;)
+        if ((double)w[k] <= zs) {
+            hd->first_blind = (int64_t)(row - k);
+            break;
+        }
+}
+
+static void bwd_hook(void *ctxp, int head_index, uint64_t row, const float *logits, const float *weights)
+{
+    bwd_ctx *c = ctxp;
+    (void)logits;
+    if (c->failed != ABL_OK)
+        return;
+    if (head_index < 1 || !grow_heads(c, head_index)) {
+        c->failed = head_index < 1 ? ABL_ERR_INVALID_ARGUMENT : ABL_ERR_NO_MEMORY;
+        return;
+    }
+    if (c->b->grad == NULL) {
+        count_unit(c, &c->heads[head_index - 1], row, weights);
+        return;
+    }
+    const float *pt = weights;
+    if (c->kind == ABL_BACKWARD_UPCAST) { /* weights are the fp32 P; the stored ones are rounded here */
+        for (uint64_t k = 0; k <= row; k++)
+            c->pt[k] = abl_fp_round32(&c->out, weights[k]);
+        pt = c->pt;
+    }
+    if (c->b->grad != NULL) {
+        if (c->b->grad->ndim == 3 && (uint64_t)head_index > c->b->grad->heads) {
+            c->failed = ABL_ERR_MISMATCH;
+            return;
+        }
+        row_from_file(c, head_index, row, weights);
+    } else {
+        row_unit(c, row, weights);
+    }
+    count_row(c, &c->heads[head_index - 1], row, pt);
+}
+
+static abl_status check_pipeline(const abl_simulate_config *cfg, abl_fp *out)
+{
+    if (cfg->row_hook != NULL || cfg->pipeline.softmax != ABL_SOFTMAX_EAGER || cfg->pipeline.rows != 0)
+        return ABL_ERR_UNSUPPORTED;
+    return abl_fp_init(&cfg->pipeline.output_dtype, out);
+}
+
+static void totals(abl_backward *out)
+{
+    for (int h = 0; h < out->heads; h++) {
+        out->row_zeros += out->results[h].row_zeros;
+        out->matrix_zeros += out->results[h].matrix_zeros;
+        out->only_row += out->results[h].only_row;
+        out->only_matrix += out->results[h].only_matrix;
+    }
+}
+
+static abl_status backward_init(const abl_simulate_config *cfg, const abl_backward_config *b, abl_backward *out,
+                                abl_fp *fp)
+{
+    memset(out, 0, sizeof *out);
+    if (cfg == NULL || b == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    out->log2_upstream = b->log2_upstream;
+    out->log2_scale = b->log2_scale;
+    out->from_file = b->grad != NULL;
+    out->kind = abl_backward_kind_of(&cfg->pipeline);
+    if (b->grad != NULL && b->grad->n != cfg->context)
+        return ABL_ERR_MISMATCH;
+    if (labs(b->log2_upstream) > 1000 || labs(b->log2_scale) > 1000)
+        return ABL_ERR_INVALID_ARGUMENT;
+    return check_pipeline(cfg, fp);
+}
+
+/* The gradient's zeros of head h from the forward runs: fwd (the dtype) and grad (the dtype with emin
+ * lowered by j, or fwd itself). Blindness is monotone per row in the threshold, so the keys blind in one
+ * and not the other are the difference of the counts. */
+static void from_runs(abl_bwd_head *o, const abl_sim_head *fwd, const abl_sim_head *grad)
+{
+    o->fwd_first_blind = fwd->first_blind;
+    o->first_blind = grad->first_blind;
+    o->row_zeros = grad->row_zeros;
+    o->matrix_zeros = grad->matrix_zeros;
+    o->only_row = grad->row_zeros > fwd->row_zeros ? grad->row_zeros - fwd->row_zeros : 0;
+    o->only_matrix = grad->matrix_zeros > fwd->matrix_zeros ? grad->matrix_zeros - fwd->matrix_zeros : 0;
+}
+
+/*
+ * Unit upstream without the hook, at the forward emulation's own speed: dS = 0 iff P 2^j <= zero_max (see
+ * count_unit), i.e. iff P rounds to 0 in the dtype with emin lowered by j. Native with j >= 0: the forward
+ * zeros themselves (one run); upcast: the emulation stopped at the fp32 P and rounded into that shifted
+ * dtype (a second run). ABL_ERR_UNSUPPORTED when the shifted dtype leaves binary32's range or native j < 0
+ * (the caller then takes the row hook).
+ */
+static abl_status unit_by_runs(const abl_simulate_config *cfg, const abl_backward_config *b, abl_simulation *sim,
+                               abl_backward *out)
+{
+    abl_simulate_config gc = *cfg;
+    abl_fp fp;
+    if (out->kind == ABL_BACKWARD_NATIVE && b->log2_upstream < 0)
+        return ABL_ERR_UNSUPPORTED;
+    if (out->kind == ABL_BACKWARD_UPCAST) {
+        gc.pipeline.output_dtype.emin -= b->log2_upstream;
+        gc.pipeline.output_dtype.flags |= ABL_FMT_CUSTOM;
+        if (gc.pipeline.output_dtype.emin > gc.pipeline.output_dtype.emax ||
+            abl_fp_init(&gc.pipeline.output_dtype, &fp) != ABL_OK)
+            return ABL_ERR_UNSUPPORTED;
+    }
+    abl_status st = abl_simulate_run(cfg, sim);
+    abl_simulation g;
+    memset(&g, 0, sizeof g);
+    int second = out->kind == ABL_BACKWARD_UPCAST;
+    if (st == ABL_OK && second)
+        st = abl_simulate_run(&gc, &g);
+    if (st == ABL_OK && (out->results = calloc((size_t)sim->heads, sizeof *out->results)) == NULL)
+        st = ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK) {
+        out->heads = sim->heads;
+        for (int h = 0; h < sim->heads; h++)
+            from_runs(&out->results[h], &sim->results[h], second ? &g.results[h] : &sim->results[h]);
+        totals(out);
+    }
+    abl_simulation_free(&g);
+    return st;
+}
+
+abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_config *b, abl_simulation *sim,
+                            abl_backward *out)
+{
+    if (sim == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(sim, 0, sizeof *sim);
+    bwd_ctx c;
+    memset(&c, 0, sizeof c);
+    abl_status st = backward_init(cfg, b, out, &c.out);
+    if (st != ABL_OK)
+        return st;
+    if (b->grad == NULL) {
+        st = unit_by_runs(cfg, b, sim, out);
+        if (st != ABL_ERR_UNSUPPORTED)
+            return st;
+        abl_simulation_free(sim);
+        memset(sim, 0, sizeof *sim);
+        st = ABL_OK;
+    }
+    c.b = b;
+    c.n = cfg->context;
+    c.up = ldexp(1.0, (int)b->log2_upstream);
+    c.scale = ldexp(1.0, (int)b->log2_scale);
+    c.dp = malloc((size_t)c.n * sizeof *c.dp);
+    c.ds = malloc((size_t)c.n * sizeof *c.ds);
+    c.pt = malloc((size_t)c.n * sizeof *c.pt);
+    if (c.dp == NULL || c.ds == NULL || c.pt == NULL)
+        st = ABL_ERR_NO_MEMORY;
+    c.kind = out->kind;
+    abl_simulate_config sc = *cfg;
+    /* upcast: the emulation stops at the fp32 P (the rounding into the dtype is done in the hook) */
+    if (st == ABL_OK && c.kind == ABL_BACKWARD_UPCAST)
+        st = abl_format_lookup("fp32", &sc.pipeline.output_dtype);
+    sc.row_hook = bwd_hook;
+    sc.row_hook_ctx = &c;
+    if (st == ABL_OK)
+        st = abl_simulate_run(&sc, sim);
+    if (st == ABL_OK)
+        st = c.failed;
+    if (st == ABL_OK && b->grad != NULL && b->grad->ndim == 3 && b->grad->heads != (uint64_t)sim->heads)
+        st = ABL_ERR_MISMATCH;
+    if (st == ABL_OK && !grow_heads(&c, sim->heads))
+        st = ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK) {
+        sim->config.row_hook = cfg->row_hook; /* the caller's (none), not ours: c dies here */
+        sim->config.row_hook_ctx = cfg->row_hook_ctx;
+        out->heads = sim->heads;
+        out->results = c.heads;
+        c.heads = NULL;
+        totals(out);
+    }
+    free(c.heads);
+    if (st == ABL_OK)
+        sim->config.pipeline = cfg->pipeline; /* as the caller gave it */
+    free(c.dp);
+    free(c.ds);
+    free(c.pt);
+    return st;
+}
+
+/* The pipeline whose forward zeros are the zero-logit gradient zeros (abl_backward_predict). */
+static abl_status predict_pipeline(const abl_backward *out, const abl_backward_config *b, abl_simulate_config *pc)
+{
+    if (b->grad != NULL)
+        return ABL_ERR_UNSUPPORTED;
+    if (out->kind == ABL_BACKWARD_NATIVE)
+        return b->log2_upstream >= 0 ? ABL_OK : ABL_ERR_UNSUPPORTED;
+    abl_format *f = &pc->pipeline.output_dtype;
+    f->emin -= b->log2_upstream;    /* half its smallest subnormal: 2^(emin - p - j) */
+    f->flags |= ABL_FMT_CUSTOM;
+    abl_fp fp;
+    return f->emin > f->emax ? ABL_ERR_UNSUPPORTED : abl_fp_init(f, &fp);
+}
+
+abl_status abl_backward_predict(const abl_simulate_config *cfg, const abl_backward_config *b, abl_backward *out)
+{
+    if (out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    abl_fp fp;
+    abl_status st = backward_init(cfg, b, out, &fp);
+    abl_simulate_config pc;
+    if (st == ABL_OK) {
+        pc = *cfg;
+        st = predict_pipeline(out, b, &pc);
+    }
+    abl_prediction p;
+    memset(&p, 0, sizeof p);
+    if (st == ABL_OK)
+        st = abl_predict_run(&pc, &p);
+    if (st == ABL_OK && (out->results = calloc((size_t)p.heads, sizeof *out->results)) == NULL)
+        st = ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK) {
+        out->heads = p.heads;
+        out->predicted = 1;
+        for (int h = 0; h < p.heads; h++) {
+            out->results[h].fwd_first_blind = -1; /* not predicted */
+            out->results[h].first_blind = p.results[h].first_blind;
+            out->results[h].row_zeros = p.results[h].row_zeros;
+            out->results[h].matrix_zeros = p.results[h].matrix_zeros;
+        }
+        totals(out);
+    }
+    abl_prediction_free(&p);
+    return st;
+}
+
+void abl_backward_free(abl_backward *b)
+{
+    if (b == NULL)
+        return;
+    free(b->results);
+    memset(b, 0, sizeof *b);
+}

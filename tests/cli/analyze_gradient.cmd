@@ -1,0 +1,14 @@
+analyze
+--heads
+4
+--ctx
+2048
+--dtype
+fp16
+--level
+weight
+--gradient
+--upstream
+2^-8
+--format
+csv

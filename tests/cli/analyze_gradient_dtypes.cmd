@@ -1,0 +1,12 @@
+analyze
+--heads
+4
+--ctx
+2048
+--gradient
+--loss-scale
+dynamic
+--dtype
+bf16,fp16
+--format
+csv

@@ -1,0 +1,7 @@
+analyze
+--heads
+4
+--ctx
+64
+--upstream
+1

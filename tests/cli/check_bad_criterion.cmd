@@ -1,0 +1,5 @@
+check
+--model
+bloom-560m
+--criterion
+loss

@@ -1,0 +1,7 @@
+check
+--model
+bloom-560m
+--criterion
+gradient
+--format
+csv

@@ -1,0 +1,11 @@
+simulate
+--heads
+8
+--ctx
+1024
+--dtype
+fp16
+--backward
+--loss-scale
+dynamic
+--compare
