@@ -115,8 +115,8 @@ static abl_status backward_summary(const abl_backward *b, abl_report *r)
                   abl_strf("%llu", (unsigned long long)b->matrix_zeros),
                   abl_strf("%llu", (unsigned long long)b->only_row),
                   abl_strf("%llu", (unsigned long long)b->only_matrix)};
-    static const char *keys[4] = {"row_zeros", "matrix_zeros", "gradient_only_row", "gradient_only_matrix"};
-    static const char *labels[4] = {"zero dS in the last rows", "zero dS in the matrices",
+    static const char *const keys[4] = {"row_zeros", "matrix_zeros", "gradient_only_row", "gradient_only_matrix"};
+    static const char *const labels[4] = {"zero dS in the last rows", "zero dS in the matrices",
                                     "last rows: dS = 0, weight not 0", "matrices: dS = 0, weight not 0"};
     abl_status st = ABL_OK;
     for (int k = 0; k < 4; k++) {
