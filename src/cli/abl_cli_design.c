@@ -47,7 +47,6 @@ typedef struct design_run {
     abl_design_result res;      /* what the run gave */
     abl_layer layer;            /* the layer designed for: its format, kernel, heads and context (a value) */
     const char *pipe_spec;      /* the kernel's name as given (display) */
-    const char *mode;           /* keep all, targets, slopes, clamp */
     uint64_t *targets;          /* --targets */
     float *held;                /* --slopes: the schedule's slopes as the kernel holds them */
     const char *schedule;       /* the schedule the clamp is judged for (display) */
@@ -91,249 +90,6 @@ static int parse_targets(const char *list, uint64_t **out, int *n)
     }
     free(copy);
     return rc;
-}
-
-/* A cell whose text the caller made on the heap (freed here; NULL, out of memory, shows as ""): its JSON
- * the same text, or null. */
-static void cell_owned(abl_report *r, char *t, int json_null)
-{
-    abl_report_cell(r, t ? t : "", json_null ? "null" : t, NULL);
-    free(t);
-}
-
-/* One summary line whose text and JSON the caller built on the heap (freed here; NULL: out of memory). */
-static abl_status summary_owned(abl_report *r, const char *key, const char *label, char *text, char *json)
-{
-    abl_status st = text != NULL && json != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
-    if (st == ABL_OK)
-        abl_report_summary(r, key, label, text, json);
-    free(text);
-    free(json);
-    return st;
-}
-
-/* The clamp's lines: every claim in them was checked on the kernel (abl_design_clamp_find). */
-static abl_status clamp_summary(abl_report *r, const design_run *d)
-{
-    const abl_design_clamp *c = &d->res.clamp;
-    abl_status st;
-    if (c->none_needed) {
-        st = summary_owned(r, "clamp", "least restrictive clamp c",
-                           abl_cli_printf("none needed (%s keeps every weight unclamped on %s; any clamp keeps them)",
-                                       d->schedule, d->pipe_spec),
-                           abl_cli_printf("null"));
-    } else {
-        st = summary_owned(r, "clamp", "least restrictive clamp c",
-                           abl_cli_printf("%s (for %s on %s; the next clamp below, %s, leaves zero weights in %d of %d "
-                                       "heads)", c->clamp_text, d->schedule, d->pipe_spec, c->next_text,
-                                       c->next_failing, d->res.clamp_heads),
-                           abl_cli_printf("%s", c->clamp_text));
-        if (st == ABL_OK)
-            st = summary_owned(r, "clamp_next", "next clamp below", abl_cli_printf("%s", c->next_text),
-                               abl_cli_printf("%s", c->next_text));
-        if (st == ABL_OK)
-            st = summary_owned(r, "clamp_next_failing_heads", "heads the next clamp leaves blind",
-                               abl_cli_printf("%d", c->next_failing), abl_cli_printf("%d", c->next_failing));
-    }
-    int none = strcmp(c->bound_text, "none") == 0;
-    if (st == ABL_OK)
-        st = summary_owned(r, "clamp_bound", "exact bound",
-                           abl_cli_printf("%s (weight level: the exact softmax of the unrounded logits)", c->bound_text),
-                           abl_cli_printf("%s", none ? "null" : c->bound_text));
-    if (st == ABL_OK && !c->none_needed)
-        st = summary_owned(r, "clamp_margin", "clamp margin", abl_cli_printf("%s", c->margin_text),
-                           abl_cli_printf("%s", c->margin_text));
-    if (st == ABL_OK)
-        st = summary_owned(r, "paper_clamp_margin", "paper's clamp -87",
-                           c->paper_failing > 0
-                               ? abl_cli_printf("leaves zero weights in %d of %d heads (weight-level margin %s nats)",
-                                             c->paper_failing, d->res.clamp_heads, c->paper_margin_text)
-                               : abl_cli_printf("keeps every head (weight-level margin %s nats)", c->paper_margin_text),
-                           abl_cli_printf("%s", c->paper_margin_text));
-    if (st == ABL_OK)
-        st = summary_owned(r, "paper_clamp_failing_heads", "heads -87 leaves blind", abl_cli_printf("%d", c->paper_failing),
-                           abl_cli_printf("%d", c->paper_failing));
-    return st;
-}
-
-/* The report's header: the kernel, the context, the mode and the logit budget. */
-static void report_meta(abl_report *r, const design_run *d)
-{
-    abl_report_meta(r, "pipeline", "pipeline", d->job.cfg.pipeline.preset, NULL);
-    /* every output states the code revision it answers for (issue 18, "Versions") */
-    abl_report_meta(r, "pipeline_version", "version", d->job.cfg.pipeline.version ? d->job.cfg.pipeline.version : "?",
-                    NULL);
-    abl_report_meta(r, "dtype", "output dtype", d->job.cfg.pipeline.output_dtype.name, NULL);
-    char *n = abl_cli_printf("%llu", (unsigned long long)d->job.cfg.context);
-    abl_report_meta(r, "context", "context N", n ? n : "", n ? n : "");
-    free(n);
-    abl_report_meta(r, "mode", "mode", d->mode, NULL);
-}
-
-/* One row per head: its slope, its target or largest N, and its min logits (computed by the run). */
-static void report_row(abl_report *r, const design_run *d, int h, const int64_t *lost)
-{
-    const abl_design_result *res = &d->res;
-    abl_report_row(r);
-    cell_owned(r, abl_cli_printf("%d", h + 1), 0);
-    char *exact = abl_design_slopes_spec(&res->slopes[h], 1);
-    char *t = abl_cli_printf("%.9g", (double)res->slopes[h]);
-    abl_report_cell(r, t ? t : "", exact ? exact + 7 : "null", NULL);
-    free(t);
-    free(exact);
-    if (d->targets != NULL)
-        cell_owned(r, abl_cli_printf("%llu", (unsigned long long)d->targets[h]), 0);
-    if (res->sees != NULL)
-        cell_owned(r, abl_cli_printf("%s%llu", res->sees[h] >= DESIGN_SEES_CAP ? ">=" : "",
-                                     (unsigned long long)res->sees[h]),
-                   res->sees[h] >= DESIGN_SEES_CAP);
-    if (lost != NULL && lost[h] >= 0)
-        cell_owned(r, abl_cli_printf("%lld", (long long)lost[h]), 0);
-    else if (lost != NULL)
-        abl_report_cell(r, "none", "null", NULL);
-    for (int k = 0; k < 2; k++) {
-        const char *ml = res->min_logits[2 * h + k];
-        abl_report_cell(r, ml, strcmp(ml, "none") == 0 ? "null" : ml, NULL);
-    }
-}
-
-/* Where the kernel's P.V loses keys the weights keep (docs/method.md, "Influence"): each designed head's first
- * distance without influence at N, from the exact predictor; NULL when it equals the weight's (or no answer). */
-static int64_t *design_influence(const design_run *d)
-{
-    const abl_design_result *res = &d->res;
-    if (res->slopes == NULL || res->n < 1)
-        return NULL;
-    mpq_t *m = malloc((size_t)res->n * sizeof *m);
-    int64_t *lost = malloc((size_t)res->n * sizeof *lost);
-    abl_schedule_spec spec;
-    memset(&spec, 0, sizeof spec);
-    abl_status st = m != NULL && lost != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
-    for (int h = 0; m != NULL && h < res->n; h++) {
-        mpq_init(m[h]);
-        mpq_set_d(m[h], (double)res->slopes[h]);   /* a binary32 value: exact */
-    }
-    if (st == ABL_OK)
-        st = abl_schedule_spec_slopes((const mpq_t *)m, (size_t)res->n, &spec);
-    abl_prediction pred;
-    memset(&pred, 0, sizeof pred);
-    if (st == ABL_OK) {
-        abl_simulate_config sc;
-        memset(&sc, 0, sizeof sc);
-        sc.pipeline = d->job.cfg.pipeline;
-        sc.slopes = &spec;
-        sc.context = d->job.cfg.context;
-        sc.threads = d->job.cfg.threads;
-        st = abl_predict_run(&sc, &pred);
-    }
-    if (st == ABL_OK && pred.influence_differs && pred.heads == res->n)
-        for (int h = 0; h < res->n; h++)
-            lost[h] = pred.results[h].first_influence_zero;
-    else
-        st = ABL_ERR_UNSUPPORTED;
-    abl_prediction_free(&pred);
-    abl_schedule_spec_free(&spec);
-    for (int h = 0; m != NULL && h < res->n; h++)
-        mpq_clear(m[h]);
-    free(m);
-    if (st != ABL_OK) {
-        free(lost);
-        return NULL;
-    }
-    return lost;
-}
-
-static void report_heads(abl_report *r, const design_run *d, const int64_t *lost)
-{
-    const abl_design_result *res = &d->res;
-    abl_report_column(r, "head", "head", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "slope", "slope (fp32)", ABL_ALIGN_RIGHT);
-    if (d->targets != NULL)
-        abl_report_column(r, "first_blind", "first blind", ABL_ALIGN_RIGHT);
-    if (res->sees != NULL)
-        abl_report_column(r, "sees", "sees N", ABL_ALIGN_RIGHT);
-    if (lost != NULL)
-        abl_report_column(r, "first_influence_zero", "first no-influence", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "min_logit_half", "min logit d=N/2", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "min_logit_last", "min logit d=N-1", ABL_ALIGN_RIGHT);
-    for (int h = 0; h < res->n; h++)
-        report_row(r, d, h, lost);
-    char *v = NULL;
-    if (d->targets == NULL && res->sees == NULL)
-        v = abl_cli_printf("no zero weight in %llu x %llu on %s%s", (unsigned long long)d->job.cfg.context,
-                           (unsigned long long)d->job.cfg.context, d->pipe_spec,
-                           res->simulated ? " (predictor and simulate)" : " (predictor)");
-    else if (d->targets != NULL)
-        v = abl_cli_printf("first blind distance = target for every head on %s%s", d->pipe_spec,
-                           res->simulated ? " (predictor and simulate)" : " (predictor)");
-    if (d->targets != NULL || res->sees == NULL)
-        abl_report_summary(r, "verified", "verified", v ? v : "", "true");
-    free(v);
-}
-
-static void report_notes(abl_report *r, const design_run *d)
-{
-    const abl_design_result *res = &d->res;
-    if (res->slopes != NULL)
-        abl_report_note(r, "slopes are binary32 values; each is decided by the kernel's exact zero-logit predictor "
-                           "(and the full emulation for N <= 4096).");
-    if (res->sees != NULL)
-        abl_report_note(r, "sees N: the largest context whose N x N matrix has no zero weight for that head.");
-    if (res->slopes != NULL)
-        abl_report_note(r, "min logit: the smallest logit a key at that distance needs (nats, relative to the "
-                           "zero-logit keys) to keep a non-zero weight in the last row on the kernel: its score "
-                           "through the kernel's roundings (the logit dtype, the softmax), found by bisection over "
-                           "binary32 scores and checked one step beyond, rounded up. A value <= 0 at d=N-1 means a "
-                           "zero-logit key there keeps its weight.");
-    if (res->have_clamp)
-        abl_report_note(r, "clamp: bias = max(-m d, c), decided on the kernel: c as the kernel stores it (eager: the "
-                           "bias dtype; flash: fp32), every head's last row through its softmax, checked one step "
-                           "beyond (the next representable clamp below); margins and the exact bound at the weight "
-                           "level (eager: e^c/S of the heads the clamp reaches, else their key at N-1, against the "
-                           "output dtype; flash: exp2's flush threshold).");
-    if (res->clamp_skipped)
-        abl_report_note(r, "no clamp line: the clamp is checked on eager and flash softmaxes only.");
-    const char *modelled = abl_pipeline_modelled_note(&d->job.cfg.pipeline);
-    if (modelled != NULL)
-        abl_report_note(r, modelled);
-}
-
-static abl_status build_report(const design_run *d, abl_report **out)
-{
-    abl_report *r = abl_report_new("ALiBi slope design", "heads");
-    if (r == NULL)
-        return ABL_ERR_NO_MEMORY;
-    abl_status st = ABL_OK;
-    if (d->model != NULL)
-        abl_report_meta(r, "model", "model", d->model->name, NULL);
-    if (d->config != NULL) {
-        char *q = abl_report_json_string(d->config);
-        if (q != NULL)
-            abl_report_meta(r, "config", "config", d->config, q);
-        st = q != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
-        free(q);
-    }
-    report_meta(r, d);
-    char *b = d->job.cfg.budget ? abl_decimal_string(d->job.cfg.budget) : NULL;
-    abl_report_meta(r, "logit_budget", "logit budget B", b ? b : "0", b ? b : "0");
-    free(b);
-    int64_t *lost = design_influence(d);   /* NULL unless the kernel's P.V loses more than its weights */
-    if (d->res.slopes != NULL)
-        report_heads(r, d, lost);
-    if (st == ABL_OK && d->res.have_clamp)
-        st = clamp_summary(r, d);
-    report_notes(r, d);
-    if (lost != NULL)
-        abl_report_note(r, "first no-influence: the smallest distance of the last row at N whose key contributes "
-                           "nothing to P.V for unit-scale values on this kernel (P rounded to its pv-dtype, added "
-                           "in pv-accumulate; docs/method.md, Influence), whether or not its weight is 0.");
-    free(lost);
-    if (st != ABL_OK) {
-        abl_report_free(r);
-        return st;
-    }
-    *out = r;
-    return ABL_OK;
 }
 
 static int emit_special(const design_run *d, const char *fmt, const char *path)
@@ -448,7 +204,6 @@ static int design_targets(const char *targets, design_run *d)
         if (d->targets[i] >= d->job.cfg.context)
             return abl_cli_usage_error("--targets: target %llu is not inside the context (below --ctx %llu)",
                                        (unsigned long long)d->targets[i], (unsigned long long)d->job.cfg.context);
-    d->mode = "targets";
     d->job.mode = ABL_DESIGN_TARGETS;
     d->job.targets = d->targets;
     d->job.heads = nt;
@@ -458,7 +213,6 @@ static int design_targets(const char *targets, design_run *d)
 /* --slopes: the schedule judged, as the kernel holds it. */
 static int design_judge(const char *slopes, design_run *d)
 {
-    d->mode = "slopes";
     d->schedule = slopes;
     if (abl_cli_slopes(slopes, &d->sched))
         return ABL_EXIT_USAGE;
@@ -476,7 +230,6 @@ static int design_keep_all(design_run *d)
 {
     if (d->heads == 0)
         return abl_cli_usage_error("design: --heads H is required (or --targets/--slopes)");
-    d->mode = d->clamp_only ? "clamp" : "keep all";
     d->job.mode = d->clamp_only ? ABL_DESIGN_CLAMP_ONLY : ABL_DESIGN_KEEP_ALL;
     d->job.heads = (int)d->heads;
     abl_status st = ABL_OK;
@@ -610,7 +363,8 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     if (d->special)
         return emit_special(d, fmt, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report *r = NULL;
-    abl_status st = build_report(d, &r);
+    const abl_design_shown shown = {d->model != NULL ? d->model->name : NULL, d->config, d->pipe_spec, d->schedule};
+    abl_status st = abl_design_report(&d->job, &d->res, &shown, &r);
     abl_cli_bar_finish(&d->bar);
     if (st != ABL_OK)
         return design_status(st, "report");

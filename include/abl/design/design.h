@@ -12,6 +12,7 @@
 #include "abl/core/slope.h"
 #include "abl/kernel/pipeline.h"
 #include "abl/core/progress.h"
+#include "abl/report/report.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -186,6 +187,22 @@ ABL_API abl_status abl_design_held_slopes(const abl_design_config *c, const abl_
 /* The schedule slopes:m1,...,mn of binary32 values, exactly (no text round trip; free with
  * abl_schedule_spec_free). ABL_ERR_BAD_SLOPE for a value that is not positive. */
 ABL_API abl_status abl_design_slopes_schedule(const float *slopes, int n, abl_schedule_spec *out);
+
+/* How a design report names what the caller resolved: the catalogue model (NULL: none), the config.json read
+ * (NULL: none), the kernel as the user gave it ("eager" when none) and the schedule the clamp is judged for
+ * (KEEP_ALL, CLAMP_ONLY, JUDGE). */
+typedef struct abl_design_shown {
+    const char *model;
+    const char *config;
+    const char *kernel;
+    const char *schedule;
+} abl_design_shown;
+
+/* design's report of a finished run: a row per head (slope, target or largest N, first distance without
+ * influence where the kernel's P.V loses more keys than its weights, min logits), the clamp's lines and
+ * the notes. The document the CLI prints and abl_flat_design returns. */
+ABL_API abl_status abl_design_report(const abl_design_job *job, const abl_design_result *res,
+                                     const abl_design_shown *shown, abl_report **out);
 
 /* "slopes:m1,m2,..." with each binary32 value written exactly (malloc'd); analyze --slopes reads it back. */
 ABL_API char *abl_design_slopes_spec(const float *slopes, int n);
