@@ -14,7 +14,7 @@ import numbers
 
 from . import _lib
 
-__all__ = ["Error", "thresholds", "analyze", "simulate", "predict", "check", "models", "table", "reproduce", "exact",
+__all__ = ["Error", "thresholds", "analyze", "simulate", "predict", "check", "design", "models", "table", "reproduce", "exact",
            "dtype_name"]
 __version__ = "0.2.0"
 
@@ -222,6 +222,28 @@ def check(model=None, config=None, ctx=None, dtype=None, heads=None, slopes=None
     k = _count("max_blind_heads", max_blind_heads, 0, 65536)
     return _answer(_lib.lib.abl_flat_check(ctypes.byref(m), k, _text("max_row_fraction", max_row_fraction),
                                            ctypes.byref(w)), keep)
+
+
+def design(heads=None, ctx=None, dtype=None, pipeline=None, model=None, config=None, keep=None, slopes=None,
+           targets=None, clamp=False, logit_budget=None, threads=None, force=False, budget=None, progress=None):
+    """alibi-blind design ... --format json: binary32 slopes that keep every head seeing on a kernel (keep="all",
+    the default), slopes= judged (the largest N each head keeps every key), targets= (first blind distances, one
+    per head) placed exactly, or clamp=True for the least restrictive clamp alone."""
+    m = _model_args(model, config, dtype, heads, slopes, ctx, pipeline)
+    d = _lib.DesignArgs()
+    d.keep = _str(keep)
+    arr = None
+    if targets is not None:
+        if isinstance(targets, str):
+            targets = [t for t in targets.split(",")]
+        vals = [_count("targets", t, 1, 1 << 24) for t in targets]
+        arr = (ctypes.c_uint64 * max(len(vals), 1))(*vals)
+        d.targets, d.ntargets = ctypes.cast(arr, ctypes.POINTER(ctypes.c_uint64)), len(vals)
+    d.clamp_only = int(bool(clamp))
+    d.logit_budget = _text("logit_budget", logit_budget)
+    d.threads = _count("threads", threads, 1, 256)
+    w, keep_alive = _work(budget, force, progress)
+    return _answer(_lib.lib.abl_flat_design(ctypes.byref(m), ctypes.byref(d), ctypes.byref(w)), (arr, keep_alive))
 
 
 def _range(value):

@@ -39,6 +39,11 @@ class ModelArgs(ctypes.Structure):
                 ("pipeline", ctypes.c_char_p)]
 
 
+class DesignArgs(ctypes.Structure):
+    _fields_ = [("keep", ctypes.c_char_p), ("targets", ctypes.POINTER(ctypes.c_uint64)), ("ntargets", ctypes.c_size_t),
+                ("clamp_only", ctypes.c_int), ("logit_budget", ctypes.c_char_p), ("threads", ctypes.c_int)]
+
+
 class TableArgs(ctypes.Structure):
     _fields_ = [("table", ctypes.c_int), ("dtypes", ctypes.POINTER(ctypes.c_char_p)), ("ndtypes", ctypes.c_size_t),
                 ("dtype_list", ctypes.c_int), ("convention", ctypes.c_char_p), ("digits", ctypes.c_int),
@@ -102,3 +107,5 @@ lib.abl_flat_analyze_kernel.argtypes = [ctypes.POINTER(ModelArgs), ctypes.POINTE
 lib.abl_flat_analyze_kernel.restype = _R
 lib.abl_flat_check.argtypes = [ctypes.POINTER(ModelArgs), ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(Work)]
 lib.abl_flat_check.restype = _R
+lib.abl_flat_design.argtypes = [ctypes.POINTER(ModelArgs), ctypes.POINTER(DesignArgs), ctypes.POINTER(Work)]
+lib.abl_flat_design.restype = _R

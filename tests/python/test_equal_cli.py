@@ -229,3 +229,38 @@ def test_numpy_in_place():
     t = np.zeros((2, 8, 8), dtype=np.float32).transpose(0, 2, 1)
     s, owner = scores(t)
     assert s.data != t.ctypes.data and owner.flags["C_CONTIGUOUS"]
+
+
+DESIGN = [
+    ({"heads": 8, "ctx": 2048}, ["--heads", "8", "--ctx", "2048"]),
+    ({"heads": 4, "ctx": 4096, "dtype": "fp16", "pipeline": "flash2"},
+     ["--heads", "4", "--ctx", "4096", "--dtype", "fp16", "--pipeline", "flash2"]),
+    ({"ctx": 1024, "targets": [100, 300, 900]}, ["--ctx", "1024", "--targets", "100,300,900"]),
+    ({"heads": 8, "ctx": 4096, "slopes": "press"}, ["--heads", "8", "--ctx", "4096", "--slopes", "press"]),
+    ({"heads": 8, "ctx": 2048, "clamp": True}, ["--heads", "8", "--ctx", "2048", "--clamp"]),
+    ({"heads": 4, "ctx": 1024, "logit_budget": "-2", "keep": "all"},
+     ["--heads", "4", "--ctx", "1024", "--logit-budget", "-2", "--keep", "all"]),
+    ({"model": "bloom-560m", "ctx": 2048}, ["--model", "bloom-560m", "--ctx", "2048"]),
+    ({"heads": 16, "ctx": 4096, "pipeline": "llamacpp-cpu"}, ["--heads", "16", "--ctx", "4096", "--pipeline", "llamacpp-cpu"]),
+]
+
+
+@pytest.mark.parametrize("kw,args", DESIGN)
+def test_design(cli, kw, args):
+    rc, doc, err = cli("design", *args)
+    assert rc == 0, err
+    assert ab.design(**kw) == doc
+
+
+@pytest.mark.parametrize("kw,cli_args", [
+    ({"ctx": 2048}, ["--ctx", "2048"]),
+    ({"heads": 8, "ctx": 2048, "keep": "some"}, ["--heads", "8", "--ctx", "2048", "--keep", "some"]),
+    ({"heads": 2, "ctx": 2048, "targets": [5, 9000]}, ["--heads", "2", "--ctx", "2048", "--targets", "5,9000"]),
+    ({"model": "jina-embeddings-v2-base-en"}, ["--model", "jina-embeddings-v2-base-en"]),
+])
+def test_design_refusals(cli, kw, cli_args):
+    """What the CLI refuses with exit 2, design() refuses with alibi_blind.Error."""
+    rc, _, _ = cli("design", *cli_args)
+    assert rc == 2
+    with pytest.raises(ab.Error):
+        ab.design(**kw)

@@ -126,6 +126,20 @@ ABL_API abl_flat_result *abl_flat_table(const abl_flat_table_args *a, const abl_
 
 /* reproduce [--published DIR] [--differences]: status ABL_ERR_MISMATCH with the document when a difference
  * is unexplained or an erratum stale (the CLI's exit 1). */
+/* design: the CLI's design command (abl_design_report's document). The model arguments as for check (heads
+ * and slopes: the heads designed, or the schedule judged); keep "all" or NULL; targets: first blind distances,
+ * one per head (NULL: none); clamp_only: the clamp alone; logit_budget: decimal text, 0 or negative. */
+typedef struct abl_flat_design_args {
+    const char *keep;
+    const uint64_t *targets;
+    size_t ntargets;
+    int clamp_only;
+    const char *logit_budget;
+    int threads;                /* 0: every core */
+} abl_flat_design_args;
+ABL_API abl_flat_result *abl_flat_design(const abl_flat_model_args *m, const abl_flat_design_args *d,
+                                         const abl_flat_work *w);
+
 ABL_API abl_flat_result *abl_flat_reproduce(const char *published_dir, int differences);
 
 #ifdef __cplusplus
