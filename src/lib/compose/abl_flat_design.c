@@ -4,7 +4,6 @@
  * name (the local Hugging Face cache is the CLI's alone, as for the other flat entry points). */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "abl/core/decimal.h"
 #include "abl/core/format.h"
 #include "abl/design/design.h"
@@ -51,18 +50,7 @@ static abl_flat_result *design_model(const abl_flat_model_args *a, flat_design *
         return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "model: unknown model '%s' (models() lists them, or use config=)",
                              a->model);
     if (a->config != NULL) {
-        struct stat sb;
-        size_t n = strlen(a->config);
-        int dir = stat(a->config, &sb) == 0 && S_ISDIR(sb.st_mode);
-        d->config_path = dir ? abl_strf("%s%sconfig.json", a->config, n > 0 && a->config[n - 1] == '/' ? "" : "/")
-                             : abl_strf("%s", a->config);
-        if (d->config_path == NULL)
-            return abl_flat_fail(ABL_ERR_NO_MEMORY, "out of memory");
-        char *err = NULL;
-        abl_status st = abl_model_spec_from_file(d->config_path, &d->spec, &err);
-        abl_flat_result *e = st == ABL_OK ? NULL : abl_flat_fail(st, "config: %s: %s", d->config_path,
-                                                                 err ? err : abl_status_message(st));
-        free(err);
+        abl_flat_result *e = abl_flat_config_read(a->config, &d->spec, &d->config_path);
         if (e != NULL)
             return e;
         d->have_config = 1;

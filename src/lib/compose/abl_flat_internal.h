@@ -55,5 +55,8 @@ typedef struct abl_flat_setup {
 abl_flat_result *abl_flat_setup_resolve(const abl_flat_model_args *a, const char *command, uint64_t max_ctx,
                                         abl_flat_setup *s);
 void abl_flat_setup_free(abl_flat_setup *s);
+/* config=: a config.json, or a folder holding one, read into *spec; *path the file read (malloc'd, also on
+ * failure; NULL out of memory). NULL, or the failure naming the file. */
+abl_flat_result *abl_flat_config_read(const char *config, abl_model_spec *spec, char **path);
 
 #endif

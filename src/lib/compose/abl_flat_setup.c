@@ -79,21 +79,27 @@ static abl_status build_sources(abl_flat_setup *s)
     return ABL_OK;
 }
 
-/* config: a file, or a folder holding config.json. */
-static abl_flat_result *read_config(const char *config, abl_flat_setup *s, const char **shown)
+abl_flat_result *abl_flat_config_read(const char *config, abl_model_spec *spec, char **path)
 {
     struct stat sb;
-    char *path = NULL;
-    if (stat(config, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        size_t n = strlen(config);
-        if ((path = own(s, abl_strf("%s%sconfig.json", config, n > 0 && config[n - 1] == '/' ? "" : "/"))) == NULL)
-            return abl_flat_fail(ABL_ERR_NO_MEMORY, "out of memory");
-    }
-    *shown = path != NULL ? path : config;
+    size_t n = strlen(config);
+    int dir = stat(config, &sb) == 0 && S_ISDIR(sb.st_mode);
+    *path = dir ? abl_strf("%s%sconfig.json", config, n > 0 && config[n - 1] == '/' ? "" : "/") : abl_strf("%s", config);
+    if (*path == NULL)
+        return abl_flat_fail(ABL_ERR_NO_MEMORY, "out of memory");
     char *err = NULL;
-    abl_status st = abl_model_spec_from_file(*shown, &s->spec, &err);
-    abl_flat_result *e = st == ABL_OK ? NULL : abl_flat_fail(st, "config: %s: %s", *shown, err ? err : abl_status_message(st));
+    abl_status st = abl_model_spec_from_file(*path, spec, &err);
+    abl_flat_result *e = st == ABL_OK ? NULL : abl_flat_fail(st, "config: %s: %s", *path, err ? err : abl_status_message(st));
     free(err);
+    return e;
+}
+
+/* config: a file, or a folder holding config.json (the path shown is owned by s). */
+static abl_flat_result *read_config(const char *config, abl_flat_setup *s, const char **shown)
+{
+    char *path = NULL;
+    abl_flat_result *e = abl_flat_config_read(config, &s->spec, &path);
+    *shown = own(s, path);
     return e;
 }
 
