@@ -55,6 +55,11 @@ typedef struct abl_model_spec {
     abl_pipeline_spec pipeline; abl_source pipeline_src;   /* the default code path's pipeline, owned (its
                                                             * text is the display name, e.g. "falcon-hf-sdpa,
                                                             * head-dim=128,bias-scale=0.088388347648318433") */
+    double slope_divisor;              /* BTLM/jais alibi_scaling.factor F: the code's slopes are fp32(m32 / fp32(F))
+                                        * (abl_config_fields.c); 0: none */
+    char *kernel_note;                 /* the config fields read that do not change the zero-logit answer
+                                        * (clip_qkv, mup_scale_qk_dot_by_d, alibi_scaling.train_seq_len), as
+                                        * shown in the pipeline's source; owned, NULL when none */
 } abl_model_spec;
 
 /* The longest model_type accepted (a real one is a word: "mpt", "RefinedWebModel"). */

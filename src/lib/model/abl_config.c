@@ -124,6 +124,7 @@ void abl_model_spec_free(abl_model_spec *s)
     if (s == NULL)
         return;
     free(s->model_type);
+    free(s->kernel_note);
     abl_pipeline_spec_free(&s->pipeline);
     memset(s, 0, sizeof *s);
 }
@@ -509,6 +510,8 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char **msg)
                           family ? model_type_field(s->model_type) : "generic ALiBi model");
     if (st == ABL_OK && family != NULL && strcmp(family, "mpt") == 0)
         st = abl_config_mpt_attn_impl(root, s, msg); /* the code path the config asks for */
+    if (st == ABL_OK)
+        st = abl_config_kernel_fields(root, s, msg); /* alibi_scaling, mup_*, clip_qkv */
     return st;
 }
 
@@ -588,6 +591,8 @@ abl_status abl_model_spec_schedule(const abl_model_spec *s, abl_schedule_spec *o
 {
     if (s == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
+    if (s->slope_divisor > 0)
+        return abl_config_scaled_slopes(s, out); /* BTLM/jais alibi_scaling.factor */
     return abl_schedule_spec_pow2(s->slopes_kind, s->slopes_mpt_bias, out);
 }
 
