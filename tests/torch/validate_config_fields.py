@@ -9,6 +9,8 @@ sources independent of the tool:
 - alibi_scaling.train_seq_len at a context up to train_seq_len, mup_scale_qk_dot_by_d and MPT's
   attn_config.clip_qkv scale or bound the scores, not the bias: the zero-logit answer equals the one of the
   same config without the field, and the source says so (clip_qkv with the bound clip^2 * sqrt(head_dim)).
+- replit_lm (replit-code-v1-3b's config, MPT's attention fields at the top level): read as MPT, every head's
+  first blind distance equals PyTorch's for llm-foundry's gen_slopes / build_alibi_bias in fp32.
 usage: validate_config_fields.py BINARY   (needs torch; run by /usr/bin/python3)"""
 import json
 import math
@@ -60,6 +62,22 @@ def torch_first_blind(slopes, scale, n):
     p = torch.nn.functional.softmax(w, dim=-1)
     out = []
     for h in range(H):
+        zero = (p[h] == 0).tolist()
+        out.append(next((d for d in range(n) if zero[n - 1 - d]), None))
+    return out
+
+
+def mpt_first_blind(n_heads, bias_max, n, dtype):
+    """llm-foundry gen_slopes + build_alibi_bias (the last row, zero q.k): smallest d with weight zero"""
+    _n = 2 ** math.ceil(math.log2(n_heads))
+    m = torch.arange(1, _n + 1, dtype=torch.float32).mul(bias_max / _n)
+    slopes = 1.0 / torch.pow(2, m)
+    if _n != n_heads:
+        slopes = torch.concat([slopes[1::2], slopes[::2]])[:n_heads]
+    bias = (torch.arange(1 - n, 1, dtype=torch.int32).view(1, n) * slopes.view(n_heads, 1)).to(dtype)
+    p = torch.softmax(torch.zeros(n_heads, n, dtype=dtype) + bias, dim=-1)
+    out = []
+    for h in range(n_heads):
         zero = (p[h] == 0).tolist()
         out.append(next((d for d in range(n) if zero[n - 1 - d]), None))
     return out
@@ -122,6 +140,12 @@ def main():
     same_answer(binary, "mpt-clip-qkv-6.json", os.path.join(DATA, "..", "configs", "mpt-7b-instruct.json"),
                 "clip_qkv 6: q, k, v clamped, so |q.k^T * scale| <= clip^2 * head_dim * scale = %.6g" % bound, N,
                 failures)
+    # replit_lm (replit-code-v1-3b's own config): MPT's fields at the top level, read as MPT (mpt:8, fp32)
+    rp = analyze(binary, os.path.join(DATA, "..", "configs", "replit-code-v1-3b.json"))
+    want = mpt_first_blind(32, 8, N, torch.float32)
+    if [h["first_blind"] for h in rp["heads"]] != want or rp["slopes"] != "mpt:8" or rp["dtype"] != "fp32":
+        failures.append("replit-code-v1-3b: first blind %s (slopes %s, dtype %s), PyTorch %s" %
+                        ([h["first_blind"] for h in rp["heads"]], rp["slopes"], rp["dtype"], want))
     for f in failures:
         print("FAIL:", f)
     print("%d failures" % len(failures))

@@ -30,24 +30,29 @@ static abl_status add_note(char **notes, char *part)
  * of the scores q.k^T * softmax_scale: at most clip^2 * head_dim * softmax_scale in magnitude. */
 static abl_status mpt_clip_qkv(json_t *root, abl_model_spec *s, char **notes, char **msg)
 {
-    json_t *ac = json_object_get(root, "attn_config");
-    json_t *v = json_is_object(ac) ? json_object_get(ac, "clip_qkv") : NULL;
+    /* replit_lm (replit-code-v1-3b) keeps them at the top level: attn_clip_qkv, softmax_scale */
+    int replit = s->model_type != NULL && strcmp(s->model_type, "replit_lm") == 0;
+    json_t *ac = replit ? root : json_object_get(root, "attn_config");
+    const char *name = replit ? "attn_clip_qkv" : "attn_config.clip_qkv";
+    json_t *v = json_is_object(ac) ? json_object_get(ac, replit ? "attn_clip_qkv" : "clip_qkv") : NULL;
     if (v == NULL || json_is_null(v))
         return ABL_OK;
     double c = json_is_number(v) ? json_number_value(v) : -1;
-    if (!(c > 0 && isfinite(c))) {
-        abl_set_error(msg, "attn_config.clip_qkv is not a positive number or null");
+    if (!(c > 0 && isfinite(c) && c < 1e30)) {
+        abl_set_error(msg, "%s is not a positive number or null", name);
         return ABL_ERR_PARSE;
     }
     if (s->head_dim <= 0)
-        return add_note(notes, abl_strf("attn_config.clip_qkv %.17g: q, k, v clamped to [-%.17g, %.17g] (not the "
-                                        "bias: the zero-logit answer is unchanged)", c, c, c));
+        return add_note(notes, abl_strf("%s %.17g: q, k, v clamped to [-%.17g, %.17g] (not the bias: the "
+                                        "zero-logit answer is unchanged)", name, c, c, c));
     json_t *sv = json_object_get(ac, "softmax_scale");
-    double scale = json_is_number(sv) ? json_number_value(sv) : 1.0 / sqrt((double)s->head_dim);
+    double scale = 1.0 / sqrt((double)s->head_dim); /* llm-foundry's default softmax_scale */
+    if (json_is_number(sv) && json_number_value(sv) > 0)
+        scale = json_number_value(sv);
     double bound = c * c * (double)s->head_dim * scale;
-    return add_note(notes, abl_strf("attn_config.clip_qkv %.17g: q, k, v clamped, so |q.k^T * scale| <= "
-                                    "clip^2 * head_dim * scale = %.6g (not the bias: the zero-logit answer is "
-                                    "unchanged; --logit-range -%.6g:%.6g for that range)", c, bound, bound, bound));
+    return add_note(notes, abl_strf("%s %.17g: q, k, v clamped, so |q.k^T * scale| <= clip^2 * head_dim * "
+                                    "scale = %.6g (not the bias: the zero-logit answer is unchanged; --logit-range "
+                                    "-%.6g:%.6g for that range)", name, c, bound, bound, bound));
 }
 
 /* Cerebras's AlibiPositionEmbeddingLayer.forward: scale = alibi_scaling["factor"] when given, else
