@@ -268,8 +268,11 @@ static const abl_model models[] = {
      "config.json not found"},
     {"jina-embeddings-v2-base-es", "jinaai/jina-embeddings-v2-base-es", "", F_JINA, NULL, 0, 0, 0, 0, "bf16", PRESS,
      "config.json not found"},
-    {"jina-embeddings-v2-base-code", "jinaai/jina-embeddings-v2-base-code", "", F_JINA, NULL, 0, 0, 0, 0, "bf16",
-     PRESS, "config.json not found"},
+    {"jina-embeddings-v2-base-code", "jinaai/jina-embeddings-v2-base-code", "", F_JINA, NULL, 12, 64, 12, 8192, "bf16",
+     PRESS,
+     "the code model's config as a public Rust test copies it (_name_or_path jinaai/jina-bert-v2-qk-post-norm, "
+     "num_attention_heads 12, hidden_size 768, num_hidden_layers 12, vocab_size 61056; its auto_map names that "
+     "repository's modeling_bert.py: text-embeddings-inference); context: model card (8192); dtype not in the config"},
     {"jina-reranker-v1-turbo-en", "jinaai/jina-reranker-v1-turbo-en", "", F_JINA, NULL, 0, 0, 0, 0, "bf16", PRESS,
      "config.json not found"},
     {"jina-reranker-v1-tiny-en", "jinaai/jina-reranker-v1-tiny-en", "", F_JINA, NULL, 0, 0, 0, 0, "bf16", PRESS,
