@@ -34,7 +34,9 @@ typedef struct abl_source {
     abl_origin origin;
     const char *field;         /* static text, never freed: the config field ("n_head",
                                 * "attn_config.alibi_bias_max"), the option ("--heads"), the catalogue
-                                * entry's name, or a default's reason; NULL or "" for none */
+                                * entry's name, or a default's reason; NULL or "" for none. The one
+                                * exception: a spec's pipeline_src may point into the spec's own
+                                * kernel_note, valid while the spec lives */
 } abl_source;
 
 /* A model's settings. It owns model_type and pipeline: free it with abl_model_spec_free. */
