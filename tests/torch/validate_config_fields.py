@@ -91,6 +91,11 @@ def check_factor(binary, name, factor, failures):
     got = [Fraction(h["slope_exact"]) for h in heads]
     if got != want:
         failures.append("%s: slopes %s, expected %s" % (name, [str(g) for g in got], [str(w) for w in want]))
+    # and PyTorch's own division of the model code's fp32 slopes tensor by the Python float (CPU: the scalar
+    # is cast to fp32 first, which matters for F = 2.2, whose binary64 and binary32 values differ)
+    torch_slopes = (torch.tensor(base).unsqueeze(-1) / -factor).squeeze(-1).tolist()
+    if [-Fraction(t) for t in torch_slopes] != got:
+        failures.append("%s: slopes differ from PyTorch's slopes / -scale" % name)
     tfb = torch_first_blind([f32(m) for m in base], factor, N)
     kfb = [h["first_blind"] for h in heads]
     if tfb != kfb:
@@ -118,6 +123,7 @@ def main():
         failures.append("btlm-unscaled: first blind %s, PyTorch %s" % ([h["first_blind"] for h in unscaled["heads"]], tfb))
     fb2 = check_factor(binary, "btlm-factor-2.json", 2.0, failures)
     fb3 = check_factor(binary, "btlm-factor-3.json", 3.0, failures)
+    check_factor(binary, "btlm-factor-2p2.json", 2.2, failures)
     # the factor changes the answer: with F = 2 head h has the unscaled slope of head h + 1 (press, 12 heads:
     # 2^-1, 2^-2, ... for heads 1..8), so its first blind distance is that head's
     if fb2[:7] != [h["first_blind"] for h in unscaled["heads"]][1:8]:
