@@ -259,7 +259,11 @@ static const abl_model models[] = {
      "DNABERT-2 config (num_attention_heads 12, hidden_size 768, num_hidden_layers 12, max_position_embeddings 512, "
      "alibi_starting_size 512) as a public port's test copies it; dtype not in the config"},
     {"jina-embeddings-v2-base-en", "jinaai/jina-embeddings-v2-base-en", "jina-v2-base", F_JINA,
-     "jina-embeddings-v2-base-en", 12, 0, 0, 8192, "bf16", PRESS, PAPER_ONLY},
+     "jina-embeddings-v2-base-en", 12, 64, 12, 8192, "bf16", PRESS,
+     "heads and window: paper Table 5; head dim and layers: a JinaBERT config.json in a public Rust test (code "
+     "jinaai/jina-bert-implementation, model_type bert, position_embedding_type alibi, num_attention_heads 12, "
+     "hidden_size 768, num_hidden_layers 12, max_position_embeddings 8192, vocab_size 30528: the English base "
+     "model's; the test does not name it)"},
     {"jina-embeddings-v2-small-en", "jinaai/jina-embeddings-v2-small-en", "jina-v2-small", F_JINA, NULL, 0, 0, 0,
      8192, "bf16", PRESS, "context: xorbitsai/inference model docs (Max Tokens 8192); config.json not found"},
     {"jina-embeddings-v2-base-zh", "jinaai/jina-embeddings-v2-base-zh", "", F_JINA, NULL, 0, 0, 0, 8192, "bf16",
