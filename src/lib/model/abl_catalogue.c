@@ -186,10 +186,13 @@ static const abl_model models[] = {
      "huggingface/candle candle-transformers/src/models/mpt.rs @8e357d71 Config::replit_code_v1_5_3b (d_model 3072, "
      "n_heads 24, kv_n_heads 8, n_layers 32, max_seq_len 4096, alibi_bias_max 8); dtype: model card (trained in "
      "bfloat16); config.json itself not read"},
-    {"phogpt-4b", "vinai/PhoGPT-4B", "", F_MPT, NULL, 0, 0, 0, 8192, "bf16", MPT(8),
-     "context: VinAIResearch/PhoGPT README (8192); config.json not found"},
-    {"phogpt-4b-chat", "vinai/PhoGPT-4B-Chat", "", F_MPT, NULL, 0, 0, 0, 8192, "bf16", MPT(8),
-     "context: VinAIResearch/PhoGPT README (8192); config.json not found"},
+    {"phogpt-4b", "vinai/PhoGPT-4B", "", F_MPT, NULL, 24, 128, 32, 8192, "bf16", MPT(8),
+     "VinAIResearch/PhoGPT PhoGPT-4B_TechReport.pdf @ed1db35d (max_seq_len 8192, d_model 3072, n_heads 24, n_layers "
+     "32; LLM-foundry with ALiBi); dtype: its README loads torch.bfloat16; alibi_bias_max: llm-foundry's default 8; "
+     "config.json not found"},
+    {"phogpt-4b-chat", "vinai/PhoGPT-4B-Chat", "", F_MPT, NULL, 24, 128, 32, 8192, "bf16", MPT(8),
+     "architecture of vinai/PhoGPT-4B (the fine-tune of it: the technical report, VinAIResearch/PhoGPT @ed1db35d); "
+     "config.json not found"},
     {"phogpt-7b5", "vinai/PhoGPT-7B5", "", F_MPT, NULL, 0, 0, 0, 0, "bf16", MPT(8), "config.json not found"},
     {"phogpt-7b5-instruct", "vinai/PhoGPT-7B5-Instruct", "", F_MPT, NULL, 0, 0, 0, 0, "bf16", MPT(8),
      "config.json not found"},
