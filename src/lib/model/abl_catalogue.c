@@ -196,12 +196,6 @@ static const abl_model models[] = {
     {"phogpt-7b5", "vinai/PhoGPT-7B5", "", F_MPT, NULL, 0, 0, 0, 0, "bf16", MPT(8), "config.json not found"},
     {"phogpt-7b5-instruct", "vinai/PhoGPT-7B5-Instruct", "", F_MPT, NULL, 0, 0, 0, 0, "bf16", MPT(8),
      "config.json not found"},
-    {"sea-lion-v1-3b", "aisingapore/sealion3b", "sealion3b", F_MPT, NULL, 0, 0, 32, 2048, "bf16", MPT(8),
-     "aisingapore/sealion sea-lion-v1.md (layers 32, d_model 2560, sequence length 2048; its head column is "
-     "ambiguous); config.json not found"},
-    {"sea-lion-v1-7b", "aisingapore/sealion7b", "sealion7b", F_MPT, NULL, 0, 0, 32, 2048, "bf16", MPT(8),
-     "aisingapore/sealion sea-lion-v1.md (layers 32, d_model 4096, sequence length 2048; its head column is "
-     "ambiguous); config.json not found"},
     /* Baichuan */
     {"baichuan-13b-base", "baichuan-inc/Baichuan-13B-Base", "", F_BAICHUAN, "Baichuan-13B-Base", 40, 128, 40, 4096,
      "fp16", PRESS, "architecture of baichuan-inc/Baichuan2-13B-Chat config.json; heads and window agree with paper Table 5"},
