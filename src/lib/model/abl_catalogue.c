@@ -193,9 +193,11 @@ static const abl_model models[] = {
     {"phogpt-4b-chat", "vinai/PhoGPT-4B-Chat", "", F_MPT, NULL, 24, 128, 32, 8192, "bf16", MPT(8),
      "architecture of vinai/PhoGPT-4B (the fine-tune of it: the technical report, VinAIResearch/PhoGPT @ed1db35d); "
      "config.json not found"},
-    {"phogpt-7b5", "vinai/PhoGPT-7B5", "", F_MPT, NULL, 0, 0, 0, 0, "bf16", MPT(8), "config.json not found"},
-    {"phogpt-7b5-instruct", "vinai/PhoGPT-7B5-Instruct", "", F_MPT, NULL, 0, 0, 0, 0, "bf16", MPT(8),
-     "config.json not found"},
+    {"phogpt-7b5", "vinai/PhoGPT-7B5", "", F_MPT, NULL, 0, 0, 0, 2048, "bf16", MPT(8),
+     "context: VinAIResearch/PhoGPT README @338d3dfe (PhoGPT-7B5: 7.5B, context length 2048; ALiBi and llm-foundry); "
+     "config.json not found (no head count)"},
+    {"phogpt-7b5-instruct", "vinai/PhoGPT-7B5-Instruct", "", F_MPT, NULL, 0, 0, 0, 2048, "bf16", MPT(8),
+     "context: VinAIResearch/PhoGPT README @338d3dfe (context length 2048); config.json not found (no head count)"},
     /* Baichuan */
     {"baichuan-13b-base", "baichuan-inc/Baichuan-13B-Base", "", F_BAICHUAN, "Baichuan-13B-Base", 40, 128, 40, 4096,
      "fp16", PRESS, "architecture of baichuan-inc/Baichuan2-13B-Chat config.json; heads and window agree with paper Table 5"},
