@@ -6,6 +6,7 @@ lists); an entry without one is refused in one line naming --config (exit 2, not
 usage: catalogue_models.py BINARY"""
 import csv
 import io
+import json
 import re
 import subprocess
 import sys
@@ -25,6 +26,18 @@ def main():
     rows = list(csv.DictReader(io.StringIO(out)))
     if len(rows) < 40:
         print("models: only %d rows" % len(rows))
+        return 1
+    # the model list is one row per model: no note or blank line among the rows, no name twice, and as many
+    # rows as the JSON list has models
+    names = [row["model"] for row in rows]
+    if len(set(names)) != len(names) or any(not n or None in row for n, row in zip(names, rows)):
+        print("models --format csv: not one row per model: %r" % names)
+        return 1
+    rc, jout, err = run(binary, "models", "--format", "json")
+    jmodels = json.loads(jout).get("models") if rc == 0 else None
+    if not isinstance(jmodels, list) or len(jmodels) != len(rows):
+        print("models --format json: %s models, csv %d rows" % (len(jmodels) if isinstance(jmodels, list) else None,
+                                                               len(rows)))
         return 1
     failures, usable = [], 0
     for row in rows:

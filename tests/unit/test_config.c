@@ -356,8 +356,8 @@ static void test_catalogue_spec(void **state)
     assert_schedule(&s, "mpt:8");
     assert_string_equal(s.slopes_src.field, "mpt-7b");
     abl_model_spec_free(&s);
-    /* an entry whose head count was not found (replit-code-v1-3b) gives no spec */
-    assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("replit-code-v1-3b"), &s), ABL_ERR_INVALID_ARGUMENT);
+    /* an entry whose head count was not found (jais-family-256m) gives no spec */
+    assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("jais-family-256m"), &s), ABL_ERR_INVALID_ARGUMENT);
     /* MPT-30B: the model card's n_heads 64 and d_model 7168 (head dim 7168 / 64 = 112), context 8192 */
     assert_int_equal(abl_model_spec_from_catalogue(abl_model_find("mosaicml/mpt-30b"), &s), ABL_OK);
     assert_int_equal(s.heads, 64);

@@ -34,7 +34,9 @@ typedef struct abl_source {
     abl_origin origin;
     const char *field;         /* static text, never freed: the config field ("n_head",
                                 * "attn_config.alibi_bias_max"), the option ("--heads"), the catalogue
-                                * entry's name, or a default's reason; NULL or "" for none */
+                                * entry's name, or a default's reason; NULL or "" for none. The one
+                                * exception: a spec's pipeline_src may point into the spec's own
+                                * kernel_note, valid while the spec lives */
 } abl_source;
 
 /* A model's settings. It owns model_type and pipeline: free it with abl_model_spec_free. */
@@ -55,6 +57,11 @@ typedef struct abl_model_spec {
     abl_pipeline_spec pipeline; abl_source pipeline_src;   /* the default code path's pipeline, owned (its
                                                             * text is the display name, e.g. "falcon-hf-sdpa,
                                                             * head-dim=128,bias-scale=0.088388347648318433") */
+    double slope_divisor;              /* BTLM/jais alibi_scaling.factor F: the code's slopes are fp32(m32 / fp32(F))
+                                        * (abl_config_fields.c); 0: none */
+    char *kernel_note;                 /* the config fields read that do not change the zero-logit answer
+                                        * (clip_qkv, mup_scale_qk_dot_by_d, alibi_scaling.train_seq_len), as
+                                        * shown in the pipeline's source; owned, NULL when none */
 } abl_model_spec;
 
 /* The longest model_type accepted (a real one is a word: "mpt", "RefinedWebModel"). */

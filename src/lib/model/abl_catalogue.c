@@ -178,23 +178,26 @@ static const abl_model models[] = {
      "architecture of mosaicml/mpt-30b (a fine-tune of it); config.json not read"},
     {"mpt-30b-chat", "mosaicml/mpt-30b-chat", "", F_MPT, NULL, 64, 112, 48, 8192, "bf16", MPT(8),
      "architecture of mosaicml/mpt-30b (a fine-tune of it: model card); config.json not read"},
-    {"replit-code-v1-3b", "replit/replit-code-v1-3b", "replit-code", F_MPT, NULL, 0, 0, 0, 0, "bf16", MPT(8),
-     "config.json not found (model card read: no head count)"},
-    {"replit-code-v1.5-3b", "replit/replit-code-v1_5-3b", "replit-code-v1_5-3b", F_MPT, NULL, 0, 0, 0, 4096, "bf16",
-     MPT(8), "context: model card (4096 tokens, trained in bfloat16); config.json not found"},
-    {"phogpt-4b", "vinai/PhoGPT-4B", "", F_MPT, NULL, 0, 0, 0, 8192, "bf16", MPT(8),
-     "context: VinAIResearch/PhoGPT README (8192); config.json not found"},
-    {"phogpt-4b-chat", "vinai/PhoGPT-4B-Chat", "", F_MPT, NULL, 0, 0, 0, 8192, "bf16", MPT(8),
-     "context: VinAIResearch/PhoGPT README (8192); config.json not found"},
-    {"phogpt-7b5", "vinai/PhoGPT-7B5", "", F_MPT, NULL, 0, 0, 0, 0, "bf16", MPT(8), "config.json not found"},
-    {"phogpt-7b5-instruct", "vinai/PhoGPT-7B5-Instruct", "", F_MPT, NULL, 0, 0, 0, 0, "bf16", MPT(8),
+    {"replit-code-v1-3b", "replit/replit-code-v1-3b", "replit-code", F_MPT, NULL, 32, 80, 32, 2048, "fp32", MPT(8),
+     "replit/ReplitLM replit-code-v1-3b/config.json @1a421995 (model_type replit_lm: n_heads 32, d_model 2560, n_layers "
+     "32, max_seq_len 2048, alibi_bias_max 8, attn_impl torch, torch_dtype float32)"},
+    {"replit-code-v1.5-3b", "replit/replit-code-v1_5-3b", "replit-code-v1_5-3b", F_MPT, NULL, 24, 128, 32, 4096,
+     "bf16", MPT(8),
+     "huggingface/candle candle-transformers/src/models/mpt.rs @8e357d71 Config::replit_code_v1_5_3b (d_model 3072, "
+     "n_heads 24, kv_n_heads 8, n_layers 32, max_seq_len 4096, alibi_bias_max 8); dtype: model card (trained in "
+     "bfloat16); config.json itself not read"},
+    {"phogpt-4b", "vinai/PhoGPT-4B", "", F_MPT, NULL, 24, 128, 32, 8192, "bf16", MPT(8),
+     "VinAIResearch/PhoGPT PhoGPT-4B_TechReport.pdf @ed1db35d (max_seq_len 8192, d_model 3072, n_heads 24, n_layers "
+     "32; LLM-foundry with ALiBi); dtype: its README loads torch.bfloat16; alibi_bias_max: llm-foundry's default 8; "
      "config.json not found"},
-    {"sea-lion-v1-3b", "aisingapore/sealion3b", "sealion3b", F_MPT, NULL, 0, 0, 32, 2048, "bf16", MPT(8),
-     "aisingapore/sealion sea-lion-v1.md (layers 32, d_model 2560, sequence length 2048; its head column is "
-     "ambiguous); config.json not found"},
-    {"sea-lion-v1-7b", "aisingapore/sealion7b", "sealion7b", F_MPT, NULL, 0, 0, 32, 2048, "bf16", MPT(8),
-     "aisingapore/sealion sea-lion-v1.md (layers 32, d_model 4096, sequence length 2048; its head column is "
-     "ambiguous); config.json not found"},
+    {"phogpt-4b-chat", "vinai/PhoGPT-4B-Chat", "", F_MPT, NULL, 24, 128, 32, 8192, "bf16", MPT(8),
+     "architecture of vinai/PhoGPT-4B (the fine-tune of it: the technical report, VinAIResearch/PhoGPT @ed1db35d); "
+     "config.json not found"},
+    {"phogpt-7b5", "vinai/PhoGPT-7B5", "", F_MPT, NULL, 0, 0, 0, 2048, "bf16", MPT(8),
+     "context: VinAIResearch/PhoGPT README @338d3dfe (PhoGPT-7B5: 7.5B, context length 2048; ALiBi and llm-foundry); "
+     "config.json not found (no head count)"},
+    {"phogpt-7b5-instruct", "vinai/PhoGPT-7B5-Instruct", "", F_MPT, NULL, 0, 0, 0, 2048, "bf16", MPT(8),
+     "context: VinAIResearch/PhoGPT README @338d3dfe (context length 2048); config.json not found (no head count)"},
     /* Baichuan */
     {"baichuan-13b-base", "baichuan-inc/Baichuan-13B-Base", "", F_BAICHUAN, "Baichuan-13B-Base", 40, 128, 40, 4096,
      "fp16", PRESS, "architecture of baichuan-inc/Baichuan2-13B-Chat config.json; heads and window agree with paper Table 5"},
@@ -219,17 +222,22 @@ static const abl_model models[] = {
      PRESS, PAPER_ONLY},
     {"jais-family-30b-16k", "inceptionai/jais-family-30b-16k", "", F_JAIS, "jais-family-30b-16k", 56, 0, 0, 16384,
      "bf16", PRESS, PAPER_ONLY},
-    {"jais-13b", "inceptionai/jais-13b", "core42/jais-13b", F_JAIS, NULL, 0, 0, 0, 0, "bf16", PRESS,
-     "config.json not found"},
-    {"jais-13b-chat", "inceptionai/jais-13b-chat", "core42/jais-13b-chat", F_JAIS, NULL, 0, 0, 0, 0, "bf16", PRESS,
-     "config.json not found"},
+    {"jais-13b", "inceptionai/jais-13b", "core42/jais-13b", F_JAIS, NULL, 40, 128, 40, 2048, "bf16", PRESS,
+     "Cerebras/modelzoo models/nlp/jais/configs/params_jais_13b.yaml @b85d9fdc (num_heads 40, hidden_size 5120, "
+     "num_hidden_layers 40, max_position_embeddings 2048, position_embedding_type alibi, bfloat16); config.json not read"},
+    {"jais-13b-chat", "inceptionai/jais-13b-chat", "core42/jais-13b-chat", F_JAIS, NULL, 40, 128, 40, 2048, "bf16",
+     PRESS,
+     "Cerebras/modelzoo models/nlp/jais/configs/params_jais_13b_chat.yaml @5ecc0105 (num_heads 40, hidden_size 5120, "
+     "num_hidden_layers 40, max_position_embeddings 2048, bfloat16); config.json not read"},
     {"jais-30b-v3", "inceptionai/jais-30b-v3", "core42/jais-30b-v3", F_JAIS, NULL, 0, 0, 0, 0, "bf16", PRESS,
      "config.json not found"},
     {"jais-30b-chat-v3", "inceptionai/jais-30b-chat-v3", "core42/jais-30b-chat-v3", F_JAIS, NULL, 0, 0, 0, 0, "bf16",
      PRESS, "config.json not found"},
     /* BTLM (cerebras) */
-    {"btlm-3b-8k-base", "cerebras/btlm-3b-8k-base", "btlm", F_BTLM, "BTLM-3B-8k-base", 32, 0, 0, 8192, "bf16", PRESS,
-     PAPER_ONLY},
+    {"btlm-3b-8k-base", "cerebras/btlm-3b-8k-base", "btlm", F_BTLM, "BTLM-3B-8k-base", 32, 80, 32, 8192, "bf16", PRESS,
+     "Cerebras/modelzoo models/nlp/btlm/configs/params_btlm_2p7b_8k.yaml @62025389 (num_heads 32, hidden_size 2560, "
+     "num_hidden_layers 32, max_position_embeddings 8192); heads and window agree with paper Table 5; config.json "
+     "not read"},
     {"btlm-3b-8k-chat", "cerebras/btlm-3b-8k-chat", "", F_BTLM, "BTLM-3B-8k-chat", 32, 0, 0, 8192, "bf16", PRESS,
      PAPER_ONLY},
     /* Encoders */
@@ -250,7 +258,11 @@ static const abl_model models[] = {
      "DNABERT-2 config (num_attention_heads 12, hidden_size 768, num_hidden_layers 12, max_position_embeddings 512, "
      "alibi_starting_size 512) as a public port's test copies it; dtype not in the config"},
     {"jina-embeddings-v2-base-en", "jinaai/jina-embeddings-v2-base-en", "jina-v2-base", F_JINA,
-     "jina-embeddings-v2-base-en", 12, 0, 0, 8192, "bf16", PRESS, PAPER_ONLY},
+     "jina-embeddings-v2-base-en", 12, 64, 12, 8192, "bf16", PRESS,
+     "heads and window: paper Table 5; head dim and layers: a JinaBERT config.json in a public Rust test (code "
+     "jinaai/jina-bert-implementation, model_type bert, position_embedding_type alibi, num_attention_heads 12, "
+     "hidden_size 768, num_hidden_layers 12, max_position_embeddings 8192, vocab_size 30528: the English base "
+     "model's; the test does not name it)"},
     {"jina-embeddings-v2-small-en", "jinaai/jina-embeddings-v2-small-en", "jina-v2-small", F_JINA, NULL, 0, 0, 0,
      8192, "bf16", PRESS, "context: xorbitsai/inference model docs (Max Tokens 8192); config.json not found"},
     {"jina-embeddings-v2-base-zh", "jinaai/jina-embeddings-v2-base-zh", "", F_JINA, NULL, 0, 0, 0, 8192, "bf16",
@@ -259,8 +271,11 @@ static const abl_model models[] = {
      "config.json not found"},
     {"jina-embeddings-v2-base-es", "jinaai/jina-embeddings-v2-base-es", "", F_JINA, NULL, 0, 0, 0, 0, "bf16", PRESS,
      "config.json not found"},
-    {"jina-embeddings-v2-base-code", "jinaai/jina-embeddings-v2-base-code", "", F_JINA, NULL, 0, 0, 0, 0, "bf16",
-     PRESS, "config.json not found"},
+    {"jina-embeddings-v2-base-code", "jinaai/jina-embeddings-v2-base-code", "", F_JINA, NULL, 12, 64, 12, 8192, "bf16",
+     PRESS,
+     "the code model's config as a public Rust test copies it (_name_or_path jinaai/jina-bert-v2-qk-post-norm, "
+     "num_attention_heads 12, hidden_size 768, num_hidden_layers 12, vocab_size 61056; its auto_map names that "
+     "repository's modeling_bert.py: text-embeddings-inference); context: model card (8192); dtype not in the config"},
     {"jina-reranker-v1-turbo-en", "jinaai/jina-reranker-v1-turbo-en", "", F_JINA, NULL, 0, 0, 0, 0, "bf16", PRESS,
      "config.json not found"},
     {"jina-reranker-v1-tiny-en", "jinaai/jina-reranker-v1-tiny-en", "", F_JINA, NULL, 0, 0, 0, 0, "bf16", PRESS,

@@ -124,6 +124,7 @@ void abl_model_spec_free(abl_model_spec *s)
     if (s == NULL)
         return;
     free(s->model_type);
+    free(s->kernel_note);
     abl_pipeline_spec_free(&s->pipeline);
     memset(s, 0, sizeof *s);
 }
@@ -280,7 +281,7 @@ static const char *model_type_field(const char *mt)
         {"bloom", "model_type bloom"}, {"falcon", "model_type falcon"}, {"RefinedWeb", "model_type RefinedWeb"},
         {"RefinedWebModel", "model_type RefinedWebModel"}, {"mpt", "model_type mpt"},
         {"baichuan", "model_type baichuan"}, {"jais", "model_type jais"}, {"btlm", "model_type btlm"},
-        {"bert", "model_type bert"}};
+        {"bert", "model_type bert"}, {"replit_lm", "model_type replit_lm"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(mt, names[i][0]) == 0)
             return names[i][1];
@@ -300,6 +301,13 @@ static int classify(json_t *root, const char *mt, const char **family, char **ms
             return -1;
         }
         *family = "falcon-rw";
+    } else if (strcmp(mt, "replit_lm") == 0) {
+        /* replit-code-v1-3b: llm-foundry's MosaicGPT of its day, the attention fields at the top level */
+        if (!is_true(json_object_get(root, "alibi"))) {
+            abl_set_error(msg, "this model does not use ALiBi (replit_lm: \"alibi\" is not true)");
+            return -1;
+        }
+        *family = "mpt";
     } else if (strcmp(mt, "mpt") == 0) {
         if (!is_true(get(root, "attn_config.alibi"))) {
             abl_set_error(msg, "this model does not use ALiBi (%s: attn_config.alibi is not true)",
@@ -484,17 +492,18 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char **msg)
     if (st != ABL_OK)
         return st;
     if (family != NULL && strcmp(family, "mpt") == 0) {
-        json_t *b = get(root, "attn_config.alibi_bias_max");
+        /* replit_lm keeps MPT's attn_config fields at the top level */
+        const char *bias_field = strcmp(mt, "replit_lm") == 0 ? "alibi_bias_max" : "attn_config.alibi_bias_max";
+        json_t *b = get(root, bias_field);
         long B = 8;
         if (b != NULL) {
             double d = json_is_integer(b) ? (double)json_integer_value(b) : json_is_real(b) ? json_real_value(b) : -1;
             if (!(d >= 1 && d <= ABL_MPT_BIAS_MAX && d == floor(d))) {
-                abl_set_error(msg, "attn_config.alibi_bias_max is not a whole number from 1 to %d (mpt:B)",
-                              ABL_MPT_BIAS_MAX);
+                abl_set_error(msg, "%s is not a whole number from 1 to %d (mpt:B)", bias_field, ABL_MPT_BIAS_MAX);
                 return ABL_ERR_PARSE;
             }
             B = (long)d;
-            set_src(&s->slopes_src, ABL_ORIGIN_CONFIG, "attn_config.alibi_bias_max");
+            set_src(&s->slopes_src, ABL_ORIGIN_CONFIG, bias_field);
         } else {
             set_src(&s->slopes_src, ABL_ORIGIN_DEFAULT, "llm-foundry's alibi_bias_max = 8");
         }
@@ -509,6 +518,8 @@ static abl_status map_config(json_t *root, abl_model_spec *s, char **msg)
                           family ? model_type_field(s->model_type) : "generic ALiBi model");
     if (st == ABL_OK && family != NULL && strcmp(family, "mpt") == 0)
         st = abl_config_mpt_attn_impl(root, s, msg); /* the code path the config asks for */
+    if (st == ABL_OK)
+        st = abl_config_kernel_fields(root, s, msg); /* alibi_scaling, mup_*, clip_qkv */
     return st;
 }
 
@@ -588,6 +599,8 @@ abl_status abl_model_spec_schedule(const abl_model_spec *s, abl_schedule_spec *o
 {
     if (s == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
+    if (s->slope_divisor > 0)
+        return abl_config_scaled_slopes(s, out); /* BTLM/jais alibi_scaling.factor */
     return abl_schedule_spec_pow2(s->slopes_kind, s->slopes_mpt_bias, out);
 }
 

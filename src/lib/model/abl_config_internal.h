@@ -16,4 +16,14 @@ void abl_config_catalogue_context(json_t *root, abl_model_spec *s);
  * *msg for a value that is not one of the three (abl_config_mpt.c). */
 abl_status abl_config_mpt_attn_impl(json_t *root, abl_model_spec *s, char **msg);
 
+/* The fields beyond heads, slopes and code path that the model's attention depends on (abl_config_fields.c):
+ * BTLM/jais alibi_scaling (factor: s->slope_divisor; train_seq_len: noted), mup_scale_qk_dot_by_d and MPT's
+ * attn_config.clip_qkv (noted: they scale or bound the scores, not the bias). The notes are appended to the
+ * pipeline's source (s->kernel_note owns the text). ABL_ERR_PARSE with *msg for a malformed value. */
+abl_status abl_config_kernel_fields(json_t *root, abl_model_spec *s, char **msg);
+
+/* The schedule of a spec with s->slope_divisor: slopes:RN32(RN32(m_h) / RN32(F)) for each head h of the spec's
+ * press/mpt schedule, exact values (abl_config_fields.c). */
+abl_status abl_config_scaled_slopes(const abl_model_spec *s, abl_schedule_spec *out);
+
 #endif

@@ -20,6 +20,8 @@ typedef struct not_alibi {
 #define BAICHUAN7_WHY "Baichuan 7B models use rotary position embeddings (RoPE); the ALiBi ones are the 13B models"
 #define GEMMA_WHY "Gemma models use rotary position embeddings (RoPE), not ALiBi"
 #define NEOX_WHY "GPT-NeoX and Pythia models use rotary position embeddings (RoPE), not ALiBi"
+#define SEALION_WHY "SEA-LION v1 (sealion3b, sealion7b, MPT) uses learned position embeddings: its config.json has " \
+                    "attn_config.alibi false; later SEA-LION versions are Llama and Gemma based (RoPE)"
 
 static const not_alibi table[] = {
     {"tiiuae/falcon-7b*", FALCON_WHY},      {"falcon-7b*", FALCON_WHY},
@@ -34,6 +36,8 @@ static const not_alibi table[] = {
     {"baichuan-inc/baichuan2-7b*", BAICHUAN7_WHY}, {"google/gemma*", GEMMA_WHY},
     {"gemma*", GEMMA_WHY},                  {"eleutherai/gpt-neox*", NEOX_WHY},
     {"eleutherai/pythia*", NEOX_WHY},
+    {"aisingapore/sealion*", SEALION_WHY},  {"aisingapore/sea-lion*", SEALION_WHY},
+    {"sealion*", SEALION_WHY},              {"sea-lion*", SEALION_WHY},
 };
 
 /* name matches pattern: equal, or (pattern ending in '*') starts with the part before it. */

@@ -1,0 +1,5 @@
+analyze
+--config
+@DATA@/../../data/config_fields/btlm-factor-3.json
+--ctx
+2k

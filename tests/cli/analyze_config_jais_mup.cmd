@@ -1,0 +1,5 @@
+analyze
+--config
+@DATA@/../../data/config_fields/jais-mup.json
+--ctx
+2k

@@ -1,0 +1,3 @@
+analyze
+--config
+@DATA@/../../data/configs/replit-code-v1-3b.json

@@ -1,0 +1,2 @@
+models
+aisingapore/sealion7b
