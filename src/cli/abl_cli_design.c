@@ -21,8 +21,11 @@ static const abl_cli_use design_opts[] = {
     {ABL_OPT_FORMAT, 0, NULL,
      "text (default), markdown, csv, json, latex, python (a list literal), slopes (slopes: spec)"},
     {ABL_OPT_HEADS, 0, NULL, "number of heads to design (1 to 65536)"}, /* the heads to design */
-    ABL_USE(ABL_OPT_KEEP),
+    /* design's two criteria */
+    {ABL_OPT_KEEP, 0, NULL,
+     "all (default): every head keeps every key; gradient: every key keeps a non-zero rounded gradient dS"},
     ABL_USE(ABL_OPT_LOGIT_BUDGET),
+    ABL_USE(ABL_OPT_LOSS_SCALE),
     ABL_USE(ABL_OPT_MODEL),
     ABL_USE(ABL_OPT_OUTPUT),
     /* the kernel designed for */
@@ -35,6 +38,7 @@ static const abl_cli_use design_opts[] = {
      "judge an existing schedule instead: the largest N each head keeps every key"},
     ABL_USE(ABL_OPT_TARGETS),
     ABL_USE(ABL_OPT_THREADS),
+    ABL_USE(ABL_OPT_UPSTREAM),
 };
 
 #define DESIGN_SIMULATE_MAX ABL_DESIGN_SIMULATE_MAX
@@ -157,6 +161,18 @@ static abl_status clamp_summary(abl_report *r, const design_run *d)
 }
 
 /* The report's header: the kernel, the context, the mode and the logit budget. */
+/* --keep gradient: the upstream bound the slopes were designed for, and the backward kind (spec §15). */
+static void design_gradient_meta(abl_report *r, const design_run *d)
+{
+    char *j = abl_cli_printf("%ld", d->job.cfg.log2_upstream);
+    char *t = abl_cli_printf("2^%ld", d->job.cfg.log2_upstream);
+    abl_report_meta(r, "gradient_log2_upstream", "|dP - D| x loss scale", t ? t : "", j ? j : "");
+    free(j);
+    free(t);
+    abl_report_meta(r, "backward_kind", "backward kind",
+                    abl_backward_kind_name(abl_backward_kind_of(&d->job.cfg.pipeline)), NULL);
+}
+
 static void report_meta(abl_report *r, const design_run *d)
 {
     abl_report_meta(r, "pipeline", "pipeline", d->job.cfg.pipeline.preset, NULL);
@@ -168,6 +184,8 @@ static void report_meta(abl_report *r, const design_run *d)
     abl_report_meta(r, "context", "context N", n ? n : "", n ? n : "");
     free(n);
     abl_report_meta(r, "mode", "mode", d->mode, NULL);
+    if (d->job.cfg.gradient)
+        design_gradient_meta(r, d);
 }
 
 /* One row per head: its slope, its target or largest N, and its min logits (computed by the run). */
@@ -191,7 +209,7 @@ static void report_row(abl_report *r, const design_run *d, int h, const int64_t 
         cell_owned(r, abl_cli_printf("%lld", (long long)lost[h]), 0);
     else if (lost != NULL)
         abl_report_cell(r, "none", "null", NULL);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; res->min_logits != NULL && k < 2; k++) {
         const char *ml = res->min_logits[2 * h + k];
         abl_report_cell(r, ml, strcmp(ml, "none") == 0 ? "null" : ml, NULL);
     }
@@ -254,15 +272,19 @@ static void report_heads(abl_report *r, const design_run *d, const int64_t *lost
         abl_report_column(r, "sees", "sees N", ABL_ALIGN_RIGHT);
     if (lost != NULL)
         abl_report_column(r, "first_influence_zero", "first no-influence", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "min_logit_half", "min logit d=N/2", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "min_logit_last", "min logit d=N-1", ABL_ALIGN_RIGHT);
+    if (res->min_logits != NULL) {
+        abl_report_column(r, "min_logit_half", "min logit d=N/2", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "min_logit_last", "min logit d=N-1", ABL_ALIGN_RIGHT);
+    }
     for (int h = 0; h < res->n; h++)
         report_row(r, d, h, lost);
     char *v = NULL;
+    int grad = d->job.cfg.gradient;
     if (d->targets == NULL && res->sees == NULL)
-        v = abl_cli_printf("no zero weight in %llu x %llu on %s%s", (unsigned long long)d->job.cfg.context,
-                           (unsigned long long)d->job.cfg.context, d->pipe_spec,
-                           res->simulated ? " (predictor and simulate)" : " (predictor)");
+        v = abl_cli_printf("no zero %s in %llu x %llu on %s%s", grad ? "gradient dS" : "weight",
+                           (unsigned long long)d->job.cfg.context, (unsigned long long)d->job.cfg.context,
+                           d->pipe_spec, !res->simulated ? " (predictor)"
+                                         : grad ? " (predictor and simulate --backward)" : " (predictor and simulate)");
     else if (d->targets != NULL)
         v = abl_cli_printf("first blind distance = target for every head on %s%s", d->pipe_spec,
                            res->simulated ? " (predictor and simulate)" : " (predictor)");
@@ -279,7 +301,12 @@ static void report_notes(abl_report *r, const design_run *d)
                            "(and the full emulation for N <= 4096).");
     if (res->sees != NULL)
         abl_report_note(r, "sees N: the largest context whose N x N matrix has no zero weight for that head.");
-    if (res->slopes != NULL)
+    if (res->slopes != NULL && d->job.cfg.gradient)
+        abl_report_note(r, "keep gradient: no key of the N x N causal matrix (zero logits) gets an exactly-zero "
+                           "gradient dS = P (dP - D) rounded into the output dtype when |dP - D| x loss scale is "
+                           "the stated power of two (spec §15; the steepest head checked one slope beyond). The "
+                           "backward kind is the preset's (docs/pipelines.md §9).");
+    if (res->min_logits != NULL)
         abl_report_note(r, "min logit: the smallest logit a key at that distance needs (nats, relative to the "
                            "zero-logit keys) to keep a non-zero weight in the last row on the kernel: its score "
                            "through the kernel's roundings (the logit dtype, the softmax), found by bisection over "
@@ -476,7 +503,7 @@ static int design_keep_all(design_run *d)
 {
     if (d->heads == 0)
         return abl_cli_usage_error("design: --heads H is required (or --targets/--slopes)");
-    d->mode = d->clamp_only ? "clamp" : "keep all";
+    d->mode = d->clamp_only ? "clamp" : d->job.cfg.gradient ? "keep gradient" : "keep all";
     d->job.mode = d->clamp_only ? ABL_DESIGN_CLAMP_ONLY : ABL_DESIGN_KEEP_ALL;
     d->job.heads = (int)d->heads;
     abl_status st = ABL_OK;
@@ -491,12 +518,34 @@ static int design_keep_all(design_run *d)
     return 0;
 }
 
+/* --keep gradient (spec §15): the bound on |dP - D| and the loss scale; the eager softmax backward only (the
+ * kinds docs/pipelines.md §9 emulates), no budget or clamp (weight claims). */
+static int design_gradient(const abl_cli_cmd *cmd, const char **v, design_run *d)
+{
+    if (abl_cli_gradient_upstream(cmd, v, &d->job.cfg.log2_upstream))
+        return ABL_EXIT_USAGE;
+    if (d->job.cfg.pipeline.softmax != ABL_SOFTMAX_EAGER)
+        return abl_cli_usage_error("--keep gradient: models the eager softmax backward (PyTorch's "
+                                   "_softmax_backward_data); softmax=%s is not modelled (spec §15)",
+                                   abl_softmax_kind_name(d->job.cfg.pipeline.softmax));
+    if (d->job.cfg.budget != NULL)
+        return abl_cli_usage_error("--logit-budget: a weight-level claim, not with --keep gradient");
+    if (abl_cli_arg(cmd, v, ABL_OPT_CLAMP) != NULL)
+        return abl_cli_usage_error("--clamp: a weight-level claim, not with --keep gradient");
+    d->job.cfg.gradient = 1;
+    return 0;
+}
+
 /* The mode's options (--keep, --slopes, --targets, --clamp), and the job they make. */
 static int design_mode(const abl_cli_cmd *cmd, const char **v, design_run *d, const char *fmt)
 {
     const char *s;
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_KEEP)) != NULL && strcmp(s, "all") != 0)
-        return abl_cli_usage_error("--keep: unknown value '%s' (known: all)", s);
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_KEEP)) != NULL && strcmp(s, "all") != 0 && strcmp(s, "gradient") != 0)
+        return abl_cli_usage_error("--keep: unknown value '%s' (known: all, gradient)", s);
+    int rc = s != NULL && strcmp(s, "gradient") == 0 ? design_gradient(cmd, v, d)
+                                                      : abl_cli_gradient_refuse_without(cmd, v, "--keep gradient");
+    if (rc != 0)
+        return rc;
     const char *slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES), *targets = abl_cli_arg(cmd, v, ABL_OPT_TARGETS);
     d->clamp_only = abl_cli_arg(cmd, v, ABL_OPT_CLAMP) != NULL;
     if ((slopes != NULL) + (targets != NULL) + (abl_cli_arg(cmd, v, ABL_OPT_KEEP) != NULL) > 1)
@@ -537,6 +586,12 @@ static int design_failure(const design_run *d, abl_status st)
     unsigned long long n = (unsigned long long)d->job.cfg.context;
     if (st == ABL_ERR_NO_MEMORY)
         return design_status(st, stage);
+    if (d->job.cfg.gradient && st == ABL_ERR_UNSUPPORTED)
+        return abl_cli_usage_error("--keep gradient: the zero-logit gradient predictor does not answer for "
+                                   "|dP - D| x loss scale < 1 on a native backward (%s is %s; got 2^%ld, spec §15)",
+                                   d->pipe_spec,
+                                   abl_backward_kind_name(abl_backward_kind_of(&d->job.cfg.pipeline)),
+                                   d->job.cfg.log2_upstream);
     if (strcmp(stage, "design search") == 0 && st == ABL_ERR_DEGENERATE) {
         char *b = d->job.cfg.budget ? abl_decimal_string(d->job.cfg.budget) : NULL;
         int rc = abl_cli_usage_error("design: no slope keeps %s at distance %llu on %s (logit budget %s is below "
