@@ -466,10 +466,8 @@ static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char 
         rc = plot_fraction(cmd, v, &L, &p, &err);
     } else if (strcmp(kind, "mitigations") == 0) {
         st = abl_plot_mitigations(&formats[0], convs[0], &p);
-    } else if (strcmp(kind, "gradient") == 0) {
-        rc = plot_gradient(cmd, v, &L, &p);
     } else {
-        rc = plot_blindmap(cmd, v, &L, &p, &err);
+        rc = strcmp(kind, "gradient") == 0 ? plot_gradient(cmd, v, &L, &p) : plot_blindmap(cmd, v, &L, &p, &err);
     }
     if (rc == 0 && st != ABL_OK)
         rc = plot_status(st, slopes, err);
