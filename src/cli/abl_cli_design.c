@@ -209,6 +209,8 @@ static void report_row(abl_report *r, const design_run *d, int h, const int64_t 
         cell_owned(r, abl_cli_printf("%lld", (long long)lost[h]), 0);
     else if (lost != NULL)
         abl_report_cell(r, "none", "null", NULL);
+    for (int k = 0; res->min_logits == NULL && k < 2; k++) /* --keep gradient: a weight claim, not computed */
+        abl_report_cell(r, "-", "null", NULL);
     for (int k = 0; res->min_logits != NULL && k < 2; k++) {
         const char *ml = res->min_logits[2 * h + k];
         abl_report_cell(r, ml, strcmp(ml, "none") == 0 ? "null" : ml, NULL);
@@ -272,10 +274,8 @@ static void report_heads(abl_report *r, const design_run *d, const int64_t *lost
         abl_report_column(r, "sees", "sees N", ABL_ALIGN_RIGHT);
     if (lost != NULL)
         abl_report_column(r, "first_influence_zero", "first no-influence", ABL_ALIGN_RIGHT);
-    if (res->min_logits != NULL) {
-        abl_report_column(r, "min_logit_half", "min logit d=N/2", ABL_ALIGN_RIGHT);
-        abl_report_column(r, "min_logit_last", "min logit d=N-1", ABL_ALIGN_RIGHT);
-    }
+    abl_report_column(r, "min_logit_half", "min logit d=N/2", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "min_logit_last", "min logit d=N-1", ABL_ALIGN_RIGHT);
     for (int h = 0; h < res->n; h++)
         report_row(r, d, h, lost);
     char *v = NULL;
@@ -305,7 +305,8 @@ static void report_notes(abl_report *r, const design_run *d)
         abl_report_note(r, "keep gradient: no key of the N x N causal matrix (zero logits) gets an exactly-zero "
                            "gradient dS = P (dP - D) rounded into the output dtype when |dP - D| x loss scale is "
                            "the stated power of two (spec §15; the steepest head checked one slope beyond). The "
-                           "backward kind is the preset's (docs/pipelines.md §9).");
+                           "backward kind is the preset's (docs/pipelines.md §9). min logit: not computed (-, "
+                           "null): a weight claim.");
     if (res->min_logits != NULL)
         abl_report_note(r, "min logit: the smallest logit a key at that distance needs (nats, relative to the "
                            "zero-logit keys) to keep a non-zero weight in the last row on the kernel: its score "
