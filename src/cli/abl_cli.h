@@ -436,6 +436,10 @@ int abl_cli_analyze_gradient(const abl_cli_cmd *cmd, const char **v, const abl_a
 int abl_cli_check_gradient(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_cli_setup *s,
                            const abl_check_limits *lim, abl_output out);
 int abl_cli_backward_checks(const abl_cli_cmd *cmd, const char **v, const char *wpath);
+/* plot gradient: forward vs gradient first blind distances per head of the layer on pipe (NULL: eager) into
+ * *p (--upstream, --loss-scale; --ctx default 2048). 0, or the exit status after the error. */
+int abl_cli_plot_gradient(const abl_cli_cmd *cmd, const char **v, const abl_layer *layer,
+                          const abl_pipeline_spec *pipe, const char *label, abl_plot *p);
 int abl_cli_simulate_backward(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v,
                               const abl_simulate_config *cfg, int predict, int compare, abl_output out);
 

@@ -21,8 +21,11 @@ static const abl_cli_use design_opts[] = {
     {ABL_OPT_FORMAT, 0, NULL,
      "text (default), markdown, csv, json, latex, python (a list literal), slopes (slopes: spec)"},
     {ABL_OPT_HEADS, 0, NULL, "number of heads to design (1 to 65536)"}, /* the heads to design */
-    ABL_USE(ABL_OPT_KEEP),
+    /* design's two criteria */
+    {ABL_OPT_KEEP, 0, NULL,
+     "all (default): every head keeps every key; gradient: every key keeps a non-zero rounded gradient dS"},
     ABL_USE(ABL_OPT_LOGIT_BUDGET),
+    ABL_USE(ABL_OPT_LOSS_SCALE),
     ABL_USE(ABL_OPT_MODEL),
     ABL_USE(ABL_OPT_OUTPUT),
     /* the kernel designed for */
@@ -35,6 +38,7 @@ static const abl_cli_use design_opts[] = {
      "judge an existing schedule instead: the largest N each head keeps every key"},
     ABL_USE(ABL_OPT_TARGETS),
     ABL_USE(ABL_OPT_THREADS),
+    ABL_USE(ABL_OPT_UPSTREAM),
 };
 
 #define DESIGN_SIMULATE_MAX ABL_DESIGN_SIMULATE_MAX
@@ -244,12 +248,34 @@ static int design_keep_all(design_run *d)
     return 0;
 }
 
+/* --keep gradient (spec §15): the bound on |dP - D| and the loss scale; the eager softmax backward only (the
+ * kinds docs/pipelines.md §9 emulates), no budget or clamp (weight claims). */
+static int design_gradient(const abl_cli_cmd *cmd, const char **v, design_run *d)
+{
+    if (abl_cli_gradient_upstream(cmd, v, &d->job.cfg.log2_upstream))
+        return ABL_EXIT_USAGE;
+    if (d->job.cfg.pipeline.softmax != ABL_SOFTMAX_EAGER)
+        return abl_cli_usage_error("--keep gradient: models the eager softmax backward (PyTorch's "
+                                   "_softmax_backward_data); softmax=%s is not modelled (spec §15)",
+                                   abl_softmax_kind_name(d->job.cfg.pipeline.softmax));
+    if (d->job.cfg.budget != NULL)
+        return abl_cli_usage_error("--logit-budget: a weight-level claim, not with --keep gradient");
+    if (abl_cli_arg(cmd, v, ABL_OPT_CLAMP) != NULL)
+        return abl_cli_usage_error("--clamp: a weight-level claim, not with --keep gradient");
+    d->job.cfg.gradient = 1;
+    return 0;
+}
+
 /* The mode's options (--keep, --slopes, --targets, --clamp), and the job they make. */
 static int design_mode(const abl_cli_cmd *cmd, const char **v, design_run *d, const char *fmt)
 {
     const char *s;
-    if ((s = abl_cli_arg(cmd, v, ABL_OPT_KEEP)) != NULL && strcmp(s, "all") != 0)
-        return abl_cli_usage_error("--keep: unknown value '%s' (known: all)", s);
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_KEEP)) != NULL && strcmp(s, "all") != 0 && strcmp(s, "gradient") != 0)
+        return abl_cli_usage_error("--keep: unknown value '%s' (known: all, gradient)", s);
+    int rc = s != NULL && strcmp(s, "gradient") == 0 ? design_gradient(cmd, v, d)
+                                                      : abl_cli_gradient_refuse_without(cmd, v, "--keep gradient");
+    if (rc != 0)
+        return rc;
     const char *slopes = abl_cli_arg(cmd, v, ABL_OPT_SLOPES), *targets = abl_cli_arg(cmd, v, ABL_OPT_TARGETS);
     d->clamp_only = abl_cli_arg(cmd, v, ABL_OPT_CLAMP) != NULL;
     if ((slopes != NULL) + (targets != NULL) + (abl_cli_arg(cmd, v, ABL_OPT_KEEP) != NULL) > 1)
@@ -290,6 +316,12 @@ static int design_failure(const design_run *d, abl_status st)
     unsigned long long n = (unsigned long long)d->job.cfg.context;
     if (st == ABL_ERR_NO_MEMORY)
         return design_status(st, stage);
+    if (d->job.cfg.gradient && st == ABL_ERR_UNSUPPORTED)
+        return abl_cli_usage_error("--keep gradient: the zero-logit gradient predictor does not answer for "
+                                   "|dP - D| x loss scale < 1 on a native backward (%s is %s; got 2^%ld, spec §15)",
+                                   d->pipe_spec,
+                                   abl_backward_kind_name(abl_backward_kind_of(&d->job.cfg.pipeline)),
+                                   d->job.cfg.log2_upstream);
     if (strcmp(stage, "design search") == 0 && st == ABL_ERR_DEGENERATE) {
         char *b = d->job.cfg.budget ? abl_decimal_string(d->job.cfg.budget) : NULL;
         int rc = abl_cli_usage_error("design: no slope keeps %s at distance %llu on %s (logit budget %s is below "

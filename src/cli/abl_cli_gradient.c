@@ -6,6 +6,7 @@
 #include <strings.h>
 #include "abl_cli.h"
 #include "abl/analysis/gradient.h"
+#include "abl/compose/plot_gradient.h"
 
 /* One power of two of an option: 0, or the exit status after the one-line error. */
 static int pow2_option(const char *name, const char *text, long *out)
@@ -260,4 +261,33 @@ int abl_cli_check_gradient(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const
         fail_line(&b, cfg.context);
     abl_backward_free(&b);
     return rc != 0 ? rc : ok ? ABL_EXIT_OK : ABL_EXIT_DIFFERS;
+}
+
+int abl_cli_plot_gradient(const abl_cli_cmd *cmd, const char **v, const abl_layer *layer,
+                          const abl_pipeline_spec *pipe, const char *label, abl_plot *p)
+{
+    abl_plot_gradient_config c;
+    abl_plot_gradient_config_default(&c);
+    if (abl_cli_gradient_upstream(cmd, v, &c.log2_upstream))
+        return ABL_EXIT_USAGE;
+    c.pipeline = pipe;
+    c.model_dtype = layer->format;
+    c.heads = layer->heads;
+    c.slopes = abl_layer_schedule(layer);
+    c.model = label;
+    if (layer->context)
+        c.context = layer->context;
+    if (c.context < 2)
+        return abl_cli_usage_error("--ctx: plot gradient needs N >= 2 (got %llu)", (unsigned long long)c.context);
+    char *err = NULL;
+    abl_status st = abl_plot_gradient(&c, p, &err);
+    int rc = 0;
+    if (st == ABL_ERR_NO_MEMORY)
+        rc = abl_cli_internal_error("out of memory");
+    else if (st != ABL_OK && err != NULL)
+        rc = abl_cli_usage_error("%s", err); /* the library's message names the option or the kind */
+    else if (st != ABL_OK)
+        rc = abl_cli_usage_error("plot gradient: %s", abl_cli_why(st, NULL));
+    free(err);
+    return rc;
 }

@@ -22,6 +22,7 @@ static const abl_cli_use plot_opts[] = {
     {ABL_OPT_HEADS, 0, NULL, "number of heads (default 16, as in the paper)"}, /* default 16 */
     ABL_USE(ABL_OPT_HEIGHT),
     ABL_USE(ABL_OPT_LINEAR),
+    ABL_USE(ABL_OPT_LOSS_SCALE),
     /* plot reads fewer fields of the model */
     {ABL_OPT_MODEL, 0, NULL,
      "heads, slopes and dtype of a catalogued model (alibi-blind models)"},
@@ -30,6 +31,7 @@ static const abl_cli_use plot_opts[] = {
     {ABL_OPT_PIPELINE, 0, "LIST",
      "fraction: real kernels to overlay (exact predictor, N <= 65536); blindmap: the kernel"},
     ABL_USE(ABL_OPT_SLOPES),
+    ABL_USE(ABL_OPT_UPSTREAM),
     ABL_USE(ABL_OPT_WIDTH),
 };
 
@@ -135,11 +137,13 @@ static int plot_budget(const abl_cli_cmd *cmd, const char **v, abl_status est, c
 static int plot_uses(const char **v, const char *kind)
 {
     static const struct { abl_opt opt; const char *kinds; } uses[] = {
-        {ABL_OPT_CONVENTION, "bias fraction mitigations"}, {ABL_OPT_CTX, "bias fraction blindmap"},
-        {ABL_OPT_DTYPE, "bias fraction blindmap mitigations"}, {ABL_OPT_HEAD, "blindmap"},
-        {ABL_OPT_HEADS, "bias fraction blindmap"}, {ABL_OPT_LINEAR, "fraction"}, {ABL_OPT_MODEL, "bias fraction blindmap"},
-        {ABL_OPT_CONFIG, "bias fraction blindmap"}, {ABL_OPT_PIPELINE, "fraction blindmap"},
-        {ABL_OPT_FORCE, "fraction blindmap"}, {ABL_OPT_SLOPES, "bias fraction blindmap"},
+        {ABL_OPT_CONVENTION, "bias fraction mitigations"}, {ABL_OPT_CTX, "bias fraction blindmap gradient"},
+        {ABL_OPT_DTYPE, "bias fraction blindmap mitigations gradient"}, {ABL_OPT_HEAD, "blindmap"},
+        {ABL_OPT_HEADS, "bias fraction blindmap gradient"}, {ABL_OPT_LINEAR, "fraction"},
+        {ABL_OPT_MODEL, "bias fraction blindmap gradient"},
+        {ABL_OPT_CONFIG, "bias fraction blindmap gradient"}, {ABL_OPT_PIPELINE, "fraction blindmap gradient"},
+        {ABL_OPT_FORCE, "fraction blindmap"}, {ABL_OPT_SLOPES, "bias fraction blindmap gradient"},
+        {ABL_OPT_LOSS_SCALE, "gradient"}, {ABL_OPT_UPSTREAM, "gradient"}, /* plot gradient (issue 20) */
     };
     for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++)
         if (v[uses[i].opt] != NULL && strstr(uses[i].kinds, kind) == NULL)
@@ -249,6 +253,16 @@ static int plot_blindmap(const abl_cli_cmd *cmd, const char **v, const plot_laye
     return rc != 0 ? rc : st != ABL_OK ? plot_status(st, L->slopes_text, *err) : 0;
 }
 
+/* plot gradient (issue 20): the layer on its kernel (--pipeline, else the model's code path, as blindmap). */
+static int plot_gradient(const abl_cli_cmd *cmd, const char **v, const plot_layer *L, abl_plot *p)
+{
+    int rc = 0;
+    if (L->npipes <= 0 && L->default_pipeline != NULL && (rc = abl_cli_pipeline_spec(L->default_pipeline, &L->specs[0])) != 0)
+        return rc;
+    const abl_pipeline_spec *pipe = L->npipes > 0 || L->default_pipeline != NULL ? &L->specs[0] : NULL;
+    return abl_cli_plot_gradient(cmd, v, L->layer, pipe, L->label, p);
+}
+
 /* The formats: the model's (else bf16), or --dtype (a list for fraction, one format for the others). */
 static int plot_formats(const char *s, const char *kind, const abl_model *model, const abl_model_spec *spec,
                         abl_format *formats, size_t *nformats)
@@ -325,14 +339,14 @@ static abl_status plot_bias(const plot_layer *L, abl_plot *p)
 /* The one argument: the picture's kind. 0, or the exit status after the error. */
 static int plot_kind(int npos, char **pos)
 {
-    static const char *const kinds = "bias, fraction, blindmap or mitigations";
+    static const char *const kinds = "bias, fraction, blindmap, mitigations or gradient";
     if (npos == 0)
         return abl_cli_usage_error("plot: which picture? (%s)", kinds);
     if (npos > 1)
         return abl_cli_usage_error("plot: unexpected argument '%s'", pos[1]);
     const char *kind = pos[0];
     if (strcmp(kind, "bias") != 0 && strcmp(kind, "fraction") != 0 && strcmp(kind, "blindmap") != 0 &&
-        strcmp(kind, "mitigations") != 0)
+        strcmp(kind, "mitigations") != 0 && strcmp(kind, "gradient") != 0)
         return abl_cli_usage_error("plot: '%s' is not a picture this tool draws (%s)", kind, kinds);
     return 0;
 }
@@ -453,7 +467,7 @@ static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char 
     } else if (strcmp(kind, "mitigations") == 0) {
         st = abl_plot_mitigations(&formats[0], convs[0], &p);
     } else {
-        rc = plot_blindmap(cmd, v, &L, &p, &err);
+        rc = strcmp(kind, "gradient") == 0 ? plot_gradient(cmd, v, &L, &p) : plot_blindmap(cmd, v, &L, &p, &err);
     }
     if (rc == 0 && st != ABL_OK)
         rc = plot_status(st, slopes, err);
@@ -485,7 +499,7 @@ static int run_plot(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char *
 const abl_cli_cmd abl_cli_plot_cmd = {
     "plot",
     "pictures of the paper's figures for any layer (PNG, SVG or PDF, drawn with PLplot)",
-    "bias|fraction|blindmap|mitigations [options] --output FILE",
+    "bias|fraction|blindmap|mitigations|gradient [options] --output FILE",
     "bias: the paper's Figure 1a for any layer: each head's bias -m·d against the token distance d,\n"
     "the threshold τ of the chosen format and convention as a dashed line, and each head's δ marked\n"
     "(o) where its line reaches τ.\n"
@@ -496,6 +510,9 @@ const abl_cli_cmd abl_cli_plot_cmd = {
     "real kernel (simulate, N <= 8192), exactly-zero weights shaded: where attention goes blind.\n"
     "mitigations: δ of the nine heads of each of Table 8's mitigation combinations, log10 δ, with\n"
     "the * (10^9 < δ < 2^1024) and ** (δ >= 2^1024) regions shaded.\n"
+    "gradient: per head, the first blind distance of the forward weight and of the rounded gradient\n"
+    "dS = P (dP - D) for |dP - D| x loss scale = 2^j (--upstream, --loss-scale), zero logits, on the\n"
+    "kernel (the zero-logit predictors; eager softmax backwards, spec §15).\n"
     "Colours are colour-blind safe (Okabe-Ito; viridis ordered by slope for many heads).\n"
     "The picture format comes from the --output extension (.png, .svg, .pdf) or --device; the\n"
     "same inputs give the same bytes.\n\n"

@@ -23,6 +23,12 @@ typedef struct abl_design_config {
     uint64_t context;         /* N >= 1: no zero weight anywhere in the N x N causal matrix */
     mpq_srcptr budget;        /* logit budget B <= 0 a key at distance N - 1 must still be seen with; NULL = 0 */
     int threads;              /* 0: all online cores */
+    /* --keep gradient (issue 20, spec §15): 1 = a head is sighted when no key of the N x N matrix gets an
+     * exactly-zero rounded gradient dS = P (dP - D) for |dP - D| x loss scale = 2^log2_upstream (the
+     * zero-logit gradient predictor, abl_backward_predict), instead of no zero weight. Eager softmaxes only
+     * (ABL_ERR_UNSUPPORTED otherwise), no budget (ABL_ERR_UNSUPPORTED), no clamp or min-logit checks. */
+    int gradient;
+    long log2_upstream;
 } abl_design_config;
 
 /* Slopes are binary32 values (what training code holds); 0 < m. */

@@ -16,6 +16,7 @@
 #include "report/abl_report_internal.h"
 #include "kernel/abl_kernel_internal.h"
 #include "compose/abl_compose_internal.h"
+#include "compose/abl_html_gradient.h"
 
 void abl_html_escape(FILE *f, const char *text)
 {
@@ -593,6 +594,8 @@ static abl_status html_page(FILE *f, abl_html_plan *plan, const abl_analysis *a,
     html_model_section(f, plan, a);
     html_fractions(f, c, a, pr);
     html_per_head(f, a, pr);
+    if (pr != NULL) /* issue 20: where the gradient goes blind (abl_html_gradient.c) */
+        abl_html_gradient_section(f, &plan->predict, pr);
     if (pr != NULL && plan->step_design >= 0) {
         plan->plan.steps[plan->step_design].executed++;
         design_section(f, &plan->predict.pipeline, c->context, a->spec, a->heads, c->threads);

@@ -14,6 +14,7 @@
 #include "abl/analysis/analysis.h"
 #include "abl_internal.h"
 #include "design/abl_design_kernel.h"
+#include "design/abl_design_gradient.h"
 
 #define FLAT_BITS 0x0d800000u   /* 2^-100: the flattest slope tried */
 #define STEEP_BITS 0x42800000u  /* 64: the steepest */
@@ -162,6 +163,14 @@ static abl_status has_zeros(const abl_design_config *c, float m, uint64_t n, int
         *zeros = 1;
         return ABL_OK;
     }
+    if (c->gradient) { /* --keep gradient: a zero dS instead of a zero weight */
+        abl_simulate_config s;
+        abl_schedule_spec spec;
+        if ((st = one_slope_config(c, m, n, &spec, &s)) == ABL_OK)
+            st = abl_design_gradient_zeros(c, &s, zeros);
+        abl_schedule_spec_free(&spec);
+        return st;
+    }
     abl_pred_head h;
     if ((st = predict_one(c, m, n, &h)) == ABL_OK)
         *zeros = h.matrix_zeros != 0;
@@ -303,7 +312,7 @@ abl_status abl_design_sighted(const abl_design_config *c, float m, int *ok)
     if (st != ABL_OK)
         return st;
     *ok = !zeros;
-    if (*ok && c->budget != NULL && mpq_sgn(c->budget) != 0) {
+    if (*ok && !c->gradient && c->budget != NULL && mpq_sgn(c->budget) != 0) {
         margin_q q = {c, m, c->budget, c->context - 1, NULL};
         *ok = margin_kept(&q);
     }
@@ -772,6 +781,11 @@ abl_status abl_design_verify(const abl_design_config *c, const float *slopes, in
         return st;
     abl_simulate_config s;
     sim_config(c, &spec, c->context, &s);
+    if (c->gradient) { /* --keep gradient: the predictor and the backward emulation */
+        st = abl_design_gradient_verify(c, &s, max_simulate, simulated);
+        abl_schedule_spec_free(&spec);
+        return st;
+    }
     abl_prediction p;
     st = abl_predict_run(&s, &p);
     if (st == ABL_OK) {

@@ -163,8 +163,11 @@ static abl_status plan_verify(abl_design_plan *p)
     abl_status st = ABL_OK;
     if (j->mode == ABL_DESIGN_KEEP_ALL && (st = abl_predict_estimate(&sc, &c)) == ABL_OK)
         abl_cost_add(&acc, &c);
-    if (st == ABL_OK && emulate && (st = abl_simulate_estimate(&sc, &c)) == ABL_OK)
+    if (st == ABL_OK && emulate && (st = abl_simulate_estimate(&sc, &c)) == ABL_OK) {
         abl_cost_add(&acc, &c);
+        if (j->cfg.gradient) /* the backward emulation of an upcast kind runs the forward twice */
+            abl_cost_add(&acc, &c);
+    }
     if (st != ABL_OK)
         return st;
     return add_step(&p->plan, j->mode == ABL_DESIGN_KEEP_ALL ? "verify" : "simulate", &acc, j->cfg.context, j->heads,
@@ -177,7 +180,7 @@ static abl_status plan_checks(abl_design_plan *p)
     const abl_design_job *j = &p->job;
     abl_cost c;
     abl_status st = ABL_OK;
-    if (!j->checks)
+    if (!j->checks || j->cfg.gradient) /* the clamp and min logits are weight claims: not the gradient's */
         return ABL_OK;
     if (j->mode != ABL_DESIGN_CLAMP_ONLY && (st = min_logit_cost(&j->cfg, 2.0 * j->heads, &c)) == ABL_OK)
         st = add_step(&p->plan, "min logit", &c, j->cfg.context, 1, 2ul * (unsigned long)j->heads, &p->step_min_logit);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "abl/core/decimal.h"
 #include "abl/design/design.h"
+#include "abl/kernel/backward.h"
 #include "abl/kernel/simulate.h"
 #include "abl/report/report.h"
 #include "abl_internal.h"
@@ -17,13 +18,13 @@ typedef struct design_view {
     const abl_design_shown *shown;
 } design_view;
 
-static const char *mode_name(abl_design_mode m)
+static const char *mode_name(const abl_design_job *job)
 {
-    switch (m) {
+    switch (job->mode) {
     case ABL_DESIGN_TARGETS: return "targets";
     case ABL_DESIGN_JUDGE: return "slopes";
     case ABL_DESIGN_CLAMP_ONLY: return "clamp";
-    default: return "keep all";
+    default: return job->cfg.gradient ? "keep gradient" : "keep all";
     }
 }
 
@@ -90,6 +91,18 @@ static abl_status clamp_summary(abl_report *r, const design_view *d)
     return st;
 }
 
+/* --keep gradient: the upstream bound the slopes were designed for, and the backward kind (spec §15). */
+static void design_gradient_meta(abl_report *r, const design_view *d)
+{
+    char *j = abl_strf("%ld", d->job->cfg.log2_upstream);
+    char *t = abl_strf("2^%ld", d->job->cfg.log2_upstream);
+    abl_report_meta(r, "gradient_log2_upstream", "|dP - D| x loss scale", t ? t : "", j ? j : "");
+    free(j);
+    free(t);
+    abl_report_meta(r, "backward_kind", "backward kind",
+                    abl_backward_kind_name(abl_backward_kind_of(&d->job->cfg.pipeline)), NULL);
+}
+
 /* The report's header: the kernel, the context, the mode and the logit budget. */
 static void report_meta(abl_report *r, const design_view *d)
 {
@@ -101,7 +114,9 @@ static void report_meta(abl_report *r, const design_view *d)
     char *n = abl_strf("%llu", (unsigned long long)d->job->cfg.context);
     abl_report_meta(r, "context", "context N", n ? n : "", n ? n : "");
     free(n);
-    abl_report_meta(r, "mode", "mode", mode_name(d->job->mode), NULL);
+    abl_report_meta(r, "mode", "mode", mode_name(d->job), NULL);
+    if (d->job->cfg.gradient)
+        design_gradient_meta(r, d);
 }
 
 /* One row per head: its slope, its target or largest N, and its min logits (computed by the run). */
@@ -125,7 +140,9 @@ static void report_row(abl_report *r, const design_view *d, int h, const int64_t
         cell_owned(r, abl_strf("%lld", (long long)lost[h]), 0);
     else if (lost != NULL)
         abl_report_cell(r, "none", "null", NULL);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; res->min_logits == NULL && k < 2; k++) /* --keep gradient: a weight claim, not computed */
+        abl_report_cell(r, "-", "null", NULL);
+    for (int k = 0; res->min_logits != NULL && k < 2; k++) {
         const char *ml = res->min_logits[2 * h + k];
         abl_report_cell(r, ml, strcmp(ml, "none") == 0 ? "null" : ml, NULL);
     }
@@ -193,10 +210,12 @@ static void report_heads(abl_report *r, const design_view *d, const int64_t *los
     for (int h = 0; h < res->n; h++)
         report_row(r, d, h, lost);
     char *v = NULL;
+    int grad = d->job->cfg.gradient;
     if (d->job->targets == NULL && res->sees == NULL)
-        v = abl_strf("no zero weight in %llu x %llu on %s%s", (unsigned long long)d->job->cfg.context,
-                           (unsigned long long)d->job->cfg.context, d->shown->kernel,
-                           res->simulated ? " (predictor and simulate)" : " (predictor)");
+        v = abl_strf("no zero %s in %llu x %llu on %s%s", grad ? "gradient dS" : "weight",
+                     (unsigned long long)d->job->cfg.context, (unsigned long long)d->job->cfg.context,
+                     d->shown->kernel, !res->simulated ? " (predictor)"
+                                       : grad ? " (predictor and simulate --backward)" : " (predictor and simulate)");
     else if (d->job->targets != NULL)
         v = abl_strf("first blind distance = target for every head on %s%s", d->shown->kernel,
                            res->simulated ? " (predictor and simulate)" : " (predictor)");
@@ -213,7 +232,13 @@ static void report_notes(abl_report *r, const design_view *d)
                            "(and the full emulation for N <= 4096).");
     if (res->sees != NULL)
         abl_report_note(r, "sees N: the largest context whose N x N matrix has no zero weight for that head.");
-    if (res->slopes != NULL)
+    if (res->slopes != NULL && d->job->cfg.gradient)
+        abl_report_note(r, "keep gradient: no key of the N x N causal matrix (zero logits) gets an exactly-zero "
+                           "gradient dS = P (dP - D) rounded into the output dtype when |dP - D| x loss scale is "
+                           "the stated power of two (spec §15; the steepest head checked one slope beyond). The "
+                           "backward kind is the preset's (docs/pipelines.md §9). min logit: not computed (-, "
+                           "null): a weight claim.");
+    if (res->min_logits != NULL)
         abl_report_note(r, "min logit: the smallest logit a key at that distance needs (nats, relative to the "
                            "zero-logit keys) to keep a non-zero weight in the last row on the kernel: its score "
                            "through the kernel's roundings (the logit dtype, the softmax), found by bisection over "

@@ -347,6 +347,15 @@ static abl_status predict_pipeline(const abl_backward *out, const abl_backward_c
     abl_format *f = &pc->pipeline.output_dtype;
     f->emin -= b->log2_upstream;    /* half its smallest subnormal: 2^(emin - p - j) */
     f->flags |= ABL_FMT_CUSTOM;
+    if (f->emin < -126 && f->emin <= f->emax) {
+        /* below binary32's exponent range (bf16 with a loss scale): a dtype's zeros depend on emin - p alone
+         * (x rounds to 0 iff x <= 2^(emin - p)), so the same threshold with emin = -126 and p raised; past
+         * p = 24 the threshold is under 2^-150 and an fp32 P is 0 there iff it is 0: binary32's own zeros */
+        long p = f->precision + (-126 - f->emin);
+        f->precision = (int)(p > 24 ? 24 : p);
+        f->man_bits = f->precision - 1;
+        f->emin = -126;
+    }
     abl_fp fp;
     return f->emin > f->emax ? ABL_ERR_UNSUPPORTED : abl_fp_init(f, &fp);
 }

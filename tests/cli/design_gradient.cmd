@@ -1,0 +1,11 @@
+design
+--keep
+gradient
+--heads
+4
+--ctx
+1025
+--dtype
+fp16
+--upstream
+2^-8

@@ -1,0 +1,13 @@
+design
+--keep
+gradient
+--heads
+4
+--ctx
+2048
+--dtype
+bf16
+--loss-scale
+dynamic
+--format
+json

@@ -1,0 +1,121 @@
+/* Unit tests of plot gradient's chart model (abl/compose/plot_gradient.h; issue 20). The expected
+ * distances are the closed form of spec §15 computed with mpmath (60 digits), not by the library: zero
+ * logits, last row of N = 2048 keys, fp16 (p = 11, emin = -14), the upcast backward of `eager`:
+ * the weight is 0 from d = ceil((25 ln 2 - ln S_N) / m) and dS = P 2^-8 from d = ceil((17 ln 2 - ln S_N) / m),
+ * S_N = (1 - e^(-m N)) / (1 - e^(-m)):
+ *   m = 1/2:     32.7919 -> 33 and 21.7015 -> 22;
+ *   m = 1/4:     63.2800 -> 64 and 41.0992 -> 42;
+ *   m = 2^-12:   40728.8 and 18015.7: neither inside N (drawn in the band above N).
+ * Every quotient is at least 0.07 tokens (0.018 nats) from an integer, far beyond fp32's rounding of
+ * the weight, and m d is exact in fp16 for these slopes, so the kernel's distances are the closed form's. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "alibi_blind.h"
+#include "abl/compose/plot_gradient.h"
+
+static void config(abl_plot_gradient_config *c, abl_schedule_spec *spec)
+{
+    char *msg = NULL;
+    assert_int_equal(abl_schedule_spec_parse("slopes:0.5,0.25,0.000244140625", spec, &msg), ABL_OK);
+    free(msg);
+    abl_plot_gradient_config_default(c);
+    assert_int_equal(abl_format_lookup("fp16", &c->model_dtype), ABL_OK);
+    c->slopes = spec;
+    c->heads = 0;
+    c->context = 2048;
+    c->log2_upstream = -8;
+}
+
+static void test_distances(void **state)
+{
+    (void)state;
+    abl_plot_gradient_config c;
+    abl_schedule_spec spec;
+    config(&c, &spec);
+    int heads = 0;
+    int64_t *fwd = NULL, *grad = NULL;
+    char *msg = NULL;
+    assert_int_equal(abl_plot_gradient_distances(&c, &heads, &fwd, &grad, &msg), ABL_OK);
+    assert_int_equal(heads, 3);
+    assert_int_equal(fwd[0], 33);
+    assert_int_equal(grad[0], 22);
+    assert_int_equal(fwd[1], 64);
+    assert_int_equal(grad[1], 42);
+    assert_int_equal(fwd[2], -1);
+    assert_int_equal(grad[2], -1);
+    free(fwd);
+    free(grad);
+    free(msg);
+    abl_schedule_spec_free(&spec);
+}
+
+static void test_chart(void **state)
+{
+    (void)state;
+    abl_plot_gradient_config c;
+    abl_schedule_spec spec;
+    config(&c, &spec);
+    abl_plot p;
+    char *msg = NULL;
+    assert_int_equal(abl_plot_gradient(&c, &p, &msg), ABL_OK);
+    assert_int_equal(p.rows * p.cols, 1);
+    assert_true(p.legend);
+    const abl_plot_panel *pn = &p.panels[0];
+    assert_int_equal(pn->nseries, 2);
+    assert_string_equal(pn->series[0].label, "forward: first zero weight P");
+    assert_string_equal(pn->series[1].label, "gradient: first zero dS (2^-8)");
+    assert_int_equal(pn->series[0].n, 3);
+    assert_true(pn->series[0].y[0] == 33.0 && pn->series[1].y[0] == 22.0);
+    assert_true(pn->series[0].y[1] == 64.0 && pn->series[1].y[1] == 42.0);
+    /* the head without a zero inside N sits in the band above N */
+    assert_int_equal(pn->nbands, 1);
+    assert_true(pn->series[0].y[2] > pn->bands[0].y0 && pn->series[0].y[2] < pn->bands[0].y1);
+    assert_true(pn->bands[0].y0 == 2048.0);
+    assert_true(pn->ylog);
+    abl_plot_free(&p);
+    free(msg);
+    abl_schedule_spec_free(&spec);
+}
+
+/* A kernel whose backward is not modelled: refused with a message, no chart. */
+static void test_refusals(void **state)
+{
+    (void)state;
+    abl_plot_gradient_config c;
+    abl_schedule_spec spec;
+    config(&c, &spec);
+    abl_pipeline_spec pipe;
+    char *msg = NULL;
+    assert_int_equal(abl_pipeline_spec_parse("flash2", &pipe, &msg), ABL_OK);
+    free(msg);
+    msg = NULL;
+    c.pipeline = &pipe;
+    abl_plot p;
+    assert_int_equal(abl_plot_gradient(&c, &p, &msg), ABL_ERR_UNSUPPORTED);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "softmax=flash"));
+    assert_int_equal(p.panels == NULL, 1);
+    free(msg);
+    abl_pipeline_spec_free(&pipe);
+    c.pipeline = NULL;
+    c.context = 1;
+    msg = NULL;
+    assert_int_equal(abl_plot_gradient(&c, &p, &msg), ABL_ERR_INVALID_ARGUMENT);
+    free(msg);
+    abl_schedule_spec_free(&spec);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_distances),
+        cmocka_unit_test(test_chart),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
