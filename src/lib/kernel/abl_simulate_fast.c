@@ -439,10 +439,17 @@ static inline float grid_round(const abl_fp *f, float t)
     return copysignf(r, t);
 }
 
-/* The logits of keys from..i of row i (key order) from their scores, as the reference's row_logits
- * forms them; 0 when one is not finite. score and x may be the same array. */
+/* A captured score rounded to the dtype the model held it in (abl_fp_round32). */
+static inline float score_round(const abl_fp *f, float v)
+{
+    return f->identity ? v : f->fp32_grid ? grid_round(f, v) : abl_fp_round32(f, v);
+}
+
+/* The logits of keys from..i of row i (key order) from their scores, each first rounded to sf when
+ * sf is given (captured scores), as the reference's row_logits forms them; 0 when one is not finite.
+ * score and x may be the same array. */
 static int logits_of_scores(const abl_sim_setup *s, int head, const float *table, uint64_t i, uint64_t from,
-                            const float *score, float *x)
+                            const abl_fp *sf, const float *score, float *x)
 {
     const abl_emul *em = &s->em;
     const abl_emul_head *eh = &s->hd[head];
@@ -453,7 +460,7 @@ static int logits_of_scores(const abl_sim_setup *s, int head, const float *table
         int neg = em->form != ABL_BIAS_ABSOLUTE;
         for (uint64_t j = from; j <= i; j++) {
             uint64_t pos = abl_emul_pos(em, i, j);
-            float t = score[j] + (neg ? -table[pos] : table[pos]);
+            float t = (sf != NULL ? score_round(sf, score[j]) : score[j]) + (neg ? -table[pos] : table[pos]);
             if (em->has_scale)
                 t *= em->scale;
             x[j] = grid_round(&em->logit, t);
@@ -463,7 +470,7 @@ static int logits_of_scores(const abl_sim_setup *s, int head, const float *table
     }
     for (uint64_t j = from; j <= i; j++) {
         uint64_t pos = abl_emul_pos(em, i, j);
-        x[j] = abl_emul_logit(em, eh, score[j], pos, table[pos]);
+        x[j] = abl_emul_logit(em, eh, sf != NULL ? score_round(sf, score[j]) : score[j], pos, table[pos]);
         ok &= isfinite(x[j]) != 0;
     }
     return ok;
@@ -476,7 +483,7 @@ static int gauss_logits(const abl_sim_setup *s, int head, const float *table, ui
 {
     uint64_t hidx = (uint64_t)s->schedule.slopes[head].index;
     abl_fastgauss_scores(s->seed, hidx, i, s->std, from & ~UINT64_C(1), i + 1, score, NULL);
-    return logits_of_scores(s, head, table, i, from, score, x);
+    return logits_of_scores(s, head, table, i, from, NULL, score, x);
 }
 
 int abl_fast_gauss_row(const abl_sim_setup *s, int head, const float *table, const abl_fast_gauss_head *g,
@@ -512,11 +519,6 @@ static const float *captured_scores(const abl_npy *f, int head, uint64_t i, floa
         return (const float *)(const void *)p;
     abl_npy_row(f, (uint64_t)head, i, i + 1, buf);
     return buf;
-}
-
-static float score_round(const abl_fp *f, float v)
-{
-    return f->identity ? v : f->fp32_grid ? grid_round(f, v) : abl_fp_round32(f, v);
 }
 
 /* The keys j < j0 of row i whose exponential is +0 whatever their score in [smin, smax] (the row's
@@ -557,9 +559,7 @@ int abl_fast_captured_row(const abl_sim_setup *s, int head, const float *table, 
 {
     const float *raw = captured_scores(s->captured, head, i, x);
     uint64_t from = wout == NULL && skippable ? captured_skip(s, head, table, i, raw) : 0;
-    for (uint64_t j = from; j <= i; j++)
-        x[j] = score_round(&s->score_fp, raw[j]);
-    if (!logits_of_scores(s, head, table, i, from, x, x))
+    if (!logits_of_scores(s, head, table, i, from, &s->score_fp, raw, x))
         return 0;
     *zeros = abl_fast_row_values(&s->em, t, x, from, i + 1, e, wout);
     return 1;
