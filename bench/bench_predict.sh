@@ -19,6 +19,11 @@ for p in sdpa-efficient sdpa-cudnn falcon-hf-sdpa; do
     run "$p" "$d"
   done
 done
+# llama.cpp / ggml CPU soft_max (issue 18: under 2 s; measured kernel, fp32 model): the AVX2 build with
+# fp32 and fp16 masks, and the scalar build (libm expf on every key).
+for p in llamacpp-cpu llamacpp-cpu,mask-dtype=fp16 llamacpp-cpu,exp=ggml-scalar; do
+  run "$p" fp32
+done
 # GPU engines modelled from source, not measured (docs/pipelines.md §3c): the decode presets compute one
 # query row (rows=1), which the predictor runs through the kernel model.
 for p in llamacpp-cuda-fa vllm-paged trtllm-decode; do

@@ -8,11 +8,14 @@ usage: PYTHONPATH=python bench/bench_python_logits.py [--heads H] [--ctx N] [--t
   softmax in fp32, weight rounded to bf16) and count the exactly-zero weights of the causal part. PyTorch
   goes in blocks of R query rows (memory bounded) with torch.set_num_threads(T). --cli BIN also times
   `BIN simulate --logits FILE.npy` on the same scores (np.save'd to a temporary file).
-prints: wall seconds and zero counts of each, and the ratio torch / simulate. Exit 77 without torch.
+prints: wall and CPU seconds (the process's user + system time over all its threads; the CLI's from
+  getrusage of the child) and zero counts of each, and the ratios torch / simulate of both: the CPU ratio
+  is the steadier one on a shared machine. Exit 77 without torch.
 """
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -64,26 +67,30 @@ def main():
     scores = torch.randn(a.heads, a.ctx, a.ctx, generator=g) * 4
     arr = scores.numpy()
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     doc = ab.simulate(logits=arr, threads=a.threads, logits_dtype="bf16", force=True)
-    t_sim = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    t_sim, c_sim = time.perf_counter() - t0, time.process_time() - c0
+    t0, c0 = time.perf_counter(), time.process_time()
     z_torch = torch_zeros(scores, a.rows)
-    t_torch = time.perf_counter() - t0
+    t_torch, c_torch = time.perf_counter() - t0, time.process_time() - c0
     print("H = %d, N = %d, threads %d" % (a.heads, a.ctx, a.threads))
-    print("alibi_blind.simulate(logits=): %8.2f s  matrix zeros %d" % (t_sim, doc["matrix_zeros"]))
-    print("PyTorch CPU softmax (eager):   %8.2f s  matrix zeros %d" % (t_torch, z_torch))
+    print("alibi_blind.simulate(logits=): %8.2f s wall %8.2f s CPU  matrix zeros %d" % (t_sim, c_sim, doc["matrix_zeros"]))
+    print("PyTorch CPU softmax (eager):   %8.2f s wall %8.2f s CPU  matrix zeros %d" % (t_torch, c_torch, z_torch))
     if a.cli:
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "scores.npy")
             np.save(path, arr)
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             out = subprocess.run([a.cli, "simulate", "--logits", path, "--logits-dtype", "bf16", "--threads",
                                   str(a.threads), "--force", "--format", "json"], capture_output=True, check=True)
             t_cli = time.perf_counter() - t0
-            print("alibi-blind simulate --logits: %8.2f s  matrix zeros %d" % (t_cli, json.loads(out.stdout)["matrix_zeros"]))
-    print("ratio torch / simulate(logits=): %.1f" % (t_torch / t_sim if t_sim > 0 else 0.0))
-
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            c_cli = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+            print("alibi-blind simulate --logits: %8.2f s wall %8.2f s CPU  matrix zeros %d" % (
+                t_cli, c_cli, json.loads(out.stdout)["matrix_zeros"]))
+    print("ratio torch / simulate(logits=): %.1f wall, %.1f CPU" % (t_torch / t_sim if t_sim > 0 else 0.0,
+                                                                  c_torch / c_sim if c_sim > 0 else 0.0))
 
 if __name__ == "__main__":
     main()

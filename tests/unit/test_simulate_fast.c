@@ -186,6 +186,8 @@ static void hook(void *ctx, int head, uint64_t row, const float *logits, const f
 }
 
 static const char *g_std;   /* Gaussian logits' std for the next runs (NULL: zero logits) */
+static const abl_npy *g_scores;      /* captured scores for the next runs (NULL: none) */
+static const char *g_scores_dtype;   /* the dtype they are rounded to (NULL: fp32) */
 
 static void run_sim(const char *spec, const char *dtype, const char *slopes, uint64_t n, int threads, int slow,
                     int with_hook, abl_simulation *sim, capture *cap)
@@ -208,6 +210,12 @@ static void run_sim(const char *spec, const char *dtype, const char *slopes, uin
         cfg.logit_std = q;
     }
     cfg.seed = 5;
+    abl_format sf;
+    cfg.logits = g_scores;
+    if (g_scores_dtype != NULL) {
+        assert_int_equal(abl_format_lookup(g_scores_dtype, &sf), ABL_OK);
+        cfg.logits_dtype = &sf;
+    }
     if (with_hook) {
         cfg.row_hook = hook;
         cfg.row_hook_ctx = cap;
@@ -340,6 +348,59 @@ static void test_fast_matches_reference_gaussian(void **state)
     g_std = NULL;
 }
 
+/* Captured scores: 2-D [N, N] scores of std `std` (a sum of four uniforms, deterministic) at byte
+ * offset `skew` of buf (0: aligned, read in place; 2: misaligned, converted row by row). */
+static abl_npy make_scores(unsigned char *buf, uint64_t n, double std, size_t skew)
+{
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (uint64_t k = 0; k < n * n; k++) {
+        double u = 0.0;
+        for (int r = 0; r < 4; r++) {
+            x = x * 6364136223846793005u + 1442695040888963407u;
+            u += (double)(x >> 11) * 0x1p-53 - 0.5;
+        }
+        float v = (float)(u * std * 1.7320508075688772);   /* sd of the sum of 4 uniforms: 1/sqrt(3) */
+        memcpy(buf + skew + 4 * k, &v, sizeof v);
+    }
+    abl_npy f;
+    memset(&f, 0, sizeof f);
+    f.map = buf;
+    f.map_len = (size_t)(n * n * 4 + skew);
+    f.data = buf + skew;
+    f.itemsize = 4;
+    f.ndim = 2;
+    f.heads = 1;
+    f.n = n;
+    return f;
+}
+
+/* Captured scores (simulate --logits, Python's simulate(logits=)): the keys skipped by their logit
+ * bound (steep slopes), the in-place and the converted reads, scores rounded to bf16/fp16/fp32 */
+static void test_fast_matches_reference_captured(void **state)
+{
+    (void)state;
+    const double stds[] = {0.5, 4.0, 40.0};
+    const char *sdt[] = {"bf16", NULL, "fp16"};
+    const uint64_t n = 520, nh[2] = {130, 77};
+    unsigned char *buf = malloc((size_t)(n * n * 4 + 2));
+    assert_non_null(buf);
+    for (int k = 0; k < 3; k++) {
+        abl_npy f = make_scores(buf, n, stds[k], k == 1 ? 2 : 0);
+        g_scores = &f;
+        g_scores_dtype = sdt[k];
+        for (size_t p = 0; p < sizeof k_pipes / sizeof *k_pipes; p += 2)
+            compare_plain(k_pipes[p], k % 2 ? "fp16" : "bf16", "slopes:8,2,0.5,0.03125,0.002", n);
+        compare_plain("eager,bias-scale=0.5", "bf16", "slopes:4,0.25", n);
+        for (int q = 0; q < 2; q++) {   /* every weight and logit through the row hook */
+            f = make_scores(buf, nh[q], stds[k], k == 1 ? 2 : 0);
+            compare_hooked(q ? "mpt,sum=vec8,exp=sleef" : "eager", q ? "fp16" : "bf16", "press", nh[q]);
+        }
+    }
+    g_scores = NULL;
+    g_scores_dtype = NULL;
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -349,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_fast_matches_reference_weights),
         cmocka_unit_test(test_fast_matches_reference_long),
         cmocka_unit_test(test_fast_matches_reference_gaussian),
+        cmocka_unit_test(test_fast_matches_reference_captured),
     };
     return cmocka_run_group_tests(tests, NULL, abl_test_schedules_free);
 }

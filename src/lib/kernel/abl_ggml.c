@@ -287,25 +287,42 @@ uint64_t abl_ggml_row(const abl_emul *e, uint64_t i, const float *x, float *col,
  * Zero logits with a relative bias: the logit of a key depends on its distance d alone (T[d], T[0] = 0 the
  * row max), so e is a table: eV[d] through ggml_v_expf (keys in the vector part, j < V = 8 floor(N/8)),
  * eT[d] through libm expf (the last N mod 8 keys). Row i's binary64 sum S_i takes the 8-key vectors by
- * absolute position; keys at d >= D0 (e = 0 from there on) add nothing, so S_i needs only the last D0 keys,
- * and S_i = S_(i-8) once every key within D0 of i sits inside the vector part. A key can be zero only if
+ * absolute position; keys at d >= D0 (e = 0 from there on) add nothing. A key can be zero only if
  * e <= 2^-150 S_i (1 + 2^-20) <= 2^-150 1.01 N: the keys before Dz, the first d whose e reaches that, are not
- * zero in any row, and rows shorter than Dz need no sum. Each remaining key is tested as simulate tests it.
+ * zero in any row, and rows shorter than Dz need no sum.
  * The influence-zero keys (p <= zmax = e->infl_max, abl_influence.h) are found the same way with their own
  * band [Dz, Dc): p = fp32(e * fp32(1/S)) <= e (S >= 1, the diagonal's e is 1), so every key from Dc on
- * (e <= zmax there) counts, and none before Dz (e > 2 zmax 1.01 N) can. */
+ * (e <= zmax there) counts, and none before Dz (e > 2 zmax 1.01 N) can.
+ *
+ * Each row costs O(1) amortised, not O(D0) (issue 18: 64 heads at N = 32768 under 2 s on one core):
+ *  - the sum: rows i = L q + rho (L = 8 vectors, or 1 key in the scalar build) add the same block sums
+ *    c_rho(k) (block k counted from the diagonal's), farthest first; the forward prefix F = c(0) + ... +
+ *    c(q), kept per residue, is within 2 gamma_q of the kernel's binary64 sum (both sum q + 1 non-negative
+ *    terms), and r = fp32(1.0 / S) is monotone in S, so when both ends of that interval give the same r it
+ *    is the kernel's r; otherwise (rare) the kernel's ordered sum is formed, O(D0 / L);
+ *  - the zeros: fp32(e r) <= zmax is monotone in e, so a row's zero keys are those with e <= E(r), the
+ *    largest float that still rounds to <= zmax. Where the table is non-increasing over the band (checked
+ *    per head, not assumed: ggml_v_expf is a polynomial) those keys are a suffix of the band, found by a
+ *    bisection; elsewhere every key of the band is tested as simulate tests it. */
 typedef struct ggml_pred {
     const abl_emul *em;
     const float *eV, *eT;
     uint64_t n, V, D0, Dz;
+    const float *eb;   /* the table the blocks read: eV (AVX2), eT (scalar) */
+    uint64_t L, Vb;    /* keys per block; rows below Vb see only blocks */
 } ggml_pred;
 
-/* The keys a zero test counts in a row: p <= zmax; tested one by one in [Dz, Dc), all from Dc on. */
+/* The keys a zero test counts in a row: p <= zmax; tested in [Dz, Dc), all from Dc on. mono: eb is
+ * non-increasing on [Dz, Dc). The last E(r) and suffix start per residue are kept (steady rows repeat r). */
 typedef struct ggml_band {
     float zmax;
     uint64_t Dz, Dc;
+    int mono;
+    float r_last[GGML_LANES], E_last[GGML_LANES];
+    uint64_t start_last[GGML_LANES];
 } ggml_band;
 
+/* The kernel's binary64 sum of row i, in its order (O(min(i, D0))): the fallback and the tail rows. */
 static double pred_row_sum(const ggml_pred *g, uint64_t i)
 {
     uint64_t lo = i + 1 > g->D0 ? i + 1 - g->D0 : 0;   /* the first key with d < D0 */
@@ -327,18 +344,104 @@ static double pred_row_sum(const ggml_pred *g, uint64_t i)
     return sum;
 }
 
-static uint64_t pred_row_zeros(const ggml_pred *g, const ggml_band *b, uint64_t i, double sum, int64_t *first)
+/* Block k of rows i = L q + rho, counted from the diagonal's block: keys at d = rho + L k - l (lane l),
+ * as the kernel's vector adds them (pred_row_sum's lane tree). */
+static float block_sum(const ggml_pred *g, uint64_t rho, uint64_t k)
 {
-    float r = (float)(1.0 / sum);
+    if (g->L == 1)
+        return g->eb[k];
+    float v[GGML_LANES];
+    for (uint64_t l = 0; l < GGML_LANES; l++) {
+        uint64_t d = rho + GGML_LANES * k;
+        v[l] = d >= l && d - l < g->D0 ? g->eb[d - l] : 0.0f;
+    }
+    float a0 = v[0] + v[4], a1 = v[1] + v[5], a2 = v[2] + v[6], a3 = v[3] + v[7];
+    return (a0 + a2) + (a1 + a3);
+}
+
+/* The forward prefixes of the block sums per residue: F[rho] = c(0) + ... + c(next[rho] - 1). */
+typedef struct ggml_fwd {
+    double F[GGML_LANES];
+    uint64_t next[GGML_LANES];
+} ggml_fwd;
+
+/* r = fp32(1.0 / S_i) of row i (see the section comment); *exact counts the rows that needed the ordered
+ * sum. Rows from Vb on (the AVX2 build's last N mod 8 rows) always take it. */
+static float pred_row_r(const ggml_pred *g, ggml_fwd *f, uint64_t i, uint64_t *exact)
+{
+    if (i < g->Vb) {
+        uint64_t rho = i % g->L, q = i / g->L;
+        while (f->next[rho] <= q)
+            f->F[rho] += (double)block_sum(g, rho, f->next[rho]++);
+        /* |S - F| <= 2 gamma_q X <= 2.03 (q + 1) 2^-53 F; the slack covers the products' own roundings */
+        double F = f->F[rho], eps = 4.0 * (double)(q + 2) * 0x1p-53;
+        float rl = (float)(1.0 / (F * (1.0 + eps))), rh = (float)(1.0 / (F * (1.0 - eps)));
+        if (F > 0.0 && rl == rh)
+            return rl;
+    }
+    (*exact)++;
+    return (float)(1.0 / pred_row_sum(g, i));
+}
+
+static int key_zero(float e, float r, float zmax)
+{
+    return (float)((double)e * (double)r) <= zmax;
+}
+
+/* E(r): the largest float e >= 0 with fp32(e r) <= zmax (key_zero is monotone in e; 0 always passes). */
+static float zero_bound(float r, float zmax)
+{
+    uint32_t lo = 0, hi = 0x7f800000u;   /* key_zero(lo); hi: +inf, past every candidate */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (key_zero(u2f(mid), r, zmax))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return u2f(lo);
+}
+
+/* The first d in [Dz, Dc) of a monotone band with eb[d] <= E (Dc if none). */
+static uint64_t band_start(const ggml_pred *g, const ggml_band *b, float E)
+{
+    uint64_t lo = b->Dz, hi = b->Dc > b->Dz ? b->Dc : b->Dz;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (g->eb[mid] <= E)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* The zero keys of row i (r = fp32(1/S_i)) and the first of them (-1: none). */
+static uint64_t pred_row_zeros(const ggml_pred *g, ggml_band *b, uint64_t i, float r, int64_t *first)
+{
     uint64_t zeros = 0;
     *first = -1;
-    uint64_t top = i < b->Dc - 1 ? i : b->Dc - 1;
-    for (uint64_t d = b->Dz; d <= top && b->Dc > 0; d++) {
-        float e = i - d >= g->V ? g->eT[d] : g->eV[d];
-        if ((float)((double)e * (double)r) <= b->zmax) {
-            zeros++;
-            if (*first < 0)
-                *first = (int64_t)d;
+    uint64_t top = b->Dc == 0 ? 0 : i < b->Dc - 1 ? i : b->Dc - 1;
+    if (b->mono && i < g->Vb) {
+        uint64_t rho = i % GGML_LANES;
+        if (b->r_last[rho] != r) {
+            b->r_last[rho] = r;
+            b->E_last[rho] = zero_bound(r, b->zmax);
+            b->start_last[rho] = band_start(g, b, b->E_last[rho]);
+        }
+        uint64_t s = b->start_last[rho];
+        if (b->Dc > 0 && s <= top) {
+            zeros = top - s + 1;
+            *first = (int64_t)s;
+        }
+    } else {
+        for (uint64_t d = b->Dz; d <= top && b->Dc > 0; d++) {
+            float e = i - d >= g->V ? g->eT[d] : g->eV[d];
+            if (key_zero(e, r, b->zmax)) {
+                zeros++;
+                if (*first < 0)
+                    *first = (int64_t)d;
+            }
         }
     }
     if (i >= b->Dc) {   /* every key from Dc on */
@@ -349,21 +452,37 @@ static uint64_t pred_row_zeros(const ggml_pred *g, const ggml_band *b, uint64_t 
     return zeros;
 }
 
+/* A band's start and end, and whether the suffix rule holds on it. */
+static ggml_band make_band(const ggml_pred *g, float zmax, uint64_t Dz, uint64_t Dc)
+{
+    ggml_band b;
+    memset(&b, 0, sizeof b);
+    b.zmax = zmax;
+    b.Dz = Dz;
+    b.Dc = Dc;
+    b.mono = 1;
+    for (uint64_t d = Dz + 1; d < Dc && b.mono; d++)
+        b.mono = g->eb[d] <= g->eb[d - 1];
+    for (int k = 0; k < GGML_LANES; k++)
+        b.r_last[k] = NAN;   /* no cached r yet (NaN equals nothing) */
+    return b;
+}
+
 /* The influence band: Dz the first d whose e may give p <= zmax in some row (p = RN(e r) <= zmax needs
  * e r <= 2 zmax, r >= 1/(1.01 N)), Dc one past the last d with an e above zmax. */
 static ggml_band influence_band(const ggml_pred *g, float zmax)
 {
-    ggml_band b = {zmax, g->n, 0};
+    uint64_t Dz = g->n, Dc = 0;
     double bound = 2.0 * (double)zmax * 1.01 * (double)g->n;
     for (uint64_t d = 0; d < g->n; d++) {
         float lo = g->eV[d] < g->eT[d] ? g->eV[d] : g->eT[d];
         float hi = g->eV[d] < g->eT[d] ? g->eT[d] : g->eV[d];
         if (hi > zmax)
-            b.Dc = d + 1;
-        if (b.Dz == g->n && (double)lo <= bound)
-            b.Dz = d;
+            Dc = d + 1;
+        if (Dz == g->n && (double)lo <= bound)
+            Dz = d;
     }
-    return b;
+    return make_band(g, zmax, Dz, Dc);
 }
 
 /* D0 (1 + the last d with a non-zero e) and Dz (the first d whose e is small enough to vanish in some row). */
@@ -381,6 +500,39 @@ static void pred_bounds(ggml_pred *g)
     }
 }
 
+/* The tables eV (ggml_v_expf) and eT (libm expf) of the head's logits against the diagonal's;
+ * ABL_ERR_UNSUPPORTED when some key's logit exceeds the diagonal's (the row max must be the diagonal). */
+static abl_status pred_tables(const abl_sim_setup *s, int h, float *t, uint64_t n)
+{
+    const abl_emul *em = &s->em;
+    float x0 = abl_emul_logit(em, &s->hd[h], 0.0f, 0, abl_emul_bias_mag(em, &s->hd[h], 0));
+    for (uint64_t d = 0; d < n; d++) {
+        float x = abl_emul_logit(em, &s->hd[h], 0.0f, d, abl_emul_bias_mag(em, &s->hd[h], d));
+        if (x > x0)
+            return ABL_ERR_UNSUPPORTED;
+        t[d] = abl_ggml_expf_avx2(sub32(x, x0));
+        t[n + d] = abl_exp_rn32(sub32(x, x0));
+    }
+    return ABL_OK;
+}
+
+/* Row i's counts into out (weights band bw, influence band bi); the last row also sets the first zeros. */
+static void pred_row(const ggml_pred *g, ggml_band *bw, ggml_band *bi, uint64_t i, float r, abl_pred_head *out)
+{
+    const abl_emul *em = g->em;
+    int64_t first = -1, lfirst = -1;
+    uint64_t rz = i >= g->Dz ? pred_row_zeros(g, bw, i, r, &first) : 0;
+    uint64_t lz = em->infl_active ? pred_row_zeros(g, bi, i, r, &lfirst) : rz;
+    out->matrix_zeros += rz;
+    out->matrix_influence_zeros += lz;
+    if (i == g->n - 1) {
+        out->first_blind = i >= g->Dz ? first : -1;
+        out->row_zeros = rz;
+        out->first_influence_zero = em->infl_active ? lfirst : out->first_blind;
+        out->row_influence_zeros = lz;
+    }
+}
+
 abl_status abl_ggml_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out)
 {
     const abl_emul *em = &s->em;
@@ -388,46 +540,23 @@ abl_status abl_ggml_predict_head(const abl_sim_setup *s, int h, abl_pred_head *o
     float *t = malloc(2 * n * sizeof *t);
     if (t == NULL)
         return ABL_ERR_NO_MEMORY;
-    ggml_pred g = {em, t, t + n, n, n / GGML_LANES * GGML_LANES, 0, 0};
-    if (em->exp != ABL_EXP_GGML_AVX2)
-        g.V = 0;   /* the scalar build: every key through libm expf, added one by one */
-    float x0 = abl_emul_logit(em, &s->hd[h], 0.0f, 0, abl_emul_bias_mag(em, &s->hd[h], 0));
-    for (uint64_t d = 0; d < n; d++) {
-        float x = abl_emul_logit(em, &s->hd[h], 0.0f, d, abl_emul_bias_mag(em, &s->hd[h], d));
-        if (x > x0) {   /* the row max must be the diagonal's */
-            free(t);
-            return ABL_ERR_UNSUPPORTED;
-        }
-        t[d] = abl_ggml_expf_avx2(sub32(x, x0));
-        t[n + d] = abl_exp_rn32(sub32(x, x0));
+    abl_status st = pred_tables(s, h, t, n);
+    if (st != ABL_OK) {
+        free(t);
+        return st;
     }
+    int avx2 = em->exp == ABL_EXP_GGML_AVX2;
+    /* the scalar build: every key through libm expf, added one by one (blocks of one key) */
+    ggml_pred g = {em, t, t + n, n, avx2 ? n / GGML_LANES * GGML_LANES : 0, 0, 0, avx2 ? t : t + n,
+                   avx2 ? GGML_LANES : 1, avx2 ? n / GGML_LANES * GGML_LANES : n};
     pred_bounds(&g);
-    ggml_band bw = {0.0f, g.Dz, g.D0}, bi = em->infl_active ? influence_band(&g, em->infl_max) : bw;
+    ggml_band bw = make_band(&g, 0.0f, g.Dz, g.D0);
+    ggml_band bi = em->infl_active ? influence_band(&g, em->infl_max) : bw;
     memset(out, 0, sizeof *out);
-    double period[GGML_LANES] = {0};
-    uint64_t steady = g.D0 + 2 * GGML_LANES;   /* from here on S_i = S_(i-8) inside the vector part */
-    for (uint64_t i = bi.Dz < g.Dz ? bi.Dz : g.Dz; i < n; i++) {
-        double sum;
-        if (i >= steady + GGML_LANES && i < g.V) {
-            sum = period[i % GGML_LANES];
-        } else {
-            sum = pred_row_sum(&g, i);
-            out->exact_rows++;
-        }
-        if (i >= steady)
-            period[i % GGML_LANES] = sum;
-        int64_t first, lfirst;
-        uint64_t rz = i >= g.Dz ? pred_row_zeros(&g, &bw, i, sum, &first) : 0;
-        uint64_t lz = em->infl_active ? pred_row_zeros(&g, &bi, i, sum, &lfirst) : rz;
-        out->matrix_zeros += rz;
-        out->matrix_influence_zeros += lz;
-        if (i == n - 1) {
-            out->first_blind = i >= g.Dz ? first : -1;
-            out->row_zeros = rz;
-            out->first_influence_zero = em->infl_active ? lfirst : out->first_blind;
-            out->row_influence_zeros = lz;
-        }
-    }
+    ggml_fwd f;
+    memset(&f, 0, sizeof f);
+    for (uint64_t i = bi.Dz < g.Dz ? bi.Dz : g.Dz; i < n; i++)
+        pred_row(&g, &bw, &bi, i, pred_row_r(&g, &f, i, &out->exact_rows), out);
     if (g.Dz >= n)
         out->first_blind = -1;
     if (bi.Dz >= n)

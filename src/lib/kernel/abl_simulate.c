@@ -452,6 +452,7 @@ typedef struct team {
     int fast;                 /* the fast exact rows apply (abl_simulate_fast.h) */
     float *rmax;              /* fast: each row's max logit (N floats) */
     abl_fast_gauss_head gh;   /* fast, Gaussian: the current head's logit bounds */
+    int cap_skip;             /* fast, captured: keys may be skipped by their logit bound */
     int head;
     uint64_t chunk_rows, nchunks;
     atomic_uint_fast64_t next_chunk;
@@ -500,6 +501,8 @@ static void prepare_head(team *t, int h)
         abl_fast_row_max(em, t->table, t->rmax);
     if (t->fast && s->gaussian && s->captured == NULL)
         abl_fast_gauss_prepare(s, h, t->table, &t->gh);   /* bounds for generated scores only */
+    if (t->fast && s->captured != NULL)
+        t->cap_skip = abl_fast_captured_skippable(s, t->table);
     t->head = h;
     /* big rows first; about 16 chunks per thread for balance */
     uint64_t want = (uint64_t)t->nthreads * 16, rows = n - em->first_row;   /* ggml rows=R: the last R */
@@ -527,13 +530,8 @@ static int fast_row(team *t, const row_ctx *rc, abl_fast_thread *ft, uint64_t i,
         *rz = abl_fast_row(&s->em, h, t->table, t->rmax, ft, i, wout != NULL ? x : NULL, wout);
         return 1;
     }
-    if (s->captured != NULL) {
-        /* captured scores: the file's rows, then the fast exponentials and sums */
-        if (!row_logits(rc, i, x))
-            return 0;
-        *rz = abl_fast_row_values(&s->em, ft, x, 0, i + 1, e, wout);
-        return 1;
-    }
+    if (s->captured != NULL)   /* captured scores: the file's rows, then the fast exponentials and sums */
+        return abl_fast_captured_row(s, h, t->table, t->cap_skip, ft, i, x, e, wout, rz);
     return abl_fast_gauss_row(s, h, t->table, &t->gh, ft, i, x, e, wout, rz);
 }
 

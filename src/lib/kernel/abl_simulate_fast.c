@@ -2,11 +2,13 @@
  * tests/unit/test_simulate_fast.c compares them with the reference rows and the exact accumulator). */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel/abl_simulate_fast.h"
 #include "kernel/abl_fastexp.h"
 #include "kernel/abl_fastgauss.h"
+#include "abl/kernel/npy.h"
 
 /* GCC/Clang vector extensions of 16 bytes (one SSE2 register on baseline x86-64, one NEON register
  * on AArch64; plain lane-by-lane C semantics elsewhere): IEEE operations lane by lane. */
@@ -53,7 +55,11 @@ void abl_fast_row_max(const abl_emul *em, const float *table, float *rmax)
     }
 }
 
-#define MEMO 4096
+/* The per-row memo of exponentials by logit: 2^16 slots, so that a logit dtype of 16 bits on binary32's
+ * grid (bf16: the low 16 bits are zero) maps each value to its own slot (no collisions, ~1700 distinct
+ * values a row for scores of std 4); other logits are hashed into it. calloc'd: untouched pages cost no
+ * memory. */
+#define MEMO 65536
 
 int abl_fast_thread_init(abl_fast_thread *t, uint64_t n)
 {
@@ -327,7 +333,7 @@ uint64_t abl_fast_row_values(const abl_emul *em, abl_fast_thread *t, const float
         }
         uint32_t b;
         memcpy(&b, &x[j], sizeof b);
-        uint32_t h = (b ^ (b >> 16) ^ (b >> 11)) & (MEMO - 1);
+        uint32_t h = (b & 0xffffu) == 0 ? b >> 16 : (b ^ (b >> 16) ^ (b >> 11)) & (MEMO - 1);
         if (t->stamp[h] == t->cur && t->tag[h] == b) {
             e[j] = t->val[h];
         } else {
@@ -412,52 +418,72 @@ static uint64_t skipped_keys(const abl_emul *em, const abl_fast_gauss_head *g, u
     return j;
 }
 
-/* Gaussian logits of keys from..i of row i (key order), as the reference's row_logits forms them,
- * the scores through abl_fastgauss_scores; 0 when one is not finite. */
-static int gauss_logits(const abl_sim_setup *s, int head, const float *table, uint64_t i, uint64_t from, float *score,
-                        float *x)
+/* abl_fp_round32 for a format on binary32's grid and a finite t, inlined: the bit rounding to nearest
+ * even at the format's last mantissa bit, then finish()'s overflow and signed-zero rules. */
+static inline float grid_round(const abl_fp *f, float t)
+{
+    unsigned k = (unsigned)(24 - f->p);
+    float ax = fabsf(t);
+    uint32_t u;
+    memcpy(&u, &ax, sizeof u);
+    if (k > 0) {
+        uint32_t half = 1u << (k - 1);
+        u = (u + (half - 1) + ((u >> k) & 1u)) & ~((1u << k) - 1u);
+    }
+    float r;
+    memcpy(&r, &u, sizeof r);
+    if (!(r <= (float)f->max))
+        r = f->has_inf || isnan(r) ? (isnan(t) ? t : INFINITY) : (float)f->max;
+    if (r == 0.0f && !f->neg_zero)
+        return 0.0f;
+    return copysignf(r, t);
+}
+
+/* A captured score rounded to the dtype the model held it in (abl_fp_round32). */
+static inline float score_round(const abl_fp *f, float v)
+{
+    return f->identity ? v : f->fp32_grid ? grid_round(f, v) : abl_fp_round32(f, v);
+}
+
+/* The logits of keys from..i of row i (key order) from their scores, each first rounded to sf when
+ * sf is given (captured scores), as the reference's row_logits forms them; 0 when one is not finite.
+ * score and x may be the same array. */
+static int logits_of_scores(const abl_sim_setup *s, int head, const float *table, uint64_t i, uint64_t from,
+                            const abl_fp *sf, const float *score, float *x)
 {
     const abl_emul *em = &s->em;
     const abl_emul_head *eh = &s->hd[head];
-    uint64_t hidx = (uint64_t)s->schedule.slopes[head].index;
-    abl_fastgauss_scores(s->seed, hidx, i, s->std, from & ~UINT64_C(1), i + 1, score, NULL);
     int ok = 1;
-    if (em->logit.fp32_grid && !em->logit.identity) {
+    if (em->logit.fp32_grid && !em->logit.identity && em->bias_add == ABL_BIAS_ADD_SCORES) {
         /* abl_emul_logit inlined for the formats on binary32's grid (bf16, tf32, ...): the binary32
          * sum (and product by the scale), then abl_fp_round32's bit rounding and finish() */
-        const abl_fp *f = &em->logit;
         int neg = em->form != ABL_BIAS_ABSOLUTE;
-        unsigned k = (unsigned)(24 - f->p);
-        uint32_t half = k > 0 ? 1u << (k - 1) : 0, mask = k > 0 ? ~((1u << k) - 1u) : ~0u;
-        float mx = (float)f->max;
         for (uint64_t j = from; j <= i; j++) {
             uint64_t pos = abl_emul_pos(em, i, j);
-            float t = score[j] + (neg ? -table[pos] : table[pos]);
+            float t = (sf != NULL ? score_round(sf, score[j]) : score[j]) + (neg ? -table[pos] : table[pos]);
             if (em->has_scale)
                 t *= em->scale;
-            float ax = fabsf(t);
-            uint32_t u;
-            memcpy(&u, &ax, sizeof u);
-            if (k > 0)
-                u = (u + (half - 1) + ((u >> k) & 1u)) & mask;
-            float r;
-            memcpy(&r, &u, sizeof r);
-            if (!(r <= mx))
-                r = f->has_inf || isnan(r) ? (isnan(t) ? t : INFINITY) : mx;
-            if (r == 0.0f && !f->neg_zero)
-                x[j] = 0.0f;
-            else
-                x[j] = copysignf(r, t);
+            x[j] = grid_round(&em->logit, t);
             ok &= isfinite(x[j]) != 0;
         }
         return ok;
     }
     for (uint64_t j = from; j <= i; j++) {
         uint64_t pos = abl_emul_pos(em, i, j);
-        x[j] = abl_emul_logit(em, eh, score[j], pos, table[pos]);
+        x[j] = abl_emul_logit(em, eh, sf != NULL ? score_round(sf, score[j]) : score[j], pos, table[pos]);
         ok &= isfinite(x[j]) != 0;
     }
     return ok;
+}
+
+/* Gaussian logits of keys from..i of row i (key order), as the reference's row_logits forms them,
+ * the scores through abl_fastgauss_scores; 0 when one is not finite. */
+static int gauss_logits(const abl_sim_setup *s, int head, const float *table, uint64_t i, uint64_t from, float *score,
+                        float *x)
+{
+    uint64_t hidx = (uint64_t)s->schedule.slopes[head].index;
+    abl_fastgauss_scores(s->seed, hidx, i, s->std, from & ~UINT64_C(1), i + 1, score, NULL);
+    return logits_of_scores(s, head, table, i, from, NULL, score, x);
 }
 
 int abl_fast_gauss_row(const abl_sim_setup *s, int head, const float *table, const abl_fast_gauss_head *g,
@@ -465,6 +491,75 @@ int abl_fast_gauss_row(const abl_sim_setup *s, int head, const float *table, con
 {
     uint64_t from = wout == NULL ? skipped_keys(&s->em, g, i) : 0;
     if (!gauss_logits(s, head, table, i, from, e, x))
+        return 0;
+    *zeros = abl_fast_row_values(&s->em, t, x, from, i + 1, e, wout);
+    return 1;
+}
+
+/* ---- captured scores (simulate --logits, abl_flat's in-memory array) ---- */
+
+int abl_fast_captured_skippable(const abl_sim_setup *s, const float *table)
+{
+    const abl_emul *em = &s->em;
+    if ((em->form != ABL_BIAS_RELATIVE && em->form != ABL_BIAS_SYMMETRIC) || (em->has_scale && !(em->scale > 0.0f)))
+        return 0;
+    for (uint64_t pos = 1; pos < em->n; pos++)
+        if (!(table[pos] >= table[pos - 1]))
+            return 0;
+    return 1;
+}
+
+/* Row i's scores in key order: a pointer into the data where they are aligned binary32, else
+ * converted into buf (abl_npy_row). */
+static const float *captured_scores(const abl_npy *f, int head, uint64_t i, float *buf)
+{
+    uint64_t hd = f->ndim == 3 ? (uint64_t)head : 0;
+    const unsigned char *p = f->data + ((hd * f->n + i) * f->n) * (uint64_t)f->itemsize;
+    if (f->itemsize == 4 && (uintptr_t)p % _Alignof(float) == 0)
+        return (const float *)(const void *)p;
+    abl_npy_row(f, (uint64_t)head, i, i + 1, buf);
+    return buf;
+}
+
+/* The keys j < j0 of row i whose exponential is +0 whatever their score in [smin, smax] (the row's
+ * range): with a relative bias whose magnitude never decreases with the distance d and a positive
+ * scale, the logit is non-decreasing in the (rounded) score and non-increasing in d, so x_j <=
+ * xhi(d) = logit(RN(smax), d), the row max M >= the diagonal's logit mlo, and fp32(x_j - M) <=
+ * fp32(xhi(d) - mlo) < -104 gives e_j = +0 under both exp models (as skipped_keys); xhi is
+ * non-increasing in d, so the first such d is found by bisection. x_j >= logit(RN(smin), i) must be
+ * finite, or the reference's check on every logit decides (nothing skipped). */
+static uint64_t captured_skip(const abl_sim_setup *s, int head, const float *table, uint64_t i, const float *raw)
+{
+    const abl_emul *em = &s->em;
+    const abl_emul_head *eh = &s->hd[head];
+    float smax = raw[0], smin = raw[0];
+    for (uint64_t j = 1; j <= i; j++) {
+        smax = raw[j] > smax ? raw[j] : smax;
+        smin = raw[j] < smin ? raw[j] : smin;
+    }
+    float hi = score_round(&s->score_fp, smax), lo = score_round(&s->score_fp, smin);
+    uint64_t p0 = abl_emul_pos(em, i, i), pi = abl_emul_pos(em, i, 0);
+    float mlo = abl_emul_logit(em, eh, score_round(&s->score_fp, raw[i]), p0, table[p0]);
+    if (!isfinite(mlo) || !isfinite(abl_emul_logit(em, eh, lo, pi, table[pi])) ||
+        !(abl_emul_logit(em, eh, hi, pi, table[pi]) - mlo < -104.0f))
+        return 0;
+    uint64_t a = 0, b = i;   /* d = a: not below -104 (xhi(0) >= mlo); d = b: below */
+    while (b - a > 1) {
+        uint64_t d = a + (b - a) / 2, pos = abl_emul_pos(em, i, i - d);
+        if (abl_emul_logit(em, eh, hi, pos, table[pos]) - mlo < -104.0f)
+            b = d;
+        else
+            a = d;
+    }
+    return i - b + 1;   /* keys j = i - d, d >= b */
+}
+
+int abl_fast_captured_row(const abl_sim_setup *s, int head, const float *table, int skippable, abl_fast_thread *t,
+                          uint64_t i, float *x, float *e, float *wout, uint64_t *zeros)
+{
+    const float *raw = captured_scores(s->captured, head, i, x);
+    uint64_t from = wout == NULL && skippable ? captured_skip(s, head, table, i, raw) : 0;
+    if (!logits_of_scores(s, head, table, i, from, &s->score_fp, raw, x))
         return 0;
     *zeros = abl_fast_row_values(&s->em, t, x, from, i + 1, e, wout);
     return 1;

@@ -67,6 +67,17 @@ void abl_fast_gauss_prepare(const abl_sim_setup *s, int head, const float *table
 int abl_fast_gauss_row(const abl_sim_setup *s, int head, const float *table, const abl_fast_gauss_head *g,
                        abl_fast_thread *t, uint64_t i, float *x, float *e, float *wout, uint64_t *zeros);
 
+/* Captured scores (s->captured): 1 when keys may be skipped by the logit bound of
+ * abl_fast_captured_row (relative/symmetric form, |bias| by position in table non-decreasing, positive
+ * scale); computed once per head. */
+int abl_fast_captured_skippable(const abl_sim_setup *s, const float *table);
+
+/* A captured row (not the last): the zeros into *zeros, x gets the logits (all of them when wout is
+ * given, for the row hook; else keys whose exponential is provably +0 are skipped: the range of the
+ * row's scores bounds their logits); e is scratch. 0 when a logit is not finite. */
+int abl_fast_captured_row(const abl_sim_setup *s, int head, const float *table, int skippable, abl_fast_thread *t,
+                          uint64_t i, float *x, float *e, float *wout, uint64_t *zeros);
+
 /* The binary32 sum of e[0..count-1] in the pipeline's order, as abl_emul_sum, for e >= +0 (n: the
  * row length the kernel sees). */
 float abl_fast_sum(const abl_emul *em, const float *e, uint64_t count, uint64_t n);
