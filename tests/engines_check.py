@@ -13,6 +13,16 @@ and the last-row zero count that `alibi-blind simulate --format json` reports.
     P_j   = model-dtype(ftz(RN32(e_j * inv)))          a weight is zero when P_j is
 T = 128 (vLLM paged attention V1); TensorRT-LLM: 64 below 32 steps, 128 below 2048, else 256.
 
+llamacpp-cuda (llama.cpp soft_max_f32, flash attention off), every row i of the prompt, all n keys in the
+row (the causal part masked: e = 0):
+    x_d   = RN32(-m d)                 (fma(slope, F32 mask -d, 0); m from ggml's powf: m0^(h+1), m1^(2(h-n2)+1))
+    e_d   = __expf(x_d - 0)            (the row max is the diagonal's 0)
+    S     = per-thread fp32 sums, T = min(1024, pow2 >= n) threads, warp butterfly, then over the warps
+    inv   = 1.0f / S = ftz(RN32(1 / S)) (rcp.approx.ftz under -use_fast_math)
+    w_d   = ftz(RN32(e_d * inv))       a weight is zero when w_d is; no influence when fp16(w_d) is 0
+                                       (P converted to fp16 for cuBLAS's fp16 GEMM)
+compared with the matrix and last-row counts of both weight and influence.
+
 Usage: engines_check.py ALIBI_BLIND   (exit 77 without numpy or mpmath: Skipped)
 """
 import json
@@ -100,9 +110,82 @@ def last_row(n, m, threads, dtype):
     return first, zeros
 
 
+def ggml_slopes(H):
+    """ggml's ALiBi slopes (max_bias 8): powf modelled as correctly rounded, here with exact rationals."""
+    n2 = 1 << (H.bit_length() - 1)
+    def powf_2(y):
+        m = mpmath.power(2, mpmath.mpf(y.numerator) / y.denominator)
+        man, ex = mpmath.mpf(m).man_exp
+        return rn(Fraction(int(man)) * Fraction(2) ** int(ex), 24, -126)
+    m0, m1 = powf_2(Fraction(-8, n2)), powf_2(Fraction(-4, n2))
+    return [rn(m0 ** (h + 1), 24, -126) if h < n2 else rn(m1 ** (2 * (h - n2) + 1), 24, -126) for h in range(H)]
+
+
+def ftz32(v):
+    v = np.asarray(v, dtype=np.float32)
+    return np.where(np.abs(v) < np.float32(2.0 ** -126), np.float32(0), v).astype(np.float32)
+
+
+def xor_butterfly(v):
+    """warp_reduce_sum on each row of v (lanes on the last axis): v[l] += v[l ^ mask], mask 16 .. 1."""
+    v = np.array(v, dtype=np.float32)
+    idx = np.arange(v.shape[-1])
+    m = v.shape[-1] // 2
+    while m >= 1:
+        v = ftz32(v + v[..., idx ^ m])
+        m //= 2
+    return v[..., 0]
+
+
+def ggml_cuda_head(n, m):
+    """(first blind, row zeros, matrix zeros, first no-influence, row no-influence, matrix no-influence)."""
+    e = np.array([float(expf(np.float32(float(m) * d) * np.float32(-1))) for d in range(n)], dtype=np.float32)
+    T = 32
+    while T < n and T < 1024:
+        T *= 2
+    mz = mi = 0
+    last = None
+    for i in range(n):
+        row = np.zeros(((n + T - 1) // T) * T, dtype=np.float32)
+        row[:i + 1] = e[i::-1]                   # key j holds e_{i - j}; keys after i are masked (0)
+        acc = np.zeros(T, dtype=np.float32)
+        for c in range(0, len(row), T):          # thread t adds keys t, t + T, ... in order
+            acc = ftz32(acc + row[c:c + T])
+        sums = xor_butterfly(acc.reshape(T // 32, 32))           # each warp's sum
+        # block: lanes < T/32 take the warps' sums, the others 0, and one more warp_reduce_sum
+        S = xor_butterfly(np.concatenate([sums, np.zeros(32 - len(sums), dtype=np.float32)])) if T > 32 else sums[0]
+        inv = np.float32(float(ftz(rn(1 / Fraction(float(S)), 24, -126))))
+        w = ftz32((e[:i + 1].astype(np.float64) * float(inv)).astype(np.float32))   # by distance d
+        wz = w == 0
+        iz = w.astype(np.float16) == 0
+        mz += int(wz.sum())
+        mi += int(iz.sum())
+        if i == n - 1:
+            fw = int(np.argmax(wz)) if wz.any() else None
+            fi = int(np.argmax(iz)) if iz.any() else None
+            last = (fw, int(wz.sum()), fi, int(iz.sum()))
+    return last[0], last[1], mz, last[2], last[3], mi
+
+
+def check_llamacpp_cuda(binary):
+    fails = 0
+    for H, n in ((8, 700), (12, 1300), (2, 2100)):
+        out = subprocess.run([binary, "simulate", "--heads", str(H), "--ctx", str(n), "--pipeline", "llamacpp-cuda",
+                              "--format", "json"], capture_output=True, text=True, check=True)
+        heads = json.loads(out.stdout)["heads"]
+        for k, (h, m) in enumerate(zip(heads, ggml_slopes(H)), start=1):
+            fw, rz, mz, fi, ri, mi = ggml_cuda_head(n, m)
+            got = (h["first_blind"], h["row_zeros"], h["matrix_zeros"], h["first_influence_zero"],
+                   h["row_influence_zeros"], h["matrix_influence_zeros"])
+            if got != (fw, rz, mz, fi, ri, mi):
+                print(f"llamacpp-cuda H={H} N={n} head {k}: simulate {got}, independent {(fw, rz, mz, fi, ri, mi)}")
+                fails += 1
+    return fails
+
+
 def main():
     binary = sys.argv[1]
-    fails = 0
+    fails = check_llamacpp_cuda(binary)
     for preset, dtype, n in (("vllm-paged", "fp16", 3000), ("vllm-paged", "bf16", 1200),
                              ("trtllm-decode", "fp16", 2500), ("trtllm-decode", "bf16", 700),
                              ("trtllm-decode", "fp16", 20)):
