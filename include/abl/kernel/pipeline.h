@@ -69,7 +69,12 @@ typedef enum abl_softmax_kind {
      * min(1024, pow2 >= N) threads reduced by xor butterflies, p = fp32(e * rcp(S)); P.V is cuBLAS's (the
      * fields pv-dtype, pv-accumulate: fp16 for llama.cpp's F16 GEMM) */
     ABL_SOFTMAX_GGML_CUDA = 10,
-    ABL_SOFTMAX_KIND_COUNT = 11
+    /* Modelled from source, not measured (docs/pipelines.md §3c): vLLM's Triton unified attention (2-D
+     * kernel): x = fma(slope, j - context_len, score), tiles of `block` keys from key 0 with a running max,
+     * P = ex2.approx.ftz of (x - max) log2 e in the model dtype, rescaled in fp32 by every later tile and
+     * divided by L: the weight is that coefficient of a unit value vector (weight = influence) */
+    ABL_SOFTMAX_VLLM_TRITON = 11,
+    ABL_SOFTMAX_KIND_COUNT = 12
 } abl_softmax_kind;
 
 /* Where the bias meets the scores, with c = bias-scale:

@@ -16,7 +16,7 @@
 static const char *const k_forms[ABL_BIAS_FORM_COUNT] = {"relative", "absolute", "symmetric", "trailing"};
 static const char *const k_softmax[ABL_SOFTMAX_KIND_COUNT] = {"eager", "flash", "sdpa-efficient", "sdpa-cudnn",
                                                               "ggml", "ggml-flash", "ggml-cuda-vec",
-                                                              "vllm-paged", "trtllm-mmha", "flex", "ggml-cuda"};
+                                                              "vllm-paged", "trtllm-mmha", "flex", "ggml-cuda", "vllm-triton"};
 static const char *const k_sums[] = {"exact", "sequential", "vec8", "vec16"};
 static const char *const k_norms[] = {"reciprocal", "divide"};
 static const char *const k_exps[ABL_EXP_MODEL_COUNT] = {"correct", "sleef", "ggml-avx2", "ggml-scalar"};
@@ -29,7 +29,7 @@ const char *abl_pipeline_preset_names(void)
 {
     return "eager, flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, "
            "mpt, mpt-hf, llamacpp-cpu, llamacpp-cpu-fa, llamacpp-cuda-fa, vllm-paged, trtllm-decode, flex-alibi, "
-           "llamacpp-cuda, vllm-flash";
+           "llamacpp-cuda, vllm-flash, vllm-triton";
 }
 
 const char *abl_pipeline_preset_help(void)
@@ -65,7 +65,10 @@ const char *abl_pipeline_preset_help(void)
            "from source, not measured)\n"
            "vllm-flash: vLLM's FlashAttention-2 fork (the flash2 arithmetic: slope/scale * col, exp2 flushed below "
            "2^-126, P in the model dtype) with vLLM's torch.pow slopes, one split (num_splits = 1); "
-           "flash-attention@617264c1; modelled from source, not measured)\n";
+           "flash-attention@617264c1; modelled from source, not measured)\n"
+           "vllm-triton: vLLM's Triton unified attention, 2-D kernel (bias slope * (j - context_len), tiles of 32 "
+           "from key 0, exp2 flushed below 2^-126, P in the model dtype rescaled in fp32; weight = influence; "
+           "rows=R: a chunk of R queries; vLLM@001ceb3e; modelled from source, not measured)\n";
 }
 
 const char *abl_pipeline_field_names(void)
@@ -276,6 +279,10 @@ static const preset_def k_preset_defs[] = {
      ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML_CUDA, ABL_EXP_CORRECT, 1, 128, 0, .modelled = 1},
     {"vllm-flash", ABL_BIAS_ABSOLUTE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32,
      ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_FLASH, ABL_EXP_CORRECT, 1, 128, 64, .modelled = 1},
+    /* vllm-triton: kernel_unified_attention_2d, TILE_SIZE_PREFILL 32; the whole prompt one chunk (rows=0:
+     *   context_len 0, the bias slope * j); P.to(V.dtype) into an fp32 acc. */
+    {"vllm-triton", ABL_BIAS_ABSOLUTE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32,
+     ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_VLLM_TRITON, ABL_EXP_CORRECT, 1, 128, 32, .modelled = 1},
 };
 
 /* The preset's definition by name (any case), NULL when unknown. */
@@ -684,7 +691,8 @@ const char *abl_pipeline_modelled_note(const abl_pipeline *p)
 static int is_engine(const abl_pipeline *p)
 {
     return p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC || p->softmax == ABL_SOFTMAX_VLLM_PAGED ||
-           p->softmax == ABL_SOFTMAX_TRTLLM_MMHA || p->softmax == ABL_SOFTMAX_GGML_CUDA;
+           p->softmax == ABL_SOFTMAX_TRTLLM_MMHA || p->softmax == ABL_SOFTMAX_GGML_CUDA ||
+           p->softmax == ABL_SOFTMAX_VLLM_TRITON;
 }
 
 /* The GPU engines add slope * distance to the fp32 scores inside the kernel (ggml-cuda-vec: slope * its mask). */
@@ -716,6 +724,15 @@ static abl_status check_engine(const abl_pipeline *p, char **msg)
         abl_error_dup(msg, "softmax=%s: the kernel's own __expf and sum order are modelled (exp and sum do not "
                       "apply)", k);
         return ABL_ERR_UNSUPPORTED;
+    }
+    if (p->softmax == ABL_SOFTMAX_VLLM_TRITON) {
+        if (p->bias_scale.num != p->bias_scale.den || p->bias_add != ABL_BIAS_ADD_SCORES ||
+            p->bias_form != ABL_BIAS_ABSOLUTE) {
+            abl_error_dup(msg, "softmax=%s: the bias is slope * (j - context_len) added to the scores "
+                          "(bias-form=absolute, bias-add=scores, bias-scale=1; rows=R sets context_len = N - R)", k);
+            return ABL_ERR_UNSUPPORTED;
+        }
+        return ABL_OK;
     }
     if (p->bias_scale.num != p->bias_scale.den || p->bias_add != ABL_BIAS_ADD_SCORES ||
         (p->bias_form != ABL_BIAS_RELATIVE && p->bias_form != ABL_BIAS_SYMMETRIC)) {
@@ -774,7 +791,7 @@ int abl_pipeline_owns_pv(const abl_pipeline *p)
     return p->softmax == ABL_SOFTMAX_GGML_FLASH || p->softmax == ABL_SOFTMAX_SDPA_EFFICIENT ||
            p->softmax == ABL_SOFTMAX_SDPA_CUDNN || p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC ||
            p->softmax == ABL_SOFTMAX_VLLM_PAGED || p->softmax == ABL_SOFTMAX_TRTLLM_MMHA ||
-           p->softmax == ABL_SOFTMAX_FLEX;
+           p->softmax == ABL_SOFTMAX_FLEX || p->softmax == ABL_SOFTMAX_VLLM_TRITON;
 }
 
 /* P.V: P rounded into a format the emulator holds in binary32, accumulated in fp32 or fp16 (the

@@ -62,6 +62,10 @@ static const version_def k_versions[] = {
      "vllm-project/flash-attention csrc/flash_attn/src/flash_fwd_kernel.h and alibi.h @617264c1, one split "
      "(modelled from source, not measured)",
      -1},
+    {"vllm-triton", "001ceb3e",
+     "vLLM vllm/attention/ops/triton_unified_attention.py kernel_unified_attention_2d @001ceb3e (modelled from "
+     "source, not measured)",
+     -1},
 };
 
 #define NVERSIONS (sizeof k_versions / sizeof k_versions[0])

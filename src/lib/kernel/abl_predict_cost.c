@@ -84,6 +84,13 @@ static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min
         c.unit_name = "key steps / 16";
         break;
     }
+    case ABL_SOFTMAX_VLLM_TRITON: {
+        /* every computed row through the tile model: each key rescaled by every later tile */
+        double R = p->rows > 0 && (double)p->rows < n ? (double)p->rows : n;
+        c.units = R * (n / 16 + 1) * (1 + n / (2.0 * (p->block > 0 ? p->block : 32)));
+        c.unit_name = "key steps / 16";
+        break;
+    }
     case ABL_SOFTMAX_GGML_CUDA_VEC:
     case ABL_SOFTMAX_VLLM_PAGED:
     case ABL_SOFTMAX_TRTLLM_MMHA: {

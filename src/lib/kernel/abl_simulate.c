@@ -1146,6 +1146,12 @@ static void softmax_note(const abl_pipeline *p, const abl_emul *em, abl_text *t)
                         "__expf(x - max) flushed below 2^-126; S the per-thread sums of a %d-thread block reduced "
                         "by xor butterflies; weight = fp32(e * rcp(S)); P.V takes it in %s, accumulated in %s.",
                      p->mask_dtype.name, abl_ggml_cuda_threads(em->n), p->pv_dtype.name, p->pv_accumulate.name);
+    } else if (p->softmax == ABL_SOFTMAX_VLLM_TRITON) {
+        abl_text_add(t, "vLLM Triton unified attention (2-D kernel): x = fma(slope, j - %llu, score) (the bias "
+                        "relative to the query chunk's start); tiles of %d keys from key 0 with a running max; P = "
+                        "exp2 of (x - max) log2 e flushed below 2^-126, in %s; each later tile rescales it in fp32, "
+                        "then / L: the coefficient of a unit value, weight = influence.",
+                     (unsigned long long)em->first_row, p->block, p->output_dtype.name);
     } else if (p->softmax == ABL_SOFTMAX_FLEX) {
         abl_text_add(t,
                  "FlexAttention: y = fp32(x * fp32(1/ln 2)); the diagonal's 128-key block first, then the full "
