@@ -23,6 +23,14 @@ row (the causal part masked: e = 0):
                                        (P converted to fp16 for cuBLAS's fp16 GEMM)
 compared with the matrix and last-row counts of both weight and influence.
 
+vllm-triton (vLLM's Triton unified attention, 2-D kernel), row i of a chunk of the last R queries
+(context_len c = N - R), tiles of 32 keys from key 0:
+    x_j   = RN32(m (j - c))            (fma(slope, j - c, 0); m = 2^-8k/H for H = 2, 4, 8: exact)
+    m_t   = max(M, max x over the tile); P_j = __expf(RN32(x_j - m_t)); alpha = __expf(RN32(M - m_t))
+    acc_j = RN32(acc_j * alpha) for the keys of earlier tiles (IEEE: subnormals kept), then dtype(P_j)
+    L     = RN32(L alpha + l) (fma), l the fp32 sum of the tile's P; w_j = RN32(acc_j / L)
+compared with the matrix and last-row zero counts (weight = influence).
+
 Usage: engines_check.py ALIBI_BLIND   (exit 77 without numpy or mpmath: Skipped)
 """
 import json
@@ -183,9 +191,71 @@ def check_llamacpp_cuda(binary):
     return fails
 
 
+def to_dtype(v, dtype):
+    return float(np.float16(v)) if dtype == "fp16" else float(rn(Fraction(float(v)), 8, -126))
+
+
+_EXP_CACHE = {}
+
+
+def expf_cached(d):
+    """__expf of the fp32 difference d (memoised: the rows repeat the same differences)."""
+    key = float(d)
+    if key not in _EXP_CACHE:
+        _EXP_CACHE[key] = np.float32(float(expf(np.float32(d))))
+    return _EXP_CACHE[key]
+
+
+def triton_row(x, i, dtype, tile=32):
+    """The coefficients of row i (keys 0..i) as float32, from the logits x (float32)."""
+    acc = np.zeros(i + 1, dtype=np.float32)
+    M, L = -np.inf, np.float32(1.0)
+    for t0 in range(0, i + 1, tile):
+        hi = min(t0 + tile - 1, i)
+        mt = max(M, float(np.max(x[t0:hi + 1])))
+        alpha = np.float32(0.0) if M == -np.inf else expf_cached(np.float32(M) - np.float32(mt))
+        acc[:t0] = acc[:t0] * alpha
+        l = np.float32(0.0)
+        for j in range(t0, hi + 1):
+            p = expf_cached(np.float32(x[j]) - np.float32(mt))
+            l = np.float32(l + p)
+            acc[j] = np.float32(to_dtype(p, dtype))
+        L = np.float32(float(rn(Fraction(float(L)) * Fraction(float(alpha)) + Fraction(float(l)), 24, -126)))
+        M = mt
+    return acc / L
+
+
+def check_vllm_triton(binary):
+    fails = 0
+    for H, n, dtype, R in ((8, 300, "fp16", 0), (4, 400, "bf16", 0), (2, 1500, "fp16", 1), (8, 300, "bf16", 5)):
+        spec = "vllm-triton" + (f",rows={R}" if R else "")
+        out = subprocess.run([binary, "simulate", "--heads", str(H), "--ctx", str(n), "--pipeline", spec,
+                              "--dtype", dtype, "--format", "json"], capture_output=True, text=True, check=True)
+        heads = json.loads(out.stdout)["heads"]
+        c = n - (R if R else n)
+        for k, h in enumerate(heads, start=1):
+            m = 2.0 ** (-8 * k / H)
+            x = np.array([np.float32(m * (j - c)) for j in range(n)], dtype=np.float32)
+            mz, last = 0, None
+            for i in range(c, n):
+                w = triton_row(x, i, dtype)
+                z = w == 0
+                mz += int(z.sum())
+                if i == n - 1:
+                    zd = z[::-1]                      # by distance
+                    last = (int(np.argmax(zd)) if zd.any() else None, int(z.sum()))
+            got = (h["first_blind"], h["row_zeros"], h["matrix_zeros"])
+            if got != (last[0], last[1], mz):
+                print(f"vllm-triton H={H} N={n} {dtype} R={R} head {k}: simulate {got}, independent "
+                      f"{(last[0], last[1], mz)}")
+                fails += 1
+    return fails
+
+
 def main():
     binary = sys.argv[1]
-    fails = check_llamacpp_cuda(binary)
+    fails = check_vllm_triton(binary)
+    fails += check_llamacpp_cuda(binary)
     for preset, dtype, n in (("vllm-paged", "fp16", 3000), ("vllm-paged", "bf16", 1200),
                              ("trtllm-decode", "fp16", 2500), ("trtllm-decode", "bf16", 700),
                              ("trtllm-decode", "fp16", 20)):
