@@ -1,6 +1,7 @@
 /* Unit tests: the prefill engine presets modelled from source, not measured (docs/pipelines.md §3c):
- * llamacpp-cuda (llama.cpp CUDA soft_max_f32, flash attention off; src/lib/kernel/abl_engines_ggml_cuda.c)
- * and vllm-flash (vLLM's FlashAttention-2 fork: the flash model with torch.pow slopes). The zero-logit
+ * llamacpp-cuda (llama.cpp CUDA soft_max_f32, flash attention off; src/lib/kernel/abl_engines_ggml_cuda.c),
+ * vllm-flash (vLLM's FlashAttention-2 fork: the flash model with torch.pow slopes) and vllm-triton (vLLM's
+ * Triton unified attention, src/lib/kernel/abl_engines_triton.c; prompt, decode and chunks). The zero-logit
  * predictor agrees with `simulate` (weight and influence, matrix and last row) around the soft_max block
  * sizes (32 .. 1024 threads), with several keys per thread, for the last R rows and all, with the F32 and
  * F16 masks and other P.V fields (the bracket's fallback, a row run through the kernel, was needed by none
@@ -78,6 +79,19 @@ static void test_vllm_flash_agrees(void **state)
             agree("vllm-flash", dts[d], (int)(4 + 4 * d), ns[k]);
 }
 
+static void test_vllm_triton_agrees(void **state)
+{
+    (void)state;
+    static const uint64_t ns[] = {1, 2, 31, 32, 33, 65, 300};
+    static const char *const specs[] = {"vllm-triton", "vllm-triton,rows=1", "vllm-triton,rows=40",
+                                        "vllm-triton,block=16"};
+    static const char *const dts[] = {"bf16", "fp16", "fp32"};
+    for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
+        for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
+            (void)agree(specs[s], dts[(s + k) % 3], (int)(1 + (s + k) % 12), ns[k]);
+    (void)agree("vllm-triton,rows=1", "fp16", 64, 5000);
+}
+
 /* vllm-flash is the flash2 model with vLLM's slopes: the same zeros as flash2,slope-calc=torch-pow. */
 static void test_vllm_flash_is_flash2(void **state)
 {
@@ -99,9 +113,9 @@ static void test_vllm_flash_is_flash2(void **state)
 static void test_modelled_and_versioned(void **state)
 {
     (void)state;
-    static const char *const presets[] = {"llamacpp-cuda", "vllm-flash"};
-    static const char *const revs[] = {"07003f1f", "617264c1"};
-    for (size_t k = 0; k < 2; k++) {
+    static const char *const presets[] = {"llamacpp-cuda", "vllm-flash", "vllm-triton"};
+    static const char *const revs[] = {"07003f1f", "617264c1", "001ceb3e"};
+    for (size_t k = 0; k < 3; k++) {
         abl_pipeline p;
         assert_int_equal(abl_pipeline_preset(presets[k], NULL, &p), ABL_OK);
         assert_non_null(abl_pipeline_modelled_note(&p));
@@ -119,7 +133,9 @@ static void test_refused_fields(void **state)
     (void)state;
     static const char *const bad[] = {"llamacpp-cuda,bias-form=absolute", "llamacpp-cuda,output-dtype=fp16",
                                       "llamacpp-cuda,exp=ggml-avx2", "llamacpp-cuda,mask-dtype=bf16",
-                                      "llamacpp-cuda,pv-accumulate=bf16", "llamacpp-cuda,slope-dtype=bf16"};
+                                      "llamacpp-cuda,pv-accumulate=bf16", "llamacpp-cuda,slope-dtype=bf16",
+                                      "vllm-triton,bias-form=relative", "vllm-triton,bias-scale=0.5",
+                                      "vllm-triton,logit-dtype=bf16"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         abl_pipeline p;
         char *err = NULL;
@@ -135,7 +151,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_llamacpp_cuda_agrees),  cmocka_unit_test(test_vllm_flash_agrees),
         cmocka_unit_test(test_vllm_flash_is_flash2),  cmocka_unit_test(test_modelled_and_versioned),
-        cmocka_unit_test(test_refused_fields),
+        cmocka_unit_test(test_refused_fields),        cmocka_unit_test(test_vllm_triton_agrees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
