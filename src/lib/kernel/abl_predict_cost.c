@@ -85,9 +85,11 @@ static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min
         break;
     }
     case ABL_SOFTMAX_VLLM_TRITON: {
-        /* every computed row through the tile model: each key rescaled by every later tile */
+        /* abl_engines_triton.c's walk: each computed row's diagonal tile, and every tile's keys through the
+         * later row groups until they reach 0 (at most (N/B)^2 / 2 tile-group pairs of B products) */
         double R = p->rows > 0 && (double)p->rows < n ? (double)p->rows : n;
-        c.units = R * (n / 16 + 1) * (1 + n / (2.0 * (p->block > 0 ? p->block : 32)));
+        double tiles = n / (p->block > 0 ? p->block : 32) + 1;
+        c.units = R * 4 + tiles * tiles;
         c.unit_name = "key steps / 16";
         break;
     }
