@@ -26,8 +26,8 @@ for p in llamacpp-cuda-fa vllm-paged trtllm-decode; do
     run "$p" "$d"
   done
 done
-# The prefill engines (every query row): llamacpp-cuda's bounded-sum predictor, vllm-flash = the flash model.
-for p in llamacpp-cuda vllm-flash; do
+# The prefill engines (every query row): llamacpp-cuda and vllm-triton predictors, vllm-flash = the flash model.
+for p in llamacpp-cuda vllm-flash vllm-triton; do
   for d in bf16 fp16; do
     run "$p" "$d"
   done
