@@ -684,6 +684,10 @@ const char *abl_pipeline_modelled_note(const abl_pipeline *p)
         return "Modelled from source, not measured: this preset follows FlexAttention's Triton template and "
                "attention-gym's ALiBi score_mod at the revisions cited (docs/pipelines.md §3f); no GPU measurement "
                "backs it.";
+    if (p->softmax == ABL_SOFTMAX_VLLM_TRITON)
+        return "Modelled from source, not measured: this preset follows vLLM's Triton kernel at the revision cited "
+               "and the documented semantics of the PTX Triton emits for it (ex2.approx.ftz; IEEE fp32 products "
+               "assumed) (docs/pipelines.md §3c); no GPU measurement backs it.";
     return "Modelled from source, not measured: this preset follows the engine's source code and the documented "
            "semantics of its CUDA intrinsics (docs/pipelines.md §3c); no GPU measurement backs it.";
 }
