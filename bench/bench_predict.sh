@@ -31,6 +31,12 @@ for p in llamacpp-cuda-fa vllm-paged trtllm-decode; do
     run "$p" "$d"
   done
 done
+# The prefill engines (every query row): llamacpp-cuda and vllm-triton predictors, vllm-flash = the flash model.
+for p in llamacpp-cuda vllm-flash vllm-triton; do
+  for d in bf16 fp16; do
+    run "$p" "$d"
+  done
+done
 # The zero-logit gradient predictor (simulate --backward --predict, spec §15; issue 20: under 2 s):
 # native kinds at unit upstream, upcast kinds with the loss scale's shifted dtype.
 runb() {

@@ -13,6 +13,24 @@ and the last-row zero count that `alibi-blind simulate --format json` reports.
     P_j   = model-dtype(ftz(RN32(e_j * inv)))          a weight is zero when P_j is
 T = 128 (vLLM paged attention V1); TensorRT-LLM: 64 below 32 steps, 128 below 2048, else 256.
 
+llamacpp-cuda (llama.cpp soft_max_f32, flash attention off), every row i of the prompt, all n keys in the
+row (the causal part masked: e = 0):
+    x_d   = RN32(-m d)                 (fma(slope, F32 mask -d, 0); m from ggml's powf: m0^(h+1), m1^(2(h-n2)+1))
+    e_d   = __expf(x_d - 0)            (the row max is the diagonal's 0)
+    S     = per-thread fp32 sums, T = min(1024, pow2 >= n) threads, warp butterfly, then over the warps
+    inv   = 1.0f / S = ftz(RN32(1 / S)) (rcp.approx.ftz under -use_fast_math)
+    w_d   = ftz(RN32(e_d * inv))       a weight is zero when w_d is; no influence when fp16(w_d) is 0
+                                       (P converted to fp16 for cuBLAS's fp16 GEMM)
+compared with the matrix and last-row counts of both weight and influence.
+
+vllm-triton (vLLM's Triton unified attention, 2-D kernel), row i of a chunk of the last R queries
+(context_len c = N - R), tiles of 32 keys from key 0:
+    x_j   = RN32(m (j - c))            (fma(slope, j - c, 0); m = 2^-8k/H for H = 2, 4, 8: exact)
+    m_t   = max(M, max x over the tile); P_j = __expf(RN32(x_j - m_t)); alpha = __expf(RN32(M - m_t))
+    acc_j = RN32(acc_j * alpha) for the keys of earlier tiles (IEEE: subnormals kept), then dtype(P_j)
+    L     = RN32(L alpha + l) (fma), l the fp32 sum of the tile's P; w_j = RN32(acc_j / L)
+compared with the matrix and last-row zero counts (weight = influence).
+
 Usage: engines_check.py ALIBI_BLIND   (exit 77 without numpy or mpmath: Skipped)
 """
 import json
@@ -100,9 +118,144 @@ def last_row(n, m, threads, dtype):
     return first, zeros
 
 
+def ggml_slopes(H):
+    """ggml's ALiBi slopes (max_bias 8): powf modelled as correctly rounded, here with exact rationals."""
+    n2 = 1 << (H.bit_length() - 1)
+    def powf_2(y):
+        m = mpmath.power(2, mpmath.mpf(y.numerator) / y.denominator)
+        man, ex = mpmath.mpf(m).man_exp
+        return rn(Fraction(int(man)) * Fraction(2) ** int(ex), 24, -126)
+    m0, m1 = powf_2(Fraction(-8, n2)), powf_2(Fraction(-4, n2))
+    return [rn(m0 ** (h + 1), 24, -126) if h < n2 else rn(m1 ** (2 * (h - n2) + 1), 24, -126) for h in range(H)]
+
+
+def ftz32(v):
+    v = np.asarray(v, dtype=np.float32)
+    return np.where(np.abs(v) < np.float32(2.0 ** -126), np.float32(0), v).astype(np.float32)
+
+
+def xor_butterfly(v):
+    """warp_reduce_sum on each row of v (lanes on the last axis): v[l] += v[l ^ mask], mask 16 .. 1."""
+    v = np.array(v, dtype=np.float32)
+    idx = np.arange(v.shape[-1])
+    m = v.shape[-1] // 2
+    while m >= 1:
+        v = ftz32(v + v[..., idx ^ m])
+        m //= 2
+    return v[..., 0]
+
+
+def ggml_cuda_head(n, m):
+    """(first blind, row zeros, matrix zeros, first no-influence, row no-influence, matrix no-influence)."""
+    e = np.array([float(expf(np.float32(float(m) * d) * np.float32(-1))) for d in range(n)], dtype=np.float32)
+    T = 32
+    while T < n and T < 1024:
+        T *= 2
+    mz = mi = 0
+    last = None
+    for i in range(n):
+        row = np.zeros(((n + T - 1) // T) * T, dtype=np.float32)
+        row[:i + 1] = e[i::-1]                   # key j holds e_{i - j}; keys after i are masked (0)
+        acc = np.zeros(T, dtype=np.float32)
+        for c in range(0, len(row), T):          # thread t adds keys t, t + T, ... in order
+            acc = ftz32(acc + row[c:c + T])
+        sums = xor_butterfly(acc.reshape(T // 32, 32))           # each warp's sum
+        # block: lanes < T/32 take the warps' sums, the others 0, and one more warp_reduce_sum
+        S = xor_butterfly(np.concatenate([sums, np.zeros(32 - len(sums), dtype=np.float32)])) if T > 32 else sums[0]
+        inv = np.float32(float(ftz(rn(1 / Fraction(float(S)), 24, -126))))
+        w = ftz32((e[:i + 1].astype(np.float64) * float(inv)).astype(np.float32))   # by distance d
+        wz = w == 0
+        iz = w.astype(np.float16) == 0
+        mz += int(wz.sum())
+        mi += int(iz.sum())
+        if i == n - 1:
+            fw = int(np.argmax(wz)) if wz.any() else None
+            fi = int(np.argmax(iz)) if iz.any() else None
+            last = (fw, int(wz.sum()), fi, int(iz.sum()))
+    return last[0], last[1], mz, last[2], last[3], mi
+
+
+def check_llamacpp_cuda(binary):
+    fails = 0
+    for H, n in ((8, 700), (12, 1300), (2, 2100)):
+        out = subprocess.run([binary, "simulate", "--heads", str(H), "--ctx", str(n), "--pipeline", "llamacpp-cuda",
+                              "--format", "json"], capture_output=True, text=True, check=True)
+        heads = json.loads(out.stdout)["heads"]
+        for k, (h, m) in enumerate(zip(heads, ggml_slopes(H)), start=1):
+            fw, rz, mz, fi, ri, mi = ggml_cuda_head(n, m)
+            got = (h["first_blind"], h["row_zeros"], h["matrix_zeros"], h["first_influence_zero"],
+                   h["row_influence_zeros"], h["matrix_influence_zeros"])
+            if got != (fw, rz, mz, fi, ri, mi):
+                print(f"llamacpp-cuda H={H} N={n} head {k}: simulate {got}, independent {(fw, rz, mz, fi, ri, mi)}")
+                fails += 1
+    return fails
+
+
+def to_dtype(v, dtype):
+    return float(np.float16(v)) if dtype == "fp16" else float(rn(Fraction(float(v)), 8, -126))
+
+
+_EXP_CACHE = {}
+
+
+def expf_cached(d):
+    """__expf of the fp32 difference d (memoised: the rows repeat the same differences)."""
+    key = float(d)
+    if key not in _EXP_CACHE:
+        _EXP_CACHE[key] = np.float32(float(expf(np.float32(d))))
+    return _EXP_CACHE[key]
+
+
+def triton_row(x, i, dtype, tile=32):
+    """The coefficients of row i (keys 0..i) as float32, from the logits x (float32)."""
+    acc = np.zeros(i + 1, dtype=np.float32)
+    M, L = -np.inf, np.float32(1.0)
+    for t0 in range(0, i + 1, tile):
+        hi = min(t0 + tile - 1, i)
+        mt = max(M, float(np.max(x[t0:hi + 1])))
+        alpha = np.float32(0.0) if M == -np.inf else expf_cached(np.float32(M) - np.float32(mt))
+        acc[:t0] = acc[:t0] * alpha
+        l = np.float32(0.0)
+        for j in range(t0, hi + 1):
+            p = expf_cached(np.float32(x[j]) - np.float32(mt))
+            l = np.float32(l + p)
+            acc[j] = np.float32(to_dtype(p, dtype))
+        L = np.float32(float(rn(Fraction(float(L)) * Fraction(float(alpha)) + Fraction(float(l)), 24, -126)))
+        M = mt
+    return acc / L
+
+
+def check_vllm_triton(binary):
+    fails = 0
+    for H, n, dtype, R in ((8, 300, "fp16", 0), (4, 400, "bf16", 0), (2, 1500, "fp16", 1), (8, 300, "bf16", 5)):
+        spec = "vllm-triton" + (f",rows={R}" if R else "")
+        out = subprocess.run([binary, "simulate", "--heads", str(H), "--ctx", str(n), "--pipeline", spec,
+                              "--dtype", dtype, "--format", "json"], capture_output=True, text=True, check=True)
+        heads = json.loads(out.stdout)["heads"]
+        c = n - (R if R else n)
+        for k, h in enumerate(heads, start=1):
+            m = 2.0 ** (-8 * k / H)
+            x = np.array([np.float32(m * (j - c)) for j in range(n)], dtype=np.float32)
+            mz, last = 0, None
+            for i in range(c, n):
+                w = triton_row(x, i, dtype)
+                z = w == 0
+                mz += int(z.sum())
+                if i == n - 1:
+                    zd = z[::-1]                      # by distance
+                    last = (int(np.argmax(zd)) if zd.any() else None, int(z.sum()))
+            got = (h["first_blind"], h["row_zeros"], h["matrix_zeros"])
+            if got != (last[0], last[1], mz):
+                print(f"vllm-triton H={H} N={n} {dtype} R={R} head {k}: simulate {got}, independent "
+                      f"{(last[0], last[1], mz)}")
+                fails += 1
+    return fails
+
+
 def main():
     binary = sys.argv[1]
-    fails = 0
+    fails = check_vllm_triton(binary)
+    fails += check_llamacpp_cuda(binary)
     for preset, dtype, n in (("vllm-paged", "fp16", 3000), ("vllm-paged", "bf16", 1200),
                              ("trtllm-decode", "fp16", 2500), ("trtllm-decode", "bf16", 700),
                              ("trtllm-decode", "fp16", 20)):

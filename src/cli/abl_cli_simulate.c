@@ -474,7 +474,16 @@ const abl_cli_cmd abl_cli_simulate_cmd = {
     "[vLLM attention_kernels.cuh@04d1abd3].\n"
     "  trtllm-decode: TensorRT-LLM masked MHA, decode (slopes and P in the model\n"
     "dtype; rows=1); modelled from source, not measured\n"
-    "[TensorRT-LLM decoderMaskedMultiheadAttentionTemplate.h@02519b0c].\n\n",
+    "[TensorRT-LLM decoderMaskedMultiheadAttentionTemplate.h@02519b0c].\n"
+    "  llamacpp-cuda: llama.cpp CUDA, flash attention off (soft_max_f32, F32 mask,\n"
+    "__expf, 1/sum approximate; P in fp16 for cuBLAS's fp16 GEMM: weight and\n"
+    "influence); modelled from source, not measured [ggml-cuda softmax.cu@07003f1f].\n"
+    "  vllm-flash: vLLM's FlashAttention-2 fork (the flash2 arithmetic, torch.pow\n"
+    "slopes, one split); modelled from source, not measured\n"
+    "[vllm-project/flash-attention@617264c1].\n"
+    "  vllm-triton: vLLM's Triton unified attention (bias slope*(j - context_len),\n"
+    "tiles of 32 from key 0, P in the model dtype rescaled in fp32; rows=R: a\n"
+    "chunk of R queries); modelled from source, not measured [vLLM@001ceb3e].\n\n",
     simulate_opts,
     sizeof simulate_opts / sizeof simulate_opts[0],
     run_simulate,
@@ -483,7 +492,7 @@ const abl_cli_cmd abl_cli_simulate_cmd = {
     "ggml-powf, flex-exp2),\n"
     "product-dtype, bias-dtype, bias-scale, bias-add (scores, mask, both), logit-dtype, softmax (eager,\n"
     "flash, sdpa-efficient, sdpa-cudnn, ggml, ggml-flash, ggml-cuda-vec, vllm-paged,\n"
-    "trtllm-mmha, flex), sum (exact, sequential, vec8, vec16), exp\n"
+    "trtllm-mmha, flex, ggml-cuda, vllm-triton), sum (exact, sequential, vec8, vec16), exp\n"
     "(correct, sleef, ggml-avx2, ggml-scalar), normalise (reciprocal, divide), output-dtype, head-dim,\n"
     "block, mask-dtype (ggml: fp32, fp16), fa-kernel (auto, tiled, one-chunk, split-kv), threads, rows\n"
     "(ggml and the GPU engines: the last R query rows of one call, 0 = all), version (the code revision: newest, the\n"

@@ -64,7 +64,17 @@ typedef enum abl_softmax_kind {
      * `block` keys, running max m; P = exp2(fp32(y - m)) flushed to zero below 2^-126 (ex2.approx.ftz),
      * rounded into the output dtype before P.V; the weight is that P (docs/pipelines.md §3f) */
     ABL_SOFTMAX_FLEX = 9,
-    ABL_SOFTMAX_KIND_COUNT = 10
+    /* Modelled from source, not measured (docs/pipelines.md §3c): llama.cpp's CUDA soft_max_f32 (flash
+     * attention off): x = fma(slope, mask, score), e = __expf(x - max), S the per-thread sums of a block of
+     * min(1024, pow2 >= N) threads reduced by xor butterflies, p = fp32(e * rcp(S)); P.V is cuBLAS's (the
+     * fields pv-dtype, pv-accumulate: fp16 for llama.cpp's F16 GEMM) */
+    ABL_SOFTMAX_GGML_CUDA = 10,
+    /* Modelled from source, not measured (docs/pipelines.md §3c): vLLM's Triton unified attention (2-D
+     * kernel): x = fma(slope, j - context_len, score), tiles of `block` keys from key 0 with a running max,
+     * P = ex2.approx.ftz of (x - max) log2 e in the model dtype, rescaled in fp32 by every later tile and
+     * divided by L: the weight is that coefficient of a unit value vector (weight = influence) */
+    ABL_SOFTMAX_VLLM_TRITON = 11,
+    ABL_SOFTMAX_KIND_COUNT = 12
 } abl_softmax_kind;
 
 /* Where the bias meets the scores, with c = bias-scale:

@@ -11,18 +11,31 @@
  * single-block mode, 64/128/256 threads by step): x = score + fp32(slope * (j - i)); M = the row max;
  *   e = __expf(x - M), per-thread sums of keys t, t + T, ..., a block sum (xor butterfly in each warp,
  *   then over the warps' sums); inv = __fdividef(1, S + 1e-6); P = model-dtype(fp32(e * inv)), multiplied
- *   into V with an fp32 accumulator: the weight is P. */
+ *   into V with an fp32 accumulator: the weight is P.
+ * ggml-cuda (llama.cpp, flash attention off: soft_max_f32 in softmax.cu, -use_fast_math): the same block
+ *   softmax with min(1024, the power of two >= N) threads (N the row length, llama.cpp's n_kv), no 1e-6,
+ *   inv = 1.0f / S (rcp.approx.ftz under -prec-div=false), dst = fp32(e * inv): the weight; P.V is the
+ *   cuBLAS GEMM's (pv-dtype, pv-accumulate; abl_influence.c), its fast predictor abl_engines_ggml_cuda.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel/abl_cuda_math.h"
 #include "kernel/abl_engines.h"
+#include "kernel/abl_engines_ggml_cuda.h"
+#include "kernel/abl_engines_triton.h"
 
 #define CUDA_WARP 32
 #define VEC_THREADS 128                  /* ggml_cuda_fattn_vec_get_nthreads_device() */
 #define VEC_WARPS (VEC_THREADS / CUDA_WARP)
 #define KQ_MAX_OFFSET (3.0f * 0.6931f)   /* FATTN_KQ_MAX_OFFSET, evaluated in fp32 */
 #define VLLM_THREADS 128                 /* paged_attention_v1: NUM_THREADS = 128 */
+#define GGML_SOFTMAX_MAX_THREADS 1024    /* CUDA_SOFT_MAX_BLOCK_SIZE */
+
+/* The kinds that read llama.cpp's mask and add slope * mask by fma (ggml-cuda-vec, ggml-cuda). */
+static int ggml_mask_kind(const abl_emul *e)
+{
+    return e->softmax == ABL_SOFTMAX_GGML_CUDA_VEC || e->softmax == ABL_SOFTMAX_GGML_CUDA;
+}
 
 abl_status abl_emul_engine_init(const abl_pipeline *p, abl_emul *e)
 {
@@ -40,12 +53,16 @@ double abl_engine_sim_units(const abl_pipeline *p, uint64_t n, double heads)
     double nn = (double)n, first = (double)(n - R);
     /* ggml-cuda-vec rescales each live column once per 128-key iteration of its warp */
     double per = p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC ? 4.0 : 2.0;
+    if (p->softmax == ABL_SOFTMAX_VLLM_TRITON)   /* every later tile rescales each live key once */
+        per = 2.0 + nn / (2.0 * (p->block > 0 ? p->block : 32));
     return heads * (nn * (nn + 1) / 2 - first * (first + 1) / 2) * per;
 }
 
 float abl_engine_bias_mag(const abl_emul *e, const abl_emul_head *h, uint64_t pos)
 {
-    if (e->softmax == ABL_SOFTMAX_GGML_CUDA_VEC)   /* slope * |mask|: +inf where the F16 mask is -inf */
+    if (e->softmax == ABL_SOFTMAX_VLLM_TRITON)
+        return fabsf(abl_vllm_triton_logit(e, h, 0.0f, pos));
+    if (ggml_mask_kind(e))   /* slope * |mask|: +inf where the F16 mask is -inf */
         return (float)((double)h->factor * abl_fp_round(&e->mask, (double)pos));
     return abl_cuda_fmul(h->factor, (float)pos);
 }
@@ -53,8 +70,11 @@ float abl_engine_bias_mag(const abl_emul *e, const abl_emul_head *h, uint64_t po
 float abl_engine_logit(const abl_emul *e, const abl_emul_head *h, float score, uint64_t pos, float mag)
 {
     (void)mag;
-    if (e->softmax == ABL_SOFTMAX_GGML_CUDA_VEC) {
-        /* sum += slope*__half2float(maskh[...]): contracted to one fma */
+    if (e->softmax == ABL_SOFTMAX_VLLM_TRITON)
+        return abl_vllm_triton_logit(e, h, score, pos);
+    if (ggml_mask_kind(e)) {
+        /* sum += slope*__half2float(maskh[...]) (fattn-vec); x[col]*scale + slope*mask[col] (soft_max_f32,
+         * the score arriving scaled): contracted to one fma */
         float mk = (float)abl_fp_round(&e->mask, (double)pos);
         return abl_cuda_fmaf(-h->factor, mk, score);
     }
@@ -160,6 +180,8 @@ static int mmha_threads(const abl_emul *e, uint64_t i)
 {
     if (e->softmax == ABL_SOFTMAX_VLLM_PAGED)
         return VLLM_THREADS;
+    if (e->softmax == ABL_SOFTMAX_GGML_CUDA)
+        return abl_ggml_cuda_threads(e->n);
     return i < 32 ? 64 : i < 2048 ? 128 : 256;
 }
 
@@ -170,7 +192,7 @@ static uint64_t mmha_row(const abl_emul *e, uint64_t i, const float *x, float *c
     float M = x[0];
     for (uint64_t j = 1; j <= i; j++)
         M = fmaxf(M, x[j]);
-    float ts[256];
+    float ts[GGML_SOFTMAX_MAX_THREADS];
     for (int t = 0; t < T; t++)
         ts[t] = 0.0f;
     for (uint64_t j = 0; j <= i; j++) {
@@ -180,8 +202,11 @@ static uint64_t mmha_row(const abl_emul *e, uint64_t i, const float *x, float *c
     float red[CUDA_WARP] = {0};
     for (int w = 0; w < W; w++)
         red[w] = butterfly(ts + w * CUDA_WARP, CUDA_WARP);
-    float S = butterfly(red, W);   /* block_sum: lanes < NUM_WARPS take red_smem[lane], masks W/2 .. 1 */
-    float inv = abl_cuda_fdividef(1.0f, abl_cuda_fadd(S, 1e-6f));
+    /* block_sum: lanes < NUM_WARPS take red_smem[lane], masks W/2 .. 1; ggml's warp_reduce_sum over 32 lanes
+     * whose lanes >= W hold 0 adds those zeros exactly, the same sum */
+    float S = butterfly(red, W);
+    /* vLLM / TensorRT-LLM: __fdividef(1, sum + 1e-6); ggml: 1.0f / tmp, rcp.approx.ftz, = __fdividef(1, S) */
+    float inv = abl_cuda_fdividef(1.0f, e->softmax == ABL_SOFTMAX_GGML_CUDA ? S : abl_cuda_fadd(S, 1e-6f));
     for (uint64_t j = 0; j <= i; j++)   /* logits *= inv_sum; from_float / convert_from_float into T */
         col[j] = abl_fp_round32(&e->out, abl_cuda_fmul(col[j], inv));
     return put_weights(col, i + 1, wout, tvw);
@@ -191,6 +216,8 @@ uint64_t abl_engine_row(const abl_emul *e, uint64_t i, const float *x, float *co
 {
     if (e->softmax == ABL_SOFTMAX_GGML_CUDA_VEC)
         return vec_row(i, x, col, wout, tvw);
+    if (e->softmax == ABL_SOFTMAX_VLLM_TRITON)
+        return abl_vllm_triton_row(e, i, x, col, wout, tvw);   /* abl_engines_triton.c */
     return mmha_row(e, i, x, col, wout, tvw);
 }
 
@@ -198,8 +225,12 @@ abl_status abl_engine_predict_head(const abl_sim_setup *s, int h, abl_pred_head 
 {
     const abl_emul *em = &s->em;
     uint64_t n = em->n;
+    if (em->softmax == ABL_SOFTMAX_VLLM_TRITON)   /* its logit follows the key index, not the distance */
+        return abl_vllm_triton_predict_head(s, h, out);
     if (em->form != ABL_BIAS_RELATIVE && em->form != ABL_BIAS_SYMMETRIC)
         return ABL_ERR_UNSUPPORTED;
+    if (em->softmax == ABL_SOFTMAX_GGML_CUDA)   /* every row of a prompt: the bounded-sum predictor */
+        return abl_ggml_cuda_predict_head(s, h, out);
     float *buf = malloc(3 * n * sizeof *buf);
     if (buf == NULL)
         return ABL_ERR_NO_MEMORY;

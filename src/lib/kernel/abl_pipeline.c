@@ -16,7 +16,7 @@
 static const char *const k_forms[ABL_BIAS_FORM_COUNT] = {"relative", "absolute", "symmetric", "trailing"};
 static const char *const k_softmax[ABL_SOFTMAX_KIND_COUNT] = {"eager", "flash", "sdpa-efficient", "sdpa-cudnn",
                                                               "ggml", "ggml-flash", "ggml-cuda-vec",
-                                                              "vllm-paged", "trtllm-mmha", "flex"};
+                                                              "vllm-paged", "trtllm-mmha", "flex", "ggml-cuda", "vllm-triton"};
 static const char *const k_sums[] = {"exact", "sequential", "vec8", "vec16"};
 static const char *const k_norms[] = {"reciprocal", "divide"};
 static const char *const k_exps[ABL_EXP_MODEL_COUNT] = {"correct", "sleef", "ggml-avx2", "ggml-scalar"};
@@ -28,7 +28,8 @@ static const char *const k_fa_kernels[ABL_FA_KERNEL_COUNT] = {"auto", "tiled", "
 const char *abl_pipeline_preset_names(void)
 {
     return "eager, flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, "
-           "mpt, mpt-hf, llamacpp-cpu, llamacpp-cpu-fa, llamacpp-cuda-fa, vllm-paged, trtllm-decode, flex-alibi";
+           "mpt, mpt-hf, llamacpp-cpu, llamacpp-cpu-fa, llamacpp-cuda-fa, vllm-paged, trtllm-decode, flex-alibi, "
+           "llamacpp-cuda, vllm-flash, vllm-triton";
 }
 
 const char *abl_pipeline_preset_help(void)
@@ -58,7 +59,16 @@ const char *abl_pipeline_preset_help(void)
 
            "flex-alibi: PyTorch FlexAttention with attention-gym's ALiBi score_mod (exp2 slopes in the kernel, "
            "diagonal block first, exp2 flushed below 2^-126, P in the model dtype; modelled from source, not "
-           "measured)\n";
+           "measured)\n"
+           "llamacpp-cuda: llama.cpp CUDA, flash attention off (soft_max_f32: F32 mask, __expf, xor-butterfly "
+           "sums, 1/sum approximate; P in fp16 for cuBLAS's fp16 GEMM, fp16 compute; llama.cpp@07003f1f; modelled "
+           "from source, not measured)\n"
+           "vllm-flash: vLLM's FlashAttention-2 fork (the flash2 arithmetic: slope/scale * col, exp2 flushed below "
+           "2^-126, P in the model dtype) with vLLM's torch.pow slopes, one split (num_splits = 1); "
+           "flash-attention@617264c1; modelled from source, not measured)\n"
+           "vllm-triton: vLLM's Triton unified attention, 2-D kernel (bias slope * (j - context_len), tiles of 32 "
+           "from key 0, exp2 flushed below 2^-126, P in the model dtype rescaled in fp32; weight = influence; "
+           "rows=R: a chunk of R queries; vLLM@001ceb3e; modelled from source, not measured)\n";
 }
 
 const char *abl_pipeline_field_names(void)
@@ -261,6 +271,18 @@ static const preset_def k_preset_defs[] = {
      .slope_model = 1},
     {"flex-alibi", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32,
      ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_FLEX, ABL_SOFTMAX_FLEX, ABL_EXP_CORRECT, 1, 128, 64, .modelled = 1},
+    /* llamacpp-cuda: soft_max_f32 (softmax.cu) on llama.cpp's F32 mask, every query row (the prompt: the
+     *   batched cuBLAS GEMM that takes P in fp16 with CUBLAS_COMPUTE_16F, GGML_PREC_DEFAULT).
+     * vllm-flash: vLLM's flash-attention fork, whose alibi.h and softmax are FlashAttention-2's; vLLM's
+     *   _get_alibi_slopes (torch.pow), paged KV (addresses only), one split. */
+    {"llamacpp-cuda", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP16, DT_FP16,
+     ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML_CUDA, ABL_EXP_CORRECT, 1, 128, 0, .modelled = 1},
+    {"vllm-flash", ABL_BIAS_ABSOLUTE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32,
+     ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_FLASH, ABL_EXP_CORRECT, 1, 128, 64, .modelled = 1},
+    /* vllm-triton: kernel_unified_attention_2d, TILE_SIZE_PREFILL 32; the whole prompt one chunk (rows=0:
+     *   context_len 0, the bias slope * j); P.to(V.dtype) into an fp32 acc. */
+    {"vllm-triton", ABL_BIAS_ABSOLUTE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32,
+     ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_VLLM_TRITON, ABL_EXP_CORRECT, 1, 128, 32, .modelled = 1},
 };
 
 /* The preset's definition by name (any case), NULL when unknown. */
@@ -662,6 +684,10 @@ const char *abl_pipeline_modelled_note(const abl_pipeline *p)
         return "Modelled from source, not measured: this preset follows FlexAttention's Triton template and "
                "attention-gym's ALiBi score_mod at the revisions cited (docs/pipelines.md §3f); no GPU measurement "
                "backs it.";
+    if (p->softmax == ABL_SOFTMAX_VLLM_TRITON)
+        return "Modelled from source, not measured: this preset follows vLLM's Triton kernel at the revision cited "
+               "and the documented semantics of the PTX Triton emits for it (ex2.approx.ftz; IEEE fp32 products "
+               "assumed) (docs/pipelines.md §3c); no GPU measurement backs it.";
     return "Modelled from source, not measured: this preset follows the engine's source code and the documented "
            "semantics of its CUDA intrinsics (docs/pipelines.md §3c); no GPU measurement backs it.";
 }
@@ -669,7 +695,8 @@ const char *abl_pipeline_modelled_note(const abl_pipeline *p)
 static int is_engine(const abl_pipeline *p)
 {
     return p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC || p->softmax == ABL_SOFTMAX_VLLM_PAGED ||
-           p->softmax == ABL_SOFTMAX_TRTLLM_MMHA;
+           p->softmax == ABL_SOFTMAX_TRTLLM_MMHA || p->softmax == ABL_SOFTMAX_GGML_CUDA ||
+           p->softmax == ABL_SOFTMAX_VLLM_TRITON;
 }
 
 /* The GPU engines add slope * distance to the fp32 scores inside the kernel (ggml-cuda-vec: slope * its mask). */
@@ -685,13 +712,14 @@ static abl_status check_engine(const abl_pipeline *p, char **msg)
             return ABL_ERR_UNSUPPORTED;
         }
     }
-    if (p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC &&
+    int ggml_cuda = p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC || p->softmax == ABL_SOFTMAX_GGML_CUDA;
+    if (ggml_cuda &&
         (strcmp(p->output_dtype.name, "fp32") != 0 || strcmp(p->slope_dtype.name, "fp32") != 0)) {
         abl_error_dup(msg, "softmax=%s: ggml's slopes and the kernel's fp32 output (slope-dtype=fp32, "
                       "output-dtype=fp32)", k);
         return ABL_ERR_UNSUPPORTED;
     }
-    if (p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC && strcmp(p->mask_dtype.name, "fp16") != 0 &&
+    if (ggml_cuda && strcmp(p->mask_dtype.name, "fp16") != 0 &&
         strcmp(p->mask_dtype.name, "fp32") != 0) {
         abl_error_dup(msg, "mask-dtype=%s: softmax=%s reads an fp16 (or fp32) mask", p->mask_dtype.name, k);
         return ABL_ERR_UNSUPPORTED;
@@ -700,6 +728,15 @@ static abl_status check_engine(const abl_pipeline *p, char **msg)
         abl_error_dup(msg, "softmax=%s: the kernel's own __expf and sum order are modelled (exp and sum do not "
                       "apply)", k);
         return ABL_ERR_UNSUPPORTED;
+    }
+    if (p->softmax == ABL_SOFTMAX_VLLM_TRITON) {
+        if (p->bias_scale.num != p->bias_scale.den || p->bias_add != ABL_BIAS_ADD_SCORES ||
+            p->bias_form != ABL_BIAS_ABSOLUTE) {
+            abl_error_dup(msg, "softmax=%s: the bias is slope * (j - context_len) added to the scores "
+                          "(bias-form=absolute, bias-add=scores, bias-scale=1; rows=R sets context_len = N - R)", k);
+            return ABL_ERR_UNSUPPORTED;
+        }
+        return ABL_OK;
     }
     if (p->bias_scale.num != p->bias_scale.den || p->bias_add != ABL_BIAS_ADD_SCORES ||
         (p->bias_form != ABL_BIAS_RELATIVE && p->bias_form != ABL_BIAS_SYMMETRIC)) {
@@ -758,7 +795,7 @@ int abl_pipeline_owns_pv(const abl_pipeline *p)
     return p->softmax == ABL_SOFTMAX_GGML_FLASH || p->softmax == ABL_SOFTMAX_SDPA_EFFICIENT ||
            p->softmax == ABL_SOFTMAX_SDPA_CUDNN || p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC ||
            p->softmax == ABL_SOFTMAX_VLLM_PAGED || p->softmax == ABL_SOFTMAX_TRTLLM_MMHA ||
-           p->softmax == ABL_SOFTMAX_FLEX;
+           p->softmax == ABL_SOFTMAX_FLEX || p->softmax == ABL_SOFTMAX_VLLM_TRITON;
 }
 
 /* P.V: P rounded into a format the emulator holds in binary32, accumulated in fp32 or fp16 (the

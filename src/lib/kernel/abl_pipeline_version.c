@@ -54,6 +54,18 @@ static const version_def k_versions[] = {
      "PyTorch FlexAttention Triton template flex_attention.py.jinja @9be7b3d9 with attention-gym "
      "attn_gym/mods/alibi.py @290c1e74 (modelled from source, not measured)",
      -1},
+    {"llamacpp-cuda", "07003f1f",
+     "llama.cpp ggml-cuda softmax.cu soft_max_f32 @07003f1f with ggml-cuda.cu ggml_cuda_mul_mat_cublas @00108827 "
+     "(modelled from source, not measured)",
+     -1},
+    {"vllm-flash", "617264c1",
+     "vllm-project/flash-attention csrc/flash_attn/src/flash_fwd_kernel.h and alibi.h @617264c1, one split "
+     "(modelled from source, not measured)",
+     -1},
+    {"vllm-triton", "001ceb3e",
+     "vLLM vllm/attention/ops/triton_unified_attention.py kernel_unified_attention_2d @001ceb3e (modelled from "
+     "source, not measured)",
+     -1},
 };
 
 #define NVERSIONS (sizeof k_versions / sizeof k_versions[0])

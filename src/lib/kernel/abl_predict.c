@@ -479,6 +479,8 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
     for (int h = 0; st == ABL_OK && abl_emul_engine(&s.em) && h < s.heads; h++) {
         abl_pred_head *r = &out->results[h];
         st = abl_engine_predict_head(&s, h, r);   /* abl_engines.c */
+        if (s.em.infl_active)   /* ggml-cuda: P.V is cuBLAS's, the predictor counts the influence itself */
+            continue;
         r->first_influence_zero = r->first_blind; /* the engines' weight is the coefficient of V */
         r->row_influence_zeros = r->row_zeros;
         r->matrix_influence_zeros = r->matrix_zeros;

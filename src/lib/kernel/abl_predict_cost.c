@@ -76,6 +76,23 @@ static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min
     case ABL_SOFTMAX_FLEX:
         c.rate = ABL_PREDICT_RATE_FLASH;
         break;
+    case ABL_SOFTMAX_GGML_CUDA: {
+        /* abl_ggml_cuda_predict_head: four binary searches over the distances where a row's bracket on 1/S
+         * moves (about 60 products, 4 units), the rare unsettled rows run whole */
+        double R = p->rows > 0 && (double)p->rows < n ? (double)p->rows : n;
+        c.units = R * 4 + n / 16 + 1;
+        c.unit_name = "key steps / 16";
+        break;
+    }
+    case ABL_SOFTMAX_VLLM_TRITON: {
+        /* abl_engines_triton.c's walk: each computed row's diagonal tile, and every tile's keys through the
+         * later row groups until they reach 0 (at most (N/B)^2 / 2 tile-group pairs of B products) */
+        double R = p->rows > 0 && (double)p->rows < n ? (double)p->rows : n;
+        double tiles = n / (p->block > 0 ? p->block : 32) + 1;
+        c.units = R * 4 + tiles * tiles;
+        c.unit_name = "key steps / 16";
+        break;
+    }
     case ABL_SOFTMAX_GGML_CUDA_VEC:
     case ABL_SOFTMAX_VLLM_PAGED:
     case ABL_SOFTMAX_TRTLLM_MMHA: {

@@ -106,7 +106,8 @@ static inline int abl_emul_ggml(const abl_emul *e)
 /* The GPU engines modelled from source (abl_engines.c). */
 static inline int abl_emul_engine_kind(abl_softmax_kind k)
 {
-    return k == ABL_SOFTMAX_GGML_CUDA_VEC || k == ABL_SOFTMAX_VLLM_PAGED || k == ABL_SOFTMAX_TRTLLM_MMHA;
+    return k == ABL_SOFTMAX_GGML_CUDA_VEC || k == ABL_SOFTMAX_VLLM_PAGED || k == ABL_SOFTMAX_TRTLLM_MMHA ||
+           k == ABL_SOFTMAX_GGML_CUDA || k == ABL_SOFTMAX_VLLM_TRITON;
 }
 
 static inline int abl_emul_engine(const abl_emul *e)

@@ -17,6 +17,7 @@
 #include "kernel/abl_flex.h"
 #include "kernel/abl_round.h"
 #include "kernel/abl_engines.h"
+#include "kernel/abl_engines_ggml_cuda.h"
 #include "kernel/abl_influence.h"
 #include "kernel/abl_ggml.h"
 #include "kernel/abl_simulate_fast.h"
@@ -1138,6 +1139,17 @@ static void softmax_note(const abl_pipeline *p, const abl_emul *em, abl_text *t)
                         "%s(fp32(e * __fdividef(1, S + 1e-6))), multiplied into V in fp32: a weight is zero when P is.",
                      p->softmax == ABL_SOFTMAX_VLLM_PAGED ? "vLLM paged-attention (V1)" : "TensorRT-LLM masked MHA",
                      p->softmax == ABL_SOFTMAX_VLLM_PAGED ? "128" : "64/128/256", p->output_dtype.name);
+    } else if (p->softmax == ABL_SOFTMAX_GGML_CUDA) {
+        abl_text_add(t, "llama.cpp CUDA soft_max_f32 (flash attention off): x = fma(slope, %s mask, score); e = "
+                        "__expf(x - max) flushed below 2^-126; S the per-thread sums of a %d-thread block reduced "
+                        "by xor butterflies; weight = fp32(e * rcp(S)); P.V takes it in %s, accumulated in %s.",
+                     p->mask_dtype.name, abl_ggml_cuda_threads(em->n), p->pv_dtype.name, p->pv_accumulate.name);
+    } else if (p->softmax == ABL_SOFTMAX_VLLM_TRITON) {
+        abl_text_add(t, "vLLM Triton unified attention (2-D kernel): x = fma(slope, j - %llu, score) (the bias "
+                        "relative to the query chunk's start); tiles of %d keys from key 0 with a running max; P = "
+                        "exp2 of (x - max) log2 e flushed below 2^-126, in %s; each later tile rescales it in fp32, "
+                        "then / L: the coefficient of a unit value, weight = influence.",
+                     (unsigned long long)em->first_row, p->block, p->output_dtype.name);
     } else if (p->softmax == ABL_SOFTMAX_FLEX) {
         abl_text_add(t,
                  "FlexAttention: y = fp32(x * fp32(1/ln 2)); the diagonal's 128-key block first, then the full "

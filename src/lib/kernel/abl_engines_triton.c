@@ -1,0 +1,290 @@
+/* alibi-blind: vLLM's Triton unified attention, 2-D kernel (kernel_unified_attention_2d in
+ * vllm/attention/ops/triton_unified_attention.py @001ceb3e), modelled from source, not measured
+ * (docs/pipelines.md §3c).
+ *
+ * Per tile of TILE_SIZE keys (32 for a batch with a prefill) from key 0 upwards, for one query row:
+ *   S += alibi_slope * (seq_offset - context_len)     fma(slope, j - c, score), c = N - R
+ *   m_j = maximum(M, max(S)); m_j = 0 where -inf
+ *   P = tl.exp(S - m_j)                                 ex2.approx.ftz(fp32(S - m) * log2 e): __expf's model
+ *   l_j = tl.sum(P); alpha = tl.exp(M - m_j)
+ *   acc = acc * alpha; L = L * alpha + l_j (one fma); M = m_j
+ *   acc += dot(P.to(V.dtype), V)                        fp32 accumulator
+ *   acc = acc / L                                       at the end
+ * For a unit value vector of key j the output is ((dtype(P_j) * alpha_{t+1}) * ... * alpha_last) / L in fp32:
+ * that coefficient is the key's weight and its influence. Triton's fp32 multiply and divide are taken as
+ * IEEE (mul.rn, div.rn: subnormals kept, no flush), the exp as ex2.approx.ftz (flushed below 2^-126), the
+ * order of tl.sum as sequential within the tile (it moves only L's last bits). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernel/abl_cuda_math.h"
+#include "kernel/abl_engines.h"
+#include "kernel/abl_engines_triton.h"
+
+#define TRITON_TILE_PREFILL 32   /* TILE_SIZE_PREFILL */
+
+float abl_vllm_triton_logit(const abl_emul *e, const abl_emul_head *h, float score, uint64_t pos)
+{
+    /* the int32 offset converts exactly to fp32 below 2^24; fp fusion contracts S += slope * k */
+    float k = (float)((double)pos - (double)e->first_row);
+    return fmaf(h->factor, k, score);
+}
+
+/* tl.exp(a - b) in fp32 (a - b rounded, no flush; the product and the ex2 flushed as __expf's model) */
+static float tri_exp(float a, float b)
+{
+    if (a == -INFINITY)
+        return 0.0f;
+    return abl_cuda_expf(a - b);
+}
+
+static uint64_t tile_of(const abl_emul *e)
+{
+    return e->block > 0 ? (uint64_t)e->block : TRITON_TILE_PREFILL;
+}
+
+uint64_t abl_vllm_triton_row(const abl_emul *e, uint64_t i, const float *x, float *col, float *wout, double *tvw)
+{
+    uint64_t B = tile_of(e), live = 0;
+    float M = -INFINITY, L = 1.0f;
+    for (uint64_t t0 = 0; t0 <= i; t0 += B) {
+        uint64_t hi = t0 + B - 1 < i ? t0 + B - 1 : i;
+        float mt = M;
+        for (uint64_t j = t0; j <= hi; j++)
+            mt = fmaxf(mt, x[j]);
+        if (mt == -INFINITY)
+            mt = 0.0f;
+        float alpha = tri_exp(M, mt);
+        if (alpha != 1.0f) {
+            for (uint64_t j = live; j < t0; j++)   /* acc = acc * alpha, each key's share of it */
+                col[j] = col[j] * alpha;
+            while (live < t0 && col[live] == 0.0f)   /* leading zeros stay zero: skip them from now on */
+                live++;
+        }
+        float l = 0.0f;
+        for (uint64_t j = t0; j <= hi; j++) {
+            float p = tri_exp(x[j], mt);
+            l += p;
+            col[j] = abl_fp_round32(&e->out, p);   /* P.to(V.dtype), added into the fp32 acc exactly */
+        }
+        L = fmaf(L, alpha, l);
+        M = mt;
+    }
+    uint64_t zeros = 0;
+    for (uint64_t j = 0; j <= i; j++) {
+        float w = col[j] / L;
+        zeros += w == 0.0f;
+        if (wout != NULL)
+            wout[j] = w;
+        if (tvw != NULL)
+            tvw[j] = w;
+    }
+    return zeros;
+}
+
+/* ---- the zero-logit predictor of a prompt (or chunk) ----
+ * With zero logits x_j = RN32(slope (j - c)) rises with j, so for row i (tile T = i / B) every earlier tile t
+ * is full: its max is its last key, its P_j, its alpha_t and the running L after it do not depend on the
+ * row. Key j of tile t < T reaches the output as RN(RN(A_j(T-1) alpha_d(i)) / L_i), A_j(T-1) its P in the
+ * model dtype times alpha_{t+1} .. alpha_{T-1} (each product rounded): the same for every row of tile T.
+ * A_j is non-decreasing in j within a tile (so are P and every rounding), so each row's zeros in a tile are
+ * a prefix; a tile's keys are walked tile by tile until all of them reach 0, each row group decided at once
+ * when the group's extreme alpha_d and L settle it, row by row otherwise. */
+typedef struct tri_ctx {
+    const abl_emul *em;
+    const float *X;          /* x_j */
+    uint64_t n, B, c, nt;    /* keys, tile, first computed row, tiles */
+    float *alpha, *Lrun;     /* per full tile: its alpha, the running L after it */
+    float *ad, *Lrow;        /* per computed row: alpha of its diagonal tile, its L */
+    float *gmin, *gmax;      /* per tile as a row group: alpha_d min, max, L min, max (4 floats) */
+    uint64_t zeros;          /* matrix zeros */
+    uint64_t last_zeros;     /* the last row's */
+    int64_t last_key;        /* the last row's largest zero key (-1: none) */
+} tri_ctx;
+
+static float tri_w(float a, float ad, float L)
+{
+    return (a * ad) / L;
+}
+
+static void tri_rows(tri_ctx *t)
+{
+    float M = -INFINITY, L = 1.0f;
+    for (uint64_t tt = 0; tt < t->nt; tt++) {   /* the full tiles' alpha and L */
+        uint64_t lo = tt * t->B, hi = lo + t->B - 1 < t->n - 1 ? lo + t->B - 1 : t->n - 1;
+        float l = 0.0f, al = tri_exp(M, t->X[hi]);
+        for (uint64_t j = lo; j <= hi; j++)
+            l += tri_exp(t->X[j], t->X[hi]);
+        L = fmaf(L, al, l);
+        t->alpha[tt] = al;
+        t->Lrun[tt] = L;
+        M = t->X[hi];
+    }
+    for (uint64_t tt = 0; tt <= t->nt; tt++) {   /* row groups 0 .. nt */
+        t->gmin[2 * tt] = t->gmin[2 * tt + 1] = INFINITY;
+        t->gmax[2 * tt] = t->gmax[2 * tt + 1] = -INFINITY;
+    }
+    for (uint64_t i = t->c; i < t->n; i++) {   /* each computed row's diagonal tile */
+        uint64_t T = i / t->B, lo = T * t->B;
+        float ad = T == 0 ? 0.0f : tri_exp(t->X[lo - 1], t->X[i]), l = 0.0f;
+        for (uint64_t j = lo; j <= i; j++)
+            l += tri_exp(t->X[j], t->X[i]);
+        float Li = fmaf(T == 0 ? 1.0f : t->Lrun[T - 1], ad, l);
+        t->ad[i - t->c] = ad;
+        t->Lrow[i - t->c] = Li;
+        t->gmin[2 * T] = fminf(t->gmin[2 * T], ad);
+        t->gmax[2 * T] = fmaxf(t->gmax[2 * T], ad);
+        t->gmin[2 * T + 1] = fminf(t->gmin[2 * T + 1], Li);
+        t->gmax[2 * T + 1] = fmaxf(t->gmax[2 * T + 1], Li);
+        uint64_t z = 0;   /* the diagonal tile's keys: a zero prefix */
+        while (lo + z <= i && tri_w(abl_fp_round32(&t->em->out, tri_exp(t->X[lo + z], t->X[i])), 1.0f, Li) == 0.0f)
+            z++;
+        t->zeros += z;
+        if (i == t->n - 1) {
+            t->last_zeros += z;
+            if (z > 0 && (int64_t)(lo + z - 1) > t->last_key)
+                t->last_key = (int64_t)(lo + z - 1);
+        }
+    }
+}
+
+/* Zeros of one row among the tile's keys A[0..B-1] (non-decreasing): the length of the zero prefix. */
+static uint64_t tri_prefix(const float *A, uint64_t lo, uint64_t B, float ad, float L)
+{
+    uint64_t a = lo, b = B;   /* keys < a zero; keys >= b not */
+    while (a < b) {
+        uint64_t mid = a + (b - a) / 2;
+        if (tri_w(A[mid], ad, L) == 0.0f)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
+}
+
+/* Adds the zeros of row group T among one tile's keys (A: their A_j(T-1), lo of them 0); returns the last
+ * row's zero prefix when the group holds it, else 0. */
+static uint64_t tri_group(tri_ctx *t, const float *A, uint64_t lo, uint64_t T)
+{
+    uint64_t B = t->B, r0 = T * B > t->c ? T * B : t->c, r1 = T * B + B - 1 < t->n - 1 ? T * B + B - 1 : t->n - 1;
+    if (r0 > r1)
+        return 0;
+    uint64_t all = UINT64_MAX;
+    if (tri_w(A[B - 1], t->gmax[2 * T], t->gmin[2 * T + 1]) == 0.0f)
+        all = B;    /* even the largest key with the largest factor and the smallest L is 0 */
+    else if (lo == B || tri_w(A[lo], t->gmin[2 * T], t->gmax[2 * T + 1]) != 0.0f)
+        all = lo;   /* even the smallest live key with the smallest factor and the largest L is not */
+    if (all != UINT64_MAX) {
+        t->zeros += all * (r1 - r0 + 1);
+        return r1 == t->n - 1 ? all : 0;
+    }
+    uint64_t z = 0;
+    for (uint64_t i = r0; i <= r1; i++) {
+        z = tri_prefix(A, lo, B, t->ad[i - t->c], t->Lrow[i - t->c]);
+        t->zeros += z;
+    }
+    return r1 == t->n - 1 ? z : 0;
+}
+
+static void tri_last(tri_ctx *t, uint64_t base, uint64_t z)
+{
+    t->last_zeros += z;
+    if (z > 0 && (int64_t)(base + z - 1) > t->last_key)
+        t->last_key = (int64_t)(base + z - 1);
+}
+
+/* Tile tt's keys through every later row group, until all of them are 0. A: B floats of scratch. */
+static void tri_walk(tri_ctx *t, uint64_t tt, float *A)
+{
+    uint64_t B = t->B, base = tt * B, Tlast = (t->n - 1) / B, lo = 0;
+    for (uint64_t k = 0; k < B; k++)
+        A[k] = abl_fp_round32(&t->em->out, tri_exp(t->X[base + k], t->X[base + B - 1]));
+    while (lo < B && A[lo] == 0.0f)
+        lo++;
+    for (uint64_t T = tt + 1; T <= Tlast; T++) {
+        if (lo == B) {   /* every key 0: zero in every row from here on */
+            uint64_t r0 = T * B > t->c ? T * B : t->c;
+            t->zeros += B * (t->n - r0);
+            tri_last(t, base, B);
+            return;
+        }
+        uint64_t z = tri_group(t, A, lo, T);
+        if (T == Tlast)
+            tri_last(t, base, z);
+        else {
+            for (uint64_t k = lo; k < B; k++)   /* acc = acc * alpha of tile T */
+                A[k] = A[k] * t->alpha[T];
+            while (lo < B && A[lo] == 0.0f)
+                lo++;
+        }
+    }
+}
+
+/* The fast path: x rising strictly with j (zero logits); the counts into out. */
+static abl_status tri_fast(const abl_emul *em, const float *X, uint64_t n, abl_pred_head *out)
+{
+    uint64_t B = tile_of(em), Tlast = (n - 1) / B, R = n - em->first_row;
+    size_t G = 2 * (size_t)(Tlast + 1);
+    float *buf = malloc((2 * (size_t)(Tlast + 1) + 2 * (size_t)R + 2 * G + (size_t)B) * sizeof *buf);
+    if (buf == NULL)
+        return ABL_ERR_NO_MEMORY;
+    tri_ctx t;
+    memset(&t, 0, sizeof t);
+    t.em = em;
+    t.X = X;
+    t.n = n;
+    t.B = B;
+    t.c = em->first_row;
+    t.nt = Tlast;
+    t.alpha = buf;
+    t.Lrun = buf + (Tlast + 1);
+    t.ad = buf + 2 * (Tlast + 1);
+    t.Lrow = t.ad + R;
+    t.gmin = t.Lrow + R;
+    t.gmax = t.gmin + G;
+    t.last_key = -1;
+    float *A = t.gmax + G;
+    tri_rows(&t);
+    for (uint64_t tt = 0; tt < Tlast; tt++)
+        tri_walk(&t, tt, A);
+    out->matrix_zeros = t.zeros;
+    out->row_zeros = t.last_zeros;
+    out->first_blind = t.last_key >= 0 ? (int64_t)(n - 1) - t.last_key : -1;
+    free(buf);
+    return ABL_OK;
+}
+
+abl_status abl_vllm_triton_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out)
+{
+    const abl_emul *em = &s->em;
+    uint64_t n = em->n;
+    float *buf = malloc(3 * n * sizeof *buf);
+    if (buf == NULL)
+        return ABL_ERR_NO_MEMORY;
+    float *T = buf, *col = buf + n, *w = buf + 2 * n;
+    for (uint64_t j = 0; j < n; j++)   /* the logit of key j is the same in every row */
+        T[j] = abl_vllm_triton_logit(em, &s->hd[h], 0.0f, j);
+    memset(out, 0, sizeof *out);
+    out->first_blind = -1;
+    int rising = n > 0 && isfinite(T[0]);
+    for (uint64_t j = 1; j < n && rising; j++)
+        rising = T[j] > T[j - 1] && isfinite(T[j]);
+    if (rising) {
+        abl_status st = tri_fast(em, T, n, out);
+        free(buf);
+        return st;
+    }
+    for (uint64_t i = em->first_row; i < n; i++) {
+        uint64_t z = abl_vllm_triton_row(em, i, T, col, i == n - 1 ? w : NULL, NULL);
+        out->matrix_zeros += z;
+        out->exact_rows++;
+        if (i == n - 1) {
+            out->row_zeros = z;
+            for (uint64_t d = 0; d <= i && out->first_blind < 0; d++)
+                if (w[i - d] == 0.0f)
+                    out->first_blind = (int64_t)d;
+        }
+    }
+    free(buf);
+    return ABL_OK;
+}

@@ -1,0 +1,10 @@
+simulate
+--heads
+12
+--ctx
+1500
+--pipeline
+llamacpp-cuda
+--compare
+--format
+json

@@ -1,0 +1,12 @@
+simulate
+--heads
+8
+--ctx
+1024
+--pipeline
+vllm-flash
+--dtype
+bf16
+--compare
+--format
+json

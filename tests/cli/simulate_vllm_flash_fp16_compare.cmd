@@ -1,0 +1,10 @@
+simulate
+--heads
+8
+--ctx
+4096
+--pipeline
+vllm-flash
+--dtype
+fp16
+--compare

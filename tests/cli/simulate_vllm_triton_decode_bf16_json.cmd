@@ -1,0 +1,12 @@
+simulate
+--heads
+16
+--ctx
+8192
+--pipeline
+vllm-triton,rows=1
+--dtype
+bf16
+--compare
+--format
+json
