@@ -1,5 +1,5 @@
 check
 --model
-replit-code-v1-3b
+jais-family-256m
 --ctx
 2048
