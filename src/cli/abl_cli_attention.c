@@ -37,3 +37,44 @@ int abl_cli_attention_kernel(abl_attention a, const abl_pipeline *p, int predict
                                    "pipeline %s runs with simulate (without --predict)", p->preset);
     return 0;
 }
+
+int abl_cli_choice_attention(const abl_cli_cmd *cmd, const char **v, const abl_cli_model_choice *c, abl_attention *out)
+{
+    const abl_model_family *f = c->model != NULL ? c->model->family : c->config != NULL ? c->spec.family : NULL;
+    *out = f != NULL ? f->attention : ABL_ATTENTION_CAUSAL;
+    const char *o = abl_cli_arg(cmd, v, ABL_OPT_ATTENTION);
+    return o != NULL ? abl_cli_attention(o, out) : 0;
+}
+
+int abl_cli_design_attention_options(const abl_cli_cmd *cmd, const char **v, abl_attention a)
+{
+    if (a != ABL_ATTENTION_BIDIRECTIONAL)
+        return 0;
+    /* both are decided on a causal last row (abl_design_clamp_find, the budget's margin): in a bidirectional
+     * layer the middle row's sum is larger than the end row's, so that row alone does not decide */
+    if (abl_cli_arg(cmd, v, ABL_OPT_CLAMP) != NULL)
+        return abl_cli_usage_error("--clamp: not decided for a bidirectional layer (the clamp is checked on a causal "
+                                   "last row); drop --clamp or use --attention causal");
+    if (abl_cli_arg(cmd, v, ABL_OPT_LOGIT_BUDGET) != NULL)
+        return abl_cli_usage_error("--logit-budget: not decided for a bidirectional layer (the budget is checked on a "
+                                   "causal last row); drop --logit-budget or use --attention causal");
+    return 0;
+}
+
+void abl_cli_design_bidir_meta(abl_report *r)
+{
+    abl_report_meta(r, "attention", "attention",
+                    "bidirectional: d = |i − j| over the whole N × N matrix (encoder); criterion: no zero weight "
+                    "in any row (the end rows hold the farthest key, d = N − 1; the middle row the largest sum)",
+                    "\"bidirectional\"");
+}
+
+void abl_cli_design_bidir_note(abl_report *r, int judged)
+{
+    abl_report_note(r, judged ? "bidirectional: sees N is the largest context whose whole N x N matrix (every row, "
+                                "both horizons) has no zero weight, from the bidirectional predictor."
+                              : "bidirectional: every slope keeps every weight of every row of the N x N matrix "
+                                "(the end rows reach d = N - 1, the middle row has the largest sum), decided by the "
+                                "bidirectional predictor over all N rows and, for N <= 4096, its full emulation; no "
+                                "min logit or clamp (both are decided on a causal last row).");
+}

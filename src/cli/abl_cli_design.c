@@ -6,13 +6,16 @@
 #include "abl_cli.h"
 
 static const abl_cli_use design_opts[] = {
+    /* the layer's direction: an encoder's N x N matrix */
+    {ABL_OPT_ATTENTION, 0, NULL,
+     "causal or bidirectional (encoders: no zero weight in any row of the N x N matrix); default: the model's"},
     /* a flag here: the least restrictive clamp is searched, not given */
     {ABL_OPT_CLAMP, ABL_ARG_FLAG, NULL,
      "only the least restrictive clamp (per kernel and dtype) and the paper's -87 judged"},
     ABL_USE(ABL_OPT_CONFIG),
     /* the design target, not a context to analyse */
     {ABL_OPT_CTX, 0, NULL,
-     "context N: no zero weight anywhere in the N x N causal matrix [required]"},
+     "context N: no zero weight anywhere in the N x N causal (or bidirectional) matrix [required]"},
     /* the model dtype of the pipeline */
     {ABL_OPT_DTYPE, 0, NULL,
      "the model dtype the pipeline's 'model' fields follow (default bf16)"},
@@ -168,6 +171,8 @@ static void report_meta(abl_report *r, const design_run *d)
     abl_report_meta(r, "context", "context N", n ? n : "", n ? n : "");
     free(n);
     abl_report_meta(r, "mode", "mode", d->mode, NULL);
+    if (d->job.cfg.attention == ABL_ATTENTION_BIDIRECTIONAL)
+        abl_cli_design_bidir_meta(r);
 }
 
 /* One row per head: its slope, its target or largest N, and its min logits (computed by the run). */
@@ -191,7 +196,7 @@ static void report_row(abl_report *r, const design_run *d, int h, const int64_t 
         cell_owned(r, abl_cli_printf("%lld", (long long)lost[h]), 0);
     else if (lost != NULL)
         abl_report_cell(r, "none", "null", NULL);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; res->min_logits != NULL && k < 2; k++) {   /* not for a bidirectional layer */
         const char *ml = res->min_logits[2 * h + k];
         abl_report_cell(r, ml, strcmp(ml, "none") == 0 ? "null" : ml, NULL);
     }
@@ -224,6 +229,7 @@ static int64_t *design_influence(const design_run *d)
         sc.slopes = &spec;
         sc.context = d->job.cfg.context;
         sc.threads = d->job.cfg.threads;
+        sc.attention = d->job.cfg.attention;
         st = abl_predict_run(&sc, &pred);
     }
     if (st == ABL_OK && pred.influence_differs && pred.heads == res->n)
@@ -254,14 +260,17 @@ static void report_heads(abl_report *r, const design_run *d, const int64_t *lost
         abl_report_column(r, "sees", "sees N", ABL_ALIGN_RIGHT);
     if (lost != NULL)
         abl_report_column(r, "first_influence_zero", "first no-influence", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "min_logit_half", "min logit d=N/2", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "min_logit_last", "min logit d=N-1", ABL_ALIGN_RIGHT);
+    if (res->min_logits != NULL) {
+        abl_report_column(r, "min_logit_half", "min logit d=N/2", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "min_logit_last", "min logit d=N-1", ABL_ALIGN_RIGHT);
+    }
     for (int h = 0; h < res->n; h++)
         report_row(r, d, h, lost);
     char *v = NULL;
     if (d->targets == NULL && res->sees == NULL)
-        v = abl_cli_printf("no zero weight in %llu x %llu on %s%s", (unsigned long long)d->job.cfg.context,
-                           (unsigned long long)d->job.cfg.context, d->pipe_spec,
+        v = abl_cli_printf("no zero weight in %llu x %llu%s on %s%s", (unsigned long long)d->job.cfg.context,
+                           (unsigned long long)d->job.cfg.context,
+                           d->job.cfg.attention == ABL_ATTENTION_BIDIRECTIONAL ? " (bidirectional)" : "", d->pipe_spec,
                            res->simulated ? " (predictor and simulate)" : " (predictor)");
     else if (d->targets != NULL)
         v = abl_cli_printf("first blind distance = target for every head on %s%s", d->pipe_spec,
@@ -279,7 +288,9 @@ static void report_notes(abl_report *r, const design_run *d)
                            "(and the full emulation for N <= 4096).");
     if (res->sees != NULL)
         abl_report_note(r, "sees N: the largest context whose N x N matrix has no zero weight for that head.");
-    if (res->slopes != NULL)
+    if (d->job.cfg.attention == ABL_ATTENTION_BIDIRECTIONAL)
+        abl_cli_design_bidir_note(r, res->sees != NULL);
+    if (res->slopes != NULL && res->min_logits != NULL)
         abl_report_note(r, "min logit: the smallest logit a key at that distance needs (nats, relative to the "
                            "zero-logit keys) to keep a non-zero weight in the last row on the kernel: its score "
                            "through the kernel's roundings (the logit dtype, the softmax), found by bisection over "
@@ -397,6 +408,8 @@ static int design_kernel(const abl_cli_cmd *cmd, const char **v, design_run *d)
     if (prc != 0 || (prc = abl_cli_pipeline_value(l, pl)) != 0)
         return prc;
     d->pipe_spec = l->has_pipeline ? l->pipeline.text : "eager";
+    if ((prc = abl_cli_attention_kernel(d->job.cfg.attention, pl, 1)) != 0)
+        return prc;
     if (pl->softmax == ABL_SOFTMAX_EAGER && (pl->sum != ABL_SUM_EXACT || pl->exp != ABL_EXP_CORRECT))
         return abl_cli_usage_error("--pipeline: design decides with the exact predictor, which models sum=exact "
                                    "and exp=correct (got sum=%s, exp=%s)", abl_sum_order_name(pl->sum),
@@ -595,7 +608,9 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     int rc = abl_cli_model_choose(v, &choice);
     if (rc != 0)
         return rc;
-    if ((rc = abl_cli_encoder_refused("design", &choice)) != 0) {
+    /* an encoder's layer is bidirectional (its family's); design answers it over the N x N matrix */
+    if ((rc = abl_cli_choice_attention(cmd, v, &choice, &d->job.cfg.attention)) != 0 ||
+        (rc = abl_cli_design_attention_options(cmd, v, d->job.cfg.attention)) != 0) {
         abl_model_spec_free(&choice.spec);
         abl_cli_model_choice_release(&choice);
         return rc;
@@ -647,11 +662,12 @@ const abl_cli_cmd abl_cli_design_cmd = {
     "slopes, a clamp and logit budgets that keep every head seeing on a kernel",
     "--heads H --ctx N [--pipeline SPEC] [options]",
     "Designs binary32 ALiBi slopes for a kernel so that no head has a zero attention weight anywhere in\n"
-    "the N x N causal matrix: the steepest head as steep as the kernel allows, the others spread like\n"
-    "the Press schedule (2^(-8/H) apart). Every answer is decided by the kernel's exact zero-logit\n"
-    "predictor and checked again (with the full emulation for N <= 4096) before it is printed. Also\n"
-    "prints the least restrictive clamp for the Press schedule (the paper's -87 judged against it) and\n"
-    "the smallest logit a key needs to stay seen. --slopes judges an existing schedule (the largest N\n"
+    "the N x N causal matrix (--attention bidirectional, an encoder's default: in any row of its N x N\n"
+    "matrix, each row with both horizons): the steepest head as steep as the kernel allows, the others\n"
+    "spread like the Press schedule (2^(-8/H) apart). Every answer is decided by the kernel's exact\n"
+    "zero-logit predictor and checked again (with the full emulation for N <= 4096) before it is\n"
+    "printed. For a causal layer it also prints the least restrictive clamp for the Press schedule (the\n"
+    "paper's -87 judged against it) and the smallest logit a key needs to stay seen. --slopes judges an existing schedule (the largest N\n"
     "each head keeps every key), --targets places first blind distances exactly.\n\n"
     "Example: alibi-blind design --heads 40 --ctx 32768 --dtype bf16 --pipeline eager",
     design_opts,

@@ -12,6 +12,7 @@
 #include "abl/core/slope.h"
 #include "abl/kernel/pipeline.h"
 #include "abl/core/progress.h"
+#include "abl/core/attention.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,6 +23,12 @@ typedef struct abl_design_config {
     uint64_t context;         /* N >= 1: no zero weight anywhere in the N x N causal matrix */
     mpq_srcptr budget;        /* logit budget B <= 0 a key at distance N - 1 must still be seen with; NULL = 0 */
     int threads;              /* 0: all online cores */
+    abl_attention attention;  /* causal (0, the default) or bidirectional (an encoder layer): the searches, the
+                               * largest contexts and the verification then ask the bidirectional predictor
+                               * and emulation (abl_simulate_bidir.c) for a zero weight anywhere in the N x N
+                               * matrix, every row with its two horizons (docs/design.md, "Bidirectional
+                               * layers"). The checks that walk a causal last row (abl_design_min_logit,
+                               * abl_design_clamp_find, a logit budget) answer ABL_ERR_UNSUPPORTED for it. */
 } abl_design_config;
 
 /* Slopes are binary32 values (what training code holds); 0 < m. */

@@ -339,6 +339,27 @@ static int cmp_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void abl_sim_row_stats(const float *x, uint64_t n, uint64_t i, float *sorted, abl_sim_head *out)
+{
+    uint64_t distinct = 1, run = 1, longest = 1, tied = 0;
+    if (sorted != NULL) {
+        memcpy(sorted, x, n * sizeof *sorted);
+        qsort(sorted, n, sizeof *sorted, cmp_float);
+        for (uint64_t j = 1; j < n; j++)
+            distinct += sorted[j] != sorted[j - 1];
+    }
+    for (uint64_t j = 1; j < n; j++) {
+        run = x[j] == x[j - 1] ? run + 1 : 1;
+        if (run > longest)
+            longest = run;
+    }
+    for (uint64_t j = 0; j < n; j++)
+        tied += j != i && x[j] == x[i];
+    out->distinct_logits = distinct;
+    out->longest_tie_run = longest;
+    out->tied_with_diagonal = tied;
+}
+
 /* Statistics of the last row: zeros, ties, TV distance against a binary64 softmax of eps - m d. */
 static abl_status last_row(const row_ctx *rc, float *x, float *e, float *wout, abl_sim_head *out)
 {
@@ -364,21 +385,7 @@ static abl_status last_row(const row_ctx *rc, float *x, float *e, float *wout, a
     out->row_influence_zeros = zeros;
     if (rc->s->em.infl_active)   /* the worker passes the weights whenever P.V can lose more */
         out->row_influence_zeros = abl_influence_count(&rc->s->em, wout, n, &out->first_influence_zero);
-    memcpy(sorted, x, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, cmp_float);
-    uint64_t distinct = 1, run = 1, longest = 1, tied = 0;
-    for (uint64_t j = 1; j < n; j++)
-        distinct += sorted[j] != sorted[j - 1];
-    for (uint64_t j = 1; j < n; j++) {
-        run = x[j] == x[j - 1] ? run + 1 : 1;
-        if (run > longest)
-            longest = run;
-    }
-    for (uint64_t j = 0; j < i; j++)
-        tied += x[j] == x[i];
-    out->distinct_logits = distinct;
-    out->longest_tie_run = longest;
-    out->tied_with_diagonal = tied;
+    abl_sim_row_stats(x, n, i, sorted, out);
     /* exact logits: eps - m d with the exact slope (the row max is subtracted before exp) */
     double m = rc->s->m_exact[rc->head], zmax = -INFINITY;
     uint64_t hidx = (uint64_t)rc->s->schedule.slopes[rc->head].index;

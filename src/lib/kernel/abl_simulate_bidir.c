@@ -45,6 +45,23 @@ abl_status abl_bidir_check(const abl_sim_setup *s)
     return ABL_OK;
 }
 
+/* The layer totals of a run (an abl_simulation or an abl_prediction: the same field names), and each head's
+ * influence counts: P.V loses nothing more than the weights here (abl_bidir_check refuses the kinds where it
+ * would), so a key without influence is a zero weight. One definition for the emulation and the predictor. */
+#define BIDIR_TOTALS(out)                                                                                      \
+    do {                                                                                                       \
+        for (int h_ = 0; h_ < (out)->heads; h_++) {                                                            \
+            (out)->results[h_].first_influence_zero = (out)->results[h_].first_blind;                          \
+            (out)->results[h_].row_influence_zeros = (out)->results[h_].row_zeros;                             \
+            (out)->results[h_].matrix_influence_zeros = (out)->results[h_].matrix_zeros;                       \
+            (out)->row_zeros += (out)->results[h_].row_zeros;                                                  \
+            (out)->matrix_zeros += (out)->results[h_].matrix_zeros;                                            \
+            (out)->mid_row_zeros += (out)->results[h_].mid_row_zeros;                                          \
+        }                                                                                                      \
+        (out)->row_influence_zeros = (out)->row_zeros;                                                         \
+        (out)->matrix_influence_zeros = (out)->matrix_zeros;                                                   \
+    } while (0)
+
 /* ---- the emulation ---- */
 
 typedef struct bteam {
@@ -87,12 +104,6 @@ static int bidir_logits(const bteam *t, uint64_t i, float *x)
         ok &= isfinite(x[j]) != 0;
     }
     return ok;
-}
-
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
 }
 
 /* Flash: the end row's weights as they act on V, P rescaled to the final max and divided by the row sum
@@ -138,27 +149,10 @@ static void end_row_stats(const bteam *t, const float *x, const float *e, const 
             out->first_blind = (int64_t)d;
             break;
         }
-    uint64_t run = 1, longest = 1, tied = 0;
-    for (uint64_t j = 1; j < n; j++) {
-        run = x[j] == x[j - 1] ? run + 1 : 1;
-        if (run > longest)
-            longest = run;
-    }
-    for (uint64_t j = 0; j < i; j++)
-        tied += x[j] == x[i];
-    out->longest_tie_run = longest;
-    out->tied_with_diagonal = tied;
     float *sorted = malloc(n * sizeof *sorted);
-    uint64_t distinct = 1;
-    if (sorted != NULL) {
-        memcpy(sorted, x, n * sizeof *sorted);
-        qsort(sorted, n, sizeof *sorted, cmp_float);
-        for (uint64_t j = 1; j < n; j++)
-            distinct += sorted[j] != sorted[j - 1];
-        if (s->captured != NULL)
-            abl_npy_row(s->captured, (uint64_t)t->head, i, n, sorted); /* scratch: the scores */
-    }
-    out->distinct_logits = distinct;
+    abl_sim_row_stats(x, n, i, sorted, out);   /* the causal last row's statistics (abl_simulate.c) */
+    if (sorted != NULL && s->captured != NULL)
+        abl_npy_row(s->captured, (uint64_t)t->head, i, n, sorted); /* scratch: the scores */
     double m = s->m_exact[t->head], zmax = 0.0, sum = 0.0, tv = 0.0, lost = 0.0;
     double *v = acting_weights(&s->em, x, e, w);
     double *z = malloc(n * sizeof *z);
@@ -287,17 +281,7 @@ abl_status abl_simulate_bidir_run(const abl_simulate_config *cfg, abl_simulation
         abl_simulation_free(out);
         return st;
     }
-    for (int h = 0; h < out->heads; h++) {
-        abl_sim_head *r = &out->results[h];
-        r->first_influence_zero = r->first_blind;   /* P.V loses nothing more here (abl_bidir_check) */
-        r->row_influence_zeros = r->row_zeros;
-        r->matrix_influence_zeros = r->matrix_zeros;
-        out->row_zeros += r->row_zeros;
-        out->matrix_zeros += r->matrix_zeros;
-        out->mid_row_zeros += r->mid_row_zeros;
-    }
-    out->row_influence_zeros = out->row_zeros;
-    out->matrix_influence_zeros = out->matrix_zeros;
+    BIDIR_TOTALS(out);
     return ABL_OK;
 }
 
@@ -488,17 +472,7 @@ abl_status abl_predict_bidir_run(const abl_sim_setup *s, abl_prediction *out)
         abl_prediction_free(out);
         return st;
     }
-    for (int h = 0; h < out->heads; h++) {
-        abl_pred_head *r = &out->results[h];
-        r->first_influence_zero = r->first_blind;   /* P.V loses nothing more here (abl_bidir_check) */
-        r->row_influence_zeros = r->row_zeros;
-        r->matrix_influence_zeros = r->matrix_zeros;
-        out->row_zeros += r->row_zeros;
-        out->matrix_zeros += r->matrix_zeros;
-        out->mid_row_zeros += r->mid_row_zeros;
-    }
-    out->row_influence_zeros = out->row_zeros;
-    out->matrix_influence_zeros = out->matrix_zeros;
+    BIDIR_TOTALS(out);
     return ABL_OK;
 }
 
