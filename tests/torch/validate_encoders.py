@@ -27,6 +27,10 @@ Code paths:
   check         `check --format json` on the same layer: its heads are exactly the heads whose N x N matrix
                 has a zero weight in ANY row (PyTorch), which is not always the end row (slope 0.178571433,
                 N = 512, bf16: rows 1, 2, 509, 510 only).
+  report        `report --model jina-embeddings-v2-base-en --ctx 512`: the page's attention row says
+                bidirectional, its closed-form fractions (end row, middle row, N x N matrix) equal the ones
+                computed here from delta = the nearest integer to 126 ln 2 / m (paper), and its kernel fractions and blind-head count
+                equal PyTorch's zero weights (2 decimals).
   design        `design --format json` (keep all) on jina-embeddings-v2-base-en at N = 512: every designed
                 slope keeps every weight of the N x N matrix in PyTorch, and the next binary32 slope above
                 the steepest loses one; `design --slopes` (sees N) against PyTorch at N and N + 1.
@@ -188,12 +192,62 @@ def design_cases(binary):
     return bad + (not ok)
 
 
+def page_rows(path):
+    """The page's two-cell rows (<tr><th>key</th><td>value</td></tr>) as a dict."""
+    import html
+    import re
+    text = open(path, encoding="utf-8").read()
+    return {html.unescape(k): html.unescape(v) for k, v in re.findall(r"<tr><th>([^<]*)</th><td>([^<]*)</td></tr>", text)}
+
+
+def report_case(binary):
+    """report --model jina-embeddings-v2-base-en --ctx 512: the page's bidirectional fractions against PyTorch's
+    weights (the kernel's) and the closed forms computed here from delta = nearest integer of 126 ln 2 / m (bf16, paper)."""
+    import tempfile
+    n, heads = 512, 12
+    with tempfile.TemporaryDirectory() as d:
+        path = d + "/page.html"
+        subprocess.run([binary, "report", "--model", "jina-embeddings-v2-base-en", "--ctx", str(n), "--output", path],
+                       check=True, capture_output=True)
+        rows = page_rows(path)
+    sl = [float(np.float32(s)) for s in press_slopes(heads)]
+    z = [matrix_zeros_fp32_slope(m, n, "bf16") for m in sl]
+    kernel_matrix = sum(int(r.sum()) for r in z)
+    kernel_end = sum(int(r[n - 1]) for r in z)
+    kernel_mid = sum(int(r[(n - 1) // 2]) for r in z)
+    kernel_heads = sum(int(r.sum()) > 0 for r in z)
+    tau = 126 * math.log(2)
+    deltas = [max(1, round(tau / m)) for m in press_slopes(heads)]   # the paper convention: the nearest integer
+    side = lambda h, dl: max(0, h - dl + 1)
+    end = sum(side(n - 1, dl) for dl in deltas)
+    mid = sum(side((n - 1) // 2, dl) + side(n - 1 - (n - 1) // 2, max(dl, 1)) for dl in deltas)
+    mat = sum(2 * (n - dl) * (n - dl + 1) // 2 for dl in deltas if dl < n)
+    want = {
+        "attention": None,
+        "heads blind inside the context (δ < N)": "%d of %d" % (sum(dl < n for dl in deltas), heads),
+        "row fraction (end row, i = N − 1)": "%.2f %%" % (100.0 * end / (heads * n)),
+        "row fraction (middle row, i = ⌊(N − 1)/2⌋)": "%.2f %%" % (100.0 * mid / (heads * n)),
+        "matrix fraction (all N × N entries)": "%.2f %%" % (100.0 * mat / (heads * n * n)),
+        "heads with a zero weight through the kernel (any row of the N × N matrix)": "%d of %d" % (kernel_heads, heads),
+        "end row fraction through the kernel (exact zeros)": "%.2f %%" % (100.0 * kernel_end / (heads * n)),
+        "middle row fraction through the kernel (exact zeros)": "%.2f %%" % (100.0 * kernel_mid / (heads * n)),
+        "matrix fraction through the kernel (exact zeros, N × N)": "%.2f %%" % (100.0 * kernel_matrix / (heads * n * n)),
+    }
+    bad = 0
+    for k, v in want.items():
+        got = rows.get(k)
+        ok = got is not None and (v is None and got.startswith("bidirectional") or got == v)
+        print("report %-74s %-10s %s" % (k, got, "ok" if ok else "DIFFERS (want %s)" % v))
+        bad += not ok
+    return bad
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
     binary = sys.argv[1]
-    bad = code_paths(binary) + check_cases(binary) + design_cases(binary)
+    bad = code_paths(binary) + check_cases(binary) + design_cases(binary) + report_case(binary)
     print("validate_encoders: %s" % ("every count agrees" if bad == 0 else "%d case(s) differ" % bad))
     return 1 if bad else 0
 

@@ -81,10 +81,11 @@ void abl_html_bidir_fractions(FILE *f, const abl_html_config *c, const abl_analy
     brow(f, "row fraction (middle row, i = ⌊(N − 1)/2⌋)", percent(a->mid_fraction));
     brow(f, "matrix fraction (all N × N entries)", percent(a->matrix_fraction));
     if (pr != NULL) {
-        int kb = 0;
+        int kb = 0;   /* blind: a zero weight in any row, not only the end row (docs/method.md) */
         for (int h = 0; h < pr->heads; h++)
-            kb += pr->results[h].first_blind >= 0;
-        brow(f, "heads with a zero weight through the kernel (end row)", abl_strf("%d of %d", kb, pr->heads));
+            kb += pr->results[h].matrix_zeros > 0;
+        brow(f, "heads with a zero weight through the kernel (any row of the N × N matrix)",
+             abl_strf("%d of %d", kb, pr->heads));
         brow(f, "end row fraction through the kernel (exact zeros)",
              kernel_percent(pr->row_zeros, pr->heads, a->row_attended));
         brow(f, "middle row fraction through the kernel (exact zeros)",
