@@ -1,0 +1,13 @@
+simulate
+--model
+jina-embeddings-v2-base-en
+--attention
+bidirectional
+--pipeline
+llamacpp-cpu-fa
+--ctx
+256
+--dtype
+fp16
+--format
+json
