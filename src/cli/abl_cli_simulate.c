@@ -474,7 +474,11 @@ const abl_cli_cmd abl_cli_simulate_cmd = {
     "[vLLM attention_kernels.cuh@04d1abd3].\n"
     "  trtllm-decode: TensorRT-LLM masked MHA, decode (slopes and P in the model\n"
     "dtype; rows=1); modelled from source, not measured\n"
-    "[TensorRT-LLM decoderMaskedMultiheadAttentionTemplate.h@02519b0c].\n\n",
+    "[TensorRT-LLM decoderMaskedMultiheadAttentionTemplate.h@02519b0c].\n"
+    "  mosaicbert-triton: MosaicBERT's Triton flash attention (encoder: fp32 alibi,\n"
+    "128-key blocks from key 0, P against the running log-sum-exp, P in the model\n"
+    "dtype; no predictor); modelled from source, not measured\n"
+    "[mosaicml/examples flash_attn_triton.py@daddaeff].\n\n",
     simulate_opts,
     sizeof simulate_opts / sizeof simulate_opts[0],
     run_simulate,

@@ -24,6 +24,11 @@ Code paths:
                 P.V matmul casts P to bf16: the weights as they act are P rounded to bf16. 12 heads (the
                 extra slopes of a non-power of two). Compared with the pipeline
                 eager,bias-form=symmetric,bias-dtype=fp32,logit-dtype=fp32 (output dtype bf16).
+  mosaic-triton MosaicBERT's Triton path (flash_attn_triton.py _fwd_kernel at the same revision) written
+                again here in float32 numpy from the source: fp32 logits, 128-key blocks ascending from key
+                0, P = exp(x - m) with m the larger of the block max and the running log-sum-exp, P.to(dtype)
+                before P.V (tl.exp as a correctly rounded expf; the GPU's was not measured), against
+                `simulate --pipeline mosaicbert-triton` (the emulation; no predictor), bf16 and fp16.
   check         `check --format json` on the same layer: its heads are exactly the heads whose N x N matrix
                 has a zero weight in ANY row (PyTorch), which is not always the end row (slope 0.178571433,
                 N = 512, bf16: rows 1, 2, 509, 510 only).
@@ -99,6 +104,33 @@ def mosaic_torch(slopes, n):
     return [counts(p[h] == 0, n) for h in range(len(slopes))]
 
 
+def mosaic_triton(slopes, n, dtype, block=128):
+    """MosaicBERT's Triton forward (flash_attn_triton.py _fwd_kernel @daddaeff) in float32 numpy, every row:
+    fp32 logits (the fp32 alibi + the fp32 mask), key blocks of 128 ascending from key 0, m = max(block max,
+    running lse), p = exp(x - m) (float64 exp rounded to float32: a correctly rounded expf), the block's sum in
+    key order in fp32, lse = m + log(exp(lse - m) + l) in fp32, P.to(dtype); zeros = P == 0."""
+    f32 = np.float32
+    pos = np.arange(n)
+    rel = np.abs(pos[None, :] - pos[:, None]).astype(np.float32)
+    out = []
+    for m_h in slopes:
+        x = (np.float32(m_h) * -rel).astype(np.float32)          # fp32 product, + 0.0 mask: exact
+        lse = np.full(n, -np.inf, dtype=np.float32)
+        zero = np.zeros((n, n), dtype=bool)
+        for lo in range(0, n, block):
+            xb = x[:, lo:lo + block]
+            m = np.maximum(xb.max(axis=1), lse).astype(np.float32)
+            p = np.exp((xb - m[:, None]).astype(np.float32).astype(np.float64)).astype(np.float32)
+            l = np.cumsum(p, axis=1, dtype=np.float32)[:, -1]
+            q = torch.from_numpy(p).to(DT[dtype])
+            zero[:, lo:lo + block] = (q == 0).numpy()
+            with np.errstate(over="ignore"):
+                a = np.exp((lse - m).astype(np.float32).astype(np.float64)).astype(np.float32)
+                lse = (m + np.log((a + l).astype(np.float32).astype(np.float64)).astype(np.float32)).astype(f32)
+        out.append(counts(torch.from_numpy(zero), n))
+    return out
+
+
 def matrix_zeros_fp32_slope(m, n, dtype):
     """Zero weights of one head (an fp32 slope) over the N x N matrix, JinaBERT eager; per row."""
     pos = torch.arange(n)
@@ -150,6 +182,11 @@ def code_paths(binary):
                                 "bf16", predict)
             bad += not compare("mosaic-torch bf16 N=%d %s" % (n, "predict" if predict else "simulate"), want, got,
                                mid)
+    for dtype in ("bf16", "fp16"):
+        for n in (200, 512, 1000):
+            want = mosaic_triton(sl, n, dtype)
+            got, mid = tool_sim(binary, "mosaicbert-triton", 12, n, dtype, 0)
+            bad += not compare("mosaic-triton %s N=%d simulate" % (dtype, n), want, got, mid)
     return bad
 
 

@@ -64,7 +64,12 @@ typedef enum abl_softmax_kind {
      * `block` keys, running max m; P = exp2(fp32(y - m)) flushed to zero below 2^-126 (ex2.approx.ftz),
      * rounded into the output dtype before P.V; the weight is that P (docs/pipelines.md §3f) */
     ABL_SOFTMAX_FLEX = 9,
-    ABL_SOFTMAX_KIND_COUNT = 10
+    /* MosaicBERT's Triton flash attention (flash_attn_triton.py _fwd_kernel; modelled from source, not
+     * measured): key blocks of `block` ascending from key 0, P = exp(x - m) with m the larger of the block's
+     * max and the running log-sum-exp, rounded into the output dtype before P.V; the weight is that P
+     * (docs/pipelines.md §3d) */
+    ABL_SOFTMAX_TRITON_LSE = 10,
+    ABL_SOFTMAX_KIND_COUNT = 11
 } abl_softmax_kind;
 
 /* Where the bias meets the scores, with c = bias-scale:

@@ -54,6 +54,10 @@ static const version_def k_versions[] = {
      "PyTorch FlexAttention Triton template flex_attention.py.jinja @9be7b3d9 with attention-gym "
      "attn_gym/mods/alibi.py @290c1e74 (modelled from source, not measured)",
      -1},
+    {"mosaicbert-triton", "daddaeff",
+     "mosaicml/examples examples/benchmarks/bert/src/flash_attn_triton.py and bert_layers.py @daddaeff "
+     "(modelled from source, not measured)",
+     -1},
 };
 
 #define NVERSIONS (sizeof k_versions / sizeof k_versions[0])

@@ -15,6 +15,7 @@
 #include "abl/core/blindness.h"
 #include "abl/core/fraction.h"
 #include "kernel/abl_flex.h"
+#include "kernel/abl_triton.h"
 #include "kernel/abl_round.h"
 #include "kernel/abl_engines.h"
 #include "kernel/abl_influence.h"
@@ -275,6 +276,8 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
         return abl_engine_row(em, i, x, e, wout, tvw);
     if (em->softmax == ABL_SOFTMAX_FLEX)
         return abl_flex_row(em, i, x, e, wout, tvw);   /* abl_flex.c */
+    if (em->softmax == ABL_SOFTMAX_TRITON_LSE)
+        return abl_triton_row(em, i, x, e, wout, tvw);   /* abl_triton.c */
     if (em->softmax == ABL_SOFTMAX_EAGER) {
         float m = row_max(x, count);
         for (uint64_t j = 0; j < count; j++)
@@ -1147,6 +1150,10 @@ static void softmax_note(const abl_pipeline *p, const abl_emul *em, abl_text *t)
                         "%s(fp32(e * __fdividef(1, S + 1e-6))), multiplied into V in fp32: a weight is zero when P is.",
                      p->softmax == ABL_SOFTMAX_VLLM_PAGED ? "vLLM paged-attention (V1)" : "TensorRT-LLM masked MHA",
                      p->softmax == ABL_SOFTMAX_VLLM_PAGED ? "128" : "64/128/256", p->output_dtype.name);
+    } else if (p->softmax == ABL_SOFTMAX_TRITON_LSE) {
+        abl_text_add(t, "MosaicBERT Triton flash attention: keys in blocks of %d from key 0; P = exp(x - m), m the "
+                        "larger of the block's max and the running log-sum-exp, rounded into %s before P.V; a "
+                        "weight is zero when P is.", p->block, p->output_dtype.name);
     } else if (p->softmax == ABL_SOFTMAX_FLEX) {
         abl_text_add(t,
                  "FlexAttention: y = fp32(x * fp32(1/ln 2)); the diagonal's 128-key block first, then the full "

@@ -21,6 +21,7 @@
 #include "kernel/abl_simulate_bidir.h"
 #include "kernel/abl_engines.h"
 #include "kernel/abl_influence.h"
+#include "kernel/abl_triton.h"
 
 uint64_t abl_bidir_mid(uint64_t n)
 {
@@ -112,6 +113,14 @@ static int bidir_logits(const bteam *t, uint64_t i, float *x)
  * whose w already is the normalised weight. The blocks run from the last down, as the emulation ran them. */
 static double *acting_weights(const abl_emul *em, const float *x, const float *e, const float *w)
 {
+    if (em->softmax == ABL_SOFTMAX_TRITON_LSE) {   /* P scaled by exp(m_block - lse): abl_triton.c */
+        double *t = malloc(em->n * sizeof *t);
+        float *p = malloc(em->n * sizeof *p);
+        if (t != NULL && p != NULL)
+            abl_triton_row(em, em->n - 1, x, p, NULL, t);
+        free(p);
+        return t;
+    }
     if (em->softmax != ABL_SOFTMAX_FLASH)
         return NULL;
     uint64_t n = em->n, B = em->block > 0 ? (uint64_t)em->block : n;

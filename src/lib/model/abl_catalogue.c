@@ -63,6 +63,9 @@ static const abl_code_path mosaic_paths[] = {
     PATH_OV("torch", "eager,bias-form=symmetric,bias-dtype=fp32,logit-dtype=fp32", "eager", mosaic_torch,
             "bert_layers.py BertUnpadSelfAttention (torch path): scores + the fp32 alibi (never cast), fp32 softmax "
             "(encoder, bidirectional)"),
+    PATH("triton", "mosaicbert-triton",
+         "flash_attn_triton.py _fwd_kernel (Triton path: no attention dropout): the fp32 alibi as the bias, 128-key "
+         "blocks from key 0, P against the running log-sum-exp, P.to(v.dtype); modelled from source, not measured"),
 };
 static const abl_code_path encoder_paths[] = {
     PATH_OV("eager", "eager,bias-form=symmetric", "eager", symmetric_form,
