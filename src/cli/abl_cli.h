@@ -390,6 +390,12 @@ typedef struct abl_cli_model_choice {
 /* design, report, plot: a model of an encoder family (bidirectional) is refused with a line naming the
  * commands that answer it (abl_cli_attention.c); 0 for every causal model. */
 int abl_cli_encoder_refused(const char *cmdname, const abl_cli_model_choice *c);
+/* design and report: the layer's direction, the model family's (the encoders are bidirectional) unless
+ * --attention says otherwise (abl_cli_attention.c). 0, or the exit status after the one-line error. */
+int abl_cli_choice_attention(const abl_cli_cmd *cmd, const char **v, const abl_cli_model_choice *c, abl_attention *out);
+/* design: the options a bidirectional layer cannot answer (--clamp, --logit-budget: decided on a causal last
+ * row) refused; 0 for a causal layer. */
+int abl_cli_design_attention_options(const abl_cli_cmd *cmd, const char **v, abl_attention a);
 int abl_cli_model_choose(const char **v, abl_cli_model_choice *c);
 /* Free the path a choice made (not its spec, which callers move out); c->config is NULL after it. */
 void abl_cli_model_choice_release(abl_cli_model_choice *c);

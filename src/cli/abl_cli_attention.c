@@ -22,6 +22,11 @@ int abl_cli_encoder_refused(const char *cmdname, const abl_cli_model_choice *c)
 
 int abl_cli_attention_kernel(abl_attention a, const abl_pipeline *p, int predict)
 {
+    /* MosaicBERT's Triton kernel (an encoder's, either direction): emulated only (abl_triton.c) */
+    if (predict && p->softmax == ABL_SOFTMAX_TRITON_LSE)
+        return abl_cli_usage_error("--pipeline: no zero-logit predictor for softmax=%s (pipeline %s; analyze, "
+                                   "check and design need one): run simulate without --predict",
+                                   abl_softmax_kind_name(p->softmax), p->preset);
     if (a != ABL_ATTENTION_BIDIRECTIONAL)
         return 0;
     /* the bias must depend on |i - j| alone: +m j and -m (N - 1 - j) rely on the causal mask */
@@ -29,11 +34,36 @@ int abl_cli_attention_kernel(abl_attention a, const abl_pipeline *p, int predict
         return abl_cli_usage_error("--attention: bidirectional needs a bias of |i - j| (bias-form=symmetric); "
                                    "pipeline %s has bias-form=%s, which relies on a causal mask", p->preset,
                                    abl_bias_form_name(p->bias_form));
-    if (p->softmax == ABL_SOFTMAX_GGML || p->softmax == ABL_SOFTMAX_GGML_FLASH)
-        return abl_cli_usage_error("--attention: bidirectional layers are not modelled on pipeline %s (ggml's "
-                                   "mask) yet", p->preset);
+    /* ggml (llama.cpp's jina-bert-v2): emulated row by row, the predictor is causal only */
+    if (predict && (p->softmax == ABL_SOFTMAX_GGML || p->softmax == ABL_SOFTMAX_GGML_FLASH))
+        return abl_cli_usage_error("--attention: the bidirectional predictor does not model ggml (pipeline %s); "
+                                   "run simulate without --predict", p->preset);
     if (predict && p->softmax != ABL_SOFTMAX_EAGER && p->softmax != ABL_SOFTMAX_FLASH)
         return abl_cli_usage_error("--attention: the bidirectional predictor models eager and flash kernels; "
                                    "pipeline %s runs with simulate (without --predict)", p->preset);
     return 0;
 }
+
+int abl_cli_choice_attention(const abl_cli_cmd *cmd, const char **v, const abl_cli_model_choice *c, abl_attention *out)
+{
+    const abl_model_family *f = c->model != NULL ? c->model->family : c->config != NULL ? c->spec.family : NULL;
+    *out = f != NULL ? f->attention : ABL_ATTENTION_CAUSAL;
+    const char *o = abl_cli_arg(cmd, v, ABL_OPT_ATTENTION);
+    return o != NULL ? abl_cli_attention(o, out) : 0;
+}
+
+int abl_cli_design_attention_options(const abl_cli_cmd *cmd, const char **v, abl_attention a)
+{
+    if (a != ABL_ATTENTION_BIDIRECTIONAL)
+        return 0;
+    /* both are decided on a causal last row (abl_design_clamp_find, the budget's margin): in a bidirectional
+     * layer the middle row's sum is larger than the end row's, so that row alone does not decide */
+    if (abl_cli_arg(cmd, v, ABL_OPT_CLAMP) != NULL)
+        return abl_cli_usage_error("--clamp: not decided for a bidirectional layer (the clamp is checked on a causal "
+                                   "last row); drop --clamp or use --attention causal");
+    if (abl_cli_arg(cmd, v, ABL_OPT_LOGIT_BUDGET) != NULL)
+        return abl_cli_usage_error("--logit-budget: not decided for a bidirectional layer (the budget is checked on a "
+                                   "causal last row); drop --logit-budget or use --attention causal");
+    return 0;
+}
+

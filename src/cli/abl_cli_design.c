@@ -6,13 +6,16 @@
 #include "abl_cli.h"
 
 static const abl_cli_use design_opts[] = {
+    /* the layer's direction: an encoder's N x N matrix */
+    {ABL_OPT_ATTENTION, 0, NULL,
+     "causal or bidirectional (encoders: no zero weight in any row of the N x N matrix); default: the model's"},
     /* a flag here: the least restrictive clamp is searched, not given */
     {ABL_OPT_CLAMP, ABL_ARG_FLAG, NULL,
      "only the least restrictive clamp (per kernel and dtype) and the paper's -87 judged"},
     ABL_USE(ABL_OPT_CONFIG),
     /* the design target, not a context to analyse */
     {ABL_OPT_CTX, 0, NULL,
-     "context N: no zero weight anywhere in the N x N causal matrix [required]"},
+     "context N: no zero weight anywhere in the N x N causal (or bidirectional) matrix [required]"},
     /* the model dtype of the pipeline */
     {ABL_OPT_DTYPE, 0, NULL,
      "the model dtype the pipeline's 'model' fields follow (default bf16)"},
@@ -157,6 +160,8 @@ static int design_kernel(const abl_cli_cmd *cmd, const char **v, design_run *d)
     if (prc != 0 || (prc = abl_cli_pipeline_value(l, pl)) != 0)
         return prc;
     d->pipe_spec = l->has_pipeline ? l->pipeline.text : "eager";
+    if ((prc = abl_cli_attention_kernel(d->job.cfg.attention, pl, 1)) != 0)
+        return prc;
     if (pl->softmax == ABL_SOFTMAX_EAGER && (pl->sum != ABL_SUM_EXACT || pl->exp != ABL_EXP_CORRECT))
         return abl_cli_usage_error("--pipeline: design decides with the exact predictor, which models sum=exact "
                                    "and exp=correct (got sum=%s, exp=%s)", abl_sum_order_name(pl->sum),
@@ -380,7 +385,9 @@ static int design_with(const abl_cli_cmd *cmd, const char **v, design_run *d, mp
     int rc = abl_cli_model_choose(v, &choice);
     if (rc != 0)
         return rc;
-    if ((rc = abl_cli_encoder_refused("design", &choice)) != 0) {
+    /* an encoder's layer is bidirectional (its family's); design answers it over the N x N matrix */
+    if ((rc = abl_cli_choice_attention(cmd, v, &choice, &d->job.cfg.attention)) != 0 ||
+        (rc = abl_cli_design_attention_options(cmd, v, d->job.cfg.attention)) != 0) {
         abl_model_spec_free(&choice.spec);
         abl_cli_model_choice_release(&choice);
         return rc;
@@ -433,11 +440,12 @@ const abl_cli_cmd abl_cli_design_cmd = {
     "slopes, a clamp and logit budgets that keep every head seeing on a kernel",
     "--heads H --ctx N [--pipeline SPEC] [options]",
     "Designs binary32 ALiBi slopes for a kernel so that no head has a zero attention weight anywhere in\n"
-    "the N x N causal matrix: the steepest head as steep as the kernel allows, the others spread like\n"
-    "the Press schedule (2^(-8/H) apart). Every answer is decided by the kernel's exact zero-logit\n"
-    "predictor and checked again (with the full emulation for N <= 4096) before it is printed. Also\n"
-    "prints the least restrictive clamp for the Press schedule (the paper's -87 judged against it) and\n"
-    "the smallest logit a key needs to stay seen. --slopes judges an existing schedule (the largest N\n"
+    "the N x N causal matrix (--attention bidirectional, an encoder's default: in any row of its N x N\n"
+    "matrix, each row with both horizons): the steepest head as steep as the kernel allows, the others\n"
+    "spread like the Press schedule (2^(-8/H) apart). Every answer is decided by the kernel's exact\n"
+    "zero-logit predictor and checked again (with the full emulation for N <= 4096) before it is\n"
+    "printed. For a causal layer it also prints the least restrictive clamp for the Press schedule (the\n"
+    "paper's -87 judged against it) and the smallest logit a key needs to stay seen. --slopes judges an existing schedule (the largest N\n"
     "each head keeps every key), --targets places first blind distances exactly.\n\n"
     "Example: alibi-blind design --heads 40 --ctx 32768 --dtype bf16 --pipeline eager",
     design_opts,

@@ -4,6 +4,7 @@
 #include "abl_cli.h"
 
 static const abl_cli_use report_opts[] = {
+    ABL_USE(ABL_OPT_ATTENTION),
     ABL_USE(ABL_OPT_CONFIG),
     ABL_USE(ABL_OPT_CONVENTION),
     /* default: the trained context */
@@ -68,6 +69,7 @@ static void page_config(const abl_layer *l, const abl_cli_model_choice *choice, 
     c->slopes = abl_layer_schedule(l);
     c->context = l->context;
     c->pipeline = l->has_pipeline ? &l->pipeline : NULL;
+    c->attention = l->attention;
 }
 
 /* The page's format, heads and context: the catalogue entry's or the config's, else bf16, 16 heads and
@@ -144,7 +146,8 @@ static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const cha
     abl_cli_model_choice choice;
     int rc0 = abl_cli_model_choose(v, &choice);
     *owned = choice; /* the caller frees its spec and path, whatever happens next */
-    if (rc0 != 0 || (rc0 = abl_cli_encoder_refused("report", &choice)) != 0)
+    /* an encoder's page is about its bidirectional layer (abl_html_bidir.c) */
+    if (rc0 != 0 || (rc0 = abl_cli_choice_attention(cmd, v, &choice, &l->attention)) != 0)
         return rc0;
     const char *slopes_text = NULL;
     if ((rc0 = report_shape(cmd, v, &choice, l)) != 0 || (rc0 = report_schedule(cmd, v, &choice, l, &slopes_text)) != 0 ||

@@ -483,7 +483,11 @@ const abl_cli_cmd abl_cli_simulate_cmd = {
     "[vllm-project/flash-attention@617264c1].\n"
     "  vllm-triton: vLLM's Triton unified attention (bias slope*(j - context_len),\n"
     "tiles of 32 from key 0, P in the model dtype rescaled in fp32; rows=R: a\n"
-    "chunk of R queries); modelled from source, not measured [vLLM@001ceb3e].\n\n",
+    "chunk of R queries); modelled from source, not measured [vLLM@001ceb3e].\n"
+    "  mosaicbert-triton: MosaicBERT's Triton flash attention (encoder: fp32 alibi,\n"
+    "128-key blocks from key 0, P against the running log-sum-exp, P in the model\n"
+    "dtype; no predictor); modelled from source, not measured\n"
+    "[mosaicml/examples flash_attn_triton.py@daddaeff].\n\n",
     simulate_opts,
     sizeof simulate_opts / sizeof simulate_opts[0],
     run_simulate,

@@ -1,3 +1,6 @@
 design
 --model
 jina-embeddings-v2-base-en
+--ctx
+512
+--clamp

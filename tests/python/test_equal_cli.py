@@ -241,6 +241,7 @@ DESIGN = [
     ({"heads": 4, "ctx": 1024, "logit_budget": "-2", "keep": "all"},
      ["--heads", "4", "--ctx", "1024", "--logit-budget", "-2", "--keep", "all"]),
     ({"model": "bloom-560m", "ctx": 2048}, ["--model", "bloom-560m", "--ctx", "2048"]),
+    ({"model": "jina-embeddings-v2-base-en", "ctx": 512}, ["--model", "jina-embeddings-v2-base-en", "--ctx", "512"]),
     ({"heads": 16, "ctx": 4096, "pipeline": "llamacpp-cpu"}, ["--heads", "16", "--ctx", "4096", "--pipeline", "llamacpp-cpu"]),
 ]
 
@@ -256,7 +257,8 @@ def test_design(cli, kw, args):
     ({"ctx": 2048}, ["--ctx", "2048"]),
     ({"heads": 8, "ctx": 2048, "keep": "some"}, ["--heads", "8", "--ctx", "2048", "--keep", "some"]),
     ({"heads": 2, "ctx": 2048, "targets": [5, 9000]}, ["--heads", "2", "--ctx", "2048", "--targets", "5,9000"]),
-    ({"model": "jina-embeddings-v2-base-en"}, ["--model", "jina-embeddings-v2-base-en"]),
+    ({"model": "jina-embeddings-v2-base-en", "ctx": 512, "clamp": True},
+     ["--model", "jina-embeddings-v2-base-en", "--ctx", "512", "--clamp"]),
 ])
 def test_design_refusals(cli, kw, cli_args):
     """What the CLI refuses with exit 2, design() refuses with alibi_blind.Error."""

@@ -546,6 +546,41 @@ static void test_simulate_mass_lost(void **state)
     abl_simulation_free(&sim);
 }
 
+/* A bidirectional layer (issue 19): the criterion is a zero weight in any row of the N x N matrix. Expected
+ * values from PyTorch 1.13 CPU (tests/torch/validate_encoders.py builds the same weights: the fp32 slope times
+ * -|i - j| in fp32, cast to bf16, softmax in fp32, the weights cast to bf16): slope 0.178571433 at N = 512 has
+ * 6 zero weights, in rows 1, 2, 509 and 510, none in the end rows; it has none at N = 510 and 2 at N = 511;
+ * 0.177941158 keeps every weight at N = 512 and the next binary32 slope up, 0.177941173, loses 2. A causal
+ * layer keeps 0.178571433 at N = 512 (its last row is the bidirectional end row). */
+static void test_bidirectional(void **state)
+{
+    (void)state;
+    abl_design_config c = config("eager,bias-form=symmetric", 512);
+    int ok = 0;
+    assert_int_equal(abl_design_sighted(&c, 0.178571433f, &ok), ABL_OK);
+    assert_true(ok);
+    c.attention = ABL_ATTENTION_BIDIRECTIONAL;
+    assert_int_equal(abl_design_sighted(&c, 0.178571433f, &ok), ABL_OK);
+    assert_false(ok);
+    assert_int_equal(abl_design_sighted(&c, 0.177941158f, &ok), ABL_OK);
+    assert_true(ok);
+    assert_int_equal(abl_design_sighted(&c, nextafterf(0.177941158f, INFINITY), &ok), ABL_OK);
+    assert_false(ok);
+    uint64_t sees = 0;
+    assert_int_equal(abl_design_largest_context(&c, 0.178571433f, 4096, &sees), ABL_OK);
+    assert_int_equal(sees, 510);
+    float s[12];
+    assert_int_equal(abl_design_keep_all(&c, 12, s), ABL_OK);
+    assert_true(s[0] == 0.177941158f);
+    /* what walks a causal last row is refused, not answered wrongly */
+    char *ml = NULL;
+    assert_int_equal(abl_design_min_logit(&c, s[0], 256, 2, &ml), ABL_ERR_UNSUPPORTED);
+    abl_design_clamp cl;
+    abl_design_clamp_init(&cl);
+    assert_int_equal(abl_design_clamp_find(&c, s, 12, 4, &cl), ABL_ERR_UNSUPPORTED);
+    abl_design_clamp_clear(&cl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -561,6 +596,7 @@ int main(void)
         cmocka_unit_test(test_fp16_long_context),
         cmocka_unit_test(test_min_logit_kernel),
         cmocka_unit_test(test_simulate_mass_lost),
+        cmocka_unit_test(test_bidirectional),
     };
     return cmocka_run_group_tests(tests, NULL, abl_test_schedules_free);
 }

@@ -13,6 +13,7 @@
 #include "abl/core/format.h"
 #include "abl/core/convention.h"
 #include "abl/core/slope.h"
+#include "abl/core/attention.h"
 #include "abl/model/catalogue.h"
 #include "abl/kernel/simulate.h"
 #include "abl/report/plot.h"
@@ -34,6 +35,9 @@ typedef struct abl_html_config {
     int threads;               /* blindmap emulation; 0: all cores */
     const char *config;        /* the config.json the layer was read from (NULL: none); printed escaped */
     const char *model_type;    /* its model_type (NULL or "": none) */
+    abl_attention attention;   /* causal (0) or bidirectional (an encoder: the fractions of its N x N matrix,
+                                * end and middle rows, from the bidirectional closed forms and predictor;
+                                * src/lib/compose/abl_html_bidir.c) */
 } abl_html_config;
 
 /* Largest N at which the report predicts each head's first blind distance through the kernel, and

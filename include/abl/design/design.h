@@ -12,6 +12,7 @@
 #include "abl/core/slope.h"
 #include "abl/kernel/pipeline.h"
 #include "abl/core/progress.h"
+#include "abl/core/attention.h"
 #include "abl/report/report.h"
 
 #ifdef __cplusplus
@@ -29,6 +30,12 @@ typedef struct abl_design_config {
      * (ABL_ERR_UNSUPPORTED otherwise), no budget (ABL_ERR_UNSUPPORTED), no clamp or min-logit checks. */
     int gradient;
     long log2_upstream;
+    abl_attention attention;  /* causal (0, the default) or bidirectional (an encoder layer): the searches, the
+                               * largest contexts and the verification then ask the bidirectional predictor
+                               * and emulation (abl_simulate_bidir.c) for a zero weight anywhere in the N x N
+                               * matrix, every row with its two horizons (docs/design.md, "Bidirectional
+                               * layers"). The checks that walk a causal last row (abl_design_min_logit,
+                               * abl_design_clamp_find, a logit budget) answer ABL_ERR_UNSUPPORTED for it. */
 } abl_design_config;
 
 /* Slopes are binary32 values (what training code holds); 0 < m. */

@@ -74,7 +74,12 @@ typedef enum abl_softmax_kind {
      * P = ex2.approx.ftz of (x - max) log2 e in the model dtype, rescaled in fp32 by every later tile and
      * divided by L: the weight is that coefficient of a unit value vector (weight = influence) */
     ABL_SOFTMAX_VLLM_TRITON = 11,
-    ABL_SOFTMAX_KIND_COUNT = 12
+    /* MosaicBERT's Triton flash attention (flash_attn_triton.py _fwd_kernel; modelled from source, not
+     * measured): key blocks of `block` ascending from key 0, P = exp(x - m) with m the larger of the block's
+     * max and the running log-sum-exp, rounded into the output dtype before P.V; the weight is that P
+     * (docs/pipelines.md §3d) */
+    ABL_SOFTMAX_TRITON_LSE = 12,
+    ABL_SOFTMAX_KIND_COUNT = 13
 } abl_softmax_kind;
 
 /* Where the bias meets the scores, with c = bias-scale:

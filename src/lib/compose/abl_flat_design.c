@@ -55,11 +55,10 @@ static abl_flat_result *design_model(const abl_flat_model_args *a, flat_design *
             return e;
         d->have_config = 1;
     }
+    /* an encoder's layer is bidirectional (its family's): designed over its whole N x N matrix, as the CLI */
     const abl_model_family *f = d->cat != NULL ? d->cat->family : d->have_config ? d->spec.family : NULL;
-    if (f != NULL && f->attention == ABL_ATTENTION_BIDIRECTIONAL) /* the CLI's refusal (abl_cli_encoder_refused) */
-        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "design: %s is an encoder (bidirectional attention, family %s); "
-                             "design answers causal layers only: use analyze, check or simulate",
-                             d->cat != NULL ? d->cat->name : "the config's model", f->name);
+    if (f != NULL)
+        d->job.cfg.attention = f->attention;
     return NULL;
 }
 
@@ -189,6 +188,9 @@ static abl_flat_result *design_mode(const abl_flat_model_args *a, const abl_flat
     if ((a->slopes != NULL) + (g->targets != NULL) + (g->keep != NULL) > 1)
         return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "design: keep, slopes and targets exclude each other");
     d->job.checks = 1;
+    if (d->job.cfg.attention == ABL_ATTENTION_BIDIRECTIONAL && (g->clamp_only || g->logit_budget != NULL))
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "%s: not decided for a bidirectional layer (it is checked on a "
+                             "causal last row)", g->clamp_only ? "clamp" : "logit_budget");
     if (g->targets != NULL)
         return design_targets(g->targets, g->ntargets, d);
     if (a->slopes != NULL)

@@ -17,6 +17,7 @@
 #include "kernel/abl_kernel_internal.h"
 #include "compose/abl_compose_internal.h"
 #include "compose/abl_html_gradient.h"
+#include "compose/abl_html_bidir.h"
 
 void abl_html_escape(FILE *f, const char *text)
 {
@@ -105,20 +106,21 @@ static abl_status put_svg(FILE *f, abl_plot *p, const char *caption, char **msg)
 /* Design (spec: the design command): slopes that keep every head seeing at N on this kernel, and the
  * least restrictive clamp for the layer's own slopes, both decided by the exact predictor. */
 static void design_section(FILE *f, const abl_pipeline *pl, uint64_t n, const abl_schedule_spec *spec, int heads,
-                           int threads)
+                           int threads, abl_attention attention)
 {
     abl_design_config dc;
     memset(&dc, 0, sizeof dc);
     dc.pipeline = *pl;
     dc.context = n;
     dc.threads = threads;
+    dc.attention = attention; /* bidirectional: every row of the N x N matrix (no clamp: a causal last row's) */
     fputs("<h2>Design</h2>\n", f);
     float *rec = malloc((size_t)heads * sizeof *rec);
     if (rec != NULL && abl_design_keep_all(&dc, heads, rec) == ABL_OK) {
-        fprintf(f, "<p>Slopes that keep every head seeing every key of the %llu × %llu causal matrix on this kernel "
+        fprintf(f, "<p>Slopes that keep every head seeing every key of the %llu × %llu %s matrix on this kernel "
                    "(steepest head as steep as allowed, the Press spread below it; binary32):</p>\n"
                    "<table>\n<tr><th>head</th><th>recommended slope</th></tr>\n",
-                (unsigned long long)n, (unsigned long long)n);
+                (unsigned long long)n, (unsigned long long)n, abl_attention_name(attention));
         for (int h = 0; h < heads; h++)
             fprintf(f, "<tr><td class=\"n\">%d</td><td class=\"n\">%.9g</td></tr>\n", h + 1, (double)rec[h]);
         fputs("</table>\n", f);
@@ -194,6 +196,8 @@ static abl_status html_plan_steps(abl_html_plan *p)
     sc->slopes = c->slopes;
     sc->heads = c->heads;
     sc->context = c->context;
+    sc->attention = c->attention;
+    int causal = c->attention != ABL_ATTENTION_BIDIRECTIONAL; /* Figure 1b and the zero map are causal */
     abl_cost part;
     abl_status st = ABL_OK;
     int predicted = c->context >= 2 && c->context <= ABL_HTML_PREDICT_MAX_CONTEXT &&
@@ -216,7 +220,7 @@ static abl_status html_plan_steps(abl_html_plan *p)
             part.seconds *= ABL_DESIGN_SEARCH_PREDICTIONS;
             st = plan_step(&p->plan, "design search", est, &part, c->context, 1, &p->step_design);
         }
-        if (st == ABL_OK && pictures && c->context <= 4096) {
+        if (st == ABL_OK && pictures && causal && c->context <= 4096) {
             abl_plot_fraction_config fc;
             abl_plot_fraction_config_default(&fc);
             fc.formats = &p->config.format;
@@ -231,7 +235,7 @@ static abl_status html_plan_steps(abl_html_plan *p)
                 st = plan_sub(&p->plan, "fraction plot", &p->fraction.plan, c->context, c->heads, &p->step_fraction);
         }
     }
-    if (st == ABL_OK && pictures && checked && c->context >= 2) {
+    if (st == ABL_OK && pictures && causal && checked && c->context >= 2) {
         abl_plot_blindmap_config mc;
         abl_plot_blindmap_config_default(&mc);
         mc.pipeline = p->pipe;
@@ -376,6 +380,8 @@ static void html_model_section(FILE *f, const abl_html_plan *plan, const abl_ana
     row2_take(f, "convention", abl_strf("%s (τ = %s)", abl_convention_name(c->convention), tau != NULL ? tau : "?"));
     free(tau);
     row2_take(f, "context N", abl_strf("%llu", (unsigned long long)c->context));
+    if (c->attention == ABL_ATTENTION_BIDIRECTIONAL)
+        abl_html_bidir_model_rows(f);
     row2(f, "kernel (pipeline)", plan->pipeline);
     abl_text fields = {0};
     abl_pipeline_describe_text(&plan->predict.pipeline, &fields);
@@ -399,6 +405,10 @@ static char *percent_text(const mpq_t q)
  * predicted (exact zeros of the last row and of the causal matrix). */
 static void html_fractions(FILE *f, const abl_html_config *c, const abl_analysis *a, const abl_prediction *pr)
 {
+    if (c->attention == ABL_ATTENTION_BIDIRECTIONAL) {
+        abl_html_bidir_fractions(f, c, a, pr); /* end row, middle row, N x N: abl_html_bidir.c */
+        return;
+    }
     fputs("<h2>Fractions</h2>\n<table>\n", f);
     row2_take(f, "heads blind inside the context", abl_strf("%d of %d", a->blind_heads, a->heads));
     row2_take(f, "row fraction (last query row)", percent_text(a->row_fraction));
@@ -572,9 +582,12 @@ static abl_status html_pictures(FILE *f, abl_html_plan *plan, const abl_analysis
     abl_status st = abl_plot_bias(&bc, &p);
     if (st == ABL_OK)
         st = put_svg(f, &p, "Figure 1a for this layer: each head's bias −m·d, τ dashed, δ marked.", msg);
-    if (st == ABL_OK)
+    int causal = c->attention != ABL_ATTENTION_BIDIRECTIONAL;
+    if (st == ABL_OK && !causal)
+        abl_html_bidir_pictures_note(f);
+    if (st == ABL_OK && causal)
         st = html_fraction_plot(plan, a, predicted, &p, msg);
-    if (st == ABL_OK)
+    if (st == ABL_OK && causal)
         st = put_svg(f, &p, "Figure 1b for this layer: underflow fractions against the context.", msg);
     if (st == ABL_OK)
         st = html_blindmap(f, plan, a, msg);
@@ -598,7 +611,7 @@ static abl_status html_page(FILE *f, abl_html_plan *plan, const abl_analysis *a,
         abl_html_gradient_section(f, &plan->predict, pr);
     if (pr != NULL && plan->step_design >= 0) {
         plan->plan.steps[plan->step_design].executed++;
-        design_section(f, &plan->predict.pipeline, c->context, a->spec, a->heads, c->threads);
+        design_section(f, &plan->predict.pipeline, c->context, a->spec, a->heads, c->threads, c->attention);
     }
     abl_status st = html_pictures(f, plan, a, pr != NULL, msg);
     fputs("</body>\n</html>\n", f);
@@ -617,7 +630,9 @@ abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char 
     *buf = NULL;
     *len = 0;
     abl_analysis a;
-    abl_status st = abl_plot_layer(&c->format, c->convention, c->heads, c->slopes, c->context, &a);
+    abl_status st = c->attention == ABL_ATTENTION_BIDIRECTIONAL
+                         ? abl_html_bidir_layer(c, &a) /* the bidirectional closed forms */
+                         : abl_plot_layer(&c->format, c->convention, c->heads, c->slopes, c->context, &a);
     if (st != ABL_OK)
         return st;
     /* The kernel's own first blind distance per head (exact predictor), where it applies. */

@@ -96,6 +96,7 @@ static void sim_config(const abl_design_config *c, const abl_schedule_spec *spec
     s->slopes = spec;
     s->context = n;
     s->threads = c->threads;
+    s->attention = c->attention;
 }
 
 /* The configuration of slope m alone at context n, its schedule in *spec (the caller frees it after the
@@ -307,6 +308,8 @@ abl_status abl_design_sighted(const abl_design_config *c, float m, int *ok)
 {
     if (c == NULL || ok == NULL || !(m > 0.0f) || c->context < 1)
         return ABL_ERR_INVALID_ARGUMENT;
+    if (c->budget != NULL && mpq_sgn(c->budget) != 0 && c->attention == ABL_ATTENTION_BIDIRECTIONAL)
+        return ABL_ERR_UNSUPPORTED; /* the budget's margin is a causal last row's (margin_kept) */
     int zeros;
     abl_status st = has_zeros(c, m, c->context, &zeros);
     if (st != ABL_OK)
@@ -515,6 +518,8 @@ abl_status abl_design_min_logit(const abl_design_config *c, float m, uint64_t d,
     if (c == NULL || out == NULL || d >= c->context || decimals < 0 || decimals > 9)
         return ABL_ERR_INVALID_ARGUMENT;
     *out = NULL;
+    if (c->attention == ABL_ATTENTION_BIDIRECTIONAL)
+        return ABL_ERR_UNSUPPORTED; /* the design kernel (abl_design_kernel.c) emulates causal last rows */
     abl_dk k;
     abl_status st = abl_dk_init(&k, c, &m, 1, 0);
     if (st != ABL_OK)
@@ -734,6 +739,9 @@ abl_status abl_design_clamp_find(const abl_design_config *c, const float *slopes
     if (c == NULL || slopes == NULL || out == NULL || n < 1 || decimals < 0 || decimals > 9)
         return ABL_ERR_INVALID_ARGUMENT;
     if (c->pipeline.softmax != ABL_SOFTMAX_EAGER && c->pipeline.softmax != ABL_SOFTMAX_FLASH)
+        return ABL_ERR_UNSUPPORTED;
+    /* a bidirectional middle row has a larger sum than its end row: the last row alone does not decide */
+    if (c->attention == ABL_ATTENTION_BIDIRECTIONAL)
         return ABL_ERR_UNSUPPORTED;
     abl_dk k;
     abl_status st = abl_dk_init(&k, c, slopes, n, 1);

@@ -17,6 +17,7 @@ static void sim_config(const abl_design_config *c, const abl_schedule_spec *slop
     sc->heads = heads;
     sc->context = n;
     sc->threads = c->threads;
+    sc->attention = c->attention;
 }
 
 /* `times` one-head predictions at context n (one binary32 slope, as the searches try them). */
@@ -180,7 +181,9 @@ static abl_status plan_checks(abl_design_plan *p)
     const abl_design_job *j = &p->job;
     abl_cost c;
     abl_status st = ABL_OK;
-    if (!j->checks || j->cfg.gradient) /* the clamp and min logits are weight claims: not the gradient's */
+    /* the clamp and min logits are weight claims on a causal last row (abl_design_min_logit,
+     * abl_design_clamp_find): not the gradient's, not a bidirectional layer's */
+    if (!j->checks || j->cfg.gradient || j->cfg.attention == ABL_ATTENTION_BIDIRECTIONAL)
         return ABL_OK;
     if (j->mode != ABL_DESIGN_CLAMP_ONLY && (st = min_logit_cost(&j->cfg, 2.0 * j->heads, &c)) == ABL_OK)
         st = add_step(&p->plan, "min logit", &c, j->cfg.context, 1, 2ul * (unsigned long)j->heads, &p->step_min_logit);

@@ -91,6 +91,26 @@ static abl_status clamp_summary(abl_report *r, const design_view *d)
     return st;
 }
 
+/* A bidirectional layer: its attention line, the criterion the slopes were decided on. */
+static void design_bidir_meta(abl_report *r)
+{
+    abl_report_meta(r, "attention", "attention",
+                    "bidirectional: d = |i − j| over the whole N × N matrix (encoder); criterion: no zero weight "
+                    "in any row (the end rows hold the farthest key, d = N − 1; the middle row the largest sum)",
+                    "\"bidirectional\"");
+}
+
+/* A bidirectional layer's note (judged: the --slopes mode's sees N). */
+static void design_bidir_note(abl_report *r, int judged)
+{
+    abl_report_note(r, judged ? "bidirectional: sees N is the largest context whose whole N x N matrix (every row, "
+                                "both horizons) has no zero weight, from the bidirectional predictor."
+                              : "bidirectional: every slope keeps every weight of every row of the N x N matrix "
+                                "(the end rows reach d = N - 1, the middle row has the largest sum), decided by the "
+                                "bidirectional predictor over all N rows and, for N <= 4096, its full emulation; no "
+                                "min logit or clamp (both are decided on a causal last row).");
+}
+
 /* --keep gradient: the upstream bound the slopes were designed for, and the backward kind (spec §15). */
 static void design_gradient_meta(abl_report *r, const design_view *d)
 {
@@ -115,6 +135,8 @@ static void report_meta(abl_report *r, const design_view *d)
     abl_report_meta(r, "context", "context N", n ? n : "", n ? n : "");
     free(n);
     abl_report_meta(r, "mode", "mode", mode_name(d->job), NULL);
+    if (d->job->cfg.attention == ABL_ATTENTION_BIDIRECTIONAL)
+        design_bidir_meta(r);
     if (d->job->cfg.gradient)
         design_gradient_meta(r, d);
 }
@@ -140,7 +162,7 @@ static void report_row(abl_report *r, const design_view *d, int h, const int64_t
         cell_owned(r, abl_strf("%lld", (long long)lost[h]), 0);
     else if (lost != NULL)
         abl_report_cell(r, "none", "null", NULL);
-    for (int k = 0; res->min_logits == NULL && k < 2; k++) /* --keep gradient: a weight claim, not computed */
+    for (int k = 0; res->min_logits == NULL && d->job->cfg.gradient && k < 2; k++) /* a weight claim, not computed */
         abl_report_cell(r, "-", "null", NULL);
     for (int k = 0; res->min_logits != NULL && k < 2; k++) {
         const char *ml = res->min_logits[2 * h + k];
@@ -175,6 +197,7 @@ static int64_t *design_influence(const design_view *d)
         sc.slopes = &spec;
         sc.context = d->job->cfg.context;
         sc.threads = d->job->cfg.threads;
+        sc.attention = d->job->cfg.attention;
         st = abl_predict_run(&sc, &pred);
     }
     if (st == ABL_OK && pred.influence_differs && pred.heads == res->n)
@@ -205,16 +228,19 @@ static void report_heads(abl_report *r, const design_view *d, const int64_t *los
         abl_report_column(r, "sees", "sees N", ABL_ALIGN_RIGHT);
     if (lost != NULL)
         abl_report_column(r, "first_influence_zero", "first no-influence", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "min_logit_half", "min logit d=N/2", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "min_logit_last", "min logit d=N-1", ABL_ALIGN_RIGHT);
+    if (res->min_logits != NULL || d->job->cfg.gradient) { /* gradient: shown as not computed (-, null) */
+        abl_report_column(r, "min_logit_half", "min logit d=N/2", ABL_ALIGN_RIGHT);
+        abl_report_column(r, "min_logit_last", "min logit d=N-1", ABL_ALIGN_RIGHT);
+    }
     for (int h = 0; h < res->n; h++)
         report_row(r, d, h, lost);
     char *v = NULL;
     int grad = d->job->cfg.gradient;
     if (d->job->targets == NULL && res->sees == NULL)
-        v = abl_strf("no zero %s in %llu x %llu on %s%s", grad ? "gradient dS" : "weight",
+        v = abl_strf("no zero %s in %llu x %llu%s on %s%s", grad ? "gradient dS" : "weight",
                      (unsigned long long)d->job->cfg.context, (unsigned long long)d->job->cfg.context,
-                     d->shown->kernel, !res->simulated ? " (predictor)"
+                     d->job->cfg.attention == ABL_ATTENTION_BIDIRECTIONAL ? " (bidirectional)" : "", d->shown->kernel,
+                     !res->simulated ? " (predictor)"
                                        : grad ? " (predictor and simulate --backward)" : " (predictor and simulate)");
     else if (d->job->targets != NULL)
         v = abl_strf("first blind distance = target for every head on %s%s", d->shown->kernel,
@@ -232,6 +258,8 @@ static void report_notes(abl_report *r, const design_view *d)
                            "(and the full emulation for N <= 4096).");
     if (res->sees != NULL)
         abl_report_note(r, "sees N: the largest context whose N x N matrix has no zero weight for that head.");
+    if (d->job->cfg.attention == ABL_ATTENTION_BIDIRECTIONAL)
+        design_bidir_note(r, res->sees != NULL);
     if (res->slopes != NULL && d->job->cfg.gradient)
         abl_report_note(r, "keep gradient: no key of the N x N causal matrix (zero logits) gets an exactly-zero "
                            "gradient dS = P (dP - D) rounded into the output dtype when |dP - D| x loss scale is "

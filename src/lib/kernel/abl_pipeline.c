@@ -16,7 +16,8 @@
 static const char *const k_forms[ABL_BIAS_FORM_COUNT] = {"relative", "absolute", "symmetric", "trailing"};
 static const char *const k_softmax[ABL_SOFTMAX_KIND_COUNT] = {"eager", "flash", "sdpa-efficient", "sdpa-cudnn",
                                                               "ggml", "ggml-flash", "ggml-cuda-vec",
-                                                              "vllm-paged", "trtllm-mmha", "flex", "ggml-cuda", "vllm-triton"};
+                                                              "vllm-paged", "trtllm-mmha", "flex", "ggml-cuda", "vllm-triton",
+                                                              "triton-lse"};
 static const char *const k_sums[] = {"exact", "sequential", "vec8", "vec16"};
 static const char *const k_norms[] = {"reciprocal", "divide"};
 static const char *const k_exps[ABL_EXP_MODEL_COUNT] = {"correct", "sleef", "ggml-avx2", "ggml-scalar"};
@@ -29,7 +30,7 @@ const char *abl_pipeline_preset_names(void)
 {
     return "eager, flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, "
            "mpt, mpt-hf, llamacpp-cpu, llamacpp-cpu-fa, llamacpp-cuda-fa, vllm-paged, trtllm-decode, flex-alibi, "
-           "llamacpp-cuda, vllm-flash, vllm-triton";
+           "llamacpp-cuda, vllm-flash, vllm-triton, mosaicbert-triton";
 }
 
 const char *abl_pipeline_preset_help(void)
@@ -68,7 +69,9 @@ const char *abl_pipeline_preset_help(void)
            "flash-attention@617264c1; modelled from source, not measured)\n"
            "vllm-triton: vLLM's Triton unified attention, 2-D kernel (bias slope * (j - context_len), tiles of 32 "
            "from key 0, exp2 flushed below 2^-126, P in the model dtype rescaled in fp32; weight = influence; "
-           "rows=R: a chunk of R queries; vLLM@001ceb3e; modelled from source, not measured)\n";
+           "rows=R: a chunk of R queries; vLLM@001ceb3e; modelled from source, not measured)\n"
+           "mosaicbert-triton: MosaicBERT's Triton flash attention (fp32 alibi bias, 128-key blocks from key 0, "
+           "P against the running log-sum-exp, P in the model dtype; modelled from source, not measured)\n";
 }
 
 const char *abl_pipeline_field_names(void)
@@ -283,6 +286,10 @@ static const preset_def k_preset_defs[] = {
      *   context_len 0, the bias slope * j); P.to(V.dtype) into an fp32 acc. */
     {"vllm-triton", ABL_BIAS_ABSOLUTE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32,
      ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_VLLM_TRITON, ABL_EXP_CORRECT, 1, 128, 32, .modelled = 1},
+    /* mosaicbert-triton: bert_layers.py's fp32 alibi (never cast) + the fp32 mask, loaded .to(tl.float32) and
+     * added to the fp32 scores in flash_attn_triton.py's _fwd_kernel; BLOCK_N 128; P.to(v.dtype) */
+    {"mosaicbert-triton", ABL_BIAS_SYMMETRIC, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32,
+     ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_TRITON_LSE, ABL_EXP_CORRECT, 1, 64, 128, .modelled = 1},
 };
 
 /* The preset's definition by name (any case), NULL when unknown. */
@@ -680,6 +687,9 @@ const char *abl_pipeline_modelled_note(const abl_pipeline *p)
 {
     if (p == NULL || !p->modelled)
         return NULL;
+    if (p->softmax == ABL_SOFTMAX_TRITON_LSE)
+        return "Modelled from source, not measured: this preset follows MosaicBERT's Triton flash attention "
+               "(mosaicml/examples@daddaeff flash_attn_triton.py; docs/pipelines.md §3d); no GPU measurement backs it.";
     if (p->softmax == ABL_SOFTMAX_FLEX)
         return "Modelled from source, not measured: this preset follows FlexAttention's Triton template and "
                "attention-gym's ALiBi score_mod at the revisions cited (docs/pipelines.md §3f); no GPU measurement "
@@ -795,7 +805,8 @@ int abl_pipeline_owns_pv(const abl_pipeline *p)
     return p->softmax == ABL_SOFTMAX_GGML_FLASH || p->softmax == ABL_SOFTMAX_SDPA_EFFICIENT ||
            p->softmax == ABL_SOFTMAX_SDPA_CUDNN || p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC ||
            p->softmax == ABL_SOFTMAX_VLLM_PAGED || p->softmax == ABL_SOFTMAX_TRTLLM_MMHA ||
-           p->softmax == ABL_SOFTMAX_FLEX || p->softmax == ABL_SOFTMAX_VLLM_TRITON;
+           p->softmax == ABL_SOFTMAX_FLEX || p->softmax == ABL_SOFTMAX_VLLM_TRITON ||
+           p->softmax == ABL_SOFTMAX_TRITON_LSE;
 }
 
 /* P.V: P rounded into a format the emulator holds in binary32, accumulated in fp32 or fp16 (the

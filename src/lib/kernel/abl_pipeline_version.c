@@ -66,6 +66,10 @@ static const version_def k_versions[] = {
      "vLLM vllm/attention/ops/triton_unified_attention.py kernel_unified_attention_2d @001ceb3e (modelled from "
      "source, not measured)",
      -1},
+    {"mosaicbert-triton", "daddaeff",
+     "mosaicml/examples examples/benchmarks/bert/src/flash_attn_triton.py and bert_layers.py @daddaeff "
+     "(modelled from source, not measured)",
+     -1},
 };
 
 #define NVERSIONS (sizeof k_versions / sizeof k_versions[0])

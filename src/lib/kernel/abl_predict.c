@@ -451,7 +451,7 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
     if (st != ABL_OK)
         return st;
     /* ggml's flash kernels (llamacpp-cpu-fa): no zero-logit predictor yet (simulate emulates them) */
-    if (s.gaussian || s.em.softmax == ABL_SOFTMAX_GGML_FLASH ||
+    if (s.gaussian || s.em.softmax == ABL_SOFTMAX_GGML_FLASH || s.em.softmax == ABL_SOFTMAX_TRITON_LSE ||
         (s.em.softmax == ABL_SOFTMAX_EAGER && (s.em.sum != ABL_SUM_EXACT || s.em.exp != ABL_EXP_CORRECT))) {
         abl_sim_setup_free(&s);
         return ABL_ERR_UNSUPPORTED;

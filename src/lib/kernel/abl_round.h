@@ -218,6 +218,10 @@ void abl_sim_setup_free(abl_sim_setup *s);
  * roundings as abl_simulate_run's rows (e: i + 1 floats of scratch; wout, optional: the weights as rounded
  * into the output dtype). For callers that build their own rows (design's clamps and min logits). */
 uint64_t abl_sim_row_weights(const abl_sim_setup *s, uint64_t i, const float *x, float *e, float *wout);
+/* The logit statistics of row i (keys 0..n-1 in key order, the diagonal at i): distinct values (sorted: n
+ * floats of scratch, left sorted; NULL: not counted, 1), the longest run of equal neighbours, the keys tied
+ * with the diagonal's logit. One helper for the causal last row and the bidirectional end row. */
+void abl_sim_row_stats(const float *x, uint64_t n, uint64_t i, float *sorted, abl_sim_head *out);
 /* Threads to use: `requested`, or every online core when 0 (1..256). */
 int abl_sim_threads(int requested);
 /* The threads a cost estimate assumes: abl_sim_threads, but never more than the machine's cores (more

@@ -15,6 +15,7 @@
 #include "abl/core/blindness.h"
 #include "abl/core/fraction.h"
 #include "kernel/abl_flex.h"
+#include "kernel/abl_triton.h"
 #include "kernel/abl_round.h"
 #include "kernel/abl_engines.h"
 #include "kernel/abl_engines_ggml_cuda.h"
@@ -276,6 +277,8 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
         return abl_engine_row(em, i, x, e, wout, tvw);
     if (em->softmax == ABL_SOFTMAX_FLEX)
         return abl_flex_row(em, i, x, e, wout, tvw);   /* abl_flex.c */
+    if (em->softmax == ABL_SOFTMAX_TRITON_LSE)
+        return abl_triton_row(em, i, x, e, wout, tvw);   /* abl_triton.c */
     if (em->softmax == ABL_SOFTMAX_EAGER) {
         float m = row_max(x, count);
         for (uint64_t j = 0; j < count; j++)
@@ -340,6 +343,27 @@ static int cmp_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void abl_sim_row_stats(const float *x, uint64_t n, uint64_t i, float *sorted, abl_sim_head *out)
+{
+    uint64_t distinct = 1, run = 1, longest = 1, tied = 0;
+    if (sorted != NULL) {
+        memcpy(sorted, x, n * sizeof *sorted);
+        qsort(sorted, n, sizeof *sorted, cmp_float);
+        for (uint64_t j = 1; j < n; j++)
+            distinct += sorted[j] != sorted[j - 1];
+    }
+    for (uint64_t j = 1; j < n; j++) {
+        run = x[j] == x[j - 1] ? run + 1 : 1;
+        if (run > longest)
+            longest = run;
+    }
+    for (uint64_t j = 0; j < n; j++)
+        tied += j != i && x[j] == x[i];
+    out->distinct_logits = distinct;
+    out->longest_tie_run = longest;
+    out->tied_with_diagonal = tied;
+}
+
 /* Statistics of the last row: zeros, ties, TV distance against a binary64 softmax of eps - m d. */
 static abl_status last_row(const row_ctx *rc, float *x, float *e, float *wout, abl_sim_head *out)
 {
@@ -365,21 +389,7 @@ static abl_status last_row(const row_ctx *rc, float *x, float *e, float *wout, a
     out->row_influence_zeros = zeros;
     if (rc->s->em.infl_active)   /* the worker passes the weights whenever P.V can lose more */
         out->row_influence_zeros = abl_influence_count(&rc->s->em, wout, n, &out->first_influence_zero);
-    memcpy(sorted, x, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, cmp_float);
-    uint64_t distinct = 1, run = 1, longest = 1, tied = 0;
-    for (uint64_t j = 1; j < n; j++)
-        distinct += sorted[j] != sorted[j - 1];
-    for (uint64_t j = 1; j < n; j++) {
-        run = x[j] == x[j - 1] ? run + 1 : 1;
-        if (run > longest)
-            longest = run;
-    }
-    for (uint64_t j = 0; j < i; j++)
-        tied += x[j] == x[i];
-    out->distinct_logits = distinct;
-    out->longest_tie_run = longest;
-    out->tied_with_diagonal = tied;
+    abl_sim_row_stats(x, n, i, sorted, out);
     /* exact logits: eps - m d with the exact slope (the row max is subtracted before exp) */
     double m = rc->s->m_exact[rc->head], zmax = -INFINITY;
     uint64_t hidx = (uint64_t)rc->s->schedule.slopes[rc->head].index;
@@ -1150,6 +1160,10 @@ static void softmax_note(const abl_pipeline *p, const abl_emul *em, abl_text *t)
                         "exp2 of (x - max) log2 e flushed below 2^-126, in %s; each later tile rescales it in fp32, "
                         "then / L: the coefficient of a unit value, weight = influence.",
                      (unsigned long long)em->first_row, p->block, p->output_dtype.name);
+    } else if (p->softmax == ABL_SOFTMAX_TRITON_LSE) {
+        abl_text_add(t, "MosaicBERT Triton flash attention: keys in blocks of %d from key 0; P = exp(x - m), m the "
+                        "larger of the block's max and the running log-sum-exp, rounded into %s before P.V; a "
+                        "weight is zero when P is.", p->block, p->output_dtype.name);
     } else if (p->softmax == ABL_SOFTMAX_FLEX) {
         abl_text_add(t,
                  "FlexAttention: y = fp32(x * fp32(1/ln 2)); the diagonal's 128-key block first, then the full "

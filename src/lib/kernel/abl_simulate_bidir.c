@@ -20,6 +20,8 @@
 #include "kernel/abl_fastgauss.h"
 #include "kernel/abl_simulate_bidir.h"
 #include "kernel/abl_engines.h"
+#include "kernel/abl_influence.h"
+#include "kernel/abl_triton.h"
 
 uint64_t abl_bidir_mid(uint64_t n)
 {
@@ -27,23 +29,39 @@ uint64_t abl_bidir_mid(uint64_t n)
 }
 
 /* What a bidirectional layer can be emulated with: a bias that depends on |i - j| only (relative or
- * symmetric: the same values), and a kernel whose row is a plain list of keys (eager, flash, sdpa).
- * ggml's kinds build their mask per row and are not modelled both ways yet; the GPU engines and flex are
- * causal kernels; a P.V that loses more than the weight is not counted both ways yet. */
+ * symmetric: the same values), and a kernel whose row is a plain list of keys (eager, flash, sdpa, and
+ * ggml's: llama.cpp fills a non-causal mask with -|p0 - p1| for every key, llama-graph.cpp
+ * llm_graph_input_attn_no_cache::set_input, so each row is N keys in key order at mask -d, as the ggml row
+ * code runs them). The GPU engines and flex model causal decode / causal block-mask kernels. */
 abl_status abl_bidir_check(const abl_sim_setup *s)
 {
     if (s->em.form != ABL_BIAS_RELATIVE && s->em.form != ABL_BIAS_SYMMETRIC)
         return ABL_ERR_UNSUPPORTED;
-    if (abl_emul_ggml(&s->em))
-        return ABL_ERR_UNSUPPORTED;
-    /* the GPU engines and flex model causal decode / causal block-mask kernels */
     if (abl_emul_engine(&s->em) || s->em.softmax == ABL_SOFTMAX_FLEX)
-        return ABL_ERR_UNSUPPORTED;
-    /* influence beyond the weight (pv-dtype, pv-accumulate) is counted by the causal row workers only */
-    if (s->em.infl_active)
         return ABL_ERR_UNSUPPORTED;
     return ABL_OK;
 }
+
+/* The layer totals of a run (an abl_simulation or an abl_prediction: the same field names). Where P.V loses
+ * nothing more than the weights (infl 0: the predictor's kinds, and every kernel without infl_active), a key
+ * without influence is a zero weight and each head's influence counts are its weight counts; otherwise the
+ * emulation counted them row by row (bworker). One definition for the emulation and the predictor. */
+#define BIDIR_TOTALS(out, infl)                                                                                \
+    do {                                                                                                       \
+        for (int h_ = 0; h_ < (out)->heads; h_++) {                                                            \
+            if (!(infl)) {                                                                                     \
+                (out)->results[h_].first_influence_zero = (out)->results[h_].first_blind;                      \
+                (out)->results[h_].row_influence_zeros = (out)->results[h_].row_zeros;                         \
+                (out)->results[h_].matrix_influence_zeros = (out)->results[h_].matrix_zeros;                   \
+            }                                                                                                  \
+            (out)->row_zeros += (out)->results[h_].row_zeros;                                                  \
+            (out)->matrix_zeros += (out)->results[h_].matrix_zeros;                                            \
+            (out)->mid_row_zeros += (out)->results[h_].mid_row_zeros;                                          \
+            (out)->row_influence_zeros += (out)->results[h_].row_influence_zeros;                              \
+            (out)->matrix_influence_zeros += (out)->results[h_].matrix_influence_zeros;                        \
+        }                                                                                                      \
+        (out)->influence_differs = (infl);                                                                     \
+    } while (0)
 
 /* ---- the emulation ---- */
 
@@ -53,6 +71,7 @@ typedef struct bteam {
     float *table;              /* zero logits: logit by distance; else |bias| by distance */
     int head;
     atomic_uint_fast64_t next_row, zeros;
+    atomic_uint_fast64_t lost;   /* influence-zero keys of the head, when P.V can lose more (abl_influence.h) */
     atomic_int failed;
 } bteam;
 
@@ -89,17 +108,19 @@ static int bidir_logits(const bteam *t, uint64_t i, float *x)
     return ok;
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
 /* Flash: the end row's weights as they act on V, P rescaled to the final max and divided by the row sum
  * (the causal emulation's tvw), from the exponentials e and the rounded P in w; NULL for the other kinds,
  * whose w already is the normalised weight. The blocks run from the last down, as the emulation ran them. */
 static double *acting_weights(const abl_emul *em, const float *x, const float *e, const float *w)
 {
+    if (em->softmax == ABL_SOFTMAX_TRITON_LSE) {   /* P scaled by exp(m_block - lse): abl_triton.c */
+        double *t = malloc(em->n * sizeof *t);
+        float *p = malloc(em->n * sizeof *p);
+        if (t != NULL && p != NULL)
+            abl_triton_row(em, em->n - 1, x, p, NULL, t);
+        free(p);
+        return t;
+    }
     if (em->softmax != ABL_SOFTMAX_FLASH)
         return NULL;
     uint64_t n = em->n, B = em->block > 0 ? (uint64_t)em->block : n;
@@ -138,27 +159,10 @@ static void end_row_stats(const bteam *t, const float *x, const float *e, const 
             out->first_blind = (int64_t)d;
             break;
         }
-    uint64_t run = 1, longest = 1, tied = 0;
-    for (uint64_t j = 1; j < n; j++) {
-        run = x[j] == x[j - 1] ? run + 1 : 1;
-        if (run > longest)
-            longest = run;
-    }
-    for (uint64_t j = 0; j < i; j++)
-        tied += x[j] == x[i];
-    out->longest_tie_run = longest;
-    out->tied_with_diagonal = tied;
     float *sorted = malloc(n * sizeof *sorted);
-    uint64_t distinct = 1;
-    if (sorted != NULL) {
-        memcpy(sorted, x, n * sizeof *sorted);
-        qsort(sorted, n, sizeof *sorted, cmp_float);
-        for (uint64_t j = 1; j < n; j++)
-            distinct += sorted[j] != sorted[j - 1];
-        if (s->captured != NULL)
-            abl_npy_row(s->captured, (uint64_t)t->head, i, n, sorted); /* scratch: the scores */
-    }
-    out->distinct_logits = distinct;
+    abl_sim_row_stats(x, n, i, sorted, out);   /* the causal last row's statistics (abl_simulate.c) */
+    if (sorted != NULL && s->captured != NULL)
+        abl_npy_row(s->captured, (uint64_t)t->head, i, n, sorted); /* scratch: the scores */
     double m = s->m_exact[t->head], zmax = 0.0, sum = 0.0, tv = 0.0, lost = 0.0;
     double *v = acting_weights(&s->em, x, e, w);
     double *z = malloc(n * sizeof *z);
@@ -202,7 +206,8 @@ static void bworker(void *arg)
     float *x = malloc(n * sizeof *x), *e = malloc(n * sizeof *e), *w = malloc(n * sizeof *w);
     if (x == NULL || e == NULL || w == NULL)
         atomic_store(&t->failed, (int)ABL_ERR_NO_MEMORY);
-    uint64_t zeros = 0;
+    uint64_t zeros = 0, lost = 0;
+    int infl = s->em.infl_active;
     abl_sim_head *res = &t->out->results[t->head];
     while (atomic_load(&t->failed) == 0) {
         uint64_t i = atomic_fetch_add(&t->next_row, 1);
@@ -221,8 +226,15 @@ static void bworker(void *arg)
             res->row_zeros = z;
             end_row_stats(t, x, e, w, res);
         }
+        if (infl) {   /* P.V in pv-dtype/pv-accumulate can lose a key its weight keeps (llama.cpp: P to F16) */
+            uint64_t l = abl_influence_count(&s->em, w, n, i == n - 1 ? &res->first_influence_zero : NULL);
+            lost += l;
+            if (i == n - 1)
+                res->row_influence_zeros = l;
+        }
     }
     atomic_fetch_add(&t->zeros, zeros);
+    atomic_fetch_add(&t->lost, lost);
     free(x);
     free(e);
     free(w);
@@ -250,6 +262,7 @@ abl_status abl_simulate_bidir_run(const abl_simulate_config *cfg, abl_simulation
     if (st != ABL_OK)
         return st;
     st = abl_bidir_check(&s);
+    int infl = s.em.infl_active;
     out->config = *cfg;
     out->logit_std = s.std;
     out->heads = s.heads;
@@ -270,10 +283,12 @@ abl_status abl_simulate_bidir_run(const abl_simulate_config *cfg, abl_simulation
         t.head = h;
         atomic_init(&t.next_row, 0);
         atomic_init(&t.zeros, 0);
+        atomic_init(&t.lost, 0);
         atomic_init(&t.failed, 0);
         abl_sim_team_run(nt, bworker, &t, 0, NULL, NULL);
         st = (abl_status)atomic_load(&t.failed);
         out->results[h].matrix_zeros = atomic_load(&t.zeros);
+        out->results[h].matrix_influence_zeros = atomic_load(&t.lost);
         if (cfg->progress.fn != NULL)
             cfg->progress.fn(cfg->progress.ctx, (double)(h + 1) * cfg->context * cfg->context,
                              (double)s.heads * cfg->context * cfg->context);
@@ -287,17 +302,7 @@ abl_status abl_simulate_bidir_run(const abl_simulate_config *cfg, abl_simulation
         abl_simulation_free(out);
         return st;
     }
-    for (int h = 0; h < out->heads; h++) {
-        abl_sim_head *r = &out->results[h];
-        r->first_influence_zero = r->first_blind;   /* P.V loses nothing more here (abl_bidir_check) */
-        r->row_influence_zeros = r->row_zeros;
-        r->matrix_influence_zeros = r->matrix_zeros;
-        out->row_zeros += r->row_zeros;
-        out->matrix_zeros += r->matrix_zeros;
-        out->mid_row_zeros += r->mid_row_zeros;
-    }
-    out->row_influence_zeros = out->row_zeros;
-    out->matrix_influence_zeros = out->matrix_zeros;
+    BIDIR_TOTALS(out, infl);
     return ABL_OK;
 }
 
@@ -476,6 +481,8 @@ abl_status abl_predict_bidir_head(const abl_sim_setup *s, int h, abl_pred_head *
 abl_status abl_predict_bidir_run(const abl_sim_setup *s, abl_prediction *out)
 {
     abl_status st = abl_bidir_check(s);
+    if (st == ABL_OK && s->em.infl_active)
+        st = ABL_ERR_UNSUPPORTED;   /* the predictor does not count influence both ways: simulate does */
     if (st != ABL_OK)
         return st;
     out->heads = s->heads;
@@ -488,17 +495,7 @@ abl_status abl_predict_bidir_run(const abl_sim_setup *s, abl_prediction *out)
         abl_prediction_free(out);
         return st;
     }
-    for (int h = 0; h < out->heads; h++) {
-        abl_pred_head *r = &out->results[h];
-        r->first_influence_zero = r->first_blind;   /* P.V loses nothing more here (abl_bidir_check) */
-        r->row_influence_zeros = r->row_zeros;
-        r->matrix_influence_zeros = r->matrix_zeros;
-        out->row_zeros += r->row_zeros;
-        out->matrix_zeros += r->matrix_zeros;
-        out->mid_row_zeros += r->mid_row_zeros;
-    }
-    out->row_influence_zeros = out->row_zeros;
-    out->matrix_influence_zeros = out->matrix_zeros;
+    BIDIR_TOTALS(out, 0);
     return ABL_OK;
 }
 

@@ -50,6 +50,23 @@ static const abl_pipeline_override symmetric_form[] = {{.field = ABL_PF_BIAS_FOR
  * CUDA and DType::F16 only: FlashAttention-2's non-causal ALiBi, -m|i-j| (docs/pipelines.md §3d) */
 static const abl_pipeline_override tei_flash[] = {{.field = ABL_PF_BIAS_FORM, .value = ABL_BIAS_SYMMETRIC},
                                                   {.field = ABL_PF_HEAD_DIM, .value = 64}};
+/* MosaicBERT's torch path (mosaicml/examples@daddaeff examples/benchmarks/bert/src/bert_layers.py):
+ * BertEncoder.rebuild_alibi_tensor keeps self.alibi an fp32 plain attribute (not a registered buffer: the
+ * model's .to(dtype) leaves it fp32), slopes * -|j - i| in fp32; the padding mask, in the parameters' dtype,
+ * is added to it; the bf16/fp16 scores + that fp32 bias promote to fp32 and softmax runs in fp32 (P cast to
+ * the model dtype for P.V under autocast). An fp32 bias and fp32 logits; tests/torch/validate_encoders.py. */
+#define FMT_FP32 {"fp32", 8, 23, 24, -126, 127, 0, ABL_FMT_HAS_INF | ABL_FMT_HAS_NAN | ABL_FMT_NEG_ZERO}
+static const abl_pipeline_override mosaic_torch[] = {{.field = ABL_PF_BIAS_FORM, .value = ABL_BIAS_SYMMETRIC},
+                                                     {.field = ABL_PF_BIAS_DTYPE, .dtype = FMT_FP32},
+                                                     {.field = ABL_PF_LOGIT_DTYPE, .dtype = FMT_FP32}};
+static const abl_code_path mosaic_paths[] = {
+    PATH_OV("torch", "eager,bias-form=symmetric,bias-dtype=fp32,logit-dtype=fp32", "eager", mosaic_torch,
+            "bert_layers.py BertUnpadSelfAttention (torch path): scores + the fp32 alibi (never cast), fp32 softmax "
+            "(encoder, bidirectional)"),
+    PATH("triton", "mosaicbert-triton",
+         "flash_attn_triton.py _fwd_kernel (Triton path: no attention dropout): the fp32 alibi as the bias, 128-key "
+         "blocks from key 0, P against the running log-sum-exp, P.to(v.dtype); modelled from source, not measured"),
+};
 static const abl_code_path encoder_paths[] = {
     PATH_OV("eager", "eager,bias-form=symmetric", "eager", symmetric_form,
             "-m|i-j| added to the scores, softmax (encoder, bidirectional)"),
@@ -99,8 +116,8 @@ static const abl_model_family families[] = {
      ABL_ATTENTION_CAUSAL},
     {"btlm", "press (the model's _get_alibi_slopes)", ABL_BIAS_RELATIVE, relative_paths, N(relative_paths),
      ABL_ATTENTION_CAUSAL},
-    {"mosaic-bert", "press (bert_layers.py _get_alibi_head_slopes)", ABL_BIAS_SYMMETRIC, encoder_paths,
-     N(encoder_paths), ABL_ATTENTION_BIDIRECTIONAL},
+    {"mosaic-bert", "press (bert_layers.py _get_alibi_head_slopes)", ABL_BIAS_SYMMETRIC, mosaic_paths,
+     N(mosaic_paths), ABL_ATTENTION_BIDIRECTIONAL},
     {"jina-bert", "press (the model's get_alibi_head_slopes)", ABL_BIAS_SYMMETRIC, encoder_paths, N(encoder_paths),
      ABL_ATTENTION_BIDIRECTIONAL},
     {"unpublished", "press (not published; the paper assumes the default)", ABL_BIAS_RELATIVE, relative_paths,

@@ -11,6 +11,7 @@
 #include "abl/model/compare.h"
 #include "abl_internal.h"
 #include "kernel/abl_kernel_internal.h"
+#include "model/abl_compare_bidir.h"
 #include "report/abl_report_internal.h"
 #include "analysis/abl_analysis_internal.h"
 
@@ -155,7 +156,7 @@ static void compare_influence(abl_compare *out, const abl_prediction *p, const a
         o->first_influence_zero = p->results[k].first_influence_zero;
         o->row_influence_zeros = p->results[k].row_influence_zeros;
         o->matrix_influence_zeros = p->results[k].matrix_influence_zeros;
-        out->kernel_lost_heads += o->first_influence_zero >= 0;
+        out->kernel_lost_heads += abl_compare_head_lost(out, o->first_influence_zero, o->matrix_influence_zeros);
     }
     out->influence_differs = p->influence_differs;
     out->row_influence_zeros = p->row_influence_zeros;
@@ -239,7 +240,8 @@ abl_status abl_compare_run_plan(abl_compare_plan *plan, abl_compare *out)
     if (st == ABL_OK) {
         out->paper_blind_heads = a.blind_heads;
         for (int i = 0; i < out->heads; i++)
-            out->kernel_blind_heads += out->results[i].first_blind >= 0;
+            out->kernel_blind_heads += abl_compare_head_lost(out, out->results[i].first_blind,
+                                                             out->results[i].matrix_zeros);
         compare_influence(out, &p, &a);
         out->row_zeros = p.row_zeros;
         out->matrix_zeros = p.matrix_zeros;
@@ -463,7 +465,7 @@ static abl_status compare_summaries(abl_report *r, const abl_compare *c, int bid
     static const char *const paper_bidir[3] = {"paper: heads blind inside the context (δ < N)",
                                                "paper: row fraction (end row, i = N − 1)",
                                                "paper: matrix fraction (all N × N entries)"};
-    static const char *const kernel_bidir[3] = {"kernel: heads with a zero weight in the end row",
+    static const char *const kernel_bidir[3] = {"kernel: heads with a zero weight in any row",
                                                 "kernel: row fraction (zero weights, end row)",
                                                 "kernel: matrix fraction (zero weights, all N × N entries)"};
     st = summary_side(r, "paper_", bidir ? paper_bidir : paper_labels, c->paper_blind_heads, c->heads,
@@ -623,7 +625,7 @@ static abl_status check_rows(abl_report *r, const abl_compare *c, abl_check_crit
         int64_t first;
         uint64_t row, matrix;
         head_view(&c->results[i], k, &first, &row, &matrix);
-        if (first < 0)
+        if (!abl_compare_head_lost(c, first, matrix))
             continue;
         st = head_row(r, &c->results[i]);
         if (st == ABL_OK)
@@ -650,8 +652,8 @@ static abl_status check_reason(abl_report *r, const abl_compare *c, abl_check_cr
             wfirst = first;
         }
     }
-    if (w == NULL)
-        return ABL_OK;
+    if (w == NULL)   /* bidirectional: every lost head's zeros are off the end row */
+        return abl_compare_bidir_reason(r, c, view_of(c, k).lost_heads);
     char *t = abl_strf("%d of %d heads %s inside %llu tokens; head %d first, from d = %lld",
                        view_of(c, k).lost_heads, c->heads, k == ABL_CRITERION_INFLUENCE ? "lose a key's influence"
                        : "go blind", (unsigned long long)c->config.context, w->slope.index, (long long)wfirst);
@@ -699,6 +701,7 @@ abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, con
                                        "in the last query row on this kernel (P rounded to pv-dtype, added in "
                                        "pv-accumulate; zero logits, exact predictor); exit status 0 = pass, 1 = fail, "
                                        "2 = bad input."
+                                     : bidir ? ABL_COMPARE_BIDIR_CHECK_NOTE
                                      : "The rows are the heads with a zero attention weight in the last query row on "
                                        "this kernel (zero logits, exact predictor); exit status 0 = pass, 1 = fail, "
                                        "2 = bad input.");

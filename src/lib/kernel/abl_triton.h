@@ -1,0 +1,13 @@
+/* alibi-blind (private): MosaicBERT's Triton flash attention forward (softmax kind triton-lse), abl_triton.c. */
+#ifndef ABL_TRITON_H
+#define ABL_TRITON_H
+
+#include <stdint.h>
+#include "abl/kernel/simulate.h"
+#include "kernel/abl_round.h"
+
+/* The zero weights of row i whose logits are x[0..i] (keys in blocks from key 0): p is scratch (i + 1
+ * floats); wout (optional) P as rounded into the output dtype; tvw (optional) the weights as they act on V. */
+uint64_t abl_triton_row(const abl_emul *e, uint64_t i, const float *x, float *p, float *wout, double *tvw);
+
+#endif

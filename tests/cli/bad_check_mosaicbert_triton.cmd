@@ -1,0 +1,7 @@
+check
+--model
+mosaic-bert-base
+--pipeline
+triton
+--ctx
+512

@@ -1,0 +1,9 @@
+check
+--model
+jina-embeddings-v2-base-en
+--ctx
+512
+--heads
+1
+--slopes
+slopes:0.178571433

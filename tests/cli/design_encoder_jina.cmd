@@ -1,0 +1,5 @@
+design
+--model
+jina-embeddings-v2-base-en
+--ctx
+512

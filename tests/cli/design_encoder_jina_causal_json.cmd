@@ -1,0 +1,9 @@
+design
+--model
+jina-embeddings-v2-base-en
+--ctx
+512
+--attention
+causal
+--format
+json

@@ -1,0 +1,7 @@
+design
+--model
+jina-embeddings-v2-base-en
+--ctx
+512
+--format
+json

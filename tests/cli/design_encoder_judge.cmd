@@ -1,0 +1,11 @@
+design
+--attention
+bidirectional
+--heads
+1
+--ctx
+512
+--slopes
+slopes:0.178571433
+--pipeline
+eager,bias-form=symmetric

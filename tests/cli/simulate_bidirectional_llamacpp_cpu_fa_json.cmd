@@ -1,0 +1,13 @@
+simulate
+--heads
+12
+--attention
+bidirectional
+--pipeline
+llamacpp-cpu-fa
+--ctx
+256
+--dtype
+fp16
+--format
+json

@@ -1,0 +1,7 @@
+simulate
+--model
+mosaic-bert-base
+--pipeline
+triton
+--ctx
+512

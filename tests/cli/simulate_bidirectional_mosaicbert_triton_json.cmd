@@ -1,0 +1,13 @@
+simulate
+--heads
+12
+--attention
+bidirectional
+--pipeline
+mosaicbert-triton
+--ctx
+512
+--dtype
+fp16
+--format
+json

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""llama.cpp's jina-bert-v2 (ggml, --attention bidirectional): the end row against the causal last row.
+
+usage: encoders_ggml.py ALIBI_BLIND
+
+llama.cpp fills a non-causal mask with -|p0 - p1| for every key (llama-graph.cpp at 00395eb2,
+llm_graph_input_attn_no_cache::set_input), so the END row i = N - 1 of the bidirectional layer hands ggml the
+very input of a causal last row: N keys 0..N-1 at mask -(N-1-j). Its zero weights, first blind distance and
+influence-zero keys must therefore equal the causal emulation's last row, which kernels.ggml_calibration
+checks against measurements of a real ggml build. A consistency check of the bidirectional ggml rows, not a
+measurement (no ggml build runs a bidirectional layer here; docs/pipelines.md 3d); it also requires the
+other rows to add zeros (matrix > causal matrix) and the predictor to be refused (exit 2, one line).
+"""
+import json
+import subprocess
+import sys
+
+
+def sim(binary, attention, pipeline, n, dtype):
+    r = subprocess.run([binary, "simulate", "--model", "jina-embeddings-v2-base-en", "--attention", attention,
+                        "--pipeline", pipeline, "--ctx", str(n), "--dtype", dtype, "--format", "json"],
+                       capture_output=True, text=True, check=True)
+    return json.loads(r.stdout)
+
+
+def main():
+    binary = sys.argv[1]
+    bad = 0
+    for pipeline in ("llamacpp-cpu", "llamacpp-cpu-fa"):
+        for dtype, n in (("fp16", 512), ("bf16", 300), ("fp32", 1000)):
+            b, c = sim(binary, "bidirectional", pipeline, n, dtype), sim(binary, "causal", pipeline, n, dtype)
+            keys = ("first_blind", "row_zeros", "first_influence_zero", "row_influence_zeros")
+            same = [tuple(h.get(k) for k in keys) for h in b["heads"]] == [tuple(h.get(k) for k in keys) for h in c["heads"]]
+            more = b["matrix_zeros"] >= c["matrix_zeros"]
+            ok = same and more
+            print("%-16s %s N=%-5d end row = causal last row: %s; matrix %d >= causal %d  %s" % (
+                pipeline, dtype, n, same, b["matrix_zeros"], c["matrix_zeros"], "ok" if ok else "DIFFERS"))
+            bad += not ok
+    r = subprocess.run([binary, "simulate", "--model", "jina-embeddings-v2-base-en", "--attention", "bidirectional",
+                        "--pipeline", "llamacpp-cpu", "--ctx", "64", "--predict"], capture_output=True, text=True)
+    ok = r.returncode == 2 and r.stdout == "" and len(r.stderr.strip().splitlines()) == 1
+    print("predict refused: %s" % ("ok" if ok else "DIFFERS (%d, %r)" % (r.returncode, r.stderr)))
+    bad += not ok
+    print("encoders_ggml: %s" % ("every case agrees" if bad == 0 else "%d case(s) differ" % bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
