@@ -49,6 +49,7 @@ typedef struct abl_plot_fraction_config {
     uint64_t max_context;              /* right end of the N axis */
     int linear;                        /* 1: linear N axis from 0 (the paper's 0..4096); 0: log N from 1 */
     const char *model;
+    abl_progress progress;             /* the real-kernel curves' predictor calls done, of the plan's */
 } abl_plot_fraction_config;
 
 /* Largest context the real-kernel curves accept (each point runs the exact predictor). */
@@ -92,6 +93,7 @@ typedef struct abl_plot_blindmap_config {
     int head;                  /* 1-based head index to draw; 0: every head, small multiples */
     int threads;               /* 0: all cores */
     const char *model;
+    abl_progress progress;     /* the emulation's, as simulate reports it */
 } abl_plot_blindmap_config;
 
 ABL_API void abl_plot_blindmap_config_default(abl_plot_blindmap_config *c);
