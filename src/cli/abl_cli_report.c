@@ -18,6 +18,8 @@ static const abl_cli_use report_opts[] = {
     /* default: the model's path */
     {ABL_OPT_PIPELINE, 0, NULL,
      "the kernel (default: the model's default code path, else eager)"},
+    ABL_USE(ABL_OPT_PROGRESS),
+    ABL_USE(ABL_OPT_QUIET),
     ABL_USE(ABL_OPT_SLOPES),
 };
 
@@ -174,7 +176,13 @@ static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const cha
     if (abl_html_report_estimate(&c, &cost) == ABL_OK &&
         abl_cli_budget_of("report", v, &cost) != 0)
         return ABL_EXIT_USAGE;
-    return write_page(ctx, &c, slopes_text, path);
+    abl_cli_bar bar;
+    abl_cli_bar_init(ctx, &bar, "report", cmd, v);
+    c.progress.fn = abl_cli_bar_update;
+    c.progress.ctx = &bar;
+    int rc = write_page(ctx, &c, slopes_text, path);
+    abl_cli_bar_finish(&bar);
+    return rc;
 }
 
 static int run_report(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)

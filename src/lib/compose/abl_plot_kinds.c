@@ -74,15 +74,24 @@ abl_status abl_plot_layer(const abl_format *format, abl_convention convention, i
     return st;
 }
 
-/* One head's line of Figure 1a: the bias -m·d from 0 to D, labelled with m and δ, δ marked on it. */
-static abl_status bias_head(abl_plot_panel *pn, const abl_head_result *r, int h, int heads, double D)
+/* One head's line of Figure 1a: the bias -m·d (times the kernel's scale) from 0 to D, labelled with m
+ * and δ (or the kernel's first blind distance), that distance marked on it. */
+static abl_status bias_head(abl_plot_panel *pn, const abl_plot_bias_config *c, const abl_head_result *r, int h,
+                            int heads, double D)
 {
+    double k = c->scale > 0 ? c->scale : 1.0, m = r->slope.value * k;
+    int64_t kd = c->first_blind != NULL ? c->first_blind[r->slope.index - 1] : -1;
     char *exact = abl_slope_exact_text(&r->slope), *dtxt = abl_delta_text(&r->delta, 9);
-    char *label = exact != NULL && dtxt != NULL ? abl_strf("h%d  m = %s  δ = %s", r->slope.index, exact, dtxt) : NULL;
+    char *label = NULL;
+    if (exact != NULL && dtxt != NULL && c->first_blind != NULL)
+        label = kd >= 0 ? abl_strf("h%d  m = %s  first blind %lld", r->slope.index, exact, (long long)kd)
+                        : abl_strf("h%d  m = %s  no zero", r->slope.index, exact);
+    else if (exact != NULL && dtxt != NULL)
+        label = abl_strf("h%d  m = %s  δ = %s", r->slope.index, exact, dtxt);
     free(exact);
     free(dtxt);
     /* A straight line: its two ends (PLplot clips it to the frame). */
-    double x[2] = {0, D}, y[2] = {0, -r->slope.value * D};
+    double x[2] = {0, D}, y[2] = {0, -m * D};
     abl_plot_series *s = NULL;
     abl_status st = label != NULL ? abl_plot_add_series(pn, label, x, y, 2, head_colour(h, heads), &s)
                                   : ABL_ERR_NO_MEMORY;
@@ -90,8 +99,12 @@ static abl_status bias_head(abl_plot_panel *pn, const abl_head_result *r, int h,
     if (st == ABL_OK)
         s->style = 1 + h % 8; /* neighbours in slope order differ in dash pattern too (greyscale print) */
     int64_t d;
-    if (st == ABL_OK && !r->delta.never && abl_delta_get_i64(&r->delta, &d) && (double)d <= D)
-        st = abl_plot_add_marker(pn, (double)d, -r->slope.value * (double)d);
+    if (c->first_blind != NULL) {
+        if (st == ABL_OK && kd >= 0 && (double)kd <= D)
+            st = abl_plot_add_marker(pn, (double)kd, -m * (double)kd);
+    } else if (st == ABL_OK && !r->delta.never && abl_delta_get_i64(&r->delta, &d) && (double)d <= D) {
+        st = abl_plot_add_marker(pn, (double)d, -m * (double)d);
+    }
     return st;
 }
 
@@ -107,8 +120,13 @@ static abl_status bias_frame(const abl_plot_bias_config *c, const abl_analysis *
         return st;
     out->legend = 1;
     double ymin = -nice_ceil(-2.0 * tau), ymax = -0.04 * ymin;
-    char *cap = abl_strf("slopes %s; τ = %s (%s, %s convention): head h goes blind at d = δh, where -m·d reaches τ (○)",
-                         a->schedule.spec, tau_txt, c->format.name, abl_convention_name(c->convention));
+    char *cap = c->kernel != NULL
+                    ? abl_strf("slopes %s, as %s forms the bias: -%g·m·d; τ = %s (%s, %s); ○ where the kernel's "
+                               "first weight is exactly zero", a->schedule.spec, c->kernel, c->scale > 0 ? c->scale : 1.0,
+                               tau_txt, c->format.name, abl_convention_name(c->convention))
+                    : abl_strf("slopes %s; τ = %s (%s, %s convention): head h goes blind at d = δh, where -m·d "
+                               "reaches τ (○)", a->schedule.spec, tau_txt, c->format.name,
+                               abl_convention_name(c->convention));
     st = cap != NULL ? abl_plot_set_caption(out, cap) : ABL_ERR_NO_MEMORY;
     free(cap);
     if (st == ABL_OK)
@@ -131,7 +149,7 @@ abl_status abl_plot_bias(const abl_plot_bias_config *c, abl_plot *out)
     st = tau_txt != NULL ? bias_frame(c, &a, tau_txt, tau, out) : ABL_ERR_NO_MEMORY;
     abl_plot_panel *pn = st == ABL_OK ? &out->panels[0] : NULL;
     for (int h = 0; st == ABL_OK && h < a.heads; h++)
-        st = bias_head(pn, &a.results[h], h, a.heads, (double)c->max_distance);
+        st = bias_head(pn, c, &a.results[h], h, a.heads, (double)c->max_distance);
     if (st == ABL_OK) {
         char *label = abl_strf("τ = %s", tau_txt);
         st = label != NULL ? abl_plot_add_hline(pn, tau, label) : ABL_ERR_NO_MEMORY;
@@ -588,6 +606,76 @@ abl_status abl_plot_mitigations(const abl_format *format, abl_convention convent
     }
     for (int h = 0; h < ABL_TABLE8_HEADS; h++)
         abl_delta_clear(&d[h]);
+    if (st != ABL_OK)
+        abl_plot_free(out);
+    return st;
+}
+
+/* The mitigations applied to one layer's own heads: δ of each head under every combination of C, E,
+ * L and S (E replaces the layer's slopes by the robust ones for its head count), in the marked-region
+ * y axis of Table 8's picture. */
+static abl_status mitigation_layer_series(abl_plot_panel *pn, const abl_format *format, abl_convention convention,
+                                          int heads, const abl_schedule_spec *slopes, unsigned mit)
+{
+    abl_analysis a;
+    abl_status st = abl_analysis_layer(format, convention, heads, (mit & ABL_MITIGATE_EXPLICIT) ? NULL : slopes,
+                                       mit, 1, &a); /* δ does not depend on N: 1, as Table 8 */
+    double *x = st == ABL_OK ? malloc((size_t)a.heads * sizeof *x) : NULL;
+    double *y = st == ABL_OK ? malloc((size_t)a.heads * sizeof *y) : NULL;
+    if (st == ABL_OK && (x == NULL || y == NULL))
+        st = ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK && a.heads > ABL_PLOT_MAX_POINTS)
+        st = ABL_ERR_HEADS_RANGE;
+    for (int h = 0; st == ABL_OK && h < a.heads; h++) {
+        x[h] = h + 1;
+        y[h] = mitigation_y(&a.results[h].delta);
+    }
+    char *name = st == ABL_OK ? abl_mitigations_name(mit) : NULL;
+    abl_plot_series *s;
+    if (st == ABL_OK)
+        st = name != NULL ? abl_plot_add_series(pn, name, x, y, (size_t)a.heads, abl_plot_sequential((int)mit, 16), &s)
+                          : ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK) { /* as Table 8's picture: no two combinations share both glyph and dash pattern */
+        s->symbol = 1 + (int)(mit % 8);
+        s->style = 1 + (int)((mit / 2) % 8);
+        s->width = 1.5;
+        s->symbol_every = a.heads > 24 ? a.heads / 12 : 1;
+    }
+    free(name);
+    free(x);
+    free(y);
+    abl_analysis_free(&a);
+    return st;
+}
+
+abl_status abl_plot_mitigations_layer(const abl_format *format, abl_convention convention, int heads,
+                                      const abl_schedule_spec *slopes, const char *model, abl_plot *out)
+{
+    if (format == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    char *title = model != NULL ? abl_strf("δ per head of %s under the paper's mitigations (%s, %s)", model,
+                                           format->name, abl_convention_name(convention))
+                                : abl_strf("δ per head of the layer under the paper's mitigations (%s, %s)",
+                                           format->name, abl_convention_name(convention));
+    abl_status st = title != NULL ? abl_plot_init(out, 1, 1, title) : ABL_ERR_NO_MEMORY;
+    free(title);
+    if (st != ABL_OK)
+        return st;
+    out->legend = 1;
+    abl_plot_panel *pn = &out->panels[0];
+    st = abl_plot_set_caption(out, "this layer's heads; C clamp -87, E robust slopes, L log distance, S soft-cap 50; "
+                                   "* and ** regions, not values");
+    for (unsigned mit = 0; st == ABL_OK && mit < 16; mit++) /* none first, then C, E, C+E, ... */
+        st = mitigation_layer_series(pn, format, convention, heads, slopes, mit);
+    int n = pn->nseries > 0 ? (int)pn->series[0].n : 1;
+    if (st == ABL_OK)
+        st = abl_plot_axes(pn, NULL, "head (the layer's order)", "δ (tokens)", 0.5, n + 0.5, 1, MIT_TOP, 0, 1);
+    if (st == ABL_OK)
+        st = abl_plot_add_band(pn, MIT_STAR_LO, MIT_STAR_HI, "*   10^9 < δ < 2^1024 (no scale)");
+    if (st == ABL_OK)
+        st = abl_plot_add_band(pn, MIT_STAR_HI, MIT_TOP, "**  δ ≥ 2^1024: beyond binary64, or never");
+    pn->ynum_max = MIT_STAR_LO;
     if (st != ABL_OK)
         abl_plot_free(out);
     return st;
