@@ -79,7 +79,7 @@ check_report() { # NAME ARGS...
     if [ "$over" != "none" ]; then echo "$name at $width px: clipped or overflowing:"; echo "$over" | sed 's/ | /\n/g' | head -20; fail=1; fi
     # The screenshot, kept for people (CI artefact).
     # shellcheck disable=SC2086
-    timeout 180 "$browser" $flags --screenshot="$work/$name-$width.png" --window-size=$width,4000 "file://$report" \
+    timeout 180 "$browser" $flags --screenshot="$work/$name-$width.png" --window-size=$width,9000 "file://$report" \
       >/dev/null 2>"$work/screenshot.log"
     if [ ! -s "$work/$name-$width.png" ]; then echo "$name: no screenshot at $width px"; fail=1; fi
   done

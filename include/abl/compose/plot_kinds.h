@@ -87,8 +87,9 @@ ABL_API void abl_plot_fraction_plan_free(abl_plot_fraction_plan *p);
 /* Table 8: δ of the nine heads of each mitigation combination, log y, with the * and ** regions. */
 ABL_API abl_status abl_plot_mitigations(const abl_format *format, abl_convention convention, abl_plot *out);
 
-/* The mitigations applied to a layer's own heads (the report's picture): δ of each head under each of the
- * 16 combinations of C, E, L and S, with the * and ** regions as abl_plot_mitigations draws them. */
+/* The mitigations applied to a layer's own heads (the report's picture): δ of each head under the
+ * combinations of E and L (C and S leave δ as Table 8 computes it unchanged: each series names the four
+ * combinations it stands for), with the * and ** regions as abl_plot_mitigations draws them. */
 ABL_API abl_status abl_plot_mitigations_layer(const abl_format *format, abl_convention convention, int heads,
                                       const abl_schedule_spec *slopes, const char *model, abl_plot *out);
 

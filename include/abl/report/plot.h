@@ -102,6 +102,7 @@ typedef struct abl_plot_panel {
     abl_plot_band *bands;
     size_t nbands;
     abl_plot_map map;     /* cells == NULL: none */
+    char *marker_label;   /* the markers' legend entry (NULL: "δ: where the line reaches τ") */
     double ynum_max;      /* > 0 on a log y axis: numbers only up to this value (above it the axis has
                            * no scale: regions of values that are not drawn at their value) */
 } abl_plot_panel;
@@ -129,6 +130,8 @@ ABL_API abl_status abl_plot_add_hline(abl_plot_panel *pn, double y, const char *
 ABL_API abl_status abl_plot_add_marker(abl_plot_panel *pn, double x, double y);
 ABL_API abl_status abl_plot_add_band(abl_plot_panel *pn, double y0, double y1, const char *label);
 ABL_API abl_status abl_plot_set_caption(abl_plot *p, const char *caption);
+/* The legend entry of a panel's markers (copied). */
+ABL_API abl_status abl_plot_set_marker_label(abl_plot_panel *pn, const char *label);
 
 /* ---------------------------------------------------------------- rendering */
 

@@ -607,6 +607,39 @@ static abl_status html_bias_plot(FILE *f, const abl_html_plan *plan, const abl_a
     return st;
 }
 
+/* The mitigations on this layer's heads as its kernel scales the bias: the slopes times the kernel's
+ * factor (Falcon: 1/8) as binary32 values, or the layer's own schedule when the kernel does not scale. */
+static abl_status html_mitigations(FILE *f, const abl_html_plan *plan, const abl_analysis *a, char **msg)
+{
+    const abl_html_config *c = &plan->config;
+    abl_plot_bias_config bc;
+    memset(&bc, 0, sizeof bc);
+    html_bias_kernel(plan, NULL, NULL, &bc);
+    abl_schedule_spec scaled;
+    memset(&scaled, 0, sizeof scaled);
+    float *m = bc.scale != 1.0 ? malloc((size_t)a->heads * sizeof *m) : NULL;
+    abl_status st = bc.scale != 1.0 && m == NULL ? ABL_ERR_NO_MEMORY : ABL_OK;
+    for (int h = 0; m != NULL && h < a->heads; h++)
+        m[a->results[h].slope.index - 1] = (float)(a->results[h].slope.value * bc.scale);
+    if (m != NULL)
+        st = abl_design_slopes_schedule(m, a->heads, &scaled);
+    free(m);
+    abl_plot p;
+    if (st == ABL_OK)
+        st = abl_plot_mitigations_layer(&c->format, c->convention, a->heads, bc.scale != 1.0 ? &scaled : a->spec,
+                                        c->model != NULL ? c->model->name : NULL, &p);
+    abl_schedule_spec_free(&scaled);
+    char *cap = bc.scale != 1.0 ? abl_strf("The paper's mitigations (§3.4, §4.3) applied to this layer's heads as %s "
+                                           "scales the bias (m × %g, binary32): δ per head for each combination, "
+                                           "computed as Table 8 computes its rows.", plan->pipeline, bc.scale)
+                                : abl_strf("The paper's mitigations (§3.4, §4.3) applied to this layer's heads: δ per "
+                                           "head for each combination, computed as Table 8 computes its rows.");
+    if (st == ABL_OK)
+        st = cap != NULL ? put_svg(f, &p, cap, msg) : (abl_plot_free(&p), ABL_ERR_NO_MEMORY);
+    free(cap);
+    return st;
+}
+
 /* Pictures: Figure 1a and 1b for this layer, the zero map, the mitigations on its heads (the tables above
  * stand alone when this build cannot draw). */
 static abl_status html_pictures(FILE *f, abl_html_plan *plan, const abl_analysis *a, const abl_prediction *pr,
@@ -631,11 +664,7 @@ static abl_status html_pictures(FILE *f, abl_html_plan *plan, const abl_analysis
         st = html_blindmap(f, plan, a, msg);
     page_part(c, 5);
     if (st == ABL_OK)
-        st = abl_plot_mitigations_layer(&c->format, c->convention, a->heads, a->spec,
-                                        c->model != NULL ? c->model->name : NULL, &p);
-    if (st == ABL_OK)
-        st = put_svg(f, &p, "The paper's mitigations (§3.4, §4.3) applied to this layer's heads: δ per head for each "
-                            "combination (the format's convention, as Table 8 computes them).", msg);
+        st = html_mitigations(f, plan, a, msg);
     page_part(c, 6);
     return st;
 }

@@ -130,7 +130,9 @@ static abl_status bias_frame(const abl_plot_bias_config *c, const abl_analysis *
     st = cap != NULL ? abl_plot_set_caption(out, cap) : ABL_ERR_NO_MEMORY;
     free(cap);
     if (st == ABL_OK)
-        st = abl_plot_axes(&out->panels[0], NULL, "token distance d", "bias -m·d (nats)", 0, (double)c->max_distance,
+        st = abl_plot_axes(&out->panels[0], NULL, "token distance d",
+                           c->kernel != NULL ? "bias as the kernel adds it (nats)" : "bias -m·d (nats)", 0,
+                           (double)c->max_distance,
                            ymin, ymax, 0, 0);
     return st;
 }
@@ -150,6 +152,8 @@ abl_status abl_plot_bias(const abl_plot_bias_config *c, abl_plot *out)
     abl_plot_panel *pn = st == ABL_OK ? &out->panels[0] : NULL;
     for (int h = 0; st == ABL_OK && h < a.heads; h++)
         st = bias_head(pn, c, &a.results[h], h, a.heads, (double)c->max_distance);
+    if (st == ABL_OK && c->first_blind != NULL)
+        st = abl_plot_set_marker_label(pn, "the kernel's first exactly-zero weight");
     if (st == ABL_OK) {
         char *label = abl_strf("τ = %s", tau_txt);
         st = label != NULL ? abl_plot_add_hline(pn, tau, label) : ABL_ERR_NO_MEMORY;
@@ -430,8 +434,8 @@ static abl_status fraction_frame(const abl_plot_fraction_config *c, abl_plot *ou
         return st;
     out->legend = 1;
     abl_plot_panel *pn = &out->panels[0];
-    st = abl_plot_set_caption(out, "row: the last query row's blind share; matrix (lighter, open marks): all "
-                                   "causal entries; dashes per convention or kernel, marks per dtype");
+    st = abl_plot_set_caption(out, "row: the last query row; matrix (lighter, open marks): all causal entries; "
+                                   "dashes per convention or kernel, marks per dtype");
     if (st == ABL_OK)
         st = abl_plot_axes(pn, NULL, "context length N (tokens)", "underflow fraction", c->linear ? 0 : 1,
                            (double)c->max_context, 0, 1, !c->linear, 0);
@@ -611,12 +615,17 @@ abl_status abl_plot_mitigations(const abl_format *format, abl_convention convent
     return st;
 }
 
-/* The mitigations applied to one layer's own heads: δ of each head under every combination of C, E,
- * L and S (E replaces the layer's slopes by the robust ones for its head count), in the marked-region
- * y axis of Table 8's picture. */
+/* The mitigations applied to one layer's own heads: δ of each head under E and L (E replaces the layer's
+ * slopes by the robust ones for its head count), in the marked-region y axis of Table 8's picture. C and S
+ * bound the logits, not the bias: Table 8 computes δ of a combination with them as without them
+ * (abl_table8_deltas), so one series stands for the four combinations that share E and L. */
+static const char *const mitigation_groups[4] = {"none, C, S, C+S", "E, C+E, E+S, C+E+S", "L, C+L, L+S, C+L+S",
+                                                  "E+L, C+E+L, E+L+S, C+E+L+S"};
+
 static abl_status mitigation_layer_series(abl_plot_panel *pn, const abl_format *format, abl_convention convention,
-                                          int heads, const abl_schedule_spec *slopes, unsigned mit)
+                                          int heads, const abl_schedule_spec *slopes, unsigned group)
 {
+    unsigned mit = (group & 1 ? ABL_MITIGATE_EXPLICIT : 0) | (group & 2 ? ABL_MITIGATE_LOG : 0);
     abl_analysis a;
     abl_status st = abl_analysis_layer(format, convention, heads, (mit & ABL_MITIGATE_EXPLICIT) ? NULL : slopes,
                                        mit, 1, &a); /* δ does not depend on N: 1, as Table 8 */
@@ -630,18 +639,17 @@ static abl_status mitigation_layer_series(abl_plot_panel *pn, const abl_format *
         x[h] = h + 1;
         y[h] = mitigation_y(&a.results[h].delta);
     }
-    char *name = st == ABL_OK ? abl_mitigations_name(mit) : NULL;
     abl_plot_series *s;
     if (st == ABL_OK)
-        st = name != NULL ? abl_plot_add_series(pn, name, x, y, (size_t)a.heads, abl_plot_sequential((int)mit, 16), &s)
-                          : ABL_ERR_NO_MEMORY;
-    if (st == ABL_OK) { /* as Table 8's picture: no two combinations share both glyph and dash pattern */
-        s->symbol = 1 + (int)(mit % 8);
-        s->style = 1 + (int)((mit / 2) % 8);
+        st = abl_plot_add_series(pn, mitigation_groups[group], x, y, (size_t)a.heads, abl_plot_categorical((int)group),
+                                 &s);
+    if (st == ABL_OK) { /* each its own glyph and dash pattern */
+        s->symbol = 1 + (int)group;
+        s->style = 1 + (int)group;
         s->width = 1.5;
         s->symbol_every = a.heads > 24 ? a.heads / 12 : 1;
+        s->symbol_offset = (int)group * (s->symbol_every / 4);
     }
-    free(name);
     free(x);
     free(y);
     abl_analysis_free(&a);
@@ -664,10 +672,10 @@ abl_status abl_plot_mitigations_layer(const abl_format *format, abl_convention c
         return st;
     out->legend = 1;
     abl_plot_panel *pn = &out->panels[0];
-    st = abl_plot_set_caption(out, "this layer's heads; C clamp -87, E robust slopes, L log distance, S soft-cap 50; "
-                                   "* and ** regions, not values");
-    for (unsigned mit = 0; st == ABL_OK && mit < 16; mit++) /* none first, then C, E, C+E, ... */
-        st = mitigation_layer_series(pn, format, convention, heads, slopes, mit);
+    st = abl_plot_set_caption(out, "this layer's heads; E robust slopes, L log distance (C clamp and S soft-cap "
+                                   "bound the logits: δ as without them, as Table 8); * and ** regions, not values");
+    for (unsigned group = 0; st == ABL_OK && group < 4; group++)
+        st = mitigation_layer_series(pn, format, convention, heads, slopes, group);
     int n = pn->nseries > 0 ? (int)pn->series[0].n : 1;
     if (st == ABL_OK)
         st = abl_plot_axes(pn, NULL, "head (the layer's order)", "δ (tokens)", 0.5, n + 0.5, 1, MIT_TOP, 0, 1);

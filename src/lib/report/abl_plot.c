@@ -144,6 +144,7 @@ static void panel_free(abl_plot_panel *pn)
         free(pn->hlines[i].label);
     free(pn->hlines);
     free(pn->markers);
+    free(pn->marker_label);
     for (size_t i = 0; i < pn->nbands; i++)
         free(pn->bands[i].label);
     free(pn->bands);
@@ -170,6 +171,18 @@ abl_status abl_plot_set_caption(abl_plot *p, const char *caption)
         return ABL_ERR_NO_MEMORY;
     free(p->caption);
     p->caption = c;
+    return ABL_OK;
+}
+
+abl_status abl_plot_set_marker_label(abl_plot_panel *pn, const char *label)
+{
+    char *c = dup_or_null(label);
+    if (pn == NULL || dup_failed(label, c)) {
+        free(c);
+        return pn == NULL ? ABL_ERR_INVALID_ARGUMENT : ABL_ERR_NO_MEMORY;
+    }
+    free(pn->marker_label);
+    pn->marker_label = c;
     return ABL_OK;
 }
 
@@ -901,7 +914,7 @@ static int draw_legend(const abl_plot *p, double chr, int svg)
     if (rc == 0)
         rc = legend_fill(pn, &e);
     if (rc == 0 && pn->nmarkers > 0)
-        rc = legend_add(&e, COL_FG, 0, 1.0, "○", "δ: where the line reaches τ");
+        rc = legend_add(&e, COL_FG, 0, 1.0, "○", pn->marker_label != NULL ? pn->marker_label : "δ: where the line reaches τ");
     for (PLINT k = 0; svg && k < e.n; k++)
         e.styles[k] = 1; /* SVG: svg_dashes gives the samples their pattern */
     if (rc == 0 && e.n > 0) {
@@ -1081,9 +1094,10 @@ static int draw_heading(const char *text, double y, double scale, double chr, in
         plgchr(&def, &ht);
         size_t chars = 0;
         for (const char *c = t; *c; c++)
-            chars += ((unsigned char)*c & 0xC0) != 0x80; /* code points; a sans-serif's average is ~0.55 em, */
-        /* a browser's (SVG) nearer 0.65 */
-        double room = 0.97 * (xmax - xmin), wide = (svg ? 0.65 : 0.55) * ht * (double)chars;
+            chars += ((unsigned char)*c & 0xC0) != 0x80; /* code points */
+        /* cairo's sans-serif runs ~0.72 of PLplot's character height a character on average, a browser's
+         * (SVG) ~0.75 */
+        double room = 0.97 * (xmax - xmin), wide = (svg ? 0.75 : 0.72) * ht * (double)chars;
         if (wide > room)
             plschr(0, chr * scale * room / wide);
         plptex(0.5, y, 1, 0, 0.5, t);
