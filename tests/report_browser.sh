@@ -12,6 +12,8 @@ bin=$1; work=$2
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -z "$browser" ]; then echo "chromium is not installed: skipped"; exit 77; fi
 rm -rf "$work"; mkdir -p "$work" || exit 1
+work=$(cd "$work" && pwd) || exit 1   # file:// URLs need an absolute path
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
 flags="--headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=$work/profile --allow-file-access-from-files --enable-logging=stderr --v=0"
 fail=0
 
