@@ -132,6 +132,9 @@ bad = [
     ["report", "--heads", "0", "--output", os.path.join(WORK, "x.html")],
     ["plot", "bias", "--config", os.path.join(CONFIGS, "bad-truncated.json"), "--output", os.path.join(WORK, "x.png")],
     ["report", "--config", os.path.join(CONFIGS, "bad-heads-zero.json"), "--output", os.path.join(WORK, "x.html")],
+    ["report", "--heads", "4", "--ctx", "64", "--output", os.path.join(WORK, "x.pdf")],   # not an HTML name
+    ["report", "--heads", "4", "--ctx", "64", "--output", os.path.join(WORK, "x.html.png")],
+    ["plot", "bias", "--output", os.path.join(WORK, "x.svg"), "--data", os.path.join(WORK, "x.svg")],
 ]
 for args in bad:
     rc, so, se = run(args)
@@ -156,6 +159,132 @@ if os.path.exists(page):
 rc, so, se = run(["report", "--config", os.path.join(CONFIGS, "mpt-7b-instruct.json"), "--ctx", "256", "--output", page])
 if rc != 0 or so or se or not os.path.exists(page) or not open(page, "rb").read(15).lower().startswith(b"<!doctype html"):
     fail("report --config: exit %d, stdout %r, stderr %r" % (rc, so[:80], se[:200]))
+
+
+# ---------------------------------------------------------------- what can be read from the files (issue 21)
+SVGNS = "{http://www.w3.org/2000/svg}"
+
+
+def svg_of(args, name):
+    out = os.path.join(WORK, name)
+    rc, so, se = run(["plot"] + args + ["--output", out])
+    if rc != 0:
+        fail("%s: exit %d %r" % (" ".join(args), rc, se[:200]))
+        return None
+    return ET.parse(out).getroot()
+
+
+def looks(root):
+    """Series colour -> (dash patterns of its polylines, glyphs drawn in it): how a series looks apart
+    from its colour."""
+    out = {}
+    for el in root.iter(SVGNS + "polyline"):
+        c = el.get("stroke", "").upper()
+        if is_series_colour(c):
+            out.setdefault(c, [set(), set()])[0].add(el.get("stroke-dasharray", "solid"))
+    for el in root.iter(SVGNS + "text"):
+        c = el.get("fill", "").upper()
+        t = "".join(el.itertext())
+        if c in out and len(t) == 1:
+            out[c][1].add(t)
+    return out
+
+
+def texts(root):
+    return ["".join(el.itertext()) for el in root.iter(SVGNS + "text")]
+
+
+# bf16 paper and bf16 ieee differ by more than colour: dash pattern per convention, glyph per dtype,
+# open glyphs for the matrix curves: four series, four looks, each one dash pattern (one path + legend).
+root = svg_of(["fraction", "--dtype", "bf16,fp16", "--convention", "paper,ieee"], "look-fraction.svg")
+if root is not None:
+    lk = looks(root)
+    shapes = {(tuple(sorted(d)), tuple(sorted(g))) for d, g in lk.values()}
+    if len(lk) != 8 or len(shapes) != 8 or any(len(d) != 1 for d, _ in lk.values()):
+        fail("fraction: 8 series should look 8 ways apart from colour, got %s" % lk)
+    want = ["bf16 paper: row", "bf16 ieee: matrix", "fp16 ieee: row"]
+    missing = [w for w in want if w not in texts(root)]
+    if missing:
+        fail("fraction svg: legend entries missing: %s" % missing)
+# Table 8's 16 combinations: no two share glyph and dash pattern.
+root = svg_of(["mitigations"], "look-mitigations.svg")
+if root is not None:
+    lk = looks(root)
+    shapes = {(tuple(sorted(d)), tuple(sorted(g))) for d, g in lk.values()}
+    if len(lk) != 16 or len(shapes) != 16:
+        fail("mitigations: 16 series should look 16 ways, got %d" % len(shapes))
+    t = " ".join(texts(root))
+    if "beyond binary64" not in t or "10" not in t:
+        fail("mitigations: the ** region is not marked as beyond binary64")
+# bias: neighbouring heads differ in dash pattern; τ and δ are legend entries (not drawn over the data).
+root = svg_of(["bias", "--heads", "8"], "look-bias.svg")
+if root is not None:
+    lk = looks(root)
+    dashes = [sorted(d)[0] for d, _ in lk.values()]
+    if len(set(dashes)) != 8:
+        fail("bias: 8 heads should have 8 dash patterns, got %s" % dashes)
+    t = texts(root)
+    if not any(x.startswith("τ = -87.3365") for x in t) or not any(x.startswith("δ:") for x in t):
+        fail("bias svg: τ = -87.3365 (bf16, paper) and δ should be legend entries")
+# Blind maps are square: the masked triangle spans its panel; its box's width is its height.
+for args in (["blindmap", "--ctx", "256"], ["blindmap", "--ctx", "512", "--head", "0", "--heads", "6"]):
+    root = svg_of(args, "look-map.svg")
+    if root is None:
+        continue
+    boxes = []
+    for el in root.iter(SVGNS + "polyline"):
+        if el.get("fill", "").upper() == "#E0E0E0":
+            pts = [tuple(map(float, q.split(","))) for q in el.get("points").split()]
+            if len(pts) != 4 or pts[0] != pts[-1]:  # the closed triangle; the legend swatch is 4 corners
+                continue
+            xs, ys = [q[0] for q in pts], [q[1] for q in pts]
+            boxes.append((max(xs) - min(xs), max(ys) - min(ys)))
+    heads = 1 if "--head" not in args else 6
+    if len(boxes) < heads or any(abs(w - h) > 0.01 * max(w, h) for w, h in boxes):
+        fail("%s: masked regions %s, want %d square ones" % (" ".join(args), boxes, heads))
+    t = texts(root)
+    if not all(x in t for x in ("every weight zero", "no weight exactly zero", "masked (key after query)")):
+        fail("%s: the map's legend is missing" % " ".join(args))
+
+# --data: exactly the plotted data. Press slopes 2^-(h/2) for 16 heads (the paper's Figure 1a): each head's
+# line ends at (4096, -4096·2^-(h/2)); τ = -87.3365 for bf16 in the paper's convention (paper, Table 1).
+import csv
+png, data = os.path.join(WORK, "data-bias.png"), os.path.join(WORK, "data-bias.csv")
+rc, so, se = run(["plot", "bias", "--output", png, "--data", data])
+if rc != 0 or so or se:
+    fail("plot bias --data: exit %d %r" % (rc, se[:200]))
+else:
+    rows = list(csv.DictReader(open(data, encoding="utf-8")))
+    ends = [r for r in rows if r["element"] == "series" and float(r["x"]) == 4096]
+    for h, r in enumerate(ends, start=1):
+        want = -4096 * 2 ** (-h / 2)
+        if abs(float(r["y"]) - want) > 1e-9 * abs(want):
+            fail("--data: head %d ends at %s, want %r" % (h, r["y"], want))
+    if len(ends) != 16:
+        fail("--data: %d line ends, want 16" % len(ends))
+    tau = [r for r in rows if r["element"] == "line"]
+    if len(tau) != 1 or abs(float(tau[0]["y"]) + 87.3365) > 1e-4:
+        fail("--data: τ rows %s" % tau)
+
+# plot KIND --help: each kind its own text and options.
+helps = {}
+for kind in ("bias", "fraction", "blindmap", "mitigations"):
+    rc, so, se = run(["plot", kind, "--help"])
+    helps[kind] = so.decode()
+    if rc != 0 or ("Usage: alibi-blind plot %s " % kind) not in helps[kind]:
+        fail("plot %s --help: exit %d, %r" % (kind, rc, so[:120]))
+if len(set(helps.values())) != 4:
+    fail("plot KIND --help: the same text for different kinds")
+if "--head " in helps["bias"] or "--pipeline" in helps["mitigations"] or "--progress" not in helps["fraction"]:
+    fail("plot KIND --help lists options the kind does not take, or misses its own")
+
+# --progress draws a bar on stderr even when it is not a terminal; --quiet none.
+for flag, want_bar in (("--progress", True), ("--quiet", False)):
+    out = os.path.join(WORK, "progress.png")
+    rc, so, se = run(["plot", "fraction", "--pipeline", "eager", "--ctx", "256", "--heads", "2", flag,
+                      "--output", out])
+    if rc != 0 or so or bool(se.strip()) != want_bar:
+        fail("plot fraction %s: exit %d, stderr %r" % (flag, rc, se[:120]))
 
 print("%d failure(s)" % len(failures))
 sys.exit(1 if failures else 0)

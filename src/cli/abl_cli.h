@@ -30,6 +30,7 @@ typedef enum abl_opt {
     ABL_OPT_CONVENTION,
     ABL_OPT_CRITERION,
     ABL_OPT_CTX,
+    ABL_OPT_DATA,
     ABL_OPT_DEVICE,
     ABL_OPT_DIFFERENCES,
     ABL_OPT_DIGITS,
@@ -332,6 +333,9 @@ extern const size_t abl_cli_ncommands;
 int abl_cli_completion(const abl_cli_ctx *ctx, int argc, char **argv);
 /* alibi-blind man TEMPLATE (hidden): the man page from its template and the option table. */
 int abl_cli_man(const abl_cli_ctx *ctx, int argc, char **argv);
+
+/* plot KIND --help: the kind's own help (NULL: not a kind). */
+const abl_cli_cmd *abl_cli_plot_kind_help(const char *kind);
 
 /* Subcommands. */
 extern const abl_cli_cmd abl_cli_analyze_cmd;

@@ -852,6 +852,8 @@ int abl_cli_main(int argc, char **argv, FILE *out, FILE *err)
     int npos, help, rc = parse_options(cmd, argc - 2, argv + 2, values, &npos, pos, &help, &ctx.wide);
     if (rc == 0) {
         if (help) {
+            if (cmd == &abl_cli_plot_cmd && npos > 0 && abl_cli_plot_kind_help(pos[0]) != NULL)
+                cmd = abl_cli_plot_kind_help(pos[0]); /* plot KIND --help: that kind's own */
             print_help(out, cmd);
             rc = flushed(out);
         } else

@@ -28,6 +28,8 @@ const abl_cli_opt abl_cli_options[ABL_OPT_COUNT] = {
             "score's rounded gradient is 0, spec §15; with --loss-scale, --upstream)"},
     [ABL_OPT_CTX] = {"ctx", ABL_ARG_VALUE, "N",
             "context length N (1 to 1e18): 8192, 1e12, 8k or 8K (k = 1024: 8192), 64Ki, 1M (1024^2), 2^15 [required]"},
+    [ABL_OPT_DATA] = {"data", ABL_ARG_FILE, "FILE",
+            "also write the plotted data, exactly as drawn, into FILE as CSV (written atomically)"},
     [ABL_OPT_DEVICE] = {"device", ABL_ARG_VALUE, "DEV",
             "png, svg or pdf (default: from the --output extension)"},
     [ABL_OPT_DIFFERENCES] = {"differences", ABL_ARG_FLAG, NULL,

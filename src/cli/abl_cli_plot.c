@@ -13,6 +13,7 @@ static const abl_cli_use plot_opts[] = {
     /* the axis end, per plot kind */
     {ABL_OPT_CTX, 0, NULL,
      "right end of the axis: d for bias (4096), N for fraction (65536), the context of blindmap (2048)"},
+    ABL_USE(ABL_OPT_DATA),
     ABL_USE(ABL_OPT_DEVICE),
     /* fraction takes a list */
     {ABL_OPT_DTYPE, 0, "LIST",
@@ -30,6 +31,8 @@ static const abl_cli_use plot_opts[] = {
     /* a list for fraction */
     {ABL_OPT_PIPELINE, 0, "LIST",
      "fraction: real kernels to overlay (exact predictor, N <= 65536); blindmap: the kernel"},
+    ABL_USE(ABL_OPT_PROGRESS),
+    ABL_USE(ABL_OPT_QUIET),
     ABL_USE(ABL_OPT_SLOPES),
     ABL_USE(ABL_OPT_UPSTREAM),
     ABL_USE(ABL_OPT_WIDTH),
@@ -187,6 +190,7 @@ typedef struct plot_layer {
     const char *slopes_text;
     const char *label;
     const char *default_pipeline;  /* blindmap without --pipeline: the model's or config's code path */
+    abl_progress progress;         /* the bar of the kernel work (fraction's curves, blindmap's emulation) */
 } plot_layer;
 
 /* plot fraction: refused past the pipeline curves' context, 32 pairs of curves or the budget. */
@@ -206,6 +210,7 @@ static int plot_fraction(const abl_cli_cmd *cmd, const char **v, const plot_laye
     c.heads = L->layer->heads;
     c.slopes = abl_layer_schedule(L->layer);
     c.model = L->label;
+    c.progress = L->progress;
     c.linear = abl_cli_arg(cmd, v, ABL_OPT_LINEAR) != NULL;
     if (c.linear)
         c.max_context = 4096;
@@ -236,6 +241,7 @@ static int plot_blindmap(const abl_cli_cmd *cmd, const char **v, const plot_laye
     c.heads = L->layer->heads;
     c.slopes = abl_layer_schedule(L->layer);
     c.model = L->label;
+    c.progress = L->progress;
     /* --pipeline, else the model's default code path or the config's, parsed here once */
     if (L->npipes <= 0 && L->default_pipeline != NULL && (rc = abl_cli_pipeline_spec(L->default_pipeline, &L->specs[0])) != 0)
         return rc;
@@ -397,6 +403,9 @@ static const char *default_pipeline(const abl_model *model, const abl_model_spec
     return spec != NULL ? spec->pipeline.text : NULL;
 }
 
+static int plot_draw(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char **v, const char *kind,
+                     const plot_layer *Lp, const abl_plot_render_options *ro);
+
 /* The picture of the layer the options describe (*l: initialised, the caller frees it; the lists of
  * formats, conventions and pipelines of fraction beside it); the --config spec is kept in *owned (the
  * caller frees it). */
@@ -454,8 +463,25 @@ static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char 
     if ((rc = plot_pipelines(abl_cli_arg(cmd, v, ABL_OPT_PIPELINE), kind, specs, &pipecopy, pipes, &npipes)) != 0)
         return rc;
     const char *label = model != NULL ? model->name : have_config && spec.model_type != NULL && spec.model_type[0] ? spec.model_type : NULL;
+    abl_cli_bar bar;
+    abl_cli_bar_init(cli, &bar, "plot", cmd, v);
     const plot_layer L = {formats, nformats, convs, nconvs, specs, npipes, l, slopes, label,
-                          default_pipeline(model, have_config ? &spec : NULL)};
+                          default_pipeline(model, have_config ? &spec : NULL), {abl_cli_bar_update, &bar}};
+    rc = plot_draw(cli, cmd, v, kind, &L, &ro);
+    abl_cli_bar_finish(&bar);
+    free(pipecopy);
+    return rc;
+}
+
+/* The picture of kind `kind` for the layer L, written to --output (and its data to --data). */
+static int plot_draw(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char **v, const char *kind,
+                     const plot_layer *Lp, const abl_plot_render_options *ro)
+{
+    const plot_layer L = *Lp;
+    const char *data = abl_cli_arg(cmd, v, ABL_OPT_DATA);
+    if (data != NULL && abl_cli_same_file(data, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT)))
+        return abl_cli_usage_error("--data: '%s' is the picture's file too (give the data its own .csv)", data);
+    int rc = 0;
     abl_plot p;
     memset(&p, 0, sizeof p);
     abl_status st = ABL_OK;
@@ -465,17 +491,25 @@ static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char 
     } else if (strcmp(kind, "fraction") == 0) {
         rc = plot_fraction(cmd, v, &L, &p, &err);
     } else if (strcmp(kind, "mitigations") == 0) {
-        st = abl_plot_mitigations(&formats[0], convs[0], &p);
+        st = abl_plot_mitigations(&L.formats[0], L.convs[0], &p);
     } else {
         rc = strcmp(kind, "gradient") == 0 ? plot_gradient(cmd, v, &L, &p) : plot_blindmap(cmd, v, &L, &p, &err);
     }
     if (rc == 0 && st != ABL_OK)
-        rc = plot_status(st, slopes, err);
+        rc = plot_status(st, L.slopes_text, err);
     free(err);
-    free(pipecopy);
     if (rc != 0)
         return rc;
-    rc = abl_cli_plot_write(cli, &p, &ro, "output", path);
+    rc = abl_cli_plot_write(cli, &p, ro, "output", abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
+    abl_cli_outfile o;
+    if (rc == 0 && data != NULL && (rc = abl_cli_outfile_open(cli, &o, "data", data)) == 0) {
+        if (abl_plot_data_csv(&p, o.f) != ABL_OK) {
+            abl_cli_outfile_abort(&o);
+            rc = abl_cli_internal_error("--data: cannot write '%s'", data);
+        } else {
+            rc = abl_cli_outfile_commit(&o);
+        }
+    }
     abl_plot_free(&p);
     return rc;
 }
@@ -522,3 +556,110 @@ const abl_cli_cmd abl_cli_plot_cmd = {
     run_plot,
     NULL,
 };
+
+/* ---------------------------------------------------------------- plot KIND --help */
+
+/* Each kind's own help: what it draws and only the options it takes (plot_uses refuses the others). */
+#define PLOT_PICTURE_OPTS                                                                                      \
+    ABL_USE(ABL_OPT_DATA), ABL_USE(ABL_OPT_DEVICE)
+#define PLOT_PAGE_OPTS                                                                                         \
+    ABL_USE(ABL_OPT_HEIGHT), {ABL_OPT_OUTPUT, 0, NULL, "the picture (required; written atomically)"}
+
+static const abl_cli_use bias_opts[] = {
+    {ABL_OPT_CONFIG, 0, NULL, "heads, slopes and dtype of a Hugging Face config.json"},
+    ABL_USE(ABL_OPT_CONVENTION),
+    {ABL_OPT_CTX, 0, NULL, "right end of the distance axis d (default 4096, or the model's context)"},
+    PLOT_PICTURE_OPTS,
+    {ABL_OPT_DTYPE, 0, NULL, "floating-point format (default bf16, or the model's)"},
+    {ABL_OPT_HEADS, 0, NULL, "number of heads (default 16, as in the paper)"},
+    PLOT_PAGE_OPTS,
+    {ABL_OPT_MODEL, 0, NULL, "heads, slopes and dtype of a catalogued model (alibi-blind models)"},
+    ABL_USE(ABL_OPT_SLOPES),
+    ABL_USE(ABL_OPT_WIDTH),
+};
+
+static const abl_cli_use fraction_opts[] = {
+    {ABL_OPT_CONFIG, 0, NULL, "heads, slopes and dtype of a Hugging Face config.json"},
+    {ABL_OPT_CONVENTION, 0, "LIST", "comma-separated conventions (paper, ftz, ieee, subnormal; default paper)"},
+    {ABL_OPT_CTX, 0, NULL, "right end of the N axis (default 65536; 4096 with --linear)"},
+    PLOT_PICTURE_OPTS,
+    {ABL_OPT_DTYPE, 0, "LIST", "comma-separated formats (default bf16, or the model's)"},
+    ABL_USE(ABL_OPT_FORCE),
+    {ABL_OPT_HEADS, 0, NULL, "number of heads (default 16, as in the paper)"},
+    PLOT_PAGE_OPTS,
+    ABL_USE(ABL_OPT_LINEAR),
+    {ABL_OPT_MODEL, 0, NULL, "heads, slopes and dtype of a catalogued model (alibi-blind models)"},
+    {ABL_OPT_PIPELINE, 0, "LIST", "real kernels to overlay (the exact zero-logit predictor at every N <= 65536)"},
+    ABL_USE(ABL_OPT_PROGRESS),
+    ABL_USE(ABL_OPT_QUIET),
+    ABL_USE(ABL_OPT_SLOPES),
+    ABL_USE(ABL_OPT_WIDTH),
+};
+
+static const abl_cli_use blindmap_opts[] = {
+    {ABL_OPT_CONFIG, 0, NULL, "heads, slopes, dtype and kernel of a Hugging Face config.json"},
+    {ABL_OPT_CTX, 0, NULL, "the context N of the N x N map (2 to 8192, default 2048)"},
+    PLOT_PICTURE_OPTS,
+    {ABL_OPT_DTYPE, 0, NULL, "the model's floating-point format (default bf16, or the model's)"},
+    ABL_USE(ABL_OPT_FORCE),
+    ABL_USE(ABL_OPT_HEAD),
+    {ABL_OPT_HEADS, 0, NULL, "number of heads (default 16, as in the paper)"},
+    PLOT_PAGE_OPTS,
+    {ABL_OPT_MODEL, 0, NULL, "heads, slopes, dtype and default code path of a catalogued model"},
+    {ABL_OPT_PIPELINE, 0, NULL, "the kernel emulated (default: the model's code path, else eager)"},
+    ABL_USE(ABL_OPT_PROGRESS),
+    ABL_USE(ABL_OPT_QUIET),
+    ABL_USE(ABL_OPT_SLOPES),
+    ABL_USE(ABL_OPT_WIDTH),
+};
+
+static const abl_cli_use mitigations_opts[] = {
+    ABL_USE(ABL_OPT_CONVENTION),
+    PLOT_PICTURE_OPTS,
+    {ABL_OPT_DTYPE, 0, NULL, "floating-point format (default bf16)"},
+    PLOT_PAGE_OPTS,
+    ABL_USE(ABL_OPT_WIDTH),
+};
+
+#define PLOT_KIND_CMD(kind, usage, text, opts)                                                                  \
+    {"plot", "draw " kind ": " usage, kind " [options] --output FILE", text "\n\nThe picture format comes from "  \
+     "the --output extension (.png, .svg, .pdf) or --device; --data FILE.csv writes the plotted data beside "      \
+     "it; the same inputs give the same bytes.", opts, sizeof opts / sizeof opts[0], run_plot, NULL}
+
+static const abl_cli_cmd plot_kind_cmds[] = {
+    PLOT_KIND_CMD("bias", "the paper's Figure 1a for any layer",
+                  "Each head's bias -m·d against the token distance d (colour and dash pattern per head, ordered "
+                  "by slope), the threshold τ of the chosen format and convention as a dashed vermillion line, and "
+                  "each head's δ marked (○) where its line reaches τ.\n\n"
+                  "Example: alibi-blind plot bias --model bloom-560m --output bias.png",
+                  bias_opts),
+    PLOT_KIND_CMD("fraction", "the paper's Figure 1b for any layer",
+                  "The row and matrix underflow fractions against the context N (log N, or --linear), one pair "
+                  "of curves per --dtype and --convention: dash pattern per convention, glyph per dtype (filled "
+                  "for the row, open for the matrix). --pipeline adds the kernels' own curves from the exact "
+                  "zero-logit predictor (N <= 65536; one prediction per point, under the work budget).\n\n"
+                  "Example: alibi-blind plot fraction --dtype bf16 --convention paper,ieee --output f.svg",
+                  fraction_opts),
+    PLOT_KIND_CMD("blindmap", "where attention goes blind, through a real kernel",
+                  "The causal N x N weights of one head (--head, or 0 for every head as small multiples) "
+                  "emulated through a kernel (simulate, N <= 8192), drawn square: cells with no weight exactly "
+                  "zero white, some zero a middle blue, every weight zero dark blue, the masked future (key "
+                  "after query) grey; a legend says which is which.\n\n"
+                  "Example: alibi-blind plot blindmap --model bloom-560m --ctx 2048 --output map.png",
+                  blindmap_opts),
+    PLOT_KIND_CMD("mitigations", "δ under the paper's mitigations (Table 8)",
+                  "δ of the nine heads of each of Table 8's mitigation combinations (glyph and dash pattern per "
+                  "combination), log10 δ with numbers up to 10^9; above, the * (10^9 < δ < 2^1024) and ** (δ ≥ "
+                  "2^1024: beyond binary64, or never) regions are marked, not scaled: a point there is not at its "
+                  "value.\n\n"
+                  "Example: alibi-blind plot mitigations --dtype fp16 --output table8.pdf",
+                  mitigations_opts),
+};
+
+const abl_cli_cmd *abl_cli_plot_kind_help(const char *kind)
+{
+    for (size_t i = 0; kind != NULL && i < sizeof plot_kind_cmds / sizeof plot_kind_cmds[0]; i++)
+        if (strncmp(plot_kind_cmds[i].usage, kind, strlen(kind)) == 0 && plot_kind_cmds[i].usage[strlen(kind)] == ' ')
+            return &plot_kind_cmds[i];
+    return NULL;
+}

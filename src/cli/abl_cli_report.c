@@ -1,6 +1,7 @@
 /* alibi-blind report: one self-contained HTML page (tables and inline SVG pictures) for a layer. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "abl_cli.h"
 
 static const abl_cli_use report_opts[] = {
@@ -18,6 +19,8 @@ static const abl_cli_use report_opts[] = {
     /* default: the model's path */
     {ABL_OPT_PIPELINE, 0, NULL,
      "the kernel (default: the model's default code path, else eager)"},
+    ABL_USE(ABL_OPT_PROGRESS),
+    ABL_USE(ABL_OPT_QUIET),
     ABL_USE(ABL_OPT_SLOPES),
 };
 
@@ -133,6 +136,20 @@ static int report_kernel(const abl_cli_cmd *cmd, const char **v, const abl_cli_m
     return abl_cli_layer_kernel(abl_cli_arg(cmd, v, ABL_OPT_PIPELINE), m, spec, l);
 }
 
+/* 1 when the file name ends in .html or .htm (any case): the page is HTML, and a name that says PDF or
+ * PNG would mislead whoever opens it. */
+static int html_name(const char *path)
+{
+    static const char *const exts[] = {".html", ".htm"};
+    size_t n = strlen(path);
+    for (size_t i = 0; i < 2; i++) {
+        size_t k = strlen(exts[i]);
+        if (n > k && strncasecmp(path + n - k, exts[i], k) == 0 && path[n - k - 1] != '/')
+            return 1;
+    }
+    return 0;
+}
+
 /* The page of the layer the options describe (the caller frees *l, initialised, and *owned, the --model
  * or --config choice: its spec and path). */
 static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos,
@@ -143,6 +160,8 @@ static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const cha
     const char *path = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
     if (path == NULL)
         return abl_cli_usage_error("report: --output FILE.html is required");
+    if (!html_name(path))
+        return abl_cli_usage_error("--output: '%s': the report is an HTML page: name it .html or .htm", path);
     abl_cli_model_choice choice;
     int rc0 = abl_cli_model_choose(v, &choice);
     *owned = choice; /* the caller frees its spec and path, whatever happens next */
@@ -160,7 +179,13 @@ static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const cha
     if (abl_html_report_estimate(&c, &cost) == ABL_OK &&
         abl_cli_budget_of("report", v, &cost) != 0)
         return ABL_EXIT_USAGE;
-    return write_page(ctx, &c, slopes_text, path);
+    abl_cli_bar bar;
+    abl_cli_bar_init(ctx, &bar, "report", cmd, v);
+    c.progress.fn = abl_cli_bar_update;
+    c.progress.ctx = &bar;
+    int rc = write_page(ctx, &c, slopes_text, path);
+    abl_cli_bar_finish(&bar);
+    return rc;
 }
 
 static int run_report(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)

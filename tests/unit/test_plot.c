@@ -176,6 +176,83 @@ static void test_mitigations_model(void **state)
 
 /* The zero map of head 1 (m = 2^-0.5) through the eager kernel: nothing within distance 100, all
  * beyond 200 (its exponent-level δ is 124 paper / 132 ieee). */
+/* The layer's own heads under the mitigations (the report's picture): for the press schedule of nine heads,
+ * the "none" series is the paper's Table 8 row "ALiBi (default)" and the L series its row "Log" (* for the
+ * first four heads, ** after), as the paper prints them; C and S share the series of E and L. */
+static void test_mitigations_layer(void **state)
+{
+    (void)state;
+    abl_format bf16;
+    assert_int_equal(abl_format_lookup("bf16", &bf16), ABL_OK);
+    abl_plot p;
+    assert_int_equal(abl_plot_mitigations_layer(&bf16, ABL_CONV_PAPER, 9, NULL, "nine", &p), ABL_OK);
+    const abl_plot_panel *pn = &p.panels[0];
+    assert_int_equal(pn->nseries, 4);
+    assert_true(pn->ynum_max == 1e9); /* no scale above 10^9 */
+    static const double alibi[9] = {124, 175, 349, 699, 1397, 2795, 5590, 11179, 22358};
+    assert_string_equal(pn->series[0].label, "none, C, S, C+S");
+    for (int h = 0; h < 9; h++)
+        assert_true(pn->series[0].y[h] == alibi[h]);
+    assert_string_equal(pn->series[2].label, "L, C+L, L+S, C+L+S");
+    for (int h = 0; h < 9; h++) {
+        const abl_plot_band *b = &pn->bands[h < 4 ? 0 : 1];
+        assert_true(pn->series[2].y[h] > b->y0 && pn->series[2].y[h] < b->y1);
+    }
+    /* No two series share both glyph and dash pattern. */
+    for (size_t i = 0; i < pn->nseries; i++)
+        for (size_t j = i + 1; j < pn->nseries; j++)
+            assert_false(pn->series[i].symbol == pn->series[j].symbol && pn->series[i].style == pn->series[j].style);
+    abl_plot_free(&p);
+}
+
+/* The bias as a kernel forms it: Falcon's alibi/8 puts 1/8 on m·d, so head h of the press layer of 16
+ * ends at -4096 · 2^(-h/2) / 8 (closed form), and the kernel's first blind distances are the markers. */
+static void test_bias_kernel(void **state)
+{
+    (void)state;
+    abl_plot_bias_config c;
+    abl_plot_bias_config_default(&c);
+    int64_t first[16];
+    for (int h = 0; h < 16; h++)
+        first[h] = h < 3 ? 700 + 100 * h : -1;
+    c.kernel = "falcon-hf-sdpa";
+    c.scale = 0.125;
+    c.first_blind = first;
+    abl_plot p;
+    assert_int_equal(abl_plot_bias(&c, &p), ABL_OK);
+    const abl_plot_panel *pn = &p.panels[0];
+    assert_int_equal(pn->nseries, 16);
+    for (size_t s = 0; s < pn->nseries; s++) {
+        double want = -4096.0 * pow(2.0, -0.5 * (double)(s + 1)) / 8.0;
+        assert_true(fabs(pn->series[s].y[1] - want) <= 1e-12 * fabs(want));
+    }
+    assert_int_equal(pn->nmarkers, 3);
+    assert_true(pn->markers[0].x == 700 && pn->markers[2].x == 900);
+    assert_true(fabs(pn->markers[0].y - (-700.0 * pow(2.0, -0.5) / 8.0)) < 1e-9);
+    assert_non_null(pn->marker_label);
+    abl_plot_free(&p);
+}
+
+/* The text as PLplot gets it: '#' doubled (PLplot's escape character), an exponent after '^' between
+ * PLplot's #u (superscript) and #d (back down), parentheses around it dropped; a '^' with no exponent
+ * and a sentence's final '.' stay as they are. */
+static void test_plot_text(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"m = 2^-0.5", "m = 2#u-0.5#d"},      {"10^9 < δ < 2^1024", "10#u9#d < δ < 2#u1024#d"},
+        {"2^(1/3) x", "2#u1/3#d x"},           {"a#b", "a##b"},
+        {"x^ y", "x^ y"},                       {"2^-0.5.", "2#u-0.5#d."},
+        {"m = 2^-0.125  δ = 95", "m = 2#u-0.125#d  δ = 95"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *t = abl_plot_text(cases[i][0]);
+        assert_non_null(t);
+        assert_string_equal(t, cases[i][1]);
+        free(t);
+    }
+}
+
 static void test_blindmap_model(void **state)
 {
     (void)state;
@@ -435,6 +512,9 @@ int main(void)
         cmocka_unit_test(test_fraction_model), cmocka_unit_test(test_mitigations_model),
         cmocka_unit_test(test_blindmap_model),
         cmocka_unit_test(test_blindmap_long_pipeline),
+        cmocka_unit_test(test_mitigations_layer),
+        cmocka_unit_test(test_bias_kernel),
+        cmocka_unit_test(test_plot_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

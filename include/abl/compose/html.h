@@ -38,12 +38,20 @@ typedef struct abl_html_config {
     abl_attention attention;   /* causal (0) or bidirectional (an encoder: the fractions of its N x N matrix,
                                 * end and middle rows, from the bidirectional closed forms and predictor;
                                 * src/lib/compose/abl_html_bidir.c) */
+    abl_progress progress;     /* the page's parts done, of ABL_HTML_PARTS (prediction, design, pictures) */
 } abl_html_config;
+
+/* The parts of a page that abl_html_config.progress counts. */
+#define ABL_HTML_PARTS 6
 
 /* Largest N at which the report predicts each head's first blind distance through the kernel, and
  * the N of its zero map (min(N, this)). */
 #define ABL_HTML_PREDICT_MAX_CONTEXT 65536
 #define ABL_HTML_BLINDMAP_CONTEXT 2048
+/* The zero map emulates every weight (H N (N + 1) / 2 of them): the page halves its N until the map's
+ * weights fit this many, so that a page takes seconds for every catalogue model (plot blindmap draws it at
+ * any N up to 8192). */
+#define ABL_HTML_BLINDMAP_WEIGHTS (1u << 24)
 
 /*
  * The page, into a malloc'd buffer. ABL_ERR_UNSUPPORTED (*msg says why) for a pipeline that cannot

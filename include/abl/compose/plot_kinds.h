@@ -29,6 +29,12 @@ typedef struct abl_plot_bias_config {
     const abl_schedule_spec *slopes; /* the schedule, parsed at the boundary; NULL: press */
     uint64_t max_distance;     /* right end of the d axis (default 4096) */
     const char *model;         /* shown in the title when not NULL */
+    /* The bias as a kernel forms it (the report): kernel names it; scale is the factor the kernel puts on
+     * m·d (Falcon: alibi/8, twice in the eager path: 1/4); first_blind, per head in model order, the
+     * kernel's own first blind distance (-1: none inside the context), marked instead of δ. */
+    const char *kernel;
+    double scale;              /* 0: 1 */
+    const int64_t *first_blind;
 } abl_plot_bias_config;
 
 ABL_API void abl_plot_bias_config_default(abl_plot_bias_config *c);
@@ -49,6 +55,7 @@ typedef struct abl_plot_fraction_config {
     uint64_t max_context;              /* right end of the N axis */
     int linear;                        /* 1: linear N axis from 0 (the paper's 0..4096); 0: log N from 1 */
     const char *model;
+    abl_progress progress;             /* the real-kernel curves' predictor calls done, of the plan's */
 } abl_plot_fraction_config;
 
 /* Largest context the real-kernel curves accept (each point runs the exact predictor). */
@@ -80,6 +87,12 @@ ABL_API void abl_plot_fraction_plan_free(abl_plot_fraction_plan *p);
 /* Table 8: δ of the nine heads of each mitigation combination, log y, with the * and ** regions. */
 ABL_API abl_status abl_plot_mitigations(const abl_format *format, abl_convention convention, abl_plot *out);
 
+/* The mitigations applied to a layer's own heads (the report's picture): δ of each head under the
+ * combinations of E and L (C and S leave δ as Table 8 computes it unchanged: each series names the four
+ * combinations it stands for), with the * and ** regions as abl_plot_mitigations draws them. */
+ABL_API abl_status abl_plot_mitigations_layer(const abl_format *format, abl_convention convention, int heads,
+                                      const abl_schedule_spec *slopes, const char *model, abl_plot *out);
+
 /* Where attention goes blind: the causal N x N weight matrix of one head (or all, as small
  * multiples) emulated through a real pipeline, exactly-zero weights shaded. */
 #define ABL_PLOT_BLINDMAP_MAX_CONTEXT 8192
@@ -92,6 +105,7 @@ typedef struct abl_plot_blindmap_config {
     int head;                  /* 1-based head index to draw; 0: every head, small multiples */
     int threads;               /* 0: all cores */
     const char *model;
+    abl_progress progress;     /* the emulation's, as simulate reports it */
 } abl_plot_blindmap_config;
 
 ABL_API void abl_plot_blindmap_config_default(abl_plot_blindmap_config *c);

@@ -8,6 +8,7 @@
 #include "abl/core/export.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include "abl/core/status.h"
 #include "abl/core/progress.h"
@@ -55,7 +56,13 @@ typedef struct abl_plot_series {
     double width;         /* line width (PLplot units; 0: default 2) */
     int symbol;           /* 0: line only; k > 0: also glyph k (1 ●, 2 ■, 3 ▲, 4 ◆, 5 ▼, 6 ○, 7 □, 8 △)
                            * at every point, drawn as text so a series stays one path */
+    int style;            /* line style: 0 or 1 solid, 2..8 PLplot's dash patterns (pllsty), so that series
+                           * stay apart in greyscale print and for colour-blind readers */
+    int symbol_every;     /* > 1: the glyph at every k-th point only (dense curves) */
+    int symbol_offset;    /* the first point with a glyph (so glyphs of neighbouring series do not sit
+                           * on each other) */
 } abl_plot_series;
+
 
 typedef struct abl_plot_hline {
     double y;
@@ -73,10 +80,12 @@ typedef struct abl_plot_band {
 } abl_plot_band;
 
 /* An n_rows x n_cols map of values in [0, 1] (share of exactly-zero weights in each cell), drawn
- * over xmin..xmax, ymin..ymax with 0 white and 1 dark. Row 0 is at ymin. */
+ * over xmin..xmax, ymin..ymax: 0 white (no zero), 1 dark (all zero), between a middle shade. Row 0 is
+ * at ymin. causal: the triangle x > y (key after query: masked) is drawn hatched grey over it. */
 typedef struct abl_plot_map {
     size_t rows, cols;
     double *cells;        /* rows * cols, row-major */
+    int causal;
 } abl_plot_map;
 
 typedef struct abl_plot_panel {
@@ -93,6 +102,9 @@ typedef struct abl_plot_panel {
     abl_plot_band *bands;
     size_t nbands;
     abl_plot_map map;     /* cells == NULL: none */
+    char *marker_label;   /* the markers' legend entry (NULL: "δ: where the line reaches τ") */
+    double ynum_max;      /* > 0 on a log y axis: numbers only up to this value (above it the axis has
+                           * no scale: regions of values that are not drawn at their value) */
 } abl_plot_panel;
 
 typedef struct abl_plot {
@@ -100,7 +112,9 @@ typedef struct abl_plot {
     char *caption;        /* one line under it (may be NULL) */
     int rows, cols;       /* panel grid */
     abl_plot_panel *panels;
-    int legend;           /* 1: a legend of the first panel's series at the right */
+    int legend;           /* 1: a legend of the first panel's series (and labelled horizontal lines; or the
+                           * shades of its map) at the right */
+    int square;           /* 1: every panel square on the page (maps: one token across = one token down) */
 } abl_plot;
 
 /* Allocate a plot with rows x cols empty panels. */
@@ -116,6 +130,8 @@ ABL_API abl_status abl_plot_add_hline(abl_plot_panel *pn, double y, const char *
 ABL_API abl_status abl_plot_add_marker(abl_plot_panel *pn, double x, double y);
 ABL_API abl_status abl_plot_add_band(abl_plot_panel *pn, double y0, double y1, const char *label);
 ABL_API abl_status abl_plot_set_caption(abl_plot *p, const char *caption);
+/* The legend entry of a panel's markers (copied). */
+ABL_API abl_status abl_plot_set_marker_label(abl_plot_panel *pn, const char *label);
 
 /* ---------------------------------------------------------------- rendering */
 
@@ -141,6 +157,17 @@ ABL_API void abl_plot_render_options_default(abl_plot_render_options *o);
  * (driver missing), with *msg naming the problem.
  */
 ABL_API abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, char **buf, size_t *len, char **msg);
+
+/* The text of the picture, as written to PLplot: '#' doubled, and an exponent after '^' (2^-0.5,
+ * 10^9, 2^(1/3)) typeset as a superscript (PLplot's #u...#d); malloc'd (NULL: no memory). */
+ABL_API char *abl_plot_text(const char *s);
+
+/* The plotted data as CSV, exactly as drawn (data units; a placeholder height where the picture draws one):
+ * header "panel,element,label,x,y,value", then per panel (1-based) its series points (element "series", x,
+ * y), horizontal lines ("line", y), markers ("marker", x, y), bands ("band", y = lower, value = upper
+ * edge) and map cells ("cell", x = first key, y = first query of the cell, value = share of zero
+ * weights). Labels are quoted, numbers in %.17g. */
+ABL_API abl_status abl_plot_data_csv(const abl_plot *p, FILE *f);
 
 /* Where the panel's data rectangle ends up on the page, in device pixels from the top left
  * (PNG: pixels; SVG/PDF: points), for a page of width x height: for tests and the HTML report. */

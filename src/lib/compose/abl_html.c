@@ -157,7 +157,7 @@ static void design_section(FILE *f, const abl_pipeline *pl, uint64_t n, const ab
 static const char style[] =
     "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#111;background:#fff}"
     "h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}"
-    "table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:.2em .6em}"
+    "table{border-collapse:collapse;margin:1em 0;display:block;overflow-x:auto;max-width:100%}th,td{border:1px solid #ccc;padding:.2em .6em}"
     "td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f4f4f4;text-align:left}"
     "figure{margin:1.5em 0}svg.plot{width:100%;height:auto;display:block;border:1px solid #eee}"
     "figcaption{font-size:.9em;color:#444}.note{font-size:.9em;color:#444}code{word-break:break-all}";
@@ -243,6 +243,9 @@ static abl_status html_plan_steps(abl_html_plan *p)
         mc.heads = c->heads;
         mc.slopes = c->slopes;
         mc.context = c->context < ABL_HTML_BLINDMAP_CONTEXT ? c->context : ABL_HTML_BLINDMAP_CONTEXT;
+        while (mc.context > 256 && (double)c->heads * (double)mc.context * (double)(mc.context + 1) / 2 >
+                                       (double)ABL_HTML_BLINDMAP_WEIGHTS)
+            mc.context /= 2;
         mc.threads = c->threads;
         mc.model = c->model != NULL ? c->model->name : NULL;
         if (abl_plot_blindmap_plan_make(&mc, &p->blindmap) == ABL_OK)
@@ -549,8 +552,16 @@ static abl_status html_blindmap(FILE *f, abl_html_plan *plan, const abl_analysis
         return ABL_OK;
     if (bs != ABL_OK)
         return bs;
-    char *caption = abl_strf("Where attention goes blind: exactly-zero weights through %s at N = %llu.",
-                             plan->pipeline, (unsigned long long)mp->config.context);
+    char *caption = mp->config.context < plan->config.context
+                        ? abl_strf("Where attention goes blind: exactly-zero weights through %s at N = %llu (the page "
+                                   "emulates at most %u weights; plot blindmap --ctx %llu draws the whole context).",
+                                   plan->pipeline, (unsigned long long)mp->config.context,
+                                   (unsigned)ABL_HTML_BLINDMAP_WEIGHTS,
+                                   (unsigned long long)(plan->config.context < ABL_PLOT_BLINDMAP_MAX_CONTEXT
+                                                            ? plan->config.context
+                                                            : ABL_PLOT_BLINDMAP_MAX_CONTEXT))
+                        : abl_strf("Where attention goes blind: exactly-zero weights through %s at N = %llu.",
+                                   plan->pipeline, (unsigned long long)mp->config.context);
     if (caption == NULL) {
         abl_plot_free(&p);
         return ABL_ERR_NO_MEMORY;
@@ -560,16 +571,34 @@ static abl_status html_blindmap(FILE *f, abl_html_plan *plan, const abl_analysis
     return st;
 }
 
-/* Pictures: Figure 1a and 1b for this layer, the zero map, the paper's mitigations (the tables above
- * stand alone when this build cannot draw). */
-static abl_status html_pictures(FILE *f, abl_html_plan *plan, const abl_analysis *a, int predicted, char **msg)
+/* One more part of the page done (ABL_HTML_PARTS in all). */
+static void page_part(const abl_html_config *c, uint64_t done)
+{
+    if (c->progress.fn != NULL)
+        c->progress.fn(c->progress.ctx, done, ABL_HTML_PARTS);
+}
+
+/* The kernel's side of Figure 1a: the factor it puts on m·d (bias-scale c; twice when it adds the bias to
+ * the scores and again in the mask) and its first blind distances (the prediction's, NULL without one). */
+static void html_bias_kernel(const abl_html_plan *plan, const abl_prediction *pr, int64_t *first,
+                             abl_plot_bias_config *bc)
+{
+    const abl_pipeline *pl = &plan->predict.pipeline;
+    bc->kernel = plan->pipeline;
+    bc->scale = (double)pl->bias_scale.num / (double)pl->bias_scale.den * (pl->bias_add == ABL_BIAS_ADD_BOTH ? 2 : 1);
+    if (pr != NULL && first != NULL) {
+        for (int h = 0; h < pr->heads; h++)
+            first[h] = pr->results[h].first_blind;
+        bc->first_blind = first;
+    }
+}
+
+/* Figure 1a as the kernel forms the bias (scaled as the kernel scales it, its first blind distances
+ * marked when predicted). */
+static abl_status html_bias_plot(FILE *f, const abl_html_plan *plan, const abl_analysis *a,
+                                 const abl_prediction *pr, char **msg)
 {
     const abl_html_config *c = &plan->config;
-    fputs("<h2>Pictures</h2>\n", f);
-    if (!abl_plot_available()) {
-        fputs("<p class=\"note\">The pictures are missing: " ABL_PLOT_MISSING ".</p>\n", f);
-        return ABL_OK;
-    }
     abl_plot p;
     abl_plot_bias_config bc;
     abl_plot_bias_config_default(&bc);
@@ -579,22 +608,78 @@ static abl_status html_pictures(FILE *f, abl_html_plan *plan, const abl_analysis
     bc.slopes = a->spec;
     bc.max_distance = c->context;
     bc.model = c->model != NULL ? c->model->name : NULL;
+    int64_t *first = pr != NULL ? malloc((size_t)pr->heads * sizeof *first) : NULL;
+    html_bias_kernel(plan, pr, first, &bc);
     abl_status st = abl_plot_bias(&bc, &p);
+    free(first);
     if (st == ABL_OK)
-        st = put_svg(f, &p, "Figure 1a for this layer: each head's bias −m·d, τ dashed, δ marked.", msg);
-    int causal = c->attention != ABL_ATTENTION_BIDIRECTIONAL;
+        st = put_svg(f, &p, "Figure 1a for this layer on its kernel: each head's bias as the kernel adds it, τ "
+                            "dashed, the kernel's first blind distance marked (zero logits, exact predictor).", msg);
+    return st;
+}
+
+/* The mitigations on this layer's heads as its kernel scales the bias: the slopes times the kernel's
+ * factor (Falcon: 1/8) as binary32 values, or the layer's own schedule when the kernel does not scale. */
+static abl_status html_mitigations(FILE *f, const abl_html_plan *plan, const abl_analysis *a, char **msg)
+{
+    const abl_html_config *c = &plan->config;
+    abl_plot_bias_config bc;
+    memset(&bc, 0, sizeof bc);
+    html_bias_kernel(plan, NULL, NULL, &bc);
+    abl_schedule_spec scaled;
+    memset(&scaled, 0, sizeof scaled);
+    float *m = bc.scale != 1.0 ? malloc((size_t)a->heads * sizeof *m) : NULL;
+    abl_status st = bc.scale != 1.0 && m == NULL ? ABL_ERR_NO_MEMORY : ABL_OK;
+    for (int h = 0; m != NULL && h < a->heads; h++)
+        m[a->results[h].slope.index - 1] = (float)(a->results[h].slope.value * bc.scale);
+    if (m != NULL)
+        st = abl_design_slopes_schedule(m, a->heads, &scaled);
+    free(m);
+    abl_plot p;
+    if (st == ABL_OK)
+        st = abl_plot_mitigations_layer(&c->format, c->convention, a->heads, bc.scale != 1.0 ? &scaled : a->spec,
+                                        c->model != NULL ? c->model->name : NULL, &p);
+    abl_schedule_spec_free(&scaled);
+    char *cap = bc.scale != 1.0 ? abl_strf("The paper's mitigations (§3.4, §4.3) applied to this layer's heads as %s "
+                                           "scales the bias (m × %g, binary32): δ per head for each combination, "
+                                           "computed as Table 8 computes its rows.", plan->pipeline, bc.scale)
+                                : abl_strf("The paper's mitigations (§3.4, §4.3) applied to this layer's heads: δ per "
+                                           "head for each combination, computed as Table 8 computes its rows.");
+    if (st == ABL_OK)
+        st = cap != NULL ? put_svg(f, &p, cap, msg) : (abl_plot_free(&p), ABL_ERR_NO_MEMORY);
+    free(cap);
+    return st;
+}
+
+/* Pictures: Figure 1a and 1b for this layer, the zero map, the mitigations on its heads (the tables above
+ * stand alone when this build cannot draw). */
+static abl_status html_pictures(FILE *f, abl_html_plan *plan, const abl_analysis *a, const abl_prediction *pr,
+                                char **msg)
+{
+    int predicted = pr != NULL;
+    const abl_html_config *c = &plan->config;
+    fputs("<h2>Pictures</h2>\n", f);
+    if (!abl_plot_available()) {
+        fputs("<p class=\"note\">The pictures are missing: " ABL_PLOT_MISSING ".</p>\n", f);
+        return ABL_OK;
+    }
+    abl_plot p;
+    abl_status st = html_bias_plot(f, plan, a, pr, msg);
+    page_part(c, 3);
+    int causal = c->attention != ABL_ATTENTION_BIDIRECTIONAL; /* Figure 1b and the zero map are causal */
     if (st == ABL_OK && !causal)
         abl_html_bidir_pictures_note(f);
     if (st == ABL_OK && causal)
         st = html_fraction_plot(plan, a, predicted, &p, msg);
     if (st == ABL_OK && causal)
         st = put_svg(f, &p, "Figure 1b for this layer: underflow fractions against the context.", msg);
+    page_part(c, 4);
     if (st == ABL_OK)
         st = html_blindmap(f, plan, a, msg);
+    page_part(c, 5);
     if (st == ABL_OK)
-        st = abl_plot_mitigations(&c->format, c->convention, &p);
-    if (st == ABL_OK)
-        st = put_svg(f, &p, "The paper's mitigations (Table 8, nine heads): δ per head for each combination.", msg);
+        st = html_mitigations(f, plan, a, msg);
+    page_part(c, 6);
     return st;
 }
 
@@ -613,7 +698,8 @@ static abl_status html_page(FILE *f, abl_html_plan *plan, const abl_analysis *a,
         plan->plan.steps[plan->step_design].executed++;
         design_section(f, &plan->predict.pipeline, c->context, a->spec, a->heads, c->threads, c->attention);
     }
-    abl_status st = html_pictures(f, plan, a, pr != NULL, msg);
+    page_part(c, 2);
+    abl_status st = html_pictures(f, plan, a, pr, msg);
     fputs("</body>\n</html>\n", f);
     return st;
 }
@@ -643,6 +729,7 @@ abl_status abl_html_run_plan(abl_html_plan *plan, char **buf, size_t *len, char 
         plan->plan.steps[plan->step_predict].executed++;
         predicted = abl_predict_run(&plan->predict, &pr) == ABL_OK;
     }
+    page_part(c, 1);
     char *out = NULL;
     size_t outlen = 0;
     FILE *f = open_memstream(&out, &outlen);

@@ -74,21 +74,37 @@ abl_status abl_plot_layer(const abl_format *format, abl_convention convention, i
     return st;
 }
 
-/* One head's line of Figure 1a: the bias -m·d from 0 to D, labelled with m and δ, δ marked on it. */
-static abl_status bias_head(abl_plot_panel *pn, const abl_head_result *r, int h, int heads, double D)
+/* One head's line of Figure 1a: the bias -m·d (times the kernel's scale) from 0 to D, labelled with m
+ * and δ (or the kernel's first blind distance), that distance marked on it. */
+static abl_status bias_head(abl_plot_panel *pn, const abl_plot_bias_config *c, const abl_head_result *r, int h,
+                            int heads, double D)
 {
+    double k = c->scale > 0 ? c->scale : 1.0, m = r->slope.value * k;
+    int64_t kd = c->first_blind != NULL ? c->first_blind[r->slope.index - 1] : -1;
     char *exact = abl_slope_exact_text(&r->slope), *dtxt = abl_delta_text(&r->delta, 9);
-    char *label = exact != NULL && dtxt != NULL ? abl_strf("h%d  m = %s  δ = %s", r->slope.index, exact, dtxt) : NULL;
+    char *label = NULL;
+    if (exact != NULL && dtxt != NULL && c->first_blind != NULL)
+        label = kd >= 0 ? abl_strf("h%d  m = %s  first blind %lld", r->slope.index, exact, (long long)kd)
+                        : abl_strf("h%d  m = %s  no zero", r->slope.index, exact);
+    else if (exact != NULL && dtxt != NULL)
+        label = abl_strf("h%d  m = %s  δ = %s", r->slope.index, exact, dtxt);
     free(exact);
     free(dtxt);
     /* A straight line: its two ends (PLplot clips it to the frame). */
-    double x[2] = {0, D}, y[2] = {0, -r->slope.value * D};
-    abl_status st = label != NULL ? abl_plot_add_series(pn, label, x, y, 2, head_colour(h, heads), NULL)
+    double x[2] = {0, D}, y[2] = {0, -m * D};
+    abl_plot_series *s = NULL;
+    abl_status st = label != NULL ? abl_plot_add_series(pn, label, x, y, 2, head_colour(h, heads), &s)
                                   : ABL_ERR_NO_MEMORY;
     free(label);
+    if (st == ABL_OK)
+        s->style = 1 + h % 8; /* neighbours in slope order differ in dash pattern too (greyscale print) */
     int64_t d;
-    if (st == ABL_OK && !r->delta.never && abl_delta_get_i64(&r->delta, &d) && (double)d <= D)
-        st = abl_plot_add_marker(pn, (double)d, -r->slope.value * (double)d);
+    if (c->first_blind != NULL) {
+        if (st == ABL_OK && kd >= 0 && (double)kd <= D)
+            st = abl_plot_add_marker(pn, (double)kd, -m * (double)kd);
+    } else if (st == ABL_OK && !r->delta.never && abl_delta_get_i64(&r->delta, &d) && (double)d <= D) {
+        st = abl_plot_add_marker(pn, (double)d, -m * (double)d);
+    }
     return st;
 }
 
@@ -104,12 +120,19 @@ static abl_status bias_frame(const abl_plot_bias_config *c, const abl_analysis *
         return st;
     out->legend = 1;
     double ymin = -nice_ceil(-2.0 * tau), ymax = -0.04 * ymin;
-    char *cap = abl_strf("slopes %s; τ = %s (%s, %s convention): head h goes blind at d = δh, where -m·d reaches τ (o)",
-                         a->schedule.spec, tau_txt, c->format.name, abl_convention_name(c->convention));
+    char *cap = c->kernel != NULL
+                    ? abl_strf("slopes %s, as %s forms the bias: -%g·m·d; τ = %s (%s, %s); ○ where the kernel's "
+                               "first weight is exactly zero", a->schedule.spec, c->kernel, c->scale > 0 ? c->scale : 1.0,
+                               tau_txt, c->format.name, abl_convention_name(c->convention))
+                    : abl_strf("slopes %s; τ = %s (%s, %s convention): head h goes blind at d = δh, where -m·d "
+                               "reaches τ (○)", a->schedule.spec, tau_txt, c->format.name,
+                               abl_convention_name(c->convention));
     st = cap != NULL ? abl_plot_set_caption(out, cap) : ABL_ERR_NO_MEMORY;
     free(cap);
     if (st == ABL_OK)
-        st = abl_plot_axes(&out->panels[0], NULL, "token distance d", "bias -m·d (nats)", 0, (double)c->max_distance,
+        st = abl_plot_axes(&out->panels[0], NULL, "token distance d",
+                           c->kernel != NULL ? "bias as the kernel adds it (nats)" : "bias -m·d (nats)", 0,
+                           (double)c->max_distance,
                            ymin, ymax, 0, 0);
     return st;
 }
@@ -128,7 +151,9 @@ abl_status abl_plot_bias(const abl_plot_bias_config *c, abl_plot *out)
     st = tau_txt != NULL ? bias_frame(c, &a, tau_txt, tau, out) : ABL_ERR_NO_MEMORY;
     abl_plot_panel *pn = st == ABL_OK ? &out->panels[0] : NULL;
     for (int h = 0; st == ABL_OK && h < a.heads; h++)
-        st = bias_head(pn, &a.results[h], h, a.heads, (double)c->max_distance);
+        st = bias_head(pn, c, &a.results[h], h, a.heads, (double)c->max_distance);
+    if (st == ABL_OK && c->first_blind != NULL)
+        st = abl_plot_set_marker_label(pn, "the kernel's first exactly-zero weight");
     if (st == ABL_OK) {
         char *label = abl_strf("τ = %s", tau_txt);
         st = label != NULL ? abl_plot_add_hline(pn, tau, label) : ABL_ERR_NO_MEMORY;
@@ -281,20 +306,54 @@ abl_status abl_plot_fraction_estimate(const abl_plot_fraction_config *c, abl_cos
     return st;
 }
 
+/* How a pair of curves looks apart from its colour: the dash pattern (per convention, or per kernel) and
+ * the glyph family (per dtype: filled for the row curve, open for the matrix's). */
+typedef struct curve_look {
+    int style;
+    size_t dtype;
+} curve_look;
+
+/* The glyph of dtype f: ● ■ ▲ filled (row) and ○ □ △ open (matrix); ◆ ▼ beyond three dtypes. */
+static int curve_glyph(size_t f, int matrix)
+{
+    if (f < 3)
+        return (int)f + (matrix ? 6 : 1);
+    return 4 + (int)(f % 2);
+}
+
+/* The dash pattern of a convention: paper solid, then PLplot's styles 2..4 (ftz short, ieee long dashes, so
+ * that bf16 paper and bf16 ieee differ in print as well as in colour). */
+static int convention_style(abl_convention v)
+{
+    return 1 + (int)v % 4;
+}
+
+static void curve_dress(abl_plot_series *s, curve_look look, int matrix, int ci, size_t np)
+{
+    s->style = look.style;
+    s->symbol = curve_glyph(look.dtype, matrix);
+    s->symbol_every = np > 16 ? (int)(np / 8) : 1;
+    s->symbol_offset = s->symbol_every > 1 ? (ci * 5) % s->symbol_every : 0;
+    if (matrix)
+        s->width = 1.3;
+}
+
 /* A pair of curves (row, then the matrix's lighter and thinner one) labelled "<what>: row" and
- * "<what>: matrix", in the next two colours. */
+ * "<what>: matrix", in the next two colours, dressed by look. */
 static abl_status fraction_pair(abl_plot_panel *pn, const char *what, const double *x, const double *yr,
-                                const double *ym, size_t np, int *ci, int ncurves)
+                                const double *ym, size_t np, int *ci, int ncurves, curve_look look)
 {
     char *row = abl_strf("%s: row", what), *mat = abl_strf("%s: matrix", what);
     abl_plot_series *s;
     abl_status st = row != NULL && mat != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
     if (st == ABL_OK)
-        st = abl_plot_add_series(pn, row, x, yr, np, curve_colour((*ci)++, ncurves), NULL);
+        st = abl_plot_add_series(pn, row, x, yr, np, curve_colour(*ci, ncurves), &s);
     if (st == ABL_OK)
-        st = abl_plot_add_series(pn, mat, x, ym, np, curve_colour((*ci)++, ncurves), &s);
+        curve_dress(s, look, 0, (*ci)++, np);
     if (st == ABL_OK)
-        s->width = 1.3;
+        st = abl_plot_add_series(pn, mat, x, ym, np, curve_colour(*ci, ncurves), &s);
+    if (st == ABL_OK)
+        curve_dress(s, look, 1, (*ci)++, np);
     free(row);
     free(mat);
     return st;
@@ -326,6 +385,8 @@ static abl_status fraction_kernel_curves(abl_plot_fraction_plan *p, abl_plot_pan
                 memset(&pr, 0, sizeof pr);
                 p->plan.steps[k].executed++;
                 st = abl_predict_run(&p->calls[k++], &pr);
+                if (c->progress.fn != NULL)
+                    c->progress.fn(c->progress.ctx, (uint64_t)k, (uint64_t)p->plan.nsteps);
                 if (st == ABL_OK) {
                     double n = (double)p->contexts[i], h = (double)pr.heads;
                     yr[i] = (double)pr.row_zeros / (h * n);
@@ -339,7 +400,9 @@ static abl_status fraction_kernel_curves(abl_plot_fraction_plan *p, abl_plot_pan
             }
             char *what = abl_strf("%s (%s)", spec_name(&c->pipelines[pi]), c->formats[f].name);
             if (st == ABL_OK)
-                st = what != NULL ? fraction_pair(pn, what, x, yr, ym, np, ci, ncurves) : ABL_ERR_NO_MEMORY;
+                st = what != NULL ? fraction_pair(pn, what, x, yr, ym, np, ci, ncurves,
+                                                  (curve_look){5 + (int)(pi % 4), f})
+                                  : ABL_ERR_NO_MEMORY;
             free(what);
         }
     return st;
@@ -371,8 +434,8 @@ static abl_status fraction_frame(const abl_plot_fraction_config *c, abl_plot *ou
         return st;
     out->legend = 1;
     abl_plot_panel *pn = &out->panels[0];
-    st = abl_plot_set_caption(out, "row: share of the last query row's keys that are blind; "
-                                   "matrix (lighter, thinner): share of all causal entries");
+    st = abl_plot_set_caption(out, "row: the last query row; matrix (lighter, open marks): all causal entries; "
+                                   "dashes per convention or kernel, marks per dtype");
     if (st == ABL_OK)
         st = abl_plot_axes(pn, NULL, "context length N (tokens)", "underflow fraction", c->linear ? 0 : 1,
                            (double)c->max_context, 0, 1, !c->linear, 0);
@@ -426,7 +489,9 @@ static abl_status fraction_formula_curves(const abl_plot_fraction_config *c, abl
             const abl_format *fmt = &c->formats[f];
             char *what = abl_strf("%s %s", fmt->name, abl_convention_name(c->conventions[v]));
             if (st == ABL_OK)
-                st = what != NULL ? fraction_pair(pn, what, x, yr, ym, np, ci, ncurves) : ABL_ERR_NO_MEMORY;
+                st = what != NULL ? fraction_pair(pn, what, x, yr, ym, np, ci, ncurves,
+                                                  (curve_look){convention_style(c->conventions[v]), f})
+                                  : ABL_ERR_NO_MEMORY;
             free(what);
         }
     return st;
@@ -466,8 +531,10 @@ abl_status abl_plot_fraction_run_plan(abl_plot_fraction_plan *plan, abl_plot *ou
 
 /* ---------------------------------------------------------------- mitigations (Table 8) */
 
-/* The y axis (log δ) ends at 10^12: a δ that Table 8 prints as * (10^9 < δ < 2^1024) is drawn in the
- * middle of the * band, one printed as ** (δ >= 2^1024) in the ** band, as the table shows them. */
+/* The y axis (log δ) has numbers up to 10^9 only: above, two marked regions that are not a scale. A δ
+ * that Table 8 prints as * (10^9 < δ < 2^1024) is drawn in the middle of the * region, one printed as **
+ * (δ >= 2^1024: beyond binary64, or never) in the ** region, as the table shows them, never at a height
+ * that would read as its value. */
 #define MIT_STAR_LO 1e9
 #define MIT_STAR_HI 1e11
 #define MIT_TOP 1e12
@@ -511,14 +578,15 @@ abl_status abl_plot_mitigations(const abl_format *format, abl_convention convent
     out->legend = 1;
     abl_plot_panel *pn = &out->panels[0];
     st = abl_plot_set_caption(out, "C clamp, E explicit robust slopes, L log distance, S soft-cap; "
-                                   "* and ** as Table 8 prints them");
+                                   "* and ** as Table 8 prints them (regions, not values)");
     if (st == ABL_OK)
         st = abl_plot_axes(pn, NULL, "head (steepest first)", "δ (tokens)", 0.5, ABL_TABLE8_HEADS + 0.5, 1, MIT_TOP,
                            0, 1);
     if (st == ABL_OK)
-        st = abl_plot_add_band(pn, MIT_STAR_LO, MIT_STAR_HI, "*   10^9 < δ < 2^1024");
+        st = abl_plot_add_band(pn, MIT_STAR_LO, MIT_STAR_HI, "*   10^9 < δ < 2^1024 (no scale)");
     if (st == ABL_OK)
-        st = abl_plot_add_band(pn, MIT_STAR_HI, MIT_TOP, "**  δ ≥ 2^1024");
+        st = abl_plot_add_band(pn, MIT_STAR_HI, MIT_TOP, "**  δ ≥ 2^1024: beyond binary64, or never");
+    pn->ynum_max = MIT_STAR_LO;
     size_t nc = abl_table8_config_count();
     abl_delta d[ABL_TABLE8_HEADS];
     for (int h = 0; h < ABL_TABLE8_HEADS; h++)
@@ -534,13 +602,88 @@ abl_status abl_plot_mitigations(const abl_format *format, abl_convention convent
         abl_plot_series *s;
         if (st == ABL_OK)
             st = abl_plot_add_series(pn, tc->name, x, y, ABL_TABLE8_HEADS, abl_plot_sequential((int)i, (int)nc), &s);
-        if (st == ABL_OK) {
+        if (st == ABL_OK) { /* 16 combinations: no two share both glyph and dash pattern */
             s->symbol = 1 + (int)(i % 8);
+            s->style = 1 + (int)((i / 2) % 8);
             s->width = 1.5;
         }
     }
     for (int h = 0; h < ABL_TABLE8_HEADS; h++)
         abl_delta_clear(&d[h]);
+    if (st != ABL_OK)
+        abl_plot_free(out);
+    return st;
+}
+
+/* The mitigations applied to one layer's own heads: δ of each head under E and L (E replaces the layer's
+ * slopes by the robust ones for its head count), in the marked-region y axis of Table 8's picture. C and S
+ * bound the logits, not the bias: Table 8 computes δ of a combination with them as without them
+ * (abl_table8_deltas), so one series stands for the four combinations that share E and L. */
+static const char *const mitigation_groups[4] = {"none, C, S, C+S", "E, C+E, E+S, C+E+S", "L, C+L, L+S, C+L+S",
+                                                  "E+L, C+E+L, E+L+S, C+E+L+S"};
+
+static abl_status mitigation_layer_series(abl_plot_panel *pn, const abl_format *format, abl_convention convention,
+                                          int heads, const abl_schedule_spec *slopes, unsigned group)
+{
+    unsigned mit = (group & 1 ? ABL_MITIGATE_EXPLICIT : 0) | (group & 2 ? ABL_MITIGATE_LOG : 0);
+    abl_analysis a;
+    abl_status st = abl_analysis_layer(format, convention, heads, (mit & ABL_MITIGATE_EXPLICIT) ? NULL : slopes,
+                                       mit, 1, &a); /* δ does not depend on N: 1, as Table 8 */
+    double *x = st == ABL_OK ? malloc((size_t)a.heads * sizeof *x) : NULL;
+    double *y = st == ABL_OK ? malloc((size_t)a.heads * sizeof *y) : NULL;
+    if (st == ABL_OK && (x == NULL || y == NULL))
+        st = ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK && a.heads > ABL_PLOT_MAX_POINTS)
+        st = ABL_ERR_HEADS_RANGE;
+    for (int h = 0; st == ABL_OK && h < a.heads; h++) {
+        x[h] = h + 1;
+        y[h] = mitigation_y(&a.results[h].delta);
+    }
+    abl_plot_series *s;
+    if (st == ABL_OK)
+        st = abl_plot_add_series(pn, mitigation_groups[group], x, y, (size_t)a.heads, abl_plot_categorical((int)group),
+                                 &s);
+    if (st == ABL_OK) { /* each its own glyph and dash pattern */
+        s->symbol = 1 + (int)group;
+        s->style = 1 + (int)group;
+        s->width = 1.5;
+        s->symbol_every = a.heads > 24 ? a.heads / 12 : 1;
+        s->symbol_offset = (int)group * (s->symbol_every / 4);
+    }
+    free(x);
+    free(y);
+    abl_analysis_free(&a);
+    return st;
+}
+
+abl_status abl_plot_mitigations_layer(const abl_format *format, abl_convention convention, int heads,
+                                      const abl_schedule_spec *slopes, const char *model, abl_plot *out)
+{
+    if (format == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    char *title = model != NULL ? abl_strf("δ per head of %s under the paper's mitigations (%s, %s)", model,
+                                           format->name, abl_convention_name(convention))
+                                : abl_strf("δ per head of the layer under the paper's mitigations (%s, %s)",
+                                           format->name, abl_convention_name(convention));
+    abl_status st = title != NULL ? abl_plot_init(out, 1, 1, title) : ABL_ERR_NO_MEMORY;
+    free(title);
+    if (st != ABL_OK)
+        return st;
+    out->legend = 1;
+    abl_plot_panel *pn = &out->panels[0];
+    st = abl_plot_set_caption(out, "this layer's heads; E robust slopes, L log distance (C clamp and S soft-cap "
+                                   "bound the logits: δ as without them, as Table 8); * and ** regions, not values");
+    for (unsigned group = 0; st == ABL_OK && group < 4; group++)
+        st = mitigation_layer_series(pn, format, convention, heads, slopes, group);
+    int n = pn->nseries > 0 ? (int)pn->series[0].n : 1;
+    if (st == ABL_OK)
+        st = abl_plot_axes(pn, NULL, "head (the layer's order)", "δ (tokens)", 0.5, n + 0.5, 1, MIT_TOP, 0, 1);
+    if (st == ABL_OK)
+        st = abl_plot_add_band(pn, MIT_STAR_LO, MIT_STAR_HI, "*   10^9 < δ < 2^1024 (no scale)");
+    if (st == ABL_OK)
+        st = abl_plot_add_band(pn, MIT_STAR_HI, MIT_TOP, "**  δ ≥ 2^1024: beyond binary64, or never");
+    pn->ynum_max = MIT_STAR_LO;
     if (st != ABL_OK)
         abl_plot_free(out);
     return st;
@@ -601,6 +744,7 @@ abl_status abl_plot_blindmap_plan_make(const abl_plot_blindmap_config *c, abl_pl
     sc->heads = c->heads;
     sc->context = c->context;
     sc->threads = c->threads;
+    sc->progress = c->progress;
     abl_cost cost;
     abl_status est = abl_simulate_estimate(sc, &cost); /* a failure costs nothing: the run reports it */
     return abl_plan_leaf(&out->plan, "simulate", est, &cost, c->context, c->heads);
@@ -709,10 +853,14 @@ static abl_status blindmap_frame(const abl_plot_blindmap_config *c, const char *
     }
     abl_status st = title != NULL ? abl_plot_init(out, rows, cols, title) : ABL_ERR_NO_MEMORY;
     free(title);
-    char *cap = st == ABL_OK ? abl_strf("shaded: share of exactly-zero weights in each cell (%llu x %llu tokens), "
-                                        "white none, darkest all; query i down, key j across",
+    char *cap = st == ABL_OK ? abl_strf("cells of %llu x %llu tokens shaded by their exactly-zero weights; query i down, key "
+                                        "j across, drawn square",
                                         (unsigned long long)m->bin, (unsigned long long)m->bin)
                              : NULL;
+    if (st == ABL_OK) {
+        out->square = 1;
+        out->legend = 1;
+    }
     if (st == ABL_OK)
         st = cap != NULL ? abl_plot_set_caption(out, cap) : ABL_ERR_NO_MEMORY;
     free(cap);
@@ -744,6 +892,7 @@ static abl_status blindmap_panel(abl_plot_panel *pn, const abl_plot_blindmap_con
     free(title);
     size_t per = m->cells * m->cells;
     pn->yflip = 1;
+    pn->map.causal = 1;
     pn->map.rows = pn->map.cols = m->cells;
     pn->map.cells = st == ABL_OK ? malloc(per * sizeof *pn->map.cells) : NULL;
     if (st == ABL_OK && pn->map.cells == NULL)
@@ -788,8 +937,19 @@ abl_status abl_plot_blindmap_run_plan(abl_plot_blindmap_plan *plan, abl_plot *ou
         abl_set_error(msg, "--pipeline: '%s' cannot be emulated at N = %llu", pipe, (unsigned long long)c->context);
     if (st == ABL_OK)
         st = blindmap_frame(c, pipe, heads, &m, out);
-    for (int k = 0; st == ABL_OK && k < out->rows * out->cols; k++)
+    for (int k = 0; st == ABL_OK && k < out->rows * out->cols; k++) {
         st = blindmap_panel(&out->panels[k], c, k, maps, &sim, &m);
+        /* Small multiples: axis labels on the outer panels only (inner ones would run into titles). */
+        abl_plot_panel *pn = &out->panels[k];
+        if (k / out->cols != out->rows - 1 && k + out->cols < maps) {
+            free(pn->xlabel);
+            pn->xlabel = NULL;
+        }
+        if (k % out->cols != 0) {
+            free(pn->ylabel);
+            pn->ylabel = NULL;
+        }
+    }
     abl_simulation_free(&sim);
     free(m.zeros);
     free(m.total);

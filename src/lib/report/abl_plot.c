@@ -144,6 +144,7 @@ static void panel_free(abl_plot_panel *pn)
         free(pn->hlines[i].label);
     free(pn->hlines);
     free(pn->markers);
+    free(pn->marker_label);
     for (size_t i = 0; i < pn->nbands; i++)
         free(pn->bands[i].label);
     free(pn->bands);
@@ -170,6 +171,18 @@ abl_status abl_plot_set_caption(abl_plot *p, const char *caption)
         return ABL_ERR_NO_MEMORY;
     free(p->caption);
     p->caption = c;
+    return ABL_OK;
+}
+
+abl_status abl_plot_set_marker_label(abl_plot_panel *pn, const char *label)
+{
+    char *c = dup_or_null(label);
+    if (pn == NULL || dup_failed(label, c)) {
+        free(c);
+        return pn == NULL ? ABL_ERR_INVALID_ARGUMENT : ABL_ERR_NO_MEMORY;
+    }
+    free(pn->marker_label);
+    pn->marker_label = c;
     return ABL_OK;
 }
 
@@ -286,6 +299,60 @@ abl_status abl_plot_add_band(abl_plot_panel *pn, double y0, double y1, const cha
     return ABL_OK;
 }
 
+/* ---------------------------------------------------------------- the data as CSV */
+
+static void csv_label(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s != NULL && *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_map(FILE *f, int panel, const abl_plot_panel *pn)
+{
+    const abl_plot_map *m = &pn->map;
+    double cw = (pn->xmax - pn->xmin) / (double)m->cols, ch = (pn->ymax - pn->ymin) / (double)m->rows;
+    for (size_t r = 0; r < m->rows; r++)
+        for (size_t c = 0; c < m->cols; c++)
+            fprintf(f, "%d,cell,,%.17g,%.17g,%.17g\n", panel, pn->xmin + (double)c * cw, pn->ymin + (double)r * ch,
+                    m->cells[r * m->cols + c]);
+}
+
+abl_status abl_plot_data_csv(const abl_plot *p, FILE *f)
+{
+    if (p == NULL || f == NULL || p->panels == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    fputs("panel,element,label,x,y,value\n", f);
+    for (int i = 0; i < p->rows * p->cols; i++) {
+        const abl_plot_panel *pn = &p->panels[i];
+        for (size_t s = 0; s < pn->nseries; s++)
+            for (size_t k = 0; k < pn->series[s].n; k++) {
+                fprintf(f, "%d,series,", i + 1);
+                csv_label(f, pn->series[s].label);
+                fprintf(f, ",%.17g,%.17g,\n", pn->series[s].x[k], pn->series[s].y[k]);
+            }
+        for (size_t h = 0; h < pn->nhlines; h++) {
+            fprintf(f, "%d,line,", i + 1);
+            csv_label(f, pn->hlines[h].label);
+            fprintf(f, ",,%.17g,\n", pn->hlines[h].y);
+        }
+        for (size_t m = 0; m < pn->nmarkers; m++)
+            fprintf(f, "%d,marker,,%.17g,%.17g,\n", i + 1, pn->markers[m].x, pn->markers[m].y);
+        for (size_t b = 0; b < pn->nbands; b++) {
+            fprintf(f, "%d,band,", i + 1);
+            csv_label(f, pn->bands[b].label);
+            fprintf(f, ",,%.17g,%.17g\n", pn->bands[b].y0, pn->bands[b].y1);
+        }
+        if (pn->map.cells != NULL)
+            csv_map(f, i + 1, pn);
+    }
+    return ferror(f) ? ABL_ERR_IO : ABL_OK;
+}
+
 /* ---------------------------------------------------------------- layout */
 
 void abl_plot_render_options_default(abl_plot_render_options *o)
@@ -308,7 +375,8 @@ void abl_plot_render_options_default(abl_plot_render_options *o)
 
 typedef struct vp { double x0, x1, y0, y1; } vp;
 
-static vp panel_viewport(const abl_plot *p, int i)
+/* Panel i's viewport; aspect: the page's width over its height (square panels need it). */
+static vp panel_viewport(const abl_plot *p, int i, double aspect)
 {
     double right = p->legend ? LEGEND_RIGHT : GRID_RIGHT;
     double top = p->caption != NULL ? GRID_TOP_CAPTION : GRID_TOP_TITLE;
@@ -323,16 +391,93 @@ static vp panel_viewport(const abl_plot *p, int i)
     v.x1 = v.x0 + w;
     v.y1 = top - r * (h + gy);
     v.y0 = v.y1 - h;
+    if (p->square) { /* the shorter side wins: a wide cell is narrowed about its centre, a tall one lowered */
+        double wide = w * aspect;
+        if (wide > h) {
+            double cx = 0.5 * (v.x0 + v.x1), half = 0.5 * h / aspect;
+            v.x0 = cx - half;
+            v.x1 = cx + half;
+        } else {
+            v.y0 = v.y1 - wide;
+        }
+    }
     return v;
 }
 
 void abl_plot_panel_frame(const abl_plot *p, int panel, int width, int height, abl_plot_frame *out)
 {
-    vp v = panel_viewport(p, panel);
+    vp v = panel_viewport(p, panel, height > 0 ? (double)width / height : 1.0);
     out->left = v.x0 * width;
     out->right = v.x1 * width;
     out->top = (1.0 - v.y1) * height;
     out->bottom = (1.0 - v.y0) * height;
+}
+
+/*
+ * PLplot copies a string it draws into fixed-size buffers of its own (a 10,000-character legend entry
+ * crashes plinit of the next picture), so a text drawn on a picture is cut for display at
+ * ABL_PLOT_TEXT_MAX bytes, on a UTF-8 character boundary, and the cut is marked with U+2026 (spec §13's
+ * rule for display cuts; the report's tables carry the whole text).
+ */
+#define ABL_PLOT_TEXT_MAX 240
+
+/* The length of the exponent at s (just after a '^'): "(...)" whole, else an optional sign and a run of
+ * digits, letters, '/' and '.' (a '.' only when a digit follows: "2^-0.5." ends a sentence). */
+static size_t exponent_len(const char *s, size_t avail)
+{
+    size_t k = 0;
+    if (avail > 0 && s[0] == '(') {
+        while (k < avail && s[k] != ')')
+            k++;
+        return k < avail ? k + 1 : 0;
+    }
+    if (avail > 0 && (s[0] == '-' || s[0] == '+'))
+        k = 1;
+    size_t start = k;
+    while (k < avail && (isalnum((unsigned char)s[k]) || s[k] == '/' ||
+                         (s[k] == '.' && k + 1 < avail && isdigit((unsigned char)s[k + 1]))))
+        k++;
+    return k > start ? k : 0;
+}
+
+char *abl_plot_text(const char *s)
+{
+    if (s == NULL)
+        s = "";
+    size_t len = strlen(s), keep = len;
+    if (len > ABL_PLOT_TEXT_MAX) {
+        keep = ABL_PLOT_TEXT_MAX;
+        while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
+            keep--; /* never split a UTF-8 sequence */
+    }
+    /* Each byte at most doubles ('#'), and each exponent adds "#u" and "#d" for its '^' and >= 1 byte. */
+    char *out = malloc(3 * keep + 8);
+    if (out == NULL)
+        return NULL;
+    char *o = out;
+    for (size_t i = 0; i < keep; i++) {
+        size_t e = s[i] == '^' ? exponent_len(s + i + 1, keep - i - 1) : 0;
+        if (e > 0) {
+            int paren = s[i + 1] == '(';
+            memcpy(o, "#u", 2);
+            o += 2;
+            for (size_t k = paren; k < e - (size_t)paren; k++)
+                *o++ = s[i + 1 + k];
+            memcpy(o, "#d", 2);
+            o += 2;
+            i += e;
+            continue;
+        }
+        *o++ = s[i];
+        if (s[i] == '#')
+            *o++ = '#';
+    }
+    if (keep < len) {
+        memcpy(o, "\xe2\x80\xa6", 3); /* U+2026 */
+        o += 3;
+    }
+    *o = '\0';
+    return out;
 }
 
 int abl_plot_available(void)
@@ -415,43 +560,9 @@ static double ty(const abl_plot_panel *pn, double y)
     return pn->ylog ? log10(y) : y;
 }
 
-/*
- * PLplot copies a string it draws into fixed-size buffers of its own (a 10,000-character legend entry
- * crashes plinit of the next picture), so a text drawn on a picture is cut for display at
- * ABL_PLOT_TEXT_MAX bytes, on a UTF-8 character boundary, and the cut is marked with U+2026 (spec §13's
- * rule for display cuts; the report's tables carry the whole text).
- */
-#define ABL_PLOT_TEXT_MAX 240
-
-/* PLplot's text escape is '#': double it in user text. Returns a malloc'd copy (NULL: no memory). */
 static char *pl_text(const char *s)
 {
-    if (s == NULL)
-        s = "";
-    size_t len = strlen(s), keep = len;
-    if (len > ABL_PLOT_TEXT_MAX) {
-        keep = ABL_PLOT_TEXT_MAX;
-        while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
-            keep--; /* never split a UTF-8 sequence */
-    }
-    size_t n = 0;
-    for (size_t i = 0; i < keep; i++)
-        n += s[i] == '#' ? 2 : 1;
-    char *out = malloc(n + 4);
-    if (out == NULL)
-        return NULL;
-    char *o = out;
-    for (size_t i = 0; i < keep; i++) {
-        *o++ = s[i];
-        if (s[i] == '#')
-            *o++ = '#';
-    }
-    if (keep < len) {
-        memcpy(o, "\xe2\x80\xa6", 3); /* U+2026 */
-        o += 3;
-    }
-    *o = '\0';
-    return out;
+    return abl_plot_text(s);
 }
 
 static int put_text(const char *side, double disp, double pos, double just, const char *text)
@@ -464,41 +575,57 @@ static int put_text(const char *side, double disp, double pos, double just, cons
     return 0;
 }
 
+/* The map's shades: no weight zero is the page's white; some, a middle blue; all, a dark blue; the masked
+ * future a light grey: four lightnesses apart in greyscale print (white 255, grey 224, 163, 45). */
+static const abl_rgb map_some = {0x6B, 0xAE, 0xD6}, map_all = {0x08, 0x30, 0x6B}, map_masked = {0xE0, 0xE0, 0xE0};
+
+static int map_level(double v)
+{
+    return v <= 0 ? 0 : v >= 1 ? 2 : 1;
+}
+
+/* The causal mask: the triangle where the key comes after the query (x > y), grey, edged by the diagonal. */
+static void draw_mask(const abl_plot_panel *pn)
+{
+    PLFLT xs[3] = {pn->xmin, pn->xmax, pn->xmax}, ys[3] = {pn->ymin, pn->ymin, pn->ymax};
+    set_colour(COL_MAP, map_masked);
+    plcol0(COL_MAP);
+    plfill(3, xs, ys);
+    PLFLT dx[2] = {pn->xmin, pn->xmax}, dy[2] = {pn->ymin, pn->ymax};
+    plcol0(COL_FG);
+    plwidth(0.5);
+    plline(2, dx, dy);
+}
+
 static int draw_map(const abl_plot_panel *pn)
 {
     const abl_plot_map *m = &pn->map;
     if (m->cells == NULL || m->rows == 0 || m->cols == 0)
         return 0;
-    /* Runs of cells with the same shade become one rectangle (4 shades). */
-    static const abl_rgb shades[5] = {{255, 255, 255}, {0xC6, 0xDB, 0xEF}, {0x6B, 0xAE, 0xD6}, {0x21, 0x71, 0xB5},
-                                      {0x08, 0x30, 0x6B}};
+    /* Runs of cells with the same shade become one rectangle. */
     double cw = (pn->xmax - pn->xmin) / (double)m->cols, ch = (pn->ymax - pn->ymin) / (double)m->rows;
     for (size_t r = 0; r < m->rows; r++) {
         size_t c = 0;
         while (c < m->cols) {
-            double v = m->cells[r * m->cols + c];
-            int level = v <= 0 ? 0 : v >= 1 ? 4 : 1 + (int)(v * 3.999);
+            int level = map_level(m->cells[r * m->cols + c]);
             size_t e = c + 1;
-            while (e < m->cols) {
-                double w = m->cells[r * m->cols + e];
-                int l2 = w <= 0 ? 0 : w >= 1 ? 4 : 1 + (int)(w * 3.999);
-                if (l2 != level)
-                    break;
+            while (e < m->cols && map_level(m->cells[r * m->cols + e]) == level)
                 e++;
-            }
             if (level > 0) {
                 PLFLT xs[4], ys[4];
                 xs[0] = xs[3] = pn->xmin + c * cw;
                 xs[1] = xs[2] = pn->xmin + e * cw;
                 ys[0] = ys[1] = pn->ymin + r * ch;
                 ys[2] = ys[3] = pn->ymin + (r + 1) * ch;
-                set_colour(COL_MAP, shades[level]);
+                set_colour(COL_MAP, level == 2 ? map_all : map_some);
                 plcol0(COL_MAP);
                 plfill(4, xs, ys);
             }
             c = e;
         }
     }
+    if (m->causal)
+        draw_mask(pn);
     return 0;
 }
 
@@ -529,32 +656,40 @@ static int draw_bands(const abl_plot_panel *pn, vp w, double chr)
     return 0;
 }
 
-/* The data: each series as a line in its own colour, with its glyph at every point when it has one. */
-static void draw_series(const abl_plot_panel *pn, double chr)
+/* The data: each series as a line in its own colour and dash pattern, with its glyph at every point (or
+ * every k-th) when it has one. */
+static void draw_series(const abl_plot_panel *pn, double chr, int svg)
 {
     for (size_t s = 0; s < pn->nseries; s++) {
         const abl_plot_series *se = &pn->series[s];
-        PLFLT xs[ABL_PLOT_MAX_POINTS], ys[ABL_PLOT_MAX_POINTS];
+        PLFLT xs[ABL_PLOT_MAX_POINTS], ys[ABL_PLOT_MAX_POINTS], gx[ABL_PLOT_MAX_POINTS], gy[ABL_PLOT_MAX_POINTS];
+        size_t every = se->symbol_every > 1 ? (size_t)se->symbol_every : 1, ng = 0;
         for (size_t k = 0; k < se->n; k++) {
             xs[k] = tx(pn, se->x[k]);
             ys[k] = ty(pn, se->y[k]);
+            if (k >= (size_t)se->symbol_offset && (k - (size_t)se->symbol_offset) % every == 0) {
+                gx[ng] = xs[k];
+                gy[ng++] = ys[k];
+            }
         }
         set_colour(COL_SERIES + (int)s, se->colour);
         plcol0(COL_SERIES + (int)s);
         plwidth(se->width > 0 ? se->width : 2.0);
+        pllsty(!svg && se->style >= 1 && se->style <= 8 ? se->style : 1); /* SVG: svg_dashes */
         if (se->n > 1)
             plline((PLINT)se->n, xs, ys);
-        if (se->symbol > 0) {
+        pllsty(1);
+        if (se->symbol > 0 && ng > 0) {
             plschr(0, chr * 0.8);
-            plstring((PLINT)se->n, xs, ys, glyph(se->symbol));
+            plstring((PLINT)ng, gx, gy, glyph(se->symbol));
             plschr(0, chr);
         }
     }
 }
 
-/* The horizontal lines (τ): dashed, labelled just above at the right end; those outside the window are
- * left out. */
-static int draw_hlines(const abl_plot_panel *pn, vp w, double chr)
+/* The horizontal lines (τ): dashed, labelled just above at the right end, or in the legend when the
+ * picture has one (a label inside the frame sits on some data); those outside the window are left out. */
+static int draw_hlines(const abl_plot_panel *pn, vp w, double chr, int in_legend, int svg)
 {
     plwidth(2.0);
     for (size_t h = 0; h < pn->nhlines; h++) {
@@ -563,10 +698,10 @@ static int draw_hlines(const abl_plot_panel *pn, vp w, double chr)
             continue;
         PLFLT xs[2] = {w.x0, w.x1}, ys[2] = {y, y};
         plcol0(COL_TAU);
-        pllsty(2);
+        pllsty(svg ? 1 : 2);
         plline(2, xs, ys);
         pllsty(1);
-        if (pn->hlines[h].label != NULL) {
+        if (pn->hlines[h].label != NULL && !in_legend) {
             char *t = pl_text(pn->hlines[h].label);
             if (t == NULL)
                 return -1;
@@ -592,6 +727,21 @@ static void draw_markers(const abl_plot_panel *pn, vp w)
     }
 }
 
+/* A log y axis's numbers, 10^k, only up to ynum_max: above it the panel holds regions whose height is
+ * not a value (δ beyond binary64), so the axis gives it no scale. */
+static int log_numbers(const abl_plot_panel *pn, vp w)
+{
+    double top = log10(pn->ynum_max);
+    for (double k = ceil(w.y0); k <= floor(top) + 1e-9; k++) {
+        char *t = abl_strf("10^%d", (int)k);
+        int bad = t == NULL || put_text("lv", 0.8, (k - w.y0) / (w.y1 - w.y0), 1.0, t) != 0;
+        free(t);
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
+
 /* The frame with its ticks and numbers, the axis labels and the panel's title; smaller text for small
  * multiples. */
 static int draw_frame(const abl_plot *p, const abl_plot_panel *pn, vp w, double chr)
@@ -603,8 +753,14 @@ static int draw_frame(const abl_plot *p, const abl_plot_panel *pn, vp w, double 
     double small = many ? 0.6 : 1.0;
     plschr(0, chr * small);
     /* Small multiples: two intervals per axis, so the numbers do not collide. */
+    int own_numbers = pn->ylog && pn->ynum_max > 0;
+    if (own_numbers)
+        yo = "bcstvl";
     plbox(xo, many && !pn->xlog ? (w.x1 - w.x0) / 2 : 0, 0, yo, many && !pn->ylog ? (w.y1 - w.y0) / 2 : 0, 0);
-    if ((pn->xlabel && put_text("b", 2.6, 0.5, 0.5, pn->xlabel) != 0) ||
+    if (own_numbers && log_numbers(pn, w) != 0)
+        return -1;
+    /* log x: the numbers carry exponents, the label goes lower */
+    if ((pn->xlabel && put_text("b", pn->xlog ? 3.2 : 2.6, 0.5, 0.5, pn->xlabel) != 0) ||
         (pn->ylabel && put_text("l", many ? 2.8 : 4.2, 0.5, 0.5, pn->ylabel) != 0) ||
         (pn->title && put_text("t", 0.8, 0.5, 0.5, pn->title) != 0))
         return -1;
@@ -614,10 +770,10 @@ static int draw_frame(const abl_plot *p, const abl_plot_panel *pn, vp w, double 
 
 /* One panel, under the caller's PLplot lock and setjmp: shaded bands and zero maps first, then the
  * grid, series, lines, markers, the frame last (each layer drawn over the one before). */
-static int draw_panel(const abl_plot *p, int i, double chr)
+static int draw_panel(const abl_plot *p, int i, double chr, double aspect, int svg)
 {
     const abl_plot_panel *pn = &p->panels[i];
-    vp v = panel_viewport(p, i);
+    vp v = panel_viewport(p, i, aspect);
     plvpor(v.x0, v.x1, v.y0, v.y1);
     vp w = {tx(pn, pn->xmin), tx(pn, pn->xmax), ty(pn, pn->ymin), ty(pn, pn->ymax)};
     if (pn->yflip)
@@ -630,80 +786,151 @@ static int draw_panel(const abl_plot *p, int i, double chr)
     plwidth(0.5);
     plbox(pn->xlog ? "gl" : "g", 0, 0, pn->ylog ? "gl" : "g", 0, 0);
     plwidth(1.0);
-    draw_series(pn, chr);
-    if (draw_hlines(pn, w, chr) != 0)
+    draw_series(pn, chr, svg);
+    if (draw_hlines(pn, w, chr, i == 0 && p->legend, svg) != 0)
         return -1;
     draw_markers(pn, w);
     return draw_frame(p, pn, w, chr);
 }
 
+/* The legend's entries: the first panel's series (every k-th of many, the first and last always), its
+ * labelled horizontal lines (τ, dashed) and its markers (δ), as pllegend takes them. */
+typedef struct legend_entries {
+    PLINT n, *opt, *colours, *styles, *tcol, *snum;
+    PLFLT *widths, *sscale;
+    char **texts;
+    const char **ctexts, **syms;
+} legend_entries;
+
+static void legend_free(legend_entries *e)
+{
+    for (PLINT k = 0; e->texts != NULL && k < e->n; k++)
+        free(e->texts[k]);
+    free(e->opt);
+    free(e->colours);
+    free(e->styles);
+    free(e->tcol);
+    free(e->snum);
+    free(e->widths);
+    free(e->sscale);
+    free(e->texts);
+    free(e->ctexts);
+    free(e->syms);
+}
+
+static int legend_alloc(legend_entries *e, size_t n)
+{
+    memset(e, 0, sizeof *e);
+    e->opt = calloc(n, sizeof *e->opt);
+    e->colours = calloc(n, sizeof *e->colours);
+    e->styles = calloc(n, sizeof *e->styles);
+    e->tcol = calloc(n, sizeof *e->tcol);
+    e->snum = calloc(n, sizeof *e->snum);
+    e->widths = calloc(n, sizeof *e->widths);
+    e->sscale = calloc(n, sizeof *e->sscale);
+    e->texts = calloc(n, sizeof *e->texts);
+    e->ctexts = calloc(n, sizeof *e->ctexts);
+    e->syms = calloc(n, sizeof *e->syms);
+    return e->opt && e->colours && e->styles && e->tcol && e->snum && e->widths && e->sscale && e->texts &&
+                   e->ctexts && e->syms
+               ? 0
+               : -1;
+}
+
+/* Append one entry: a line of colour index col in style `style` (0: none) and/or the glyph sym. */
+static int legend_add(legend_entries *e, PLINT col, int style, double width, const char *sym, const char *label)
+{
+    PLINT k = e->n++;
+    e->opt[k] = (style > 0 ? PL_LEGEND_LINE : 0) | (sym != NULL ? PL_LEGEND_SYMBOL : 0);
+    e->colours[k] = col;
+    e->styles[k] = style > 0 ? style : 1;
+    e->widths[k] = width;
+    e->tcol[k] = COL_FG;
+    e->snum[k] = 1;
+    e->sscale[k] = 0.8;
+    e->syms[k] = sym != NULL ? sym : "";
+    e->texts[k] = pl_text(label);
+    e->ctexts[k] = e->texts[k] != NULL ? e->texts[k] : "";
+    return e->texts[k] != NULL ? 0 : -1;
+}
+
+static int legend_fill(const abl_plot_panel *pn, legend_entries *e)
+{
+    size_t n = pn->nseries, step = n > 24 ? (n + 15) / 16 : 1;
+    int rc = 0;
+    for (size_t s = 0; rc == 0 && s < n; s++) {
+        if (!(s % step == 0 || s == n - 1))
+            continue;
+        const abl_plot_series *se = &pn->series[s];
+        set_colour(COL_SERIES + (int)s, se->colour);
+        rc = legend_add(e, COL_SERIES + (PLINT)s, se->style >= 1 ? se->style : 1, se->width > 0 ? se->width + 1 : 3.0,
+                        se->symbol > 0 ? glyph(se->symbol) : NULL, se->label);
+    }
+    for (size_t h = 0; rc == 0 && h < pn->nhlines; h++)
+        if (pn->hlines[h].label != NULL)
+            rc = legend_add(e, COL_TAU, 2, 2.0, NULL, pn->hlines[h].label);
+    return rc;
+}
+
+/* A map's legend, drawn by hand (pllegend's colour boxes have no edge, and white is one of the shades):
+ * a framed swatch and its meaning per shade. */
+static int draw_map_legend(double chr, double top)
+{
+    static const char *const what[] = {"no weight exactly zero", "some weights zero", "every weight zero",
+                                       "masked (key after query)"};
+    abl_rgb shade[4] = {{255, 255, 255}, map_some, map_all, map_masked};
+    plvpor(LEGEND_RIGHT + 0.02, 0.995, GRID_BOTTOM, top);
+    plwind(0, 1, 0, 1);
+    plschr(0, chr * 0.8);
+    for (int k = 0; k < 4; k++) {
+        double y1 = 0.98 - 0.075 * k, y0 = y1 - 0.045;
+        PLFLT xs[5] = {0.0, 0.12, 0.12, 0.0, 0.0}, ys[5] = {y0, y0, y1, y1, y0};
+        set_colour(COL_MAP, shade[k]);
+        plcol0(COL_MAP);
+        plfill(4, xs, ys);
+        plcol0(COL_FG);
+        plwidth(1.0);
+        plline(5, xs, ys);
+        char *t = pl_text(what[k]);
+        if (t == NULL)
+            return -1;
+        plptex(0.16, 0.5 * (y0 + y1), 1, 0, 0.0, t);
+        free(t);
+    }
+    plschr(0, chr);
+    return 0;
+}
+
 static int draw_legend(const abl_plot *p, double chr, int svg)
 {
     const abl_plot_panel *pn = &p->panels[0];
-    if (!p->legend || pn->nseries == 0)
+    double top = p->caption != NULL ? GRID_TOP_CAPTION : GRID_TOP_TITLE;
+    if (!p->legend)
         return 0;
-    PLINT n = (PLINT)pn->nseries;
-    /* Many heads: every k-th entry (the first and last always) so the legend stays readable. */
-    PLINT step = n > 24 ? (n + 15) / 16 : 1;
-    PLINT shown = 0;
-    for (PLINT s = 0; s < n; s++)
-        shown += s % step == 0 || s == n - 1;
-    PLINT *opt = calloc((size_t)shown, sizeof *opt), *colours = calloc((size_t)shown, sizeof *colours);
-    PLINT *styles = calloc((size_t)shown, sizeof *styles), *tcol = calloc((size_t)shown, sizeof *tcol);
-    PLINT *snum = calloc((size_t)shown, sizeof *snum);
-    PLFLT *widths = calloc((size_t)shown, sizeof *widths), *sscale = calloc((size_t)shown, sizeof *sscale);
-    char **texts = calloc((size_t)shown, sizeof *texts);
-    const char **ctexts = calloc((size_t)shown, sizeof *ctexts), **syms = calloc((size_t)shown, sizeof *syms);
-    int rc = -1;
-    if (opt && colours && styles && tcol && widths && texts && ctexts && snum && sscale && syms) {
-        rc = 0;
-        PLINT k = 0;
-        for (PLINT s = 0; s < n; s++) {
-            if (!(s % step == 0 || s == n - 1))
-                continue;
-            const abl_plot_series *se = &pn->series[s];
-            set_colour(COL_SERIES + s, se->colour);
-            opt[k] = PL_LEGEND_LINE | (se->symbol > 0 ? PL_LEGEND_SYMBOL : 0);
-            colours[k] = COL_SERIES + s;
-            styles[k] = 1;
-            widths[k] = se->width > 0 ? se->width + 1 : 3.0;
-            tcol[k] = COL_FG;
-            snum[k] = 1;
-            sscale[k] = 0.8;
-            syms[k] = se->symbol > 0 ? glyph(se->symbol) : "";
-            if ((texts[k] = pl_text(se->label)) == NULL)
-                rc = -1;
-            ctexts[k] = texts[k] != NULL ? texts[k] : "";
-            k++;
-        }
-        if (rc == 0) {
-            PLINT cols = 1, rows = shown;
-            double scale = shown > 16 ? 0.5 : 0.62, spacing = shown > 16 ? 1.3 : 1.6;
-            if (svg) /* a browser's sans-serif runs wider than PLplot's estimate of it */
-                scale *= 0.8;
-            double top = p->caption != NULL ? GRID_TOP_CAPTION : GRID_TOP_TITLE;
-            plvpor(LEGEND_RIGHT + 0.01, 0.995, GRID_BOTTOM, top);
-            plwind(0, 1, 0, 1);
-            PLFLT lw, lh;
-            plschr(0, chr);
-            pllegend(&lw, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-                     PL_POSITION_LEFT | PL_POSITION_TOP | PL_POSITION_INSIDE, 0.0, 0.0, 0.05,
-                     COL_BG, COL_FG, 1, rows, cols, shown, opt, 0.6, scale, spacing, 0.0, tcol, ctexts, NULL, NULL,
-                     NULL, NULL, colours, styles, widths, colours, sscale, snum, syms);
-        }
-        for (PLINT s = 0; s < shown; s++)
-            free(texts[s]);
+    if (pn->map.cells != NULL)
+        return draw_map_legend(chr, top);
+    legend_entries e;
+    int rc = legend_alloc(&e, pn->nseries + pn->nhlines + 1);
+    if (rc == 0)
+        rc = legend_fill(pn, &e);
+    if (rc == 0 && pn->nmarkers > 0)
+        rc = legend_add(&e, COL_FG, 0, 1.0, "○", pn->marker_label != NULL ? pn->marker_label : "δ: where the line reaches τ");
+    for (PLINT k = 0; svg && k < e.n; k++)
+        e.styles[k] = 1; /* SVG: svg_dashes gives the samples their pattern */
+    if (rc == 0 && e.n > 0) {
+        double scale = e.n > 16 ? 0.5 : 0.62, spacing = e.n > 16 ? 1.3 : 1.6;
+        if (svg) /* a browser's sans-serif runs wider than PLplot's estimate of it */
+            scale *= 0.8;
+        plvpor(LEGEND_RIGHT + 0.01, 0.995, GRID_BOTTOM, top);
+        plwind(0, 1, 0, 1);
+        PLFLT lw, lh;
+        plschr(0, chr);
+        pllegend(&lw, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+                 PL_POSITION_LEFT | PL_POSITION_TOP | PL_POSITION_INSIDE, 0.0, 0.0, 0.05, COL_BG, COL_FG, 1, e.n, 1,
+                 e.n, e.opt, 0.6, scale, spacing, 0.0, e.tcol, e.ctexts, NULL, NULL, NULL, NULL, e.colours, e.styles,
+                 e.widths, e.colours, e.sscale, e.snum, e.syms);
     }
-    free(opt);
-    free(colours);
-    free(styles);
-    free(tcol);
-    free(widths);
-    free(texts);
-    free(ctexts);
-    free(snum);
-    free(sscale);
-    free(syms);
+    legend_free(&e);
     return rc;
 }
 
@@ -729,6 +956,77 @@ static void pdf_fix_date(char *buf, size_t len)
                 d[k] = '0';
         return;
     }
+}
+
+/*
+ * PLplot draws a dashed line as many short solid pieces in its svg driver (its own dashing), which splits
+ * one series into hundreds of elements. For SVG the lines are drawn solid and each <polyline> in a dashed
+ * series' colour gets the pattern as stroke-dasharray here: one element per series, its pattern readable
+ * from the file. The patterns are PLplot's pllsty ones (marks and spaces of 1, 1.5, 2, 2.5 mm), in the
+ * page's units at about 4 per mm.
+ */
+static const char *const svg_dash[9] = {NULL, NULL, "4 4", "8 8", "8 4", "10 4 4 4", "8 8 4 4", "4 4 6 6 8 8",
+                                        "4 4 6 4 8 4"};
+
+static int hex_byte(const char *c)
+{
+    int v = 0;
+    for (int k = 0; k < 2; k++) {
+        int d = isdigit((unsigned char)c[k]) ? c[k] - '0' : toupper((unsigned char)c[k]) - 'A' + 10;
+        if (d < 0 || d > 15)
+            return -1;
+        v = 16 * v + d;
+    }
+    return v;
+}
+
+/* The dash pattern of the colour "#RRGGBB" (7 bytes at c) in p: a series' style, or τ's (style 2). */
+static const char *svg_dash_of(const abl_plot *p, const char *c)
+{
+    int r = hex_byte(c + 1), g = hex_byte(c + 3), b = hex_byte(c + 5);
+    for (int i = 0; i < p->rows * p->cols; i++) {
+        const abl_plot_panel *pn = &p->panels[i];
+        for (size_t s = 0; s < pn->nseries; s++) {
+            const abl_plot_series *se = &pn->series[s];
+            if (se->colour.r == r && se->colour.g == g && se->colour.b == b)
+                return se->style >= 2 && se->style <= 8 ? svg_dash[se->style] : NULL;
+        }
+    }
+    return r == 0xD5 && g == 0x5E && b == 0x00 ? svg_dash[2] : NULL;
+}
+
+/* The SVG with stroke-dasharray added to the dashed series' polylines (*buf replaced; 0, or -1 when out of
+ * memory, *buf then unchanged). */
+static int svg_dashes(const abl_plot *p, char **buf, size_t *len)
+{
+    char *out = NULL;
+    size_t olen = 0;
+    FILE *f = open_memstream(&out, &olen);
+    if (f == NULL)
+        return -1;
+    const char *s = *buf, *end = *buf + *len;
+    while (s < end) {
+        const char *pl = strstr(s, "<polyline");
+        if (pl == NULL) {
+            fwrite(s, 1, (size_t)(end - s), f);
+            break;
+        }
+        pl += 9;
+        fwrite(s, 1, (size_t)(pl - s), f);
+        const char *close = strchr(pl, '>'), *st = strstr(pl, "stroke=\"#");
+        const char *dash = st != NULL && close != NULL && st < close && st + 15 <= end ? svg_dash_of(p, st + 8) : NULL;
+        if (dash != NULL)
+            fprintf(f, " stroke-dasharray=\"%s\"", dash);
+        s = pl;
+    }
+    if (fclose(f) != 0) {
+        free(out);
+        return -1;
+    }
+    free(*buf);
+    *buf = out;
+    *len = olen;
+    return 0;
 }
 
 static int plot_valid(const abl_plot *p)
@@ -782,14 +1080,28 @@ static double page_begin(const abl_plot_render_options *o, FILE *mem)
 }
 
 /* One centred line of the page's head (title or caption) at height y, its size `scale` times chr. */
-static int draw_heading(const char *text, double y, double scale, double chr)
+static int draw_heading(const char *text, double y, double scale, double chr, int svg)
 {
     if (text == NULL)
         return 0;
     char *t = pl_text(text);
     plschr(0, chr * scale);
-    if (t != NULL)
+    if (t != NULL) {
+        /* A line wider than the page is set smaller until it fits (never cut at the page's edges). */
+        PLFLT xmin, xmax, ymin, ymax;
+        plgspa(&xmin, &xmax, &ymin, &ymax);
+        PLFLT def, ht;
+        plgchr(&def, &ht);
+        size_t chars = 0;
+        for (const char *c = t; *c; c++)
+            chars += ((unsigned char)*c & 0xC0) != 0x80; /* code points */
+        /* cairo's sans-serif runs ~0.72 of PLplot's character height a character on average, a browser's
+         * (SVG) ~0.75 */
+        double room = 0.97 * (xmax - xmin), wide = (svg ? 0.75 : 0.72) * ht * (double)chars;
+        if (wide > room)
+            plschr(0, chr * scale * room / wide);
         plptex(0.5, y, 1, 0, 0.5, t);
+    }
     plschr(0, chr);
     free(t);
     return t == NULL;
@@ -819,10 +1131,11 @@ static abl_status render_locked(const abl_plot *p, const abl_plot_render_options
         return ABL_ERR_NO_MEMORY;
     }
     double chr = page_begin(o, mem);
-    int rc = draw_heading(p->title, 0.955, 1.25, chr);
-    rc |= draw_heading(p->caption, 0.915, 0.85, chr);
+    int svg = o->device == ABL_PLOT_SVG;
+    int rc = draw_heading(p->title, 0.955, 1.25, chr, svg);
+    rc |= draw_heading(p->caption, 0.915, 0.85, chr, svg);
     for (int i = 0; rc == 0 && i < p->rows * p->cols; i++)
-        rc |= draw_panel(p, i, chr) != 0;
+        rc |= draw_panel(p, i, chr, (double)o->width / o->height, o->device == ABL_PLOT_SVG) != 0;
     if (rc == 0)
         rc |= draw_legend(p, chr, o->device == ABL_PLOT_SVG) != 0;
     plend1(); /* closes mem */
@@ -882,6 +1195,10 @@ abl_status abl_plot_render(const abl_plot *p, const abl_plot_render_options *o, 
     }
     if (o->device == ABL_PLOT_PDF)
         pdf_fix_date(mbuf, mlen);
+    if (o->device == ABL_PLOT_SVG && svg_dashes(p, &mbuf, &mlen) != 0) {
+        free(mbuf);
+        return ABL_ERR_NO_MEMORY;
+    }
     *buf = mbuf;
     *len = mlen;
     return ABL_OK;
