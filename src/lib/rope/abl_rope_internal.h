@@ -1,0 +1,35 @@
+/* alibi-blind (private): the rope stage's shared pieces: the code's frequencies resolved once. */
+#ifndef ABL_ROPE_INTERNAL_H
+#define ABL_ROPE_INTERNAL_H
+
+#include <mpfr.h>
+#include "abl/rope/rope.h"
+#include "kernel/abl_round.h"
+
+/* Precision of the exact frequencies and angles: p * theta_i (p < 2^24) keeps 2^-100 relative. */
+#define ABL_ROPE_PREC 160
+
+typedef struct abl_rope_code {
+    abl_rope_path path;
+    int pairs;
+    abl_fp dt;            /* the model dtype */
+    abl_fp table;         /* the dtype the cos/sin are applied from (hf, flash: the model's; ggml: fp32) */
+    float *inv;           /* hf, flash: inv_freq in fp32, per pair */
+    float ts;             /* ggml: theta_scale = powf(freq_base, -2.0f/n_dims) */
+    float freq_scale;     /* ggml: 1/factor (linear), 1 otherwise */
+    float base32;         /* the fp32 base the code raises */
+    mpfr_t *theta;        /* exact theta_i */
+    uint64_t fallbacks;   /* cos/sin decided by MPFR */
+} abl_rope_code;
+
+abl_status abl_rope_code_init(const abl_rope_config *c, abl_rope_code *k, char **msg);
+void abl_rope_code_clear(abl_rope_code *k);
+/* The fp32 angle the code applies for pair i at position p. */
+float abl_rope_code_angle(const abl_rope_code *k, int i, uint64_t p);
+/* RN32(cos a), RN32(sin a) (correctly rounded: libm's binary64 values, MPFR near a midpoint); cd, sd get the
+ * binary64 values (|error| <= 1 ulp of binary64). */
+void abl_rope_cos_sin(abl_rope_code *k, float a, float *c, float *s, double *cd, double *sd);
+/* RN32(x^y), correctly rounded (MPFR). */
+float abl_rope_pow32(float x, float y);
+
+#endif
