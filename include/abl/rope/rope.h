@@ -111,9 +111,9 @@ ABL_API void abl_rope_result_free(abl_rope_result *r);
 /* The report: one row per pair, summaries, notes ("modelled from source, not measured"). */
 ABL_API abl_status abl_rope_report(const abl_rope_result *r, abl_report **out);
 
-/* The code's own numbers at one position (the cos/sin as applied, the fp32 angle), for the tests and the
- * torch validation: for pair i and position p. */
-ABL_API abl_status abl_rope_values(const abl_rope_config *c, int i, uint64_t p, float *angle, float *cos_used,
+/* The code's own numbers at position p for every pair i < head_dim/2 (the fp32 angle, the cos/sin as applied,
+ * in the table's dtype), for the tests and the torch validation. */
+ABL_API abl_status abl_rope_values(const abl_rope_config *c, uint64_t p, float *angle, float *cos_used,
                                    float *sin_used);
 /* The rotated vector as the code computes it: x (head_dim values, already in the model dtype) rotated to
  * position p, out (head_dim values, in the model dtype, held in float); HF rotate_half layout. */

@@ -316,24 +316,22 @@ void abl_rope_result_free(abl_rope_result *r)
     r->pair = NULL;
 }
 
-abl_status abl_rope_values(const abl_rope_config *c, int i, uint64_t p, float *angle, float *cos_used,
-                           float *sin_used)
+abl_status abl_rope_values(const abl_rope_config *c, uint64_t p, float *angle, float *cos_used, float *sin_used)
 {
-    if (c == NULL || i < 0 || 2 * i >= c->head_dim)
+    if (c == NULL || angle == NULL || cos_used == NULL || sin_used == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     abl_rope_code k;
     abl_status st = abl_rope_code_init(c, &k, NULL);
     if (st != ABL_OK)
         return st;
-    float a = abl_rope_code_angle(&k, i, p), cs, sn;
-    double cd, sd;
-    abl_rope_cos_sin(&k, a, &cs, &sn, &cd, &sd);
-    if (angle)
-        *angle = a;
-    if (cos_used)
-        *cos_used = (float)abl_fp_round(&k.table, (double)cs);
-    if (sin_used)
-        *sin_used = (float)abl_fp_round(&k.table, (double)sn);
+    for (int i = 0; i < k.pairs; i++) {
+        float cs, sn;
+        double cd, sd;
+        angle[i] = abl_rope_code_angle(&k, i, p);
+        abl_rope_cos_sin(&k, angle[i], &cs, &sn, &cd, &sd);
+        cos_used[i] = (float)abl_fp_round(&k.table, (double)cs);
+        sin_used[i] = (float)abl_fp_round(&k.table, (double)sn);
+    }
     abl_rope_code_clear(&k);
     return ABL_OK;
 }

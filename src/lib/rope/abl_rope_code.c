@@ -8,10 +8,16 @@
 
 float abl_rope_pow32(float x, float y)
 {
+    return abl_rope_pow32d(x, (double)y);
+}
+
+float abl_rope_pow32d(float x, double y)
+{
     mpfr_t a, b, r;
-    mpfr_inits2(24, a, b, r, (mpfr_ptr)0);
+    mpfr_inits2(24, a, r, (mpfr_ptr)0);
+    mpfr_init2(b, 53);
     mpfr_set_flt(a, x, MPFR_RNDN);
-    mpfr_set_flt(b, y, MPFR_RNDN);
+    mpfr_set_d(b, y, MPFR_RNDN);
     /* binary32's exponent range: a result past it would be a subnormal or an overflow in the code too */
     mpfr_pow(r, a, b, MPFR_RNDN);
     float out = mpfr_get_flt(r, MPFR_RNDN);
@@ -37,8 +43,9 @@ static float dynamic_base32(const abl_rope_config *c)
     float x = rn32((double)f * (double)(float)c->n);
     x = rn32((double)x / (double)(float)c->max_position);
     x = rn32((double)x - (double)rn32(mpq_get_d(c->factor) - 1.0));
-    float e = rn32((double)c->head_dim / (double)(c->head_dim - 2));
-    return rn32((double)q32(c->base) * (double)abl_rope_pow32(x, e));
+    /* tensor ** python float: PyTorch's pow_tensor_scalar keeps the exponent a double (std::pow(float, double)) */
+    double e = (double)c->head_dim / (double)(c->head_dim - 2);
+    return rn32((double)q32(c->base) * (double)abl_rope_pow32d(x, e));
 }
 
 /* The exact theta_i: base^(-2i/d) (dynamic: the enlarged base, exactly), / factor when linear. */

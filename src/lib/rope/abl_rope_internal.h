@@ -31,5 +31,7 @@ float abl_rope_code_angle(const abl_rope_code *k, int i, uint64_t p);
 void abl_rope_cos_sin(abl_rope_code *k, float a, float *c, float *s, double *cd, double *sd);
 /* RN32(x^y), correctly rounded (MPFR). */
 float abl_rope_pow32(float x, float y);
+/* RN32(x^y) for a binary64 exponent (PyTorch's tensor ** python float), correctly rounded. */
+float abl_rope_pow32d(float x, double y);
 
 #endif
