@@ -193,17 +193,30 @@ for case in CASES:
     check_apply(case + (pos,), (None, torch.from_numpy(got[1]).float(), torch.from_numpy(got[2]).float()))
 
 
-def report_check(path, dtype, d, base, n, d2):
-    """The report's numbers from PyTorch's cos/sin tables and mpmath's exact angles (50 digits)."""
+def cr_table(freqs, table):
+    """cos/sin of the fp32 angles correctly rounded to fp32 (mpmath), then cast into the table's dtype."""
+    c = np.vectorize(lambda a: float(mpmath.cos(mpmath.mpf(float(a)))))(freqs).astype(np.float32)
+    s = np.vectorize(lambda a: float(mpmath.sin(mpmath.mpf(float(a)))))(freqs).astype(np.float32)
+    cast = lambda v: torch.from_numpy(v).to(DT[table]).double().numpy()
+    return cast(c), cast(s)
+
+
+def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1, tol=None, cr=False):
+    """The report's numbers from PyTorch's cos/sin tables (cr: mpmath's correctly rounded fp32 cos/sin, the
+    tool's model, where PyTorch's SLEEF differs by an ulp) and mpmath's exact angles (50 digits). The goldens
+    tests/cli/rope_*.out are runs of these configurations."""
     mpmath.mp.dps = 50
     pos = list(range(n + d2))
-    freqs, c, s = (t.double().numpy() for t in reference(path, dtype, d, base, "none", 1, 0, n, pos))
-    out = subprocess.run([TOOL, "rope", "--pipeline", path, "--dtype", dtype, "--head-dim", str(d), "--base",
-                          str(base), "--ctx", str(n), "--shift", f"0,{d2}", "--format", "json"],
-                         capture_output=True, text=True, check=True).stdout
-    rep = json.loads(out)
+    freqs, c, s = (t.double().numpy() for t in reference(path, dtype, d, base, scaling, factor, 0, n, pos))
+    if cr:
+        c, s = cr_table(freqs, "fp32" if path == "ggml-cpu" else dtype)
+    args = [TOOL, "rope", "--pipeline", path, "--dtype", dtype, "--head-dim", str(d), "--base", str(base), "--ctx",
+            str(n), "--shift", f"{d1},{d2}", "--format", "json"]
+    args += ["--scaling", f"linear:{factor}"] if scaling == "linear" else []
+    args += ["--tolerance", str(tol)] if tol is not None else []
+    rep = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
     h = d // 2
-    theta = [mpmath.mpf(base) ** (mpmath.mpf(-2 * i) / d) for i in range(h)]
+    theta = [mpmath.mpf(base) ** (mpmath.mpf(-2 * i) / d) / (factor if scaling == "linear" else 1) for i in range(h)]
     ex = np.zeros((n + d2, h), dtype=complex)
     for i in range(h):
         worst = {"angle_error": 0.0, "cos_sin_error": 0.0, "effective_error": 0.0}
@@ -218,7 +231,7 @@ def report_check(path, dtype, d, base, n, d2):
             worst["angle_error"] = max(worst["angle_error"], float(abs(mpmath.mpf(freqs[p, i]) - a)))
             worst["cos_sin_error"] = max(worst["cos_sin_error"], float(mpmath.hypot(zc - mpmath.cos(a), zs - mpmath.sin(a))))
             worst["effective_error"] = max(worst["effective_error"], float(eff))
-            if first is None and eff > theta[i]:
+            if first is None and eff > (theta[i] if tol is None else tol):
                 first = p
         row = rep["pairs"][i]
         for k, v in worst.items():
@@ -226,15 +239,19 @@ def report_check(path, dtype, d, base, n, d2):
         check(row["first_effective_over"] == first, f"report pair {i} first_effective_over {row['first_effective_over']} != {first}")
     z = c + 1j * s
     rot = np.max(np.abs(z[:n] * np.conj(z[0]) - ex[:n] * np.conj(ex[0])))
-    shift = np.max(np.abs(z[:n] * np.conj(z[0]) - z[d2:n + d2] * np.conj(z[d2])))
+    shift = np.max(np.abs(z[d1:n + d1] * np.conj(z[d1]) - z[d2:n + d2] * np.conj(z[d2])))
     check(math.isclose(rep["logit_rotation_error_first"], rot, rel_tol=1e-9), f"report rotation error {rep['logit_rotation_error_first']} != {rot}")
     check(math.isclose(rep["shift_first"], shift, rel_tol=1e-9), f"report shift_first {rep['shift_first']} != {shift}")
     print(f"  report {path} {dtype} d={d} N={n}: per-pair errors, first positions, logit error {rot:.4g}, "
           f"shift sensitivity {shift:.4g} agree")
 
 
-report_check("hf-llama", "bf16", 16, 10000, 1024, 16)
-report_check("hf-llama", "fp16", 8, 500000, 512, 16)
-report_check("flash-rotary", "bf16", 8, 10000, 512, 16)
+report_check("hf-llama", "bf16", 16, 10000, 1024)
+report_check("hf-llama", "fp16", 8, 500000, 512)
+report_check("flash-rotary", "bf16", 8, 10000, 512)
+report_check("hf-llama", "bf16", 8, 10000, 256)                                # tests/cli/rope_text
+report_check("ggml-cpu", "fp16", 4, 10000, 64, cr=True)                          # tests/cli/rope_json
+report_check("hf-llama", "fp32", 4, 10000, 64, d1=1, d2=5, tol=0.001, cr=True)   # tests/cli/rope_csv
+report_check("hf-llama", "fp16", 8, 10000, 256, scaling="linear", factor=2)      # tests/cli/rope_config_linear
 print("FAILED:", len(FAIL)) if FAIL else print("all rope checks agree")
 sys.exit(1 if FAIL else 0)
