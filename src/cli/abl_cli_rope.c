@@ -12,11 +12,14 @@ static const abl_cli_use rope_opts[] = {
     ABL_USE(ABL_OPT_CONFIG),
     /* the positions: default the model's max_position_embeddings, else 4096 */
     {ABL_OPT_CTX, 0, NULL, "positions 0..N-1 (1 to 2^24; default: the model's max_position_embeddings, else 4096)"},
+    /* the distance of the pairs (p, p + D) whose logits --q/--k evaluate, not a distance function */
+    {ABL_OPT_DISTANCE, ABL_ARG_VALUE, "D", "with --q/--k: the distance D of the pairs (p, p+D) (default 1)"},
     /* the model dtype, one of bf16, fp16, fp32 */
     {ABL_OPT_DTYPE, 0, NULL, "the model dtype: bf16 (default, or the model's torch_dtype), fp16 or fp32"},
     ABL_USE(ABL_OPT_FORCE),
     ABL_USE(ABL_OPT_FORMAT),
     ABL_USE(ABL_OPT_HEAD_DIM),
+    ABL_USE(ABL_OPT_K),
     /* a RoPE model of the small catalogue (docs/rope.md), not the ALiBi catalogue */
     {ABL_OPT_MODEL, 0, NULL, "a RoPE model: Llama-2-7b-hf, Meta-Llama-3-8B, Mistral-7B-v0.1, Qwen2-7B, "
                              "vicuna-7b-v1.5-16k (with or without the organisation)"},
@@ -25,6 +28,7 @@ static const abl_cli_use rope_opts[] = {
     {ABL_OPT_PIPELINE, 0, "PATH", "the RoPE code path: hf-llama (default), flash-rotary, ggml-cpu (modelled from "
                                   "source, not measured)"},
     ABL_USE(ABL_OPT_PROGRESS),
+    ABL_USE(ABL_OPT_Q),
     ABL_USE(ABL_OPT_QUIET),
     ABL_USE(ABL_OPT_SCALING),
     ABL_USE(ABL_OPT_SHIFT),
@@ -166,11 +170,63 @@ static int rope_options(const abl_cli_cmd *cmd, const char **v, abl_rope_config 
     return 0;
 }
 
+/* --q and --k: both or neither, each head_dim values. */
+typedef struct rope_vectors {
+    double *q, *k;
+    uint64_t distance;
+} rope_vectors;
+
+static int rope_vector(const char *opt, const char *path, int d, double **out)
+{
+    int n = 0;
+    char *msg = NULL;
+    abl_status st = abl_rope_vector_read(path, out, &n, &msg);
+    int rc = 0;
+    if (st == ABL_ERR_NO_MEMORY)
+        rc = abl_cli_internal_error("%s", abl_cli_why(st, msg));
+    else if (st != ABL_OK)
+        rc = abl_cli_usage_error("--%s: %s: %s", opt, path, abl_cli_why(st, msg));
+    else if (n != d)
+        rc = abl_cli_usage_error("--%s: %s holds %d values, the head dim is %d", opt, path, n, d);
+    free(msg);
+    return rc;
+}
+
+static int rope_qk_options(const abl_cli_cmd *cmd, const char **v, const abl_rope_config *c, rope_vectors *x)
+{
+    const char *q = abl_cli_arg(cmd, v, ABL_OPT_Q), *k = abl_cli_arg(cmd, v, ABL_OPT_K), *s;
+    x->distance = 1;
+    if ((s = abl_cli_arg(cmd, v, ABL_OPT_DISTANCE)) != NULL && abl_cli_count("distance", s, 0, c->n - 1, &x->distance))
+        return ABL_EXIT_USAGE;
+    if ((q == NULL) != (k == NULL))
+        return abl_cli_usage_error("rope: --q and --k go together");
+    if (q == NULL)
+        return s != NULL ? abl_cli_usage_error("rope: --distance needs --q and --k") : 0;
+    int rc = rope_vector("q", q, c->head_dim, &x->q);
+    return rc ? rc : rope_vector("k", k, c->head_dim, &x->k);
+}
+
+static int rope_qk(const abl_rope_config *c, const rope_vectors *x, abl_report *r)
+{
+    abl_rope_qk res;
+    char *msg = NULL;
+    abl_status st = abl_rope_qk_run(c, x->q, x->k, x->distance, &res, &msg);
+    if (st == ABL_OK)
+        st = abl_rope_qk_report(&res, r);
+    int rc = st == ABL_OK ? 0 : abl_cli_internal_error("%s", abl_cli_why(st, msg));
+    free(msg);
+    return rc;
+}
+
 static int rope_compute(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_rope_config *c,
-                        abl_report **r)
+                        const rope_vectors *x, abl_report **r)
 {
     abl_cost cost;
     abl_rope_cost(c, &cost);
+    if (x->q != NULL) {   /* six rotations of d/2 pairs per position */
+        cost.units *= 7;
+        cost.seconds *= 7;
+    }
     if (abl_cli_budget_of("rope", v, &cost))
         return ABL_EXIT_USAGE;
     abl_cli_bar bar;
@@ -187,7 +243,9 @@ static int rope_compute(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const ch
     }
     st = abl_rope_report(&res, r);
     abl_rope_result_free(&res);
-    return st == ABL_OK ? 0 : abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    if (st != ABL_OK)
+        return abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    return x->q != NULL ? rope_qk(c, x, *r) : 0;
 }
 
 static int run_rope(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, int npos, char **pos)
@@ -201,14 +259,19 @@ static int run_rope(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char *
     abl_rope_config c;
     abl_rope_config_init(&c);
     abl_report *r = NULL;
+    rope_vectors x = {NULL, NULL, 1};
     int rc = rope_model(cmd, v, &c);
     if (rc == 0)
         rc = rope_options(cmd, v, &c);
     if (rc == 0)
-        rc = rope_compute(ctx, cmd, v, &c, &r);
+        rc = rope_qk_options(cmd, v, &c, &x);
+    if (rc == 0)
+        rc = rope_compute(ctx, cmd, v, &c, &x, &r);
     if (rc == 0)
         rc = abl_cli_emit(ctx, r, out, abl_cli_arg(cmd, v, ABL_OPT_OUTPUT));
     abl_report_free(r);
+    free(x.q);
+    free(x.k);
     abl_rope_config_clear(&c);
     return rc;
 }
@@ -216,7 +279,7 @@ static int run_rope(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char *
 const abl_cli_cmd abl_cli_rope_cmd = {
     "rope",
     "RoPE as a code path computes it, against the exact rotation: angle, cos/sin and logit errors",
-    "[--model NAME | --config FILE] [--pipeline PATH] [--dtype TYPE] [--head-dim D] [--base B] [--ctx N] [options]",
+    "[--model NAME | --config FILE] [--pipeline PATH] [--ctx N] [--q FILE.npy --k FILE.npy] [options]",
     "For every frequency pair i and position p < N: the angle the code applies (its fp32 arithmetic, operation\n"
     "by operation) against the exact p*theta_i (MPFR), the cos/sin it applies (after the cast into the model\n"
     "dtype) against the exact ones, the largest errors, and the first position where a pair's error passes the\n"
@@ -224,7 +287,9 @@ const abl_cli_cmd abl_cli_rope_cmd = {
     "for unit q, k (the first token's row and keys 1 and N/2) and the shift sensitivity\n"
     "|s(p+D1, b+D1) - s(p+D2, b+D2)| of arXiv 2411.13476. Code paths (modelled from source, not measured):\n"
     "hf-llama (transformers LlamaRotaryEmbedding + apply_rotary_pos_emb), flash-rotary (flash_attn\n"
-    "RotaryEmbedding + Triton rotary kernel), ggml-cpu (llama.cpp ggml_rope_ext on the CPU). docs/rope.md.",
+    "RotaryEmbedding + Triton rotary kernel), ggml-cpu (llama.cpp ggml_rope_ext on the CPU). With --q, --k:\n"
+    "the logits of those vectors as the code computes them (first token's row, pairs (p, p+D), their shift\n"
+    "sensitivity) against the exact relative logit. docs/rope.md.",
     rope_opts,
     sizeof rope_opts / sizeof rope_opts[0],
     run_rope,

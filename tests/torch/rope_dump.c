@@ -1,7 +1,8 @@
 /* tests/torch/validate_rope.py's window into the rope library: the code's values for one configuration.
  * usage: rope_dump PATH DTYPE D BASE SCALING FACTOR MAXPOS N   (SCALING none|linear|dynamic)
  * then lines on stdin:  v P1 P2 ...  -> per position and pair: "P i angle cos sin" (%a hex floats), then "end"
- *                       a P x_0..x_{D-1} (hex or decimal floats, already in DTYPE) -> the rotated vector (%a) */
+ *                       a P x_0..x_{D-1} (hex or decimal floats, already in DTYPE) -> the rotated vector (%a)
+ *                       l PQ PK q_0..q_{D-1} k_0..k_{D-1} -> the logit the code computes (%a) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,22 @@ static void dump_apply(const abl_rope_config *c, unsigned long long p, char *res
     free(y);
 }
 
+/* "l PQ PK q_0..q_{D-1} k_0..k_{D-1}": the logit the code computes (abl_rope_logit), %a */
+static void dump_logit(const abl_rope_config *c, char *rest)
+{
+    int d = c->head_dim;
+    double *x = calloc((size_t)d * 2, sizeof *x), out = 0;
+    char *s = rest;
+    unsigned long long pq = strtoull(s, &s, 10), pk = strtoull(s, &s, 10);
+    for (int j = 0; j < 2 * d && x != NULL; j++)
+        x[j] = strtod(s, &s);
+    if (x == NULL || abl_rope_logit(c, x, x + d, pq, pk, &out) != ABL_OK)
+        printf("error\n");
+    else
+        printf("%a\n", out);
+    free(x);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 9)
@@ -76,6 +93,8 @@ int main(int argc, char **argv)
         char *rest;
         if (line[0] == 'v') {
             dump_values(&c, line + 1);
+        } else if (line[0] == 'l') {
+            dump_logit(&c, line + 1);
         } else if (line[0] == 'a') {
             unsigned long long p = strtoull(line + 2, &rest, 10);
             dump_apply(&c, p, rest);

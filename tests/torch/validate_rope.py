@@ -14,6 +14,7 @@ into bf16/fp16, at most 1 ulp of that dtype), and rare (< 1% of the values).
 usage: validate_rope.py path/to/alibi-blind path/to/rope_dump"""
 import json
 import math
+import os
 import random
 import subprocess
 import sys
@@ -253,5 +254,62 @@ report_check("hf-llama", "bf16", 8, 10000, 256)                                #
 report_check("ggml-cpu", "fp16", 4, 10000, 64, cr=True)                          # tests/cli/rope_json
 report_check("hf-llama", "fp32", 4, 10000, 64, d1=1, d2=5, tol=0.001, cr=True)   # tests/cli/rope_csv
 report_check("hf-llama", "fp16", 8, 10000, 256, scaling="linear", factor=2)      # tests/cli/rope_config_linear
+
+
+def logits_check(path, dtype, d, base, n, dist, d2=16, qk=None):
+    """--q/--k: each logit the tool says the code computes (rope_dump l) against PyTorch (the rotated q, k from
+    PyTorch's cos/sin and its own elementwise ops, the dot product in float64 rounded once into the dtype; also
+    torch.matmul in the dtype, whose fp32 accumulation order may differ in the last place: counted), then the
+    report's qk_* maxima against those logits and mpmath's exact relative logit."""
+    import tempfile, os
+    mpmath.mp.dps = 50
+    g = torch.Generator().manual_seed(d + n)
+    q = torch.randn(d, generator=g).to(DT[dtype]).double()
+    k = (8 * torch.randn(d, generator=g)).to(DT[dtype]).double()   # a large key, like the first token's
+    if qk is not None:
+        q, k = (torch.from_numpy(np.load(f)).double().to(DT[dtype]).double() for f in qk)
+    pos = list(range(n + d2))
+    _, c, s = reference(path, dtype, d, base, "none", 1, 0, n, pos)
+    rot = lambda x, p: apply_ref(path, dtype, x.float(), c[p].float(), s[p].float())
+    qr = [rot(q, p) for p in pos]
+    kr = [rot(k, p) for p in pos]
+    logit = lambda a, b: torch.tensor(float((qr[a] * kr[b]).sum())).to(DT[dtype]).item()
+    args = [DUMP, path, dtype, str(d), str(base), "none", "1", "0", str(n)]
+    sample = [(r, 0) for r in range(0, n, 7)] + [(r + d2, d2) for r in range(0, n, 11)] + [(p + dist, p) for p in range(0, n - dist, 13)]
+    vals = " ".join(float(x).hex() for x in list(q) + list(k))
+    text = "".join(f"l {a} {b} {vals}\n" for a, b in sample)
+    got = [float.fromhex(x) for x in subprocess.run(args, input=text, capture_output=True, text=True, check=True).stdout.split()]
+    want = [logit(a, b) for a, b in sample]
+    bad = sum(1 for x, y in zip(got, want) if x != y)
+    mm = "not run (no CPU matmul in fp16)" if dtype == "fp16" else sum(
+        1 for (a, b), y in zip(sample, want) if torch.matmul(qr[a].to(DT[dtype])[None], kr[b].to(DT[dtype])[:, None]).item() != y)
+    print(f"  logits {path} {dtype} d={d}: {bad} of {len(sample)} differ from float64-then-{dtype}; torch.matmul in "
+          f"{dtype} differs from that in {mm}")
+    check(bad == 0, f"logits {path} {dtype}: {bad} differ")
+    theta = [mpmath.mpf(base) ** (mpmath.mpf(-2 * i) / d) for i in range(d // 2)]
+    h = d // 2
+    qf, kf = [float(x) for x in q], [float(x) for x in k]
+    def exact(r):
+        return float(sum((qf[i] * kf[i] + qf[i + h] * kf[i + h]) * mpmath.cos(r * theta[i]) +
+                         (qf[i] * kf[i + h] - qf[i + h] * kf[i]) * mpmath.sin(r * theta[i]) for i in range(h)))
+    first = max(abs(logit(r, 0) - exact(r)) for r in range(n))
+    pair = max(abs(logit(p + dist, p) - exact(dist)) for p in range(n - dist))
+    shift = max(abs(logit(r, 0) - logit(r + d2, d2)) for r in range(n))
+    shift_pair = max(abs(logit(p + dist, p) - logit(p + dist + d2, p + d2)) for p in range(n - dist))
+    with tempfile.TemporaryDirectory() as tmp:
+        np.save(os.path.join(tmp, "q.npy"), q.numpy()); np.save(os.path.join(tmp, "k.npy"), k.numpy())
+        rep = json.loads(subprocess.run([TOOL, "rope", "--pipeline", path, "--dtype", dtype, "--head-dim", str(d),
+                                         "--base", str(base), "--ctx", str(n), "--q", os.path.join(tmp, "q.npy"),
+                                         "--k", os.path.join(tmp, "k.npy"), "--distance", str(dist), "--format", "json"],
+                                        capture_output=True, text=True, check=True).stdout)
+    for key, v in (("qk_first_error", first), ("qk_pair_error", pair), ("qk_shift_first", shift), ("qk_shift_pair", shift_pair)):
+        check(math.isclose(rep[key], v, rel_tol=1e-9, abs_tol=1e-12), f"logits {key}: {rep[key]} != {v}")
+    print(f"  logits report: first-row error {first:.4g}, pair error {pair:.4g}, shift first {shift:.4g}, shift pairs {shift_pair:.4g} agree")
+
+
+logits_check("hf-llama", "bf16", 16, 10000, 256, 3)
+logits_check("flash-rotary", "fp16", 8, 500000, 128, 5)
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli", "data")
+logits_check("hf-llama", "bf16", 8, 10000, 128, 3, qk=(os.path.join(DATA, "rope_q8.npy"), os.path.join(DATA, "rope_k8.npy")))  # tests/cli/rope_qk
 print("FAILED:", len(FAIL)) if FAIL else print("all rope checks agree")
 sys.exit(1 if FAIL else 0)

@@ -148,6 +148,40 @@ typedef struct abl_rope_file {
 ABL_API abl_status abl_rope_file_read(const char *path, abl_rope_file *out, char **msg);
 ABL_API void abl_rope_file_free(abl_rope_file *f);
 
+/* A config.json held in memory (len bytes, not NUL-terminated): as abl_rope_file_read (the fuzz harness). */
+ABL_API abl_status abl_rope_file_parse(const char *buf, size_t len, abl_rope_file *out, char **msg);
+
+/* A query or key vector from a NumPy .npy file: format 1.0-3.0, descr '<f2', '<f4' or '<f8', C order, shape
+ * (d,) or (1, d), every value finite. *out (malloc'd, *count values as binary64) is the caller's to free.
+ * ABL_ERR_IO (cannot read), ABL_ERR_PARSE (anything else), with one line in *msg. */
+ABL_API abl_status abl_rope_vector_read(const char *path, double **out, int *count, char **msg);
+ABL_API abl_status abl_rope_vector_parse(const unsigned char *buf, size_t len, double **out, int *count, char **msg);
+
+/* The logits of given q and k (head_dim values each, rounded into the model dtype first, as the model holds
+ * them), as the code computes them: each rotated by abl_rope_apply's arithmetic, the dot product exact and
+ * rounded once into the model dtype (the fp32 accumulation is modelled exact: docs/rope.md), against the exact
+ * relative logit sum_i Re(conj(Q_i) K_i e^{i (pk - pq) theta_i}) (Q_i = q_i + i q_{i+d/2}). */
+typedef struct abl_rope_qk {
+    uint64_t distance;       /* the pairs (p, p + distance): query at p + distance, key at p */
+    double exact_first;      /* the exact logit at distance 0 (|q.k| scale) */
+    double first_err;        /* first token's row: max over r < n of |s(r, 0) - s*(r)| */
+    uint64_t first_err_at;
+    double pair_err;         /* max over p of |s(p + distance, p) - s*(distance)| */
+    uint64_t pair_err_at;
+    double shift_first;      /* max over r of |s(r + D1, D1) - s(r + D2, D2)| (first token's row) */
+    uint64_t shift_first_at;
+    double shift_pair;       /* max over p of |s(p + dist + D1, p + D1) - s(p + dist + D2, p + D2)| */
+    uint64_t shift_pair_at;
+} abl_rope_qk;
+/* Cost: about 6 (n + D2) head_dim / 2 evaluations (abl_rope_cost counts the rest). */
+ABL_API abl_status abl_rope_qk_run(const abl_rope_config *c, const double *q, const double *k, uint64_t distance,
+                                   abl_rope_qk *out, char **msg);
+/* One logit as the code computes it: q at position pq, k at pk (the arithmetic of abl_rope_qk_run). */
+ABL_API abl_status abl_rope_logit(const abl_rope_config *c, const double *q, const double *k, uint64_t pq, uint64_t pk,
+                                  double *out);
+/* Append its summaries (qk_* keys) to a rope report. */
+ABL_API abl_status abl_rope_qk_report(const abl_rope_qk *x, abl_report *r);
+
 #ifdef __cplusplus
 }
 #endif

@@ -354,6 +354,19 @@ static void apply_pair(const abl_rope_code *k, float x0, float x1, float cs, flo
     }
 }
 
+void abl_rope_code_apply(abl_rope_code *k, uint64_t p, const float *x, float *out)
+{
+    int h = k->pairs;
+    for (int i = 0; i < h; i++) {
+        float a = abl_rope_code_angle(k, i, p), cs, sn;
+        double cd, sd;
+        abl_rope_cos_sin(k, a, &cs, &sn, &cd, &sd);
+        cs = (float)abl_fp_round(&k->table, (double)cs);
+        sn = (float)abl_fp_round(&k->table, (double)sn);
+        apply_pair(k, x[i], x[i + h], cs, sn, &out[i], &out[i + h]);
+    }
+}
+
 abl_status abl_rope_apply(const abl_rope_config *c, uint64_t p, const float *x, float *out)
 {
     if (c == NULL || x == NULL || out == NULL)
@@ -362,15 +375,7 @@ abl_status abl_rope_apply(const abl_rope_config *c, uint64_t p, const float *x, 
     abl_status st = abl_rope_code_init(c, &k, NULL);
     if (st != ABL_OK)
         return st;
-    int h = k.pairs;
-    for (int i = 0; i < h; i++) {
-        float a = abl_rope_code_angle(&k, i, p), cs, sn;
-        double cd, sd;
-        abl_rope_cos_sin(&k, a, &cs, &sn, &cd, &sd);
-        cs = (float)abl_fp_round(&k.table, (double)cs);
-        sn = (float)abl_fp_round(&k.table, (double)sn);
-        apply_pair(&k, x[i], x[i + h], cs, sn, &out[i], &out[i + h]);
-    }
+    abl_rope_code_apply(&k, p, x, out);
     abl_rope_code_clear(&k);
     return ABL_OK;
 }

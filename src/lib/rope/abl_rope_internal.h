@@ -34,4 +34,7 @@ float abl_rope_pow32(float x, float y);
 /* RN32(x^y) for a binary64 exponent (PyTorch's tensor ** python float), correctly rounded. */
 float abl_rope_pow32d(float x, double y);
 
+/* x (head_dim values in the model dtype) rotated to position p as the code computes it (abl_rope_apply). */
+void abl_rope_code_apply(abl_rope_code *k, uint64_t p, const float *x, float *out);
+
 #endif

@@ -142,6 +142,31 @@ static abl_status file_fields(const json_t *root, abl_rope_file *f, char **msg)
     return file_scaling(root, f, msg);
 }
 
+static abl_status file_root(json_t *root, const char *what, abl_rope_file *out, char **msg)
+{
+    abl_status st = json_is_object(root) ? file_fields(root, out, msg) : ABL_ERR_PARSE;
+    if (st == ABL_ERR_PARSE && !json_is_object(root))
+        abl_set_error(msg, "%s: not a JSON object", what);
+    json_decref(root);
+    if (st != ABL_OK)
+        abl_rope_file_free(out);
+    return st;
+}
+
+abl_status abl_rope_file_parse(const char *buf, size_t len, abl_rope_file *out, char **msg)
+{
+    if (buf == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    json_error_t err;
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
+    if (root == NULL) {
+        abl_set_error(msg, "config.json: line %d: %s", err.line, err.text);
+        return ABL_ERR_PARSE;
+    }
+    return file_root(root, "config.json", out, msg);
+}
+
 abl_status abl_rope_file_read(const char *path, abl_rope_file *out, char **msg)
 {
     if (path == NULL || out == NULL)
@@ -153,13 +178,7 @@ abl_status abl_rope_file_read(const char *path, abl_rope_file *out, char **msg)
         abl_set_error(msg, "%s: line %d: %s", path, err.line, err.text);
         return err.line <= 0 && err.position == 0 ? ABL_ERR_IO : ABL_ERR_PARSE;
     }
-    abl_status st = json_is_object(root) ? file_fields(root, out, msg) : ABL_ERR_PARSE;
-    if (st == ABL_ERR_PARSE && !json_is_object(root))
-        abl_set_error(msg, "%s: not a JSON object", path);
-    json_decref(root);
-    if (st != ABL_OK)
-        abl_rope_file_free(out);
-    return st;
+    return file_root(root, path, out, msg);
 }
 
 void abl_rope_file_free(abl_rope_file *f)
