@@ -39,6 +39,7 @@ static const abl_cli_use rope_opts[] = {
 static int rope_from_values(const char *what, int head_dim, const char *theta, const char *dtype, uint64_t maxpos,
                             abl_rope_scaling scaling, const char *factor, abl_rope_config *c)
 {
+    /* llama3's low/high factors and original length come with the config.json (rope_llama3_fields) */
     c->head_dim = head_dim;
     if (abl_cli_decimal(what, theta, 1, c->base))
         return ABL_EXIT_USAGE;
@@ -84,35 +85,63 @@ static int rope_model(const abl_cli_cmd *cmd, const char **v, abl_rope_config *c
         return rc;
     }
     int rc = rope_from_values("config", f.head_dim, f.rope_theta, f.dtype, f.max_position, f.scaling, f.factor, c);
+    if (rc == 0 && f.scaling == ABL_ROPE_SCALING_LLAMA3) {
+        rc = abl_cli_decimal("config", f.low_freq, 1, c->low_freq);
+        if (rc == 0)
+            rc = abl_cli_decimal("config", f.high_freq, 1, c->high_freq);
+        c->max_position = f.original_max_position;
+        c->n = f.max_position < (UINT64_C(1) << 24) ? f.max_position : (UINT64_C(1) << 24);
+    }
     abl_rope_file_free(&f);
     return rc;
 }
 
-/* --scaling none | linear:F | dynamic:F:MAXPOS */
+/* The fields of --scaling KIND:A:B..., each (malloc'd copy of the text) split at ':'; the count, or -1. */
+static int scaling_fields(const char *s, char **copy, char *f[5])
+{
+    *copy = strdup(s);
+    if (*copy == NULL)
+        return -1;
+    int n = 0;
+    for (char *p = *copy; p != NULL && n < 5; n++) {
+        f[n] = p;
+        p = strchr(p, ':');
+        if (p != NULL)
+            *p++ = '\0';
+    }
+    return n;
+}
+
+/* --scaling none | linear:F | dynamic:F:MAXPOS | llama3:F:LOW:HIGH:ORIGINAL */
 static int rope_scaling(const char *s, abl_rope_config *c)
 {
-    if (strcmp(s, "none") == 0) {
-        c->scaling = ABL_ROPE_SCALING_NONE;
-        return 0;
-    }
-    int dyn = strncmp(s, "dynamic:", 8) == 0;
-    if (!dyn && strncmp(s, "linear:", 7) != 0)
-        return abl_cli_usage_error("--scaling: '%s': none, linear:F or dynamic:F:MAXPOS", s);
-    char *f = strdup(s + (dyn ? 8 : 7));
-    if (f == NULL)
+    char *copy, *f[5] = {NULL};
+    int n = scaling_fields(s, &copy, f), rc = 0;
+    if (n < 0)
         return abl_cli_internal_error("out of memory");
-    char *colon = strchr(f, ':');
-    int rc = 0;
-    if (dyn != (colon != NULL))
-        rc = abl_cli_usage_error("--scaling: '%s': none, linear:F or dynamic:F:MAXPOS", s);
-    if (colon != NULL)
-        *colon = '\0';
-    if (rc == 0)
-        rc = abl_cli_decimal("scaling", f, 1, c->factor);
-    if (rc == 0 && dyn)
-        rc = abl_cli_count("scaling", colon + 1, 1, UINT64_C(1) << 40, &c->max_position);
-    c->scaling = dyn ? ABL_ROPE_SCALING_DYNAMIC : ABL_ROPE_SCALING_LINEAR;
-    free(f);
+    if (n == 1 && strcmp(f[0], "none") == 0) {
+        c->scaling = ABL_ROPE_SCALING_NONE;
+    } else if (n == 2 && strcmp(f[0], "linear") == 0) {
+        c->scaling = ABL_ROPE_SCALING_LINEAR;
+        rc = abl_cli_decimal("scaling", f[1], 1, c->factor);
+    } else if (n == 3 && strcmp(f[0], "dynamic") == 0) {
+        c->scaling = ABL_ROPE_SCALING_DYNAMIC;
+        rc = abl_cli_decimal("scaling", f[1], 1, c->factor);
+        if (rc == 0)
+            rc = abl_cli_count("scaling", f[2], 1, UINT64_C(1) << 40, &c->max_position);
+    } else if (n == 5 && strcmp(f[0], "llama3") == 0) {
+        c->scaling = ABL_ROPE_SCALING_LLAMA3;
+        rc = abl_cli_decimal("scaling", f[1], 1, c->factor);
+        if (rc == 0)
+            rc = abl_cli_decimal("scaling", f[2], 1, c->low_freq);
+        if (rc == 0)
+            rc = abl_cli_decimal("scaling", f[3], 1, c->high_freq);
+        if (rc == 0)
+            rc = abl_cli_count("scaling", f[4], 1, UINT64_C(1) << 40, &c->max_position);
+    } else {
+        rc = abl_cli_usage_error("--scaling: '%s': none, linear:F, dynamic:F:MAXPOS or llama3:F:LOW:HIGH:ORIGINAL", s);
+    }
+    free(copy);
     return rc;
 }
 

@@ -1,5 +1,5 @@
 /* tests/torch/validate_rope.py's window into the rope library: the code's values for one configuration.
- * usage: rope_dump PATH DTYPE D BASE SCALING FACTOR MAXPOS N   (SCALING none|linear|dynamic)
+ * usage: rope_dump PATH DTYPE D BASE SCALING FACTOR MAXPOS N   (SCALING none|linear|dynamic|llama3:LOW:HIGH)
  * then lines on stdin:  v P1 P2 ...  -> per position and pair: "P i angle cos sin" (%a hex floats), then "end"
  *                       a P x_0..x_{D-1} (hex or decimal floats, already in DTYPE) -> the rotated vector (%a)
  *                       l PQ PK q_0..q_{D-1} k_0..k_{D-1} -> the logit the code computes (%a) */
@@ -16,7 +16,16 @@ static int setup(char **argv, abl_rope_config *c)
     if (mpq_set_str(c->base, argv[4], 10) != 0)
         return 1;
     c->scaling = strcmp(argv[5], "linear") == 0 ? ABL_ROPE_SCALING_LINEAR
-               : strcmp(argv[5], "dynamic") == 0 ? ABL_ROPE_SCALING_DYNAMIC : ABL_ROPE_SCALING_NONE;
+               : strcmp(argv[5], "dynamic") == 0 ? ABL_ROPE_SCALING_DYNAMIC
+               : strncmp(argv[5], "llama3:", 7) == 0 ? ABL_ROPE_SCALING_LLAMA3 : ABL_ROPE_SCALING_NONE;
+    if (c->scaling == ABL_ROPE_SCALING_LLAMA3) {   /* llama3:LOW:HIGH, MAXPOS = original_max_position_embeddings */
+        char *lo = argv[5] + 7, *hi = strchr(lo, ':');
+        if (hi == NULL)
+            return 1;
+        *hi++ = '\0';
+        if (mpq_set_str(c->low_freq, lo, 10) != 0 || mpq_set_str(c->high_freq, hi, 10) != 0)
+            return 1;
+    }
     if (mpq_set_str(c->factor, argv[6], 10) != 0)
         return 1;
     c->max_position = strtoull(argv[7], NULL, 10);

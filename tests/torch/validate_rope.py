@@ -42,6 +42,17 @@ def hf_inv_freq(d, base, scaling, factor, maxpos, seq_len):
     inv = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
     if scaling == "linear":
         inv /= factor
+    if scaling.startswith("llama3:"):  # _compute_llama3_parameters, line for line
+        low_freq_factor, high_freq_factor = (float(x) for x in scaling.split(":")[1:])
+        old_context_len = maxpos
+        low_freq_wavelen = old_context_len / low_freq_factor
+        high_freq_wavelen = old_context_len / high_freq_factor
+        wavelen = 2 * math.pi / inv
+        inv_freq_llama = torch.where(wavelen > low_freq_wavelen, inv / factor, inv)
+        smooth_factor = (old_context_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
+        smoothed_inv_freq = (1 - smooth_factor) * inv_freq_llama / factor + smooth_factor * inv_freq_llama
+        is_medium_freq = ~(wavelen < high_freq_wavelen) * ~(wavelen > low_freq_wavelen)
+        inv = torch.where(is_medium_freq, smoothed_inv_freq, inv_freq_llama)
     return inv
 
 
@@ -136,6 +147,8 @@ CASES = [  # path, dtype, d, base, scaling, factor, maxpos, n
     ("hf-llama", "bf16", 128, 1000000, "none", 1, 0, 1 << 17),
     ("hf-llama", "bf16", 96, 10000, "linear", 4, 0, 16384),
     ("hf-llama", "bf16", 128, 10000, "dynamic", 2, 4096, 16384),
+    ("hf-llama", "bf16", 128, 500000, "llama3:1:4", 8, 8192, 1 << 17),
+    ("hf-llama", "fp32", 64, 10000, "llama3:1:4", 4, 2048, 16384),
     ("flash-rotary", "bf16", 128, 10000, "none", 1, 0, 1 << 17),
     ("flash-rotary", "fp16", 80, 10000, "none", 1, 0, 8192),
     ("ggml-cpu", "fp32", 128, 10000, "none", 1, 0, 1 << 17),
@@ -202,22 +215,38 @@ def cr_table(freqs, table):
     return cast(c), cast(s)
 
 
-def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1, tol=None, cr=False):
+def llama3_theta(theta, factor, scaling, old):
+    """The llama3 frequency in real arithmetic (mpmath): the piecewise formula of _compute_llama3_parameters."""
+    low, high = (mpmath.mpf(x) for x in scaling.split(":")[1:])
+    wavelen = 2 * mpmath.pi / theta
+    if wavelen < old / high:
+        return theta
+    if wavelen > old / low:
+        return theta / factor
+    s = (old / wavelen - low) / (high - low)
+    return (1 - s) * theta / factor + s * theta
+
+
+def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1, tol=None, cr=False, maxpos=0):
     """The report's numbers from PyTorch's cos/sin tables (cr: mpmath's correctly rounded fp32 cos/sin, the
     tool's model, where PyTorch's SLEEF differs by an ulp) and mpmath's exact angles (50 digits). The goldens
     tests/cli/rope_*.out are runs of these configurations."""
     mpmath.mp.dps = 50
     pos = list(range(n + d2))
-    freqs, c, s = (t.double().numpy() for t in reference(path, dtype, d, base, scaling, factor, 0, n, pos))
+    freqs, c, s = (t.double().numpy() for t in reference(path, dtype, d, base, scaling, factor, maxpos, n, pos))
     if cr:
         c, s = cr_table(freqs, "fp32" if path == "ggml-cpu" else dtype)
     args = [TOOL, "rope", "--pipeline", path, "--dtype", dtype, "--head-dim", str(d), "--base", str(base), "--ctx",
             str(n), "--shift", f"{d1},{d2}", "--format", "json"]
     args += ["--scaling", f"linear:{factor}"] if scaling == "linear" else []
+    if scaling.startswith("llama3:"):
+        args += ["--scaling", f"llama3:{factor}:{scaling.split(':')[1]}:{scaling.split(':')[2]}:{maxpos}"]
     args += ["--tolerance", str(tol)] if tol is not None else []
     rep = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
     h = d // 2
     theta = [mpmath.mpf(base) ** (mpmath.mpf(-2 * i) / d) / (factor if scaling == "linear" else 1) for i in range(h)]
+    if scaling.startswith("llama3:"):
+        theta = [llama3_theta(x, factor, scaling, maxpos) for x in theta]
     ex = np.zeros((n + d2, h), dtype=complex)
     for i in range(h):
         worst = {"angle_error": 0.0, "cos_sin_error": 0.0, "effective_error": 0.0}
@@ -254,6 +283,7 @@ report_check("hf-llama", "bf16", 8, 10000, 256)                                #
 report_check("ggml-cpu", "fp16", 4, 10000, 64, cr=True)                          # tests/cli/rope_json
 report_check("hf-llama", "fp32", 4, 10000, 64, d1=1, d2=5, tol=0.001, cr=True)   # tests/cli/rope_csv
 report_check("hf-llama", "fp16", 8, 10000, 256, scaling="linear", factor=2)      # tests/cli/rope_config_linear
+report_check("hf-llama", "bf16", 16, 10000, 512, scaling="llama3:1:4", factor=8, maxpos=256)  # tests/cli/rope_llama3
 
 
 def logits_check(path, dtype, d, base, n, dist, d2=16, qk=None):

@@ -32,7 +32,8 @@ typedef enum abl_rope_path {
 typedef enum abl_rope_scaling {
     ABL_ROPE_SCALING_NONE = 0,
     ABL_ROPE_SCALING_LINEAR,   /* positions / factor (hf: inv_freq /= factor; ggml: freq_scale = 1/factor) */
-    ABL_ROPE_SCALING_DYNAMIC   /* hf dynamic NTK: the base enlarged when the sequence passes max_position */
+    ABL_ROPE_SCALING_DYNAMIC,  /* hf dynamic NTK: the base enlarged when the sequence passes max_position */
+    ABL_ROPE_SCALING_LLAMA3    /* hf llama3 (Llama 3.1): long wavelengths / factor, a smooth ramp between */
 } abl_rope_scaling;
 
 /* The preset's name ("hf-llama", "flash-rotary", "ggml-cpu"); NULL out of range. */
@@ -47,7 +48,8 @@ typedef struct abl_rope_config {
     mpq_t base;                /* rope_theta, exact (> 1) */
     abl_rope_scaling scaling;
     mpq_t factor;              /* the scaling factor (>= 1; ignored with ABL_ROPE_SCALING_NONE) */
-    uint64_t max_position;     /* dynamic: max_position_embeddings (the length trained) */
+    uint64_t max_position;     /* dynamic: max_position_embeddings; llama3: original_max_position_embeddings */
+    mpq_t low_freq, high_freq; /* llama3: low_freq_factor, high_freq_factor (low < high) */
     uint64_t n;                /* positions 0..n-1 (1..2^24: fp32 holds every position exactly) */
     int has_tolerance;
     mpq_t tolerance;           /* radians; when absent each pair's own theta_i */
@@ -144,6 +146,8 @@ typedef struct abl_rope_file {
     uint64_t max_position;
     abl_rope_scaling scaling;
     char *factor;              /* malloc'd decimal text or NULL */
+    char *low_freq, *high_freq; /* llama3: malloc'd decimal texts */
+    uint64_t original_max_position; /* llama3 */
 } abl_rope_file;
 ABL_API abl_status abl_rope_file_read(const char *path, abl_rope_file *out, char **msg);
 ABL_API void abl_rope_file_free(abl_rope_file *f);

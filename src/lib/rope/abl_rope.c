@@ -32,7 +32,9 @@ void abl_rope_config_init(abl_rope_config *c)
     c->path = ABL_ROPE_HF_LLAMA;
     abl_format_lookup("bf16", &c->dtype);
     c->head_dim = 128;
-    mpq_inits(c->base, c->factor, c->tolerance, (mpq_ptr)0);
+    mpq_inits(c->base, c->factor, c->tolerance, c->low_freq, c->high_freq, (mpq_ptr)0);
+    mpq_set_ui(c->low_freq, 1, 1);
+    mpq_set_ui(c->high_freq, 4, 1);
     mpq_set_ui(c->base, 10000, 1);
     mpq_set_ui(c->factor, 1, 1);
     c->n = 4096;
@@ -42,7 +44,7 @@ void abl_rope_config_init(abl_rope_config *c)
 
 void abl_rope_config_clear(abl_rope_config *c)
 {
-    mpq_clears(c->base, c->factor, c->tolerance, (mpq_ptr)0);
+    mpq_clears(c->base, c->factor, c->tolerance, c->low_freq, c->high_freq, (mpq_ptr)0);
 }
 
 abl_status abl_rope_cost(const abl_rope_config *c, abl_cost *out)

@@ -48,6 +48,8 @@ static float dynamic_base32(const abl_rope_config *c)
     return rn32((double)q32(c->base) * (double)abl_rope_pow32d(x, e));
 }
 
+static void llama3_exact(const abl_rope_config *c, mpfr_t theta);
+
 /* The exact theta_i: base^(-2i/d) (dynamic: the enlarged base, exactly), / factor when linear. */
 static void exact_theta(const abl_rope_config *c, int i, mpfr_t out)
 {
@@ -77,6 +79,61 @@ static void exact_theta(const abl_rope_config *c, int i, mpfr_t out)
         mpfr_div(out, out, e, MPFR_RNDN);
     }
     mpfr_clears(b, e, (mpfr_ptr)0);
+    if (c->scaling == ABL_ROPE_SCALING_LLAMA3)
+        llama3_exact(c, out);
+}
+
+/* hf llama3 (_compute_llama3_parameters), every tensor operation in fp32, Python scalars cast to fp32:
+ * wavelen = 2 * math.pi / inv_freq (Tensor.__rtruediv__: reciprocal() * 2pi); long wavelengths / factor; the
+ * medium ones smoothed: ((1 - s) * inv / factor) + s * inv, s = (old / wavelen - low) / (high - low). */
+static float llama3_one(const abl_rope_config *c, float inv)
+{
+    float factor = q32(c->factor), low = q32(c->low_freq);
+    double old = (double)c->max_position;
+    float lw = rn32(old / mpq_get_d(c->low_freq)), hw = rn32(old / mpq_get_d(c->high_freq));
+    float wavelen = rn32((double)rn32(1.0 / (double)inv) * (double)rn32(2 * 3.14159265358979311599796346854));
+    float llama = wavelen > lw ? rn32((double)inv / (double)factor) : inv;
+    if (wavelen < hw || wavelen > lw)
+        return llama;
+    float s = rn32((double)rn32(1.0 / (double)wavelen) * (double)(float)old);
+    s = rn32((double)s - (double)low);
+    s = rn32((double)s / (double)rn32(mpq_get_d(c->high_freq) - mpq_get_d(c->low_freq)));
+    float a = rn32((double)rn32((double)rn32(1.0 - (double)s) * (double)llama) / (double)factor);
+    return rn32((double)a + (double)rn32((double)s * (double)llama));
+}
+
+/* The exact llama3 frequency: the same piecewise formula in real arithmetic (MPFR). */
+static void llama3_exact(const abl_rope_config *c, mpfr_t theta)
+{
+    mpfr_t w, x, y;
+    mpfr_inits2(ABL_ROPE_PREC, w, x, y, (mpfr_ptr)0);
+    mpfr_const_pi(w, MPFR_RNDN);
+    mpfr_mul_ui(w, w, 2, MPFR_RNDN);
+    mpfr_div(w, w, theta, MPFR_RNDN);                       /* wavelen = 2 pi / theta */
+    mpfr_set_ui(x, (unsigned long)c->max_position, MPFR_RNDN);
+    mpfr_set_q(y, c->low_freq, MPFR_RNDN);
+    mpfr_div(x, x, y, MPFR_RNDN);                           /* low_freq_wavelen */
+    int long_wave = mpfr_cmp(w, x) > 0;
+    mpfr_set_ui(x, (unsigned long)c->max_position, MPFR_RNDN);
+    mpfr_set_q(y, c->high_freq, MPFR_RNDN);
+    mpfr_div(x, x, y, MPFR_RNDN);                           /* high_freq_wavelen */
+    int short_wave = mpfr_cmp(w, x) < 0;
+    mpfr_set_q(y, c->factor, MPFR_RNDN);
+    if (long_wave) {
+        mpfr_div(theta, theta, y, MPFR_RNDN);
+    } else if (!short_wave) {
+        mpfr_ui_div(x, (unsigned long)c->max_position, w, MPFR_RNDN);   /* s = (old / wavelen - low) / (high - low) */
+        mpfr_set_q(w, c->low_freq, MPFR_RNDN);
+        mpfr_sub(x, x, w, MPFR_RNDN);
+        mpfr_set_q(w, c->high_freq, MPFR_RNDN);
+        mpfr_sub_q(w, w, c->low_freq, MPFR_RNDN);
+        mpfr_div(x, x, w, MPFR_RNDN);
+        mpfr_ui_sub(w, 1, x, MPFR_RNDN);                    /* theta ((1 - s) / factor + s) */
+        mpfr_div(w, w, y, MPFR_RNDN);
+        mpfr_add(w, w, x, MPFR_RNDN);
+        mpfr_mul(theta, theta, w, MPFR_RNDN);
+    }
+    mpfr_clears(w, x, y, (mpfr_ptr)0);
 }
 
 /* hf and flash: inv_freq = 1.0 / (base ** (arange(0, d, 2).float() / d)), all fp32; linear: inv_freq /= factor. */
@@ -87,6 +144,8 @@ static void torch_inv_freq(const abl_rope_config *c, abl_rope_code *k)
         float v = rn32(1.0 / (double)abl_rope_pow32(k->base32, e));
         if (c->scaling == ABL_ROPE_SCALING_LINEAR)
             v = rn32((double)v / (double)q32(c->factor));
+        if (c->scaling == ABL_ROPE_SCALING_LLAMA3)
+            v = llama3_one(c, v);
         k->inv[i] = v;
     }
 }
@@ -113,6 +172,13 @@ static abl_status code_check(const abl_rope_config *c, char **msg)
     }
     if (c->scaling == ABL_ROPE_SCALING_DYNAMIC && (c->path != ABL_ROPE_HF_LLAMA || c->max_position < 1)) {
         abl_set_error(msg, "dynamic NTK scaling is modelled for hf-llama only, with max_position_embeddings");
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (c->scaling == ABL_ROPE_SCALING_LLAMA3 &&
+        (c->path != ABL_ROPE_HF_LLAMA || c->max_position < 1 || mpq_cmp(c->low_freq, c->high_freq) >= 0 ||
+         mpq_sgn(c->low_freq) <= 0)) {
+        abl_set_error(msg, "llama3 scaling is modelled for hf-llama only, with original_max_position_embeddings and "
+                           "0 < low_freq_factor < high_freq_factor");
         return ABL_ERR_UNSUPPORTED;
     }
     if (c->scaling == ABL_ROPE_SCALING_LINEAR && c->path == ABL_ROPE_FLASH_ROTARY) {

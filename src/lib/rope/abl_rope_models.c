@@ -86,6 +86,25 @@ static abl_status file_head_dim(const json_t *root, abl_rope_file *f, char **msg
     return ABL_OK;
 }
 
+/* rope_scaling llama3: low_freq_factor < high_freq_factor, original_max_position_embeddings. */
+static abl_status file_llama3(const json_t *s, const json_t *factor, abl_rope_file *f, char **msg)
+{
+    const json_t *lo = json_object_get(s, "low_freq_factor"), *hi = json_object_get(s, "high_freq_factor");
+    long long omp = 0;
+    if (!json_is_number(lo) || !json_is_number(hi) || json_number_value(lo) <= 0 ||
+        json_number_value(lo) >= json_number_value(hi) || positive_int(s, "original_max_position_embeddings", &omp) != 1) {
+        abl_set_error(msg, "rope_scaling llama3: low_freq_factor > 0, high_freq_factor above it, and a positive "
+                           "original_max_position_embeddings");
+        return ABL_ERR_PARSE;
+    }
+    f->scaling = ABL_ROPE_SCALING_LLAMA3;
+    f->original_max_position = (uint64_t)omp;
+    f->factor = number_text(factor);
+    f->low_freq = number_text(lo);
+    f->high_freq = number_text(hi);
+    return f->factor && f->low_freq && f->high_freq ? ABL_OK : ABL_ERR_NO_MEMORY;
+}
+
 static abl_status file_scaling(const json_t *root, abl_rope_file *f, char **msg)
 {
     const json_t *s = json_object_get(root, "rope_scaling");
@@ -104,10 +123,12 @@ static abl_status file_scaling(const json_t *root, abl_rope_file *f, char **msg)
         f->scaling = ABL_ROPE_SCALING_LINEAR;
     else if (strcmp(t, "dynamic") == 0)
         f->scaling = ABL_ROPE_SCALING_DYNAMIC;
+    else if (strcmp(t, "llama3") == 0)
+        return file_llama3(s, factor, f, msg);
     else if (strcmp(t, "default") == 0)
         return ABL_OK;
     else {
-        abl_set_error(msg, "rope_scaling type '%s' is not modelled (linear, dynamic; yarn, llama3, longrope are not)", t);
+        abl_set_error(msg, "rope_scaling type '%s' is not modelled (linear, dynamic, llama3; yarn, longrope are not)", t);
         return ABL_ERR_UNSUPPORTED;
     }
     f->factor = number_text(factor);
@@ -188,5 +209,7 @@ void abl_rope_file_free(abl_rope_file *f)
     free(f->rope_theta);
     free(f->dtype);
     free(f->factor);
+    free(f->low_freq);
+    free(f->high_freq);
     memset(f, 0, sizeof *f);
 }
