@@ -27,6 +27,9 @@ static const abl_cli_use rope_opts[] = {
     /* the RoPE code path instead of an attention pipeline */
     {ABL_OPT_PIPELINE, 0, "PATH", "the RoPE code path: hf-llama (default), flash-rotary, ggml-cpu (modelled from "
                                   "source, not measured)"},
+    /* the rope picture instead of plot's panels */
+    {ABL_OPT_PLOT, 0, NULL, "also draw the effective angle error of four pairs and the first-row shift sensitivity "
+                            "against the position into FILE (.png, .svg, .pdf)"},
     ABL_USE(ABL_OPT_PROGRESS),
     ABL_USE(ABL_OPT_Q),
     ABL_USE(ABL_OPT_QUIET),
@@ -247,6 +250,23 @@ static int rope_qk(const abl_rope_config *c, const rope_vectors *x, abl_report *
     return rc;
 }
 
+/* --plot FILE: the picture, written only when it is whole. */
+static int rope_picture(const abl_cli_ctx *ctx, const char *path, const abl_rope_result *res)
+{
+    if (path == NULL)
+        return 0;
+    abl_plot_render_options ro;
+    if (abl_cli_plot_target(NULL, path, NULL, NULL, &ro))
+        return ABL_EXIT_USAGE;
+    abl_plot p;
+    abl_status st = abl_rope_plot(res, &p);
+    if (st != ABL_OK)
+        return abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    int rc = abl_cli_plot_write(ctx, &p, &ro, "plot", path);
+    abl_plot_free(&p);
+    return rc;
+}
+
 static int rope_compute(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const char **v, const abl_rope_config *c,
                         const rope_vectors *x, abl_report **r)
 {
@@ -271,7 +291,10 @@ static int rope_compute(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const ch
         return rc;
     }
     st = abl_rope_report(&res, r);
+    int prc = st == ABL_OK ? rope_picture(ctx, abl_cli_arg(cmd, v, ABL_OPT_PLOT), &res) : 0;
     abl_rope_result_free(&res);
+    if (prc != 0)
+        return prc;
     if (st != ABL_OK)
         return abl_cli_internal_error("%s", abl_cli_why(st, NULL));
     return x->q != NULL ? rope_qk(c, x, *r) : 0;

@@ -15,6 +15,7 @@
 #include "abl/core/format.h"
 #include "abl/core/progress.h"
 #include "abl/report/report.h"
+#include "abl/report/plot.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -102,6 +103,11 @@ typedef struct abl_rope_result {
     double shift_first_at_n[24]; /* max over p < 2^k (k = 0..23, for 2^k <= n) of the first-row sensitivity */
     int shift_levels;
     uint64_t mpfr_fallbacks;   /* cos/sin values decided by MPFR (binary64 was too close to a midpoint) */
+    /* the picture's curves: at positions curve_x[j] (about N^(j/63)), the running maxima over p <= x of the
+     * effective angle error of four pairs (curve_pair) and of the first-row shift sensitivity */
+    int ncurve, nshift_curve;
+    double curve_x[64], curve_eff[4][64], curve_shift_x[64], curve_shift[64];
+    int curve_pair[4];
 } abl_rope_result;
 
 /* The work: (n + delta2) * head_dim / 2 evaluations; seconds estimated at ~0.5 us each. */
@@ -112,6 +118,10 @@ ABL_API abl_status abl_rope_run(const abl_rope_config *c, abl_progress_fn progre
 ABL_API void abl_rope_result_free(abl_rope_result *r);
 /* The report: one row per pair, summaries, notes ("modelled from source, not measured"). */
 ABL_API abl_status abl_rope_report(const abl_rope_result *r, abl_report **out);
+
+/* The picture: the effective angle error of four pairs and the first-row shift sensitivity against the
+ * position (running maxima, log axes). *out is initialised here; abl_plot_free releases it. */
+ABL_API abl_status abl_rope_plot(const abl_rope_result *r, abl_plot *out);
 
 /* The code's own numbers at position p for every pair i < head_dim/2 (the fp32 angle, the cos/sin as applied,
  * in the table's dtype), for the tests and the torch validation. */

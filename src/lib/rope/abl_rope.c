@@ -157,6 +157,34 @@ static abl_status run_keys(rope_run *u)
 }
 
 /* Position P < n: the pairs' statistics and the logit error against every sampled key b <= P. */
+/* The next curve position after x: about N^(1/63) times further, at least one more. */
+static uint64_t curve_next(uint64_t x, uint64_t n)
+{
+    double step = pow((double)n, 1.0 / 63.0), y = ceil((double)(x + 1) * step);
+    return y > (double)x + 1 ? (uint64_t)y : x + 1;
+}
+
+static void curve_record(rope_run *u, uint64_t P)
+{
+    abl_rope_result *r = u->r;
+    if (r->ncurve >= 64 || (r->ncurve > 0 && P + 1 < curve_next((uint64_t)r->curve_x[r->ncurve - 1], r->n) &&
+                            P + 1 != r->n))
+        return;
+    r->curve_x[r->ncurve] = (double)(P + 1);
+    for (int s = 0; s < 4; s++)
+        r->curve_eff[s][r->ncurve] = r->pair[r->curve_pair[s]].eff_err;
+    r->ncurve++;
+}
+
+static void shift_record(abl_rope_result *r, uint64_t p)
+{
+    if (r->nshift_curve >= 64 || (r->nshift_curve > 0 && p + 1 < curve_next((uint64_t)r->curve_shift_x[r->nshift_curve - 1],
+                                                                              r->n) && p + 1 != r->n))
+        return;
+    r->curve_shift_x[r->nshift_curve] = (double)(p + 1);
+    r->curve_shift[r->nshift_curve++] = r->shift_first;
+}
+
 static void run_position(rope_run *u, uint64_t P)
 {
     abl_rope_result *r = u->r;
@@ -181,6 +209,7 @@ static void run_position(rope_run *u, uint64_t P)
         if (worst > r->rot_err_any)
             r->rot_err_any = worst;
     }
+    curve_record(u, P);
 }
 
 /* Query p = P - D2 (< n): the shift sensitivity against every sampled key b <= p. */
@@ -206,6 +235,7 @@ static void run_shift(rope_run *u, uint64_t p, const rope_z *z1, double *first_m
         }
     }
     *first_max = r->shift_first;
+    shift_record(r, p);
     if (((p + 1) & p) == 0 && r->shift_levels < 24) /* p + 1 a power of two: the maximum over p < 2^k */
         r->shift_first_at_n[r->shift_levels++] = *first_max;
 }
@@ -273,6 +303,8 @@ static abl_status result_init(const abl_rope_config *c, const abl_rope_code *k, 
         p->first_angle_over = -1;
         p->first_eff_over = -1;
     }
+    for (int s = 0; s < 4; s++)   /* the highest, two middle and the lowest frequency */
+        r->curve_pair[s] = s * (k->pairs - 1) / 3;
     return ABL_OK;
 }
 
