@@ -3,6 +3,8 @@
  * then lines on stdin:  v P1 P2 ...  -> per position and pair: "P i angle cos sin" (%a hex floats), then "end"
  *                       a P x_0..x_{D-1} (hex or decimal floats, already in DTYPE) -> the rotated vector (%a)
  *                       l PQ PK q_0..q_{D-1} k_0..k_{D-1} -> the logit the code computes (%a) */
+/* getline is POSIX */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
