@@ -66,9 +66,9 @@ typedef struct rope_z {
     double err;      /* angle - p theta_i (exact, rounded) */
 } rope_z;
 
-static void eval_z(abl_rope_code *k, int i, uint64_t p, mpfr_t t, rope_z *z)
+static void eval_z(abl_rope_code *k, int i, uint64_t p, float a, mpfr_t t, rope_z *z)
 {
-    float a = abl_rope_code_angle(k, i, p), c32, s32;
+    float c32, s32;
     double cd, sd;
     abl_rope_cos_sin(k, a, &c32, &s32, &cd, &sd);
     z->c = abl_fp_round(&k->table, (double)c32);
@@ -126,6 +126,7 @@ typedef struct rope_run {
     rope_z *kz;          /* [key][3][pair] */
     rope_z *ring;        /* [D2-D1+1][pair] */
     rope_z *cur;         /* [pair] */
+    float *angle;        /* [pair]: the angles at one position */
     double zmax;
     mpfr_t t;
 } rope_run;
@@ -147,12 +148,14 @@ static abl_status run_keys(rope_run *u)
     u->kz = calloc((size_t)ROPE_KEYS * 3 * (size_t)u->k.pairs, sizeof *u->kz);
     if (u->kz == NULL)
         return ABL_ERR_NO_MEMORY;
-    for (int b = 0; b < u->nkeys; b++)
-        for (int i = 0; i < u->k.pairs; i++) {
-            eval_z(&u->k, i, u->key[b], u->t, &key_z(u, b, 0)[i]);
-            eval_z(&u->k, i, u->key[b] + u->c->delta1, u->t, &key_z(u, b, 1)[i]);
-            eval_z(&u->k, i, u->key[b] + u->c->delta2, u->t, &key_z(u, b, 2)[i]);
+    for (int b = 0; b < u->nkeys; b++) {
+        uint64_t at[3] = {u->key[b], u->key[b] + u->c->delta1, u->key[b] + u->c->delta2};
+        for (int w = 0; w < 3; w++) {
+            abl_rope_code_angles(&u->k, at[w], u->angle);
+            for (int i = 0; i < u->k.pairs; i++)
+                eval_z(&u->k, i, at[w], u->angle[i], u->t, &key_z(u, b, w)[i]);
         }
+    }
     return ABL_OK;
 }
 
@@ -251,8 +254,9 @@ static abl_status run_loop(rope_run *u, abl_progress_fn progress, void *ctx)
     double first_max = 0;
     for (uint64_t P = 0; P < total; P++) {
         u->cur = u->ring + (size_t)(P % ring) * np;
+        abl_rope_code_angles(&u->k, P, u->angle);
         for (int i = 0; i < u->k.pairs; i++)
-            eval_z(&u->k, i, P, u->t, &u->cur[i]);
+            eval_z(&u->k, i, P, u->angle[i], u->t, &u->cur[i]);
         if (P < c->n)
             run_position(u, P);
         if (P >= c->delta2 && P - c->delta2 < c->n)
@@ -324,6 +328,9 @@ abl_status abl_rope_run(const abl_rope_config *c, abl_progress_fn progress, void
     abl_mpfr_range saved = abl_mpfr_range_widen();
     mpfr_init2(u.t, ABL_ROPE_PREC);
     st = result_init(c, &u.k, out);
+    u.angle = calloc((size_t)u.k.pairs, sizeof *u.angle);
+    if (st == ABL_OK && u.angle == NULL)
+        st = ABL_ERR_NO_MEMORY;
     if (st == ABL_OK)
         st = run_keys(&u);
     if (st == ABL_OK)
@@ -336,6 +343,7 @@ abl_status abl_rope_run(const abl_rope_config *c, abl_progress_fn progress, void
     abl_mpfr_range_restore(saved);
     free(u.kz);
     free(u.ring);
+    free(u.angle);
     abl_rope_code_clear(&u.k);
     if (st != ABL_OK)
         abl_rope_result_free(out);
@@ -358,10 +366,10 @@ abl_status abl_rope_values(const abl_rope_config *c, uint64_t p, float *angle, f
     abl_status st = abl_rope_code_init(c, &k, NULL);
     if (st != ABL_OK)
         return st;
+    abl_rope_code_angles(&k, p, angle);
     for (int i = 0; i < k.pairs; i++) {
         float cs, sn;
         double cd, sd;
-        angle[i] = abl_rope_code_angle(&k, i, p);
         abl_rope_cos_sin(&k, angle[i], &cs, &sn, &cd, &sd);
         cos_used[i] = (float)abl_fp_round(&k.table, (double)cs);
         sin_used[i] = (float)abl_fp_round(&k.table, (double)sn);
@@ -391,8 +399,9 @@ static void apply_pair(const abl_rope_code *k, float x0, float x1, float cs, flo
 void abl_rope_code_apply(abl_rope_code *k, uint64_t p, const float *x, float *out)
 {
     int h = k->pairs;
+    abl_rope_code_angles(k, p, k->scratch);
     for (int i = 0; i < h; i++) {
-        float a = abl_rope_code_angle(k, i, p), cs, sn;
+        float a = k->scratch[i], cs, sn;
         double cd, sd;
         abl_rope_cos_sin(k, a, &cs, &sn, &cd, &sd);
         cs = (float)abl_fp_round(&k->table, (double)cs);

@@ -209,7 +209,8 @@ abl_status abl_rope_code_init(const abl_rope_config *c, abl_rope_code *k, char *
     abl_fp_init(c->path == ABL_ROPE_GGML_CPU ? &f32 : &c->dtype, &k->table);
     k->inv = calloc((size_t)k->pairs, sizeof *k->inv);
     k->theta = calloc((size_t)k->pairs, sizeof *k->theta);
-    if (k->inv == NULL || k->theta == NULL) {
+    k->scratch = calloc((size_t)k->pairs, sizeof *k->scratch);
+    if (k->inv == NULL || k->theta == NULL || k->scratch == NULL) {
         abl_rope_code_clear(k);
         return ABL_ERR_NO_MEMORY;
     }
@@ -238,6 +239,7 @@ void abl_rope_code_clear(abl_rope_code *k)
                 mpfr_clear(k->theta[i]);
     free(k->theta);
     free(k->inv);
+    free(k->scratch);
     memset(k, 0, sizeof *k);
 }
 
@@ -250,6 +252,20 @@ float abl_rope_code_angle(const abl_rope_code *k, int i, uint64_t p)
     for (int j = 0; j < i; j++)
         theta = rn32((double)theta * (double)k->ts);
     return rn32((double)k->freq_scale * (double)theta);
+}
+
+void abl_rope_code_angles(const abl_rope_code *k, uint64_t p, float *out)
+{
+    if (k->path != ABL_ROPE_GGML_CPU) {
+        for (int i = 0; i < k->pairs; i++)
+            out[i] = abl_rope_code_angle(k, i, p);
+        return;
+    }
+    float theta = (float)p;   /* the same loop as ggml_rope_cache_init: one pass over the pairs */
+    for (int i = 0; i < k->pairs; i++) {
+        out[i] = rn32((double)k->freq_scale * (double)theta);
+        theta = rn32((double)theta * (double)k->ts);
+    }
 }
 
 /* Whether binary64 v (within 1 ulp of the true value) is too close to a binary32 midpoint to decide RN32. */

@@ -20,12 +20,15 @@ typedef struct abl_rope_code {
     float base32;         /* the fp32 base the code raises */
     mpfr_t *theta;        /* exact theta_i */
     uint64_t fallbacks;   /* cos/sin decided by MPFR */
+    float *scratch;       /* pairs floats: one position's angles (abl_rope_code_apply) */
 } abl_rope_code;
 
 abl_status abl_rope_code_init(const abl_rope_config *c, abl_rope_code *k, char **msg);
 void abl_rope_code_clear(abl_rope_code *k);
 /* The fp32 angle the code applies for pair i at position p. */
 float abl_rope_code_angle(const abl_rope_code *k, int i, uint64_t p);
+/* The angles of every pair at position p (O(pairs) for ggml's loop as well). */
+void abl_rope_code_angles(const abl_rope_code *k, uint64_t p, float *out);
 /* RN32(cos a), RN32(sin a) (correctly rounded: libm's binary64 values, MPFR near a midpoint); cd, sd get the
  * binary64 values (|error| <= 1 ulp of binary64). */
 void abl_rope_cos_sin(abl_rope_code *k, float a, float *c, float *s, double *cd, double *sd);
