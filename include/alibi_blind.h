@@ -37,6 +37,8 @@
 #include "abl/model/compare.h"
 #include "abl/model/layer.h"
 #include "abl/design/design.h"
+/* rope: rotary position embeddings as code computes them, against the exact rotation */
+#include "abl/rope/rope.h"
 /* report: one report model, rendered as text, markdown, csv, json, latex; pictures (PLplot) */
 #include "abl/report/report.h"
 #include "abl/report/plot.h"

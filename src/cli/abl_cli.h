@@ -24,6 +24,7 @@ enum {
 typedef enum abl_opt {
     ABL_OPT_ATTENTION,
     ABL_OPT_BACKWARD,
+    ABL_OPT_BASE,
     ABL_OPT_CLAMP,
     ABL_OPT_COMPARE,
     ABL_OPT_CONFIG,
@@ -42,10 +43,12 @@ typedef enum abl_opt {
     ABL_OPT_GRAD_WEIGHTS,
     ABL_OPT_GRADIENT,
     ABL_OPT_HEAD,
+    ABL_OPT_HEAD_DIM,
     ABL_OPT_HEADS,
     ABL_OPT_HEIGHT,
     ABL_OPT_HELP,
     ABL_OPT_IEEE,
+    ABL_OPT_K,
     ABL_OPT_KEEP,
     ABL_OPT_LEVEL,
     ABL_OPT_LIBM,
@@ -67,14 +70,18 @@ typedef enum abl_opt {
     ABL_OPT_PREDICT,
     ABL_OPT_PROGRESS,
     ABL_OPT_PUBLISHED,
+    ABL_OPT_Q,
     ABL_OPT_QUIET,
     ABL_OPT_RN,
+    ABL_OPT_SCALING,
     ABL_OPT_SEED,
+    ABL_OPT_SHIFT,
     ABL_OPT_SLOPES,
     ABL_OPT_SOFTCAP,
     ABL_OPT_STEP,
     ABL_OPT_TARGETS,
     ABL_OPT_THREADS,
+    ABL_OPT_TOLERANCE,
     ABL_OPT_UNTIL,
     ABL_OPT_UPSTREAM,
     ABL_OPT_WEIGHTS,
@@ -350,6 +357,7 @@ extern const abl_cli_cmd abl_cli_verify_cmd;
 extern const abl_cli_cmd abl_cli_design_cmd;
 extern const abl_cli_cmd abl_cli_models_cmd;
 extern const abl_cli_cmd abl_cli_check_cmd;
+extern const abl_cli_cmd abl_cli_rope_cmd;
 
 /*
  * --model NAME / --config PATH and the options that override them (--dtype, --heads, --slopes, --ctx,

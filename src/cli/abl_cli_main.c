@@ -22,6 +22,7 @@ const abl_cli_cmd *const abl_cli_commands[] = {
     &abl_cli_plot_cmd,
     &abl_cli_report_cmd,
     &abl_cli_reproduce_cmd,
+    &abl_cli_rope_cmd,
     &abl_cli_simulate_cmd,
     &abl_cli_table_cmd,
     &abl_cli_thresholds_cmd,

@@ -32,6 +32,15 @@ cp "$src"/tests/cli/data/scores_*.npy "$work/fuzz_npy/"
 mkdir -p "$work/fuzz_config"
 cp "$src"/tests/data/configs/*.json "$work/fuzz_config/"
 
+# The rope readers: a selector byte (even: config.json, odd: .npy vector), then the file.
+mkdir -p "$work/fuzz_rope"
+for f in "$src"/tests/data/configs/rope_*.json; do
+  { printf '\000'; cat "$f"; } > "$work/fuzz_rope/$(basename "$f")"
+done
+for f in "$src"/tests/cli/data/rope_*.npy; do
+  { printf '\001'; cat "$f"; } > "$work/fuzz_rope/$(basename "$f")"
+done
+
 status=0
 for h in "$build"/tests/fuzz/fuzz_*; do
   [ -x "$h" ] || continue

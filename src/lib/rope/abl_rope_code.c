@@ -1,0 +1,297 @@
+/* alibi-blind: the frequencies, angles and cos/sin of each RoPE code path, operation by operation in fp32
+ * (docs/rope.md cites the source lines), and the exact frequencies they stand for (MPFR). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "abl_internal.h"
+#include "rope/abl_rope_internal.h"
+
+float abl_rope_pow32(float x, float y)
+{
+    return abl_rope_pow32d(x, (double)y);
+}
+
+float abl_rope_pow32d(float x, double y)
+{
+    mpfr_t a, b, r;
+    mpfr_inits2(24, a, r, (mpfr_ptr)0);
+    mpfr_init2(b, 53);
+    mpfr_set_flt(a, x, MPFR_RNDN);
+    mpfr_set_d(b, y, MPFR_RNDN);
+    /* binary32's exponent range: a result past it would be a subnormal or an overflow in the code too */
+    mpfr_pow(r, a, b, MPFR_RNDN);
+    float out = mpfr_get_flt(r, MPFR_RNDN);
+    mpfr_clears(a, b, r, (mpfr_ptr)0);
+    return out;
+}
+
+static float rn32(double x)
+{
+    return (float)x;
+}
+
+static float q32(const mpq_t q)
+{
+    return rn32(mpq_get_d(q));   /* mpq_get_d truncates; the values used here (bases, factors) are exact */
+}
+
+/* The enlarged base of hf dynamic NTK (modeling_rope_utils._compute_dynamic_ntk_parameters with seq_len a
+ * tensor: every operation in fp32): base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2)). */
+static float dynamic_base32(const abl_rope_config *c)
+{
+    float f = q32(c->factor);
+    float x = rn32((double)f * (double)(float)c->n);
+    x = rn32((double)x / (double)(float)c->max_position);
+    x = rn32((double)x - (double)rn32(mpq_get_d(c->factor) - 1.0));
+    /* tensor ** python float: PyTorch's pow_tensor_scalar keeps the exponent a double (std::pow(float, double)) */
+    double e = (double)c->head_dim / (double)(c->head_dim - 2);
+    return rn32((double)q32(c->base) * (double)abl_rope_pow32d(x, e));
+}
+
+static void llama3_exact(const abl_rope_config *c, mpfr_t theta);
+
+/* The exact theta_i: base^(-2i/d) (dynamic: the enlarged base, exactly), / factor when linear. */
+static void exact_theta(const abl_rope_config *c, int i, mpfr_t out)
+{
+    mpfr_t b, e;
+    mpfr_inits2(ABL_ROPE_PREC, b, e, (mpfr_ptr)0);
+    mpfr_set_q(b, c->base, MPFR_RNDN);
+    if (c->scaling == ABL_ROPE_SCALING_DYNAMIC && c->n > c->max_position) {
+        mpfr_t g;
+        mpfr_init2(g, ABL_ROPE_PREC);
+        mpfr_set_q(g, c->factor, MPFR_RNDN);
+        mpfr_mul_ui(g, g, (unsigned long)c->n, MPFR_RNDN);
+        mpfr_div_ui(g, g, (unsigned long)c->max_position, MPFR_RNDN);
+        mpfr_set_q(e, c->factor, MPFR_RNDN);
+        mpfr_sub(g, g, e, MPFR_RNDN);
+        mpfr_add_ui(g, g, 1, MPFR_RNDN);
+        mpfr_set_ui(e, (unsigned long)c->head_dim, MPFR_RNDN);
+        mpfr_div_ui(e, e, (unsigned long)(c->head_dim - 2), MPFR_RNDN);
+        mpfr_pow(g, g, e, MPFR_RNDN);
+        mpfr_mul(b, b, g, MPFR_RNDN);
+        mpfr_clear(g);
+    }
+    mpfr_set_si(e, -2 * i, MPFR_RNDN);
+    mpfr_div_ui(e, e, (unsigned long)c->head_dim, MPFR_RNDN);
+    mpfr_pow(out, b, e, MPFR_RNDN);
+    if (c->scaling == ABL_ROPE_SCALING_LINEAR) {
+        mpfr_set_q(e, c->factor, MPFR_RNDN);
+        mpfr_div(out, out, e, MPFR_RNDN);
+    }
+    mpfr_clears(b, e, (mpfr_ptr)0);
+    if (c->scaling == ABL_ROPE_SCALING_LLAMA3)
+        llama3_exact(c, out);
+}
+
+/* hf llama3 (_compute_llama3_parameters), every tensor operation in fp32, Python scalars cast to fp32:
+ * wavelen = 2 * math.pi / inv_freq (Tensor.__rtruediv__: reciprocal() * 2pi); long wavelengths / factor; the
+ * medium ones smoothed: ((1 - s) * inv / factor) + s * inv, s = (old / wavelen - low) / (high - low). */
+static float llama3_one(const abl_rope_config *c, float inv)
+{
+    float factor = q32(c->factor), low = q32(c->low_freq);
+    double old = (double)c->max_position;
+    float lw = rn32(old / mpq_get_d(c->low_freq)), hw = rn32(old / mpq_get_d(c->high_freq));
+    float wavelen = rn32((double)rn32(1.0 / (double)inv) * (double)rn32(2 * 3.14159265358979311599796346854));
+    float llama = wavelen > lw ? rn32((double)inv / (double)factor) : inv;
+    if (wavelen < hw || wavelen > lw)
+        return llama;
+    float s = rn32((double)rn32(1.0 / (double)wavelen) * (double)(float)old);
+    s = rn32((double)s - (double)low);
+    s = rn32((double)s / (double)rn32(mpq_get_d(c->high_freq) - mpq_get_d(c->low_freq)));
+    float a = rn32((double)rn32((double)rn32(1.0 - (double)s) * (double)llama) / (double)factor);
+    return rn32((double)a + (double)rn32((double)s * (double)llama));
+}
+
+/* The exact llama3 frequency: the same piecewise formula in real arithmetic (MPFR). */
+static void llama3_exact(const abl_rope_config *c, mpfr_t theta)
+{
+    mpfr_t w, x, y;
+    mpfr_inits2(ABL_ROPE_PREC, w, x, y, (mpfr_ptr)0);
+    mpfr_const_pi(w, MPFR_RNDN);
+    mpfr_mul_ui(w, w, 2, MPFR_RNDN);
+    mpfr_div(w, w, theta, MPFR_RNDN);                       /* wavelen = 2 pi / theta */
+    mpfr_set_ui(x, (unsigned long)c->max_position, MPFR_RNDN);
+    mpfr_set_q(y, c->low_freq, MPFR_RNDN);
+    mpfr_div(x, x, y, MPFR_RNDN);                           /* low_freq_wavelen */
+    int long_wave = mpfr_cmp(w, x) > 0;
+    mpfr_set_ui(x, (unsigned long)c->max_position, MPFR_RNDN);
+    mpfr_set_q(y, c->high_freq, MPFR_RNDN);
+    mpfr_div(x, x, y, MPFR_RNDN);                           /* high_freq_wavelen */
+    int short_wave = mpfr_cmp(w, x) < 0;
+    mpfr_set_q(y, c->factor, MPFR_RNDN);
+    if (long_wave) {
+        mpfr_div(theta, theta, y, MPFR_RNDN);
+    } else if (!short_wave) {
+        mpfr_ui_div(x, (unsigned long)c->max_position, w, MPFR_RNDN);   /* s = (old / wavelen - low) / (high - low) */
+        mpfr_set_q(w, c->low_freq, MPFR_RNDN);
+        mpfr_sub(x, x, w, MPFR_RNDN);
+        mpfr_set_q(w, c->high_freq, MPFR_RNDN);
+        mpfr_sub_q(w, w, c->low_freq, MPFR_RNDN);
+        mpfr_div(x, x, w, MPFR_RNDN);
+        mpfr_ui_sub(w, 1, x, MPFR_RNDN);                    /* theta ((1 - s) / factor + s) */
+        mpfr_div(w, w, y, MPFR_RNDN);
+        mpfr_add(w, w, x, MPFR_RNDN);
+        mpfr_mul(theta, theta, w, MPFR_RNDN);
+    }
+    mpfr_clears(w, x, y, (mpfr_ptr)0);
+}
+
+/* hf and flash: inv_freq = 1.0 / (base ** (arange(0, d, 2).float() / d)), all fp32; linear: inv_freq /= factor. */
+static void torch_inv_freq(const abl_rope_config *c, abl_rope_code *k)
+{
+    for (int i = 0; i < k->pairs; i++) {
+        float e = rn32((double)(float)(2 * i) / (double)(float)c->head_dim);
+        float v = rn32(1.0 / (double)abl_rope_pow32(k->base32, e));
+        if (c->scaling == ABL_ROPE_SCALING_LINEAR)
+            v = rn32((double)v / (double)q32(c->factor));
+        if (c->scaling == ABL_ROPE_SCALING_LLAMA3)
+            v = llama3_one(c, v);
+        k->inv[i] = v;
+    }
+}
+
+static abl_status code_check(const abl_rope_config *c, char **msg)
+{
+    if (c->head_dim < 2 || c->head_dim > 1024 || c->head_dim % 2 != 0) {
+        abl_set_error(msg, "head dim %d: an even number from 2 to 1024", c->head_dim);
+        return ABL_ERR_INVALID_ARGUMENT;
+    }
+    if (c->n < 1 || c->n > (UINT64_C(1) << 24) || c->delta1 >= c->delta2 || c->delta2 > (UINT64_C(1) << 20) ||
+        c->n + c->delta2 > (UINT64_C(1) << 24)) {
+        abl_set_error(msg, "positions: N from 1 to 2^24 (fp32 holds every position), shifts D1 < D2 <= 2^20, "
+                           "N + D2 <= 2^24");
+        return ABL_ERR_INVALID_ARGUMENT;
+    }
+    if (mpq_cmp_ui(c->base, 1, 1) <= 0 || mpq_cmp_ui(c->base, 1000000000, 1) > 0) {
+        abl_set_error(msg, "base (rope_theta): greater than 1, at most 1e9");
+        return ABL_ERR_INVALID_ARGUMENT;
+    }
+    if (c->scaling != ABL_ROPE_SCALING_NONE && (mpq_cmp_ui(c->factor, 1, 1) < 0 || mpq_cmp_ui(c->factor, 1024, 1) > 0)) {
+        abl_set_error(msg, "scaling factor: from 1 to 1024");
+        return ABL_ERR_INVALID_ARGUMENT;
+    }
+    if (c->scaling == ABL_ROPE_SCALING_DYNAMIC && (c->path != ABL_ROPE_HF_LLAMA || c->max_position < 1)) {
+        abl_set_error(msg, "dynamic NTK scaling is modelled for hf-llama only, with max_position_embeddings");
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (c->scaling == ABL_ROPE_SCALING_LLAMA3 &&
+        (c->path != ABL_ROPE_HF_LLAMA || c->max_position < 1 || mpq_cmp(c->low_freq, c->high_freq) >= 0 ||
+         mpq_sgn(c->low_freq) <= 0)) {
+        abl_set_error(msg, "llama3 scaling is modelled for hf-llama only, with original_max_position_embeddings and "
+                           "0 < low_freq_factor < high_freq_factor");
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (c->scaling == ABL_ROPE_SCALING_LINEAR && c->path == ABL_ROPE_FLASH_ROTARY) {
+        abl_set_error(msg, "flash-rotary (flash_attn RotaryEmbedding) has no linear scaling");
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (c->dtype.precision > 24 || c->dtype.emin < -126 || c->dtype.emax > 127 ||
+        (c->path == ABL_ROPE_GGML_CPU && c->dtype.precision != 24 && c->dtype.precision != 11)) {
+        abl_set_error(msg, "dtype %s: %s", c->dtype.name,
+                      c->path == ABL_ROPE_GGML_CPU ? "ggml_rope on the CPU takes F32 or F16 tensors"
+                                                   : "a format that fits in fp32 (bf16, fp16, fp32)");
+        return ABL_ERR_UNSUPPORTED;
+    }
+    return ABL_OK;
+}
+
+abl_status abl_rope_code_init(const abl_rope_config *c, abl_rope_code *k, char **msg)
+{
+    memset(k, 0, sizeof *k);
+    abl_status st = code_check(c, msg);
+    if (st != ABL_OK)
+        return st;
+    abl_format f32;
+    abl_format_lookup("fp32", &f32);
+    k->path = c->path;
+    k->pairs = c->head_dim / 2;
+    abl_fp_init(&c->dtype, &k->dt);
+    abl_fp_init(c->path == ABL_ROPE_GGML_CPU ? &f32 : &c->dtype, &k->table);
+    k->inv = calloc((size_t)k->pairs, sizeof *k->inv);
+    k->theta = calloc((size_t)k->pairs, sizeof *k->theta);
+    k->scratch = calloc((size_t)k->pairs, sizeof *k->scratch);
+    if (k->inv == NULL || k->theta == NULL || k->scratch == NULL) {
+        abl_rope_code_clear(k);
+        return ABL_ERR_NO_MEMORY;
+    }
+    abl_mpfr_range saved = abl_mpfr_range_widen();
+    k->base32 = c->scaling == ABL_ROPE_SCALING_DYNAMIC && c->n > c->max_position ? dynamic_base32(c) : q32(c->base);
+    for (int i = 0; i < k->pairs; i++) {
+        mpfr_init2(k->theta[i], ABL_ROPE_PREC);
+        exact_theta(c, i, k->theta[i]);
+    }
+    /* ggml: theta_scale = powf(freq_base, -2.0f/n_dims); freq_scale = 1.0f/factor (llama.cpp rope_freq_scale) */
+    k->ts = abl_rope_pow32(k->base32, rn32(-2.0 / (double)(float)c->head_dim));
+    k->freq_scale = c->scaling == ABL_ROPE_SCALING_LINEAR ? rn32(1.0 / (double)q32(c->factor)) : 1.0f;
+    torch_inv_freq(c, k);
+    if (c->path == ABL_ROPE_GGML_CPU)
+        for (int i = 0; i < k->pairs; i++)
+            k->inv[i] = abl_rope_code_angle(k, i, 1);
+    abl_mpfr_range_restore(saved);
+    return ABL_OK;
+}
+
+void abl_rope_code_clear(abl_rope_code *k)
+{
+    if (k->theta != NULL)
+        for (int i = 0; i < k->pairs; i++)
+            if (k->theta[i]->_mpfr_d != NULL)
+                mpfr_clear(k->theta[i]);
+    free(k->theta);
+    free(k->inv);
+    free(k->scratch);
+    memset(k, 0, sizeof *k);
+}
+
+float abl_rope_code_angle(const abl_rope_code *k, int i, uint64_t p)
+{
+    if (k->path != ABL_ROPE_GGML_CPU)   /* freqs = inv_freq @ position_ids.float(): one fp32 product */
+        return rn32((double)k->inv[i] * (double)(float)p);
+    /* ggml_rope_cache_init: theta = p; per pair theta *= theta_scale (fp32, i times); rope_yarn: freq_scale * theta */
+    float theta = (float)p;
+    for (int j = 0; j < i; j++)
+        theta = rn32((double)theta * (double)k->ts);
+    return rn32((double)k->freq_scale * (double)theta);
+}
+
+void abl_rope_code_angles(const abl_rope_code *k, uint64_t p, float *out)
+{
+    if (k->path != ABL_ROPE_GGML_CPU) {
+        for (int i = 0; i < k->pairs; i++)
+            out[i] = abl_rope_code_angle(k, i, p);
+        return;
+    }
+    float theta = (float)p;   /* the same loop as ggml_rope_cache_init: one pass over the pairs */
+    for (int i = 0; i < k->pairs; i++) {
+        out[i] = rn32((double)k->freq_scale * (double)theta);
+        theta = rn32((double)theta * (double)k->ts);
+    }
+}
+
+/* Whether binary64 v (within 1 ulp of the true value) is too close to a binary32 midpoint to decide RN32. */
+static int near_midpoint(double v)
+{
+    float f = (float)v;
+    double lo = ((double)f + (double)nextafterf(f, -INFINITY)) / 2, hi = ((double)f + (double)nextafterf(f, INFINITY)) / 2;
+    double margin = ldexp(fabs(v), -50);
+    return fabs(v - lo) <= margin || fabs(v - hi) <= margin;
+}
+
+void abl_rope_cos_sin(abl_rope_code *k, float a, float *c, float *s, double *cd, double *sd)
+{
+    *cd = cos((double)a);
+    *sd = sin((double)a);
+    *c = (float)*cd;
+    *s = (float)*sd;
+    if (near_midpoint(*cd) || near_midpoint(*sd)) {
+        mpfr_t x, y;
+        mpfr_inits2(24, x, y, (mpfr_ptr)0);
+        mpfr_set_flt(x, a, MPFR_RNDN);
+        mpfr_cos(y, x, MPFR_RNDN);
+        *c = mpfr_get_flt(y, MPFR_RNDN);
+        mpfr_sin(y, x, MPFR_RNDN);
+        *s = mpfr_get_flt(y, MPFR_RNDN);
+        mpfr_clears(x, y, (mpfr_ptr)0);
+        k->fallbacks++;
+    }
+}

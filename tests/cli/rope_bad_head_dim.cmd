@@ -1,0 +1,3 @@
+rope
+--head-dim
+7

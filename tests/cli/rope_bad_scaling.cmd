@@ -1,0 +1,3 @@
+rope
+--scaling
+cubic:2

@@ -1,0 +1,13 @@
+rope
+--head-dim
+4
+--ctx
+64
+--dtype
+fp32
+--format
+csv
+--shift
+1,5
+--tolerance
+0.001

@@ -1,0 +1,7 @@
+rope
+--pipeline
+flash-rotary
+--scaling
+linear:2
+--ctx
+64

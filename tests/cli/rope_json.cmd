@@ -1,0 +1,11 @@
+rope
+--head-dim
+4
+--ctx
+64
+--pipeline
+ggml-cpu
+--dtype
+fp16
+--format
+json

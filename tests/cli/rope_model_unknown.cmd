@@ -1,0 +1,3 @@
+rope
+--model
+falcon-7b

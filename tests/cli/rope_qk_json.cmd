@@ -1,0 +1,11 @@
+rope
+--head-dim
+8
+--ctx
+64
+--q
+@DATA@/rope_q8.npy
+--k
+@DATA@/rope_k8.npy
+--format
+json

@@ -1,0 +1,5 @@
+rope
+--head-dim
+8
+--ctx
+256

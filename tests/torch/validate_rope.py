@@ -1,0 +1,345 @@
+#!/usr/bin/python3
+"""`alibi-blind rope` against PyTorch (CPU) and mpmath (issue 22, docs/rope.md).
+
+Each code path is rebuilt here from its source (transformers LlamaRotaryEmbedding + apply_rotary_pos_emb,
+flash_attn RotaryEmbedding's cos/sin cache + the rotary kernel's fp32 arithmetic, llama.cpp ggml_rope's
+theta loop in fp32) and compared value for value with what the library says the code applies (rope_dump):
+the fp32 angles, the cos/sin in the table's dtype, the rotated q. Then the report's per-pair errors, logit
+error and shift sensitivity are recomputed from PyTorch's cos/sin tables and mpmath's exact angles.
+Expected values come from PyTorch, numpy and mpmath, never from the tool.
+
+Known difference, counted and bounded: the tool models fp32 cos/sin as correctly rounded; PyTorch's CPU
+cos/sin (SLEEF u10) are within 1 ulp. A difference must be at most 1 ulp of fp32 (and, after the cast
+into bf16/fp16, at most 1 ulp of that dtype), and rare (< 1% of the values).
+usage: validate_rope.py path/to/alibi-blind path/to/rope_dump"""
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+
+import mpmath
+import numpy as np
+import torch
+
+TOOL, DUMP = sys.argv[1], sys.argv[2]
+DT = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
+FAIL = []
+
+
+def check(cond, what):
+    if not cond:
+        FAIL.append(what)
+        print("FAIL:", what)
+
+
+def hf_inv_freq(d, base, scaling, factor, maxpos, seq_len):
+    """transformers modeling_rope_utils (_compute_default/_linear/_dynamic_ntk_parameters)."""
+    if scaling == "dynamic" and seq_len > maxpos:
+        sl = torch.tensor(seq_len)  # torch.max(position_ids) + 1: an int64 tensor
+        base = base * ((factor * sl / maxpos) - (factor - 1)) ** (d / (d - 2))
+    inv = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
+    if scaling == "linear":
+        inv /= factor
+    if scaling.startswith("llama3:"):  # _compute_llama3_parameters, line for line
+        low_freq_factor, high_freq_factor = (float(x) for x in scaling.split(":")[1:])
+        old_context_len = maxpos
+        low_freq_wavelen = old_context_len / low_freq_factor
+        high_freq_wavelen = old_context_len / high_freq_factor
+        wavelen = 2 * math.pi / inv
+        inv_freq_llama = torch.where(wavelen > low_freq_wavelen, inv / factor, inv)
+        smooth_factor = (old_context_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
+        smoothed_inv_freq = (1 - smooth_factor) * inv_freq_llama / factor + smooth_factor * inv_freq_llama
+        is_medium_freq = ~(wavelen < high_freq_wavelen) * ~(wavelen > low_freq_wavelen)
+        inv = torch.where(is_medium_freq, smoothed_inv_freq, inv_freq_llama)
+    return inv
+
+
+def hf_cos_sin(dtype, d, base, scaling, factor, maxpos, n, positions):
+    """LlamaRotaryEmbedding.forward: freqs = inv_freq @ position_ids.float() in fp32, cos/sin fp32, .to(dtype)."""
+    inv = hf_inv_freq(d, base, scaling, factor, maxpos, n)
+    pos = torch.tensor(positions, dtype=torch.int64)[None, :]
+    freqs = (inv[None, :, None].float() @ pos[:, None, :].float()).transpose(1, 2)[0]
+    return freqs, freqs.cos().to(DT[dtype]), freqs.sin().to(DT[dtype])
+
+
+def flash_cos_sin(dtype, d, base, positions):
+    """flash_attn/layers/rotary.py RotaryEmbedding._update_cos_sin_cache: torch.outer(t fp32, inv_freq fp32)."""
+    inv = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.float32) / d))
+    t = torch.tensor(positions, dtype=torch.float32)
+    freqs = torch.outer(t, inv)
+    return freqs, torch.cos(freqs).to(DT[dtype]), torch.sin(freqs).to(DT[dtype])
+
+
+def ggml_angles(d, base, factor, positions):
+    """ggml-cpu ops.cpp: theta_scale = powf(freq_base, -2.0f/n_dims); theta = p; theta *= theta_scale per pair;
+    rope_yarn: theta_interp = freq_scale * theta (ext_factor 0); freq_scale = 1.0f/factor."""
+    f32 = np.float32
+    ts = f32(np.power(f32(base), f32(f32(-2.0) / f32(d))))
+    fs = f32(f32(1.0) / f32(factor))
+    out = np.zeros((len(positions), d // 2), dtype=np.float32)
+    for r, p in enumerate(positions):
+        theta = f32(p)
+        for i in range(d // 2):
+            out[r, i] = f32(fs * theta)
+            theta = f32(theta * ts)
+    freqs = torch.from_numpy(out)
+    return freqs, freqs.cos(), freqs.sin()
+
+
+def tool_values(path, dtype, d, base, scaling, factor, maxpos, n, positions):
+    args = [DUMP, path, dtype, str(d), str(base), scaling, str(factor), str(maxpos), str(n)]
+    text = "v " + " ".join(str(p) for p in positions) + "\n"
+    out = subprocess.run(args, input=text, capture_output=True, text=True, check=True).stdout.split("\n")
+    h = d // 2
+    ang = np.zeros((len(positions), h)); cs = np.zeros_like(ang); sn = np.zeros_like(ang)
+    index = {p: r for r, p in enumerate(positions)}
+    for line in out:
+        f = line.split()
+        if len(f) == 5:
+            r, i = index[int(f[0])], int(f[1])
+            ang[r, i], cs[r, i], sn[r, i] = (float.fromhex(x) for x in f[2:])
+    return ang, cs, sn
+
+
+def ulp(x, dtype):
+    p = {"bf16": 8, "fp16": 11, "fp32": 24}[dtype]
+    e = np.floor(np.log2(np.maximum(np.abs(x), 2.0 ** -126)))
+    return 2.0 ** (e - p + 1)
+
+
+def compare_values(name, dtype, ref, got):
+    """angles exactly (pairs whose fp32 frequency equals torch's); cos/sin: SLEEF-vs-correctly-rounded 1-ulp cases."""
+    freqs, c, s = (t.double().numpy() for t in ref)
+    ang, cs, sn = got
+    f_tool, f_torch = ang[1] if len(ang) > 1 else ang[0], freqs[1] if len(freqs) > 1 else freqs[0]
+    same = f_tool == f_torch  # the frequency at p = 1 (hf, flash: inv_freq; ggml: ts^i)
+    off = np.argwhere(~same).ravel().tolist()
+    if off:
+        gap = np.max(np.abs(f_tool[~same] - f_torch[~same]) / ulp(f_torch[~same], "fp32"))
+        print(f"  {name}: fp32 frequency of pairs {off} differs from torch's pow by {gap:.3g} ulp (SLEEF powf)")
+        check(gap <= 1.0 and len(off) <= max(2, len(same) // 16), f"{name}: frequencies {off} differ by {gap} ulp")
+    eq = freqs[:, same] == ang[:, same]
+    check(eq.all(), f"{name}: fp32 angles differ at {np.argwhere(~eq)[:3].tolist()}")
+    tab = "fp32" if name.startswith("ggml") else dtype
+    for label, a, b in (("cos", c[:, same], cs[:, same]), ("sin", s[:, same], sn[:, same])):
+        diff = a != b
+        frac = diff.mean()
+        worst = np.max(np.abs(a - b) / ulp(a, tab)) if diff.any() else 0.0
+        print(f"  {name} {label}: {diff.sum()} of {diff.size} differ from torch (<= {worst:.3g} ulp of {tab})")
+        check(frac < (0.15 if tab == "fp32" else 0.01) and worst <= 1.0, f"{name} {label}: {diff.sum()} differ, worst {worst} ulp")
+
+
+def positions_for(n):
+    rnd = random.Random(n)
+    ps = set(range(min(n, 200)))
+    ps.update(rnd.randrange(n) for _ in range(300))
+    ps.update(min(n - 1, (1 << k) + j) for k in range(1, 18) for j in (-1, 0, 1) if (1 << k) + j < n)
+    ps.add(n - 1)
+    return sorted(ps)
+
+
+CASES = [  # path, dtype, d, base, scaling, factor, maxpos, n
+    ("hf-llama", "bf16", 128, 10000, "none", 1, 0, 1 << 17),
+    ("hf-llama", "fp16", 64, 10000, "none", 1, 0, 4096),
+    ("hf-llama", "fp32", 128, 500000, "none", 1, 0, 1 << 17),
+    ("hf-llama", "bf16", 128, 1000000, "none", 1, 0, 1 << 17),
+    ("hf-llama", "bf16", 96, 10000, "linear", 4, 0, 16384),
+    ("hf-llama", "bf16", 128, 10000, "dynamic", 2, 4096, 16384),
+    ("hf-llama", "bf16", 128, 500000, "llama3:1:4", 8, 8192, 1 << 17),
+    ("hf-llama", "fp32", 64, 10000, "llama3:1:4", 4, 2048, 16384),
+    ("flash-rotary", "bf16", 128, 10000, "none", 1, 0, 1 << 17),
+    ("flash-rotary", "fp16", 80, 10000, "none", 1, 0, 8192),
+    ("ggml-cpu", "fp32", 128, 10000, "none", 1, 0, 1 << 17),
+    ("ggml-cpu", "fp16", 128, 500000, "linear", 2, 0, 32768),
+]
+
+
+def reference(path, dtype, d, base, scaling, factor, maxpos, n, positions):
+    if path == "hf-llama":
+        return hf_cos_sin(dtype, d, base, scaling, factor, maxpos, n, positions)
+    if path == "flash-rotary":
+        return flash_cos_sin(dtype, d, base, positions)
+    return ggml_angles(d, base, factor, positions)
+
+
+def apply_ref(path, dtype, x, c, s):
+    """hf: q*cos + rotate_half(q)*sin in the model dtype; flash/ggml: fp32 x0*cos - x1*sin, one cast. c, s: the
+    cos/sin as applied (checked against torch's separately), so that this checks the rotation's arithmetic."""
+    h = x.shape[-1] // 2
+    if path == "hf-llama":
+        xd = x.to(DT[dtype])
+        cc = torch.cat((c, c), -1).to(DT[dtype]); ss = torch.cat((s, s), -1).to(DT[dtype])
+        rot = torch.cat((-xd[..., h:], xd[..., :h]), -1)
+        return (xd * cc + rot * ss).double()
+    x0, x1 = x[..., :h].float(), x[..., h:].float()
+    c, s = c.float(), s.float()
+    o = torch.cat((x0 * c - x1 * s, x0 * s + x1 * c), -1)
+    return o.to(DT[dtype]).double()
+
+
+def check_apply(case, ref_cs):
+    path, dtype, d = case[0], case[1], case[2]
+    rnd = torch.Generator().manual_seed(d)
+    args = [DUMP, path, dtype, str(d), str(case[3]), case[4], str(case[5]), str(case[6]), str(case[7])]
+    positions = [0, 1, 17, case[7] - 1]
+    _, c, s = ref_cs
+    lines, want = [], []
+    for p in positions:
+        x = torch.randn(d, generator=rnd).to(DT[dtype]).float()
+        lines.append(f"a {p} " + " ".join(float(v).hex() for v in x))
+        r = case[8].index(p)
+        want.append(apply_ref(path, dtype, x, c[r].float(), s[r].float()).numpy())
+    out = subprocess.run(args, input="\n".join(lines) + "\n", capture_output=True, text=True, check=True).stdout
+    got = [np.array([float.fromhex(v) for v in line.split()]) for line in out.strip().split("\n")]
+    bad = sum(int((g != w).sum()) for g, w in zip(got, want))
+    print(f"  {path} {dtype} d={d}: rotated q, {bad} of {len(positions) * d} values differ")
+    check(bad == 0, f"{path} {dtype} d={d}: rotated q differs in {bad} values")
+
+
+for case in CASES:
+    pos = positions_for(case[7])
+    print(case)
+    ref = reference(*case, pos)
+    got = tool_values(*case, pos)
+    compare_values(case[0], case[1], ref, got)
+    check_apply(case + (pos,), (None, torch.from_numpy(got[1]).float(), torch.from_numpy(got[2]).float()))
+
+
+def cr_table(freqs, table):
+    """cos/sin of the fp32 angles correctly rounded to fp32 (mpmath), then cast into the table's dtype."""
+    c = np.vectorize(lambda a: float(mpmath.cos(mpmath.mpf(float(a)))))(freqs).astype(np.float32)
+    s = np.vectorize(lambda a: float(mpmath.sin(mpmath.mpf(float(a)))))(freqs).astype(np.float32)
+    cast = lambda v: torch.from_numpy(v).to(DT[table]).double().numpy()
+    return cast(c), cast(s)
+
+
+def llama3_theta(theta, factor, scaling, old):
+    """The llama3 frequency in real arithmetic (mpmath): the piecewise formula of _compute_llama3_parameters."""
+    low, high = (mpmath.mpf(x) for x in scaling.split(":")[1:])
+    wavelen = 2 * mpmath.pi / theta
+    if wavelen < old / high:
+        return theta
+    if wavelen > old / low:
+        return theta / factor
+    s = (old / wavelen - low) / (high - low)
+    return (1 - s) * theta / factor + s * theta
+
+
+def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1, tol=None, cr=False, maxpos=0):
+    """The report's numbers from PyTorch's cos/sin tables (cr: mpmath's correctly rounded fp32 cos/sin, the
+    tool's model, where PyTorch's SLEEF differs by an ulp) and mpmath's exact angles (50 digits). The goldens
+    tests/cli/rope_*.out are runs of these configurations."""
+    mpmath.mp.dps = 50
+    pos = list(range(n + d2))
+    freqs, c, s = (t.double().numpy() for t in reference(path, dtype, d, base, scaling, factor, maxpos, n, pos))
+    if cr:
+        c, s = cr_table(freqs, "fp32" if path == "ggml-cpu" else dtype)
+    args = [TOOL, "rope", "--pipeline", path, "--dtype", dtype, "--head-dim", str(d), "--base", str(base), "--ctx",
+            str(n), "--shift", f"{d1},{d2}", "--format", "json"]
+    args += ["--scaling", f"linear:{factor}"] if scaling == "linear" else []
+    if scaling.startswith("llama3:"):
+        args += ["--scaling", f"llama3:{factor}:{scaling.split(':')[1]}:{scaling.split(':')[2]}:{maxpos}"]
+    args += ["--tolerance", str(tol)] if tol is not None else []
+    rep = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+    h = d // 2
+    theta = [mpmath.mpf(base) ** (mpmath.mpf(-2 * i) / d) / (factor if scaling == "linear" else 1) for i in range(h)]
+    if scaling.startswith("llama3:"):
+        theta = [llama3_theta(x, factor, scaling, maxpos) for x in theta]
+    ex = np.zeros((n + d2, h), dtype=complex)
+    for i in range(h):
+        worst = {"angle_error": 0.0, "cos_sin_error": 0.0, "effective_error": 0.0}
+        first = None
+        for p in range(n + d2):
+            a = mpmath.mpf(p) * theta[i]
+            ex[p, i] = complex(float(mpmath.cos(a)), float(mpmath.sin(a)))
+            if p >= n:
+                continue
+            zc, zs = mpmath.mpf(c[p, i]), mpmath.mpf(s[p, i])
+            eff = abs(mpmath.atan2(zs * mpmath.cos(a) - zc * mpmath.sin(a), zc * mpmath.cos(a) + zs * mpmath.sin(a)))
+            worst["angle_error"] = max(worst["angle_error"], float(abs(mpmath.mpf(freqs[p, i]) - a)))
+            worst["cos_sin_error"] = max(worst["cos_sin_error"], float(mpmath.hypot(zc - mpmath.cos(a), zs - mpmath.sin(a))))
+            worst["effective_error"] = max(worst["effective_error"], float(eff))
+            if first is None and eff > (theta[i] if tol is None else tol):
+                first = p
+        row = rep["pairs"][i]
+        for k, v in worst.items():
+            check(math.isclose(row[k], v, rel_tol=1e-9, abs_tol=1e-15), f"report {path} pair {i} {k}: {row[k]} != {v}")
+        check(row["first_effective_over"] == first, f"report pair {i} first_effective_over {row['first_effective_over']} != {first}")
+    z = c + 1j * s
+    rot = np.max(np.abs(z[:n] * np.conj(z[0]) - ex[:n] * np.conj(ex[0])))
+    shift = np.max(np.abs(z[d1:n + d1] * np.conj(z[d1]) - z[d2:n + d2] * np.conj(z[d2])))
+    check(math.isclose(rep["logit_rotation_error_first"], rot, rel_tol=1e-9), f"report rotation error {rep['logit_rotation_error_first']} != {rot}")
+    check(math.isclose(rep["shift_first"], shift, rel_tol=1e-9), f"report shift_first {rep['shift_first']} != {shift}")
+    print(f"  report {path} {dtype} d={d} N={n}: per-pair errors, first positions, logit error {rot:.4g}, "
+          f"shift sensitivity {shift:.4g} agree")
+
+
+report_check("hf-llama", "bf16", 16, 10000, 1024)
+report_check("hf-llama", "fp16", 8, 500000, 512)
+report_check("flash-rotary", "bf16", 8, 10000, 512)
+report_check("hf-llama", "bf16", 8, 10000, 256)                                # tests/cli/rope_text
+report_check("ggml-cpu", "fp16", 4, 10000, 64, cr=True)                          # tests/cli/rope_json
+report_check("hf-llama", "fp32", 4, 10000, 64, d1=1, d2=5, tol=0.001, cr=True)   # tests/cli/rope_csv
+report_check("hf-llama", "fp16", 8, 10000, 256, scaling="linear", factor=2)      # tests/cli/rope_config_linear
+report_check("hf-llama", "bf16", 16, 10000, 512, scaling="llama3:1:4", factor=8, maxpos=256)  # tests/cli/rope_llama3
+
+
+def logits_check(path, dtype, d, base, n, dist, d2=16, qk=None):
+    """--q/--k: each logit the tool says the code computes (rope_dump l) against PyTorch (the rotated q, k from
+    PyTorch's cos/sin and its own elementwise ops, the dot product in float64 rounded once into the dtype; also
+    torch.matmul in the dtype, whose fp32 accumulation order may differ in the last place: counted), then the
+    report's qk_* maxima against those logits and mpmath's exact relative logit."""
+    import tempfile, os
+    mpmath.mp.dps = 50
+    g = torch.Generator().manual_seed(d + n)
+    q = torch.randn(d, generator=g).to(DT[dtype]).double()
+    k = (8 * torch.randn(d, generator=g)).to(DT[dtype]).double()   # a large key, like the first token's
+    if qk is not None:
+        q, k = (torch.from_numpy(np.load(f)).double().to(DT[dtype]).double() for f in qk)
+    pos = list(range(n + d2))
+    _, c, s = reference(path, dtype, d, base, "none", 1, 0, n, pos)
+    rot = lambda x, p: apply_ref(path, dtype, x.float(), c[p].float(), s[p].float())
+    qr = [rot(q, p) for p in pos]
+    kr = [rot(k, p) for p in pos]
+    logit = lambda a, b: torch.tensor(float((qr[a] * kr[b]).sum())).to(DT[dtype]).item()
+    args = [DUMP, path, dtype, str(d), str(base), "none", "1", "0", str(n)]
+    sample = [(r, 0) for r in range(0, n, 7)] + [(r + d2, d2) for r in range(0, n, 11)] + [(p + dist, p) for p in range(0, n - dist, 13)]
+    vals = " ".join(float(x).hex() for x in list(q) + list(k))
+    text = "".join(f"l {a} {b} {vals}\n" for a, b in sample)
+    got = [float.fromhex(x) for x in subprocess.run(args, input=text, capture_output=True, text=True, check=True).stdout.split()]
+    want = [logit(a, b) for a, b in sample]
+    bad = sum(1 for x, y in zip(got, want) if x != y)
+    mm = "not run (no CPU matmul in fp16)" if dtype == "fp16" else sum(
+        1 for (a, b), y in zip(sample, want) if torch.matmul(qr[a].to(DT[dtype])[None], kr[b].to(DT[dtype])[:, None]).item() != y)
+    print(f"  logits {path} {dtype} d={d}: {bad} of {len(sample)} differ from float64-then-{dtype}; torch.matmul in "
+          f"{dtype} differs from that in {mm}")
+    check(bad == 0, f"logits {path} {dtype}: {bad} differ")
+    theta = [mpmath.mpf(base) ** (mpmath.mpf(-2 * i) / d) for i in range(d // 2)]
+    h = d // 2
+    qf, kf = [float(x) for x in q], [float(x) for x in k]
+    def exact(r):
+        return float(sum((qf[i] * kf[i] + qf[i + h] * kf[i + h]) * mpmath.cos(r * theta[i]) +
+                         (qf[i] * kf[i + h] - qf[i + h] * kf[i]) * mpmath.sin(r * theta[i]) for i in range(h)))
+    first = max(abs(logit(r, 0) - exact(r)) for r in range(n))
+    pair = max(abs(logit(p + dist, p) - exact(dist)) for p in range(n - dist))
+    shift = max(abs(logit(r, 0) - logit(r + d2, d2)) for r in range(n))
+    shift_pair = max(abs(logit(p + dist, p) - logit(p + dist + d2, p + d2)) for p in range(n - dist))
+    with tempfile.TemporaryDirectory() as tmp:
+        np.save(os.path.join(tmp, "q.npy"), q.numpy()); np.save(os.path.join(tmp, "k.npy"), k.numpy())
+        rep = json.loads(subprocess.run([TOOL, "rope", "--pipeline", path, "--dtype", dtype, "--head-dim", str(d),
+                                         "--base", str(base), "--ctx", str(n), "--q", os.path.join(tmp, "q.npy"),
+                                         "--k", os.path.join(tmp, "k.npy"), "--distance", str(dist), "--format", "json"],
+                                        capture_output=True, text=True, check=True).stdout)
+    for key, v in (("qk_first_error", first), ("qk_pair_error", pair), ("qk_shift_first", shift), ("qk_shift_pair", shift_pair)):
+        check(math.isclose(rep[key], v, rel_tol=1e-9, abs_tol=1e-12), f"logits {key}: {rep[key]} != {v}")
+    print(f"  logits report: first-row error {first:.4g}, pair error {pair:.4g}, shift first {shift:.4g}, shift pairs {shift_pair:.4g} agree")
+
+
+logits_check("hf-llama", "bf16", 16, 10000, 256, 3)
+logits_check("flash-rotary", "fp16", 8, 500000, 128, 5)
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli", "data")
+logits_check("hf-llama", "bf16", 8, 10000, 128, 3, qk=(os.path.join(DATA, "rope_q8.npy"), os.path.join(DATA, "rope_k8.npy")))  # tests/cli/rope_qk
+print("FAILED:", len(FAIL)) if FAIL else print("all rope checks agree")
+sys.exit(1 if FAIL else 0)

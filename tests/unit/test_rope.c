@@ -1,0 +1,141 @@
+/*
+ * Unit tests for the rope stage (issue 22). Expected values are mpmath literals (mp.dps = 50), pasted with
+ * how they were computed, or closed forms: never from the functions under test. The generator:
+ *   theta_i = mpf(10000) ** (mpf(-2 i) / 128)
+ *   hf fp32 d=8 pair 1: inv32 = float32(1)/float32(10); max over p < 4096 of |f32(p * inv32) - p/10| (numpy fp32
+ *     products, mpmath differences)
+ *   ggml: ts = f32(mpf(10000) ** f32(-2/128)); the angle of pair 63 at p = 1000: 63 numpy fp32 multiplications
+ *   bf16, theta = 1 (d = 2), p < 8: max |(bf16(f32(cos p)), bf16(f32(sin p))) - (cos p, sin p)| (torch casts)
+ */
+#include <stdlib.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "abl/rope/rope.h"
+
+static void setup(abl_rope_config *c, const char *path, const char *dtype, int d, unsigned base, uint64_t n)
+{
+    abl_rope_config_init(c);
+    assert_int_equal(abl_rope_path_lookup(path, &c->path, NULL), ABL_OK);
+    assert_int_equal(abl_format_lookup(dtype, &c->dtype), ABL_OK);
+    c->head_dim = d;
+    mpq_set_ui(c->base, base, 1);
+    c->n = n;
+}
+
+static void close_rel(double got, double want, double rel)
+{
+    if (fabs(got - want) > rel * fabs(want))
+        fail_msg("got %.17g, want %.17g", got, want);
+}
+
+static void test_theta_exact(void **state)
+{
+    (void)state;
+    abl_rope_config c;
+    setup(&c, "hf-llama", "bf16", 128, 10000, 64);
+    abl_rope_result r;
+    assert_int_equal(abl_rope_run(&c, NULL, NULL, &r, NULL), ABL_OK);
+    close_rel(r.pair[1].theta, 0.8659643233600653523531692, 1e-16);
+    close_rel(r.pair[63].theta, 0.0001154781984689458179666483, 1e-16);
+    assert_true(r.pair[0].theta == 1.0);
+    abl_rope_result_free(&r);
+    abl_rope_config_clear(&c);
+}
+
+static void test_angle_error_fp32(void **state)
+{
+    (void)state;
+    abl_rope_config c;
+    setup(&c, "hf-llama", "fp32", 8, 10000, 4096);
+    abl_rope_result r;
+    assert_int_equal(abl_rope_run(&c, NULL, NULL, &r, NULL), ABL_OK);
+    assert_true(r.pair[1].inv_freq == 0.1f);
+    close_rel(r.pair[1].angle_err, 0.000018310546875, 1e-15);
+    assert_int_equal(r.pair[1].angle_err_at, 2563);
+    /* pair 0: theta = 1, the fp32 angle p is exact below 2^24 */
+    assert_true(r.pair[0].angle_err == 0.0);
+    abl_rope_result_free(&r);
+    abl_rope_config_clear(&c);
+}
+
+static void test_ggml_theta_loop(void **state)
+{
+    (void)state;
+    abl_rope_config c;
+    setup(&c, "ggml-cpu", "fp32", 128, 10000, 2);
+    float a[64], cs[64], sn[64];
+    assert_int_equal(abl_rope_values(&c, 1000, a, cs, sn), ABL_OK);
+    assert_true(a[63] == 0x1.d8fff6p-4f);
+    assert_int_equal(abl_rope_values(&c, 1, a, cs, sn), ABL_OK);
+    assert_true(a[1] == 0x1.bb5faep-1f); /* ts itself: theta_scale = powf(10000, -2.0f/128) */
+    abl_rope_config_clear(&c);
+}
+
+static void test_bf16_cos_sin_error(void **state)
+{
+    (void)state;
+    abl_rope_config c;
+    setup(&c, "hf-llama", "bf16", 2, 10000, 8);
+    abl_rope_result r;
+    assert_int_equal(abl_rope_run(&c, NULL, NULL, &r, NULL), ABL_OK);
+    close_rel(r.pair[0].cs_err, 0.0020457301167807202325, 1e-12);
+    assert_int_equal(r.pair[0].cs_err_at, 1);
+    /* the first token's row: z(0) = 1 exactly, so the rotation part is the largest cos/sin error */
+    close_rel(r.rot_err_first, 0.0020457301167807202325, 1e-12);
+    abl_rope_result_free(&r);
+    abl_rope_config_clear(&c);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    abl_rope_config c;
+    setup(&c, "hf-llama", "bf16", 7, 10000, 8);
+    abl_rope_result r;
+    char *msg = NULL;
+    assert_int_equal(abl_rope_run(&c, NULL, NULL, &r, &msg), ABL_ERR_INVALID_ARGUMENT);
+    assert_non_null(msg);
+    free(msg);
+    msg = NULL;
+    c.head_dim = 8;
+    c.n = (UINT64_C(1) << 24) + 1;
+    assert_int_equal(abl_rope_run(&c, NULL, NULL, &r, &msg), ABL_ERR_INVALID_ARGUMENT);
+    free(msg);
+    msg = NULL;
+    c.n = 16;
+    c.path = ABL_ROPE_GGML_CPU;   /* ggml_rope on the CPU takes F32 or F16, not BF16 */
+    assert_int_equal(abl_rope_run(&c, NULL, NULL, &r, &msg), ABL_ERR_UNSUPPORTED);
+    free(msg);
+    abl_rope_path path;
+    assert_int_equal(abl_rope_path_lookup("hf", &path, NULL), ABL_ERR_UNSUPPORTED);
+    abl_rope_config_clear(&c);
+}
+
+static void test_catalogue(void **state)
+{
+    (void)state;
+    assert_true(abl_rope_model_count() >= 4);
+    const abl_rope_model *m = abl_rope_model_find("meta-llama/Meta-Llama-3-8B");
+    assert_non_null(m);
+    assert_string_equal(m->rope_theta, "500000");
+    assert_ptr_equal(abl_rope_model_find("meta-llama-3-8b"), m);
+    assert_null(abl_rope_model_find("falcon-7b"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_theta_exact),      cmocka_unit_test(test_angle_error_fp32),
+        cmocka_unit_test(test_ggml_theta_loop),  cmocka_unit_test(test_bf16_cos_sin_error),
+        cmocka_unit_test(test_refusals),         cmocka_unit_test(test_catalogue),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
