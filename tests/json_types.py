@@ -58,6 +58,9 @@ CASES = [
     ["simulate", "--heads", "4", "--ctx", "300"],
     ["simulate", "--heads", "2", "--ctx", "256", "--slopes", "slopes:8,1e-9", "--dtype", "fp16"],
     ["design", "--heads", "2", "--ctx", "512"],
+    ["design", "--clamp", "--heads", "16", "--ctx", "2048"],
+    ["analyze", "--heads", "9", "--ctx", "2048", "--mitigate", "C,E,L,S"],
+    ["analyze", "--heads", "8", "--ctx", "4096", "--level", "weight", "--window", "3000"],
     ["models"],
     ["models", "falcon-rw-7b"],
     ["models", "replit-code-v1-3b"],                                              # no head count
