@@ -57,6 +57,7 @@ CASES = [
     ["check", "--model", "mpt-7b", "--ctx", "2048", "--dtype", "fp32"],
     ["simulate", "--heads", "4", "--ctx", "300"],
     ["simulate", "--heads", "2", "--ctx", "256", "--slopes", "slopes:8,1e-9", "--dtype", "fp16"],
+    ["simulate", "--heads", "2", "--ctx", "128", "--logit-std", "1", "--seed", "9223372036854775807"],
     ["design", "--heads", "2", "--ctx", "512"],
     ["design", "--clamp", "--heads", "16", "--ctx", "2048"],
     ["analyze", "--heads", "9", "--ctx", "2048", "--mitigate", "C,E,L,S"],
@@ -73,7 +74,8 @@ INTEGER_KEYS = {"context", "window", "delta", "delta_ieee", "delta_exponent", "d
                 "delta_softcap_max", "delta_logit_lo", "delta_logit_hi", "delta_1", "delta_h", "delta_1_ieee",
                 "delta_h_ieee", "first_blind", "first_blind_1", "first_blind_h", "first_influence_zero",
                 "row_zeros", "matrix_zeros", "middle_row_zeros", "row_influence_zeros",
-                "matrix_influence_zeros"} | {f"d{i}" for i in range(1, 10)}
+                "matrix_influence_zeros", "forward_first_blind", "gradient_only_row", "gradient_only_matrix",
+                "seed"} | {f"d{i}" for i in range(1, 10)}
 
 
 def schema_key(args):
