@@ -608,7 +608,7 @@ static void print_paragraphs(FILE *out, const char *text)
  */
 static void print_presets(FILE *out)
 {
-    fprintf(out, "\nPresets (--pipeline PRESET; the field version=V picks another revision):\n");
+    fprintf(out, "Presets (--pipeline PRESET; the field version=V picks another revision):\n");
     for (const char *p = abl_pipeline_preset_help(); p != NULL && *p != '\0';) {
         const char *nl = strchr(p, '\n');
         size_t ln = nl ? (size_t)(nl - p) : strlen(p);
@@ -651,10 +651,12 @@ static void print_help(FILE *out, const abl_cli_cmd *cmd)
     print_paragraphs(out, cmd->summary);
     fputc('\n', out);
     print_paragraphs(out, cmd->description);
+    if (lists_presets(cmd)) {   /* after the description, before the fields that refer to the presets */
+        print_presets(out);
+        fputc('\n', out);
+    }
     if (cmd->description_more != NULL)
         print_paragraphs(out, cmd->description_more);
-    if (lists_presets(cmd))
-        print_presets(out);
     fprintf(out, "\nOptions:\n");
     size_t w = 0;
     for (size_t i = 0; i < cmd->nopts; i++) {

@@ -434,8 +434,7 @@ const abl_cli_cmd abl_cli_simulate_cmd = {
     "kernels, P in the model dtype per key block, fp32 rescaling and normalisation), and the output\n"
     "dtype. Per head: the first blind distance and the zeros of the last row, the zeros of the matrix,\n"
     "the distinct logits, ties and the total-variation distance of the last row from an exact softmax.\n"
-    "Streams rows (O(N) memory per thread) on every core.\n\n"
-    "The presets are listed below (made from the preset table; docs/pipelines.md cites each one's code).\n",
+    "Streams rows (O(N) memory per thread) on every core.\n\n",
     simulate_opts,
     sizeof simulate_opts / sizeof simulate_opts[0],
     run_simulate,
