@@ -41,9 +41,10 @@ def main():
         return 1
     failures, usable = [], 0
     for row in rows:
-        name, hf_id, heads = row["model"], row["hf_id"], row["heads"]
+        # CSV: the head count's column is head_count; a model without one has nan (numeric columns' null)
+        name, hf_id, heads = row["model"], row["hf_id"], row["head_count"]
         rc, out, err = run(binary, "analyze", "--model", name, "--ctx", "1k")
-        if heads == "":
+        if heads == "nan":
             if rc != 2 or out != "" or "--config" not in err or err.count("\n") != 1:
                 failures.append("%s (no head count): exit %d, stderr %r" % (name, rc, err))
             continue

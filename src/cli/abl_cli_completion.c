@@ -2,18 +2,44 @@
  * alibi-blind completion bash|zsh|list: shell completion scripts written from the same command and option
  * tables the parser uses (abl_cli_commands), so a new command or option is completed as soon as it exists.
  * Hidden: not listed by --help. `list` prints one line per command ("command NAME"), per option
- * ("option NAME --OPT METAVAR", "-" for a flag) and per option every command takes ("shared --OPT -",
- * abl_cli_shared_opts): the tests compare the man page and the scripts with it.
+ * ("option NAME --OPT METAVAR", "-" for a flag), the values an option completes ("values NAME --OPT V1 V2 ...":
+ * formats, conventions, dtypes, the catalogue's model names, the pipeline presets, from the library's tables)
+ * and per option every command takes ("shared --OPT -", abl_cli_shared_opts): the tests compare the man page
+ * and the scripts with it.
  */
 #include <stdio.h>
 #include <string.h>
 #include "abl_cli.h"
 
+/* The option names whose values come from the library's tables: the catalogue's models, the pipeline presets. */
+static int is_model_opt(const abl_cli_opt *o) { return strcmp(o->name, "model") == 0; }
+static int is_pipeline_opt(const abl_cli_opt *o) { return strcmp(o->name, "pipeline") == 0; }
+
+/* The catalogue's model names (abl_model_at), then the preset names (abl_pipeline_preset_names: "a, b, ..."). */
+static void print_table_values(FILE *out, const abl_cli_opt *o, const char *sep)
+{
+    if (is_model_opt(o)) {
+        for (size_t i = 0; i < abl_model_count(); i++)
+            fprintf(out, "%s%s", i == 0 ? "" : sep, abl_model_at(i)->name);
+        return;
+    }
+    const char *p = abl_pipeline_preset_names();
+    for (int first = 1; *p != '\0'; first = 0) {
+        size_t n = strcspn(p, ", ");
+        fprintf(out, "%s%.*s", first ? "" : sep, (int)n, p);
+        p += n;
+        p += strspn(p, ", ");
+    }
+}
+
 /* Values a few kinds of argument take, from the library's own lists. */
-static void print_values(FILE *out, abl_arg arg, const char *sep)
+static void print_values(FILE *out, const abl_cli_opt *o, const char *sep)
 {
     const char *s = sep;
-    if (arg == ABL_ARG_FORMAT) {
+    abl_arg arg = o->arg;
+    if (is_model_opt(o) || is_pipeline_opt(o)) {
+        print_table_values(out, o, sep);
+    } else if (arg == ABL_ARG_FORMAT) {
         for (int o = ABL_OUT_TEXT; o <= ABL_OUT_LATEX; o++, s = " ")
             fprintf(out, "%s%s", o == ABL_OUT_TEXT ? "" : s, abl_output_name((abl_output)o));
     } else if (arg == ABL_ARG_CONVENTION) {
@@ -25,9 +51,10 @@ static void print_values(FILE *out, abl_arg arg, const char *sep)
     }
 }
 
-static int has_values(abl_arg arg)
+static int has_values(const abl_cli_opt *o)
 {
-    return arg == ABL_ARG_FORMAT || arg == ABL_ARG_CONVENTION || arg == ABL_ARG_DTYPE;
+    return o->arg == ABL_ARG_FORMAT || o->arg == ABL_ARG_CONVENTION || o->arg == ABL_ARG_DTYPE || is_model_opt(o) ||
+           is_pipeline_opt(o);
 }
 
 /* Literal positional words from the usage synopsis: its first word when it is made of lower-case
@@ -91,9 +118,9 @@ static void bash_script(FILE *out)
             if (o.metavar == NULL)
                 continue;
             fprintf(out, "        --%s) ", o.name);
-            if (has_values(o.arg)) {
+            if (has_values(&o)) {
                 fprintf(out, "COMPREPLY=($(compgen -W \"");
-                print_values(out, o.arg, " ");
+                print_values(out, &o, " ");
                 fprintf(out, "\" -- \"$cur\")); return 0;;\n");
             } else if (o.arg == ABL_ARG_FILE || o.arg == ABL_ARG_DIR) {
                 fprintf(out, "COMPREPLY=($(compgen -%c -- \"$cur\")); return 0;;\n",
@@ -164,9 +191,9 @@ static void zsh_script(FILE *out)
                 for (const char *m = o.metavar; *m != '\0'; m++)
                     fprintf(out, *m == ':' ? "\\:" : "%c", *m);
                 fputc(':', out);
-                if (has_values(o.arg)) {
+                if (has_values(&o)) {
                     fprintf(out, "(");
-                    print_values(out, o.arg, " ");
+                    print_values(out, &o, " ");
                     fprintf(out, ")");
                 } else if (o.arg == ABL_ARG_FILE || o.arg == ABL_ARG_DIR) {
                     fprintf(out, o.arg == ABL_ARG_DIR ? "_files -/" : "_files");
@@ -195,6 +222,11 @@ static void list_tables(FILE *out)
         for (size_t k = 0; k < c->nopts; k++) {
             abl_cli_opt o = abl_cli_use_opt(&c->opts[k]);
             fprintf(out, "option %s --%s %s\n", c->name, o.name, o.metavar ? o.metavar : "-");
+            if (o.metavar != NULL && has_values(&o)) {   /* "values COMMAND --OPT V1 V2 ...": what is completed */
+                fprintf(out, "values %s --%s ", c->name, o.name);
+                print_values(out, &o, " ");
+                fputc('\n', out);
+            }
         }
     }
     /* Every command takes these too (the shared parser handles them). */

@@ -602,6 +602,44 @@ static void print_paragraphs(FILE *out, const char *text)
     free(para);
 }
 
+/*
+ * The "Presets:" block, made from the preset table's own help (abl_pipeline_preset_help: one "name: text"
+ * line per preset) and each preset's code revisions, so that a new preset shows here as soon as it exists:
+ * one entry per preset, its text wrapped at ABL_HELP_WIDTH under a hanging indent (readable at 80 columns).
+ */
+static void print_presets(FILE *out)
+{
+    fprintf(out, "Presets (--pipeline PRESET; the field version=V picks another revision):\n");
+    for (const char *p = abl_pipeline_preset_help(); p != NULL && *p != '\0';) {
+        const char *nl = strchr(p, '\n');
+        size_t ln = nl ? (size_t)(nl - p) : strlen(p);
+        const char *colon = memchr(p, ':', ln);
+        size_t nlen = colon ? (size_t)(colon - p) : ln;
+        char *name = abl_cli_printf("%.*s", (int)nlen, p);
+        const char *text = colon ? colon + 1 : p + ln;
+        while (text < p + ln && *text == ' ') text++;
+        const char *range = name != NULL ? abl_pipeline_version_range(name, NULL) : NULL;
+        const char *versions = name != NULL ? abl_pipeline_version_names(name) : NULL;
+        char *entry = abl_cli_printf("%s: %.*s%s%s%s%s%s", name != NULL ? name : "", (int)(p + ln - text), text,
+                                     range ? " [" : "", range ? range : "", range ? "]" : "",
+                                     versions && strchr(versions, ',') ? "; versions: " : "",
+                                     versions && strchr(versions, ',') ? versions : "");
+        if (entry != NULL) {
+            fputs("  ", out);
+            print_wrapped(out, entry, 2, 6);
+        }
+        free(entry);
+        free(name);
+        p = nl ? nl + 1 : p + ln;
+    }
+}
+
+/* Commands whose help lists the pipeline presets (simulate: the command that runs a kernel). */
+static bool lists_presets(const abl_cli_cmd *cmd)
+{
+    return strcmp(cmd->name, "simulate") == 0;
+}
+
 static void print_help(FILE *out, const abl_cli_cmd *cmd)
 {
     size_t ul = strlen(cmd->name) + strlen(cmd->usage) + 32;
@@ -614,6 +652,10 @@ static void print_help(FILE *out, const abl_cli_cmd *cmd)
     print_paragraphs(out, cmd->summary);
     fputc('\n', out);
     print_paragraphs(out, cmd->description);
+    if (lists_presets(cmd)) {   /* after the description, before the fields that refer to the presets */
+        print_presets(out);
+        fputc('\n', out);
+    }
     if (cmd->description_more != NULL)
         print_paragraphs(out, cmd->description_more);
     fprintf(out, "\nOptions:\n");

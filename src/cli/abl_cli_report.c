@@ -160,7 +160,7 @@ static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const cha
     const char *path = abl_cli_arg(cmd, v, ABL_OPT_OUTPUT);
     if (path == NULL)
         return abl_cli_usage_error("report: --output FILE.html is required");
-    if (!html_name(path))
+    if (strcmp(path, "-") != 0 && !html_name(path)) /* "-": the page on standard output */
         return abl_cli_usage_error("--output: '%s': the report is an HTML page: name it .html or .htm", path);
     abl_cli_model_choice choice;
     int rc0 = abl_cli_model_choose(v, &choice);

@@ -2,8 +2,8 @@
 # The bash and zsh completions list every command and every option of every command, as the parser's
 # tables define them (`alibi-blind completion list`), plus the options the shared parser gives every
 # command (--help, --wide: the "shared" lines), and nothing else; the parser accepts each listed option;
-# every option a command's --help prints is completed; bash -n / zsh -n parse the scripts (zsh only
-# where installed).
+# every option a command's --help prints is completed; --model and --pipeline complete the catalogue's
+# models and the presets; bash -n / zsh -n parse the scripts (zsh only where installed).
 # usage: completion.sh BINARY BASH_SCRIPT ZSH_SCRIPT
 set -u
 bin=$1; bashf=$2; zshf=$3
@@ -59,6 +59,30 @@ if command -v bash >/dev/null 2>&1; then
     complete_words "$cmd" "--" > "$tmp/got"
     cmp -s "$tmp/want" "$tmp/got" || { echo "bash: options of $cmd differ:"; diff "$tmp/want" "$tmp/got"; fail=1; }
   done < "$tmp/commands"
+  # Values from the library's tables (issue 21): --model completes every model of the catalogue (as
+  # `models --format csv` lists them) and --pipeline every preset (as `simulate --help`'s Presets block
+  # lists them), for every command that takes the option.
+  "$bin" models --format csv | awk -F, 'NR > 1 {print $1}' | sort > "$tmp/models"
+  "$bin" simulate --help | sed -n '/^Presets/,/^Options/s/^  \([a-z0-9][a-z0-9-]*\): .*/\1/p' | sort > "$tmp/presets"
+  [ "$(wc -l < "$tmp/models")" -gt 20 ] || { echo "models --format csv lists too few models"; fail=1; }
+  [ "$(wc -l < "$tmp/presets")" -gt 10 ] || { echo "simulate --help lists too few presets"; fail=1; }
+  for pair in model:models pipeline:presets; do
+    opt=${pair%%:*}; want=$tmp/${pair#*:}
+    awk -v o="--$opt" '$1 == "option" && $3 == o {print $2}' "$tmp/list" > "$tmp/takers"
+    [ -s "$tmp/takers" ] || { echo "no command takes --$opt"; fail=1; }
+    while read -r cmd; do
+      complete_words "$cmd" "--$opt" "" > "$tmp/got"
+      cmp -s "$want" "$tmp/got" || { echo "bash: $cmd --$opt completes:"; diff "$want" "$tmp/got" | head; fail=1; }
+    done < "$tmp/takers"
+    # a prefix narrows the candidates as compgen does
+    first=$(head -n 1 "$want"); pre=$(printf '%s' "$first" | cut -c1-4)
+    complete_words simulate "--$opt" "$pre" > "$tmp/got"
+    grep "^$pre" "$want" | cmp -s - "$tmp/got" || { echo "bash: simulate --$opt $pre completes wrongly"; fail=1; }
+    # zsh: the same names in the option's value list
+    awk -v o="'--$opt=" 'index($0, o) {sub(/.*:\(/, ""); sub(/\).*/, ""); gsub(/ /, "\n"); print; exit}' "$zshf" \
+      | sort > "$tmp/got"
+    cmp -s "$want" "$tmp/got" || { echo "zsh: --$opt values differ:"; diff "$want" "$tmp/got" | head; fail=1; }
+  done
 else
   echo "bash not found: bash completion not exercised"
 fi

@@ -20,7 +20,8 @@ awk '/^\.S[HS] / { sec = ""; if ($1 == ".SS") { s = $2; gsub(/"/, "", s); sec = 
      item { item = 0; if (sec != "") { l = $0; gsub(/\\-/, "-", l);
               if (match(l, /--[a-z0-9][a-z0-9-]*/)) print "option " sec " " substr(l, RSTART, RLENGTH) } }' "$man" \
   | grep -v ' --help$' | sort -u > "$tmp/man"
-awk '$1 != "shared" {print $1, $2, ($1 == "option" ? $3 : "")}' "$tmp/list" | sed 's/ $//' | sort -u > "$tmp/want"
+# (command and option lines only: the "values" lines say what an option completes, not the man page's matter)
+awk '$1 == "command" || $1 == "option" {print $1, $2, ($1 == "option" ? $3 : "")}' "$tmp/list" | sed 's/ $//' | sort -u > "$tmp/want"
 # Other subsections (exit status, conventions ...) are allowed: keep only the commands the CLI has.
 awk '$1 == "command" {print $2}' "$tmp/want" > "$tmp/cmds"
 awk 'NR == FNR {c[$1]; next} ($2 in c)' "$tmp/cmds" "$tmp/man" > "$tmp/got"

@@ -60,3 +60,28 @@ def test_error_is_valueerror_with_status():
         ab.simulate(heads=4, ctx=10, pipeline="nope")
     assert isinstance(e.value, ab.Error) and e.value.status != 0
     assert str(e.value).startswith("pipeline: ")
+
+
+def test_types_do_not_depend_on_values():
+    # issue 21: delta is an int or None, delta_exact its exact text; the steepest head's log-distance delta
+    # is floor(2^(126 sqrt 2)) (d + 1 > exp(-tau/m), tau = ln 2^-126, m = 2^-0.5), computed here with mpmath
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 120
+    want = int(mpmath.floor(mpmath.power(2, 126 * mpmath.sqrt(2))))
+    lin = ab.analyze(heads=16, ctx=2048)
+    log = ab.analyze(heads=16, ctx=2048, distance="log")
+    assert lin["schema_version"] == log["schema_version"] == 2
+    h = log["heads"][0]
+    assert h["delta"] is None and int(h["delta_exact"]) == want
+    assert isinstance(lin["heads"][0]["delta"], int) and lin["heads"][0]["delta_exact"] == str(lin["heads"][0]["delta"])
+    def kind(v):   # JSON has one number type: 0 and 0.5 are both numbers (int and float in Python)
+        return "number" if isinstance(v, (int, float)) and not isinstance(v, bool) else type(v).__name__
+
+    for a, b in zip(lin["heads"], log["heads"]):
+        assert a.keys() == b.keys()
+        for k in a:
+            assert a[k] is None or b[k] is None or kind(a[k]) == kind(b[k]), k
+    c = ab.check(model="bloom-560m", ctx=2048, max_blind_heads=16)
+    assert [x["head"] for x in c["heads"]] == list(range(1, 17))   # every head, blind or not
+    assert all(isinstance(x["blind"], bool) and isinstance(x["slope"], float) for x in c["heads"])
+    assert isinstance(c["pipeline_fields"], dict)

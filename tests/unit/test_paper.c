@@ -219,11 +219,15 @@ static void test_table8_report_csv(void **state)
     assert_int_equal(abl_table8_report(&o, &r), ABL_OK);
     char *csv = render(r, ABL_OUT_CSV);
     /* One row per configuration: its name, then the nine cells as printed. */
-    assert_non_null(strstr(csv, "name,d1,d2,d3,d4,d5,d6,d7,d8,d9\nSteep,128,152,181,215,256,304,362,431,512\n"));
-    assert_non_null(strstr(csv, "\nALiBi (default),124,175,349,699,1397,2795,5590,11179,22358\n"));
+    /* each delta as two columns (issue 21): the number (nan above 2^53) and the exact decimal text */
+    assert_non_null(strstr(csv, "name,d1,d1_exact,d2,d2_exact,d3,d3_exact,d4,d4_exact,d5,d5_exact,d6,d6_exact,d7,"
+                                "d7_exact,d8,d8_exact,d9,d9_exact\n"
+                                "Steep,128,128,152,152,181,181,215,215,256,256,304,304,362,362,431,431,512,512\n"));
+    assert_non_null(strstr(csv, "\nALiBi (default),124,124,175,175,349,349,699,699,1397,1397,2795,2795,5590,5590,"
+                                "11179,11179,22358,22358\n"));
     /* CSV carries delta itself (the JSON value), not the paper's * and **: Log's delta1 =
      * round(exp(87.3365447505531 / 2^-0.5)) - 1 = 4.37e53 (claim.log_delta1), exactly. */
-    assert_non_null(strstr(csv, "\nC+L+S,437329245818487130341580886098229473052520611859048707,"));
+    assert_non_null(strstr(csv, "\nC+L+S,nan,437329245818487130341580886098229473052520611859048707,"));
     size_t lines = 0;
     for (const char *p = csv; *p; p++)
         lines += *p == '\n';
@@ -323,14 +327,14 @@ static void test_table5(void **state)
     abl_report *r = NULL;
     assert_int_equal(abl_table5_report(NULL, &o, &r), ABL_OK);
     char *csv = render(r, ABL_OUT_CSV);
-    assert_non_null(strstr(csv, "\nbigscience/bloom-560m,dec,base,560M,\"46 lang., code\",y,2048,16,default,124,22358,9,"
-                                "0.365692138671875,0.28505997590287945,"));
-    assert_non_null(strstr(csv, "\nMosaicBERT-base,enc,base,137M,eng,y,128,12,default,124,22358,1,"
+    assert_non_null(strstr(csv, "\nbigscience/bloom-560m,dec,base,560M,\"46 lang., code\",y,2048,2048,16,default,124,124,"
+                                "22358,22358,9,0.365692138671875,0.28505997590287945,"));
+    assert_non_null(strstr(csv, "\nMosaicBERT-base,enc,base,137M,eng,y,128,128,12,default,124,124,22358,22358,1,"
                                 "0.0026041666666666667,0.00010093669250645995,"));
     /* (the paper's columns are followed by the kernel's: tests/unit/test_table_kernel.c) */
     /* The printed 71 heads are kept, and the configured 64 follow in a marked row (delta_1 95, Table 1). */
-    assert_non_null(strstr(csv, "\nFalcon-RW 7B,dec,\"base,chat\",7B,eng,y,2048,71,default,91,"));
-    assert_non_null(strstr(csv, "\nFalcon-RW 7B[ddagger],dec,\"base,chat\",7B,eng,y,2048,64,default,95,22358,"));
+    assert_non_null(strstr(csv, "\nFalcon-RW 7B,dec,\"base,chat\",7B,eng,y,2048,2048,71,default,91,91,"));
+    assert_non_null(strstr(csv, "\nFalcon-RW 7B[ddagger],dec,\"base,chat\",7B,eng,y,2048,2048,64,default,95,95,22358,"));
     free(csv);
     abl_report_free(r);
 }

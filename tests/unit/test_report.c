@@ -40,7 +40,8 @@ static abl_report *sample(void)
     assert_int_equal(abl_report_meta(r, "tau", "τ", "2^-133 ≈ 9.18e-41", "9.18e-41"), ABL_OK);
     assert_int_equal(abl_report_column(r, "head", "head", ABL_ALIGN_RIGHT), ABL_OK);
     assert_int_equal(abl_report_column(r, "slope", "slope m", ABL_ALIGN_RIGHT), ABL_OK);
-    assert_int_equal(abl_report_column(r, "delta", "δ", ABL_ALIGN_RIGHT), ABL_OK);
+    /* not an integer key (src/lib/report/abl_report.c integer_keys): one member, its token as given */
+    assert_int_equal(abl_report_column(r, "gap", "δ", ABL_ALIGN_RIGHT), ABL_OK);
     assert_int_equal(abl_report_column(r, "blind", "blind", ABL_ALIGN_LEFT), ABL_OK);
     assert_int_equal(abl_report_column(r, "comment", "comment", ABL_ALIGN_LEFT), ABL_OK);
 
@@ -117,10 +118,10 @@ static void test_sample_csv(void **state)
     (void)state;
     abl_report *r = sample();
     assert_renders(r, ABL_OUT_CSV,
-                   "head,slope,delta,blind,comment\n"
+                   "head,slope,gap,blind,comment\n"
                    "1,0.5,-3.25,true,plain\n"
-                   "2,0.25,,false,\"a, b \"\"c\"\" | d\"\n"
-                   "10,0.00390625,12,,\n");
+                   "2,0.25,nan,false,\"a, b \"\"c\"\" | d\"\n"   /* null: nan in a column of numbers */
+                   "10,0.00390625,12,,\n");                            /* elsewhere an empty cell */
     abl_report_free(r);
 }
 
@@ -130,13 +131,14 @@ static void test_sample_json(void **state)
     abl_report *r = sample();
     assert_renders(r, ABL_OUT_JSON,
                    "{\n"
+                   "  \"schema_version\": 2,\n"
                    "  \"format\": \"bf16\",\n"
                    "  \"tau\": 9.18e-41,\n"
                    "  \"heads\": [\n"
-                   "    {\"head\": 1, \"slope\": 0.5, \"delta\": -3.25, \"blind\": true, \"comment\": \"plain\"},\n"
-                   "    {\"head\": 2, \"slope\": 0.25, \"delta\": null, \"blind\": false, "
+                   "    {\"head\": 1, \"slope\": 0.5, \"gap\": -3.25, \"blind\": true, \"comment\": \"plain\"},\n"
+                   "    {\"head\": 2, \"slope\": 0.25, \"gap\": null, \"blind\": false, "
                    "\"comment\": \"a, b \\\"c\\\" | d\"},\n"
-                   "    {\"head\": 10, \"slope\": 0.00390625, \"delta\": 12, \"blind\": null, \"comment\": null}\n"
+                   "    {\"head\": 10, \"slope\": 0.00390625, \"gap\": 12, \"blind\": null, \"comment\": null}\n"
                    "  ],\n"
                    "  \"blind_heads\": 1,\n"
                    "  \"notes\": [\n"
@@ -180,8 +182,41 @@ static void test_title_only(void **state)
     assert_renders(r, ABL_OUT_TEXT, "Nothing\n");
     assert_renders(r, ABL_OUT_MARKDOWN, "## Nothing\n");
     assert_renders(r, ABL_OUT_CSV, "");
-    assert_renders(r, ABL_OUT_JSON, "{\n  \"rows\": []\n}\n");
+    assert_renders(r, ABL_OUT_JSON, "{\n  \"schema_version\": 2,\n  \"rows\": []\n}\n");
     assert_renders(r, ABL_OUT_LATEX, "\\begin{table}[t]\n  \\centering\n  \\caption{Nothing}\n\\end{table}\n");
+    abl_report_free(r);
+}
+
+/*
+ * Issue 21: an integer key (delta, context, ...) is two members whose types never depend on the value: the
+ * number up to 2^53 = 9007199254740992 (exact in a binary64) and null above it, beside the exact decimal
+ * string; both null when the cell is null (never). CSV: the same two columns, nan for the null number.
+ */
+static void test_integer_fields(void **state)
+{
+    (void)state;
+    abl_report *r = abl_report_new("", "heads");
+    assert_non_null(r);
+    assert_int_equal(abl_report_meta(r, "context", "N", "1000000000000000000", "1000000000000000000"), ABL_OK);
+    assert_int_equal(abl_report_column(r, "delta", "d", ABL_ALIGN_RIGHT), ABL_OK);
+    static const char *const cells[] = {"9007199254740992", "9007199254740993", "\"123456789012345678901234567890\"",
+                                        "null", "7"};
+    for (size_t i = 0; i < 5; i++) {
+        assert_int_equal(abl_report_row(r), ABL_OK);
+        assert_int_equal(abl_report_cell(r, "x", cells[i], NULL), ABL_OK);
+    }
+    assert_renders(r, ABL_OUT_JSON,
+                   "{\n  \"schema_version\": 2,\n  \"context\": null,\n  \"context_exact\": \"1000000000000000000\",\n"
+                   "  \"heads\": [\n"
+                   "    {\"delta\": 9007199254740992, \"delta_exact\": \"9007199254740992\"},\n"
+                   "    {\"delta\": null, \"delta_exact\": \"9007199254740993\"},\n"
+                   "    {\"delta\": null, \"delta_exact\": \"123456789012345678901234567890\"},\n"
+                   "    {\"delta\": null, \"delta_exact\": null},\n"
+                   "    {\"delta\": 7, \"delta_exact\": \"7\"}\n"
+                   "  ]\n}\n");
+    assert_renders(r, ABL_OUT_CSV,
+                   "delta,delta_exact\n9007199254740992,9007199254740992\nnan,9007199254740993\n"
+                   "nan,123456789012345678901234567890\nnan,\n7,7\n");
     abl_report_free(r);
 }
 
@@ -198,7 +233,7 @@ static void test_no_rows(void **state)
     assert_renders(r, ABL_OUT_TEXT, "A  Bee\n-  ---\n\ncount: 0\nstatus: ok\n");
     assert_renders(r, ABL_OUT_MARKDOWN, "| A | Bee |\n|:---|---:|\n\n- **count**: 0\n- **status**: ok\n");
     assert_renders(r, ABL_OUT_CSV, "a,b\n");
-    assert_renders(r, ABL_OUT_JSON, "{\n  \"rows\": [],\n  \"n\": 0,\n  \"s\": \"ok\"\n}\n");
+    assert_renders(r, ABL_OUT_JSON, "{\n  \"schema_version\": 2,\n  \"rows\": [],\n  \"n\": 0,\n  \"s\": \"ok\"\n}\n");
     assert_renders(r, ABL_OUT_LATEX,
                    "\\begin{table}[t]\n  \\centering\n  \\begin{tabular}{l r}\n    \\toprule\n    A & Bee \\\\\n"
                    "    \\midrule\n    \\bottomrule\n  \\end{tabular}\n\\end{table}\n"
@@ -371,6 +406,7 @@ static void test_json_escaping(void **state)
     assert_int_equal(abl_report_cell(r, "verbatim", "\"already quoted\"", NULL), ABL_OK);
     assert_renders(r, ABL_OUT_JSON,
                    "{\n"
+                   "  \"schema_version\": 2,\n"
                    "  \"k\\\\ey\": \"tab\\u0009here\\u000anl \\u0001\\u001f end\",\n"
                    "  \"ro\\\"ws\": [\n"
                    "    {\"c\\u0002\": \"q\\\"b\\\\s/delta\\u007f\"},\n"
@@ -600,14 +636,16 @@ static void test_set(void **state)
                              "blind heads: 1 of 1\n\ndelta: the first blind distance.\n");
     free(got);
     got = render_set(&s, ABL_OUT_CSV);
-    assert_string_equal(got, "dtype,head,delta\nbf16,1,349\nfp16,1,39\n");
+    assert_string_equal(got, "dtype,head,delta,delta_exact\nbf16,1,349,349\nfp16,1,39,39\n");
     free(got);
     got = render_set(&s, ABL_OUT_JSON);
-    assert_string_equal(got, "{\n  \"dtypes\": [\"bf16\", \"fp16\"],\n  \"analyses\": [\n"
-                             "    {\n      \"tau\": \"-87\",\n      \"heads\": [\n        {\"head\": 1, \"delta\": 349}\n"
+    assert_string_equal(got, "{\n  \"schema_version\": 2,\n  \"dtypes\": [\"bf16\", \"fp16\"],\n  \"analyses\": [\n"
+                             "    {\n      \"schema_version\": 2,\n      \"tau\": \"-87\",\n      \"heads\": [\n"
+                             "        {\"head\": 1, \"delta\": 349, \"delta_exact\": \"349\"}\n"
                              "      ],\n      \"blind_heads\": \"1 of 1\",\n      \"notes\": [\n"
                              "        \"delta: the first blind distance.\",\n        \"this format only.\"\n      ]\n    },\n"
-                             "    {\n      \"tau\": \"-9.7\",\n      \"heads\": [\n        {\"head\": 1, \"delta\": 39}\n"
+                             "    {\n      \"schema_version\": 2,\n      \"tau\": \"-9.7\",\n      \"heads\": [\n"
+                             "        {\"head\": 1, \"delta\": 39, \"delta_exact\": \"39\"}\n"
                              "      ],\n      \"blind_heads\": \"1 of 1\",\n      \"notes\": [\n"
                              "        \"delta: the first blind distance.\"\n      ]\n    }\n  ]\n}\n");
     free(got);
@@ -745,6 +783,7 @@ int main(void)
         cmocka_unit_test(test_sample_text),     cmocka_unit_test(test_sample_markdown),
         cmocka_unit_test(test_sample_csv),      cmocka_unit_test(test_sample_json),
         cmocka_unit_test(test_sample_latex),    cmocka_unit_test(test_title_only),
+        cmocka_unit_test(test_integer_fields),
         cmocka_unit_test(test_no_rows),         cmocka_unit_test(test_text_layout),
         cmocka_unit_test(test_markdown_escaping), cmocka_unit_test(test_csv_quoting),
         cmocka_unit_test(test_json_escaping),   cmocka_unit_test(test_latex_escaping),

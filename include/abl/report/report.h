@@ -52,6 +52,14 @@ ABL_API abl_status abl_report_column_explains(abl_report *r);
 /* Mark the column just added as data for programs: JSON and CSV carry it, text/markdown/latex do not. */
 ABL_API abl_status abl_report_column_data_only(abl_report *r);
 /*
+ * Mark the column just added as an exact integer that may exceed 2^53 (a distance delta, a count): its
+ * cells' JSON token is null (never), a JSON integer, or a quoted decimal integer (abl_delta_json). JSON and
+ * CSV then carry two members whose types never depend on the value (docs/schema/README.md): `key`, a
+ * number when the integer is at most 2^53 (exact in every JSON reader) and null otherwise, and
+ * `key_exact`, the decimal text as a string (null when the cell is null).
+ */
+ABL_API abl_status abl_report_column_integer(abl_report *r);
+/*
  * Mark the column just added as the first of a group: when a text table is split into panels to fit
  * its width, the group starts a new panel (so that adding a group leaves the earlier panels as they
  * were). A table that fits is not split.
@@ -62,6 +70,13 @@ ABL_API abl_status abl_report_row(abl_report *r);
 ABL_API abl_status abl_report_cell(abl_report *r, const char *text, const char *json, const char *latex);
 /* A footnote / remark line printed after the table (JSON: "notes" array). */
 ABL_API abl_status abl_report_note(abl_report *r, const char *text);
+
+/*
+ * The version of the JSON shapes (docs/schema/README.md): the first member of every JSON object the report
+ * writer renders, "schema_version". 2: the type rule (a field's type never depends on its value).
+ */
+#define ABL_REPORT_SCHEMA_VERSION 2
+#define ABL_REPORT_SCHEMA_VERSION_TEXT "2"
 
 /* Make the JSON rendering the bare array of row objects (meta, summary and notes are left out). */
 ABL_API abl_status abl_report_json_rows_only(abl_report *r);

@@ -755,7 +755,8 @@ abl_status abl_design_clamp_find(const abl_design_config *c, const float *slopes
     abl_dk_free(&k);
     if (st != ABL_OK)
         return st;
-    /* the weight level: the exact softmax's bound, and the margins of the kernel's clamp and of -87 */
+    /* the weight level: the exact softmax's bound, and the margins of the kernel's clamp and of -87 (one
+     * rounding for both, 6 decimals rounded down: a margin is one quantity in text and JSON alike) */
     mpfr_t m;
     mpfr_init2(m, 128);
     int failing;
@@ -768,7 +769,7 @@ abl_status abl_design_clamp_find(const abl_design_config *c, const float *slopes
     mpq_init(cq);
     mpq_set_si(cq, ABL_PAPER_CLAMP, 1);
     clamp_margin(c, slopes, n, cq, m, &failing);
-    out->paper_margin_text = fixed_text(m, 4, 0);
+    out->paper_margin_text = fixed_text(m, 6, 0);
     mpq_clear(cq);
     mpfr_clear(m);
     if (out->bound_text == NULL || (!out->none_needed && out->margin_text == NULL) || out->paper_margin_text == NULL)

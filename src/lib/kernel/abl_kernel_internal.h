@@ -8,6 +8,8 @@
 /* abl_pipeline_describe's text, appended to t (any length). */
 struct abl_pipeline;
 void abl_pipeline_describe_text(const struct abl_pipeline *p, abl_text *t);
+/* The same fields as a JSON object of strings, appended to t (abl_pipeline_json.c). */
+void abl_pipeline_describe_json(const struct abl_pipeline *p, abl_text *t);
 
 /* 1 when the softmax kind emulates P.V itself (sdpa-*, ggml-flash, the GPU engines, flex): its weight is
  * already the coefficient of V, and the fields pv-dtype / pv-accumulate are not read */

@@ -947,11 +947,15 @@ static abl_status report_meta(const rep_ctx *x)
 {
     const abl_pipeline *p = &x->c->pipeline;
     TRY(abl_report_meta(x->r, "pipeline", "pipeline", p->preset, NULL));
-    abl_text fields = {0};
+    abl_text fields = {0}, fields_json = {0};
     abl_pipeline_describe_text(p, &fields);
-    abl_status fst = fields.oom ? ABL_ERR_NO_MEMORY
-                                : abl_report_meta(x->r, "pipeline_fields", "fields", abl_text_str(&fields), NULL);
+    abl_pipeline_describe_json(p, &fields_json);
+    abl_status fst = fields.oom || fields_json.oom
+                         ? ABL_ERR_NO_MEMORY
+                         : abl_report_meta(x->r, "pipeline_fields", "fields", abl_text_str(&fields),
+                                           abl_text_str(&fields_json));
     free(fields.s);
+    free(fields_json.s);
     TRY(fst);
     TRY(meta_take(x->r, "context", "context N", u64_text(x->c->context)));
     TRY(meta_take(x->r, "head_count", "heads", abl_strf("%d", x->s->heads)));

@@ -9,6 +9,7 @@
 #include "abl/report/report.h"
 #include "abl_internal.h"
 #include "model/abl_engines_served.h"
+#include "report/abl_report_internal.h"
 
 /* ------------------------------------------------------------------ code paths per family */
 
@@ -483,6 +484,67 @@ static char *paths_text(const abl_model_family *f)
     return s;
 }
 
+/*
+ * The code paths as a JSON list of objects {"path", "pipeline", "code"}: the shape of `models NAME`'s
+ * code_paths rows, so that the key has one type in every command.
+ */
+static char *paths_json(const abl_model_family *f)
+{
+    abl_text t = {0};
+    abl_text_add(&t, "[");
+    for (size_t i = 0; i < f->npaths; i++) {
+        abl_text_add(&t, "%s{\"path\": ", i ? ", " : "");
+        abl_text_json(&t, f->paths[i].name);
+        abl_text_add(&t, ", \"pipeline\": ");
+        abl_text_json(&t, f->paths[i].pipeline);
+        abl_text_add(&t, ", \"code\": ");
+        abl_text_json(&t, f->paths[i].code);
+        abl_text_add(&t, "}");
+    }
+    abl_text_add(&t, "]");
+    if (t.oom) {
+        free(t.s);
+        return NULL;
+    }
+    return t.s;
+}
+
+/* The catalogue's comma-separated aliases as a JSON list of strings ([] when there is none). */
+static char *aliases_json(const char *list)
+{
+    abl_text t = {0};
+    abl_text_add(&t, "[");
+    int n = 0;
+    for (const char *p = list; p != NULL && *p != '\0';) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char *one = len > 0 ? abl_strf("%.*s", (int)len, p) : NULL;
+        if (len > 0 && one == NULL)
+            t.oom = 1;
+        if (one != NULL) {
+            abl_text_add(&t, "%s", n++ ? ", " : "");
+            abl_text_json(&t, one);
+        }
+        free(one);
+        p = comma ? comma + 1 : NULL;
+    }
+    abl_text_add(&t, "]");
+    if (t.oom) {
+        free(t.s);
+        return NULL;
+    }
+    return t.s;
+}
+
+/* A cell from heap text and heap JSON (either NULL: out of memory); both freed. */
+static abl_status cell_json_take(abl_report *r, char *text, char *json)
+{
+    abl_status st = text != NULL && json != NULL ? abl_report_cell(r, text, json, NULL) : ABL_ERR_NO_MEMORY;
+    free(text);
+    free(json);
+    return st;
+}
+
 typedef struct col {
     const char *key, *header;
     abl_align align;
@@ -492,7 +554,7 @@ typedef struct col {
 static const col catalogue_cols[] = {
     {"model", "model", ABL_ALIGN_LEFT, 0},          {"hf_id", "Hugging Face id", ABL_ALIGN_LEFT, 1},
     {"aliases", "aliases", ABL_ALIGN_LEFT, 1},      {"family", "family", ABL_ALIGN_LEFT, 1},
-    {"heads", "heads", ABL_ALIGN_RIGHT, 0},         {"head_dim", "head dim", ABL_ALIGN_RIGHT, 0},
+    {"head_count", "heads", ABL_ALIGN_RIGHT, 0},    {"head_dim", "head dim", ABL_ALIGN_RIGHT, 0},
     {"layers", "layers", ABL_ALIGN_RIGHT, 0},       {"context", "context", ABL_ALIGN_RIGHT, 0},
     {"dtype", "dtype", ABL_ALIGN_LEFT, 0},          {"slopes", "slopes", ABL_ALIGN_LEFT, 0},
     {"slope_code", "slopes in code", ABL_ALIGN_LEFT, 1}, {"bias_form", "bias form", ABL_ALIGN_LEFT, 1},
@@ -525,10 +587,10 @@ static abl_status model_row(abl_report *r, const abl_model *m, int full)
         else if (strcmp(k, "hf_id") == 0)
             st = cell_text(r, m->hf_id);
         else if (strcmp(k, "aliases") == 0)
-            st = cell_text(r, m->aliases);
+            st = cell_json_take(r, abl_strf("%s", m->aliases != NULL ? m->aliases : ""), aliases_json(m->aliases));
         else if (strcmp(k, "family") == 0)
             st = cell_text(r, m->family->name);
-        else if (strcmp(k, "heads") == 0)
+        else if (strcmp(k, "head_count") == 0)
             st = cell_count(r, (uint64_t)m->heads);
         else if (strcmp(k, "head_dim") == 0)
             st = cell_count(r, (uint64_t)m->head_dim);
@@ -547,9 +609,7 @@ static abl_status model_row(abl_report *r, const abl_model *m, int full)
         else if (strcmp(k, "pipeline") == 0)
             st = cell_text(r, p->pipeline);
         else if (strcmp(k, "code_paths") == 0) {
-            char *t = paths_text(m->family);
-            st = t ? cell_text(r, t) : ABL_ERR_NO_MEMORY;
-            free(t);
+            st = cell_json_take(r, paths_text(m->family), paths_json(m->family));
         } else if (strcmp(k, "engines") == 0) {
             char *t = abl_engines_text(m->family, 0);   /* abl_engines_served.c */
             st = t ? cell_text(r, t) : ABL_ERR_NO_MEMORY;
@@ -633,8 +693,8 @@ abl_status abl_model_detail_report(const abl_model *m, abl_report **out)
     for (size_t i = 0; i < N(textmeta) && st == ABL_OK; i++) {
         const char *t = textmeta[i].text;
         char *js2 = NULL;
-        if (t != NULL)
-            js2 = abl_report_json_string(t);
+        if (t != NULL)   /* aliases: a list, as in the models list */
+            js2 = strcmp(textmeta[i].key, "aliases") == 0 ? aliases_json(t) : abl_report_json_string(t);
         if (t != NULL && js2 == NULL)
             st = ABL_ERR_NO_MEMORY;
         else
@@ -645,7 +705,7 @@ abl_status abl_model_detail_report(const abl_model *m, abl_report **out)
         const char *key, *label;
         uint64_t v;
     } nums[] = {
-        {"heads", "heads", (uint64_t)m->heads},
+        {"head_count", "heads", (uint64_t)m->heads},
         {"head_dim", "head dim", (uint64_t)m->head_dim},
         {"layers", "layers", (uint64_t)m->layers},
         {"context", "trained context", m->context},

@@ -295,12 +295,8 @@ static abl_status cell_pair(abl_report *r, char *t, char *j)
 
 static abl_status cell_delta(abl_report *r, const abl_delta *d)
 {
-    /* JSON: the integer when it fits in int64, else the text quoted (as the text column shows it). */
-    char *t = abl_delta_text(d, 12);
-    int64_t v;
-    if (t == NULL)
-        return ABL_ERR_NO_MEMORY;
-    return cell_pair(r, t, abl_delta_get_i64(d, &v) ? abl_strf("%lld", (long long)v) : abl_strf("\"%s\"", t));
+    /* JSON: the one token of a delta (abl_delta_json; the report splits it into delta and delta_exact). */
+    return cell_pair(r, abl_delta_text(d, 12), abl_delta_json(d));
 }
 
 static abl_status cell_fraction(abl_report *r, const mpq_t q)
@@ -315,6 +311,22 @@ static abl_status cell_slope(abl_report *r, const abl_slope *s)
     char *t = abl_slope_exact_text(s);
     abl_status st = t != NULL ? abl_report_cell(r, t, NULL, NULL) : ABL_ERR_NO_MEMORY;
     free(t);
+    /* The slope as a number too (a data-only column, 17 significant digits as analyze gives it). */
+    char *d = st == ABL_OK ? abl_slope_decimal_text(s, 17) : NULL;
+    if (st == ABL_OK)
+        st = d != NULL ? abl_report_cell(r, d, d, NULL) : ABL_ERR_NO_MEMORY;
+    free(d);
+    return st;
+}
+
+/* The slope_exact and slope columns of a per-head table (slope: for programs, JSON and CSV only). */
+static abl_status slope_columns(abl_report *r)
+{
+    abl_status st = abl_report_column(r, "slope_exact", "slope", ABL_ALIGN_LEFT);
+    if (st == ABL_OK)
+        st = abl_report_column(r, "slope", "m", ABL_ALIGN_RIGHT);
+    if (st == ABL_OK)
+        st = abl_report_column_data_only(r);
     return st;
 }
 
@@ -346,8 +358,11 @@ static abl_status common_meta(abl_report *r, const abl_compare *c, const abl_com
     if (st == ABL_OK)
         st = abl_report_meta(r, "pipeline", "pipeline", c->config.pipeline.preset, NULL);
     abl_pipeline_describe_text(&c->config.pipeline, &t);
+    abl_pipeline_describe_json(&c->config.pipeline, &j);
     if (st == ABL_OK)
-        st = t.oom ? ABL_ERR_NO_MEMORY : abl_report_meta(r, "pipeline_fields", "pipeline fields", abl_text_str(&t), NULL);
+        st = t.oom || j.oom ? ABL_ERR_NO_MEMORY
+                            : abl_report_meta(r, "pipeline_fields", "pipeline fields", abl_text_str(&t), abl_text_str(&j));
+    j.n = 0;
     if (st == ABL_OK)
         st = abl_report_meta(r, "dtype", "dtype", c->config.dtype.name, NULL);
     t.n = 0;
@@ -492,7 +507,7 @@ abl_status abl_compare_report(const abl_compare *c, const abl_compare_meta *meta
                 {"delta_ieee", "δ ieee"},   {"first_blind", "first blind"}, {"row_zeros", "row zeros"},
                 {"row_fraction", "row %"},  {"matrix_zeros", "matrix zeros"}, {"matrix_fraction", "matrix %"}};
     for (size_t i = 0; i < sizeof cols / sizeof cols[0] && st == ABL_OK; i++)
-        st = abl_report_column(r, cols[i].key, cols[i].header, i == 1 ? ABL_ALIGN_LEFT : ABL_ALIGN_RIGHT);
+        st = i == 1 ? slope_columns(r) : abl_report_column(r, cols[i].key, cols[i].header, ABL_ALIGN_RIGHT);
     if (st == ABL_OK && c->influence_differs)   /* P.V loses keys the weights keep (docs/method.md) */
         st = influence_columns(r);
     mpz_t row_keys, matrix_keys;
@@ -610,24 +625,26 @@ static abl_status check_limits_meta(abl_report *r, const abl_check_limits *l)
     return st;
 }
 
-/* The check's table: the heads with a lost key in the last row under the criterion. */
+/* The check's table: every head, with a blind flag (a lost key in the last row under the criterion). */
 static abl_status check_rows(abl_report *r, const abl_compare *c, abl_check_criterion k)
 {
     int infl = k == ABL_CRITERION_INFLUENCE;
-    const char *keys[] = {"head", "slope_exact", "delta", infl ? "first_influence_zero" : "first_blind",
+    const char *keys[] = {"head", "slope_exact", "delta", "blind", infl ? "first_influence_zero" : "first_blind",
                           infl ? "row_influence_zeros" : "row_zeros", infl ? "matrix_influence_zeros" : "matrix_zeros"};
-    const char *heads[] = {"head", "slope", "δ paper", infl ? "first no-influence" : "first blind",
+    const char *heads[] = {"head", "slope", "δ paper", "blind", infl ? "first no-influence" : "first blind",
                            infl ? "row no-influence" : "row zeros", infl ? "matrix no-influence" : "matrix zeros"};
     abl_status st = ABL_OK;
-    for (size_t i = 0; i < 6 && st == ABL_OK; i++)
-        st = abl_report_column(r, keys[i], heads[i], i == 1 ? ABL_ALIGN_LEFT : ABL_ALIGN_RIGHT);
+    for (size_t i = 0; i < 7 && st == ABL_OK; i++)
+        st = i == 1 ? slope_columns(r)
+                    : abl_report_column(r, keys[i], heads[i], i == 3 ? ABL_ALIGN_LEFT : ABL_ALIGN_RIGHT);
     for (int i = 0; i < c->heads && st == ABL_OK; i++) {
         int64_t first;
         uint64_t row, matrix;
         head_view(&c->results[i], k, &first, &row, &matrix);
-        if (!abl_compare_head_lost(c, first, matrix))
-            continue;
+        int lost = abl_compare_head_lost(c, first, matrix); /* bidirectional: a zero in any row */
         st = head_row(r, &c->results[i]);
+        if (st == ABL_OK)
+            st = abl_report_cell(r, lost ? "yes" : "no", lost ? "true" : "false", NULL);
         if (st == ABL_OK)
             st = cell_first_blind(r, first);
         if (st == ABL_OK)
@@ -697,14 +714,14 @@ abl_status abl_check_report(const abl_compare *c, const abl_check_limits *l, con
     if (st == ABL_OK && !pass)
         st = check_reason(r, c, l->criterion);
     if (st == ABL_OK)
-        st = abl_report_note(r, infl ? "The rows are the heads with a key whose term in P.V is 0 for unit-scale values "
-                                       "in the last query row on this kernel (P rounded to pv-dtype, added in "
-                                       "pv-accumulate; zero logits, exact predictor); exit status 0 = pass, 1 = fail, "
-                                       "2 = bad input."
+        st = abl_report_note(r, infl ? "One row per head; blind: the head has a key whose term in P.V is 0 for "
+                                       "unit-scale values in the last query row on this kernel (P rounded to pv-dtype, "
+                                       "added in pv-accumulate; zero logits, exact predictor); exit status 0 = pass, "
+                                       "1 = fail, 2 = bad input."
                                      : bidir ? ABL_COMPARE_BIDIR_CHECK_NOTE
-                                     : "The rows are the heads with a zero attention weight in the last query row on "
-                                       "this kernel (zero logits, exact predictor); exit status 0 = pass, 1 = fail, "
-                                       "2 = bad input.");
+                                     : "One row per head; blind: the head has a zero attention weight in the last query "
+                                       "row on this kernel (zero logits, exact predictor); exit status 0 = pass, "
+                                       "1 = fail, 2 = bad input.");
     if (st == ABL_OK && abl_pipeline_modelled_note(&c->config.pipeline) != NULL)
         st = abl_report_note(r, abl_pipeline_modelled_note(&c->config.pipeline));
     if (st != ABL_OK) {

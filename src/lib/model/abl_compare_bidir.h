@@ -18,10 +18,10 @@ int abl_compare_head_lost(const abl_compare *c, int64_t first, uint64_t matrix);
 /* A failed bidirectional check whose lost heads all have their zeros off the end row: the reason line. */
 abl_status abl_compare_bidir_reason(abl_report *r, const abl_compare *c, int lost_heads);
 
-#define ABL_COMPARE_BIDIR_CHECK_NOTE                                                                          \
-    "The rows are the heads with a zero attention weight in any row of the N × N bidirectional matrix on "   \
-    "this kernel (zero logits, the bidirectional predictor over every row); first blind and row zeros are "   \
-    "the end row's (i = N − 1), which can keep every weight while rows next to it lose one (far biases "      \
-    "rounded to one value, a larger sum); exit status 0 = pass, 1 = fail, 2 = bad input."
+#define ABL_COMPARE_BIDIR_CHECK_NOTE                                                                        \
+    "One row per head; blind: the head has a zero attention weight in any row of the N × N bidirectional " \
+    "matrix on this kernel (zero logits, the bidirectional predictor over every row); first blind and row " \
+    "zeros are the end row's (i = N − 1), which can keep every weight while rows next to it lose one (far " \
+    "biases rounded to one value, a larger sum); exit status 0 = pass, 1 = fail, 2 = bad input."
 
 #endif

@@ -242,7 +242,7 @@ abl_status abl_table8_report(const abl_paper_options *o, abl_report **out)
     if (r == NULL)
         return ABL_ERR_NO_MEMORY;
     add_common_meta(r, "8", &o->format, o->convention);
-    abl_report_meta(r, "heads", "heads", "9", "9");
+    abl_report_meta(r, "head_count", "heads", "9", "9");
     abl_report_meta(r, "cells", "cells", o->exact ? "δ itself" : "δ, * or ** (see the notes)",
                     o->exact ? "\"exact\"" : "\"paper\"");
     abl_report_column(r, "name", "Name", ABL_ALIGN_LEFT);
@@ -417,7 +417,7 @@ static abl_report *table1_new(const abl_paper_options *o)
     abl_report_column(r, "languages", "Language(s)", ABL_ALIGN_LEFT);
     abl_report_column(r, "window", "Window", ABL_ALIGN_RIGHT);
     abl_report_column(r, "layers", "Layers", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "heads", "Heads", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "head_count", "Heads", ABL_ALIGN_RIGHT);
     slope_delta_columns(r, o->ieee);
     abl_report_column(r, "first_blind_1", "kernel 1", ABL_ALIGN_RIGHT);
     abl_report_column(r, "first_blind_h", "kernel H", ABL_ALIGN_RIGHT);
@@ -874,7 +874,7 @@ static abl_report *table5_new(const abl_paper_options *o)
     abl_report_column(r, "languages", "Language(s)", ABL_ALIGN_LEFT);
     abl_report_column(r, "public", "Public", ABL_ALIGN_LEFT);
     abl_report_column(r, "window", "Window", ABL_ALIGN_RIGHT);
-    abl_report_column(r, "heads", "Heads", ABL_ALIGN_RIGHT);
+    abl_report_column(r, "head_count", "Heads", ABL_ALIGN_RIGHT);
     slope_delta_columns(r, o->ieee);
     abl_report_column(r, "blind_heads", "blind in W", ABL_ALIGN_RIGHT);
     abl_report_column(r, "row_fraction", "row % at W", ABL_ALIGN_RIGHT);
@@ -1146,9 +1146,15 @@ static void figure_meta(abl_report *r, const abl_figure *f, const char *figure)
         if (d == NULL || dj == NULL)
             ht.oom = 1;
         abl_text_add(&ht, "%s%s: %s", h ? ", " : "", s != NULL ? s : "?", d != NULL ? d : "");
+        char *m = abl_slope_decimal_text(&f->slopes[h], 17);   /* slope as a number in every head record */
+        if (m == NULL)
+            hj.oom = 1;
         abl_text_add(&hj, "%s{\"head\": %d, \"slope_exact\": ", h ? ", " : "", h + 1);
         abl_text_json(&hj, s != NULL ? s : "?");
-        abl_text_add(&hj, ", \"delta\": %s}", dj != NULL ? dj : "null");
+        abl_text_add(&hj, ", \"slope\": %s, ", m != NULL ? m : "null");
+        abl_text_json_integer(&hj, "delta", dj != NULL ? dj : "null");
+        abl_text_add(&hj, "}");
+        free(m);
         free(s);
         free(d);
         free(dj);

@@ -60,6 +60,7 @@ typedef struct column {
     bool explain;   /* footnoted in a text table that does not fit (abl_report_column_explains) */
     bool data_only; /* JSON and CSV only (abl_report_column_data_only) */
     bool new_panel; /* starts a text panel when the table is split (abl_report_column_new_panel) */
+    bool integer;   /* an exact integer that may exceed 2^53: JSON/CSV `key` and `key_exact` (abl_report_column_integer) */
 } column;
 
 typedef struct cell {
@@ -199,6 +200,27 @@ abl_status abl_report_summary(abl_report *r, const char *key, const char *label,
     return add_kv(&r->summary, &r->nsummary, &r->capsummary, key, label, text, json);
 }
 
+/*
+ * The JSON keys that hold an exact integer which can exceed 2^53 (docs/schema/README.md, "One name, one
+ * unit, one type"): wherever a report uses one of these keys, as a column or a meta/summary line, JSON and
+ * CSV carry `key` (number, null above 2^53) and `key_exact` (string), so that no builder can give such a
+ * field a type that depends on its value.
+ */
+static const char *const integer_keys[] = {
+    "context", "window", "delta", "delta_ieee", "delta_exponent", "delta_softcap_min", "delta_softcap_max",
+    "delta_logit_lo", "delta_logit_hi", "delta_1", "delta_h", "delta_1_ieee", "delta_h_ieee", "d1", "d2", "d3",
+    "d4", "d5", "d6", "d7", "d8", "d9", "first_blind", "first_blind_1", "first_blind_h", "first_influence_zero",
+    "row_zeros", "matrix_zeros", "middle_row_zeros", "row_influence_zeros", "matrix_influence_zeros",
+    "forward_first_blind", "gradient_only_row", "gradient_only_matrix", "seed",
+};
+
+static bool integer_key(const char *key)
+{
+    for (size_t i = 0; i < sizeof integer_keys / sizeof integer_keys[0]; i++)
+        if (strcmp(key, integer_keys[i]) == 0) return true;
+    return false;
+}
+
 abl_status abl_report_column(abl_report *r, const char *key, const char *header, abl_align align)
 {
     if (r == NULL || key == NULL || header == NULL) return ABL_ERR_INVALID_ARGUMENT;
@@ -207,7 +229,7 @@ abl_status abl_report_column(abl_report *r, const char *key, const char *header,
     if (cols == NULL) return ABL_ERR_NO_MEMORY;
     r->cols = cols;
     bool oom = false;
-    column c = {dup_opt(key, &oom), dup_opt(header, &oom), align, false, false, false};
+    column c = {dup_opt(key, &oom), dup_opt(header, &oom), align, false, false, false, integer_key(key)};
     if (oom) {
         free(c.key);
         free(c.header);
@@ -228,6 +250,13 @@ abl_status abl_report_column_data_only(abl_report *r)
 {
     if (r == NULL || r->ncols == 0) return ABL_ERR_INVALID_ARGUMENT;
     r->cols[r->ncols - 1].data_only = true;
+    return ABL_OK;
+}
+
+abl_status abl_report_column_integer(abl_report *r)
+{
+    if (r == NULL || r->ncols == 0) return ABL_ERR_INVALID_ARGUMENT;
+    r->cols[r->ncols - 1].integer = true;
     return ABL_OK;
 }
 
@@ -1146,20 +1175,86 @@ static long hex4(const char *p)
     return v;
 }
 
+static void json_string(sbuf *b, const char *s);
+
+/* A JSON token that is a bare number (not a string, true/false, null, an object or an array). */
+static bool json_is_number(const char *j)
+{
+    return j != NULL && (j[0] == '-' || (j[0] >= '0' && j[0] <= '9'));
+}
+
+/*
+ * An integer column's cell split into its two members (abl_report_column_integer): `key` is the number
+ * when it holds exactly in a binary64 (at most 2^53), else "null"; `key_exact` is the decimal string
+ * (quoted), or "null" when the cell is null ("never"). The tokens are malloc'd (NULL: out of memory).
+ */
+static void integer_split(const cell *c, char **number, char **exact)
+{
+    const char *j = c != NULL ? c->json : NULL;
+    bool oom = false;
+    if (j == NULL || strcmp(j, "null") == 0) {
+        *number = dup_opt("null", &oom);
+        *exact = dup_opt("null", &oom);
+    } else if (j[0] == '"') {
+        *number = dup_opt("null", &oom);
+        *exact = dup_opt(j, &oom);
+    } else {
+        /* 2^53 = 9007199254740992 has 16 digits: shorter is below it, longer above. */
+        size_t n = strlen(j);
+        bool fits = n < 16 || (n == 16 && strcmp(j, "9007199254740992") <= 0);
+        *number = dup_opt(fits ? j : "null", &oom);
+        *exact = abl_report_json_string(j);
+    }
+}
+
+void abl_text_json_integer(abl_text *t, const char *key, const char *token)
+{
+    char *number = NULL, *exact = NULL;
+    integer_split(&(cell){NULL, (char *)token, NULL}, &number, &exact);
+    if (number == NULL || exact == NULL) {
+        t->oom = 1;
+    } else {
+        abl_text_json(t, key);
+        abl_text_add(t, ": %s, ", number);
+        char *k = abl_strf("%s_exact", key);
+        if (k == NULL)
+            t->oom = 1;
+        else
+            abl_text_json(t, k);
+        abl_text_add(t, ": %s", exact);
+        free(k);
+    }
+    free(number);
+    free(exact);
+}
+
+/* A column of numbers: an integer column, or one whose non-null cells include a JSON number. */
+static bool column_numeric(const abl_report *r, size_t c)
+{
+    if (r->cols[c].integer) return true;
+    for (size_t i = 0; i < r->nrows; i++)
+        if (json_is_number(cell_at(&r->rows[i], c)->json)) return true;
+    return false;
+}
+
 /*
  * CSV is for programs and carries the JSON values (one schema: same unit and type in both, e.g. a
- * fraction, not the percentage a text cell shows): null is an empty cell; a number or true/false
- * is the JSON token; a JSON string is its decoded text; an object or array falls back to the text.
+ * fraction, not the percentage a text cell shows): null is `nan` in a numeric column (numpy's genfromtxt
+ * and float() read it as NaN; an empty cell would become -1 in an integer column) and an empty cell
+ * elsewhere; a number or true/false is the JSON token; a JSON string is its decoded text; an object or
+ * array falls back to the text.
  */
-static void csv_cell(sbuf *b, const cell *c)
+static void csv_cell(sbuf *b, const cell *c, bool numeric)
 {
     const char *j = c->json;
     if (j == NULL || j[0] == '{' || j[0] == '[') {
         csv_field(b, c->text);
         return;
     }
-    if (strcmp(j, "null") == 0)
+    if (strcmp(j, "null") == 0) {
+        if (numeric) sb_puts(b, "nan");
         return;
+    }
     if (j[0] != '"') {
         csv_field(b, j);
         return;
@@ -1193,18 +1288,50 @@ static void csv_cell(sbuf *b, const cell *c)
     free(s.p);
 }
 
+/* One CSV cell of column c (two for an integer column: the number, then the exact text). */
+static void csv_column_cell(sbuf *b, const abl_report *r, size_t w, size_t c, bool numeric)
+{
+    const cell *x = cell_at(&r->rows[w], c);
+    if (!r->cols[c].integer) {
+        csv_cell(b, x, numeric);
+        return;
+    }
+    char *number = NULL, *exact = NULL;
+    integer_split(x, &number, &exact);
+    if (number == NULL || exact == NULL) {
+        b->oom = true;
+    } else {
+        csv_cell(b, &(cell){NULL, number, NULL}, true);
+        sb_putc(b, ',');
+        csv_cell(b, &(cell){NULL, exact, NULL}, false);
+    }
+    free(number);
+    free(exact);
+}
+
+/* The CSV header names of column c (an integer column: key, key_exact). */
+static void csv_column_header(sbuf *b, const column *col)
+{
+    csv_field(b, col->key);
+    if (col->integer) {
+        sb_putc(b, ',');
+        sb_puts(b, col->key);
+        sb_puts(b, "_exact");
+    }
+}
+
 static void render_csv(const abl_report *r, sbuf *b)
 {
     if (r->ncols == 0) return;
     for (size_t c = 0; c < r->ncols; c++) {
         if (c > 0) sb_putc(b, ',');
-        csv_field(b, r->cols[c].key);
+        csv_column_header(b, &r->cols[c]);
     }
     sb_putc(b, '\n');
     for (size_t i = 0; i < r->nrows; i++) {
         for (size_t c = 0; c < r->ncols; c++) {
             if (c > 0) sb_putc(b, ',');
-            csv_cell(b, cell_at(&r->rows[i], c));
+            csv_column_cell(b, r, i, c, column_numeric(r, c));
         }
         sb_putc(b, '\n');
     }
@@ -1267,9 +1394,36 @@ static void json_member_start(sbuf *b, bool *first, const char *key)
     sb_puts(b, ": ");
 }
 
+/* An integer field's two members (sep between them): "key": number or null, "key_exact": string or null. */
+static void json_integer_member(sbuf *b, const char *key, const cell *c, const char *sep)
+{
+    char *number = NULL, *exact = NULL;
+    integer_split(c, &number, &exact);
+    if (number == NULL || exact == NULL) {
+        b->oom = true;
+    } else {
+        json_string(b, key);
+        sb_puts(b, ": ");
+        sb_puts(b, number);
+        sb_puts(b, sep);
+        sb_puts(b, "\"");
+        sb_puts(b, key);
+        sb_puts(b, "_exact\": ");
+        sb_puts(b, exact);
+    }
+    free(number);
+    free(exact);
+}
+
 static void json_members(sbuf *b, bool *first, const kv_line *items, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
+        if (integer_key(items[i].key)) {
+            sb_puts(b, *first ? "  " : ",\n  ");
+            *first = false;
+            json_integer_member(b, items[i].key, &(cell){items[i].text, items[i].json, NULL}, ",\n  ");
+            continue;
+        }
         json_member_start(b, first, items[i].key);
         json_value(b, items[i].text, items[i].json);
     }
@@ -1284,6 +1438,10 @@ static void json_rows(const abl_report *r, sbuf *b, const char *indent)
         sb_puts(b, "{");
         for (size_t c = 0; c < r->ncols; c++) {
             if (c > 0) sb_puts(b, ", ");
+            if (r->cols[c].integer) {
+                json_integer_member(b, r->cols[c].key, c < w->n ? &w->cells[c] : NULL, ", ");
+                continue;
+            }
             json_string(b, r->cols[c].key);
             sb_puts(b, ": ");
             if (c < w->n)
@@ -1305,6 +1463,8 @@ static void render_json(const abl_report *r, sbuf *b)
     }
     bool first = true;
     sb_puts(b, "{\n");
+    json_member_start(b, &first, "schema_version");
+    sb_puts(b, ABL_REPORT_SCHEMA_VERSION_TEXT);
     json_members(b, &first, r->meta, r->nmeta);
     json_member_start(b, &first, r->json_key);
     if (r->nrows == 0) {
@@ -1728,27 +1888,34 @@ static abl_status render_set_csv(const abl_report_set *s, sbuf *b)
     csv_field(b, s->label_key);
     for (size_t c = 0; c < first->ncols; c++) {
         sb_putc(b, ',');
-        csv_field(b, first->cols[c].key);
+        csv_column_header(b, &first->cols[c]);
     }
     sb_putc(b, '\n');
+    /* A column is numeric when it is so in any of the reports: one type for the whole table. */
+    bool *numeric = calloc(first->ncols + 1, sizeof *numeric);
+    if (numeric == NULL) return ABL_ERR_NO_MEMORY;
+    for (size_t i = 0; i < s->n; i++)
+        for (size_t c = 0; c < first->ncols; c++)
+            numeric[c] = numeric[c] || column_numeric(s->reports[i], c);
     for (size_t i = 0; i < s->n; i++) {
         const abl_report *r = s->reports[i];
         for (size_t w = 0; w < r->nrows; w++) {
             csv_field(b, s->labels[i]);
             for (size_t c = 0; c < r->ncols; c++) {
                 sb_putc(b, ',');
-                csv_cell(b, cell_at(&r->rows[w], c));
+                csv_column_cell(b, r, w, c, numeric[c]);
             }
             sb_putc(b, '\n');
         }
     }
+    free(numeric);
     return ABL_OK;
 }
 
 /* JSON: {"<labels_key>": [labels], "<set_key>": [each report's own object, indented]}. */
 static abl_status render_set_json(const abl_report_set *s, sbuf *b)
 {
-    sb_puts(b, "{\n  ");
+    sb_puts(b, "{\n  \"schema_version\": " ABL_REPORT_SCHEMA_VERSION_TEXT ",\n  ");
     json_string(b, s->labels_key);
     sb_puts(b, ": [");
     for (size_t i = 0; i < s->n; i++) {

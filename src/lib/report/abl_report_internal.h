@@ -12,4 +12,9 @@ char *abl_neutral_text(const char *s);
 /* Append s to t as abl_report_json_string writes it: the one JSON string escaper. */
 void abl_text_json(abl_text *t, const char *s);
 
+/* Append an exact integer's two JSON members, as the report writes an integer field (abl_report_column_integer):
+ * "key": the number (null above 2^53 or when token is null), "key_exact": its decimal string (or null). token:
+ * abl_delta_json's token. For JSON that a builder writes by hand inside one member. */
+void abl_text_json_integer(abl_text *t, const char *key, const char *token);
+
 #endif
