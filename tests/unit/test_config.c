@@ -263,7 +263,9 @@ static void test_others(void **state)
     assert_string_equal(s.family->name, "mosaic-bert");
     assert_int_equal(s.heads, 12);
     assert_int_equal(s.context, 512);
-    assert_pipeline(&s, "eager,bias-form=symmetric");
+    /* MosaicBERT's torch path: its alibi is an fp32 attribute .to(dtype) never casts, added to fp32 scores
+     * (mosaicml/examples bert_layers.py @daddaeff, docs/pipelines.md §3d) */
+    assert_pipeline(&s, "eager,bias-form=symmetric,bias-dtype=fp32,logit-dtype=fp32");
     load("jina-bert-v2-qk-post-norm.json", &s);
     assert_null(s.family); /* no model_type: a generic ALiBi model */
     assert_int_equal(s.heads, 12);
