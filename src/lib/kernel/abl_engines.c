@@ -212,6 +212,14 @@ static uint64_t mmha_row(const abl_emul *e, uint64_t i, const float *x, float *c
     return put_weights(col, i + 1, wout, tvw);
 }
 
+int64_t abl_engine_first_zero(const float *w, uint64_t i)
+{
+    for (uint64_t d = 0; d <= i; d++)
+        if (w[i - d] == 0.0f)
+            return (int64_t)d;
+    return -1;
+}
+
 uint64_t abl_engine_row(const abl_emul *e, uint64_t i, const float *x, float *col, float *wout, double *tvw)
 {
     if (e->softmax == ABL_SOFTMAX_GGML_CUDA_VEC)
@@ -247,9 +255,7 @@ abl_status abl_engine_predict_head(const abl_sim_setup *s, int h, abl_pred_head 
         out->exact_rows++;
         if (i == n - 1) {
             out->row_zeros = z;
-            for (uint64_t d = 0; d <= i && out->first_blind < 0; d++)
-                if (w[i - d] == 0.0f)
-                    out->first_blind = (int64_t)d;
+            out->first_blind = abl_engine_first_zero(w, i);
         }
     }
     free(buf);

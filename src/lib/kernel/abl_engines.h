@@ -22,6 +22,8 @@ float abl_engine_logit(const abl_emul *e, const abl_emul_head *h, float score, u
 /* The zero weights of row i whose logits are x[0..i] (-inf: a masked key). col: i + 1 floats of scratch;
  * wout (optional) the weights: the coefficient with which a unit value of each key reaches the output
  * (its influence); tvw (optional) the same in binary64. */
+/* Row i's first blind distance: the smallest d with w[i - d] == 0 (-1: none). */
+int64_t abl_engine_first_zero(const float *w, uint64_t i);
 uint64_t abl_engine_row(const abl_emul *e, uint64_t i, const float *x, float *col, float *wout, double *tvw);
 
 /* Zero logits: the first blind distance and the zero counts of the rows the pipeline computes (the last R),

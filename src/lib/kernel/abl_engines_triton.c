@@ -280,9 +280,7 @@ abl_status abl_vllm_triton_predict_head(const abl_sim_setup *s, int h, abl_pred_
         out->exact_rows++;
         if (i == n - 1) {
             out->row_zeros = z;
-            for (uint64_t d = 0; d <= i && out->first_blind < 0; d++)
-                if (w[i - d] == 0.0f)
-                    out->first_blind = (int64_t)d;
+            out->first_blind = abl_engine_first_zero(w, i);
         }
     }
     free(buf);
