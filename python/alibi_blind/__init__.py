@@ -225,10 +225,12 @@ def check(model=None, config=None, ctx=None, dtype=None, heads=None, slopes=None
 
 
 def design(heads=None, ctx=None, dtype=None, pipeline=None, model=None, config=None, keep=None, slopes=None,
-           targets=None, clamp=False, logit_budget=None, threads=None, force=False, budget=None, progress=None):
+           targets=None, clamp=False, logit_budget=None, threads=None, upstream=None, loss_scale=None, force=False,
+           budget=None, progress=None):
     """alibi-blind design ... --format json: binary32 slopes that keep every head seeing on a kernel (keep="all",
     the default), slopes= judged (the largest N each head keeps every key), targets= (first blind distances, one
-    per head) placed exactly, or clamp=True for the least restrictive clamp alone."""
+    per head) placed exactly, or clamp=True for the least restrictive clamp alone; keep="gradient" with
+    upstream= and loss_scale= (powers of two, or "dynamic") keeps every key's rounded gradient dS non-zero."""
     m = _model_args(model, config, dtype, heads, slopes, ctx, pipeline)
     d = _lib.DesignArgs()
     d.keep = _str(keep)
@@ -242,6 +244,7 @@ def design(heads=None, ctx=None, dtype=None, pipeline=None, model=None, config=N
     d.clamp_only = int(bool(clamp))
     d.logit_budget = _text("logit_budget", logit_budget)
     d.threads = _count("threads", threads, 1, 256)
+    d.upstream, d.loss_scale = _text("upstream", upstream), _text("loss_scale", loss_scale)
     w, keep_alive = _work(budget, force, progress)
     return _answer(_lib.lib.abl_flat_design(ctypes.byref(m), ctypes.byref(d), ctypes.byref(w)), (arr, keep_alive))
 

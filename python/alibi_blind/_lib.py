@@ -41,7 +41,8 @@ class ModelArgs(ctypes.Structure):
 
 class DesignArgs(ctypes.Structure):
     _fields_ = [("keep", ctypes.c_char_p), ("targets", ctypes.POINTER(ctypes.c_uint64)), ("ntargets", ctypes.c_size_t),
-                ("clamp_only", ctypes.c_int), ("logit_budget", ctypes.c_char_p), ("threads", ctypes.c_int)]
+                ("clamp_only", ctypes.c_int), ("logit_budget", ctypes.c_char_p), ("threads", ctypes.c_int),
+                ("upstream", ctypes.c_char_p), ("loss_scale", ctypes.c_char_p)]
 
 
 class TableArgs(ctypes.Structure):

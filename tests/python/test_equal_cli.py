@@ -243,6 +243,11 @@ DESIGN = [
     ({"model": "bloom-560m", "ctx": 2048}, ["--model", "bloom-560m", "--ctx", "2048"]),
     ({"model": "jina-embeddings-v2-base-en", "ctx": 512}, ["--model", "jina-embeddings-v2-base-en", "--ctx", "512"]),
     ({"heads": 16, "ctx": 4096, "pipeline": "llamacpp-cpu"}, ["--heads", "16", "--ctx", "4096", "--pipeline", "llamacpp-cpu"]),
+    ({"heads": 8, "ctx": 2048, "keep": "gradient", "loss_scale": "2^16"},
+     ["--heads", "8", "--ctx", "2048", "--keep", "gradient", "--loss-scale", "2^16"]),
+    ({"heads": 4, "ctx": 1024, "keep": "gradient", "dtype": "fp16", "upstream": "0.5", "loss_scale": "dynamic"},
+     ["--heads", "4", "--ctx", "1024", "--keep", "gradient", "--dtype", "fp16", "--upstream", "0.5",
+      "--loss-scale", "dynamic"]),
 ]
 
 
@@ -257,6 +262,9 @@ def test_design(cli, kw, args):
     ({"ctx": 2048}, ["--ctx", "2048"]),
     ({"heads": 8, "ctx": 2048, "keep": "some"}, ["--heads", "8", "--ctx", "2048", "--keep", "some"]),
     ({"heads": 2, "ctx": 2048, "targets": [5, 9000]}, ["--heads", "2", "--ctx", "2048", "--targets", "5,9000"]),
+    ({"heads": 8, "ctx": 2048, "keep": "gradient", "pipeline": "flash2"},
+     ["--heads", "8", "--ctx", "2048", "--keep", "gradient", "--pipeline", "flash2"]),
+    ({"heads": 8, "ctx": 2048, "loss_scale": 4}, ["--heads", "8", "--ctx", "2048", "--loss-scale", "4"]),
     ({"model": "jina-embeddings-v2-base-en", "ctx": 512, "clamp": True},
      ["--model", "jina-embeddings-v2-base-en", "--ctx", "512", "--clamp"]),
 ])

@@ -128,7 +128,8 @@ ABL_API abl_flat_result *abl_flat_table(const abl_flat_table_args *a, const abl_
  * is unexplained or an erratum stale (the CLI's exit 1). */
 /* design: the CLI's design command (abl_design_report's document). The model arguments as for check (heads
  * and slopes: the heads designed, or the schedule judged); keep "all" or NULL; targets: first blind distances,
- * one per head (NULL: none); clamp_only: the clamp alone; logit_budget: decimal text, 0 or negative. */
+ * one per head (NULL: none); keep "gradient": every key keeps a non-zero rounded gradient dS (the eager
+ * softmax backward); clamp_only: the clamp alone; logit_budget: decimal text, 0 or negative. */
 typedef struct abl_flat_design_args {
     const char *keep;
     const uint64_t *targets;
@@ -136,6 +137,9 @@ typedef struct abl_flat_design_args {
     int clamp_only;
     const char *logit_budget;
     int threads;                /* 0: every core */
+    /* keep "gradient" (spec §15): |dP - D| x loss scale as powers of two, text as the CLI's --upstream and
+     * --loss-scale ("65536", "2^16", "dynamic"); NULL: 1 */
+    const char *upstream, *loss_scale;
 } abl_flat_design_args;
 ABL_API abl_flat_result *abl_flat_design(const abl_flat_model_args *m, const abl_flat_design_args *d,
                                          const abl_flat_work *w);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "abl/core/decimal.h"
+#include "abl/analysis/gradient.h"
 #include "abl/core/format.h"
 #include "abl/design/design.h"
 #include "abl/kernel/simulate.h"
@@ -181,10 +182,54 @@ static abl_flat_result *design_keep_all(int clamp_only, flat_design *d)
     return NULL;
 }
 
+/* One power of two (upstream=, loss_scale=; "dynamic": GradScaler's initial scale) added to *log2. */
+static abl_flat_result *design_pow2(const char *key, const char *text, long *log2)
+{
+    long k = 0;
+    if (text == NULL)
+        return NULL;
+    if (strcmp(key, "loss_scale") == 0 && strcmp(text, "dynamic") == 0)
+        k = ABL_GRADIENT_DYNAMIC_LOG2;
+    else if (abl_gradient_pow2_parse(text, &k) != ABL_OK)
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "%s: '%s' is not a positive power of two (65536, 0.125, 2^16, "
+                             "2^-3; |exponent| <= %d)", key, text, ABL_GRADIENT_LOG2_MAX);
+    *log2 += k;
+    return NULL;
+}
+
+/* keep="gradient" (the CLI's design_gradient): the eager softmax backward, no weight-level claim. */
+static abl_flat_result *design_gradient(const abl_flat_design_args *g, flat_design *d)
+{
+    abl_flat_result *e = design_pow2("upstream", g->upstream, &d->job.cfg.log2_upstream);
+    if (e == NULL)
+        e = design_pow2("loss_scale", g->loss_scale, &d->job.cfg.log2_upstream);
+    if (e != NULL)
+        return e;
+    if (d->job.cfg.log2_upstream < -ABL_GRADIENT_LOG2_MAX || d->job.cfg.log2_upstream > ABL_GRADIENT_LOG2_MAX)
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "upstream: |dP - D| x loss scale = 2^%ld is outside 2^-%d .. "
+                             "2^%d", d->job.cfg.log2_upstream, ABL_GRADIENT_LOG2_MAX, ABL_GRADIENT_LOG2_MAX);
+    if (d->job.cfg.pipeline.softmax != ABL_SOFTMAX_EAGER)
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "keep: 'gradient' models the eager softmax backward (PyTorch's "
+                             "_softmax_backward_data); softmax=%s is not modelled (spec §15)",
+                             abl_softmax_kind_name(d->job.cfg.pipeline.softmax));
+    if (g->logit_budget != NULL || g->clamp_only)
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "%s: a weight-level claim, not with keep='gradient'",
+                             g->clamp_only ? "clamp" : "logit_budget");
+    d->job.cfg.gradient = 1;
+    return NULL;
+}
+
 static abl_flat_result *design_mode(const abl_flat_model_args *a, const abl_flat_design_args *g, flat_design *d)
 {
-    if (g->keep != NULL && strcmp(g->keep, "all") != 0)
-        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "keep: unknown value '%s' (known: all)", g->keep);
+    int gradient = g->keep != NULL && strcmp(g->keep, "gradient") == 0;
+    if (g->keep != NULL && strcmp(g->keep, "all") != 0 && !gradient)
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "keep: unknown value '%s' (known: all, gradient)", g->keep);
+    if (!gradient && (g->upstream != NULL || g->loss_scale != NULL))
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "%s: applies with keep='gradient' only",
+                             g->upstream != NULL ? "upstream" : "loss_scale");
+    abl_flat_result *e = gradient ? design_gradient(g, d) : NULL;
+    if (e != NULL)
+        return e;
     if ((a->slopes != NULL) + (g->targets != NULL) + (g->keep != NULL) > 1)
         return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "design: keep, slopes and targets exclude each other");
     d->job.checks = 1;
