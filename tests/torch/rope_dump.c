@@ -19,7 +19,15 @@ static int setup(char **argv, abl_rope_config *c)
         return 1;
     c->scaling = strcmp(argv[5], "linear") == 0 ? ABL_ROPE_SCALING_LINEAR
                : strcmp(argv[5], "dynamic") == 0 ? ABL_ROPE_SCALING_DYNAMIC
-               : strncmp(argv[5], "llama3:", 7) == 0 ? ABL_ROPE_SCALING_LLAMA3 : ABL_ROPE_SCALING_NONE;
+               : strncmp(argv[5], "llama3:", 7) == 0 ? ABL_ROPE_SCALING_LLAMA3
+               : strncmp(argv[5], "yarn:", 5) == 0 ? ABL_ROPE_SCALING_YARN : ABL_ROPE_SCALING_NONE;
+    if (c->scaling == ABL_ROPE_SCALING_YARN) {   /* yarn:BETA_FAST:BETA_SLOW[:ATTENTION_FACTOR], MAXPOS its length */
+        char *end = argv[5] + 5;
+        c->beta_fast = strtod(end, &end);
+        c->beta_slow = strtod(end + 1, &end);
+        c->has_attention_factor = *end == ':';
+        c->attention_factor = c->has_attention_factor ? strtod(end + 1, NULL) : 0;
+    }
     if (c->scaling == ABL_ROPE_SCALING_LLAMA3) {   /* llama3:LOW:HIGH, MAXPOS = original_max_position_embeddings */
         char *lo = argv[5] + 7, *hi = strchr(lo, ':');
         if (hi == NULL)

@@ -40,6 +40,8 @@ void abl_rope_config_init(abl_rope_config *c)
     c->n = 4096;
     c->delta1 = 0;
     c->delta2 = 16;
+    c->beta_fast = 32;
+    c->beta_slow = 1;
 }
 
 void abl_rope_config_clear(abl_rope_config *c)

@@ -105,6 +105,35 @@ static abl_status file_llama3(const json_t *s, const json_t *factor, abl_rope_fi
     return f->factor && f->low_freq && f->high_freq ? ABL_OK : ABL_ERR_NO_MEMORY;
 }
 
+/* rope_scaling yarn at the revision modelled (docs/rope.md): factor, optional beta_fast, beta_slow,
+ * attention_factor; the keys later revisions added (mscale, mscale_all_dim, truncate, and
+ * original_max_position_embeddings, which then replaces max_position_embeddings) change the numbers, so a
+ * config.json with them is refused rather than silently computed the old way. */
+static abl_status file_yarn(const json_t *s, const json_t *factor, abl_rope_file *f, char **msg)
+{
+    static const char *const later[] = {"mscale", "mscale_all_dim", "truncate", "original_max_position_embeddings"};
+    for (size_t j = 0; j < sizeof later / sizeof *later; j++)
+        if (json_object_get(s, later[j]) != NULL) {
+            abl_set_error(msg, "rope_scaling yarn: '%s' is not in the transformers revision modelled", later[j]);
+            return ABL_ERR_UNSUPPORTED;
+        }
+    const json_t *bf = json_object_get(s, "beta_fast"), *bs = json_object_get(s, "beta_slow");
+    const json_t *af = json_object_get(s, "attention_factor");
+    if ((bf != NULL && !json_is_null(bf) && !json_is_number(bf)) ||
+        (bs != NULL && !json_is_null(bs) && !json_is_number(bs)) ||
+        (af != NULL && !json_is_null(af) && (!json_is_number(af) || json_number_value(af) <= 0))) {
+        abl_set_error(msg, "rope_scaling yarn: beta_fast, beta_slow numbers, attention_factor a positive number");
+        return ABL_ERR_PARSE;
+    }
+    f->scaling = ABL_ROPE_SCALING_YARN;
+    f->beta_fast = json_is_number(bf) ? json_number_value(bf) : 0;
+    f->beta_slow = json_is_number(bs) ? json_number_value(bs) : 0;
+    f->has_attention_factor = json_is_number(af);
+    f->attention_factor = f->has_attention_factor ? json_number_value(af) : 0;
+    f->factor = number_text(factor);
+    return f->factor ? ABL_OK : ABL_ERR_NO_MEMORY;
+}
+
 static abl_status file_scaling(const json_t *root, abl_rope_file *f, char **msg)
 {
     const json_t *s = json_object_get(root, "rope_scaling");
@@ -114,6 +143,10 @@ static abl_status file_scaling(const json_t *root, abl_rope_file *f, char **msg)
     if (type == NULL)
         type = json_object_get(s, "type");
     const json_t *factor = json_object_get(s, "factor");
+    if (json_is_string(type) && strcmp(json_string_value(type), "longrope") == 0) {   /* it needs no factor */
+        abl_set_error(msg, "rope_scaling type 'longrope' is not modelled (linear, dynamic, llama3, yarn are)");
+        return ABL_ERR_UNSUPPORTED;
+    }
     if (!json_is_object(s) || !json_is_string(type) || !json_is_number(factor) || json_number_value(factor) < 1) {
         abl_set_error(msg, "rope_scaling: an object with a type (rope_type) and a factor >= 1");
         return ABL_ERR_PARSE;
@@ -125,10 +158,12 @@ static abl_status file_scaling(const json_t *root, abl_rope_file *f, char **msg)
         f->scaling = ABL_ROPE_SCALING_DYNAMIC;
     else if (strcmp(t, "llama3") == 0)
         return file_llama3(s, factor, f, msg);
+    else if (strcmp(t, "yarn") == 0)
+        return file_yarn(s, factor, f, msg);
     else if (strcmp(t, "default") == 0)
         return ABL_OK;
     else {
-        abl_set_error(msg, "rope_scaling type '%s' is not modelled (linear, dynamic, llama3; yarn, longrope are not)", t);
+        abl_set_error(msg, "rope_scaling type '%s' is not modelled (linear, dynamic, llama3, yarn; longrope is not)", t);
         return ABL_ERR_UNSUPPORTED;
     }
     f->factor = number_text(factor);
