@@ -54,7 +54,7 @@ static int rope_from_values(const char *what, int head_dim, const char *theta, c
         c->max_position = maxpos;
     }
     c->scaling = scaling;
-    if (scaling != ABL_ROPE_SCALING_NONE && abl_cli_decimal(what, factor, 1, c->factor))
+    if (scaling != ABL_ROPE_SCALING_NONE && factor != NULL && abl_cli_decimal(what, factor, 1, c->factor))
         return ABL_EXIT_USAGE;
     if (scaling == ABL_ROPE_SCALING_LINEAR && maxpos > 0) {
         /* a linear-scaled model is meant to run factor times its max_position_embeddings */
@@ -62,6 +62,23 @@ static int rope_from_values(const char *what, int head_dim, const char *theta, c
         c->n = n < (double)(UINT64_C(1) << 24) ? (uint64_t)n : (UINT64_C(1) << 24);
     }
     return 0;
+}
+
+/* longrope: the lists move into the config; the factor is expanded / original when the config has the
+ * original length (Phi-3), with the original as the code's max_position_embeddings. */
+static void rope_longrope_fields(abl_rope_file *f, abl_rope_config *c)
+{
+    c->long_factor = f->long_factor;
+    c->short_factor = f->short_factor;
+    f->long_factor = f->short_factor = NULL;
+    c->ext_count = f->ext_count;
+    c->has_attention_factor = f->has_attention_factor;
+    c->attention_factor = f->attention_factor;
+    if (f->has_original) {
+        mpq_set_ui(c->factor, (unsigned long)f->max_position, (unsigned long)f->original_max_position);
+        mpq_canonicalize(c->factor);
+        c->max_position = f->original_max_position;
+    }
 }
 
 static int rope_model(const abl_cli_cmd *cmd, const char **v, abl_rope_config *c)
@@ -96,6 +113,8 @@ static int rope_model(const abl_cli_cmd *cmd, const char **v, abl_rope_config *c
         c->max_position = f.original_max_position;
         c->n = f.max_position < (UINT64_C(1) << 24) ? f.max_position : (UINT64_C(1) << 24);
     }
+    if (rc == 0 && f.scaling == ABL_ROPE_SCALING_LONGROPE)
+        rope_longrope_fields(&f, c);
     if (rc == 0 && f.scaling == ABL_ROPE_SCALING_YARN) {   /* the code's `get("beta_fast") or 32`, `or 1` */
         c->beta_fast = f.beta_fast != 0 ? f.beta_fast : 32;
         c->beta_slow = f.beta_slow != 0 ? f.beta_slow : 1;

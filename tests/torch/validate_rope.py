@@ -55,7 +55,25 @@ def hf_inv_freq(d, base, scaling, factor, maxpos, seq_len):
         inv = torch.where(is_medium_freq, smoothed_inv_freq, inv_freq_llama)
     if scaling.startswith("yarn:"):
         inv = yarn_inv_freq(d, base, scaling, factor, maxpos)[0]
+    if scaling.startswith("longrope:"):
+        inv = longrope_inv_freq(d, base, scaling, factor, maxpos)[0]
     return inv
+
+
+def longrope_inv_freq(d, base, scaling, factor, maxpos):
+    """_compute_longrope_parameters (transformers 0044e3b3) with the factor given and max_position_embeddings =
+    maxpos (the original length); scaling = longrope:L0,L1,...:S0,S1,..."""
+    long_factor, short_factor = ([float(x) for x in f.split(",")] for f in scaling.split(":")[1:3])
+    max_position_embeddings = maxpos
+    expanded_max_position_embeddings = max_position_embeddings * factor
+    attention_factor = 1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(max_position_embeddings))
+    if expanded_max_position_embeddings > max_position_embeddings:
+        ext_factors = torch.tensor(long_factor, dtype=torch.float32)
+    else:
+        ext_factors = torch.tensor(short_factor, dtype=torch.float32)
+    inv_freq_shape = torch.arange(0, d, 2, dtype=torch.int64).float() / d
+    inv_freq = 1.0 / (ext_factors * base**inv_freq_shape)
+    return inv_freq, attention_factor
 
 
 def yarn_inv_freq(d, base, scaling, factor, maxpos):
@@ -95,6 +113,7 @@ def hf_cos_sin(dtype, d, base, scaling, factor, maxpos, n, positions):
     pos = torch.tensor(positions, dtype=torch.int64)[None, :]
     freqs = (inv[None, :, None].float() @ pos[:, None, :].float()).transpose(1, 2)[0]
     att = yarn_inv_freq(d, base, scaling, factor, maxpos)[1] if scaling.startswith("yarn:") else 1.0
+    att = longrope_inv_freq(d, base, scaling, factor, maxpos)[1] if scaling.startswith("longrope:") else att
     # cos = emb.cos() * self.attention_scaling (fp32), then .to(dtype)
     return freqs, (freqs.cos() * att).to(DT[dtype]), (freqs.sin() * att).to(DT[dtype])
 
@@ -190,6 +209,10 @@ CASES = [  # path, dtype, d, base, scaling, factor, maxpos, n
     ("hf-llama", "fp32", 128, 1000000, "yarn:32:1", 4, 32768, 1 << 17),
     ("hf-llama", "fp16", 64, 10000, "yarn:16:2:1.25", 8, 2048, 16384),
     ("hf-llama", "bf16", 96, 500000, "yarn:32:1", 16, 8192, 1 << 17),
+    ("hf-llama", "bf16", 16, 10000, "longrope:1,1.5,2,2.5,3,3.5,4,4.5:1,1,1,1,1,1,1,1", 4, 128, 512),
+    ("hf-llama", "fp32", 16, 10000, "longrope:1,1.5,2,2.5,3,3.5,4,4.5:1,1.25,1,1,1,1,1,1.125", 1, 128, 512),
+    ("hf-llama", "bf16", 96, 10000, "longrope:" + ",".join(str(1 + i / 7) for i in range(48)) + ":"
+     + ",".join(str(1 + i / 97) for i in range(48)), 32, 4096, 1 << 17),
     ("flash-rotary", "bf16", 128, 10000, "none", 1, 0, 1 << 17),
     ("flash-rotary", "fp16", 80, 10000, "none", 1, 0, 8192),
     ("ggml-cpu", "fp32", 128, 10000, "none", 1, 0, 1 << 17),
@@ -244,7 +267,7 @@ for case in CASES:
     print(case)
     ref = reference(*case, pos)
     got = tool_values(*case, pos)
-    compare_values(case[0], case[1], ref, got, 2.0 if case[4].startswith("yarn:") and case[1] == "fp32" else 1.0)
+    compare_values(case[0], case[1], ref, got, 2.0 if case[4].startswith(("yarn:", "longrope:")) and case[1] == "fp32" else 1.0)
     check_apply(case + (pos,), (None, torch.from_numpy(got[1]).float(), torch.from_numpy(got[2]).float()))
 
 
@@ -255,21 +278,22 @@ def yarn_scaling_check(case):
     the tool's, checked against PyTorch's above."""
     path, dtype, d, base, scaling, factor, maxpos, n = case
     pos = list(range(0, n, max(1, n // 97)))[:97]
-    att = np.float32(yarn_inv_freq(d, base, scaling, factor, maxpos)[1])
+    params = yarn_inv_freq if scaling.startswith("yarn:") else longrope_inv_freq
+    att = np.float32(params(d, base, scaling, factor, maxpos)[1])
     # the tool's fp32 angles (equal to PyTorch's where the frequency is, compare_values): this checks the scaling
     freqs, cs, sn = tool_values(*case, pos)
     c = np.vectorize(lambda a: float(mpmath.cos(mpmath.mpf(float(a)))))(freqs).astype(np.float32) * att
     s = np.vectorize(lambda a: float(mpmath.sin(mpmath.mpf(float(a)))))(freqs).astype(np.float32) * att
     cast = lambda v: torch.from_numpy(v.astype(np.float32)).to(DT[dtype]).double().numpy()
     bad = int((cast(c) != cs).sum() + (cast(s) != sn).sum())
-    print(f"  yarn {dtype} d={d} factor {factor}: cos/sin x attention factor {float(att)!r}, {bad} of {2 * cs.size} "
+    print(f"  {scaling.split(':')[0]} {dtype} d={d} factor {factor}: cos/sin x attention factor {float(att)!r}, {bad} of {2 * cs.size} "
           "differ from mpmath's correctly rounded fp32 cos/sin x fp32(attention factor)")
     check(bad == 0, f"yarn {case}: {bad} scaled cos/sin differ")
 
 
 mpmath.mp.dps = 50
 for case in CASES:
-    if case[4].startswith("yarn:"):
+    if case[4].startswith(("yarn:", "longrope:")):
         yarn_scaling_check(case)
 
 
@@ -303,7 +327,8 @@ def llama3_theta(theta, factor, scaling, old):
     return (1 - s) * theta / factor + s * theta
 
 
-def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1, tol=None, cr=False, maxpos=0):
+def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1, tol=None, cr=False, maxpos=0,
+                 config=None):
     """The report's numbers from PyTorch's cos/sin tables (cr: mpmath's correctly rounded fp32 cos/sin, the
     tool's model, where PyTorch's SLEEF differs by an ulp) and mpmath's exact angles (50 digits). The goldens
     tests/cli/rope_*.out are runs of these configurations."""
@@ -318,6 +343,8 @@ def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1,
     args += ["--scaling", f"linear:{factor}"] if scaling == "linear" else []
     if scaling.startswith("llama3:"):
         args += ["--scaling", f"llama3:{factor}:{scaling.split(':')[1]}:{scaling.split(':')[2]}:{maxpos}"]
+    if config is not None:   # the config.json instead of --scaling/--ctx (longrope has no --scaling spelling)
+        args = [TOOL, "rope", "--config", config, "--shift", f"{d1},{d2}", "--format", "json"]
     if scaling.startswith("yarn:"):
         args += ["--scaling", f"yarn:{factor}:{maxpos}:{scaling.split(':')[1]}:{scaling.split(':')[2]}"]
     args += ["--tolerance", str(tol)] if tol is not None else []
@@ -330,6 +357,10 @@ def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1,
     if scaling.startswith("yarn:"):
         theta = [yarn_theta(x, i, d, base, factor, scaling, maxpos) for i, x in enumerate(theta)]
         att = yarn_inv_freq(d, base, scaling, factor, maxpos)[1]   # the exact pair is att (cos, sin)
+    if scaling.startswith("longrope:"):
+        ext = [mpmath.mpf(x) for x in scaling.split(":")[1 if factor > 1 else 2].split(",")]
+        theta = [x / ext[i] for i, x in enumerate(theta)]
+        att = longrope_inv_freq(d, base, scaling, factor, maxpos)[1]
     ex = np.zeros((n + d2, h), dtype=complex)
     for i in range(h):
         worst = {"angle_error": 0.0, "cos_sin_error": 0.0, "effective_error": 0.0}
@@ -371,6 +402,9 @@ report_check("hf-llama", "bf16", 16, 10000, 512, scaling="llama3:1:4", factor=8,
 report_check("hf-llama", "bf16", 16, 10000, 512, scaling="yarn:32:1", factor=4, maxpos=128)   # tests/cli/rope_yarn
 report_check("hf-llama", "bf16", 16, 10000, 128, scaling="yarn:32:1", factor=4, maxpos=128)   # rope_config_yarn
 report_check("hf-llama", "fp32", 8, 10000, 256, scaling="yarn:8:2", factor=2, maxpos=64, cr=True)
+report_check("hf-llama", "bf16", 16, 10000, 512, scaling="longrope:1,1.5,2,2.5,3,3.5,4,4.5:1,1,1,1,1,1,1,1",
+             factor=4, maxpos=128, config=os.path.join(os.path.dirname(__file__), "..", "data", "configs",
+                                                        "rope_longrope.json"))   # tests/cli/rope_config_longrope
 
 
 def logits_check(path, dtype, d, base, n, dist, d2=16, qk=None):

@@ -51,6 +51,13 @@ static float dynamic_base32(const abl_rope_config *c)
 static void llama3_exact(const abl_rope_config *c, mpfr_t theta);
 static void yarn_extrapolation(const abl_rope_config *c, int i, mpfr_t w);
 
+/* hf longrope (_compute_longrope_parameters): long_factor when the expanded length passes the original one
+ * (factor > 1), short_factor otherwise. */
+static const double *longrope_factors(const abl_rope_config *c)
+{
+    return mpq_cmp_ui(c->factor, 1, 1) > 0 ? c->long_factor : c->short_factor;
+}
+
 /* The exact theta_i: base^(-2i/d) (dynamic: the enlarged base, exactly), / factor when linear. */
 static void exact_theta(const abl_rope_config *c, int i, mpfr_t out)
 {
@@ -82,6 +89,13 @@ static void exact_theta(const abl_rope_config *c, int i, mpfr_t out)
     mpfr_clears(b, e, (mpfr_ptr)0);
     if (c->scaling == ABL_ROPE_SCALING_LLAMA3)
         llama3_exact(c, out);
+    if (c->scaling == ABL_ROPE_SCALING_LONGROPE) {
+        mpfr_t w;
+        mpfr_init2(w, ABL_ROPE_PREC);
+        mpfr_set_d(w, longrope_factors(c)[i], MPFR_RNDN);
+        mpfr_div(out, out, w, MPFR_RNDN);
+        mpfr_clear(w);
+    }
     if (c->scaling == ABL_ROPE_SCALING_YARN) {   /* theta ((1 - e) / factor + e), e the extrapolation share */
         mpfr_t w, v;
         mpfr_inits2(ABL_ROPE_PREC, w, v, (mpfr_ptr)0);
@@ -211,6 +225,8 @@ static void torch_inv_freq(const abl_rope_config *c, abl_rope_code *k)
         float pos = abl_rope_pow32(k->base32, e), v = rn32(1.0 / (double)pos);
         if (c->scaling == ABL_ROPE_SCALING_YARN)
             v = yarn_one(c, pos, i);
+        if (c->scaling == ABL_ROPE_SCALING_LONGROPE)   /* 1.0 / (ext_factors * base ** shape), ext in fp32 */
+            v = rn32(1.0 / (double)rn32((double)(float)longrope_factors(c)[i] * (double)pos));
         if (c->scaling == ABL_ROPE_SCALING_LINEAR)
             v = rn32((double)v / (double)q32(c->factor));
         if (c->scaling == ABL_ROPE_SCALING_LLAMA3)
@@ -224,8 +240,16 @@ static void torch_inv_freq(const abl_rope_config *c, abl_rope_code *k)
 static void yarn_attention(const abl_rope_config *c, abl_rope_code *k)
 {
     k->att = 1.0;
+    mpfr_t f;   /* the factor as Python's binary64 (expanded / original, or the config's float) */
+    mpfr_init2(f, 53);
+    mpfr_set_q(f, c->factor, MPFR_RNDN);
+    double factor = mpfr_get_d(f, MPFR_RNDN);
+    mpfr_clear(f);
     if (c->scaling == ABL_ROPE_SCALING_YARN)
-        k->att = c->has_attention_factor ? c->attention_factor : 0.1 * log(mpq_get_d(c->factor)) + 1.0;
+        k->att = c->has_attention_factor ? c->attention_factor : 0.1 * log(factor) + 1.0;
+    if (c->scaling == ABL_ROPE_SCALING_LONGROPE)   /* sqrt(1 + log(factor) / log(original)), 1 when factor <= 1 */
+        k->att = c->has_attention_factor ? c->attention_factor
+                 : factor <= 1 ? 1.0 : sqrt(1 + log(factor) / log((double)c->max_position));
     k->att32 = rn32(k->att);
 }
 
@@ -266,6 +290,14 @@ static abl_status code_check(const abl_rope_config *c, char **msg)
          (c->has_attention_factor && !(c->attention_factor > 0 && c->attention_factor <= 16)))) {
         abl_set_error(msg, "yarn scaling is modelled for hf-llama only, with max_position_embeddings, beta_fast and "
                            "beta_slow > 0 (at most 1e6), attention_factor in (0, 16]");
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (c->scaling == ABL_ROPE_SCALING_LONGROPE &&
+        (c->path != ABL_ROPE_HF_LLAMA || c->max_position < 2 || c->ext_count != c->head_dim / 2 ||
+         c->long_factor == NULL || c->short_factor == NULL ||
+         (c->has_attention_factor && !(c->attention_factor > 0 && c->attention_factor <= 16)))) {
+        abl_set_error(msg, "longrope scaling is modelled for hf-llama only, with head_dim / 2 long and short factors, "
+                           "an original length >= 2 and attention_factor in (0, 16]");
         return ABL_ERR_UNSUPPORTED;
     }
     if (c->scaling == ABL_ROPE_SCALING_LINEAR && c->path == ABL_ROPE_FLASH_ROTARY) {
