@@ -5,6 +5,7 @@
  * config.json; the library gets typed values (abl_rope_config). */
 #include <stdlib.h>
 #include <string.h>
+#include <mpfr.h>
 #include "abl_cli.h"
 
 static const abl_cli_use rope_opts[] = {
@@ -53,7 +54,7 @@ static int rope_from_values(const char *what, int head_dim, const char *theta, c
         c->max_position = maxpos;
     }
     c->scaling = scaling;
-    if (scaling != ABL_ROPE_SCALING_NONE && abl_cli_decimal(what, factor, 1, c->factor))
+    if (scaling != ABL_ROPE_SCALING_NONE && factor != NULL && abl_cli_decimal(what, factor, 1, c->factor))
         return ABL_EXIT_USAGE;
     if (scaling == ABL_ROPE_SCALING_LINEAR && maxpos > 0) {
         /* a linear-scaled model is meant to run factor times its max_position_embeddings */
@@ -61,6 +62,23 @@ static int rope_from_values(const char *what, int head_dim, const char *theta, c
         c->n = n < (double)(UINT64_C(1) << 24) ? (uint64_t)n : (UINT64_C(1) << 24);
     }
     return 0;
+}
+
+/* longrope: the lists move into the config; the factor is expanded / original when the config has the
+ * original length (Phi-3), with the original as the code's max_position_embeddings. */
+static void rope_longrope_fields(abl_rope_file *f, abl_rope_config *c)
+{
+    c->long_factor = f->long_factor;
+    c->short_factor = f->short_factor;
+    f->long_factor = f->short_factor = NULL;
+    c->ext_count = f->ext_count;
+    c->has_attention_factor = f->has_attention_factor;
+    c->attention_factor = f->attention_factor;
+    if (f->has_original) {
+        mpq_set_ui(c->factor, (unsigned long)f->max_position, (unsigned long)f->original_max_position);
+        mpq_canonicalize(c->factor);
+        c->max_position = f->original_max_position;
+    }
 }
 
 static int rope_model(const abl_cli_cmd *cmd, const char **v, abl_rope_config *c)
@@ -95,6 +113,14 @@ static int rope_model(const abl_cli_cmd *cmd, const char **v, abl_rope_config *c
         c->max_position = f.original_max_position;
         c->n = f.max_position < (UINT64_C(1) << 24) ? f.max_position : (UINT64_C(1) << 24);
     }
+    if (rc == 0 && f.scaling == ABL_ROPE_SCALING_LONGROPE)
+        rope_longrope_fields(&f, c);
+    if (rc == 0 && f.scaling == ABL_ROPE_SCALING_YARN) {   /* the code's `get("beta_fast") or 32`, `or 1` */
+        c->beta_fast = f.beta_fast != 0 ? f.beta_fast : 32;
+        c->beta_slow = f.beta_slow != 0 ? f.beta_slow : 1;
+        c->has_attention_factor = f.has_attention_factor;
+        c->attention_factor = f.attention_factor;
+    }
     abl_rope_file_free(&f);
     return rc;
 }
@@ -115,7 +141,32 @@ static int scaling_fields(const char *s, char **copy, char *f[5])
     return n;
 }
 
-/* --scaling none | linear:F | dynamic:F:MAXPOS | llama3:F:LOW:HIGH:ORIGINAL */
+/* --scaling yarn:F:MAXPOS[:BETA_FAST:BETA_SLOW] (binary64 betas, as the code's Python floats). */
+static int rope_scaling_yarn(char *f[5], int n, abl_rope_config *c)
+{
+    c->scaling = ABL_ROPE_SCALING_YARN;
+    int rc = abl_cli_decimal("scaling", f[1], 1, c->factor);
+    if (rc == 0)
+        rc = abl_cli_count("scaling", f[2], 2, UINT64_C(1) << 40, &c->max_position);
+    if (rc == 0 && n == 5) {
+        mpq_t b;
+        mpfr_t x;   /* rounded to nearest, as Python reads a float (mpq_get_d would truncate) */
+        mpq_init(b);
+        mpfr_init2(x, 53);
+        rc = abl_cli_decimal("scaling", f[3], 1, b);
+        mpfr_set_q(x, b, MPFR_RNDN);
+        c->beta_fast = mpfr_get_d(x, MPFR_RNDN);
+        if (rc == 0)
+            rc = abl_cli_decimal("scaling", f[4], 1, b);
+        mpfr_set_q(x, b, MPFR_RNDN);
+        c->beta_slow = mpfr_get_d(x, MPFR_RNDN);
+        mpfr_clear(x);
+        mpq_clear(b);
+    }
+    return rc;
+}
+
+/* --scaling none | linear:F | dynamic:F:MAXPOS | llama3:F:LOW:HIGH:ORIGINAL | yarn:F:MAXPOS[:BF:BS] */
 static int rope_scaling(const char *s, abl_rope_config *c)
 {
     char *copy, *f[5] = {NULL};
@@ -132,6 +183,8 @@ static int rope_scaling(const char *s, abl_rope_config *c)
         rc = abl_cli_decimal("scaling", f[1], 1, c->factor);
         if (rc == 0)
             rc = abl_cli_count("scaling", f[2], 1, UINT64_C(1) << 40, &c->max_position);
+    } else if ((n == 3 || n == 5) && strcmp(f[0], "yarn") == 0) {
+        rc = rope_scaling_yarn(f, n, c);
     } else if (n == 5 && strcmp(f[0], "llama3") == 0) {
         c->scaling = ABL_ROPE_SCALING_LLAMA3;
         rc = abl_cli_decimal("scaling", f[1], 1, c->factor);
@@ -142,7 +195,8 @@ static int rope_scaling(const char *s, abl_rope_config *c)
         if (rc == 0)
             rc = abl_cli_count("scaling", f[4], 1, UINT64_C(1) << 40, &c->max_position);
     } else {
-        rc = abl_cli_usage_error("--scaling: '%s': none, linear:F, dynamic:F:MAXPOS or llama3:F:LOW:HIGH:ORIGINAL", s);
+        rc = abl_cli_usage_error("--scaling: '%s': none, linear:F, dynamic:F:MAXPOS, llama3:F:LOW:HIGH:ORIGINAL or "
+                                 "yarn:F:MAXPOS[:BETA_FAST:BETA_SLOW]", s);
     }
     free(copy);
     return rc;

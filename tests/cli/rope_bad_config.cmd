@@ -1,3 +1,3 @@
 rope
 --config
-@DATA@/../../data/configs/rope_yarn.json
+@DATA@/../../data/configs/rope_bad_longrope.json

@@ -19,7 +19,28 @@ static int setup(char **argv, abl_rope_config *c)
         return 1;
     c->scaling = strcmp(argv[5], "linear") == 0 ? ABL_ROPE_SCALING_LINEAR
                : strcmp(argv[5], "dynamic") == 0 ? ABL_ROPE_SCALING_DYNAMIC
-               : strncmp(argv[5], "llama3:", 7) == 0 ? ABL_ROPE_SCALING_LLAMA3 : ABL_ROPE_SCALING_NONE;
+               : strncmp(argv[5], "llama3:", 7) == 0 ? ABL_ROPE_SCALING_LLAMA3
+               : strncmp(argv[5], "yarn:", 5) == 0 ? ABL_ROPE_SCALING_YARN
+               : strncmp(argv[5], "longrope:", 9) == 0 ? ABL_ROPE_SCALING_LONGROPE : ABL_ROPE_SCALING_NONE;
+    if (c->scaling == ABL_ROPE_SCALING_LONGROPE) {   /* longrope:L0,L1,...:S0,S1,... (head_dim / 2 each) */
+        char *end = argv[5] + 9;
+        c->ext_count = c->head_dim / 2;
+        c->long_factor = calloc((size_t)c->ext_count, sizeof(double));
+        c->short_factor = calloc((size_t)c->ext_count, sizeof(double));
+        if (c->long_factor == NULL || c->short_factor == NULL)
+            return 1;
+        for (int i = 0; i < c->ext_count; i++)
+            c->long_factor[i] = strtod(end + (i > 0), &end);
+        for (int i = 0; i < c->ext_count; i++)
+            c->short_factor[i] = strtod(end + 1, &end);
+    }
+    if (c->scaling == ABL_ROPE_SCALING_YARN) {   /* yarn:BETA_FAST:BETA_SLOW[:ATTENTION_FACTOR], MAXPOS its length */
+        char *end = argv[5] + 5;
+        c->beta_fast = strtod(end, &end);
+        c->beta_slow = strtod(end + 1, &end);
+        c->has_attention_factor = *end == ':';
+        c->attention_factor = c->has_attention_factor ? strtod(end + 1, NULL) : 0;
+    }
     if (c->scaling == ABL_ROPE_SCALING_LLAMA3) {   /* llama3:LOW:HIGH, MAXPOS = original_max_position_embeddings */
         char *lo = argv[5] + 7, *hi = strchr(lo, ':');
         if (hi == NULL)

@@ -53,7 +53,58 @@ def hf_inv_freq(d, base, scaling, factor, maxpos, seq_len):
         smoothed_inv_freq = (1 - smooth_factor) * inv_freq_llama / factor + smooth_factor * inv_freq_llama
         is_medium_freq = ~(wavelen < high_freq_wavelen) * ~(wavelen > low_freq_wavelen)
         inv = torch.where(is_medium_freq, smoothed_inv_freq, inv_freq_llama)
+    if scaling.startswith("yarn:"):
+        inv = yarn_inv_freq(d, base, scaling, factor, maxpos)[0]
+    if scaling.startswith("longrope:"):
+        inv = longrope_inv_freq(d, base, scaling, factor, maxpos)[0]
     return inv
+
+
+def longrope_inv_freq(d, base, scaling, factor, maxpos):
+    """_compute_longrope_parameters (transformers 0044e3b3) with the factor given and max_position_embeddings =
+    maxpos (the original length); scaling = longrope:L0,L1,...:S0,S1,..."""
+    long_factor, short_factor = ([float(x) for x in f.split(",")] for f in scaling.split(":")[1:3])
+    max_position_embeddings = maxpos
+    expanded_max_position_embeddings = max_position_embeddings * factor
+    attention_factor = 1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(max_position_embeddings))
+    if expanded_max_position_embeddings > max_position_embeddings:
+        ext_factors = torch.tensor(long_factor, dtype=torch.float32)
+    else:
+        ext_factors = torch.tensor(short_factor, dtype=torch.float32)
+    inv_freq_shape = torch.arange(0, d, 2, dtype=torch.int64).float() / d
+    inv_freq = 1.0 / (ext_factors * base**inv_freq_shape)
+    return inv_freq, attention_factor
+
+
+def yarn_inv_freq(d, base, scaling, factor, maxpos):
+    """_compute_yarn_parameters (transformers 0044e3b3), line for line; scaling = yarn:BETA_FAST:BETA_SLOW[:ATT]."""
+    f = scaling.split(":")[1:]
+    beta_fast, beta_slow = float(f[0]) or 32, float(f[1]) or 1
+    attention_factor = float(f[2]) if len(f) > 2 else 0.1 * math.log(factor) + 1.0
+    dim, max_position_embeddings = d, maxpos
+
+    def find_correction_dim(num_rotations, dim, base, max_position_embeddings):
+        return (dim * math.log(max_position_embeddings / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
+
+    def find_correction_range(low_rot, high_rot, dim, base, max_position_embeddings):
+        low = math.floor(find_correction_dim(low_rot, dim, base, max_position_embeddings))
+        high = math.ceil(find_correction_dim(high_rot, dim, base, max_position_embeddings))
+        return max(low, 0), min(high, dim - 1)
+
+    def linear_ramp_factor(min, max, dim):
+        if min == max:
+            max += 0.001
+        linear_func = (torch.arange(dim, dtype=torch.float32) - min) / (max - min)
+        return torch.clamp(linear_func, 0, 1)
+
+    pos_freqs = base ** (torch.arange(0, dim, 2).float() / dim)
+    inv_freq_extrapolation = 1.0 / pos_freqs
+    inv_freq_interpolation = 1.0 / (factor * pos_freqs)
+    low, high = find_correction_range(beta_fast, beta_slow, dim, base, max_position_embeddings)
+    inv_freq_extrapolation_factor = 1 - linear_ramp_factor(low, high, dim // 2).float()
+    inv_freq = (inv_freq_interpolation * (1 - inv_freq_extrapolation_factor)
+                + inv_freq_extrapolation * inv_freq_extrapolation_factor)
+    return inv_freq, attention_factor, low, high
 
 
 def hf_cos_sin(dtype, d, base, scaling, factor, maxpos, n, positions):
@@ -61,7 +112,10 @@ def hf_cos_sin(dtype, d, base, scaling, factor, maxpos, n, positions):
     inv = hf_inv_freq(d, base, scaling, factor, maxpos, n)
     pos = torch.tensor(positions, dtype=torch.int64)[None, :]
     freqs = (inv[None, :, None].float() @ pos[:, None, :].float()).transpose(1, 2)[0]
-    return freqs, freqs.cos().to(DT[dtype]), freqs.sin().to(DT[dtype])
+    att = yarn_inv_freq(d, base, scaling, factor, maxpos)[1] if scaling.startswith("yarn:") else 1.0
+    att = longrope_inv_freq(d, base, scaling, factor, maxpos)[1] if scaling.startswith("longrope:") else att
+    # cos = emb.cos() * self.attention_scaling (fp32), then .to(dtype)
+    return freqs, (freqs.cos() * att).to(DT[dtype]), (freqs.sin() * att).to(DT[dtype])
 
 
 def flash_cos_sin(dtype, d, base, positions):
@@ -109,8 +163,10 @@ def ulp(x, dtype):
     return 2.0 ** (e - p + 1)
 
 
-def compare_values(name, dtype, ref, got):
-    """angles exactly (pairs whose fp32 frequency equals torch's); cos/sin: SLEEF-vs-correctly-rounded 1-ulp cases."""
+def compare_values(name, dtype, ref, got, slack=1.0):
+    """angles exactly (pairs whose fp32 frequency equals torch's); cos/sin: SLEEF-vs-correctly-rounded 1-ulp cases
+    (slack 2 for yarn in fp32: a 1-ulp SLEEF cos times the attention factor > 1 can land 2 ulp away; the
+    tool's own product is checked exactly against mpmath's correctly rounded cos by yarn_scaling_check)."""
     freqs, c, s = (t.double().numpy() for t in ref)
     ang, cs, sn = got
     f_tool, f_torch = ang[1] if len(ang) > 1 else ang[0], freqs[1] if len(freqs) > 1 else freqs[0]
@@ -128,7 +184,7 @@ def compare_values(name, dtype, ref, got):
         frac = diff.mean()
         worst = np.max(np.abs(a - b) / ulp(a, tab)) if diff.any() else 0.0
         print(f"  {name} {label}: {diff.sum()} of {diff.size} differ from torch (<= {worst:.3g} ulp of {tab})")
-        check(frac < (0.15 if tab == "fp32" else 0.01) and worst <= 1.0, f"{name} {label}: {diff.sum()} differ, worst {worst} ulp")
+        check(frac < (0.15 if tab == "fp32" else 0.01) and worst <= slack, f"{name} {label}: {diff.sum()} differ, worst {worst} ulp")
 
 
 def positions_for(n):
@@ -149,6 +205,14 @@ CASES = [  # path, dtype, d, base, scaling, factor, maxpos, n
     ("hf-llama", "bf16", 128, 10000, "dynamic", 2, 4096, 16384),
     ("hf-llama", "bf16", 128, 500000, "llama3:1:4", 8, 8192, 1 << 17),
     ("hf-llama", "fp32", 64, 10000, "llama3:1:4", 4, 2048, 16384),
+    ("hf-llama", "bf16", 128, 10000, "yarn:32:1", 4, 4096, 1 << 17),
+    ("hf-llama", "fp32", 128, 1000000, "yarn:32:1", 4, 32768, 1 << 17),
+    ("hf-llama", "fp16", 64, 10000, "yarn:16:2:1.25", 8, 2048, 16384),
+    ("hf-llama", "bf16", 96, 500000, "yarn:32:1", 16, 8192, 1 << 17),
+    ("hf-llama", "bf16", 16, 10000, "longrope:1,1.5,2,2.5,3,3.5,4,4.5:1,1,1,1,1,1,1,1", 4, 128, 512),
+    ("hf-llama", "fp32", 16, 10000, "longrope:1,1.5,2,2.5,3,3.5,4,4.5:1,1.25,1,1,1,1,1,1.125", 1, 128, 512),
+    ("hf-llama", "bf16", 96, 10000, "longrope:" + ",".join(str(1 + i / 7) for i in range(48)) + ":"
+     + ",".join(str(1 + i / 97) for i in range(48)), 32, 4096, 1 << 17),
     ("flash-rotary", "bf16", 128, 10000, "none", 1, 0, 1 << 17),
     ("flash-rotary", "fp16", 80, 10000, "none", 1, 0, 8192),
     ("ggml-cpu", "fp32", 128, 10000, "none", 1, 0, 1 << 17),
@@ -203,14 +267,50 @@ for case in CASES:
     print(case)
     ref = reference(*case, pos)
     got = tool_values(*case, pos)
-    compare_values(case[0], case[1], ref, got)
+    compare_values(case[0], case[1], ref, got, 2.0 if case[4].startswith(("yarn:", "longrope:")) and case[1] == "fp32" else 1.0)
     check_apply(case + (pos,), (None, torch.from_numpy(got[1]).float(), torch.from_numpy(got[2]).float()))
 
 
-def cr_table(freqs, table):
-    """cos/sin of the fp32 angles correctly rounded to fp32 (mpmath), then cast into the table's dtype."""
-    c = np.vectorize(lambda a: float(mpmath.cos(mpmath.mpf(float(a)))))(freqs).astype(np.float32)
-    s = np.vectorize(lambda a: float(mpmath.sin(mpmath.mpf(float(a)))))(freqs).astype(np.float32)
+def yarn_scaling_check(case):
+    """yarn's cos * attention_scaling (LlamaRotaryEmbedding.forward, fp32, before the cast): the tool's fp32
+    values against mpmath's correctly rounded fp32 cos/sin of PyTorch's fp32 angles times fp32(attention
+    factor) in numpy fp32, exactly (the tool's convention for cos/sin, with PyTorch's multiply); the angles are
+    the tool's, checked against PyTorch's above."""
+    path, dtype, d, base, scaling, factor, maxpos, n = case
+    pos = list(range(0, n, max(1, n // 97)))[:97]
+    params = yarn_inv_freq if scaling.startswith("yarn:") else longrope_inv_freq
+    att = np.float32(params(d, base, scaling, factor, maxpos)[1])
+    # the tool's fp32 angles (equal to PyTorch's where the frequency is, compare_values): this checks the scaling
+    freqs, cs, sn = tool_values(*case, pos)
+    c = np.vectorize(lambda a: float(mpmath.cos(mpmath.mpf(float(a)))))(freqs).astype(np.float32) * att
+    s = np.vectorize(lambda a: float(mpmath.sin(mpmath.mpf(float(a)))))(freqs).astype(np.float32) * att
+    cast = lambda v: torch.from_numpy(v.astype(np.float32)).to(DT[dtype]).double().numpy()
+    bad = int((cast(c) != cs).sum() + (cast(s) != sn).sum())
+    print(f"  {scaling.split(':')[0]} {dtype} d={d} factor {factor}: cos/sin x attention factor {float(att)!r}, {bad} of {2 * cs.size} "
+          "differ from mpmath's correctly rounded fp32 cos/sin x fp32(attention factor)")
+    check(bad == 0, f"yarn {case}: {bad} scaled cos/sin differ")
+
+
+mpmath.mp.dps = 50
+for case in CASES:
+    if case[4].startswith(("yarn:", "longrope:")):
+        yarn_scaling_check(case)
+
+
+def yarn_theta(theta, i, d, base, factor, scaling, maxpos):
+    """The yarn frequency in real arithmetic (mpmath) on the code's ramp ends: theta ((1 - e) / factor + e)."""
+    _, _, low, high = yarn_inv_freq(d, base, scaling, factor, maxpos)
+    high = high + 0.001 if low == high else high
+    r = min(max((mpmath.mpf(i) - low) / (mpmath.mpf(high) - low), 0), 1)
+    e = 1 - r
+    return theta * ((1 - e) / factor + e)
+
+
+def cr_table(freqs, table, att=1.0):
+    """cos/sin of the fp32 angles correctly rounded to fp32 (mpmath), times fp32(att) in fp32 (yarn's attention
+    scaling; 1 otherwise: exact), then cast into the table's dtype."""
+    c = np.vectorize(lambda a: float(mpmath.cos(mpmath.mpf(float(a)))))(freqs).astype(np.float32) * np.float32(att)
+    s = np.vectorize(lambda a: float(mpmath.sin(mpmath.mpf(float(a)))))(freqs).astype(np.float32) * np.float32(att)
     cast = lambda v: torch.from_numpy(v).to(DT[table]).double().numpy()
     return cast(c), cast(s)
 
@@ -227,7 +327,8 @@ def llama3_theta(theta, factor, scaling, old):
     return (1 - s) * theta / factor + s * theta
 
 
-def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1, tol=None, cr=False, maxpos=0):
+def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1, tol=None, cr=False, maxpos=0,
+                 config=None):
     """The report's numbers from PyTorch's cos/sin tables (cr: mpmath's correctly rounded fp32 cos/sin, the
     tool's model, where PyTorch's SLEEF differs by an ulp) and mpmath's exact angles (50 digits). The goldens
     tests/cli/rope_*.out are runs of these configurations."""
@@ -235,31 +336,45 @@ def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1,
     pos = list(range(n + d2))
     freqs, c, s = (t.double().numpy() for t in reference(path, dtype, d, base, scaling, factor, maxpos, n, pos))
     if cr:
-        c, s = cr_table(freqs, "fp32" if path == "ggml-cpu" else dtype)
+        att = yarn_inv_freq(d, base, scaling, factor, maxpos)[1] if scaling.startswith("yarn:") else 1.0
+        c, s = cr_table(freqs, "fp32" if path == "ggml-cpu" else dtype, att)
     args = [TOOL, "rope", "--pipeline", path, "--dtype", dtype, "--head-dim", str(d), "--base", str(base), "--ctx",
             str(n), "--shift", f"{d1},{d2}", "--format", "json"]
     args += ["--scaling", f"linear:{factor}"] if scaling == "linear" else []
     if scaling.startswith("llama3:"):
         args += ["--scaling", f"llama3:{factor}:{scaling.split(':')[1]}:{scaling.split(':')[2]}:{maxpos}"]
+    if config is not None:   # the config.json instead of --scaling/--ctx (longrope has no --scaling spelling)
+        args = [TOOL, "rope", "--config", config, "--shift", f"{d1},{d2}", "--format", "json"]
+    if scaling.startswith("yarn:"):
+        args += ["--scaling", f"yarn:{factor}:{maxpos}:{scaling.split(':')[1]}:{scaling.split(':')[2]}"]
     args += ["--tolerance", str(tol)] if tol is not None else []
     rep = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
     h = d // 2
     theta = [mpmath.mpf(base) ** (mpmath.mpf(-2 * i) / d) / (factor if scaling == "linear" else 1) for i in range(h)]
     if scaling.startswith("llama3:"):
         theta = [llama3_theta(x, factor, scaling, maxpos) for x in theta]
+    att = 1.0
+    if scaling.startswith("yarn:"):
+        theta = [yarn_theta(x, i, d, base, factor, scaling, maxpos) for i, x in enumerate(theta)]
+        att = yarn_inv_freq(d, base, scaling, factor, maxpos)[1]   # the exact pair is att (cos, sin)
+    if scaling.startswith("longrope:"):
+        ext = [mpmath.mpf(x) for x in scaling.split(":")[1 if factor > 1 else 2].split(",")]
+        theta = [x / ext[i] for i, x in enumerate(theta)]
+        att = longrope_inv_freq(d, base, scaling, factor, maxpos)[1]
     ex = np.zeros((n + d2, h), dtype=complex)
     for i in range(h):
         worst = {"angle_error": 0.0, "cos_sin_error": 0.0, "effective_error": 0.0}
         first = None
         for p in range(n + d2):
             a = mpmath.mpf(p) * theta[i]
-            ex[p, i] = complex(float(mpmath.cos(a)), float(mpmath.sin(a)))
+            ex[p, i] = complex(float(att * mpmath.cos(a)), float(att * mpmath.sin(a)))
             if p >= n:
                 continue
             zc, zs = mpmath.mpf(c[p, i]), mpmath.mpf(s[p, i])
             eff = abs(mpmath.atan2(zs * mpmath.cos(a) - zc * mpmath.sin(a), zc * mpmath.cos(a) + zs * mpmath.sin(a)))
             worst["angle_error"] = max(worst["angle_error"], float(abs(mpmath.mpf(freqs[p, i]) - a)))
-            worst["cos_sin_error"] = max(worst["cos_sin_error"], float(mpmath.hypot(zc - mpmath.cos(a), zs - mpmath.sin(a))))
+            worst["cos_sin_error"] = max(worst["cos_sin_error"],
+                                         float(mpmath.hypot(zc - att * mpmath.cos(a), zs - att * mpmath.sin(a))))
             worst["effective_error"] = max(worst["effective_error"], float(eff))
             if first is None and eff > (theta[i] if tol is None else tol):
                 first = p
@@ -284,6 +399,12 @@ report_check("ggml-cpu", "fp16", 4, 10000, 64, cr=True)                         
 report_check("hf-llama", "fp32", 4, 10000, 64, d1=1, d2=5, tol=0.001, cr=True)   # tests/cli/rope_csv
 report_check("hf-llama", "fp16", 8, 10000, 256, scaling="linear", factor=2)      # tests/cli/rope_config_linear
 report_check("hf-llama", "bf16", 16, 10000, 512, scaling="llama3:1:4", factor=8, maxpos=256)  # tests/cli/rope_llama3
+report_check("hf-llama", "bf16", 16, 10000, 512, scaling="yarn:32:1", factor=4, maxpos=128)   # tests/cli/rope_yarn
+report_check("hf-llama", "bf16", 16, 10000, 128, scaling="yarn:32:1", factor=4, maxpos=128)   # rope_config_yarn
+report_check("hf-llama", "fp32", 8, 10000, 256, scaling="yarn:8:2", factor=2, maxpos=64, cr=True)
+report_check("hf-llama", "bf16", 16, 10000, 512, scaling="longrope:1,1.5,2,2.5,3,3.5,4,4.5:1,1,1,1,1,1,1,1",
+             factor=4, maxpos=128, config=os.path.join(os.path.dirname(__file__), "..", "data", "configs",
+                                                        "rope_longrope.json"))   # tests/cli/rope_config_longrope
 
 
 def logits_check(path, dtype, d, base, n, dist, d2=16, qk=None):

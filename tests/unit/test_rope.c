@@ -6,6 +6,8 @@
  *     products, mpmath differences)
  *   ggml: ts = f32(mpf(10000) ** f32(-2/128)); the angle of pair 63 at p = 1000: 63 numpy fp32 multiplications
  *   bf16, theta = 1 (d = 2), p < 8: max |(bf16(f32(cos p)), bf16(f32(sin p))) - (cos p, sin p)| (torch casts)
+ *   yarn d=16 base 10000 factor 4 max_position 128: transformers 0044e3b3 _compute_yarn_parameters run in
+ *     PyTorch 1.13 (ends low 0, high 3); inv_freq as float.hex; cos(inv_freq[3]) * (0.1 ln 4 + 1) in fp32
  */
 #include <stdlib.h>
 #include <setjmp.h>
@@ -94,6 +96,27 @@ static void test_bf16_cos_sin_error(void **state)
     abl_rope_config_clear(&c);
 }
 
+static void test_yarn_inv_freq(void **state)
+{
+    (void)state;
+    static const double want[8] = {0x1.0000000000000p+0, 0x1.e5b9d00000000p-3, 0x1.9999980000000p-5,
+                                   0x1.030dc60000000p-7, 0x1.47ae140000000p-9, 0x1.9e7c700000000p-11,
+                                   0x1.0624de0000000p-12, 0x1.4b96c00000000p-14};
+    abl_rope_config c;
+    setup(&c, "hf-llama", "fp32", 16, 10000, 256);
+    c.scaling = ABL_ROPE_SCALING_YARN;
+    mpq_set_ui(c.factor, 4, 1);
+    c.max_position = 128;
+    float angle[8], cs[8], sn[8];
+    assert_int_equal(abl_rope_values(&c, 1, angle, cs, sn), ABL_OK);
+    for (int i = 0; i < 8; i++)
+        assert_true((double)angle[i] == want[i]);
+    close_rel(cs[3], 0x1.237ae4p+0, 0x1p-22);   /* the attention factor in the fp32 cos (1 ulp: SLEEF vs CR) */
+    c.path = ABL_ROPE_GGML_CPU;                 /* yarn is modelled for hf-llama only */
+    assert_int_equal(abl_rope_values(&c, 1, angle, cs, sn), ABL_ERR_UNSUPPORTED);
+    abl_rope_config_clear(&c);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -136,6 +159,7 @@ int main(void)
         cmocka_unit_test(test_theta_exact),      cmocka_unit_test(test_angle_error_fp32),
         cmocka_unit_test(test_ggml_theta_loop),  cmocka_unit_test(test_bf16_cos_sin_error),
         cmocka_unit_test(test_refusals),         cmocka_unit_test(test_catalogue),
+        cmocka_unit_test(test_yarn_inv_freq),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

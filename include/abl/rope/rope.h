@@ -34,7 +34,10 @@ typedef enum abl_rope_scaling {
     ABL_ROPE_SCALING_NONE = 0,
     ABL_ROPE_SCALING_LINEAR,   /* positions / factor (hf: inv_freq /= factor; ggml: freq_scale = 1/factor) */
     ABL_ROPE_SCALING_DYNAMIC,  /* hf dynamic NTK: the base enlarged when the sequence passes max_position */
-    ABL_ROPE_SCALING_LLAMA3    /* hf llama3 (Llama 3.1): long wavelengths / factor, a smooth ramp between */
+    ABL_ROPE_SCALING_LLAMA3,   /* hf llama3 (Llama 3.1): long wavelengths / factor, a smooth ramp between */
+    ABL_ROPE_SCALING_YARN,     /* hf yarn: interpolation and extrapolation blended by a linear ramp over the pairs,
+                                * cos and sin times an attention factor */
+    ABL_ROPE_SCALING_LONGROPE  /* hf longrope: inv_freq / a per-pair factor (long or short list), attention factor */
 } abl_rope_scaling;
 
 /* The preset's name ("hf-llama", "flash-rotary", "ggml-cpu"); NULL out of range. */
@@ -55,6 +58,15 @@ typedef struct abl_rope_config {
     int has_tolerance;
     mpq_t tolerance;           /* radians; when absent each pair's own theta_i */
     uint64_t delta1, delta2;   /* the shifts of the shift sensitivity (delta1 < delta2) */
+    /* yarn (max_position: the config's max_position_embeddings): binary64 like the Python floats the code
+     * holds them in; beta_fast 32 and beta_slow 1 by default; attention factor 0.1 ln(factor) + 1 unless given */
+    double beta_fast, beta_slow;
+    int has_attention_factor;
+    double attention_factor;   /* yarn, longrope */
+    /* longrope (max_position: original_max_position_embeddings; factor: the expanded length over it): the
+     * per-pair factors, head_dim / 2 each, binary64 as the JSON has them; malloc'd, freed by config_clear */
+    double *long_factor, *short_factor;
+    int ext_count;
 } abl_rope_config;
 
 /* Initialise (d = 128, base 10000, bf16, hf-llama, n = 4096, shifts 0 and 16) / release the mpq fields. */
@@ -158,6 +170,12 @@ typedef struct abl_rope_file {
     char *factor;              /* malloc'd decimal text or NULL */
     char *low_freq, *high_freq; /* llama3: malloc'd decimal texts */
     uint64_t original_max_position; /* llama3 */
+    double beta_fast, beta_slow; /* yarn: 0 when absent (the code's `or 32`, `or 1`) */
+    int has_attention_factor;    /* yarn: attention_factor given */
+    double attention_factor;
+    double *long_factor, *short_factor; /* longrope: malloc'd, ext_count each */
+    int ext_count;
+    int has_original;            /* longrope: a top-level original_max_position_embeddings (original_max_position) */
 } abl_rope_file;
 ABL_API abl_status abl_rope_file_read(const char *path, abl_rope_file *out, char **msg);
 ABL_API void abl_rope_file_free(abl_rope_file *f);

@@ -40,11 +40,16 @@ void abl_rope_config_init(abl_rope_config *c)
     c->n = 4096;
     c->delta1 = 0;
     c->delta2 = 16;
+    c->beta_fast = 32;
+    c->beta_slow = 1;
 }
 
 void abl_rope_config_clear(abl_rope_config *c)
 {
     mpq_clears(c->base, c->factor, c->tolerance, c->low_freq, c->high_freq, (mpq_ptr)0);
+    free(c->long_factor);
+    free(c->short_factor);
+    c->long_factor = c->short_factor = NULL;
 }
 
 abl_status abl_rope_cost(const abl_rope_config *c, abl_cost *out)

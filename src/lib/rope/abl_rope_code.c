@@ -49,6 +49,14 @@ static float dynamic_base32(const abl_rope_config *c)
 }
 
 static void llama3_exact(const abl_rope_config *c, mpfr_t theta);
+static void yarn_extrapolation(const abl_rope_config *c, int i, mpfr_t w);
+
+/* hf longrope (_compute_longrope_parameters): long_factor when the expanded length passes the original one
+ * (factor > 1), short_factor otherwise. */
+static const double *longrope_factors(const abl_rope_config *c)
+{
+    return mpq_cmp_ui(c->factor, 1, 1) > 0 ? c->long_factor : c->short_factor;
+}
 
 /* The exact theta_i: base^(-2i/d) (dynamic: the enlarged base, exactly), / factor when linear. */
 static void exact_theta(const abl_rope_config *c, int i, mpfr_t out)
@@ -81,6 +89,23 @@ static void exact_theta(const abl_rope_config *c, int i, mpfr_t out)
     mpfr_clears(b, e, (mpfr_ptr)0);
     if (c->scaling == ABL_ROPE_SCALING_LLAMA3)
         llama3_exact(c, out);
+    if (c->scaling == ABL_ROPE_SCALING_LONGROPE) {
+        mpfr_t w;
+        mpfr_init2(w, ABL_ROPE_PREC);
+        mpfr_set_d(w, longrope_factors(c)[i], MPFR_RNDN);
+        mpfr_div(out, out, w, MPFR_RNDN);
+        mpfr_clear(w);
+    }
+    if (c->scaling == ABL_ROPE_SCALING_YARN) {   /* theta ((1 - e) / factor + e), e the extrapolation share */
+        mpfr_t w, v;
+        mpfr_inits2(ABL_ROPE_PREC, w, v, (mpfr_ptr)0);
+        yarn_extrapolation(c, i, w);
+        mpfr_ui_sub(v, 1, w, MPFR_RNDN);
+        mpfr_div_q(v, v, c->factor, MPFR_RNDN);
+        mpfr_add(w, w, v, MPFR_RNDN);
+        mpfr_mul(out, out, w, MPFR_RNDN);
+        mpfr_clears(w, v, (mpfr_ptr)0);
+    }
 }
 
 /* hf llama3 (_compute_llama3_parameters), every tensor operation in fp32, Python scalars cast to fp32:
@@ -136,18 +161,96 @@ static void llama3_exact(const abl_rope_config *c, mpfr_t theta)
     mpfr_clears(w, x, y, (mpfr_ptr)0);
 }
 
+/* hf yarn (_compute_yarn_parameters): the ramp's ends, Python binary64 with math.log:
+ * find_correction_dim(r) = (dim * log(max_pos / (r * 2 * pi))) / (2 * log(base)); low = max(floor(dim(beta_fast)),
+ * 0), high = min(ceil(dim(beta_slow)), dim - 1); equal ends: high + 0.001 (a binary64). */
+static void yarn_range(const abl_rope_config *c, double *low, double *high)
+{
+    double d = (double)c->head_dim, mp = (double)c->max_position, base = mpq_get_d(c->base);
+    const double pi = 3.14159265358979311599796346854;
+    double lo = floor((d * log(mp / (c->beta_fast * 2 * pi))) / (2 * log(base)));
+    double hi = ceil((d * log(mp / (c->beta_slow * 2 * pi))) / (2 * log(base)));
+    *low = lo > 0 ? lo : 0;
+    *high = hi < d - 1 ? hi : d - 1;
+    if (*low == *high)
+        *high += 0.001;
+}
+
+/* The ramp: linear = (arange(d/2, float32) - low) / (high - low) (fp32, the Python numbers cast to fp32),
+ * clamped to [0, 1]; the extrapolation share 1 - ramp (fp32). */
+static float yarn_share32(const abl_rope_config *c, int i)
+{
+    double low, high;
+    yarn_range(c, &low, &high);
+    float r = rn32((double)rn32((double)i - (double)rn32(low)) / (double)rn32(high - low));
+    r = r < 0 ? 0.0f : r > 1 ? 1.0f : r;
+    return rn32(1.0 - (double)r);
+}
+
+/* The exact extrapolation share 1 - clamp((i - low) / (high - low), 0, 1) in real arithmetic (MPFR) on the
+ * code's ends (low, high are the code's own decisions, integers or high + 0.001, taken as the binary64 they are). */
+static void yarn_extrapolation(const abl_rope_config *c, int i, mpfr_t w)
+{
+    double low, high;
+    yarn_range(c, &low, &high);
+    mpfr_t h;
+    mpfr_init2(h, ABL_ROPE_PREC);
+    mpfr_set_d(h, high, MPFR_RNDN);
+    mpfr_sub_d(h, h, low, MPFR_RNDN);   /* exact: both binary64 below 2^11, 160 bits */
+    mpfr_set_si(w, i, MPFR_RNDN);
+    mpfr_sub_d(w, w, low, MPFR_RNDN);
+    mpfr_div(w, w, h, MPFR_RNDN);
+    if (mpfr_sgn(w) < 0)
+        mpfr_set_ui(w, 0, MPFR_RNDN);
+    if (mpfr_cmp_ui(w, 1) > 0)
+        mpfr_set_ui(w, 1, MPFR_RNDN);
+    mpfr_ui_sub(w, 1, w, MPFR_RNDN);
+    mpfr_clear(h);
+}
+
+/* hf yarn: inv_freq_interpolation * (1 - e) + inv_freq_extrapolation * e, every tensor operation in fp32:
+ * extrapolation = 1 / pos, interpolation = 1 / (factor * pos) (factor cast to fp32), pos = base ** (2i/d). */
+static float yarn_one(const abl_rope_config *c, float pos, int i)
+{
+    float extra = rn32(1.0 / (double)pos), inter = rn32(1.0 / (double)rn32((double)q32(c->factor) * (double)pos));
+    float e = yarn_share32(c, i);
+    return rn32((double)rn32((double)inter * (double)rn32(1.0 - (double)e)) + (double)rn32((double)extra * (double)e));
+}
+
 /* hf and flash: inv_freq = 1.0 / (base ** (arange(0, d, 2).float() / d)), all fp32; linear: inv_freq /= factor. */
 static void torch_inv_freq(const abl_rope_config *c, abl_rope_code *k)
 {
     for (int i = 0; i < k->pairs; i++) {
         float e = rn32((double)(float)(2 * i) / (double)(float)c->head_dim);
-        float v = rn32(1.0 / (double)abl_rope_pow32(k->base32, e));
+        float pos = abl_rope_pow32(k->base32, e), v = rn32(1.0 / (double)pos);
+        if (c->scaling == ABL_ROPE_SCALING_YARN)
+            v = yarn_one(c, pos, i);
+        if (c->scaling == ABL_ROPE_SCALING_LONGROPE)   /* 1.0 / (ext_factors * base ** shape), ext in fp32 */
+            v = rn32(1.0 / (double)rn32((double)(float)longrope_factors(c)[i] * (double)pos));
         if (c->scaling == ABL_ROPE_SCALING_LINEAR)
             v = rn32((double)v / (double)q32(c->factor));
         if (c->scaling == ABL_ROPE_SCALING_LLAMA3)
             v = llama3_one(c, v);
         k->inv[i] = v;
     }
+}
+
+/* hf: attention_scaling multiplies the fp32 cos and sin (LlamaRotaryEmbedding.forward, before the cast);
+ * yarn's is attention_factor or 0.1 * math.log(factor) + 1.0 (binary64), the fp32 multiply casting it to fp32. */
+static void yarn_attention(const abl_rope_config *c, abl_rope_code *k)
+{
+    k->att = 1.0;
+    mpfr_t f;   /* the factor as Python's binary64 (expanded / original, or the config's float) */
+    mpfr_init2(f, 53);
+    mpfr_set_q(f, c->factor, MPFR_RNDN);
+    double factor = mpfr_get_d(f, MPFR_RNDN);
+    mpfr_clear(f);
+    if (c->scaling == ABL_ROPE_SCALING_YARN)
+        k->att = c->has_attention_factor ? c->attention_factor : 0.1 * log(factor) + 1.0;
+    if (c->scaling == ABL_ROPE_SCALING_LONGROPE)   /* sqrt(1 + log(factor) / log(original)), 1 when factor <= 1 */
+        k->att = c->has_attention_factor ? c->attention_factor
+                 : factor <= 1 ? 1.0 : sqrt(1 + log(factor) / log((double)c->max_position));
+    k->att32 = rn32(k->att);
 }
 
 static abl_status code_check(const abl_rope_config *c, char **msg)
@@ -179,6 +282,22 @@ static abl_status code_check(const abl_rope_config *c, char **msg)
          mpq_sgn(c->low_freq) <= 0)) {
         abl_set_error(msg, "llama3 scaling is modelled for hf-llama only, with original_max_position_embeddings and "
                            "0 < low_freq_factor < high_freq_factor");
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (c->scaling == ABL_ROPE_SCALING_YARN &&
+        (c->path != ABL_ROPE_HF_LLAMA || c->max_position < 2 || c->max_position > (UINT64_C(1) << 40) ||
+         !(c->beta_fast > 0) || !(c->beta_slow > 0) || c->beta_fast > 1e6 || c->beta_slow > 1e6 ||
+         (c->has_attention_factor && !(c->attention_factor > 0 && c->attention_factor <= 16)))) {
+        abl_set_error(msg, "yarn scaling is modelled for hf-llama only, with max_position_embeddings, beta_fast and "
+                           "beta_slow > 0 (at most 1e6), attention_factor in (0, 16]");
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (c->scaling == ABL_ROPE_SCALING_LONGROPE &&
+        (c->path != ABL_ROPE_HF_LLAMA || c->max_position < 2 || c->ext_count != c->head_dim / 2 ||
+         c->long_factor == NULL || c->short_factor == NULL ||
+         (c->has_attention_factor && !(c->attention_factor > 0 && c->attention_factor <= 16)))) {
+        abl_set_error(msg, "longrope scaling is modelled for hf-llama only, with head_dim / 2 long and short factors, "
+                           "an original length >= 2 and attention_factor in (0, 16]");
         return ABL_ERR_UNSUPPORTED;
     }
     if (c->scaling == ABL_ROPE_SCALING_LINEAR && c->path == ABL_ROPE_FLASH_ROTARY) {
@@ -224,6 +343,7 @@ abl_status abl_rope_code_init(const abl_rope_config *c, abl_rope_code *k, char *
     k->ts = abl_rope_pow32(k->base32, rn32(-2.0 / (double)(float)c->head_dim));
     k->freq_scale = c->scaling == ABL_ROPE_SCALING_LINEAR ? rn32(1.0 / (double)q32(c->factor)) : 1.0f;
     torch_inv_freq(c, k);
+    yarn_attention(c, k);
     if (c->path == ABL_ROPE_GGML_CPU)
         for (int i = 0; i < k->pairs; i++)
             k->inv[i] = abl_rope_code_angle(k, i, 1);
@@ -293,5 +413,11 @@ void abl_rope_cos_sin(abl_rope_code *k, float a, float *c, float *s, double *cd,
         *s = mpfr_get_flt(y, MPFR_RNDN);
         mpfr_clears(x, y, (mpfr_ptr)0);
         k->fallbacks++;
+    }
+    if (k->att32 != 1.0f) {   /* yarn: cos * attention_scaling in fp32; the exact pair scaled by the same factor */
+        *c = rn32((double)*c * (double)k->att32);
+        *s = rn32((double)*s * (double)k->att32);
+        *cd *= k->att;
+        *sd *= k->att;
     }
 }

@@ -18,6 +18,8 @@ typedef struct abl_rope_code {
     float ts;             /* ggml: theta_scale = powf(freq_base, -2.0f/n_dims) */
     float freq_scale;     /* ggml: 1/factor (linear), 1 otherwise */
     float base32;         /* the fp32 base the code raises */
+    float att32;          /* hf: attention_scaling as the fp32 multiply takes it (1 but for yarn) */
+    double att;           /* its exact value (binary64 of it) */
     mpfr_t *theta;        /* exact theta_i */
     uint64_t fallbacks;   /* cos/sin decided by MPFR */
     float *scratch;       /* pairs floats: one position's angles (abl_rope_code_apply) */

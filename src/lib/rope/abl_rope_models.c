@@ -105,6 +105,81 @@ static abl_status file_llama3(const json_t *s, const json_t *factor, abl_rope_fi
     return f->factor && f->low_freq && f->high_freq ? ABL_OK : ABL_ERR_NO_MEMORY;
 }
 
+/* rope_scaling yarn at the revision modelled (docs/rope.md): factor, optional beta_fast, beta_slow,
+ * attention_factor; the keys later revisions added (mscale, mscale_all_dim, truncate, and
+ * original_max_position_embeddings, which then replaces max_position_embeddings) change the numbers, so a
+ * config.json with them is refused rather than silently computed the old way. */
+static abl_status file_yarn(const json_t *s, const json_t *factor, abl_rope_file *f, char **msg)
+{
+    static const char *const later[] = {"mscale", "mscale_all_dim", "truncate", "original_max_position_embeddings"};
+    for (size_t j = 0; j < sizeof later / sizeof *later; j++)
+        if (json_object_get(s, later[j]) != NULL) {
+            abl_set_error(msg, "rope_scaling yarn: '%s' is not in the transformers revision modelled", later[j]);
+            return ABL_ERR_UNSUPPORTED;
+        }
+    const json_t *bf = json_object_get(s, "beta_fast"), *bs = json_object_get(s, "beta_slow");
+    const json_t *af = json_object_get(s, "attention_factor");
+    if ((bf != NULL && !json_is_null(bf) && !json_is_number(bf)) ||
+        (bs != NULL && !json_is_null(bs) && !json_is_number(bs)) ||
+        (af != NULL && !json_is_null(af) && (!json_is_number(af) || json_number_value(af) <= 0))) {
+        abl_set_error(msg, "rope_scaling yarn: beta_fast, beta_slow numbers, attention_factor a positive number");
+        return ABL_ERR_PARSE;
+    }
+    f->scaling = ABL_ROPE_SCALING_YARN;
+    f->beta_fast = json_is_number(bf) ? json_number_value(bf) : 0;
+    f->beta_slow = json_is_number(bs) ? json_number_value(bs) : 0;
+    f->has_attention_factor = json_is_number(af);
+    f->attention_factor = f->has_attention_factor ? json_number_value(af) : 0;
+    f->factor = number_text(factor);
+    return f->factor ? ABL_OK : ABL_ERR_NO_MEMORY;
+}
+
+/* One of longrope's lists: positive finite numbers, one per pair (checked against head_dim by the caller). */
+static double *factor_list(const json_t *a, int *count)
+{
+    if (!json_is_array(a) || json_array_size(a) < 1 || json_array_size(a) > 512)
+        return NULL;
+    double *v = calloc(json_array_size(a), sizeof *v);
+    for (size_t j = 0; v != NULL && j < json_array_size(a); j++) {
+        const json_t *x = json_array_get(a, j);
+        v[j] = json_is_number(x) ? json_number_value(x) : 0;
+        if (!(v[j] > 0 && v[j] < 1e300)) {
+            free(v);
+            return NULL;
+        }
+    }
+    *count = (int)json_array_size(a);
+    return v;
+}
+
+/* rope_scaling longrope (_compute_longrope_parameters at the revision modelled): short_factor, long_factor,
+ * attention_factor; the factor is the top-level original_max_position_embeddings' ratio when present, else
+ * rope_scaling's factor. */
+static abl_status file_longrope(const json_t *root, const json_t *s, abl_rope_file *f, char **msg)
+{
+    int ns = 0, nl = 0;
+    long long omp = 0;
+    const json_t *factor = json_object_get(s, "factor"), *af = json_object_get(s, "attention_factor");
+    f->short_factor = factor_list(json_object_get(s, "short_factor"), &ns);
+    f->long_factor = factor_list(json_object_get(s, "long_factor"), &nl);
+    int orig = positive_int(root, "original_max_position_embeddings", &omp);
+    if (f->short_factor == NULL || f->long_factor == NULL || ns != nl || orig < 0 ||
+        (orig == 0 && (!json_is_number(factor) || json_number_value(factor) < 1)) ||
+        (af != NULL && !json_is_null(af) && (!json_is_number(af) || json_number_value(af) <= 0))) {
+        abl_set_error(msg, "rope_scaling longrope: short_factor and long_factor, lists of positive numbers of one "
+                           "length; a factor >= 1 or a top-level original_max_position_embeddings; attention_factor > 0");
+        return ABL_ERR_PARSE;
+    }
+    f->scaling = ABL_ROPE_SCALING_LONGROPE;
+    f->ext_count = ns;
+    f->has_original = orig == 1;
+    f->original_max_position = (uint64_t)omp;
+    f->has_attention_factor = json_is_number(af);
+    f->attention_factor = f->has_attention_factor ? json_number_value(af) : 0;
+    f->factor = orig == 1 ? NULL : number_text(factor);
+    return orig == 1 || f->factor ? ABL_OK : ABL_ERR_NO_MEMORY;
+}
+
 static abl_status file_scaling(const json_t *root, abl_rope_file *f, char **msg)
 {
     const json_t *s = json_object_get(root, "rope_scaling");
@@ -114,6 +189,8 @@ static abl_status file_scaling(const json_t *root, abl_rope_file *f, char **msg)
     if (type == NULL)
         type = json_object_get(s, "type");
     const json_t *factor = json_object_get(s, "factor");
+    if (json_is_object(s) && json_is_string(type) && strcmp(json_string_value(type), "longrope") == 0)
+        return file_longrope(root, s, f, msg);   /* its factor is optional */
     if (!json_is_object(s) || !json_is_string(type) || !json_is_number(factor) || json_number_value(factor) < 1) {
         abl_set_error(msg, "rope_scaling: an object with a type (rope_type) and a factor >= 1");
         return ABL_ERR_PARSE;
@@ -125,10 +202,12 @@ static abl_status file_scaling(const json_t *root, abl_rope_file *f, char **msg)
         f->scaling = ABL_ROPE_SCALING_DYNAMIC;
     else if (strcmp(t, "llama3") == 0)
         return file_llama3(s, factor, f, msg);
+    else if (strcmp(t, "yarn") == 0)
+        return file_yarn(s, factor, f, msg);
     else if (strcmp(t, "default") == 0)
         return ABL_OK;
     else {
-        abl_set_error(msg, "rope_scaling type '%s' is not modelled (linear, dynamic, llama3; yarn, longrope are not)", t);
+        abl_set_error(msg, "rope_scaling type '%s' is not modelled (linear, dynamic, llama3, yarn; longrope is not)", t);
         return ABL_ERR_UNSUPPORTED;
     }
     f->factor = number_text(factor);
@@ -211,5 +290,7 @@ void abl_rope_file_free(abl_rope_file *f)
     free(f->factor);
     free(f->low_freq);
     free(f->high_freq);
+    free(f->short_factor);
+    free(f->long_factor);
     memset(f, 0, sizeof *f);
 }

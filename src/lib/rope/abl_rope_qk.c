@@ -204,7 +204,7 @@ static double exact_logit(qk_run *u, uint64_t r)
         double re = q0 * k0 + q1 * k1, im = q0 * k1 - q1 * k0;   /* conj(Q) K */
         s += re * c + im * sn;                                   /* Re(conj(Q) K e^{-i r theta}) */
     }
-    return s;
+    return s * u->k.att * u->k.att;   /* yarn scales cos and sin, so both q and k, by the attention factor */
 }
 
 static void qk_rotate(qk_run *u, const abl_rope_config *c, uint64_t base, const float *x, float **out)

@@ -84,7 +84,7 @@ static abl_status summary_num(abl_report *r, const char *key, const char *label,
 static const char *scaling_name(abl_rope_scaling s)
 {
     return s == ABL_ROPE_SCALING_LINEAR ? "linear" : s == ABL_ROPE_SCALING_DYNAMIC ? "dynamic"
-         : s == ABL_ROPE_SCALING_LLAMA3 ? "llama3" : "none";
+         : s == ABL_ROPE_SCALING_LLAMA3 ? "llama3" : s == ABL_ROPE_SCALING_YARN ? "yarn" : s == ABL_ROPE_SCALING_LONGROPE ? "longrope" : "none";
 }
 
 static abl_status metas(abl_report *r, const abl_rope_result *x)

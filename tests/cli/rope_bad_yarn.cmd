@@ -1,0 +1,3 @@
+rope
+--scaling
+yarn:4:1

@@ -1,0 +1,3 @@
+rope
+--config
+@DATA@/../../data/configs/rope_tiny_yarn.json

@@ -1,0 +1,9 @@
+rope
+--head-dim
+16
+--ctx
+512
+--scaling
+yarn:4:128
+--format
+json
