@@ -8,7 +8,9 @@ usage: json_types.py BINARY SCHEMA_DIR CLI_DIR
    fp32, fp64, the models list, a model without a head count, check with blind and sighted heads, ...),
    validates each output against docs/schema/<command>.schema.json, and with the JSON golden outputs of
    CLI_DIR checks that no field (a path such as heads[].delta, per command) has two types other than null:
-   integer and float count as one type (number), null stands for "none" and may sit beside any one type.
+   integer and float count as one type (number), null stands for "none" and may sit beside any one type;
+   and no number field is an integer literal (Python int) in one output and a real (float) in another: a
+   real-valued field is always written with a fraction or exponent part (1.0, not 1).
 2. Checks the rules the type rule implies: schema_version is 2 everywhere; an integer field `k` comes with
    `k_exact` (a string, or null exactly when `k` is null for want of a value), `k` is the exact integer when it
    is at most 2^53 and null above it; `heads` is always a list; every per-head record has a float `slope`;
@@ -97,10 +99,15 @@ def kind(v):
 
 
 types = {}  # (command, path) -> {type: first source}
+numbers = {}  # (command, path) -> {"integer" or "real": first source}
 
 
 def walk(v, path, where, cmd):
     types.setdefault((cmd, path), {}).setdefault(kind(v), where)
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        # json.loads reads 1 as int and 1.0 as float: a real field spelled `1` on one input is a different
+        # Python type from `0.5` on another, so integer and real literals must not mix in one field.
+        numbers.setdefault((cmd, path), {}).setdefault("integer" if isinstance(v, int) else "real", where)
     if isinstance(v, dict):
         for k, x in v.items():
             walk(x, f"{path}.{k}", where, cmd)
@@ -251,10 +258,18 @@ for (cmd, path), ts in sorted(types.items()):
     if len(real) > 1:
         fail.append(f"{cmd} {path or '(top)'}: types " + ", ".join(f"{t} ({w})" for t, w in sorted(real.items())))
 
+for (cmd, path), ts in sorted(numbers.items()):
+    if len(ts) > 1:
+        fail.append(f"{cmd} {path}: integer literal ({ts['integer']}) and real number ({ts['real']})")
+
 # The check must be able to fail: a value whose type changes is caught.
 probe = {}
 for v, w in ((1, "a"), ("1", "b")):
     probe.setdefault(kind(v), w)
+assert len(probe) == 2
+probe = {}
+for t in json.loads('[1, 1.0]'):
+    probe.setdefault(type(t), t)
 assert len(probe) == 2
 
 for f in fail[:200]:

@@ -9,6 +9,7 @@
 #include "abl/core/fraction.h"
 #include "abl/core/threshold.h"
 #include "abl_internal.h"
+#include "report/abl_report_internal.h"
 #include "analysis/abl_analysis_internal.h"
 
 abl_status abl_mitigations_parse(const char *text, unsigned *out)
@@ -741,7 +742,9 @@ static abl_status report_meta_model(const abl_analysis *a, abl_report *r)
         char *lo = abl_decimal_string(c->logit_lo), *hi = abl_decimal_string(c->logit_hi);
         char *line = lo && hi ? abl_strf("%s to %s", lo, hi) : NULL;
         char *jl = json_decimal(c->logit_lo), *jh = json_decimal(c->logit_hi);
-        char *json = jl && jh ? abl_strf("[%s, %s]", jl, jh) : NULL;
+        /* Two reals: `-10.0`, not `-10` (abl_json_real_suffix), as the report writes its real keys. */
+        char *json = jl && jh ? abl_strf("[%s%s, %s%s]", jl, abl_json_real_suffix(jl), jh, abl_json_real_suffix(jh))
+                              : NULL;
         if (line != NULL && json != NULL)
             abl_report_meta(r, "logit_range", "logit range", line, json);
         else

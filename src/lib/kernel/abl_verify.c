@@ -6,6 +6,7 @@
 #include <string.h>
 #include "abl/kernel/verify.h"
 #include "abl_internal.h"
+#include "report/abl_report_internal.h"
 #if defined(__GLIBC__)
 #include <gnu/libc-version.h>
 #endif
@@ -683,7 +684,8 @@ static abl_status input_cells(const abl_format *f, int present, uint64_t bits, c
         return st;
     int digits = (abl_verify_format_bits(f) + 3) / 4;
     *t = present ? abl_strf("%s (0x%0*llx)", v, digits, (unsigned long long)bits) : strdup("— (none)");
-    *j = present ? abl_strf("{\"x\": %s, \"bits\": \"0x%0*llx\"}", v, digits, (unsigned long long)bits)
+    *j = present ? abl_strf("{\"x\": %s%s, \"bits\": \"0x%0*llx\"}", v, abl_json_real_suffix(v), digits,
+                                (unsigned long long)bits)
                  : strdup("null");
     free(v);
     if (*t == NULL || *j == NULL) {

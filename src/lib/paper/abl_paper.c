@@ -1151,7 +1151,7 @@ static void figure_meta(abl_report *r, const abl_figure *f, const char *figure)
             hj.oom = 1;
         abl_text_add(&hj, "%s{\"head\": %d, \"slope_exact\": ", h ? ", " : "", h + 1);
         abl_text_json(&hj, s != NULL ? s : "?");
-        abl_text_add(&hj, ", \"slope\": %s, ", m != NULL ? m : "null");
+        abl_text_add(&hj, ", \"slope\": %s%s, ", m != NULL ? m : "null", abl_json_real_suffix(m));
         abl_text_json_integer(&hj, "delta", dj != NULL ? dj : "null");
         abl_text_add(&hj, "}");
         free(m);

@@ -221,6 +221,46 @@ static bool integer_key(const char *key)
     return false;
 }
 
+/*
+ * The JSON keys that hold a real number (docs/schema/README.md, "One name, one unit, one type"): a fraction,
+ * a mass, a distance between distributions, a slope, a margin, a logit, a clamp, an error bound. Their value
+ * may happen to be exact (a fraction 0 or 1, a clamp -87), and a builder's decimal spelling of it is then an
+ * integer literal; JSON always writes these with a fraction or exponent part (`0.0`, `1.0`, `-87.0`), so that
+ * a reader's type (Python's float) never depends on the value. Keys ending in a suffix of real_suffixes are
+ * real too, as are the per-head curve columns h1, h2, ... of the figures.
+ */
+static const char *const real_keys[] = {
+    "slope", "tau", "mass_lost", "middle_mass_lost", "tv_distance", "theta", "x", "tolerance", "angle_error",
+    "inv_freq", "linear", "value", "rn_value", "paper_value", "paper_difference", "clamp", "clamp_next", "logit",
+    "logit_budget", "base", "base_fp32", "factor", "min_logit_half", "min_logit_last", "shift_first",
+    "shift_interior", "qk_shift_first", "qk_shift_pair", "qk_exact_logit_0", "effective_error",
+    "cos_sin_error",
+};
+static const char *const real_suffixes[] = {"_fraction", "_margin", "_error", "_error_max", "_bound",
+                                            "_error_first", "_error_keys", "_percent"};
+
+static bool real_key(const char *key)
+{
+    for (size_t i = 0; i < sizeof real_keys / sizeof real_keys[0]; i++)
+        if (strcmp(key, real_keys[i]) == 0) return true;
+    size_t n = strlen(key);
+    for (size_t i = 0; i < sizeof real_suffixes / sizeof real_suffixes[0]; i++) {
+        size_t m = strlen(real_suffixes[i]);
+        if (n > m && strcmp(key + n - m, real_suffixes[i]) == 0) return true;
+    }
+    /* h1, h2, ...: a figure's curve per head (its fraction at each point). */
+    if (key[0] != 'h' || key[1] == '\0') return false;
+    for (size_t i = 1; i < n; i++)
+        if (key[i] < '0' || key[i] > '9') return false;
+    return true;
+}
+
+const char *abl_json_real_suffix(const char *token)
+{
+    bool number = token != NULL && (token[0] == '-' || (token[0] >= '0' && token[0] <= '9'));
+    return number && strpbrk(token, ".eE") == NULL ? ".0" : "";
+}
+
 abl_status abl_report_column(abl_report *r, const char *key, const char *header, abl_align align)
 {
     if (r == NULL || key == NULL || header == NULL) return ABL_ERR_INVALID_ARGUMENT;
@@ -1377,12 +1417,16 @@ void abl_text_json(abl_text *t, const char *s)
     free(j);
 }
 
-static void json_value(sbuf *b, const char *text, const char *json)
+/* A member's value: the builder's JSON token (a real key's number with a fraction part, real_key), else
+ * the text as a JSON string. */
+static void json_value(sbuf *b, const char *key, const char *text, const char *json)
 {
-    if (json != NULL)
+    if (json != NULL) {
         sb_puts(b, json);
-    else
+        if (real_key(key)) sb_puts(b, abl_json_real_suffix(json));
+    } else {
         json_string(b, text);
+    }
 }
 
 /* Top-level members are written as ",\n"-separated lines; `first` tracks the separator. */
@@ -1425,7 +1469,7 @@ static void json_members(sbuf *b, bool *first, const kv_line *items, size_t n)
             continue;
         }
         json_member_start(b, first, items[i].key);
-        json_value(b, items[i].text, items[i].json);
+        json_value(b, items[i].key, items[i].text, items[i].json);
     }
 }
 
@@ -1445,7 +1489,7 @@ static void json_rows(const abl_report *r, sbuf *b, const char *indent)
             json_string(b, r->cols[c].key);
             sb_puts(b, ": ");
             if (c < w->n)
-                json_value(b, w->cells[c].text, w->cells[c].json);
+                json_value(b, r->cols[c].key, w->cells[c].text, w->cells[c].json);
             else
                 sb_puts(b, "null");
         }

@@ -17,4 +17,9 @@ void abl_text_json(abl_text *t, const char *s);
  * abl_delta_json's token. For JSON that a builder writes by hand inside one member. */
 void abl_text_json_integer(abl_text *t, const char *key, const char *token);
 
+/* ".0" when token is a JSON number written as an integer literal, else "": appended to a real-valued number
+ * that a builder writes by hand inside one member, so that its JSON type never depends on its value (the
+ * report writer does the same for its real keys, abl_report.c real_keys). */
+const char *abl_json_real_suffix(const char *token);
+
 #endif
