@@ -393,6 +393,38 @@ static void test_json_rows_only(void **state)
     abl_report_free(r);
 }
 
+/* A real-valued key is a JSON real whatever its value (issue 21): an exact 0, 1 or -87 gets ".0", a
+ * spelling with a fraction or exponent part is kept, an integer key stays an integer literal; CSV keeps
+ * the builder's token. Expected strings are the rule itself, written out by hand. */
+static void test_json_real_keys(void **state)
+{
+    (void)state;
+    abl_report *r = abl_report_new("t", "rows");
+    assert_non_null(r);
+    assert_int_equal(abl_report_meta(r, "clamp", "clamp", "-87", "-87"), ABL_OK);
+    assert_int_equal(abl_report_column(r, "head", "head", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "row_fraction", "f", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_column(r, "h12", "h12", ABL_ALIGN_RIGHT), ABL_OK);
+    assert_int_equal(abl_report_json_rows_only(r), ABL_OK);
+    const char *const cells[][3] = {{"1", "0", "1"}, {"2", "0.5", "1e-40"}, {"3", "null", "-2E+3"}};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(abl_report_row(r), ABL_OK);
+        for (size_t j = 0; j < 3; j++) assert_int_equal(abl_report_cell(r, cells[i][j], cells[i][j], NULL), ABL_OK);
+    }
+    assert_renders(r, ABL_OUT_JSON,
+                   "[\n  {\"head\": 1, \"row_fraction\": 0.0, \"h12\": 1.0},\n"
+                   "  {\"head\": 2, \"row_fraction\": 0.5, \"h12\": 1e-40},\n"
+                   "  {\"head\": 3, \"row_fraction\": null, \"h12\": -2E+3}\n]\n");
+    assert_renders(r, ABL_OUT_CSV, "head,row_fraction,h12\n1,0,1\n2,0.5,1e-40\n3,nan,-2E+3\n");
+    abl_report_free(r);
+    abl_report *m = abl_report_new("t", "rows");
+    assert_non_null(m);
+    assert_int_equal(abl_report_meta(m, "clamp", "clamp", "-87", "-87"), ABL_OK);
+    assert_int_equal(abl_report_meta(m, "h", "h", "3", "3"), ABL_OK); /* not h<digits>: not real */
+    assert_renders(m, ABL_OUT_JSON, "{\n  \"schema_version\": 2,\n  \"clamp\": -87.0,\n  \"h\": 3,\n  \"rows\": []\n}\n");
+    abl_report_free(m);
+}
+
 static void test_json_escaping(void **state)
 {
     (void)state;
@@ -778,7 +810,7 @@ static void test_json_string_is_the_writers(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_json_rows_only),
+        cmocka_unit_test(test_json_rows_only),  cmocka_unit_test(test_json_real_keys),
         cmocka_unit_test(test_csv_minus),       cmocka_unit_test(test_neutral_every_format),
         cmocka_unit_test(test_sample_text),     cmocka_unit_test(test_sample_markdown),
         cmocka_unit_test(test_sample_csv),      cmocka_unit_test(test_sample_json),

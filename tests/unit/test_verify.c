@@ -625,7 +625,7 @@ static void test_report(void **state)
     FILE *mem = open_memstream(&buf, &len);
     assert_int_equal(abl_report_write(r, ABL_OUT_JSON, mem), ABL_OK);
     fclose(mem);
-    assert_non_null(strstr(buf, "\"below\": {\"x\": -93, \"bits\": \"0xc2ba\"}"));
+    assert_non_null(strstr(buf, "\"below\": {\"x\": -93.0, \"bits\": \"0xc2ba\"}"));
     assert_non_null(strstr(buf, "\"agrees\": true"));
     assert_null(strstr(buf, "false"));
     free(buf);
