@@ -3,7 +3,8 @@
  * the file's bytes. Seeds: tests/data/configs/rope_*.json and tests/cli/data/rope_*.npy. Findings: sanitizer
  * reports, leaks, timeouts, and a broken contract: a status other than OK / parse error / unsupported (config)
  * or OK / parse error (vector); an error message empty or over one line; an accepted config without an even
- * head dim in 2..1024 and a rope_theta; an accepted vector without 2..1024 finite values. */
+ * head dim in 2..1024 and a rope_theta, a scaled one without its factor (longrope: unless the lengths give
+ * it) or a longrope one without its two lists; an accepted vector without 2..1024 finite values. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,8 +27,11 @@ static void fuzz_config(const uint8_t *data, size_t size)
     char *msg = NULL;
     abl_status st = abl_rope_file_parse((const char *)data, size, &f, &msg);
     if (st == ABL_OK) {
+        /* longrope with a top-level original_max_position_embeddings takes its factor from the lengths */
+        int factor_from_lengths = f.scaling == ABL_ROPE_SCALING_LONGROPE && f.has_original;
         if (f.head_dim < 2 || f.head_dim > 1024 || f.head_dim % 2 != 0 || f.rope_theta == NULL ||
-            (f.scaling != ABL_ROPE_SCALING_NONE && f.factor == NULL))
+            (f.scaling != ABL_ROPE_SCALING_NONE && f.factor == NULL && !factor_from_lengths) ||
+            (f.scaling == ABL_ROPE_SCALING_LONGROPE && (f.long_factor == NULL || f.short_factor == NULL)))
             abort();
         abl_rope_file_free(&f);
     } else if (st != ABL_ERR_PARSE && st != ABL_ERR_UNSUPPORTED && st != ABL_ERR_NO_MEMORY) {
