@@ -79,7 +79,13 @@ typedef enum abl_softmax_kind {
      * max and the running log-sum-exp, rounded into the output dtype before P.V; the weight is that P
      * (docs/pipelines.md §3d) */
     ABL_SOFTMAX_TRITON_LSE = 12,
-    ABL_SOFTMAX_KIND_COUNT = 13
+    /* Modelled from source, not measured (docs/pipelines.md §3c): TensorRT-LLM's context FMHA (fmha_v2 flash
+     * attention, Ampere/Ada): x = fma(slope, j, score) (the absolute column bias), key tiles of `block` from
+     * key 0 with a running max, P = __expf(x - max) in the model dtype, the accumulator (pv-accumulate: fp16
+     * or fp32) rescaled by every later tile and by 1/sum at the end: the weight is that coefficient of a unit
+     * value vector (weight = influence) */
+    ABL_SOFTMAX_TRTLLM_FMHA = 13,
+    ABL_SOFTMAX_KIND_COUNT = 14
 } abl_softmax_kind;
 
 /* Where the bias meets the scores, with c = bias-scale:

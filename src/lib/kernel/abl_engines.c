@@ -23,6 +23,7 @@
 #include "kernel/abl_engines.h"
 #include "kernel/abl_engines_ggml_cuda.h"
 #include "kernel/abl_engines_triton.h"
+#include "kernel/abl_engines_trtllm.h"
 
 #define CUDA_WARP 32
 #define VEC_THREADS 128                  /* ggml_cuda_fattn_vec_get_nthreads_device() */
@@ -44,6 +45,8 @@ abl_status abl_emul_engine_init(const abl_pipeline *p, abl_emul *e)
         return st;
     uint64_t R = p->rows > 0 && (uint64_t)p->rows < e->n ? (uint64_t)p->rows : e->n;
     e->first_row = e->n - R;
+    if (p->softmax == ABL_SOFTMAX_TRTLLM_FMHA)   /* abl_engines_trtllm.c: its accumulator */
+        return abl_trtllm_ctx_init(p, e);
     return ABL_OK;
 }
 
@@ -53,8 +56,8 @@ double abl_engine_sim_units(const abl_pipeline *p, uint64_t n, double heads)
     double nn = (double)n, first = (double)(n - R);
     /* ggml-cuda-vec rescales each live column once per 128-key iteration of its warp */
     double per = p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC ? 4.0 : 2.0;
-    if (p->softmax == ABL_SOFTMAX_VLLM_TRITON)   /* every later tile rescales each live key once */
-        per = 2.0 + nn / (2.0 * (p->block > 0 ? p->block : 32));
+    if (p->softmax == ABL_SOFTMAX_VLLM_TRITON || p->softmax == ABL_SOFTMAX_TRTLLM_FMHA)
+        per = 2.0 + nn / (2.0 * (p->block > 0 ? p->block : 32));   /* every later tile rescales each live key */
     return heads * (nn * (nn + 1) / 2 - first * (first + 1) / 2) * per;
 }
 
@@ -62,6 +65,8 @@ float abl_engine_bias_mag(const abl_emul *e, const abl_emul_head *h, uint64_t po
 {
     if (e->softmax == ABL_SOFTMAX_VLLM_TRITON)
         return fabsf(abl_vllm_triton_logit(e, h, 0.0f, pos));
+    if (e->softmax == ABL_SOFTMAX_TRTLLM_FMHA)
+        return fabsf(abl_trtllm_ctx_logit(e, h, 0.0f, pos));
     if (ggml_mask_kind(e))   /* slope * |mask|: +inf where the F16 mask is -inf */
         return (float)((double)h->factor * abl_fp_round(&e->mask, (double)pos));
     return abl_cuda_fmul(h->factor, (float)pos);
@@ -72,6 +77,8 @@ float abl_engine_logit(const abl_emul *e, const abl_emul_head *h, float score, u
     (void)mag;
     if (e->softmax == ABL_SOFTMAX_VLLM_TRITON)
         return abl_vllm_triton_logit(e, h, score, pos);
+    if (e->softmax == ABL_SOFTMAX_TRTLLM_FMHA)
+        return abl_trtllm_ctx_logit(e, h, score, pos);
     if (ggml_mask_kind(e)) {
         /* sum += slope*__half2float(maskh[...]) (fattn-vec); x[col]*scale + slope*mask[col] (soft_max_f32,
          * the score arriving scaled): contracted to one fma */
@@ -226,6 +233,8 @@ uint64_t abl_engine_row(const abl_emul *e, uint64_t i, const float *x, float *co
         return vec_row(i, x, col, wout, tvw);
     if (e->softmax == ABL_SOFTMAX_VLLM_TRITON)
         return abl_vllm_triton_row(e, i, x, col, wout, tvw);   /* abl_engines_triton.c */
+    if (e->softmax == ABL_SOFTMAX_TRTLLM_FMHA)
+        return abl_trtllm_ctx_row(e, i, x, col, wout, tvw);    /* abl_engines_trtllm.c */
     return mmha_row(e, i, x, col, wout, tvw);
 }
 
@@ -235,6 +244,8 @@ abl_status abl_engine_predict_head(const abl_sim_setup *s, int h, abl_pred_head 
     uint64_t n = em->n;
     if (em->softmax == ABL_SOFTMAX_VLLM_TRITON)   /* its logit follows the key index, not the distance */
         return abl_vllm_triton_predict_head(s, h, out);
+    if (em->softmax == ABL_SOFTMAX_TRTLLM_FMHA)   /* the same: the absolute column bias */
+        return abl_trtllm_ctx_predict_head(s, h, out);
     if (em->form != ABL_BIAS_RELATIVE && em->form != ABL_BIAS_SYMMETRIC)
         return ABL_ERR_UNSUPPORTED;
     if (em->softmax == ABL_SOFTMAX_GGML_CUDA)   /* every row of a prompt: the bounded-sum predictor */

@@ -17,7 +17,7 @@ static const char *const k_forms[ABL_BIAS_FORM_COUNT] = {"relative", "absolute",
 static const char *const k_softmax[ABL_SOFTMAX_KIND_COUNT] = {"eager", "flash", "sdpa-efficient", "sdpa-cudnn",
                                                               "ggml", "ggml-flash", "ggml-cuda-vec",
                                                               "vllm-paged", "trtllm-mmha", "flex", "ggml-cuda", "vllm-triton",
-                                                              "triton-lse"};
+                                                              "triton-lse", "trtllm-fmha"};
 static const char *const k_sums[] = {"exact", "sequential", "vec8", "vec16"};
 static const char *const k_norms[] = {"reciprocal", "divide"};
 static const char *const k_exps[ABL_EXP_MODEL_COUNT] = {"correct", "sleef", "ggml-avx2", "ggml-scalar"};
@@ -30,7 +30,7 @@ const char *abl_pipeline_preset_names(void)
 {
     return "eager, flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, "
            "mpt, mpt-hf, llamacpp-cpu, llamacpp-cpu-fa, llamacpp-cuda-fa, vllm-paged, trtllm-decode, flex-alibi, "
-           "llamacpp-cuda, vllm-flash, vllm-triton, mosaicbert-triton";
+           "llamacpp-cuda, vllm-flash, vllm-triton, mosaicbert-triton, trtllm-context";
 }
 
 const char *abl_pipeline_preset_help(void)
@@ -71,7 +71,11 @@ const char *abl_pipeline_preset_help(void)
            "from key 0, exp2 flushed below 2^-126, P in the model dtype rescaled in fp32; weight = influence; "
            "rows=R: a chunk of R queries; vLLM@001ceb3e; modelled from source, not measured)\n"
            "mosaicbert-triton: MosaicBERT's Triton flash attention (fp32 alibi bias, 128-key blocks from key 0, "
-           "P against the running log-sum-exp, P in the model dtype; modelled from source, not measured)\n";
+           "P against the running log-sum-exp, P in the model dtype; modelled from source, not measured)\n"
+           "trtllm-context: TensorRT-LLM context FMHA, fmha_v2 flash attention on Ampere/Ada (exp2f slopes in the "
+           "kernel, absolute bias slope * j, key tiles of 128 from key 0, __expf, P in the model dtype, fp16 "
+           "accumulator for fp16 (pv-accumulate=fp32: context_fmha_fp32_acc), fp32 for bf16; weight = influence; "
+           "TensorRT-LLM@22200e4b; modelled from source, not measured)\n";
 }
 
 const char *abl_pipeline_field_names(void)
@@ -290,6 +294,14 @@ static const preset_def k_preset_defs[] = {
      * added to the fp32 scores in flash_attn_triton.py's _fwd_kernel; BLOCK_N 128; P.to(v.dtype) */
     {"mosaicbert-triton", ABL_BIAS_SYMMETRIC, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32,
      ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_TRITON_LSE, ABL_EXP_CORRECT, 1, 64, 128, .modelled = 1},
+    /* trtllm-context: fmha_v2's flash attention (Ampere/Ada) for an ALiBi context call: the slopes
+     *   exp2f((h+1) * 2 * (-4/h_pow_2)) (Press's set, interleaved past a power of two) computed in the kernel
+     *   in fp32 (exact exponent: the slope rounded once), + m * col on the fp32 score, Cta_tile_p::N = 128 key
+     *   tiles (the sm80 tiled kernels' step_kv); P packed into the model dtype; the accumulator fp16 for fp16
+     *   (force_fp32_acc only for bf16/fp8 or context_fmha_fp32_acc), fp32 for bf16 (set in
+     *   abl_pipeline_preset). The kernel emulates P.V (abl_engines_trtllm.c). */
+    {"trtllm-context", ABL_BIAS_ABSOLUTE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_MODEL,
+     ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_TRTLLM_FMHA, ABL_EXP_CORRECT, 1, 128, 128, .modelled = 1},
 };
 
 /* The preset's definition by name (any case), NULL when unknown. */
@@ -341,6 +353,8 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
     p.rows = d->rows;
     p.modelled = d->modelled;
     p.version = abl_version_default(d->name);
+    if (p.softmax == ABL_SOFTMAX_TRTLLM_FMHA && strcmp(model.name, "fp16") != 0)
+        p.pv_accumulate = named("fp32");   /* fmhaRunner: BF16 FMHA only accumulates on FP32 */
     *out = p;
     return ABL_OK;
 }
@@ -694,6 +708,10 @@ const char *abl_pipeline_modelled_note(const abl_pipeline *p)
         return "Modelled from source, not measured: this preset follows FlexAttention's Triton template and "
                "attention-gym's ALiBi score_mod at the revisions cited (docs/pipelines.md §3f); no GPU measurement "
                "backs it.";
+    if (p->softmax == ABL_SOFTMAX_TRTLLM_FMHA)
+        return "Modelled from source, not measured: this preset follows TensorRT-LLM's fmha_v2 flash-attention "
+               "kernel (Ampere/Ada) at the revisions cited and the documented semantics of its fast-math intrinsics "
+               "(docs/pipelines.md §3c); no GPU measurement backs it.";
     if (p->softmax == ABL_SOFTMAX_VLLM_TRITON)
         return "Modelled from source, not measured: this preset follows vLLM's Triton kernel at the revision cited "
                "and the documented semantics of the PTX Triton emits for it (ex2.approx.ftz; IEEE fp32 products "
@@ -706,7 +724,31 @@ static int is_engine(const abl_pipeline *p)
 {
     return p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC || p->softmax == ABL_SOFTMAX_VLLM_PAGED ||
            p->softmax == ABL_SOFTMAX_TRTLLM_MMHA || p->softmax == ABL_SOFTMAX_GGML_CUDA ||
-           p->softmax == ABL_SOFTMAX_VLLM_TRITON;
+           p->softmax == ABL_SOFTMAX_VLLM_TRITON || p->softmax == ABL_SOFTMAX_TRTLLM_FMHA;
+}
+
+/* TensorRT-LLM's context FMHA: the absolute column bias on the scores; fp16 or bf16 kernels (fp8 not
+ * modelled), the fp16 accumulator only in the fp16 kernels (fmhaRunner.cpp: force_fp32_acc for bf16). */
+static abl_status check_trtllm(const abl_pipeline *p, char **msg)
+{
+    if (p->bias_scale.num != p->bias_scale.den || p->bias_add != ABL_BIAS_ADD_SCORES ||
+        p->bias_form != ABL_BIAS_ABSOLUTE || strcmp(p->slope_dtype.name, "fp32") != 0) {
+        abl_error_dup(msg, "softmax=trtllm-fmha: the kernel adds its fp32 slope * j to the scores (bias-form=absolute, "
+                      "bias-add=scores, bias-scale=1, slope-dtype=fp32)");
+        return ABL_ERR_UNSUPPORTED;
+    }
+    int f16 = strcmp(p->output_dtype.name, "fp16") == 0;
+    if (!f16 && strcmp(p->output_dtype.name, "bf16") != 0) {
+        abl_error_dup(msg, "output-dtype=%s: TensorRT-LLM's context FMHA runs fp16 or bf16 (fp8 is not modelled)",
+                      p->output_dtype.name);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (strcmp(p->pv_accumulate.name, "fp32") != 0 && !(f16 && strcmp(p->pv_accumulate.name, "fp16") == 0)) {
+        abl_error_dup(msg, "pv-accumulate=%s: softmax=trtllm-fmha accumulates in fp32, or in fp16 with fp16 "
+                      "(bf16 kernels accumulate in fp32)", p->pv_accumulate.name);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    return ABL_OK;
 }
 
 /* The GPU engines add slope * distance to the fp32 scores inside the kernel (ggml-cuda-vec: slope * its mask). */
@@ -739,6 +781,8 @@ static abl_status check_engine(const abl_pipeline *p, char **msg)
                       "apply)", k);
         return ABL_ERR_UNSUPPORTED;
     }
+    if (p->softmax == ABL_SOFTMAX_TRTLLM_FMHA)
+        return check_trtllm(p, msg);
     if (p->softmax == ABL_SOFTMAX_VLLM_TRITON) {
         if (p->bias_scale.num != p->bias_scale.den || p->bias_add != ABL_BIAS_ADD_SCORES ||
             p->bias_form != ABL_BIAS_ABSOLUTE) {
@@ -806,7 +850,7 @@ int abl_pipeline_owns_pv(const abl_pipeline *p)
            p->softmax == ABL_SOFTMAX_SDPA_CUDNN || p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC ||
            p->softmax == ABL_SOFTMAX_VLLM_PAGED || p->softmax == ABL_SOFTMAX_TRTLLM_MMHA ||
            p->softmax == ABL_SOFTMAX_FLEX || p->softmax == ABL_SOFTMAX_VLLM_TRITON ||
-           p->softmax == ABL_SOFTMAX_TRITON_LSE;
+           p->softmax == ABL_SOFTMAX_TRITON_LSE || p->softmax == ABL_SOFTMAX_TRTLLM_FMHA;
 }
 
 /* P.V: P rounded into a format the emulator holds in binary32, accumulated in fp32 or fp16 (the
@@ -917,6 +961,8 @@ void abl_pipeline_describe_text(const abl_pipeline *p, abl_text *t)
     abl_text_add(t, ",output-dtype=%s", p->output_dtype.name);
     if (p->softmax == ABL_SOFTMAX_GGML_FLASH)
         abl_text_add(t, ",fa-kernel=%s,threads=%d", abl_fa_kernel_name(p->fa_kernel), p->threads);
+    else if (p->softmax == ABL_SOFTMAX_TRTLLM_FMHA)   /* it reads its own accumulator (fp16 or fp32) */
+        abl_text_add(t, ",rows=%d,block=%d,pv-accumulate=%s", p->rows, p->block, p->pv_accumulate.name);
     else if (is_engine(p))
         abl_text_add(t, ",mask-dtype=%s,rows=%d", p->mask_dtype.name, p->rows);
     else if (p->softmax == ABL_SOFTMAX_FLEX)

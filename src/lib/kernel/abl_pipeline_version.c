@@ -66,6 +66,11 @@ static const version_def k_versions[] = {
      "vLLM vllm/attention/ops/triton_unified_attention.py kernel_unified_attention_2d @001ceb3e (modelled from "
      "source, not measured)",
      -1},
+    {"trtllm-context", "22200e4b",
+     "TensorRT-LLM fmha_v2 fused_multihead_flash_attention_kernel_noloop.h and fmha/fragment.h @22200e4b, "
+     "fmha/softmax.h @161ddf34, fmha/alibi_params.h @2a9abd95, Makefile @0c8de69a, fmhaRunner.cpp @a98a9061: "
+     "Ampere/Ada (modelled from source, not measured)",
+     -1},
     {"mosaicbert-triton", "daddaeff",
      "mosaicml/examples examples/benchmarks/bert/src/flash_attn_triton.py and bert_layers.py @daddaeff "
      "(modelled from source, not measured)",

@@ -84,7 +84,8 @@ static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min
         c.unit_name = "key steps / 16";
         break;
     }
-    case ABL_SOFTMAX_VLLM_TRITON: {
+    case ABL_SOFTMAX_VLLM_TRITON:
+    case ABL_SOFTMAX_TRTLLM_FMHA: {   /* abl_engines_trtllm.c walks its tiles the same way */
         /* abl_engines_triton.c's walk: each computed row's diagonal tile, and every tile's keys through the
          * later row groups until they reach 0 (at most (N/B)^2 / 2 tile-group pairs of B products) */
         double R = p->rows > 0 && (double)p->rows < n ? (double)p->rows : n;

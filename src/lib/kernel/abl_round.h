@@ -107,7 +107,7 @@ static inline int abl_emul_ggml(const abl_emul *e)
 static inline int abl_emul_engine_kind(abl_softmax_kind k)
 {
     return k == ABL_SOFTMAX_GGML_CUDA_VEC || k == ABL_SOFTMAX_VLLM_PAGED || k == ABL_SOFTMAX_TRTLLM_MMHA ||
-           k == ABL_SOFTMAX_GGML_CUDA || k == ABL_SOFTMAX_VLLM_TRITON;
+           k == ABL_SOFTMAX_GGML_CUDA || k == ABL_SOFTMAX_VLLM_TRITON || k == ABL_SOFTMAX_TRTLLM_FMHA;
 }
 
 static inline int abl_emul_engine(const abl_emul *e)

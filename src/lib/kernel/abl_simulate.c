@@ -19,6 +19,7 @@
 #include "kernel/abl_round.h"
 #include "kernel/abl_engines.h"
 #include "kernel/abl_engines_ggml_cuda.h"
+#include "kernel/abl_engines_trtllm.h"
 #include "kernel/abl_influence.h"
 #include "kernel/abl_ggml.h"
 #include "kernel/abl_simulate_fast.h"
@@ -1126,6 +1127,10 @@ static abl_status report_summary(const rep_ctx *x)
 /* The softmax model in one sentence. */
 static void softmax_note(const abl_pipeline *p, const abl_emul *em, abl_text *t)
 {
+    if (p->softmax == ABL_SOFTMAX_TRTLLM_FMHA) {   /* abl_engines_trtllm.c */
+        abl_trtllm_ctx_note(p, t);
+        return;
+    }
     if (p->softmax == ABL_SOFTMAX_EAGER) {
         abl_text_add(t,
                  "Eager softmax: e = fp32(exp(fp32(x - max))) %s, S = %s fp32 sum, p = %s, then one "

@@ -1,0 +1,332 @@
+/* alibi-blind: TensorRT-LLM's context (prefill) attention for ALiBi, modelled from source, not measured
+ * (docs/pipelines.md §3c cites every step). The kernel is fmha_v2's flash attention for Ampere/Ada
+ * (fused_multihead_flash_attention_kernel_noloop.h @22200e4b; fmhaRunner.cpp picks it for every ALiBi
+ * context call on sm80/86/89, and the Hopper kernels without ALiBi only), built with -use_fast_math and
+ * -DHALF_ACCUMULATION_FOR_FLASH_ATTENTION (fmha_v2 Makefile @0c8de69a). For one query row i, key tiles of
+ * Cta_tile_p::N keys (field block) from key 0 upwards:
+ *   x_j = elt * scale_after_alibi + m * (col + sequence_pos_offset)    apply_mask_alibi, softmax.h @161ddf34:
+ *         contracted to fma(m, j, score) (scale_after_alibi 1, offset 0: one rank); with an fp16 accumulator
+ *         the score is the fp16 value Softmax_hmma::unpack converts (hmul2 by scale_bmm1, satfinite)
+ *   tile max M_t (reduce<Max_>), running max fmax(M, M_t)
+ *   alpha = expf(M_old - M) = __expf; sum = fma(sum, alpha, l_t) (Tile_o_normalizer::update, fragment.h
+ *         @22200e4b: sum *= alpha, then the tile sum added); acc_o rescaled by alpha: in fp32 (fp32
+ *         accumulator, bf16 and fp16 with context_fmha_fp32_acc) or as hmul2 by fp16(alpha) (fp16 accumulator)
+ *   P_j = expf(x_j - M) = __expf (apply_exp_with_mask), packed into the model dtype for the P.V HMMA
+ *   at the end beta = 1.f / sum (rcp.approx.ftz under fast math), acc_o * beta: fp32, or hmul2 by fp16(beta).
+ * For a unit value vector of key j the output is mul(...mul(mul(dtype(P_j), a_{t+1}), ...), b): that
+ * coefficient is the key's weight and influence (fp32 products flushed below 2^-126; fp16 products keep fp16
+ * subnormals and vanish below 2^-25). The order of the tile sum (USE_SAME_SUM_ORDER_IN_SOFTMAX_AS_REF_CODE:
+ * pairs, quads, warps) is modelled as sequential: it moves only the sum's last bits. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernel/abl_cuda_math.h"
+#include "kernel/abl_engines.h"
+#include "kernel/abl_engines_trtllm.h"
+
+#define TRT_KV_STEP 128   /* step_kv of the sm80 tiled kernels (64_128, 128_128) */
+#define FP16_MAX 65504.0f
+
+abl_status abl_trtllm_ctx_init(const abl_pipeline *p, abl_emul *e)
+{
+    return abl_fp_init(&p->pv_accumulate, &e->pv_acc);
+}
+
+/* The accumulator is fp16 (HMMA with an fp16 accumulator): the kind checks it is fp16 or fp32. */
+static int half_acc(const abl_emul *e)
+{
+    return !e->pv_acc.identity;
+}
+
+static uint64_t tile_of(const abl_emul *e)
+{
+    return e->block > 0 ? (uint64_t)e->block : TRT_KV_STEP;
+}
+
+float abl_trtllm_ctx_logit(const abl_emul *e, const abl_emul_head *h, float score, uint64_t pos)
+{
+    float s = score;
+    if (half_acc(e)) {   /* satfinite_h2(hmul2(acc, scale_bmm1)): the score in fp16, clamped to finite */
+        s = abl_cuda_f2h(score);
+        s = s > FP16_MAX ? FP16_MAX : s < -FP16_MAX ? -FP16_MAX : s;
+    }
+    /* int col converts exactly to fp32 below 2^24 */
+    return abl_cuda_fmaf(h->factor, (float)pos, s);
+}
+
+/* expf(a - b) under -use_fast_math: __expf of the fp32 difference */
+static float trt_exp(float a, float b)
+{
+    return abl_cuda_expf(abl_cuda_fadd(a, -b));
+}
+
+/* A factor as the accumulator multiplies by it: fp16(f) for hmul2, f itself in fp32. */
+static float acc_factor(const abl_emul *e, float f)
+{
+    return half_acc(e) ? abl_cuda_f2h(f) : f;
+}
+
+/* acc_o * factor: hmul2 (one fp16 rounding, subnormals kept) or an fp32 product (flushed) */
+static float acc_mul(const abl_emul *e, float a, float f)
+{
+    return half_acc(e) ? abl_cuda_hmul(a, f) : abl_cuda_fmul(a, f);
+}
+
+uint64_t abl_trtllm_ctx_row(const abl_emul *e, uint64_t i, const float *x, float *col, float *wout, double *tvw)
+{
+    uint64_t B = tile_of(e), live = 0;
+    float M = 0.0f, L = 0.0f;
+    for (uint64_t t0 = 0; t0 <= i; t0 += B) {
+        uint64_t hi = t0 + B - 1 < i ? t0 + B - 1 : i;
+        float mt = x[t0];
+        for (uint64_t j = t0 + 1; j <= hi; j++)
+            mt = fmaxf(mt, x[j]);
+        float alpha = 1.0f;
+        if (t0 > 0) {   /* acc_o_normalizer.update: the running max, the rescale of acc_o and sum */
+            mt = fmaxf(M, mt);
+            alpha = trt_exp(M, mt);
+            float af = acc_factor(e, alpha);
+            for (uint64_t j = live; j < t0; j++)
+                col[j] = acc_mul(e, col[j], af);
+            while (live < t0 && col[live] == 0.0f)   /* leading zeros stay zero */
+                live++;
+        }
+        float l = 0.0f;
+        for (uint64_t j = t0; j <= hi; j++) {
+            float p = trt_exp(x[j], mt);
+            l = abl_cuda_fadd(l, p);
+            col[j] = abl_fp_round32(&e->out, p);   /* softmax.pack: P in the model dtype, into acc_o exactly */
+        }
+        L = t0 > 0 ? abl_cuda_fmaf(L, alpha, l) : l;
+        M = mt;
+    }
+    float beta = acc_factor(e, L == 0.0f ? 1.0f : abl_cuda_rcp_ftz(L));   /* final_update */
+    uint64_t zeros = 0;
+    for (uint64_t j = 0; j <= i; j++) {
+        float w = acc_mul(e, col[j], beta);
+        zeros += w == 0.0f;
+        if (wout != NULL)
+            wout[j] = w;
+        if (tvw != NULL)
+            tvw[j] = w;
+    }
+    return zeros;
+}
+
+/* ---- the zero-logit predictor of a prompt (or its last R rows) ----
+ * With zero logits x_j = RN32(m j) never falls with j, so for row i (tile T = i / B) every earlier tile t is
+ * full: its max is its last key, its P_j, its alpha_t and the running sum after it do not depend on the row.
+ * Key j of tile t < T reaches the output as mul(mul(A_j(T-1), a_d(i)), b_i), with A_j(T-1) its P in the model
+ * dtype times the factors of tiles t+1 .. T-1 (each product rounded), a_d(i) the factor of the row's diagonal
+ * tile and b_i its final factor: the same A for every row of tile T. A_j is non-decreasing in j within a tile
+ * and every product is monotone, so each row's zeros in a tile are a prefix; a tile's keys are walked through
+ * the later row groups until all are 0, a group settled at once when its extreme factors decide it, by a
+ * prefix search per row otherwise. */
+typedef struct trt_ctx {
+    const abl_emul *em;
+    const float *X;          /* x_j */
+    uint64_t n, B, c, nt;    /* keys, tile, first computed row, full tiles before the last */
+    float *alpha, *Lrun;     /* per full tile: its factor (as the accumulator applies it), the running sum */
+    float *ad, *brow;        /* per computed row: the factor of its diagonal tile, its final factor */
+    float *gmin, *gmax;      /* per row group: a_d min, max, b min, max */
+    uint64_t zeros, last_zeros;
+    int64_t last_key;        /* the last row's largest zero key (-1: none) */
+} trt_ctx;
+
+static float trt_w(const trt_ctx *t, float a, float ad, float b)
+{
+    return acc_mul(t->em, acc_mul(t->em, a, ad), b);
+}
+
+static void trt_last(trt_ctx *t, uint64_t base, uint64_t z)
+{
+    t->last_zeros += z;
+    if (z > 0 && (int64_t)(base + z - 1) > t->last_key)
+        t->last_key = (int64_t)(base + z - 1);
+}
+
+static void trt_tiles(trt_ctx *t)
+{
+    float L = 0.0f;
+    for (uint64_t tt = 0; tt < t->nt; tt++) {   /* the full tiles' factors and running sums */
+        uint64_t lo = tt * t->B, hi = lo + t->B - 1;
+        float l = 0.0f, al = tt > 0 ? trt_exp(t->X[lo - 1], t->X[hi]) : 1.0f;
+        for (uint64_t j = lo; j <= hi; j++)
+            l = abl_cuda_fadd(l, trt_exp(t->X[j], t->X[hi]));
+        L = tt > 0 ? abl_cuda_fmaf(L, al, l) : l;
+        t->alpha[tt] = acc_factor(t->em, al);
+        t->Lrun[tt] = L;
+    }
+    for (uint64_t tt = 0; tt <= t->nt; tt++) {
+        t->gmin[2 * tt] = t->gmin[2 * tt + 1] = INFINITY;
+        t->gmax[2 * tt] = t->gmax[2 * tt + 1] = -INFINITY;
+    }
+}
+
+static void trt_rows(trt_ctx *t)
+{
+    trt_tiles(t);
+    for (uint64_t i = t->c; i < t->n; i++) {   /* each computed row's diagonal tile */
+        uint64_t T = i / t->B, lo = T * t->B;
+        float a = T == 0 ? 1.0f : trt_exp(t->X[lo - 1], t->X[i]), l = 0.0f;
+        for (uint64_t j = lo; j <= i; j++)
+            l = abl_cuda_fadd(l, trt_exp(t->X[j], t->X[i]));
+        float Li = T == 0 ? l : abl_cuda_fmaf(t->Lrun[T - 1], a, l);
+        float ad = acc_factor(t->em, a), b = acc_factor(t->em, abl_cuda_rcp_ftz(Li));
+        t->ad[i - t->c] = ad;
+        t->brow[i - t->c] = b;
+        t->gmin[2 * T] = fminf(t->gmin[2 * T], ad);
+        t->gmax[2 * T] = fmaxf(t->gmax[2 * T], ad);
+        t->gmin[2 * T + 1] = fminf(t->gmin[2 * T + 1], b);
+        t->gmax[2 * T + 1] = fmaxf(t->gmax[2 * T + 1], b);
+        uint64_t z = 0;   /* the diagonal tile's keys: a zero prefix */
+        while (lo + z <= i &&
+               acc_mul(t->em, abl_fp_round32(&t->em->out, trt_exp(t->X[lo + z], t->X[i])), b) == 0.0f)
+            z++;
+        t->zeros += z;
+        if (i == t->n - 1)
+            trt_last(t, lo, z);
+    }
+}
+
+/* Zeros of one row among a tile's keys A[lo..B-1] (non-decreasing; A[0..lo) already 0): the zero prefix. */
+static uint64_t trt_prefix(const trt_ctx *t, const float *A, uint64_t lo, float ad, float b)
+{
+    uint64_t a = lo, hi = t->B;
+    while (a < hi) {
+        uint64_t mid = a + (hi - a) / 2;
+        if (trt_w(t, A[mid], ad, b) == 0.0f)
+            a = mid + 1;
+        else
+            hi = mid;
+    }
+    return a;
+}
+
+/* Adds the zeros of row group T among one tile's keys; returns the last row's zero prefix when the group
+ * holds the last row, else 0. */
+static uint64_t trt_group(trt_ctx *t, const float *A, uint64_t lo, uint64_t T)
+{
+    uint64_t B = t->B, r0 = T * B > t->c ? T * B : t->c, r1 = T * B + B - 1 < t->n - 1 ? T * B + B - 1 : t->n - 1;
+    if (r0 > r1)
+        return 0;
+    uint64_t all = UINT64_MAX;
+    if (trt_w(t, A[B - 1], t->gmax[2 * T], t->gmax[2 * T + 1]) == 0.0f)
+        all = B;    /* even the largest key with the largest factors is 0 */
+    else if (lo == B || trt_w(t, A[lo], t->gmin[2 * T], t->gmin[2 * T + 1]) != 0.0f)
+        all = lo;   /* even the smallest live key with the smallest factors is not */
+    if (all != UINT64_MAX) {
+        t->zeros += all * (r1 - r0 + 1);
+        return r1 == t->n - 1 ? all : 0;
+    }
+    uint64_t z = 0;
+    for (uint64_t i = r0; i <= r1; i++) {
+        z = trt_prefix(t, A, lo, t->ad[i - t->c], t->brow[i - t->c]);
+        t->zeros += z;
+    }
+    return r1 == t->n - 1 ? z : 0;
+}
+
+/* Tile tt's keys through every later row group, until all of them are 0. A: B floats of scratch. */
+static void trt_walk(trt_ctx *t, uint64_t tt, float *A)
+{
+    uint64_t B = t->B, base = tt * B, Tlast = (t->n - 1) / B, lo = 0;
+    for (uint64_t k = 0; k < B; k++)
+        A[k] = abl_fp_round32(&t->em->out, trt_exp(t->X[base + k], t->X[base + B - 1]));
+    while (lo < B && A[lo] == 0.0f)
+        lo++;
+    for (uint64_t T = tt + 1; T <= Tlast; T++) {
+        if (lo == B) {   /* every key 0: zero in every row from here on */
+            uint64_t r0 = T * B > t->c ? T * B : t->c;
+            t->zeros += B * (t->n - r0);
+            trt_last(t, base, B);
+            return;
+        }
+        uint64_t z = trt_group(t, A, lo, T);
+        if (T == Tlast) {
+            trt_last(t, base, z);
+        } else {
+            for (uint64_t k = lo; k < B; k++)   /* acc_o rescaled by tile T's factor */
+                A[k] = acc_mul(t->em, A[k], t->alpha[T]);
+            while (lo < B && A[lo] == 0.0f)
+                lo++;
+        }
+    }
+}
+
+static abl_status trt_fast(const abl_emul *em, const float *X, uint64_t n, abl_pred_head *out)
+{
+    uint64_t B = tile_of(em), Tlast = (n - 1) / B, R = n - em->first_row;
+    size_t G = 2 * (size_t)(Tlast + 1);
+    float *buf = malloc((2 * (size_t)(Tlast + 1) + 2 * (size_t)R + 2 * G + (size_t)B) * sizeof *buf);
+    if (buf == NULL)
+        return ABL_ERR_NO_MEMORY;
+    trt_ctx t;
+    memset(&t, 0, sizeof t);
+    t.em = em;
+    t.X = X;
+    t.n = n;
+    t.B = B;
+    t.c = em->first_row;
+    t.nt = Tlast;
+    t.alpha = buf;
+    t.Lrun = buf + (Tlast + 1);
+    t.ad = buf + 2 * (Tlast + 1);
+    t.brow = t.ad + R;
+    t.gmin = t.brow + R;
+    t.gmax = t.gmin + G;
+    t.last_key = -1;
+    float *A = t.gmax + G;
+    trt_rows(&t);
+    for (uint64_t tt = 0; tt < Tlast; tt++)
+        trt_walk(&t, tt, A);
+    out->matrix_zeros = t.zeros;
+    out->row_zeros = t.last_zeros;
+    out->first_blind = t.last_key >= 0 ? (int64_t)(n - 1) - t.last_key : -1;
+    free(buf);
+    return ABL_OK;
+}
+
+abl_status abl_trtllm_ctx_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out)
+{
+    const abl_emul *em = &s->em;
+    uint64_t n = em->n;
+    float *buf = malloc(3 * n * sizeof *buf);
+    if (buf == NULL)
+        return ABL_ERR_NO_MEMORY;
+    float *T = buf, *col = buf + n, *w = buf + 2 * n;
+    for (uint64_t j = 0; j < n; j++)   /* the logit of key j is the same in every row */
+        T[j] = abl_trtllm_ctx_logit(em, &s->hd[h], 0.0f, j);
+    memset(out, 0, sizeof *out);
+    out->first_blind = -1;
+    int rising = n > 0 && isfinite(T[0]);
+    for (uint64_t j = 1; j < n && rising; j++)
+        rising = T[j] >= T[j - 1] && isfinite(T[j]);
+    if (rising) {
+        abl_status st = trt_fast(em, T, n, out);
+        free(buf);
+        return st;
+    }
+    for (uint64_t i = em->first_row; i < n; i++) {   /* logits that fall somewhere: every row through the model */
+        uint64_t z = abl_trtllm_ctx_row(em, i, T, col, i == n - 1 ? w : NULL, NULL);
+        out->matrix_zeros += z;
+        out->exact_rows++;
+        if (i == n - 1) {
+            out->row_zeros = z;
+            out->first_blind = abl_engine_first_zero(w, i);
+        }
+    }
+    free(buf);
+    return ABL_OK;
+}
+
+void abl_trtllm_ctx_note(const abl_pipeline *p, abl_text *t)
+{
+    int half = strcmp(p->pv_accumulate.name, "fp16") == 0;
+    abl_text_add(t, "TensorRT-LLM context FMHA (fmha_v2 flash attention, Ampere/Ada): x = fma(slope, j, score) (the "
+                    "absolute column bias); key tiles of %d from key 0 with a running max; P = __expf(x - max) "
+                    "flushed below 2^-126, in %s; the %s accumulator rescaled by every later tile%s and by 1/sum "
+                    "at the end: the coefficient of a unit value, weight = influence.",
+                 p->block, p->output_dtype.name, half ? "fp16" : "fp32",
+                 half ? " (hmul2 by fp16(alpha): a coefficient below 2^-25 is 0)" : " (fp32, flushed below 2^-126)");
+}
