@@ -37,6 +37,12 @@ for p in llamacpp-cuda vllm-flash vllm-triton; do
     run "$p" "$d"
   done
 done
+# TensorRT-LLM's context FMHA (every query row; fp16: fp16 accumulator, bf16: fp32), and fp16 with
+# context_fmha_fp32_acc.
+for d in bf16 fp16; do
+  run trtllm-context "$d"
+done
+run trtllm-context,pv-accumulate=fp32 fp16
 # The zero-logit gradient predictor (simulate --backward --predict, spec §15; issue 20: under 2 s):
 # native kinds at unit upstream, upcast kinds with the loss scale's shifted dtype.
 runb() {

@@ -131,12 +131,70 @@ typedef struct trt_ctx {
     float *gmin, *gmax;      /* per row group: a_d min, max, b min, max */
     uint64_t zeros, last_zeros;
     int64_t last_key;        /* the last row's largest zero key (-1: none) */
+    uint32_t *ckey;          /* a direct-mapped cache of __expf by the bits of its fp32 argument: the */
+    float *cval;             /* differences x_j - x_i take few values per distance, so most calls hit */
+    int half, out16;         /* an fp16 accumulator; P in fp16 */
 } trt_ctx;
+
+#define TRT_CACHE_BITS 14
+
+/* The predictor's own copies of the hot roundings, bit for bit those of abl_cuda_math.c (simulate runs those;
+ * unit.test_engines_trtllm checks the two paths agree): an fp32 add flushed, and a binary64 value that holds
+ * the exact result rounded once into fp16 (subnormals kept, past 65504 by half an ulp: inf): adding
+ * 1.5 * 2^(e + 42) rounds at 2^(e - 10), fp16's spacing at x's binade e (2^-24 below 2^-14). */
+static inline float fast_fadd(float a, float b)
+{
+    float r = a + b;
+    return fabsf(r) < 0x1p-126f ? 0.0f * r : r;
+}
+
+static inline float fast_h(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    int e = (int)((u >> 52) & 0x7ff) - 1023;
+    if (e < -14)
+        e = -14;
+    if (e > 15)
+        return x > 0 ? INFINITY : -INFINITY;
+    uint64_t cb = ((uint64_t)(1023 + e + 42) << 52) | ((uint64_t)1 << 51);
+    double c;
+    memcpy(&c, &cb, sizeof c);
+    double r = (x + c) - c;
+    return fabs(r) > 65504.0 ? (r > 0 ? INFINITY : -INFINITY) : (float)r;
+}
+
+static inline float fast_mul(const trt_ctx *t, float a, float f)
+{
+    if (!t->half)
+        return fabsf(a * f) < 0x1p-126f ? 0.0f : a * f;   /* non-negative operands */
+    return fast_h((double)a * (double)f);
+}
+
+static inline float fast_out(const trt_ctx *t, float p)
+{
+    return t->out16 ? fast_h((double)p) : abl_fp_round32(&t->em->out, p);
+}
 
 static float trt_w(const trt_ctx *t, float a, float ad, float b)
 {
-    return acc_mul(t->em, acc_mul(t->em, a, ad), b);
+    return fast_mul(t, fast_mul(t, a, ad), b);
 }
+
+/* trt_exp(a, b) through the cache (the same value: __expf is a function of the fp32 difference) */
+static float trt_cexp(trt_ctx *t, float a, float b)
+{
+    float d = fast_fadd(a, -b);
+    uint32_t u;
+    memcpy(&u, &d, sizeof u);
+    uint32_t k = (u ^ (u >> 13) ^ (u >> 23)) & ((1u << TRT_CACHE_BITS) - 1);
+    if (t->ckey[k] != u) {
+        t->ckey[k] = u;
+        t->cval[k] = abl_cuda_expf(d);
+    }
+    return t->cval[k];
+}
+
 
 static void trt_last(trt_ctx *t, uint64_t base, uint64_t z)
 {
@@ -150,9 +208,9 @@ static void trt_tiles(trt_ctx *t)
     float L = 0.0f;
     for (uint64_t tt = 0; tt < t->nt; tt++) {   /* the full tiles' factors and running sums */
         uint64_t lo = tt * t->B, hi = lo + t->B - 1;
-        float l = 0.0f, al = tt > 0 ? trt_exp(t->X[lo - 1], t->X[hi]) : 1.0f;
+        float l = 0.0f, al = tt > 0 ? trt_cexp(t, t->X[lo - 1], t->X[hi]) : 1.0f;
         for (uint64_t j = lo; j <= hi; j++)
-            l = abl_cuda_fadd(l, trt_exp(t->X[j], t->X[hi]));
+            l = fast_fadd(l, trt_cexp(t, t->X[j], t->X[hi]));
         L = tt > 0 ? abl_cuda_fmaf(L, al, l) : l;
         t->alpha[tt] = acc_factor(t->em, al);
         t->Lrun[tt] = L;
@@ -168,9 +226,9 @@ static void trt_rows(trt_ctx *t)
     trt_tiles(t);
     for (uint64_t i = t->c; i < t->n; i++) {   /* each computed row's diagonal tile */
         uint64_t T = i / t->B, lo = T * t->B;
-        float a = T == 0 ? 1.0f : trt_exp(t->X[lo - 1], t->X[i]), l = 0.0f;
+        float a = T == 0 ? 1.0f : trt_cexp(t, t->X[lo - 1], t->X[i]), l = 0.0f;
         for (uint64_t j = lo; j <= i; j++)
-            l = abl_cuda_fadd(l, trt_exp(t->X[j], t->X[i]));
+            l = fast_fadd(l, trt_cexp(t, t->X[j], t->X[i]));
         float Li = T == 0 ? l : abl_cuda_fmaf(t->Lrun[T - 1], a, l);
         float ad = acc_factor(t->em, a), b = acc_factor(t->em, abl_cuda_rcp_ftz(Li));
         t->ad[i - t->c] = ad;
@@ -181,7 +239,7 @@ static void trt_rows(trt_ctx *t)
         t->gmax[2 * T + 1] = fmaxf(t->gmax[2 * T + 1], b);
         uint64_t z = 0;   /* the diagonal tile's keys: a zero prefix */
         while (lo + z <= i &&
-               acc_mul(t->em, abl_fp_round32(&t->em->out, trt_exp(t->X[lo + z], t->X[i])), b) == 0.0f)
+               fast_mul(t, fast_out(t, trt_cexp(t, t->X[lo + z], t->X[i])), b) == 0.0f)
             z++;
         t->zeros += z;
         if (i == t->n - 1)
@@ -232,7 +290,7 @@ static void trt_walk(trt_ctx *t, uint64_t tt, float *A)
 {
     uint64_t B = t->B, base = tt * B, Tlast = (t->n - 1) / B, lo = 0;
     for (uint64_t k = 0; k < B; k++)
-        A[k] = abl_fp_round32(&t->em->out, trt_exp(t->X[base + k], t->X[base + B - 1]));
+        A[k] = fast_out(t, trt_cexp(t, t->X[base + k], t->X[base + B - 1]));
     while (lo < B && A[lo] == 0.0f)
         lo++;
     for (uint64_t T = tt + 1; T <= Tlast; T++) {
@@ -247,7 +305,7 @@ static void trt_walk(trt_ctx *t, uint64_t tt, float *A)
             trt_last(t, base, z);
         } else {
             for (uint64_t k = lo; k < B; k++)   /* acc_o rescaled by tile T's factor */
-                A[k] = acc_mul(t->em, A[k], t->alpha[T]);
+                A[k] = fast_mul(t, A[k], t->alpha[T]);
             while (lo < B && A[lo] == 0.0f)
                 lo++;
         }
@@ -258,11 +316,15 @@ static abl_status trt_fast(const abl_emul *em, const float *X, uint64_t n, abl_p
 {
     uint64_t B = tile_of(em), Tlast = (n - 1) / B, R = n - em->first_row;
     size_t G = 2 * (size_t)(Tlast + 1);
-    float *buf = malloc((2 * (size_t)(Tlast + 1) + 2 * (size_t)R + 2 * G + (size_t)B) * sizeof *buf);
+    size_t C = (size_t)1 << TRT_CACHE_BITS;
+    float *buf = malloc((2 * (size_t)(Tlast + 1) + 2 * (size_t)R + 2 * G + (size_t)B + 2 * C) * sizeof *buf);
     if (buf == NULL)
         return ABL_ERR_NO_MEMORY;
     trt_ctx t;
     memset(&t, 0, sizeof t);
+    t.cval = buf + 2 * (size_t)(Tlast + 1) + 2 * (size_t)R + 2 * G + (size_t)B;
+    t.ckey = (uint32_t *)(t.cval + C);   /* float and uint32_t: the same size and alignment */
+    memset(t.ckey, 0xff, C * sizeof *t.ckey);   /* a NaN pattern no difference of finite logits has */
     t.em = em;
     t.X = X;
     t.n = n;
@@ -276,6 +338,8 @@ static abl_status trt_fast(const abl_emul *em, const float *X, uint64_t n, abl_p
     t.gmin = t.brow + R;
     t.gmax = t.gmin + G;
     t.last_key = -1;
+    t.half = half_acc(em);
+    t.out16 = em->out.p == 11 && em->out.emin == -14 && em->out.has_inf;
     float *A = t.gmax + G;
     trt_rows(&t);
     for (uint64_t tt = 0; tt < Tlast; tt++)
