@@ -443,7 +443,7 @@ const abl_cli_cmd abl_cli_simulate_cmd = {
     "ggml-powf, flex-exp2),\n"
     "product-dtype, bias-dtype, bias-scale, bias-add (scores, mask, both), logit-dtype, softmax (eager,\n"
     "flash, sdpa-efficient, sdpa-cudnn, ggml, ggml-flash, ggml-cuda-vec, vllm-paged,\n"
-    "trtllm-mmha, flex, ggml-cuda, vllm-triton), sum (exact, sequential, vec8, vec16), exp\n"
+    "trtllm-mmha, flex, ggml-cuda, vllm-triton, trtllm-fmha), sum (exact, sequential, vec8, vec16), exp\n"
     "(correct, sleef, ggml-avx2, ggml-scalar), normalise (reciprocal, divide), output-dtype, head-dim,\n"
     "block, mask-dtype (ggml: fp32, fp16), fa-kernel (auto, tiled, one-chunk, split-kv), threads, rows\n"
     "(ggml and the GPU engines: the last R query rows of one call, 0 = all), version (the code revision: newest, the\n"

@@ -72,10 +72,9 @@ const char *abl_pipeline_preset_help(void)
            "rows=R: a chunk of R queries; vLLM@001ceb3e; modelled from source, not measured)\n"
            "mosaicbert-triton: MosaicBERT's Triton flash attention (fp32 alibi bias, 128-key blocks from key 0, "
            "P against the running log-sum-exp, P in the model dtype; modelled from source, not measured)\n"
-           "trtllm-context: TensorRT-LLM context FMHA, fmha_v2 flash attention on Ampere/Ada (exp2f slopes in the "
-           "kernel, absolute bias slope * j, key tiles of 128 from key 0, __expf, P in the model dtype, fp16 "
-           "accumulator for fp16 (pv-accumulate=fp32: context_fmha_fp32_acc), fp32 for bf16; weight = influence; "
-           "TensorRT-LLM@22200e4b; modelled from source, not measured)\n";
+           "trtllm-context: TensorRT-LLM context FMHA (fmha_v2 flash attention, Ampere/Ada: exp2f slopes, bias "
+           "slope * j, 128-key tiles from key 0, __expf, P in the model dtype; fp16 accumulator for fp16, "
+           "pv-accumulate=fp32 = context_fmha_fp32_acc; weight = influence; modelled from source, not measured)\n";
 }
 
 const char *abl_pipeline_field_names(void)

@@ -67,9 +67,8 @@ static const version_def k_versions[] = {
      "source, not measured)",
      -1},
     {"trtllm-context", "22200e4b",
-     "TensorRT-LLM fmha_v2 fused_multihead_flash_attention_kernel_noloop.h and fmha/fragment.h @22200e4b, "
-     "fmha/softmax.h @161ddf34, fmha/alibi_params.h @2a9abd95, Makefile @0c8de69a, fmhaRunner.cpp @a98a9061: "
-     "Ampere/Ada (modelled from source, not measured)",
+     "TensorRT-LLM fmha_v2 flash attention kernel_noloop.h, fragment.h @22200e4b, softmax.h @161ddf34, "
+     "alibi_params.h @2a9abd95 (modelled from source, not measured)",
      -1},
     {"mosaicbert-triton", "daddaeff",
      "mosaicml/examples examples/benchmarks/bert/src/flash_attn_triton.py and bert_layers.py @daddaeff "

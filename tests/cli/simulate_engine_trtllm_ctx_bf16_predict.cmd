@@ -1,0 +1,10 @@
+simulate
+--predict
+--heads
+12
+--ctx
+600
+--pipeline
+trtllm-context
+--dtype
+bf16

@@ -1,0 +1,10 @@
+simulate
+--heads
+8
+--ctx
+1024
+--pipeline
+trtllm-context
+--dtype
+fp16
+--compare
