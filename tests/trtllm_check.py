@@ -4,7 +4,8 @@ modelled from source, not measured (docs/pipelines.md §3c). Every row of the pr
 recomputed here from the kernel's source as docs/pipelines.md describes it, with numpy binary32 and float16
 arithmetic, mpmath for 2^y and exact rationals for the roundings (the helpers of engines_check.py), then
 compared, head by head, with the slope, the first blind distance and the last-row and matrix zero counts that
-`alibi-blind simulate --format json` reports (weight = influence for this kernel).
+`alibi-blind simulate --format json` reports (weight = influence for this kernel); for zero logits and for
+captured scores (an .npy of Gaussian scores through --logits).
 
     m     = exp2f((h + 1) * 2 * (-4 / h_pow2))            h < h_pow2 (get_alibi_head_scaling_factor)
             exp2f((2 (h - h_pow2) + 1) * (-4 / h_pow2))   otherwise; h_pow2 = the power of two <= H
@@ -22,6 +23,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from fractions import Fraction
 
 try:
@@ -120,6 +122,41 @@ def check(binary, H, n, dtype, extra):
     return fails
 
 
+def check_captured(binary, H, n, dtype, extra, tmpdir):
+    """Captured scores (an .npy of N(0, 3^2) float32 scores): x_ij = RN32(m j + s_ij), s_ij first rounded to
+    fp16 and clamped to +-65504 with the fp16 accumulator (Softmax_hmma::unpack)."""
+    spec = "trtllm-context" + extra
+    half = dtype == "fp16" and "pv-accumulate=fp32" not in extra
+    rng = np.random.default_rng(18)
+    scores = (rng.standard_normal((H, n, n)) * 3).astype(F32)
+    path = os.path.join(tmpdir, f"scores_{H}_{n}.npy")
+    np.save(path, scores)
+    out = subprocess.run([binary, "simulate", "--heads", str(H), "--ctx", str(n), "--pipeline", spec, "--dtype",
+                          dtype, "--logits", path, "--format", "json"], capture_output=True, text=True, check=True)
+    heads = json.loads(out.stdout)["heads"]
+    fails = 0
+    for k, h in enumerate(heads):
+        m = Fraction(float(slope(k, H)))
+        mz, last = 0, None
+        for i in range(n):
+            srow = scores[k, i, :i + 1]
+            if half:
+                srow = np.clip(srow.astype(F16).astype(F32), -65504, 65504)
+            x = np.array([float(rn(m * j + Fraction(float(srow[j])), 24, -126)) for j in range(i + 1)], dtype=F32)
+            z = row(x, i, dtype, half, 128) == 0
+            mz += int(z.sum())
+            if i == n - 1:
+                zd = z[::-1]
+                last = (int(np.argmax(zd)) if zd.any() else None, int(z.sum()))
+        want = (last[0], last[1], mz)
+        got = (h["first_blind"], h["row_zeros"], h["matrix_zeros"])
+        if got != want:
+            print(f"{spec} captured H={H} N={n} {dtype} head {k + 1}: simulate {got}, independent {want}")
+            fails += 1
+    print(f"{spec} captured scores H={H} N={n} {dtype}: {len(heads) - fails} of {len(heads)} heads agree")
+    return fails
+
+
 def main():
     binary = sys.argv[1]
     fails = 0
@@ -127,6 +164,9 @@ def main():
                                (4, 700, "fp16", ",pv-accumulate=fp32"), (6, 500, "bf16", ",block=64,rows=7"),
                                (12, 260, "bf16", ",block=16"), (16, 350, "fp16", ",block=64,rows=40")):
         fails += check(binary, H, n, dtype, extra)
+    with tempfile.TemporaryDirectory() as tmpdir:
+        for dtype, extra in (("fp16", ""), ("bf16", ""), ("fp16", ",pv-accumulate=fp32")):
+            fails += check_captured(binary, 3, 160, dtype, extra, tmpdir)
     if fails:
         print(f"{fails} heads differ")
         return 1
