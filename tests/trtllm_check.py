@@ -123,12 +123,13 @@ def check(binary, H, n, dtype, extra):
 
 
 def check_captured(binary, H, n, dtype, extra, tmpdir):
-    """Captured scores (an .npy of N(0, 3^2) float32 scores): x_ij = RN32(m j + s_ij), s_ij first rounded to
+    """Captured scores (an .npy of N(1000, 3^2) float32 scores): x_ij = RN32(m j + s_ij), s_ij first rounded to
     fp16 and clamped to +-65504 with the fp16 accumulator (Softmax_hmma::unpack)."""
     spec = "trtllm-context" + extra
     half = dtype == "fp16" and "pv-accumulate=fp32" not in extra
     rng = np.random.default_rng(18)
-    scores = (rng.standard_normal((H, n, n)) * 3).astype(F32)
+    # around 1000, where fp16 is spaced 0.5: the fp16 accumulator's rounding of the score shows
+    scores = (rng.standard_normal((H, n, n)) * 3 + 1000).astype(F32)
     path = os.path.join(tmpdir, f"scores_{H}_{n}.npy")
     np.save(path, scores)
     out = subprocess.run([binary, "simulate", "--heads", str(H), "--ctx", str(n), "--pipeline", spec, "--dtype",
