@@ -2,7 +2,8 @@
 """Every catalogue entry through --model (issue 19, "Done means": --model works for every entry with a
 public config). For each row of `models --format csv`: an entry with a head count is analysed by its name
 and by its Hugging Face id (exit 0, the same answer, and the analysis is of as many heads as the row
-lists); an entry without one is refused in one line naming --config (exit 2, nothing on stdout).
+lists); an entry without one is refused in one line naming --config (exit 2, nothing on stdout); well-known
+models that do not use ALiBi (Falcon-7B/40B, jais-adapted, Llama, ...) are refused with the reason.
 usage: catalogue_models.py BINARY"""
 import csv
 import io
@@ -58,6 +59,19 @@ def main():
             rc2, out2, err2 = run(binary, "analyze", "--model", hf_id, "--ctx", "1k")
             if rc2 != rc or out2 != out:
                 failures.append("%s: --model %s answers differently from --model %s" % (name, hf_id, name))
+    # well-known models that are not ALiBi are refused by name with the reason (docs/models.md, "Not ALiBi"):
+    # the reason each expects is the one their own configs and code give (Falcon-7B/40B config.json "alibi":
+    # false; jais-adapted is Llama-2 based; Llama, Mistral: rotary; SEA-LION v1: attn_config.alibi false and
+    # learned position embeddings; Baichuan 7B: rotary), and a RoPE model must not be answered as the
+    # nearest ALiBi name
+    not_alibi = [("tiiuae/falcon-7b", "RoPE"), ("tiiuae/falcon-40b", "RoPE"), ("falcon-7b", "RoPE"),
+                 ("inceptionai/jais-adapted-7b", "RoPE"), ("inceptionai/jais-adapted-70b-chat", "RoPE"),
+                 ("meta-llama/Llama-2-7b-hf", "RoPE"), ("mistralai/Mistral-7B-v0.1", "RoPE"),
+                 ("baichuan-inc/Baichuan2-7B-Base", "RoPE"), ("aisingapore/sealion7b", "learned position")]
+    for name, why in not_alibi:
+        rc, out, err = run(binary, "analyze", "--model", name, "--ctx", "1k")
+        if rc != 2 or out != "" or err.count("\n") != 1 or "does not use ALiBi" not in err or why not in err:
+            failures.append("%s (not ALiBi, %s): exit %d, stdout %d bytes, stderr %r" % (name, why, rc, len(out), err))
     for f in failures:
         print("FAIL:", f)
     print("%d entries, %d with a head count analysed, %d failures" % (len(rows), usable, len(failures)))
