@@ -310,8 +310,11 @@ static const abl_model models[] = {
      "repository's modeling_bert.py: text-embeddings-inference); context: model card (8192); dtype not in the config"},
     {"jina-reranker-v1-turbo-en", "jinaai/jina-reranker-v1-turbo-en", "", F_JINA, NULL, 0, 0, 0, 0, "bf16", PRESS,
      "config.json not found"},
-    {"jina-reranker-v1-tiny-en", "jinaai/jina-reranker-v1-tiny-en", "", F_JINA, NULL, 0, 0, 0, 0, "bf16", PRESS,
-     "config.json not found"},
+    {"jina-reranker-v1-tiny-en", "jinaai/jina-reranker-v1-tiny-en", "", F_JINA, NULL, 12, 32, 4, 8192, "bf16", PRESS,
+     "its config.json as llama.cpp's CI converts it (ci/run.sh gg_run_rerank_tiny fetches "
+     "jinaai/jina-reranker-v1-tiny-en config.json): jina-bert-v2.attention.head_count 12, embedding_length 384, "
+     "block_count 4, context_length 8192, attention.causal false (ggml-org/ci log, llama.cpp 2a0877c5 "
+     "rerank_tiny-rk-f16.log); dtype not known (bf16 assumed)"},
     {"jina-colbert-v1-en", "jinaai/jina-colbert-v1-en", "", F_JINA, NULL, 0, 0, 0, 0, "bf16", PRESS,
      "config.json not found"},
     /* Refact (smallcloudai) */
