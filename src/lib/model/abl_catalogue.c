@@ -132,7 +132,8 @@ static const abl_model_family families[] = {
      N(mosaic_paths), ABL_ATTENTION_BIDIRECTIONAL},
     {"jina-bert", "press (the model's get_alibi_head_slopes)", ABL_BIAS_SYMMETRIC, encoder_paths, N(encoder_paths),
      ABL_ATTENTION_BIDIRECTIONAL},
-    {"refact", "press (ggml: m0 = 2^(-8/n), m0^(h+1); the remote code's _get_slopes: torch.pow(2^(-8/n), arange))",
+    {"refact", "press as powers of a rounded base (ggml: powf(m0, h+1); the remote code's _get_slopes: "
+               "torch.pow(2^(-8/n), arange) in fp32)",
      ABL_BIAS_RELATIVE, refact_paths, N(refact_paths), ABL_ATTENTION_CAUSAL},
     {"unpublished", "press (not published; the paper assumes the default)", ABL_BIAS_RELATIVE, relative_paths,
      N(relative_paths), ABL_ATTENTION_CAUSAL},
