@@ -245,7 +245,7 @@ static int design_keep_all(design_run *d)
     if (d->model != NULL)
         st = abl_model_schedule(d->model, &d->sched);
     else if (d->config != NULL)
-        st = abl_model_spec_schedule(&d->spec, &d->sched);
+        st = abl_model_spec_schedule_keys(&d->spec, d->job.cfg.context, &d->sched); /* alibi_scaling.train_seq_len */
     if (st != ABL_OK)
         return design_status(st, "press");
     d->schedule = d->sched.text != NULL ? d->sched.text : "press";

@@ -477,6 +477,35 @@ static int setup_pipeline(const abl_cli_cmd *cmd, const char **v, abl_cli_setup 
     return abl_cli_pipeline_value(&s->layer, &s->pipeline);
 }
 
+/* BTLM/jais alibi_scaling.train_seq_len T: a run of more than T keys uses the slopes divided by keys / T, as
+ * the model's code does (abl_model_spec_schedule_keys); the slopes' source says so. --slopes wins. */
+static int setup_keys_scaling(abl_cli_setup *s)
+{
+    if (!s->have_model || s->spec.alibi_train_seq_len == 0 || s->layer.context <= s->spec.alibi_train_seq_len ||
+        s->slopes == NULL || s->layer.schedule.text == NULL || strcmp(s->slopes, s->layer.schedule.text) != 0)
+        return 0; /* (s->slopes is the model's schedule text unless --slopes was given) */
+    abl_schedule_spec keyed;
+    abl_status st = abl_model_spec_schedule_keys(&s->spec, s->layer.context, &keyed);
+    if (st != ABL_OK)
+        return st == ABL_ERR_NO_MEMORY ? out_of_memory() : abl_cli_internal_error("%s", abl_cli_why(st, NULL));
+    abl_schedule_spec_free(&s->layer.schedule);
+    s->layer.schedule = keyed;
+    s->slopes = s->layer.schedule.text;
+    for (size_t i = 0; i < s->nsources; i++) {
+        if (strcmp(s->sources[i].what, "slopes") != 0)
+            continue;
+        char *from = abl_cli_printf("config.json: alibi_scaling.train_seq_len %llu (context %llu > %llu: slopes / "
+                                "(context / train_seq_len), fp32)", (unsigned long long)s->spec.alibi_train_seq_len,
+                                (unsigned long long)s->layer.context,
+                                (unsigned long long)s->spec.alibi_train_seq_len);
+        if (from == NULL)
+            return out_of_memory();
+        free(s->sources[i].from);
+        s->sources[i].from = from;
+    }
+    return 0;
+}
+
 int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_ctx, abl_cli_setup *s)
 {
     memset(s, 0, sizeof *s);
@@ -487,6 +516,8 @@ int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_c
         rc = setup_heads_slopes(cmd, v, s);
     if (rc == 0)
         rc = setup_context(cmd, v, max_ctx, s);
+    if (rc == 0)
+        rc = setup_keys_scaling(s);
     if (rc == 0)
         rc = setup_pipeline(cmd, v, s);
     if (rc == 0)

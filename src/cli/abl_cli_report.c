@@ -136,6 +136,25 @@ static int report_kernel(const abl_cli_cmd *cmd, const char **v, const abl_cli_m
     return abl_cli_layer_kernel(abl_cli_arg(cmd, v, ABL_OPT_PIPELINE), m, spec, l);
 }
 
+/* BTLM/jais alibi_scaling.train_seq_len T: a config's slopes at a context beyond T keys are divided by
+ * context / T, as the model's code does (abl_model_spec_schedule_keys); --slopes wins. */
+static int report_keys_scaling(const abl_cli_cmd *cmd, const char **v, const abl_cli_model_choice *choice,
+                               abl_layer *l, const char **slopes_text)
+{
+    const abl_model_spec *spec = choice->config != NULL ? &choice->spec : NULL;
+    if (spec == NULL || choice->model != NULL || abl_cli_arg(cmd, v, ABL_OPT_SLOPES) != NULL ||
+        spec->alibi_train_seq_len == 0 || l->context <= spec->alibi_train_seq_len)
+        return 0;
+    abl_schedule_spec keyed;
+    abl_status st = abl_model_spec_schedule_keys(spec, l->context, &keyed);
+    if (st != ABL_OK)
+        return abl_cli_usage_error("--config: the model's slopes: %s", abl_cli_why(st, NULL));
+    abl_schedule_spec_free(&l->schedule);
+    l->schedule = keyed;
+    *slopes_text = l->schedule.text;
+    return 0;
+}
+
 /* 1 when the file name ends in .html or .htm (any case): the page is HTML, and a name that says PDF or
  * PNG would mislead whoever opens it. */
 static int html_name(const char *path)
@@ -170,7 +189,8 @@ static int report_with(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const cha
         return rc0;
     const char *slopes_text = NULL;
     if ((rc0 = report_shape(cmd, v, &choice, l)) != 0 || (rc0 = report_schedule(cmd, v, &choice, l, &slopes_text)) != 0 ||
-        (rc0 = report_kernel(cmd, v, &choice, l)) != 0)
+        (rc0 = report_kernel(cmd, v, &choice, l)) != 0 ||
+        (rc0 = report_keys_scaling(cmd, v, &choice, l, &slopes_text)) != 0)
         return rc0;
     abl_html_config c;
     page_config(l, &choice, &c);

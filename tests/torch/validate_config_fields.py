@@ -6,6 +6,8 @@ sources independent of the tool:
   _get_alibi_slopes in Python floats (struct's binary32 rounding, no tool code), and every head's first
   blind distance equals the one PyTorch's CPU softmax gives for the model code's last row
   (AlibiPositionEmbeddingLayer: alibi = (slopes / -scale) * |i - j|, type_as the bf16 scores, softmax).
+- alibi_scaling.train_seq_len T beyond T keys: the slopes PyTorch gives for slopes / -(keys / T) and the first
+  blind distances of PyTorch's softmax of that last row.
 - alibi_scaling.train_seq_len at a context up to train_seq_len, mup_scale_qk_dot_by_d and MPT's
   attn_config.clip_qkv scale or bound the scores, not the bias: the zero-logit answer equals the one of the
   same config without the field, and the source says so (clip_qkv with the bound clip^2 * sqrt(head_dim)).
@@ -105,6 +107,38 @@ def check_factor(binary, name, factor, failures):
     return kfb
 
 
+def check_keys_scaling(binary, t, ctx, failures):
+    """alibi_scaling.train_seq_len T at a context of ctx > T keys: Cerebras's AlibiPositionEmbeddingLayer takes
+    scale = key_length / train_seq_len (Python true division), alibi = (slopes / -scale) * |i - j|: the slopes
+    PyTorch gives for that division, and PyTorch's softmax of the model code's last row for the first blind
+    distances"""
+    with open(os.path.join(DATA, "btlm-train-seq-len.json")) as f:
+        cfg = json.load(f)
+    cfg["alibi_scaling"]["train_seq_len"] = t
+    tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"), "abl-btlm-t%d-%d.json" % (t, os.getpid()))
+    with open(tmp, "w") as f:
+        json.dump(cfg, f)
+    try:
+        res = analyze(binary, tmp, ctx)
+    finally:
+        os.unlink(tmp)
+    heads = res["heads"]
+    base = get_alibi_slopes(len(heads))
+    scale = ctx / t
+    torch_slopes = (torch.tensor(base).unsqueeze(-1) / -scale).squeeze(-1).tolist()
+    got = [Fraction(h["slope_exact"]) for h in heads]
+    if [-Fraction(x) for x in torch_slopes] != got:
+        failures.append("train_seq_len %d at %d keys: slopes %s, PyTorch %s" % (t, ctx, [float(g) for g in got],
+                                                                              torch_slopes))
+    tfb = torch_first_blind([f32(m) for m in base], scale, ctx)
+    kfb = [h["first_blind"] for h in heads]
+    if tfb != kfb:
+        failures.append("train_seq_len %d at %d keys: first blind %s, PyTorch %s" % (t, ctx, kfb, tfb))
+    if "alibi_scaling.train_seq_len %d" % t not in res["sources"]["slopes"]:
+        failures.append("train_seq_len %d: slopes source %r" % (t, res["sources"]["slopes"]))
+    print("train_seq_len %d at %d keys (scale %r): first blind %s" % (t, ctx, scale, kfb))
+
+
 def same_answer(binary, a, b, needle, ctx, failures):
     ra, rb = analyze(binary, a, ctx), analyze(binary, b, ctx)
     keys = ("first_blind", "row_zeros", "matrix_zeros", "slope_exact")
@@ -131,6 +165,10 @@ def main():
     print("first blind, unscaled %s; factor 2 %s; factor 3 %s" % (tfb, fb2, fb3))
     same_answer(binary, "btlm-train-seq-len.json", "btlm-unscaled.json", "alibi_scaling.train_seq_len 1024", 1024,
                 failures)
+    # beyond T keys the slopes are divided by keys / T: a dyadic scale (2048 / 1024) and one whose binary64 and
+    # binary32 values differ (1536 / 1000 = 1.536)
+    check_keys_scaling(binary, 1024, 2048, failures)
+    check_keys_scaling(binary, 1000, 1536, failures)
     jais_plain = os.path.join(DATA, "jais-mup.json")
     with open(jais_plain) as f:
         cfg = json.load(f)

@@ -419,12 +419,67 @@ static void test_stream(void **state)
     free(err);
 }
 
+/* BTLM/jais alibi_scaling.train_seq_len T: abl_model_spec_schedule_keys gives the unscaled schedule up to T keys
+ * and, beyond, each slope fp32(fp32(m) / fp32(keys / T)) (Cerebras's AlibiPositionEmbeddingLayer). Expected
+ * values in closed form: 12 heads' first slope is 2^-1; at 2048 keys of T = 1024 it is 2^-1 / 2 = 1/4, at 1536
+ * keys 2^-1 / 1.5 = 1/3 rounded to binary32 = 11184811 / 2^25 (0x3EAAAAAB). */
+static void test_keys_scaling(void **state)
+{
+    (void)state;
+    char path[512], *err = NULL;
+    snprintf(path, sizeof path, "%s/tests/data/config_fields/btlm-train-seq-len.json", ABL_SOURCE_DIR);
+    abl_model_spec s = {0};
+    assert_int_equal(abl_model_spec_from_file(path, &s, fresh(&err)), ABL_OK);
+    assert_true(s.alibi_train_seq_len == 1024);
+    abl_schedule_spec sched;
+    assert_int_equal(abl_model_spec_schedule_keys(&s, 1024, &sched), ABL_OK);
+    assert_string_equal(sched.text, "press");
+    abl_schedule_spec_free(&sched);
+    const struct {
+        uint64_t keys;
+        unsigned long num, den;
+    } cases[] = {{2048, 1, 4}, {1536, 11184811ul, 1ul << 25}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        assert_int_equal(abl_model_spec_schedule_keys(&s, cases[c].keys, &sched), ABL_OK);
+        assert_int_equal(sched.kind, ABL_SCHEDULE_SLOPES);
+        assert_int_equal(sched.count, 12);
+        mpq_t want;
+        mpq_init(want);
+        mpq_set_ui(want, cases[c].num, cases[c].den);
+        mpq_canonicalize(want);
+        assert_int_equal(mpq_equal(sched.numbers[0].value, want), 1);
+        mpq_clear(want);
+        assert_non_null(strstr(sched.text, "alibi_scaling.train_seq_len 1024"));
+        abl_schedule_spec_free(&sched);
+    }
+    abl_model_spec_free(&s);
+    free(err);
+}
+
+/* model_type gpt_refact (Refact-1.6B): the fields llama.cpp's converter reads, the refact family, llama.cpp's
+ * path. The file holds the GGUF's values (tests/data/configs/README.md): 32 heads, 2048 / 32 = 64, 32 layers. */
+static void test_gpt_refact(void **state)
+{
+    (void)state;
+    abl_model_spec s = {0};
+    load("refact-1_6b-gguf.json", &s);
+    assert_int_equal(s.heads, 32);
+    assert_int_equal(s.head_dim, 64);
+    assert_int_equal(s.layers, 32);
+    assert_true(s.context == 4096);
+    assert_string_equal(s.family->name, "refact");
+    assert_string_equal(s.dtype.name, "fp16");
+    assert_string_equal(s.pipeline.text, "llamacpp-cpu");
+    assert_schedule(&s, "press");
+    abl_model_spec_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bloom),     cmocka_unit_test(test_falcon),    cmocka_unit_test(test_mpt),
         cmocka_unit_test(test_others),    cmocka_unit_test(test_malformed), cmocka_unit_test(test_catalogue_spec),
-        cmocka_unit_test(test_stream),
+        cmocka_unit_test(test_stream),    cmocka_unit_test(test_keys_scaling), cmocka_unit_test(test_gpt_refact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,6 +59,9 @@ typedef struct abl_model_spec {
                                                             * head-dim=128,bias-scale=0.088388347648318433") */
     double slope_divisor;              /* BTLM/jais alibi_scaling.factor F: the code's slopes are fp32(m32 / fp32(F))
                                         * (abl_config_fields.c); 0: none */
+    uint64_t alibi_train_seq_len;      /* BTLM/jais alibi_scaling.train_seq_len T (no factor): beyond T keys the
+                                        * code's slopes are fp32(m32 / fp32(keys / T)) (abl_model_spec_schedule_keys);
+                                        * 0: none */
     char *kernel_note;                 /* the config fields read that do not change the zero-logit answer
                                         * (clip_qkv, mup_scale_qk_dot_by_d, alibi_scaling.train_seq_len), as
                                         * shown in the pipeline's source; owned, NULL when none */
@@ -77,6 +80,10 @@ ABL_API abl_status abl_model_spec_from_catalogue(const abl_model *m, abl_model_s
 /* The model's schedule as a value (press or mpt:B, from the typed fields: no text; free with
  * abl_schedule_spec_free). */
 ABL_API abl_status abl_model_spec_schedule(const abl_model_spec *s, abl_schedule_spec *out);
+/* The schedule for a run of `keys` keys: abl_model_spec_schedule's, except that a spec with
+ * alibi_train_seq_len T and keys > T gets the slopes the code uses then (Cerebras's
+ * AlibiPositionEmbeddingLayer: scale = keys / T, slopes / scale in fp32; abl_config_fields.c). */
+ABL_API abl_status abl_model_spec_schedule_keys(const abl_model_spec *s, uint64_t keys, abl_schedule_spec *out);
 /* The kernel of the model's default code path as a value (a deep copy of s->pipeline the caller frees
  * with abl_pipeline_spec_free): the one way above the model stage to read the spec's pipeline. */
 ABL_API abl_status abl_model_spec_pipeline(const abl_model_spec *s, abl_pipeline_spec *out);

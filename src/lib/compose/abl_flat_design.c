@@ -174,7 +174,7 @@ static abl_flat_result *design_keep_all(int clamp_only, flat_design *d)
     if (d->cat != NULL)
         st = abl_model_schedule(d->cat, &d->sched);
     else if (d->have_config)
-        st = abl_model_spec_schedule(&d->spec, &d->sched);
+        st = abl_model_spec_schedule_keys(&d->spec, d->job.cfg.context, &d->sched); /* alibi_scaling.train_seq_len */
     if (st != ABL_OK)
         return abl_flat_fail(st, "design: press: %s", abl_status_message(st));
     d->schedule = d->sched.text != NULL ? d->sched.text : "press";

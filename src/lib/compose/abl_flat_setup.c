@@ -284,6 +284,34 @@ static abl_flat_result *setup_pipeline(const abl_flat_model_args *a, abl_flat_se
     return e;
 }
 
+/* BTLM/jais alibi_scaling.train_seq_len T: a run of more than T keys uses the slopes divided by keys / T, as
+ * the model's code does (abl_model_spec_schedule_keys; the CLI's setup does the same). slopes= wins. */
+static abl_flat_result *setup_keys_scaling(abl_flat_setup *s)
+{
+    if (!s->have_model || s->spec.alibi_train_seq_len == 0 || s->layer.context <= s->spec.alibi_train_seq_len ||
+        s->slopes == NULL || s->layer.schedule.text == NULL || strcmp(s->slopes, s->layer.schedule.text) != 0)
+        return NULL; /* (s->slopes is the model's schedule text unless slopes= was given) */
+    abl_schedule_spec keyed;
+    abl_status st = abl_model_spec_schedule_keys(&s->spec, s->layer.context, &keyed);
+    if (st != ABL_OK)
+        return abl_flat_fail(st, "the model's slope schedule: %s", abl_status_message(st));
+    abl_schedule_spec_free(&s->layer.schedule);
+    s->layer.schedule = keyed;
+    s->slopes = s->layer.schedule.text;
+    for (size_t i = 0; i < s->nsources; i++) {
+        if (strcmp(s->sources[i].what, "slopes") != 0)
+            continue;
+        char *from = abl_strf("config.json: alibi_scaling.train_seq_len %llu (context %llu > %llu: slopes / "
+                              "(context / train_seq_len), fp32)", (unsigned long long)s->spec.alibi_train_seq_len,
+                              (unsigned long long)s->layer.context, (unsigned long long)s->spec.alibi_train_seq_len);
+        if (from == NULL)
+            return abl_flat_fail(ABL_ERR_NO_MEMORY, "out of memory");
+        free(s->sources[i].from);
+        s->sources[i].from = from;
+    }
+    return NULL;
+}
+
 abl_flat_result *abl_flat_setup_resolve(const abl_flat_model_args *a, const char *command, uint64_t max_ctx,
                                         abl_flat_setup *s)
 {
@@ -295,6 +323,8 @@ abl_flat_result *abl_flat_setup_resolve(const abl_flat_model_args *a, const char
         e = setup_heads_slopes(a, command, s);
     if (e == NULL)
         e = setup_context(a, command, max_ctx, s);
+    if (e == NULL)
+        e = setup_keys_scaling(s);
     if (e == NULL)
         e = setup_pipeline(a, s);
     if (e == NULL && build_sources(s) != ABL_OK)

@@ -68,6 +68,17 @@ static const abl_code_path mosaic_paths[] = {
          "flash_attn_triton.py _fwd_kernel (Triton path: no attention dropout): the fp32 alibi as the bias, 128-key "
          "blocks from key 0, P against the running log-sum-exp, P.to(v.dtype); modelled from source, not measured"),
 };
+/* Refact-1.6B (gpt_refact). llama.cpp's LLM_ARCH_REFACT (src/llama-model.cpp load_hparams: f_max_alibi_bias =
+ * 8.0f; llama_model_rope_type: no RoPE) builds the usual -m|p0 - p1| kq mask with ggml's slopes: the ggml
+ * presets. The Hub's remote code (modeling_gpt_refact.py get_alibi_biases: m*(j + 1) from mask.cumsum in fp32,
+ * .to(dtype), alibi + q.k*scale in the model dtype) has no preset: its bias form m*(j + 1) is not modelled
+ * (docs/models.md says why and what differs). */
+static const abl_code_path refact_paths[] = {
+    PATH("llama.cpp", "llamacpp-cpu",
+         "llama.cpp src/llama-model.cpp LLM_ARCH_REFACT: f_max_alibi_bias 8, ggml_soft_max_ext with the -|p0-p1| "
+         "mask (the transformers remote code's m*(j+1) bias is not modelled: docs/models.md)"),
+    PATH("llama.cpp-fa", "llamacpp-cpu-fa", "llama.cpp LLM_ARCH_REFACT with flash attention on (ggml CPU)"),
+};
 static const abl_code_path encoder_paths[] = {
     PATH_OV("eager", "eager,bias-form=symmetric", "eager", symmetric_form,
             "-m|i-j| added to the scores, softmax (encoder, bidirectional)"),
@@ -121,6 +132,9 @@ static const abl_model_family families[] = {
      N(mosaic_paths), ABL_ATTENTION_BIDIRECTIONAL},
     {"jina-bert", "press (the model's get_alibi_head_slopes)", ABL_BIAS_SYMMETRIC, encoder_paths, N(encoder_paths),
      ABL_ATTENTION_BIDIRECTIONAL},
+    {"refact", "press as powers of a rounded base (ggml: powf(m0, h+1); the remote code's _get_slopes: "
+               "torch.pow(2^(-8/n), arange) in fp32)",
+     ABL_BIAS_RELATIVE, refact_paths, N(refact_paths), ABL_ATTENTION_CAUSAL},
     {"unpublished", "press (not published; the paper assumes the default)", ABL_BIAS_RELATIVE, relative_paths,
      N(relative_paths), ABL_ATTENTION_CAUSAL},
 };
@@ -133,7 +147,8 @@ static const abl_model_family families[] = {
 #define F_BTLM (&families[5])
 #define F_MBERT (&families[6])
 #define F_JINA (&families[7])
-#define F_UNPUB (&families[8])
+#define F_REFACT (&families[8])
+#define F_UNPUB (&families[9])
 
 /* ------------------------------------------------------------------ the models */
 
@@ -296,10 +311,20 @@ static const abl_model models[] = {
      "repository's modeling_bert.py: text-embeddings-inference); context: model card (8192); dtype not in the config"},
     {"jina-reranker-v1-turbo-en", "jinaai/jina-reranker-v1-turbo-en", "", F_JINA, NULL, 0, 0, 0, 0, "bf16", PRESS,
      "config.json not found"},
-    {"jina-reranker-v1-tiny-en", "jinaai/jina-reranker-v1-tiny-en", "", F_JINA, NULL, 0, 0, 0, 0, "bf16", PRESS,
-     "config.json not found"},
+    {"jina-reranker-v1-tiny-en", "jinaai/jina-reranker-v1-tiny-en", "", F_JINA, NULL, 12, 32, 4, 8192, "bf16", PRESS,
+     "its config.json as llama.cpp's CI converts it (ci/run.sh gg_run_rerank_tiny fetches "
+     "jinaai/jina-reranker-v1-tiny-en config.json): jina-bert-v2.attention.head_count 12, embedding_length 384, "
+     "block_count 4, context_length 8192, attention.causal false (ggml-org/ci log, llama.cpp 2a0877c5 "
+     "rerank_tiny-rk-f16.log); dtype not known (bf16 assumed)"},
     {"jina-colbert-v1-en", "jinaai/jina-colbert-v1-en", "", F_JINA, NULL, 0, 0, 0, 0, "bf16", PRESS,
      "config.json not found"},
+    /* Refact (smallcloudai) */
+    {"refact-1.6b", "smallcloudai/Refact-1_6B-fim", "refact,smallcloudai/Refact-1_6-base", F_REFACT, NULL, 32, 64, 32,
+     4096, "fp16", PRESS,
+     "llama.cpp models/ggml-vocab-refact.gguf (converted from smallcloudai/Refact-1_6-base) as a ggml-org/ci log of "
+     "llama.cpp @bc26eb75 prints it: refact.attention.head_count 32, head_count_kv 1, embedding_length 2048, "
+     "block_count 32, context_length 4096; dtype: smallcloudai/refact known_models_db refact.py (torch_dtype fp16); "
+     "config.json itself not read"},
     /* Not published */
     {"bloomberggpt", NULL, "", F_UNPUB, "BloombergGPT", 40, 0, 0, 2048, "bf16", PRESS,
      "paper Table 5 (weights and config not public)"},

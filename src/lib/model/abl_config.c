@@ -258,6 +258,9 @@ static const field_map maps[] = {
      FIELDS("max_position_embeddings")},
     {"jina-bert", FIELDS("num_attention_heads"), FIELDS("hidden_size"), FIELDS("num_hidden_layers"),
      FIELDS("max_position_embeddings")},
+    /* gpt_refact: llama.cpp's convert_hf_to_gguf.py RefactModel reads n_head, n_embd, n_layer, n_positions */
+    {"refact", FIELDS("n_head", "num_attention_heads"), FIELDS("n_embd", "hidden_size"),
+     FIELDS("n_layer", "num_hidden_layers"), FIELDS("n_positions", "max_position_embeddings")},
     {NULL, FIELDS("num_attention_heads", "n_head", "n_heads"), FIELDS("hidden_size", "d_model", "n_embd", "n_embed"),
      FIELDS("num_hidden_layers", "n_layer", "n_layers"),
      FIELDS("max_position_embeddings", "n_positions", "max_seq_len", "seq_length")},
@@ -281,7 +284,8 @@ static const char *model_type_field(const char *mt)
         {"bloom", "model_type bloom"}, {"falcon", "model_type falcon"}, {"RefinedWeb", "model_type RefinedWeb"},
         {"RefinedWebModel", "model_type RefinedWebModel"}, {"mpt", "model_type mpt"},
         {"baichuan", "model_type baichuan"}, {"jais", "model_type jais"}, {"btlm", "model_type btlm"},
-        {"bert", "model_type bert"}, {"replit_lm", "model_type replit_lm"}};
+        {"bert", "model_type bert"}, {"replit_lm", "model_type replit_lm"},
+        {"gpt_refact", "model_type gpt_refact"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(mt, names[i][0]) == 0)
             return names[i][1];
@@ -329,6 +333,8 @@ static int classify(json_t *root, const char *mt, const char **family, char **ms
             return -1;
         }
         *family = mt[0] == 'j' ? "jais" : "btlm";
+    } else if (strcmp(mt, "gpt_refact") == 0) {
+        *family = "refact"; /* its code always adds the ALiBi bias (get_alibi_biases): no field to check */
     } else if (strcmp(mt, "bert") == 0) {
         if (json_object_get(root, "alibi_starting_size") != NULL)
             *family = "mosaic-bert";

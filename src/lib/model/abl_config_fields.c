@@ -84,9 +84,10 @@ static abl_status alibi_scaling(json_t *root, abl_model_spec *s, char **notes, c
         abl_set_error(msg, "alibi_scaling has no factor > 1 and no integer train_seq_len > 1");
         return ABL_ERR_PARSE;
     }
-    return add_note(notes, abl_strf("alibi_scaling.train_seq_len %lld: the slopes are divided by keys / %lld "
-                                    "beyond %lld keys, not modelled (the unscaled slopes are answered: exact up to "
-                                    "%lld keys)", (long long)json_integer_value(t), (long long)json_integer_value(t),
+    /* the scale depends on the run's keys: the schedule is made for the context (abl_model_spec_schedule_keys) */
+    s->alibi_train_seq_len = (uint64_t)json_integer_value(t);
+    return add_note(notes, abl_strf("alibi_scaling.train_seq_len %lld: beyond %lld keys the slopes are divided by "
+                                    "keys / %lld (fp32), as the model's code does", (long long)json_integer_value(t),
                                     (long long)json_integer_value(t), (long long)json_integer_value(t)));
 }
 
@@ -141,7 +142,32 @@ abl_status abl_config_kernel_fields(json_t *root, abl_model_spec *s, char **msg)
     return st;
 }
 
+static abl_status scaled_slopes(const abl_model_spec *s, double divisor, const char *why, abl_schedule_spec *out);
+
 abl_status abl_config_scaled_slopes(const abl_model_spec *s, abl_schedule_spec *out)
+{
+    return scaled_slopes(s, s->slope_divisor, "alibi_scaling.factor", out);
+}
+
+abl_status abl_model_spec_schedule_keys(const abl_model_spec *s, uint64_t keys, abl_schedule_spec *out)
+{
+    if (s == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    if (s->slope_divisor > 0 || s->alibi_train_seq_len == 0 || keys <= s->alibi_train_seq_len)
+        return abl_model_spec_schedule(s, out);
+    /* AlibiPositionEmbeddingLayer.forward: scale = key_length / train_seq_len, a Python true division of two
+     * ints (the double nearest the quotient), then slopes / -scale on the fp32 tensor */
+    char *why = abl_strf("alibi_scaling.train_seq_len %llu at %llu keys: %llu/%llu",
+                         (unsigned long long)s->alibi_train_seq_len, (unsigned long long)keys,
+                         (unsigned long long)keys, (unsigned long long)s->alibi_train_seq_len);
+    if (why == NULL)
+        return ABL_ERR_NO_MEMORY;
+    abl_status st = scaled_slopes(s, (double)keys / (double)s->alibi_train_seq_len, why, out);
+    free(why);
+    return st;
+}
+
+static abl_status scaled_slopes(const abl_model_spec *s, double divisor, const char *why, abl_schedule_spec *out)
 {
     abl_schedule_spec base;
     abl_schedule sched;
@@ -161,7 +187,7 @@ abl_status abl_config_scaled_slopes(const abl_model_spec *s, abl_schedule_spec *
     mpfr_t m, f;
     mpfr_init2(m, 24); /* binary32: the slopes tensor, the divisor and the quotient are fp32 */
     mpfr_init2(f, 24);
-    mpfr_set_d(f, s->slope_divisor, MPFR_RNDN); /* torch casts the Python float to the tensor's fp32 */
+    mpfr_set_d(f, divisor, MPFR_RNDN); /* torch casts the Python float to the tensor's fp32 */
     for (int h = 0; h < s->heads; h++)
         mpq_init(q[h]);
     for (int h = 0; h < s->heads && st == ABL_OK; h++) {
@@ -173,7 +199,7 @@ abl_status abl_config_scaled_slopes(const abl_model_spec *s, abl_schedule_spec *
         st = abl_schedule_spec_slopes((const mpq_t *)q, (size_t)s->heads, out);
     /* The text is display only: the list of exact values is one line of hundreds of characters, so the
      * schedule is named by what it is made of (the values are in every head row, exact). */
-    char *text = st == ABL_OK ? abl_strf("%s/%.17g (alibi_scaling.factor, fp32)", sched.spec, s->slope_divisor) : NULL;
+    char *text = st == ABL_OK ? abl_strf("%s/%.17g (%s, fp32)", sched.spec, divisor, why) : NULL;
     if (st == ABL_OK && text == NULL) {
         abl_schedule_spec_free(out);
         st = ABL_ERR_NO_MEMORY;

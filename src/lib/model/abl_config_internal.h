@@ -17,7 +17,8 @@ void abl_config_catalogue_context(json_t *root, abl_model_spec *s);
 abl_status abl_config_mpt_attn_impl(json_t *root, abl_model_spec *s, char **msg);
 
 /* The fields beyond heads, slopes and code path that the model's attention depends on (abl_config_fields.c):
- * BTLM/jais alibi_scaling (factor: s->slope_divisor; train_seq_len: noted), mup_scale_qk_dot_by_d and MPT's
+ * BTLM/jais alibi_scaling (factor: s->slope_divisor; train_seq_len: s->alibi_train_seq_len, used by
+ * abl_model_spec_schedule_keys for a run beyond it), mup_scale_qk_dot_by_d and MPT's
  * attn_config.clip_qkv (noted: they scale or bound the scores, not the bias). The notes are appended to the
  * pipeline's source (s->kernel_note owns the text). ABL_ERR_PARSE with *msg for a malformed value. */
 abl_status abl_config_kernel_fields(json_t *root, abl_model_spec *s, char **msg);

@@ -44,6 +44,10 @@ static const family_engines k_table[] = {
                     "src/llama-model.cpp load_hparams LLM_ARCH_JINA_BERT_V2: f_max_alibi_bias = 8.0f "
                     "(an encoder: the causal presets do not apply)"},
                    {VLLM, ABL_SERVED_NOT_FOUND, "", "no Jina-BERT-v2 (ALiBi) model file found"}}},
+    {"refact", {{LCPP, ABL_SERVED_YES, "llamacpp-cpu, llamacpp-cpu-fa",
+                 "src/llama-model.cpp load_hparams LLM_ARCH_REFACT: f_max_alibi_bias = 8.0f"},
+                {VLLM, ABL_SERVED_YES, "", "vllm/model_executor/models/refact.py @0f8684ca (an early vLLM: "
+                 "PagedAttentionWithALiBi, bloom's _get_alibi_slopes)"}}},
     {"unpublished", {{LCPP, ABL_SERVED_NOT_FOUND, "", "weights not published"},
                      {VLLM, ABL_SERVED_NOT_FOUND, "", "weights not published"}}},
 };
