@@ -239,30 +239,62 @@ static void from_runs(abl_bwd_head *o, const abl_sim_head *fwd, const abl_sim_he
 }
 
 /*
- * Unit upstream without the hook, at the forward emulation's own speed: dS = 0 iff P 2^j <= zero_max (see
- * count_unit), i.e. iff P rounds to 0 in the dtype with emin lowered by j. Native with j >= 0: the forward
- * zeros themselves (one run); upcast: the emulation stopped at the fp32 P and rounded into that shifted
- * dtype (a second run). ABL_ERR_UNSUPPORTED when the shifted dtype leaves binary32's range or native j < 0
- * (the caller then takes the row hook).
+ * The dtype whose zeros are the unit-upstream gradient zeros of an fp32 P: P 2^j <= 2^(emin - p), i.e. emin
+ * lowered by j. Below binary32's exponent range (bf16 with a loss scale) a dtype's zeros depend on emin - p
+ * alone (x rounds to 0 iff x <= 2^(emin - p)), so the same threshold with emin = -126 and p raised; past
+ * p = 24 the threshold is under 2^-150 and an fp32 P is 0 there iff it is 0: binary32's own zeros.
+ * ABL_ERR_UNSUPPORTED when no such format exists (emin above emax).
+ */
+static abl_status shift_dtype(abl_format *f, long j)
+{
+    f->emin -= j;
+    f->flags |= ABL_FMT_CUSTOM;
+    if (f->emin < -126 && f->emin <= f->emax) {
+        long p = f->precision + (-126 - f->emin);
+        f->precision = (int)(p > 24 ? 24 : p);
+        f->man_bits = f->precision - 1;
+        f->emin = -126;
+    }
+    abl_fp fp;
+    return f->emin > f->emax ? ABL_ERR_UNSUPPORTED : abl_fp_init(f, &fp);
+}
+
+static abl_status zeros_only(abl_simulate_config *c)
+{
+    abl_status st = abl_format_lookup("fp32", &c->pipeline.pv_dtype);
+    return st != ABL_OK ? st : abl_format_lookup("fp32", &c->pipeline.pv_accumulate);
+}
+
+/*
+ * Unit upstream without the hook, one forward emulation per row where the kinds allow it: dS = 0 iff
+ * P 2^j <= zero_max (see count_unit).
+ *  - native with j >= 0, and upcast with j = 0 (dS = dtype(fp32(P32)) is the stored weight itself): the
+ *    forward zeros are the gradient zeros, one run;
+ *  - upcast with j != 0: the threshold sits on the fp32 P between other binades than the dtype's, so a
+ *    second run in the shifted dtype (shift_dtype) counts them: two runs, the forward's and the gradient's.
+ * ABL_ERR_UNSUPPORTED for native with j < 0 (the stored P, not the fp32 one, meets a threshold that is not
+ * any format's zero: the caller then takes the row hook).
  */
 static abl_status unit_by_runs(const abl_simulate_config *cfg, const abl_backward_config *b, abl_simulation *sim,
                                abl_backward *out)
 {
     abl_simulate_config gc = *cfg;
-    abl_fp fp;
     if (out->kind == ABL_BACKWARD_NATIVE && b->log2_upstream < 0)
         return ABL_ERR_UNSUPPORTED;
-    if (out->kind == ABL_BACKWARD_UPCAST) {
-        gc.pipeline.output_dtype.emin -= b->log2_upstream;
-        gc.pipeline.output_dtype.flags |= ABL_FMT_CUSTOM;
-        if (gc.pipeline.output_dtype.emin > gc.pipeline.output_dtype.emax ||
-            abl_fp_init(&gc.pipeline.output_dtype, &fp) != ABL_OK)
-            return ABL_ERR_UNSUPPORTED;
-    }
-    abl_status st = abl_simulate_run(cfg, sim);
+    int second = out->kind == ABL_BACKWARD_UPCAST && b->log2_upstream != 0;
+    if (second && shift_dtype(&gc.pipeline.output_dtype, b->log2_upstream) != ABL_OK)
+        return ABL_ERR_UNSUPPORTED;
+    /* both runs count weight zeros only: with P.V in fp32 (which keeps every dtype's smallest weight, the
+     * shifted one's too: 2^-149 at the least) the influence rule, which writes every weight out and counts
+     * it again, stays off (the backward reports no influence) */
+    abl_simulate_config fc = *cfg;
+    if (zeros_only(&fc) != ABL_OK || (second && zeros_only(&gc) != ABL_OK))
+        return ABL_ERR_UNSUPPORTED;
+    abl_status st = abl_simulate_run(&fc, sim);
+    if (st == ABL_OK)
+        sim->config = *cfg;   /* as the caller gave it */
     abl_simulation g;
     memset(&g, 0, sizeof g);
-    int second = out->kind == ABL_BACKWARD_UPCAST;
     if (st == ABL_OK && second)
         st = abl_simulate_run(&gc, &g);
     if (st == ABL_OK && (out->results = calloc((size_t)sim->heads, sizeof *out->results)) == NULL)
@@ -344,20 +376,7 @@ static abl_status predict_pipeline(const abl_backward *out, const abl_backward_c
         return ABL_ERR_UNSUPPORTED;
     if (out->kind == ABL_BACKWARD_NATIVE)
         return b->log2_upstream >= 0 ? ABL_OK : ABL_ERR_UNSUPPORTED;
-    abl_format *f = &pc->pipeline.output_dtype;
-    f->emin -= b->log2_upstream;    /* half its smallest subnormal: 2^(emin - p - j) */
-    f->flags |= ABL_FMT_CUSTOM;
-    if (f->emin < -126 && f->emin <= f->emax) {
-        /* below binary32's exponent range (bf16 with a loss scale): a dtype's zeros depend on emin - p alone
-         * (x rounds to 0 iff x <= 2^(emin - p)), so the same threshold with emin = -126 and p raised; past
-         * p = 24 the threshold is under 2^-150 and an fp32 P is 0 there iff it is 0: binary32's own zeros */
-        long p = f->precision + (-126 - f->emin);
-        f->precision = (int)(p > 24 ? 24 : p);
-        f->man_bits = f->precision - 1;
-        f->emin = -126;
-    }
-    abl_fp fp;
-    return f->emin > f->emax ? ABL_ERR_UNSUPPORTED : abl_fp_init(f, &fp);
+    return shift_dtype(&pc->pipeline.output_dtype, b->log2_upstream);
 }
 
 abl_status abl_backward_predict(const abl_simulate_config *cfg, const abl_backward_config *b, abl_backward *out)
