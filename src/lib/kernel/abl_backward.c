@@ -342,6 +342,8 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
     /* upcast: the emulation stops at the fp32 P (the rounding into the dtype is done in the hook) */
     if (st == ABL_OK && c.kind == ABL_BACKWARD_UPCAST)
         st = abl_format_lookup("fp32", &sc.pipeline.output_dtype);
+    if (st == ABL_OK)
+        st = zeros_only(&sc);   /* no influence counted: the backward does not report it */
     sc.row_hook = bwd_hook;
     sc.row_hook_ctx = &c;
     if (st == ABL_OK)
