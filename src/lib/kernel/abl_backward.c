@@ -11,6 +11,7 @@
 #include "abl_internal.h"
 #include "abl_round.h"
 #include "abl/kernel/backward.h"
+#include "abl_backward_memeff.h"
 
 /* The backward kind of each preset whose softmax is eager (docs/pipelines.md §9); others: native. */
 static const struct {
@@ -26,6 +27,8 @@ static const struct {
 
 abl_backward_kind abl_backward_kind_of(const abl_pipeline *p)
 {
+    if (p != NULL && p->softmax == ABL_SOFTMAX_SDPA_EFFICIENT)
+        return ABL_BACKWARD_MEMEFF;   /* the kernel decides, whichever preset chose it (falcon-hf-sdpa too) */
     for (size_t i = 0; p != NULL && p->preset != NULL && i < sizeof kind_table / sizeof kind_table[0]; i++)
         if (strcmp(kind_table[i].preset, p->preset) == 0)
             return kind_table[i].kind;
@@ -34,7 +37,7 @@ abl_backward_kind abl_backward_kind_of(const abl_pipeline *p)
 
 const char *abl_backward_kind_name(abl_backward_kind k)
 {
-    return k == ABL_BACKWARD_UPCAST ? "upcast" : "native";
+    return k == ABL_BACKWARD_UPCAST ? "upcast" : k == ABL_BACKWARD_MEMEFF ? "memeff" : "native";
 }
 
 typedef struct bwd_ctx {
@@ -49,6 +52,8 @@ typedef struct bwd_ctx {
     float *dp;               /* one row of dP */
     float *ds;               /* one row of dS */
     float *pt;               /* one row of P as stored in the dtype */
+    int block;               /* memeff: the forward's keys per block */
+    float sm_scale;          /* memeff: the softmax scale that multiplies dS */
     abl_status failed;
 } bwd_ctx;
 
@@ -162,11 +167,15 @@ static void count_unit(bwd_ctx *c, abl_bwd_head *hd, uint64_t row, const float *
 static void bwd_hook(void *ctxp, int head_index, uint64_t row, const float *logits, const float *weights)
 {
     bwd_ctx *c = ctxp;
-    (void)logits;
     if (c->failed != ABL_OK)
         return;
     if (head_index < 1 || !grow_heads(c, head_index)) {
         c->failed = head_index < 1 ? ABL_ERR_INVALID_ARGUMENT : ABL_ERR_NO_MEMORY;
+        return;
+    }
+    if (c->kind == ABL_BACKWARD_MEMEFF) {   /* P recomputed from the logits' log-sum-exp (unit upstream) */
+        abl_memeff_backward_row(&c->out, c->block, c->sm_scale, c->up, logits, row + 1, c->ds);
+        count_row(c, &c->heads[head_index - 1], row, weights);
         return;
     }
     if (c->b->grad == NULL) {
@@ -191,10 +200,13 @@ static void bwd_hook(void *ctxp, int head_index, uint64_t row, const float *logi
     count_row(c, &c->heads[head_index - 1], row, pt);
 }
 
-static abl_status check_pipeline(const abl_simulate_config *cfg, abl_fp *out)
+static abl_status check_pipeline(const abl_simulate_config *cfg, const abl_backward_config *b, abl_fp *out)
 {
-    if (cfg->row_hook != NULL || cfg->pipeline.softmax != ABL_SOFTMAX_EAGER || cfg->pipeline.rows != 0)
+    int memeff = cfg->pipeline.softmax == ABL_SOFTMAX_SDPA_EFFICIENT;
+    if (cfg->row_hook != NULL || (cfg->pipeline.softmax != ABL_SOFTMAX_EAGER && !memeff) || cfg->pipeline.rows != 0)
         return ABL_ERR_UNSUPPORTED;
+    if (memeff && b->grad != NULL)
+        return ABL_ERR_UNSUPPORTED;   /* its D is rowsum(dO * O), which a captured dP does not give */
     return abl_fp_init(&cfg->pipeline.output_dtype, out);
 }
 
@@ -222,7 +234,7 @@ static abl_status backward_init(const abl_simulate_config *cfg, const abl_backwa
         return ABL_ERR_MISMATCH;
     if (labs(b->log2_upstream) > 1000 || labs(b->log2_scale) > 1000)
         return ABL_ERR_INVALID_ARGUMENT;
-    return check_pipeline(cfg, fp);
+    return check_pipeline(cfg, b, fp);
 }
 
 /* The gradient's zeros of head h from the forward runs: fwd (the dtype) and grad (the dtype with emin
@@ -320,7 +332,7 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
     abl_status st = backward_init(cfg, b, out, &c.out);
     if (st != ABL_OK)
         return st;
-    if (b->grad == NULL) {
+    if (b->grad == NULL && out->kind != ABL_BACKWARD_MEMEFF) {
         st = unit_by_runs(cfg, b, sim, out);
         if (st != ABL_ERR_UNSUPPORTED)
             return st;
@@ -338,6 +350,8 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
     if (c.dp == NULL || c.ds == NULL || c.pt == NULL)
         st = ABL_ERR_NO_MEMORY;
     c.kind = out->kind;
+    c.block = cfg->pipeline.block;
+    c.sm_scale = abl_memeff_scale(cfg->pipeline.head_dim);
     abl_simulate_config sc = *cfg;
     /* upcast: the emulation stops at the fp32 P (the rounding into the dtype is done in the hook) */
     if (st == ABL_OK && c.kind == ABL_BACKWARD_UPCAST)
@@ -374,7 +388,7 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
 /* The pipeline whose forward zeros are the zero-logit gradient zeros (abl_backward_predict). */
 static abl_status predict_pipeline(const abl_backward *out, const abl_backward_config *b, abl_simulate_config *pc)
 {
-    if (b->grad != NULL)
+    if (b->grad != NULL || out->kind == ABL_BACKWARD_MEMEFF)
         return ABL_ERR_UNSUPPORTED;
     if (out->kind == ABL_BACKWARD_NATIVE)
         return b->log2_upstream >= 0 ? ABL_OK : ABL_ERR_UNSUPPORTED;
