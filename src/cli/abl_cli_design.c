@@ -260,8 +260,8 @@ static int design_gradient(const abl_cli_cmd *cmd, const char **v, design_run *d
     if (abl_cli_gradient_upstream(cmd, v, &d->job.cfg.log2_upstream))
         return ABL_EXIT_USAGE;
     if (d->job.cfg.pipeline.softmax != ABL_SOFTMAX_EAGER)
-        return abl_cli_usage_error("--keep gradient: models the eager softmax backward (PyTorch's "
-                                   "_softmax_backward_data); softmax=%s is not modelled (spec §15)",
+        return abl_cli_usage_error("--keep gradient: its zero-logit predictor models the eager softmax backward "
+                                   "(PyTorch's _softmax_backward_data); softmax=%s has none (spec §15)",
                                    abl_softmax_kind_name(d->job.cfg.pipeline.softmax));
     if (d->job.cfg.budget != NULL)
         return abl_cli_usage_error("--logit-budget: a weight-level claim, not with --keep gradient");

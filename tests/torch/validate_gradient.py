@@ -155,6 +155,71 @@ def run_unit(binary, preset, dtype, n, slopes, std, j):
     return ok, sum(w[2] for w in want)
 
 
+def pick_diag(P_ii, P_k, j, dtype):
+    """dtype values (c, c2) with dtype(fp32(c P_ii + c2 P_k)) = 2^j, the roundings done by torch (None if
+    none is found near); c2 = 0 where c alone reaches 2^j."""
+    want = 2.0 ** j
+    it = torch.int16 if dtype != "fp32" else torch.int32
+    f32 = lambda v: torch.tensor([v], dtype=torch.float32)
+    c0 = torch.tensor([want / P_ii], dtype=torch.float64).to(DT[dtype]).view(it).item()
+    for k in range(-4, 5):
+        c = torch.tensor([c0 + k], dtype=it).view(DT[dtype])
+        for c2 in (torch.zeros(1, dtype=DT[dtype]),
+                   torch.tensor([(want - c.double().item() * P_ii) / P_k if P_k else 0.0],
+                                dtype=torch.float64).to(DT[dtype])):
+            # two products, each exact in fp32 (or rounded once for fp32 operands), one fp32 addition
+            d = (c.float() * f32(P_ii) + c2.float() * f32(P_k)).to(DT[dtype])
+            if d.double().item() == want:
+                return c, c2
+    return None
+
+
+def run_native_below_one(binary, dtype, n, slopes, std, j):
+    """The unit-upstream rule on a native kernel with 2^j < 1 against PyTorch autograd itself: in the last
+    row dP is 0 but for the diagonal key, c, chosen so that the CPU kernel's D = dtype(fp32(c P_ii)) is 2^j
+    exactly (c is searched with torch's own roundings; where no c alone reaches it, a second dP on the key
+    at d = 1 makes up the rest); every other key then has dP - D = -2^j, the unit upstream's |dP - D|.
+    torch's zero gradients of the last row's keys d >= 2 must be the tool's (simulate --backward --upstream
+    2^j, no file); d = 0 and 1 (dP - D not -2^j there) are left out: the tool's count must have no zero
+    there (its first zero d >= 2)."""
+    spec = "mpt,sum=%s,exp=sleef" % LANES
+    args = ["--pipeline", spec, "--dtype", dtype, "--ctx", str(n), "--slopes", slopes]
+    if std:
+        args += ["--logit-std", str(std), "--seed", "7"]
+    heads = len(slopes.split(":")[1].split(","))
+    with tempfile.TemporaryDirectory() as tmp:
+        dump = os.path.join(tmp, "w.txt")
+        subprocess.run([binary, "simulate", "--weights", dump, "--format", "json"] + args, check=True,
+                       capture_output=True)
+        L = read_logits(dump, heads, n)
+    out = subprocess.run([binary, "simulate", "--backward", "--upstream", "2^%d" % j, "--format", "json"] + args,
+                         check=True, capture_output=True, text=True).stdout
+    rep = json.loads(out)["backward"]
+    causal = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
+    x = torch.from_numpy(L.copy()).to(DT[dtype]).masked_fill(causal, torch.finfo(DT[dtype]).min)
+    x.requires_grad_(True)
+    p = torch.softmax(x, dim=-1)
+    dp = torch.zeros(heads, n, n, dtype=DT[dtype])
+    for h in range(heads):
+        c = pick_diag(p[h, n - 1, n - 1].float().item(), p[h, n - 1, n - 2].float().item(), j, dtype)
+        if c is None:
+            print("native 2^%d %s: no dP on d = 0, 1 gives D = 2^%d (head %d)" % (j, dtype, j, h + 1))
+            return False, 0
+        dp[h, n - 1, n - 1], dp[h, n - 1, n - 2] = c[0][0], c[1][0]
+    p.backward(dp)
+    g = x.grad.float().numpy()[:, n - 1, :]
+    want, got = [], []
+    for h in range(heads):
+        z = g[h] == 0
+        fb = next((d for d in range(2, n) if z[n - 1 - d]), None)
+        want.append((fb, int(z[: n - 2].sum())))
+        got.append((rep[h]["first_blind"], rep[h]["row_zeros"]))
+    ok = want == got
+    print("native %-4s N=%d std=%s 2^%d: %s%s" % (dtype, n, std, j, "agree" if ok else "DIFFER",
+                                                "" if ok else "\n  torch %s\n  tool  %s" % (want, got)))
+    return ok, sum(w[1] for w in want)
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -184,6 +249,14 @@ def main():
                     fails += not ok
                     zeros += z
                     cases.append(None)
+    # the unit-upstream rule on a native kernel below 1 (the row hook path), against torch autograd
+    for dtype in ("bf16", "fp32"):
+        for std, slopes in ((0, steep), (3, "slopes:0.5,0.0625")):
+            for j in (-1, -4, -10):
+                ok, z = run_native_below_one(binary, dtype, 192, slopes, std, j)
+                fails += not ok
+                zeros += z
+                cases.append(None)
     print("%d cases, %d differ; %d zero gradients expected (torch autograd; numpy for unit upstream)" % (len(cases), fails, zeros))
     if zeros == 0:
         print("no zero gradient in any case: the test would not test anything")

@@ -19,8 +19,11 @@ extern "C" {
 typedef enum abl_backward_kind {
     ABL_BACKWARD_UPCAST = 0, /* F.softmax(x, dim=-1, dtype=torch.float32).to(dtype) (eager, bloom-hf, mpt-hf):
                               * autograd keeps the fp32 P; D and dS in fp32, dS rounded into the dtype */
-    ABL_BACKWARD_NATIVE = 1  /* torch.softmax(x) in the dtype (mpt, falcon-hf-eager): the CPU kernel reads the
+    ABL_BACKWARD_NATIVE = 1, /* torch.softmax(x) in the dtype (mpt, falcon-hf-eager): the CPU kernel reads the
                               * stored P, stores D = sum dP P in the dtype, dS = (dP - D) P in fp32 */
+    ABL_BACKWARD_MEMEFF = 2  /* softmax sdpa-efficient: the memory-efficient CUDA kernel recomputes P from the
+                              * saved log-sum-exp and rounds it into the dtype; dS * scale rounded into the
+                              * dtype (modelled from source, not measured; unit upstream only) */
 } abl_backward_kind;
 
 /* The kind of a pipeline (its preset: the table in abl_backward.c), and its name ("upcast", "native"). */

@@ -209,8 +209,8 @@ static abl_flat_result *design_gradient(const abl_flat_design_args *g, flat_desi
         return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "upstream: |dP - D| x loss scale = 2^%ld is outside 2^-%d .. "
                              "2^%d", d->job.cfg.log2_upstream, ABL_GRADIENT_LOG2_MAX, ABL_GRADIENT_LOG2_MAX);
     if (d->job.cfg.pipeline.softmax != ABL_SOFTMAX_EAGER)
-        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "keep: 'gradient' models the eager softmax backward (PyTorch's "
-                             "_softmax_backward_data); softmax=%s is not modelled (spec §15)",
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "keep: 'gradient': its zero-logit predictor models the eager "
+                             "softmax backward (PyTorch's _softmax_backward_data); softmax=%s has none (spec §15)",
                              abl_softmax_kind_name(d->job.cfg.pipeline.softmax));
     if (g->logit_budget != NULL || g->clamp_only)
         return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "%s: a weight-level claim, not with keep='gradient'",

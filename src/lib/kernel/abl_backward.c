@@ -11,6 +11,7 @@
 #include "abl_internal.h"
 #include "abl_round.h"
 #include "abl/kernel/backward.h"
+#include "abl_backward_memeff.h"
 
 /* The backward kind of each preset whose softmax is eager (docs/pipelines.md §9); others: native. */
 static const struct {
@@ -26,6 +27,8 @@ static const struct {
 
 abl_backward_kind abl_backward_kind_of(const abl_pipeline *p)
 {
+    if (p != NULL && p->softmax == ABL_SOFTMAX_SDPA_EFFICIENT)
+        return ABL_BACKWARD_MEMEFF;   /* the kernel decides, whichever preset chose it (falcon-hf-sdpa too) */
     for (size_t i = 0; p != NULL && p->preset != NULL && i < sizeof kind_table / sizeof kind_table[0]; i++)
         if (strcmp(kind_table[i].preset, p->preset) == 0)
             return kind_table[i].kind;
@@ -34,7 +37,7 @@ abl_backward_kind abl_backward_kind_of(const abl_pipeline *p)
 
 const char *abl_backward_kind_name(abl_backward_kind k)
 {
-    return k == ABL_BACKWARD_UPCAST ? "upcast" : "native";
+    return k == ABL_BACKWARD_UPCAST ? "upcast" : k == ABL_BACKWARD_MEMEFF ? "memeff" : "native";
 }
 
 typedef struct bwd_ctx {
@@ -49,6 +52,8 @@ typedef struct bwd_ctx {
     float *dp;               /* one row of dP */
     float *ds;               /* one row of dS */
     float *pt;               /* one row of P as stored in the dtype */
+    int block;               /* memeff: the forward's keys per block */
+    float sm_scale;          /* memeff: the softmax scale that multiplies dS */
     abl_status failed;
 } bwd_ctx;
 
@@ -162,11 +167,15 @@ static void count_unit(bwd_ctx *c, abl_bwd_head *hd, uint64_t row, const float *
 static void bwd_hook(void *ctxp, int head_index, uint64_t row, const float *logits, const float *weights)
 {
     bwd_ctx *c = ctxp;
-    (void)logits;
     if (c->failed != ABL_OK)
         return;
     if (head_index < 1 || !grow_heads(c, head_index)) {
         c->failed = head_index < 1 ? ABL_ERR_INVALID_ARGUMENT : ABL_ERR_NO_MEMORY;
+        return;
+    }
+    if (c->kind == ABL_BACKWARD_MEMEFF) {   /* P recomputed from the logits' log-sum-exp (unit upstream) */
+        abl_memeff_backward_row(&c->out, c->block, c->sm_scale, c->up, logits, row + 1, c->ds);
+        count_row(c, &c->heads[head_index - 1], row, weights);
         return;
     }
     if (c->b->grad == NULL) {
@@ -191,10 +200,13 @@ static void bwd_hook(void *ctxp, int head_index, uint64_t row, const float *logi
     count_row(c, &c->heads[head_index - 1], row, pt);
 }
 
-static abl_status check_pipeline(const abl_simulate_config *cfg, abl_fp *out)
+static abl_status check_pipeline(const abl_simulate_config *cfg, const abl_backward_config *b, abl_fp *out)
 {
-    if (cfg->row_hook != NULL || cfg->pipeline.softmax != ABL_SOFTMAX_EAGER || cfg->pipeline.rows != 0)
+    int memeff = cfg->pipeline.softmax == ABL_SOFTMAX_SDPA_EFFICIENT;
+    if (cfg->row_hook != NULL || (cfg->pipeline.softmax != ABL_SOFTMAX_EAGER && !memeff) || cfg->pipeline.rows != 0)
         return ABL_ERR_UNSUPPORTED;
+    if (memeff && b->grad != NULL)
+        return ABL_ERR_UNSUPPORTED;   /* its D is rowsum(dO * O), which a captured dP does not give */
     return abl_fp_init(&cfg->pipeline.output_dtype, out);
 }
 
@@ -222,7 +234,7 @@ static abl_status backward_init(const abl_simulate_config *cfg, const abl_backwa
         return ABL_ERR_MISMATCH;
     if (labs(b->log2_upstream) > 1000 || labs(b->log2_scale) > 1000)
         return ABL_ERR_INVALID_ARGUMENT;
-    return check_pipeline(cfg, fp);
+    return check_pipeline(cfg, b, fp);
 }
 
 /* The gradient's zeros of head h from the forward runs: fwd (the dtype) and grad (the dtype with emin
@@ -239,30 +251,62 @@ static void from_runs(abl_bwd_head *o, const abl_sim_head *fwd, const abl_sim_he
 }
 
 /*
- * Unit upstream without the hook, at the forward emulation's own speed: dS = 0 iff P 2^j <= zero_max (see
- * count_unit), i.e. iff P rounds to 0 in the dtype with emin lowered by j. Native with j >= 0: the forward
- * zeros themselves (one run); upcast: the emulation stopped at the fp32 P and rounded into that shifted
- * dtype (a second run). ABL_ERR_UNSUPPORTED when the shifted dtype leaves binary32's range or native j < 0
- * (the caller then takes the row hook).
+ * The dtype whose zeros are the unit-upstream gradient zeros of an fp32 P: P 2^j <= 2^(emin - p), i.e. emin
+ * lowered by j. Below binary32's exponent range (bf16 with a loss scale) a dtype's zeros depend on emin - p
+ * alone (x rounds to 0 iff x <= 2^(emin - p)), so the same threshold with emin = -126 and p raised; past
+ * p = 24 the threshold is under 2^-150 and an fp32 P is 0 there iff it is 0: binary32's own zeros.
+ * ABL_ERR_UNSUPPORTED when no such format exists (emin above emax).
+ */
+static abl_status shift_dtype(abl_format *f, long j)
+{
+    f->emin -= j;
+    f->flags |= ABL_FMT_CUSTOM;
+    if (f->emin < -126 && f->emin <= f->emax) {
+        long p = f->precision + (-126 - f->emin);
+        f->precision = (int)(p > 24 ? 24 : p);
+        f->man_bits = f->precision - 1;
+        f->emin = -126;
+    }
+    abl_fp fp;
+    return f->emin > f->emax ? ABL_ERR_UNSUPPORTED : abl_fp_init(f, &fp);
+}
+
+static abl_status zeros_only(abl_simulate_config *c)
+{
+    abl_status st = abl_format_lookup("fp32", &c->pipeline.pv_dtype);
+    return st != ABL_OK ? st : abl_format_lookup("fp32", &c->pipeline.pv_accumulate);
+}
+
+/*
+ * Unit upstream without the hook, one forward emulation per row where the kinds allow it: dS = 0 iff
+ * P 2^j <= zero_max (see count_unit).
+ *  - native with j >= 0, and upcast with j = 0 (dS = dtype(fp32(P32)) is the stored weight itself): the
+ *    forward zeros are the gradient zeros, one run;
+ *  - upcast with j != 0: the threshold sits on the fp32 P between other binades than the dtype's, so a
+ *    second run in the shifted dtype (shift_dtype) counts them: two runs, the forward's and the gradient's.
+ * ABL_ERR_UNSUPPORTED for native with j < 0 (the stored P, not the fp32 one, meets a threshold that is not
+ * any format's zero: the caller then takes the row hook).
  */
 static abl_status unit_by_runs(const abl_simulate_config *cfg, const abl_backward_config *b, abl_simulation *sim,
                                abl_backward *out)
 {
     abl_simulate_config gc = *cfg;
-    abl_fp fp;
     if (out->kind == ABL_BACKWARD_NATIVE && b->log2_upstream < 0)
         return ABL_ERR_UNSUPPORTED;
-    if (out->kind == ABL_BACKWARD_UPCAST) {
-        gc.pipeline.output_dtype.emin -= b->log2_upstream;
-        gc.pipeline.output_dtype.flags |= ABL_FMT_CUSTOM;
-        if (gc.pipeline.output_dtype.emin > gc.pipeline.output_dtype.emax ||
-            abl_fp_init(&gc.pipeline.output_dtype, &fp) != ABL_OK)
-            return ABL_ERR_UNSUPPORTED;
-    }
-    abl_status st = abl_simulate_run(cfg, sim);
+    int second = out->kind == ABL_BACKWARD_UPCAST && b->log2_upstream != 0;
+    if (second && shift_dtype(&gc.pipeline.output_dtype, b->log2_upstream) != ABL_OK)
+        return ABL_ERR_UNSUPPORTED;
+    /* both runs count weight zeros only: with P.V in fp32 (which keeps every dtype's smallest weight, the
+     * shifted one's too: 2^-149 at the least) the influence rule, which writes every weight out and counts
+     * it again, stays off (the backward reports no influence) */
+    abl_simulate_config fc = *cfg;
+    if (zeros_only(&fc) != ABL_OK || (second && zeros_only(&gc) != ABL_OK))
+        return ABL_ERR_UNSUPPORTED;
+    abl_status st = abl_simulate_run(&fc, sim);
+    if (st == ABL_OK)
+        sim->config = *cfg;   /* as the caller gave it */
     abl_simulation g;
     memset(&g, 0, sizeof g);
-    int second = out->kind == ABL_BACKWARD_UPCAST;
     if (st == ABL_OK && second)
         st = abl_simulate_run(&gc, &g);
     if (st == ABL_OK && (out->results = calloc((size_t)sim->heads, sizeof *out->results)) == NULL)
@@ -288,7 +332,7 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
     abl_status st = backward_init(cfg, b, out, &c.out);
     if (st != ABL_OK)
         return st;
-    if (b->grad == NULL) {
+    if (b->grad == NULL && out->kind != ABL_BACKWARD_MEMEFF) {
         st = unit_by_runs(cfg, b, sim, out);
         if (st != ABL_ERR_UNSUPPORTED)
             return st;
@@ -306,10 +350,14 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
     if (c.dp == NULL || c.ds == NULL || c.pt == NULL)
         st = ABL_ERR_NO_MEMORY;
     c.kind = out->kind;
+    c.block = cfg->pipeline.block;
+    c.sm_scale = abl_memeff_scale(cfg->pipeline.head_dim);
     abl_simulate_config sc = *cfg;
     /* upcast: the emulation stops at the fp32 P (the rounding into the dtype is done in the hook) */
     if (st == ABL_OK && c.kind == ABL_BACKWARD_UPCAST)
         st = abl_format_lookup("fp32", &sc.pipeline.output_dtype);
+    if (st == ABL_OK)
+        st = zeros_only(&sc);   /* no influence counted: the backward does not report it */
     sc.row_hook = bwd_hook;
     sc.row_hook_ctx = &c;
     if (st == ABL_OK)
@@ -340,24 +388,11 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
 /* The pipeline whose forward zeros are the zero-logit gradient zeros (abl_backward_predict). */
 static abl_status predict_pipeline(const abl_backward *out, const abl_backward_config *b, abl_simulate_config *pc)
 {
-    if (b->grad != NULL)
+    if (b->grad != NULL || out->kind == ABL_BACKWARD_MEMEFF)
         return ABL_ERR_UNSUPPORTED;
     if (out->kind == ABL_BACKWARD_NATIVE)
         return b->log2_upstream >= 0 ? ABL_OK : ABL_ERR_UNSUPPORTED;
-    abl_format *f = &pc->pipeline.output_dtype;
-    f->emin -= b->log2_upstream;    /* half its smallest subnormal: 2^(emin - p - j) */
-    f->flags |= ABL_FMT_CUSTOM;
-    if (f->emin < -126 && f->emin <= f->emax) {
-        /* below binary32's exponent range (bf16 with a loss scale): a dtype's zeros depend on emin - p alone
-         * (x rounds to 0 iff x <= 2^(emin - p)), so the same threshold with emin = -126 and p raised; past
-         * p = 24 the threshold is under 2^-150 and an fp32 P is 0 there iff it is 0: binary32's own zeros */
-        long p = f->precision + (-126 - f->emin);
-        f->precision = (int)(p > 24 ? 24 : p);
-        f->man_bits = f->precision - 1;
-        f->emin = -126;
-    }
-    abl_fp fp;
-    return f->emin > f->emax ? ABL_ERR_UNSUPPORTED : abl_fp_init(f, &fp);
+    return shift_dtype(&pc->pipeline.output_dtype, b->log2_upstream);
 }
 
 abl_status abl_backward_predict(const abl_simulate_config *cfg, const abl_backward_config *b, abl_backward *out)

@@ -43,10 +43,12 @@ static abl_status backward_meta(const abl_simulate_config *cfg, const abl_simula
 {
     BTRY(abl_report_meta(r, "pipeline", "pipeline", cfg->pipeline.preset, NULL));
     BTRY(abl_report_meta(r, "dtype", "training dtype (dS)", cfg->pipeline.output_dtype.name, NULL));
-    BTRY(abl_report_meta(r, "backward_kind", "backward",
-                         b->kind == ABL_BACKWARD_UPCAST ? "upcast: fp32 P saved by autograd, D in fp32"
-                                                        : "native: P as stored, D stored in the dtype (CPU kernel)",
-                         b->kind == ABL_BACKWARD_UPCAST ? "\"upcast\"" : "\"native\""));
+    static const char *const kind_text[3] = {
+        "upcast: fp32 P saved by autograd, D in fp32", "native: P as stored, D stored in the dtype (CPU kernel)",
+        "memeff: P recomputed from the log-sum-exp and rounded into the dtype, dS x scale rounded (CUDA "
+        "memory-efficient kernel: modelled from source, not measured)"};
+    static const char *const kind_json[3] = {"\"upcast\"", "\"native\"", "\"memeff\""};
+    BTRY(abl_report_meta(r, "backward_kind", "backward", kind_text[b->kind], kind_json[b->kind]));
     BTRY(meta_own(r, "context", "context N", abl_strf("%llu", (unsigned long long)cfg->context),
                   abl_strf("%llu", (unsigned long long)cfg->context)));
     if (sim != NULL)
@@ -136,6 +138,11 @@ static abl_status backward_fill(const abl_simulate_config *cfg, const abl_simula
     for (int h = 0; h < b->heads; h++)
         BTRY(backward_row(sim, b, pred, h, r));
     BTRY(backward_summary(b, r));
+    if (b->kind == ABL_BACKWARD_MEMEFF)
+        return abl_report_note(r, "dS = P (dP - D) x scale rounded into the training dtype, P recomputed from the "
+                                  "forward's log-sum-exp, as the memory-efficient SDPA backward does: modelled from "
+                                  "source, not measured (docs/pipelines.md §9); only dS: keys whose gradient is 0 "
+                                  "while their forward weight is not");
     return abl_report_note(r, "dS = P (dP - D) rounded into the training dtype as PyTorch's eager softmax backward "
                               "does (spec §15); only dS: keys whose gradient is 0 while their weight is not");
 }

@@ -1,0 +1,66 @@
+/* alibi-blind: the memory-efficient SDPA backward's dS at unit upstream, one row (softmax sdpa-efficient;
+ * modelled from source, not measured: docs/pipelines.md §9).
+ *
+ * github:pytorch/pytorch aten/src/ATen/native/transformers/cuda/mem_eff_attention at 00f993df:
+ *  - kernel_forward.h (AttentionKernel, after the key loop): the saved log-sum-exp is
+ *    lse = accum_t(mi / kLog2e) + cutlass::fast_log(accum_t(s_prime)), mi the running max of the logits
+ *    times log2 e and s_prime the running row sum of exp2f(y - mi), rescaled as the max grows: the same
+ *    loop as the forward emulation (abl_sdpa.c, abl_sdpa_row), which this file replays for mi and s;
+ *  - kernel_backward.h (AttentionBackwardKernel): the scaled scores (the fp32 logit x) go through
+ *    MatmulQK::B2bGemm::accumApplyLSEToSmem, whose epilogue ApplyLogSumExp
+ *    (epilogue_thread_apply_logsumexp.h) computes exp(x - lse) in fp32 and converts it to the shared-memory
+ *    tile's scalar_t: P = dtype(fp32(exp(fp32(x - lse))));
+ *  - "dSij = (dPij - Di) * Pij" in accum_t, then accum = accum * scale and scalar_t(accum): with
+ *    |dP - D| = 2^j, dS = dtype(fp32(fp32(2^j P) * scale)).
+ * Not modelled: the fast intrinsics' errors (fast_log, and expf under fast math: both taken correctly
+ * rounded here), and D = rowsum(dO * O) itself (no --grad-weights: the captured dP alone does not give it). */
+#include <math.h>
+#include "abl_backward_memeff.h"
+
+/* The forward's mi (log2 domain) and s over keys [0, count), blocks of B from key 0 upwards. */
+static void forward_stats(const float *x, uint64_t count, uint64_t B, float *mi_out, float *s_out)
+{
+    const float L = ABL_SDPA_LOG2E;
+    float mi = -INFINITY, s = 0.0f;
+    for (uint64_t lo = 0; lo < count; lo += B) {
+        uint64_t hi = lo + B < count ? lo + B : count;
+        float bm = -INFINITY;
+        for (uint64_t j = lo; j < hi; j++) {
+            float y = (float)((double)x[j] * (double)L);
+            if (y > bm)
+                bm = y;
+        }
+        if (bm > mi) {
+            if (mi != -INFINITY)
+                s = (float)((double)s * (double)abl_exp2_rn32((float)((double)mi - (double)bm)));
+            mi = bm;
+        }
+        abl_xacc sum;
+        abl_xacc_clear(&sum);
+        for (uint64_t j = lo; j < hi; j++) {
+            float y = (float)((double)x[j] * (double)L);
+            abl_xacc_add(&sum, y == -INFINITY ? 0.0f : abl_exp2_rn32((float)((double)y - (double)mi)));
+        }
+        s = (float)((double)s + (double)abl_xacc_round32(&sum));
+    }
+    *mi_out = mi;
+    *s_out = s;
+}
+
+void abl_memeff_backward_row(const abl_fp *out, int block, float scale, double up, const float *x, uint64_t count,
+                             float *ds)
+{
+    float mi, s;
+    forward_stats(x, count, block > 0 ? (uint64_t)block : count, &mi, &s);
+    float lse = (float)((double)(float)((double)mi / (double)ABL_SDPA_LOG2E) + (double)(float)log((double)s));
+    for (uint64_t j = 0; j < count; j++) {
+        float p = x[j] == -INFINITY ? 0.0f : abl_fp_round32(out, abl_exp_rn32((float)((double)x[j] - (double)lse)));
+        float g = (float)((double)p * up);              /* fp32(2^j P): exact but for fp32's own range */
+        ds[j] = abl_fp_round32(out, (float)((double)g * (double)scale)); /* both factors fp32: one rounding */
+    }
+}
+
+float abl_memeff_scale(int head_dim)
+{
+    return (float)(1.0 / sqrt((double)(head_dim > 0 ? head_dim : 1)));
+}

@@ -1,0 +1,10 @@
+simulate
+--backward
+--pipeline
+sdpa-efficient,block=16
+--dtype
+bf16
+--ctx
+80
+--slopes
+slopes:4,1.5

@@ -1,0 +1,11 @@
+simulate
+--backward
+--predict
+--pipeline
+sdpa-efficient
+--dtype
+bf16
+--ctx
+80
+--heads
+2
