@@ -1,0 +1,12 @@
+simulate
+--model
+jina-embeddings-v2-base-en
+--attention
+bidirectional
+--pipeline
+llamacpp-cpu
+--ctx
+256
+--predict
+--format
+json
