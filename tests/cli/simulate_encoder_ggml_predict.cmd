@@ -1,6 +1,6 @@
 simulate
---model
-jina-embeddings-v2-base-en
+--heads
+12
 --attention
 bidirectional
 --pipeline
