@@ -212,6 +212,7 @@ static int plot_fraction(const abl_cli_cmd *cmd, const char **v, const plot_laye
     c.model = L->label;
     c.progress = L->progress;
     c.linear = abl_cli_arg(cmd, v, ABL_OPT_LINEAR) != NULL;
+    c.attention = L->layer->attention;
     if (c.linear)
         c.max_context = 4096;
     if (L->layer->context)
@@ -406,6 +407,18 @@ static const char *default_pipeline(const abl_model *model, const abl_model_spec
 static int plot_draw(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char **v, const char *kind,
                      const plot_layer *Lp, const abl_plot_render_options *ro);
 
+/* An encoder (bidirectional attention) for a kind that draws a causal layer: one line, exit 2. */
+static int plot_encoder_refused(const char *kind, const abl_cli_model_choice *c)
+{
+    const abl_model_family *f = c->model != NULL ? c->model->family : c->spec.family;
+    if (f == NULL || f->attention != ABL_ATTENTION_BIDIRECTIONAL)
+        return 0;
+    return abl_cli_usage_error("plot %s: %s is an encoder (bidirectional attention, family %s); plot %s draws a causal "
+                               "layer (its last row, its lower triangle): use plot fraction, analyze, check or "
+                               "simulate", kind, c->model != NULL ? c->model->name : "the config's model", f->name,
+                               kind);
+}
+
 /* The picture of the layer the options describe (*l: initialised, the caller frees it; the lists of
  * formats, conventions and pipelines of fraction beside it); the --config spec is kept in *owned (the
  * caller frees it). */
@@ -428,10 +441,14 @@ static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char 
     const char *s;
     abl_cli_model_choice choice;
     int rc0 = abl_cli_model_choose(v, &choice);
-    if (rc0 == 0 && (rc0 = abl_cli_encoder_refused("plot", &choice)) != 0) {
+    /* an encoder: plot fraction draws its bidirectional fractions (end row, N x N); the other kinds draw a
+     * causal layer (a last row, a lower-triangular map) and refuse it */
+    if (rc0 == 0 && strcmp(kind, "fraction") != 0 && (rc0 = plot_encoder_refused(kind, &choice)) != 0) {
         abl_model_spec_free(&choice.spec);
         abl_cli_model_choice_release(&choice);
     }
+    if (rc0 == 0)
+        rc0 = abl_cli_choice_attention(cmd, v, &choice, &l->attention);
     if (rc0 != 0)
         return rc0;
     const abl_model *model = choice.model;
