@@ -52,3 +52,14 @@ runb() {
 runb eager bf16 1
 runb eager fp16 dynamic
 runb mpt bf16 dynamic
+# Bidirectional layers (encoders, issue 19): llama.cpp's soft_max on jina-bert-v2 (abl_ggml_bidir.c), and
+# MosaicBERT's Triton kernel both ways (abl_triton_predict.c; over 2 s for flat slopes, docs/pipelines.md 3d).
+runa() {
+  /usr/bin/time -f "$1 $2 ($3): %e s, user %U s, %M KB" "$bin" simulate --predict --attention "$2" \
+    --heads "$heads" --ctx "$ctx" --threads 1 --pipeline "$1" --dtype "$3" --force > /dev/null
+}
+for p in llamacpp-cpu llamacpp-cpu,mask-dtype=fp16 llamacpp-cpu,exp=ggml-scalar; do
+  runa "$p" bidirectional fp32
+done
+runa mosaicbert-triton causal bf16
+runa mosaicbert-triton bidirectional bf16

@@ -8,17 +8,19 @@ llm_graph_input_attn_no_cache::set_input), so the END row i = N - 1 of the bidir
 very input of a causal last row: N keys 0..N-1 at mask -(N-1-j). Its zero weights, first blind distance and
 influence-zero keys must therefore equal the causal emulation's last row, which kernels.ggml_calibration
 checks against measurements of a real ggml build. A consistency check of the bidirectional ggml rows, not a
-measurement (no ggml build runs a bidirectional layer here; docs/pipelines.md 3d); it also requires the
-other rows to add zeros (matrix > causal matrix) and the predictor to be refused (exit 2, one line).
+measurement (the measured bidirectional cases are in kernels.ggml_calibration: tests/data/ggml-cpu/cases/*bidir*);
+it also requires the other rows to add zeros (matrix > causal matrix), the soft_max predictor to give
+simulate's counts for every head (end row, middle row, matrix, influence), and the flash-attention predictor to
+be refused (exit 2, one line).
 """
 import json
 import subprocess
 import sys
 
 
-def sim(binary, attention, pipeline, n, dtype):
+def sim(binary, attention, pipeline, n, dtype, extra=()):
     r = subprocess.run([binary, "simulate", "--model", "jina-embeddings-v2-base-en", "--attention", attention,
-                        "--pipeline", pipeline, "--ctx", str(n), "--dtype", dtype, "--format", "json"],
+                        "--pipeline", pipeline, "--ctx", str(n), "--dtype", dtype, "--format", "json", *extra],
                        capture_output=True, text=True, check=True)
     return json.loads(r.stdout)
 
@@ -36,10 +38,19 @@ def main():
             print("%-16s %s N=%-5d end row = causal last row: %s; matrix %d >= causal %d  %s" % (
                 pipeline, dtype, n, same, b["matrix_zeros"], c["matrix_zeros"], "ok" if ok else "DIFFERS"))
             bad += not ok
+    keys = ("first_blind", "row_zeros", "matrix_zeros", "mid_row_zeros", "first_influence_zero",
+            "row_influence_zeros", "matrix_influence_zeros")
+    for dtype, n in (("fp16", 512), ("fp32", 1000)):
+        s = sim(binary, "bidirectional", "llamacpp-cpu", n, dtype)
+        p = sim(binary, "bidirectional", "llamacpp-cpu", n, dtype, ["--predict"])
+        ok = [tuple(h.get(k) for k in keys) for h in s["heads"]] == [tuple(h.get(k) for k in keys) for h in p["heads"]]
+        ok = ok and any(h.get("matrix_zeros") for h in s["heads"])
+        print("llamacpp-cpu     %s N=%-5d predictor = simulate (every head): %s" % (dtype, n, "ok" if ok else "DIFFERS"))
+        bad += not ok
     r = subprocess.run([binary, "simulate", "--model", "jina-embeddings-v2-base-en", "--attention", "bidirectional",
-                        "--pipeline", "llamacpp-cpu", "--ctx", "64", "--predict"], capture_output=True, text=True)
+                        "--pipeline", "llamacpp-cpu-fa", "--ctx", "64", "--predict"], capture_output=True, text=True)
     ok = r.returncode == 2 and r.stdout == "" and len(r.stderr.strip().splitlines()) == 1
-    print("predict refused: %s" % ("ok" if ok else "DIFFERS (%d, %r)" % (r.returncode, r.stderr)))
+    print("flash-attention predict refused: %s" % ("ok" if ok else "DIFFERS (%d, %r)" % (r.returncode, r.stderr)))
     bad += not ok
     print("encoders_ggml: %s" % ("every case agrees" if bad == 0 else "%d case(s) differ" % bad))
     return 1 if bad else 0

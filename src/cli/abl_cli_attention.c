@@ -22,11 +22,6 @@ int abl_cli_encoder_refused(const char *cmdname, const abl_cli_model_choice *c)
 
 int abl_cli_attention_kernel(abl_attention a, const abl_pipeline *p, int predict)
 {
-    /* MosaicBERT's Triton kernel (an encoder's, either direction): emulated only (abl_triton.c) */
-    if (predict && p->softmax == ABL_SOFTMAX_TRITON_LSE)
-        return abl_cli_usage_error("--pipeline: no zero-logit predictor for softmax=%s (pipeline %s; analyze, "
-                                   "check and design need one): run simulate without --predict",
-                                   abl_softmax_kind_name(p->softmax), p->preset);
     if (a != ABL_ATTENTION_BIDIRECTIONAL)
         return 0;
     /* the bias must depend on |i - j| alone: +m j and -m (N - 1 - j) rely on the causal mask */
@@ -34,13 +29,14 @@ int abl_cli_attention_kernel(abl_attention a, const abl_pipeline *p, int predict
         return abl_cli_usage_error("--attention: bidirectional needs a bias of |i - j| (bias-form=symmetric); "
                                    "pipeline %s has bias-form=%s, which relies on a causal mask", p->preset,
                                    abl_bias_form_name(p->bias_form));
-    /* ggml (llama.cpp's jina-bert-v2): emulated row by row, the predictor is causal only */
-    if (predict && (p->softmax == ABL_SOFTMAX_GGML || p->softmax == ABL_SOFTMAX_GGML_FLASH))
-        return abl_cli_usage_error("--attention: the bidirectional predictor does not model ggml (pipeline %s); "
-                                   "run simulate without --predict", p->preset);
-    if (predict && p->softmax != ABL_SOFTMAX_EAGER && p->softmax != ABL_SOFTMAX_FLASH)
-        return abl_cli_usage_error("--attention: the bidirectional predictor models eager and flash kernels; "
-                                   "pipeline %s runs with simulate (without --predict)", p->preset);
+    /* ggml (llama.cpp's jina-bert-v2): soft_max predicted both ways (abl_ggml_bidir.c); flash emulated only */
+    if (predict && p->softmax == ABL_SOFTMAX_GGML_FLASH)
+        return abl_cli_usage_error("--attention: the bidirectional predictor does not model ggml's flash attention "
+                                   "(pipeline %s); run simulate without --predict", p->preset);
+    if (predict && p->softmax != ABL_SOFTMAX_EAGER && p->softmax != ABL_SOFTMAX_FLASH && p->softmax != ABL_SOFTMAX_GGML &&
+        p->softmax != ABL_SOFTMAX_TRITON_LSE)
+        return abl_cli_usage_error("--attention: the bidirectional predictor models eager, flash, ggml soft_max and "
+                                   "triton-lse kernels; pipeline %s runs with simulate (without --predict)", p->preset);
     return 0;
 }
 

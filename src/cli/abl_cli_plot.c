@@ -212,6 +212,7 @@ static int plot_fraction(const abl_cli_cmd *cmd, const char **v, const plot_laye
     c.model = L->label;
     c.progress = L->progress;
     c.linear = abl_cli_arg(cmd, v, ABL_OPT_LINEAR) != NULL;
+    c.attention = L->layer->attention;
     if (c.linear)
         c.max_context = 4096;
     if (L->layer->context)
@@ -406,6 +407,21 @@ static const char *default_pipeline(const abl_model *model, const abl_model_spec
 static int plot_draw(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char **v, const char *kind,
                      const plot_layer *Lp, const abl_plot_render_options *ro);
 
+/* An encoder (bidirectional attention) for a kind that draws a causal layer: one line, exit 2. bias draws
+ * per-distance biases and per-head δ, the same for |i - j| (docs/method.md: δ per head is unchanged);
+ * fraction draws the bidirectional fractions; mitigations takes no model. */
+static int plot_encoder_refused(const char *kind, const abl_cli_model_choice *c)
+{
+    const abl_model_family *f = c->model != NULL ? c->model->family : c->spec.family;
+    if (f == NULL || f->attention != ABL_ATTENTION_BIDIRECTIONAL)
+        return 0;
+    const char *why = strcmp(kind, "blindmap") == 0 ? "the causal lower triangle of one head's matrix"
+                                                    : "the causal last row's eager softmax backward";
+    return abl_cli_usage_error("plot %s: %s is an encoder (bidirectional attention, family %s); plot %s draws %s: "
+                               "use plot fraction or bias, or analyze, check, simulate", kind,
+                               c->model != NULL ? c->model->name : "the config's model", f->name, kind, why);
+}
+
 /* The picture of the layer the options describe (*l: initialised, the caller frees it; the lists of
  * formats, conventions and pipelines of fraction beside it); the --config spec is kept in *owned (the
  * caller frees it). */
@@ -428,10 +444,15 @@ static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char 
     const char *s;
     abl_cli_model_choice choice;
     int rc0 = abl_cli_model_choose(v, &choice);
-    if (rc0 == 0 && (rc0 = abl_cli_encoder_refused("plot", &choice)) != 0) {
+    /* an encoder: plot fraction draws its bidirectional fractions (end row, N x N), bias its biases; blindmap
+     * and gradient draw a causal layer (a lower-triangular map, a last row's backward) and refuse it */
+    if (rc0 == 0 && (strcmp(kind, "blindmap") == 0 || strcmp(kind, "gradient") == 0) &&
+        (rc0 = plot_encoder_refused(kind, &choice)) != 0) {
         abl_model_spec_free(&choice.spec);
         abl_cli_model_choice_release(&choice);
     }
+    if (rc0 == 0)
+        rc0 = abl_cli_choice_attention(cmd, v, &choice, &l->attention);
     if (rc0 != 0)
         return rc0;
     const abl_model *model = choice.model;
@@ -539,7 +560,10 @@ const abl_cli_cmd abl_cli_plot_cmd = {
     "(o) where its line reaches τ.\n"
     "fraction: Figure 1b: the row and matrix underflow fractions against the context N (log N up to\n"
     "--ctx, or --linear), one pair of curves per --dtype and --convention (lists), and per real\n"
-    "kernel with --pipeline (the exact zero-logit predictor at every N, N <= 65536).\n"
+    "kernel with --pipeline (the exact zero-logit predictor at every N, N <= 65536). An encoder's\n"
+    "model (bidirectional attention) draws its end row i = N - 1 and its whole N x N matrix; bias\n"
+    "draws an encoder as any layer (|i - j|: the same biases and δ); blindmap and gradient draw a\n"
+    "causal layer and refuse an encoder.\n"
     "blindmap: the causal N x N weights of one head (--head, or 0 for every head) emulated through a\n"
     "real kernel (simulate, N <= 8192), exactly-zero weights shaded: where attention goes blind.\n"
     "mitigations: δ of the nine heads of each of Table 8's mitigation combinations, log10 δ, with\n"

@@ -4,7 +4,7 @@ jina-embeddings-v2-base-en
 --attention
 bidirectional
 --pipeline
-llamacpp-cpu
+llamacpp-cpu-fa
 --ctx
 256
 --predict

@@ -9,6 +9,10 @@
  * The pipeline is derived from the case's own parameters, not from its counts: soft_max_ext ->
  * llamacpp-cpu with the case's mask dtype; flash_attn_ext -> llamacpp-cpu-fa with the case's thread count
  * and, for rows "last:R", rows=R, so that fa-kernel=auto must pick the kernel ggml picked.
+ * A case with "attention": "bidirectional" (measure.c --attention bidirectional: llama.cpp's non-causal mask,
+ * -|p0 - p1| for every key) runs simulate and the predictor with --attention bidirectional; its counts are
+ * the end row's, the whole N x N matrix's and the middle row's (mid_row_zeros) instead of the first blind
+ * range over the rows (the row hook sees the causal rows only).
  *
  * Usage: test_ggml_calibration FILE.json...   (exit 0: all exact) */
 #include <jansson.h>
@@ -71,7 +75,8 @@ static int case_pipeline(json_t *c, char *out, size_t n, int *last_rows)
     return 1;
 }
 
-static int check_head(const char *file, int h, json_t *w, const abl_sim_head *a, const rows_seen *rs, int last_rows)
+static int check_head(const char *file, int h, json_t *w, const abl_sim_head *a, const rows_seen *rs, int last_rows,
+                      int bidir)
 {
     float held = (float)a->slope_held;
     uint32_t bits;
@@ -81,9 +86,14 @@ static int check_head(const char *file, int h, json_t *w, const abl_sim_head *a,
     uint64_t want_rz = (uint64_t)jint(w, "row_zeros");
     uint64_t want_mz = (uint64_t)jint(w, last_rows > 0 ? "zeros_in_rows" : "matrix_zeros");
     int64_t want_min = jint(w, "fb_min"), want_max = jint(w, "fb_max");
+    int rows_ok = bidir ? a->mid_row_zeros == (uint64_t)jint(w, "mid_row_zeros")
+                        : rs->fb_min[h] == want_min && rs->fb_max[h] == want_max;
     if (bits == want_bits && a->first_blind == want_fb && a->row_zeros == want_rz && a->matrix_zeros == want_mz &&
-        rs->fb_min[h] == want_min && rs->fb_max[h] == want_max)
+        rows_ok)
         return 1;
+    if (bidir)
+        printf("%s head %d: middle row measured %lld, simulate %llu\n", file, h + 1, (long long)jint(w, "mid_row_zeros"),
+               (unsigned long long)a->mid_row_zeros);
     printf("%s head %d: measured slope 0x%08lx fb %lld rz %llu zeros %llu fb %lld..%lld; simulate 0x%08lx fb %lld "
            "rz %llu zeros %llu fb %lld..%lld\n",
            file, h + 1, want_bits, (long long)want_fb, (unsigned long long)want_rz, (unsigned long long)want_mz,
@@ -106,7 +116,8 @@ static int check_predictor(const char *file, const abl_simulate_config *cfg, jso
         json_t *w = json_array_get(hs, (size_t)h);
         const abl_pred_head *b = &pred.results[h];
         if (b->first_blind != jint(w, "first_blind") || b->row_zeros != (uint64_t)jint(w, "row_zeros") ||
-            b->matrix_zeros != (uint64_t)jint(w, "matrix_zeros")) {
+            b->matrix_zeros != (uint64_t)jint(w, "matrix_zeros") ||
+            (cfg->attention == ABL_ATTENTION_BIDIRECTIONAL && b->mid_row_zeros != (uint64_t)jint(w, "mid_row_zeros"))) {
             printf("%s head %d: predict %lld/%llu/%llu\n", file, h + 1, (long long)b->first_blind,
                    (unsigned long long)b->row_zeros, (unsigned long long)b->matrix_zeros);
             ok = 0;
@@ -140,6 +151,8 @@ static int check_case(const char *file)
         rs->fb_min[h] = rs->fb_max[h] = -1;
     cfg.heads = heads;
     cfg.context = (uint64_t)jint(c, "N");
+    int bidir = strcmp(jstr(c, "attention"), "bidirectional") == 0;
+    cfg.attention = bidir ? ABL_ATTENTION_BIDIRECTIONAL : ABL_ATTENTION_CAUSAL;
     cfg.row_hook = on_row;
     cfg.row_hook_ctx = rs;
     abl_simulation sim;
@@ -148,7 +161,7 @@ static int check_case(const char *file)
         ok = 0;
     } else if (ok) {
         for (int h = 0; h < heads; h++)
-            ok &= check_head(file, h, json_array_get(hs, (size_t)h), &sim.results[h], rs, last_rows);
+            ok &= check_head(file, h, json_array_get(hs, (size_t)h), &sim.results[h], rs, last_rows, bidir);
         if (ok && strcmp(jstr(c, "path"), "soft_max_ext") == 0 && last_rows == 0)
             ok = check_predictor(file, &cfg, hs, heads);
         printf("%s (%s): %s\n", file, spec, ok ? "exact" : "DIFFERS");

@@ -28,7 +28,7 @@ Code paths:
                 again here in float32 numpy from the source: fp32 logits, 128-key blocks ascending from key
                 0, P = exp(x - m) with m the larger of the block max and the running log-sum-exp, P.to(dtype)
                 before P.V (tl.exp as a correctly rounded expf; the GPU's was not measured), against
-                `simulate --pipeline mosaicbert-triton` (the emulation; no predictor), bf16 and fp16.
+                `simulate --pipeline mosaicbert-triton`, the emulation and the predictor (abl_triton_predict.c), bf16 and fp16.
   check         `check --format json` on the same layer: its heads are exactly the heads whose N x N matrix
                 has a zero weight in ANY row (PyTorch), which is not always the end row (slope 0.178571433,
                 N = 512, bf16: rows 1, 2, 509, 510 only).
@@ -185,8 +185,10 @@ def code_paths(binary):
     for dtype in ("bf16", "fp16"):
         for n in (200, 512, 1000):
             want = mosaic_triton(sl, n, dtype)
-            got, mid = tool_sim(binary, "mosaicbert-triton", 12, n, dtype, 0)
-            bad += not compare("mosaic-triton %s N=%d simulate" % (dtype, n), want, got, mid)
+            for predict in (0, 1):
+                got, mid = tool_sim(binary, "mosaicbert-triton", 12, n, dtype, predict)
+                bad += not compare("mosaic-triton %s N=%d %s" % (dtype, n, "predict" if predict else "simulate"),
+                                   want, got, mid)
     return bad
 
 

@@ -56,6 +56,8 @@ typedef struct abl_plot_fraction_config {
     int linear;                        /* 1: linear N axis from 0 (the paper's 0..4096); 0: log N from 1 */
     const char *model;
     abl_progress progress;             /* the real-kernel curves' predictor calls done, of the plan's */
+    abl_attention attention;           /* bidirectional (an encoder): row = the end row i = N - 1, matrix = all
+                                        * N x N entries (docs/method.md); causal (0, the default) otherwise */
 } abl_plot_fraction_config;
 
 /* Largest context the real-kernel curves accept (each point runs the exact predictor). */

@@ -7,6 +7,7 @@
 #include <gmp.h>
 #include <mpfr.h>
 #include "abl/analysis/analysis.h"
+#include "abl/analysis/bidirectional.h"
 #include "abl/core/fraction.h"
 #include "abl/core/threshold.h"
 #include "abl/kernel/simulate.h"
@@ -233,6 +234,7 @@ static abl_status fraction_plan_curve(abl_plot_fraction_plan *p, size_t pi, size
     p->curve_first[pi * c->nformats + f] = (long)p->plan.nsteps;
     sc.slopes = c->slopes;
     sc.heads = c->heads;
+    sc.attention = c->attention;
     abl_simulate_config priced = sc;
     abl_cost one;
     priced.context = 1;
@@ -390,7 +392,8 @@ static abl_status fraction_kernel_curves(abl_plot_fraction_plan *p, abl_plot_pan
                 if (st == ABL_OK) {
                     double n = (double)p->contexts[i], h = (double)pr.heads;
                     yr[i] = (double)pr.row_zeros / (h * n);
-                    ym[i] = (double)pr.matrix_zeros / (h * n * (n + 1) / 2);
+                    ym[i] = (double)pr.matrix_zeros /
+                            (h * n * (c->attention == ABL_ATTENTION_BIDIRECTIONAL ? n : (n + 1) / 2));
                 } else if (st == ABL_ERR_UNSUPPORTED && msg != NULL) {
                     abl_set_error(msg, "--pipeline: '%s' cannot be predicted exactly (zero logits, eager kernels "
                                        "with an exact sum and a correctly rounded exp, or flash)",
@@ -434,14 +437,41 @@ static abl_status fraction_frame(const abl_plot_fraction_config *c, abl_plot *ou
         return st;
     out->legend = 1;
     abl_plot_panel *pn = &out->panels[0];
-    st = abl_plot_set_caption(out, "row: the last query row; matrix (lighter, open marks): all causal entries; "
-                                   "dashes per convention or kernel, marks per dtype");
+    st = abl_plot_set_caption(out, c->attention == ABL_ATTENTION_BIDIRECTIONAL
+                                       ? "bidirectional (encoder): row: the end row i = N - 1; matrix (lighter, open "
+                                         "marks): all N x N entries; dashes per convention or kernel, marks per dtype"
+                                       : "row: the last query row; matrix (lighter, open marks): all causal entries; "
+                                         "dashes per convention or kernel, marks per dtype");
     if (st == ABL_OK)
         st = abl_plot_axes(pn, NULL, "context length N (tokens)", "underflow fraction", c->linear ? 0 : 1,
                            (double)c->max_context, 0, 1, !c->linear, 0);
     if (st == ABL_OK && c->max_context == 1)
         st = abl_plot_axes(pn, NULL, "context length N (tokens)", "underflow fraction", c->linear ? 0 : 0.5, 2, 0,
                            1, !c->linear, 0);
+    return st;
+}
+
+/* The bidirectional matrix fraction (docs/method.md): the heads' blind entries of the N x N matrix over
+ * H N^2, exact in GMP, then rounded for the picture. */
+static abl_status bidir_matrix_fraction(const abl_delta *d, int heads, uint64_t n, double *out)
+{
+    mpz_t end, mid, mat, sum;
+    mpz_inits(end, mid, mat, sum, (mpz_ptr)0);
+    abl_status st = ABL_OK;
+    for (int h = 0; st == ABL_OK && h < heads; h++)
+        if ((st = abl_bidir_head_counts(&d[h], n, 0, end, mid, mat)) == ABL_OK)
+            mpz_add(sum, sum, mat);
+    mpq_t q;
+    mpq_init(q);
+    mpq_set_z(q, sum);
+    mpz_set_ui(mat, n);
+    mpz_mul_ui(mat, mat, n);
+    mpz_mul_ui(mat, mat, (unsigned long)heads);
+    mpz_set(mpq_denref(q), mat);
+    mpq_canonicalize(q);
+    *out = mpq_get_d(q);
+    mpq_clear(q);
+    mpz_clears(end, mid, mat, sum, (mpz_ptr)0);
     return st;
 }
 
@@ -465,11 +495,14 @@ static abl_status fraction_formula(const abl_plot_fraction_config *c, size_t f, 
             yr[i] = ym[i] = 0;
             continue;
         }
-        st = abl_fraction_row(d, a.heads, ns[i], 0, q);
+        st = abl_fraction_row(d, a.heads, ns[i], 0, q);   /* a bidirectional end row: the causal last row */
         yr[i] = mpq_get_d(q);
-        if (st == ABL_OK)
+        if (st == ABL_OK && c->attention == ABL_ATTENTION_BIDIRECTIONAL)
+            st = bidir_matrix_fraction(d, a.heads, ns[i], &ym[i]);
+        else if (st == ABL_OK)
             st = abl_fraction_matrix(d, a.heads, ns[i], 0, q);
-        ym[i] = mpq_get_d(q);
+        if (c->attention != ABL_ATTENTION_BIDIRECTIONAL)
+            ym[i] = mpq_get_d(q);
     }
     mpq_clear(q);
     free(d);

@@ -388,8 +388,7 @@ static int key_zero(float e, float r, float zmax)
     return (float)((double)e * (double)r) <= zmax;
 }
 
-/* E(r): the largest float e >= 0 with fp32(e r) <= zmax (key_zero is monotone in e; 0 always passes). */
-static float zero_bound(float r, float zmax)
+float abl_ggml_zero_bound(float r, float zmax)
 {
     uint32_t lo = 0, hi = 0x7f800000u;   /* key_zero(lo); hi: +inf, past every candidate */
     while (hi - lo > 1) {
@@ -426,7 +425,7 @@ static uint64_t pred_row_zeros(const ggml_pred *g, ggml_band *b, uint64_t i, flo
         uint64_t rho = i % GGML_LANES;
         if (b->r_last[rho] != r) {
             b->r_last[rho] = r;
-            b->E_last[rho] = zero_bound(r, b->zmax);
+            b->E_last[rho] = abl_ggml_zero_bound(r, b->zmax);
             b->start_last[rho] = band_start(g, b, b->E_last[rho]);
         }
         uint64_t s = b->start_last[rho];

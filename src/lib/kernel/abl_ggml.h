@@ -33,4 +33,14 @@ uint64_t abl_ggml_row(const abl_emul *e, uint64_t i, const float *x, float *col,
  * ABL_ERR_UNSUPPORTED when the diagonal is not the row max. */
 abl_status abl_ggml_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out);
 
+/* E(r): the largest float e >= 0 with fp32(e r) <= zmax (monotone in e; 0 always passes): a key of
+ * exponential e in a row of r = fp32(1/S) is zero (p <= zmax) exactly when e <= E(r). */
+float abl_ggml_zero_bound(float r, float zmax);
+
+/* The zero-logit predictor of softmax=ggml for a bidirectional layer (abl_ggml_bidir.c): every row of the
+ * N x N matrix as simulate runs it (N keys in key order, the diagonal the row max), weight and influence
+ * counts, the end and middle rows. ABL_ERR_UNSUPPORTED when some logit exceeds the diagonal's or is not
+ * finite. */
+abl_status abl_ggml_bidir_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out);
+
 #endif

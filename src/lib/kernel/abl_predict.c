@@ -25,6 +25,7 @@
 #include "kernel/abl_ggml.h"
 #include "kernel/abl_influence.h"
 #include "kernel/abl_simulate_bidir.h"
+#include "kernel/abl_triton.h"
 
 typedef struct pctx {
     const abl_sim_setup *s;
@@ -451,7 +452,7 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
     if (st != ABL_OK)
         return st;
     /* ggml's flash kernels (llamacpp-cpu-fa): no zero-logit predictor yet (simulate emulates them) */
-    if (s.gaussian || s.em.softmax == ABL_SOFTMAX_GGML_FLASH || s.em.softmax == ABL_SOFTMAX_TRITON_LSE ||
+    if (s.gaussian || s.em.softmax == ABL_SOFTMAX_GGML_FLASH ||
         (s.em.softmax == ABL_SOFTMAX_EAGER && (s.em.sum != ABL_SUM_EXACT || s.em.exp != ABL_EXP_CORRECT))) {
         abl_sim_setup_free(&s);
         return ABL_ERR_UNSUPPORTED;
@@ -476,6 +477,8 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
     }
     for (int h = 0; st == ABL_OK && s.em.softmax == ABL_SOFTMAX_GGML && h < s.heads; h++)
         st = abl_ggml_predict_head(&s, h, &out->results[h]);   /* abl_ggml.c */
+    for (int h = 0; st == ABL_OK && s.em.softmax == ABL_SOFTMAX_TRITON_LSE && h < s.heads; h++)
+        st = abl_triton_predict_head(&s, h, 0, &out->results[h]);   /* abl_triton_predict.c */
     for (int h = 0; st == ABL_OK && abl_emul_engine(&s.em) && h < s.heads; h++) {
         abl_pred_head *r = &out->results[h];
         st = abl_engine_predict_head(&s, h, r);   /* abl_engines.c */
@@ -485,7 +488,8 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
         r->row_influence_zeros = r->row_zeros;
         r->matrix_influence_zeros = r->matrix_zeros;
     }
-    if (st == ABL_OK && s.em.softmax != ABL_SOFTMAX_GGML && !abl_emul_engine(&s.em)) {
+    if (st == ABL_OK && s.em.softmax != ABL_SOFTMAX_GGML && s.em.softmax != ABL_SOFTMAX_TRITON_LSE &&
+        !abl_emul_engine(&s.em)) {
         pteam t;
         t.s = &s;
         t.out = out;

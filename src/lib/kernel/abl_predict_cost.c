@@ -49,6 +49,38 @@ static double min_slope_parsed(const abl_schedule *sched)
     return isfinite(lo) ? lo : 0.0;
 }
 
+/* abl_triton_predict.c for one head of slope m: the kept chains, one per residue (B N expf steps), and each
+ * row's own blocks until it joins one: about 17 / (m B) blocks (the far blocks' share of the sum below
+ * 2^-24) plus two, on both sides of a bidirectional row, never more than the whole row. An expf step is
+ * about a tenth of an engine key step (measured: one head of slope 2^-8 at N = 32768, bidirectional,
+ * 1.24 s on one core, estimated 1.3 s). */
+static double triton_units(const abl_pipeline *p, double n, double m)
+{
+    double B = p->block > 0 ? (double)p->block : 128.0;
+    double join = m > 0 ? ceil(17.0 / (m * B)) + 2 : n / B + 1;
+    if (join > n / B + 1)
+        join = n / B + 1;
+    return (B * n + 2 * n * join * B) / 160;
+}
+
+/* The mean of triton_units over the schedule's heads (the slopes differ by orders of magnitude). */
+static double triton_mean_units(const abl_simulate_config *cfg, double fallback)
+{
+    abl_schedule sched;
+    if (abl_sim_estimate_schedule(cfg, &sched) != ABL_OK)
+        return fallback;
+    double sum = 0.0;
+    mpfr_t m;
+    mpfr_init2(m, 53);
+    for (int h = 0; h < sched.count; h++)
+        sum += triton_units(&cfg->pipeline, (double)cfg->context,
+                            abl_slope_mpfr(m, &sched.slopes[h], MPFR_RNDD) == ABL_OK ? mpfr_get_d(m, MPFR_RNDD) : 0.0);
+    mpfr_clear(m);
+    int count = sched.count;
+    abl_schedule_free(&sched);
+    return count > 0 ? sum / count : fallback;
+}
+
 static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min)
 {
     path_cost c = {n, ABL_PREDICT_RATE_BOUND, "rows"};
@@ -94,6 +126,10 @@ static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min
         c.unit_name = "key steps / 16";
         break;
     }
+    case ABL_SOFTMAX_TRITON_LSE:
+        c.units = triton_units(p, n, m_min);
+        c.unit_name = "expf steps / 160";
+        break;
     case ABL_SOFTMAX_GGML_CUDA_VEC:
     case ABL_SOFTMAX_VLLM_PAGED:
     case ABL_SOFTMAX_TRTLLM_MMHA: {
@@ -124,7 +160,8 @@ abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out)
      * and only when one of them needs it; a failed build fails the estimate only when the head count
      * depends on it (else the smallest slope is taken as unknown: the worst case). */
     int heads = cfg->heads;
-    int sdpa = cfg->pipeline.softmax == ABL_SOFTMAX_SDPA_EFFICIENT || cfg->pipeline.softmax == ABL_SOFTMAX_SDPA_CUDNN;
+    int sdpa = cfg->pipeline.softmax == ABL_SOFTMAX_SDPA_EFFICIENT || cfg->pipeline.softmax == ABL_SOFTMAX_SDPA_CUDNN ||
+               cfg->pipeline.softmax == ABL_SOFTMAX_TRITON_LSE;   /* both need the smallest slope */
     double m_min = sdpa ? min_slope_closed(cfg->slopes) : 0.0;
     if (heads <= 0 || m_min < 0) {
         abl_schedule sched;
@@ -148,6 +185,8 @@ abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out)
     if (threads > heads)
         threads = heads;
     path_cost c = predict_path_cost(&cfg->pipeline, (double)cfg->context, m_min);
+    if (cfg->pipeline.softmax == ABL_SOFTMAX_TRITON_LSE)
+        c.units = triton_mean_units(cfg, c.units);
     if (cfg->attention == ABL_ATTENTION_BIDIRECTIONAL) {
         /* abl_simulate_bidir.c runs the heads on one thread; flash adds each row's key blocks, N / B of
          * them a row (counted as that many rows), eager one bisection a row as the causal prefix path */

@@ -22,6 +22,7 @@
 #include "kernel/abl_engines.h"
 #include "kernel/abl_influence.h"
 #include "kernel/abl_triton.h"
+#include "kernel/abl_ggml.h"
 
 uint64_t abl_bidir_mid(uint64_t n)
 {
@@ -453,6 +454,10 @@ abl_status abl_predict_bidir_head(const abl_sim_setup *s, int h, abl_pred_head *
 {
     const abl_emul *em = &s->em;
     uint64_t n = em->n;
+    if (em->softmax == ABL_SOFTMAX_GGML)   /* llama.cpp's soft_max: weights and influence, abl_ggml_bidir.c */
+        return abl_ggml_bidir_predict_head(s, h, out);
+    if (em->softmax == ABL_SOFTMAX_TRITON_LSE)   /* MosaicBERT's Triton kernel: abl_triton_predict.c */
+        return abl_triton_predict_head(s, h, 1, out);
     bpred c = {s, em, n, malloc(n * sizeof(float)), NULL, NULL};
     abl_status st = c.T != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
     if (st == ABL_OK && em->softmax == ABL_SOFTMAX_EAGER)
@@ -481,8 +486,10 @@ abl_status abl_predict_bidir_head(const abl_sim_setup *s, int h, abl_pred_head *
 abl_status abl_predict_bidir_run(const abl_sim_setup *s, abl_prediction *out)
 {
     abl_status st = abl_bidir_check(s);
-    if (st == ABL_OK && s->em.infl_active)
-        st = ABL_ERR_UNSUPPORTED;   /* the predictor does not count influence both ways: simulate does */
+    /* the predictor counts influence both ways for ggml's soft_max only (P to F16 before P.V) */
+    int infl = s->em.infl_active && s->em.softmax == ABL_SOFTMAX_GGML;
+    if (st == ABL_OK && s->em.infl_active && !infl)
+        st = ABL_ERR_UNSUPPORTED;   /* simulate counts it */
     if (st != ABL_OK)
         return st;
     out->heads = s->heads;
@@ -495,7 +502,7 @@ abl_status abl_predict_bidir_run(const abl_sim_setup *s, abl_prediction *out)
         abl_prediction_free(out);
         return st;
     }
-    BIDIR_TOTALS(out, 0);
+    BIDIR_TOTALS(out, infl);
     return ABL_OK;
 }
 

@@ -14,14 +14,20 @@
  * A key is lost when its P rounds to 0 in the model dtype (the kernel's weight is then 0 and its V term too).
  * tl.exp on the GPU (Triton lowers it through an approximate ex2 on NVIDIA) and tl.sum's reduction order are
  * not modelled: the row sum is added in key order in fp32. */
+#include <float.h>
 #include <math.h>
 #include "kernel/abl_triton.h"
 
 #define TRITON_BLOCK_N 128 /* the one autotune config: BLOCK_M = BLOCK_N = 128 */
 
-uint64_t abl_triton_row(const abl_emul *e, uint64_t i, const float *x, float *p, float *wout, double *tvw)
+/* One pass over row i's blocks: its zeros into *zeros, the final lse returned. With tvw, lse_final (from a
+ * first pass) scales each key: tvw = q exp(m - lse_final) in one exp, so that no intermediate underflows
+ * (exp(m) alone is 0 in binary64 from m < -745); a weight whose P is not 0 stays positive (DBL_TRUE_MIN when
+ * binary64 cannot hold it): the key is lost exactly when P rounds to 0, as the counts say. */
+static float triton_pass(const abl_emul *e, uint64_t i, const float *x, float *p, float *wout, double *tvw,
+                         float lse_final, uint64_t *zeros)
 {
-    uint64_t count = i + 1, B = e->block > 0 ? (uint64_t)e->block : TRITON_BLOCK_N, zeros = 0;
+    uint64_t count = i + 1, B = e->block > 0 ? (uint64_t)e->block : TRITON_BLOCK_N;
     float lse = -INFINITY;
     for (uint64_t lo = 0; lo < count; lo += B) {
         uint64_t hi = lo + B < count ? lo + B : count;
@@ -29,19 +35,27 @@ uint64_t abl_triton_row(const abl_emul *e, uint64_t i, const float *x, float *p,
         for (uint64_t j = lo; j < hi; j++)
             bmax = x[j] > bmax ? x[j] : bmax;
         float m = bmax > lse ? bmax : lse, l = 0.0f;
+        double scale = tvw != NULL ? exp((double)m - (double)lse_final) : 0.0;
         for (uint64_t j = lo; j < hi; j++) {
             p[j] = expf(x[j] - m);
             l += p[j];
-            zeros += abl_emul_zero(e, p[j]);
+            *zeros += abl_emul_zero(e, p[j]);
             float q = abl_fp_round32(&e->out, p[j]);
             if (wout != NULL)
                 wout[j] = q;
             if (tvw != NULL)
-                tvw[j] = (double)q * exp((double)m);   /* scaled below by exp(-lse), the final o_scale */
+                tvw[j] = q != 0.0f && (double)q * scale == 0.0 ? DBL_TRUE_MIN : (double)q * scale;
         }
         lse = m + logf(expf(lse - m) + l);
     }
-    for (uint64_t j = 0; tvw != NULL && j < count; j++)
-        tvw[j] *= exp(-(double)lse);
+    return lse;
+}
+
+uint64_t abl_triton_row(const abl_emul *e, uint64_t i, const float *x, float *p, float *wout, double *tvw)
+{
+    uint64_t zeros = 0;
+    float lse = tvw != NULL ? triton_pass(e, i, x, p, NULL, NULL, 0.0f, &zeros) : 0.0f;
+    zeros = 0;
+    triton_pass(e, i, x, p, wout, tvw, lse, &zeros);
     return zeros;
 }

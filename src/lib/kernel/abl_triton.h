@@ -10,4 +10,9 @@
  * floats); wout (optional) P as rounded into the output dtype; tvw (optional) the weights as they act on V. */
 uint64_t abl_triton_row(const abl_emul *e, uint64_t i, const float *x, float *p, float *wout, double *tvw);
 
+/* The zero-logit predictor of triton-lse (abl_triton_predict.c): simulate's counts for head h, causal or
+ * bidirectional (bidir: every row of the N x N matrix, the middle row too). ABL_ERR_UNSUPPORTED when a logit
+ * is not finite. */
+abl_status abl_triton_predict_head(const abl_sim_setup *s, int h, int bidir, abl_pred_head *out);
+
 #endif

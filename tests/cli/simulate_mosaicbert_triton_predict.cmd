@@ -1,8 +1,10 @@
 simulate
 --heads
-4
+12
+--attention
+bidirectional
 --pipeline
 mosaicbert-triton
 --ctx
-64
+512
 --predict

@@ -1,0 +1,12 @@
+plot
+fraction
+--model
+jina-embeddings-v2-base-en
+--pipeline
+llamacpp-cpu
+--ctx
+512
+--output
+plot-encoder-fraction.svg
+--data
+-

@@ -1,0 +1,12 @@
+simulate
+--heads
+12
+--attention
+bidirectional
+--pipeline
+llamacpp-cpu
+--ctx
+256
+--predict
+--format
+json
