@@ -211,7 +211,7 @@ static const char *const integer_keys[] = {
     "delta_logit_lo", "delta_logit_hi", "delta_1", "delta_h", "delta_1_ieee", "delta_h_ieee", "d1", "d2", "d3",
     "d4", "d5", "d6", "d7", "d8", "d9", "first_blind", "first_blind_1", "first_blind_h", "first_influence_zero",
     "row_zeros", "matrix_zeros", "middle_row_zeros", "row_influence_zeros", "matrix_influence_zeros",
-    "forward_first_blind", "gradient_only_row", "gradient_only_matrix", "seed",
+    "forward_first_blind", "gradient_only_row", "gradient_only_matrix", "seed", "shift",
 };
 
 static bool integer_key(const char *key)
