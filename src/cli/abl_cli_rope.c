@@ -120,6 +120,11 @@ static int rope_model(const abl_cli_cmd *cmd, const char **v, abl_rope_config *c
         c->beta_slow = f.beta_slow != 0 ? f.beta_slow : 1;
         c->has_attention_factor = f.has_attention_factor;
         c->attention_factor = f.attention_factor;
+        c->mscale = f.mscale;
+        c->mscale_all_dim = f.mscale_all_dim;
+        c->yarn_no_truncate = f.yarn_no_truncate;
+        if (f.yarn_original > 0)   /* the ramp's ends from the original length; the factor stays the config's */
+            c->max_position = f.yarn_original;
     }
     abl_rope_file_free(&f);
     return rc;

@@ -79,9 +79,62 @@ def longrope_inv_freq(d, base, scaling, factor, maxpos):
     return inv_freq, attention_factor
 
 
+def yarn_inv_freq_later(d, base, f, factor, original):
+    """_compute_yarn_parameters of later transformers revisions (rope_scaling's mscale, mscale_all_dim, truncate,
+    original_max_position_embeddings; docs/rope.md), line for line; f = BETA_FAST, BETA_SLOW, ATT (0: None),
+    MSCALE, MSCALE_ALL_DIM (0: None), TRUNCATE (0/1); original = original_max_position_embeddings."""
+    dim = d
+    attention_factor = float(f[2]) or None
+    mscale, mscale_all_dim = float(f[3]) or None, float(f[4]) or None
+    original_max_position_embeddings = original
+
+    def get_mscale(scale, mscale=1):
+        if scale <= 1:
+            return 1.0
+        return 0.1 * mscale * math.log(scale) + 1.0
+
+    if attention_factor is None:
+        if mscale and mscale_all_dim:
+            attention_factor = float(get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim))
+        else:
+            attention_factor = get_mscale(factor)
+    beta_fast = float(f[0]) or 32
+    beta_slow = float(f[1]) or 1
+
+    def find_correction_dim(num_rotations, dim, base, max_position_embeddings):
+        return (dim * math.log(max_position_embeddings / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
+
+    def find_correction_range(low_rot, high_rot, dim, base, max_position_embeddings, truncate):
+        low = find_correction_dim(low_rot, dim, base, max_position_embeddings)
+        high = find_correction_dim(high_rot, dim, base, max_position_embeddings)
+        if truncate:
+            low = math.floor(low)
+            high = math.ceil(high)
+        return max(low, 0), min(high, dim - 1)
+
+    def linear_ramp_factor(min, max, dim):
+        if min == max:
+            max += 0.001
+        linear_func = (torch.arange(dim, dtype=torch.float32) - min) / (max - min)
+        return torch.clamp(linear_func, 0, 1)
+
+    pos_freqs = base ** (torch.arange(0, dim, 2).to(dtype=torch.float) / dim)
+    inv_freq_extrapolation = 1.0 / pos_freqs
+    inv_freq_interpolation = 1.0 / (factor * pos_freqs)
+    truncate = bool(int(f[5]))
+    low, high = find_correction_range(beta_fast, beta_slow, dim, base, original_max_position_embeddings, truncate)
+    inv_freq_extrapolation_factor = 1 - linear_ramp_factor(low, high, dim // 2).to(dtype=torch.float)
+    inv_freq = (inv_freq_interpolation * (1 - inv_freq_extrapolation_factor)
+                + inv_freq_extrapolation * inv_freq_extrapolation_factor)
+    return inv_freq, attention_factor, low, high
+
+
 def yarn_inv_freq(d, base, scaling, factor, maxpos):
-    """_compute_yarn_parameters (transformers 0044e3b3), line for line; scaling = yarn:BETA_FAST:BETA_SLOW[:ATT]."""
+    """_compute_yarn_parameters (transformers 0044e3b3), line for line; scaling = yarn:BETA_FAST:BETA_SLOW[:ATT]
+    (with MSCALE:MSCALE_ALL_DIM:TRUNCATE after ATT: the later revision, yarn_inv_freq_later)."""
     f = scaling.split(":")[1:]
+    if len(f) > 3:
+        return yarn_inv_freq_later(d, base, f, factor, maxpos)
     beta_fast, beta_slow = float(f[0]) or 32, float(f[1]) or 1
     attention_factor = float(f[2]) if len(f) > 2 else 0.1 * math.log(factor) + 1.0
     dim, max_position_embeddings = d, maxpos
@@ -217,6 +270,11 @@ CASES = [  # path, dtype, d, base, scaling, factor, maxpos, n
     ("hf-llama", "fp32", 128, 1000000, "yarn:32:1", 4, 32768, 1 << 17),
     ("hf-llama", "fp16", 64, 10000, "yarn:16:2:1.25", 8, 2048, 16384),
     ("hf-llama", "bf16", 96, 500000, "yarn:32:1", 16, 8192, 1 << 17),
+    # yarn with the later revisions' keys: DeepSeek-V3's mscale = mscale_all_dim (factor 40, original 4096), an
+    # mscale ratio with truncate false, and truncate false alone (ramp ends not floored/ceiled)
+    ("hf-llama", "bf16", 64, 10000, "yarn:32:1:0:1:1:1", 40, 4096, 1 << 17),
+    ("hf-llama", "fp32", 128, 500000, "yarn:32:1:0:0.8:1:0", 8, 4096, 1 << 17),
+    ("hf-llama", "fp16", 96, 1000000, "yarn:16:2:0:0:0:0", 4, 32768, 1 << 17),
     ("hf-llama", "bf16", 16, 10000, "longrope:1,1.5,2,2.5,3,3.5,4,4.5:1,1,1,1,1,1,1,1", 4, 128, 512),
     ("hf-llama", "fp32", 16, 10000, "longrope:1,1.5,2,2.5,3,3.5,4,4.5:1,1.25,1,1,1,1,1,1.125", 1, 128, 512),
     ("hf-llama", "bf16", 96, 10000, "longrope:" + ",".join(str(1 + i / 7) for i in range(48)) + ":"
@@ -308,6 +366,9 @@ def llama3_theta(theta, factor, scaling, old):
     return (1 - s) * theta / factor + s * theta
 
 
+CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "configs")
+
+
 def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1, tol=None, cr=False, maxpos=0,
                  config=None):
     """The report's numbers from PyTorch's cos/sin tables (cr, ggml-cpu only: mpmath's correctly rounded fp32
@@ -326,7 +387,7 @@ def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1,
         args += ["--scaling", f"llama3:{factor}:{scaling.split(':')[1]}:{scaling.split(':')[2]}:{maxpos}"]
     if config is not None:   # the config.json instead of --scaling/--ctx (longrope has no --scaling spelling)
         args = [TOOL, "rope", "--config", config, "--shift", f"{d1},{d2}", "--format", "json"]
-    if scaling.startswith("yarn:"):
+    if scaling.startswith("yarn:") and config is None:
         args += ["--scaling", f"yarn:{factor}:{maxpos}:{scaling.split(':')[1]}:{scaling.split(':')[2]}"]
     args += ["--tolerance", str(tol)] if tol is not None else []
     rep = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
@@ -383,6 +444,10 @@ report_check("hf-llama", "bf16", 16, 10000, 512, scaling="llama3:1:4", factor=8,
 report_check("hf-llama", "bf16", 16, 10000, 512, scaling="yarn:32:1", factor=4, maxpos=128)   # tests/cli/rope_yarn
 report_check("hf-llama", "bf16", 16, 10000, 128, scaling="yarn:32:1", factor=4, maxpos=128)   # rope_config_yarn
 report_check("hf-llama", "fp32", 8, 10000, 256, scaling="yarn:8:2", factor=2, maxpos=64)
+report_check("hf-llama", "bf16", 16, 10000, 512, scaling="yarn:32:1:0:1:1:1", factor=4, maxpos=128,
+             config=os.path.join(CONFIGS, "rope_yarn_mscale.json"))                # tests/cli/rope_config_yarn_mscale
+report_check("hf-llama", "fp16", 32, 500000, 512, scaling="yarn:32:1:0:0.8:1:0", factor=8, maxpos=256,
+             config=os.path.join(CONFIGS, "rope_yarn_truncate.json"))              # tests/cli/rope_config_yarn_truncate
 report_check("hf-llama", "bf16", 16, 10000, 512, scaling="longrope:1,1.5,2,2.5,3,3.5,4,4.5:1,1,1,1,1,1,1,1",
              factor=4, maxpos=128, config=os.path.join(os.path.dirname(__file__), "..", "data", "configs",
                                                         "rope_longrope.json"))   # tests/cli/rope_config_longrope

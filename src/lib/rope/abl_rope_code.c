@@ -168,8 +168,12 @@ static void yarn_range(const abl_rope_config *c, double *low, double *high)
 {
     double d = (double)c->head_dim, mp = (double)c->max_position, base = mpq_get_d(c->base);
     const double pi = 3.14159265358979311599796346854;
-    double lo = floor((d * log(mp / (c->beta_fast * 2 * pi))) / (2 * log(base)));
-    double hi = ceil((d * log(mp / (c->beta_slow * 2 * pi))) / (2 * log(base)));
+    double lo = (d * log(mp / (c->beta_fast * 2 * pi))) / (2 * log(base));
+    double hi = (d * log(mp / (c->beta_slow * 2 * pi))) / (2 * log(base));
+    if (!c->yarn_no_truncate) {   /* later revisions: truncate (default True) */
+        lo = floor(lo);
+        hi = ceil(hi);
+    }
     *low = lo > 0 ? lo : 0;
     *high = hi < d - 1 ? hi : d - 1;
     if (*low == *high)
@@ -238,6 +242,21 @@ static void torch_inv_freq(const abl_rope_config *c, abl_rope_code *k)
     }
 }
 
+/* get_mscale(scale, m) = 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0 (binary64); the default
+ * attention factor is get_mscale(factor), or get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)
+ * when both keys are non-zero (later transformers revisions: DeepSeek-V3). */
+static double get_mscale(double scale, double m)
+{
+    return scale <= 1 ? 1.0 : 0.1 * m * log(scale) + 1.0;
+}
+
+static double yarn_mscale(const abl_rope_config *c, double factor)
+{
+    if (c->mscale != 0 && c->mscale_all_dim != 0)
+        return get_mscale(factor, c->mscale) / get_mscale(factor, c->mscale_all_dim);
+    return get_mscale(factor, 1);
+}
+
 /* hf: attention_scaling multiplies the fp32 cos and sin (LlamaRotaryEmbedding.forward, before the cast);
  * yarn's is attention_factor or 0.1 * math.log(factor) + 1.0 (binary64), the fp32 multiply casting it to fp32. */
 static void yarn_attention(const abl_rope_config *c, abl_rope_code *k)
@@ -249,7 +268,7 @@ static void yarn_attention(const abl_rope_config *c, abl_rope_code *k)
     double factor = mpfr_get_d(f, MPFR_RNDN);
     mpfr_clear(f);
     if (c->scaling == ABL_ROPE_SCALING_YARN)
-        k->att = c->has_attention_factor ? c->attention_factor : 0.1 * log(factor) + 1.0;
+        k->att = c->has_attention_factor ? c->attention_factor : yarn_mscale(c, factor);
     if (c->scaling == ABL_ROPE_SCALING_LONGROPE)   /* sqrt(1 + log(factor) / log(original)), 1 when factor <= 1 */
         k->att = c->has_attention_factor ? c->attention_factor
                  : factor <= 1 ? 1.0 : sqrt(1 + log(factor) / log((double)c->max_position));
