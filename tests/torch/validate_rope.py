@@ -59,18 +59,24 @@ def hf_inv_freq(d, base, scaling, factor, maxpos, seq_len):
     if scaling.startswith("yarn:"):
         inv = yarn_inv_freq(d, base, scaling, factor, maxpos)[0]
     if scaling.startswith("longrope:"):
-        inv = longrope_inv_freq(d, base, scaling, factor, maxpos)[0]
+        inv = longrope_inv_freq(d, base, scaling, factor, maxpos, seq_len)[0]
     return inv
 
 
-def longrope_inv_freq(d, base, scaling, factor, maxpos):
-    """_compute_longrope_parameters (transformers 0044e3b3) with the factor given and max_position_embeddings =
-    maxpos (the original length); scaling = longrope:L0,L1,...:S0,S1,..."""
+def longrope_inv_freq(d, base, scaling, factor, maxpos, seq_len):
+    """_compute_longrope_parameters as the per-length update calls it (transformers' dynamic update for longrope;
+    Phi-3's Phi3LongRoPEScaledRotaryEmbedding.forward), line for line, with original_max_position_embeddings =
+    maxpos, factor = max_position_embeddings / original given, and seq_len = max(position_ids) + 1 = N;
+    scaling = longrope:L0,L1,...:S0,S1,..."""
     long_factor, short_factor = ([float(x) for x in f.split(",")] for f in scaling.split(":")[1:3])
-    max_position_embeddings = maxpos
-    expanded_max_position_embeddings = max_position_embeddings * factor
-    attention_factor = 1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(max_position_embeddings))
-    if expanded_max_position_embeddings > max_position_embeddings:
+    original_max_position_embeddings = maxpos
+    attention_factor = None
+    if attention_factor is None:
+        if factor <= 1.0:
+            attention_factor = 1.0
+        else:
+            attention_factor = math.sqrt(1 + math.log(factor) / math.log(original_max_position_embeddings))
+    if seq_len and seq_len > original_max_position_embeddings:
         ext_factors = torch.tensor(long_factor, dtype=torch.float32)
     else:
         ext_factors = torch.tensor(short_factor, dtype=torch.float32)
@@ -169,7 +175,7 @@ def hf_cos_sin(dtype, d, base, scaling, factor, maxpos, n, positions):
     pos = torch.tensor(positions, dtype=torch.int64)[None, :]
     freqs = (inv[None, :, None].float() @ pos[:, None, :].float()).transpose(1, 2)[0]
     att = yarn_inv_freq(d, base, scaling, factor, maxpos)[1] if scaling.startswith("yarn:") else 1.0
-    att = longrope_inv_freq(d, base, scaling, factor, maxpos)[1] if scaling.startswith("longrope:") else att
+    att = longrope_inv_freq(d, base, scaling, factor, maxpos, n)[1] if scaling.startswith("longrope:") else att
     # emb = torch.cat((freqs, freqs), dim=-1); cos = emb.cos() * self.attention_scaling (fp32), then .to(dtype).
     # On emb, not freqs: SLEEF's cos/sin of a lane depends on its group of 8 (docs/rope.md), so the table is taken
     # as transformers takes it. Both halves are returned: rotate_half's second half uses emb's columns h..d-1.
@@ -277,6 +283,8 @@ CASES = [  # path, dtype, d, base, scaling, factor, maxpos, n
     ("hf-llama", "fp16", 96, 1000000, "yarn:16:2:0:0:0:0", 4, 32768, 1 << 17),
     ("hf-llama", "bf16", 16, 10000, "longrope:1,1.5,2,2.5,3,3.5,4,4.5:1,1,1,1,1,1,1,1", 4, 128, 512),
     ("hf-llama", "fp32", 16, 10000, "longrope:1,1.5,2,2.5,3,3.5,4,4.5:1,1.25,1,1,1,1,1,1.125", 1, 128, 512),
+    # the per-length switch: N <= original takes the short list (with the attention factor of F = 32)
+    ("hf-llama", "fp32", 16, 10000, "longrope:1,1.5,2,2.5,3,3.5,4,4.5:1,1.25,1,1,1,1,1,1.125", 32, 4096, 4096),
     ("hf-llama", "bf16", 96, 10000, "longrope:" + ",".join(str(1 + i / 7) for i in range(48)) + ":"
      + ",".join(str(1 + i / 97) for i in range(48)), 32, 4096, 1 << 17),
     ("flash-rotary", "bf16", 128, 10000, "none", 1, 0, 1 << 17),
@@ -389,6 +397,9 @@ def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1,
         args = [TOOL, "rope", "--config", config, "--shift", f"{d1},{d2}", "--format", "json"]
     if scaling.startswith("yarn:") and config is None:
         args += ["--scaling", f"yarn:{factor}:{maxpos}:{scaling.split(':')[1]}:{scaling.split(':')[2]}"]
+    if scaling.startswith("longrope:") and config is None:
+        lists = scaling.split(":", 1)[1]
+        args += ["--scaling", f"longrope:{factor}:{maxpos}:{lists}"]
     args += ["--tolerance", str(tol)] if tol is not None else []
     rep = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
     h = d // 2
@@ -400,9 +411,9 @@ def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1,
         theta = [yarn_theta(x, i, d, base, factor, scaling, maxpos) for i, x in enumerate(theta)]
         att = yarn_inv_freq(d, base, scaling, factor, maxpos)[1]   # the exact pair is att (cos, sin)
     if scaling.startswith("longrope:"):
-        ext = [mpmath.mpf(x) for x in scaling.split(":")[1 if factor > 1 else 2].split(",")]
+        ext = [mpmath.mpf(x) for x in scaling.split(":")[1 if n > maxpos else 2].split(",")]
         theta = [x / ext[i] for i, x in enumerate(theta)]
-        att = longrope_inv_freq(d, base, scaling, factor, maxpos)[1]
+        att = longrope_inv_freq(d, base, scaling, factor, maxpos, n)[1]
     ex = np.zeros((n + d2, h), dtype=complex)
     for i in range(h):
         worst = {"angle_error": 0.0, "cos_sin_error": 0.0, "effective_error": 0.0}
@@ -448,6 +459,8 @@ report_check("hf-llama", "bf16", 16, 10000, 512, scaling="yarn:32:1:0:1:1:1", fa
              config=os.path.join(CONFIGS, "rope_yarn_mscale.json"))                # tests/cli/rope_config_yarn_mscale
 report_check("hf-llama", "fp16", 32, 500000, 512, scaling="yarn:32:1:0:0.8:1:0", factor=8, maxpos=256,
              config=os.path.join(CONFIGS, "rope_yarn_truncate.json"))              # tests/cli/rope_config_yarn_truncate
+report_check("hf-llama", "fp16", 8, 10000, 256, scaling="longrope:1,2,3,4:1,1.25,1.5,1.125", factor=8, maxpos=256)
+report_check("hf-llama", "bf16", 8, 10000, 300, scaling="longrope:1,2,3,4:1,1.25,1.5,1.125", factor=8, maxpos=256)
 report_check("hf-llama", "bf16", 16, 10000, 512, scaling="longrope:1,1.5,2,2.5,3,3.5,4,4.5:1,1,1,1,1,1,1,1",
              factor=4, maxpos=128, config=os.path.join(os.path.dirname(__file__), "..", "data", "configs",
                                                         "rope_longrope.json"))   # tests/cli/rope_config_longrope

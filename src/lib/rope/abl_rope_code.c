@@ -51,11 +51,13 @@ static float dynamic_base32(const abl_rope_config *c)
 static void llama3_exact(const abl_rope_config *c, mpfr_t theta);
 static void yarn_extrapolation(const abl_rope_config *c, int i, mpfr_t w);
 
-/* hf longrope (_compute_longrope_parameters): long_factor when the expanded length passes the original one
- * (factor > 1), short_factor otherwise. */
+/* longrope's per-length switch (Phi-3's Phi3LongRoPEScaledRotaryEmbedding.forward; transformers'
+ * _compute_longrope_parameters with the seq_len of its dynamic update): long_factor when the sequence,
+ * positions 0..N-1, passes original_max_position_embeddings (seq_len = max(position_ids) + 1 = N > original),
+ * short_factor otherwise; one choice for the whole run (the shifted rows included, docs/rope.md). */
 static const double *longrope_factors(const abl_rope_config *c)
 {
-    return mpq_cmp_ui(c->factor, 1, 1) > 0 ? c->long_factor : c->short_factor;
+    return c->n > c->max_position ? c->long_factor : c->short_factor;
 }
 
 /* The exact theta_i: base^(-2i/d) (dynamic: the enlarged base, exactly), / factor when linear. */
