@@ -402,6 +402,8 @@ def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1,
         args += ["--scaling", f"longrope:{factor}:{maxpos}:{lists}"]
     args += ["--tolerance", str(tol)] if tol is not None else []
     rep = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+    want_src = "correctly rounded (MPFR)" if path == "ggml-cpu" else "PyTorch CPU's SLEEF (AVX2), bit for bit"
+    check(rep["cos_sin_source"] == want_src, f"report cos_sin_source {rep['cos_sin_source']!r}")
     h = d // 2
     theta = [mpmath.mpf(base) ** (mpmath.mpf(-2 * i) / d) / (factor if scaling == "linear" else 1) for i in range(h)]
     if scaling.startswith("llama3:"):
@@ -414,6 +416,8 @@ def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1,
         ext = [mpmath.mpf(x) for x in scaling.split(":")[1 if n > maxpos else 2].split(",")]
         theta = [x / ext[i] for i, x in enumerate(theta)]
         att = longrope_inv_freq(d, base, scaling, factor, maxpos, n)[1]
+    if scaling.startswith(("yarn:", "longrope:")):   # the fp32 factor the multiply applies
+        check(rep["attention_factor"] == float(np.float32(att)), f"report attention_factor {rep['attention_factor']}")
     ex = np.zeros((n + d2, h), dtype=complex)
     for i in range(h):
         worst = {"angle_error": 0.0, "cos_sin_error": 0.0, "effective_error": 0.0}

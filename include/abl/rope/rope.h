@@ -125,6 +125,10 @@ typedef struct abl_rope_result {
     int ncurve, nshift_curve;
     double curve_x[64], curve_eff[4][64], curve_shift_x[64], curve_shift[64];
     int curve_pair[4];
+    /* how the code's fp32 pow/cos/sin were computed: 1 PyTorch CPU's SLEEF (AVX2 + FMA, bit for bit), 0 correctly
+     * rounded (ggml-cpu's libm model, or a CPU without AVX2/FMA) (docs/rope.md) */
+    int torch_sleef;
+    double attention_factor;   /* yarn, longrope: the fp32 factor multiplied into cos and sin (1 otherwise) */
 } abl_rope_result;
 
 /* The work: (n + delta2) * head_dim / 2 evaluations; seconds estimated at ~0.5 us each. */

@@ -234,7 +234,7 @@ static const char *const real_keys[] = {
     "inv_freq", "linear", "value", "rn_value", "paper_value", "paper_difference", "clamp", "clamp_next", "logit",
     "logit_budget", "base", "base_fp32", "factor", "min_logit_half", "min_logit_last", "shift_first",
     "shift_interior", "qk_shift_first", "qk_shift_pair", "qk_exact_logit_0", "effective_error",
-    "cos_sin_error",
+    "cos_sin_error", "attention_factor",
 };
 static const char *const real_suffixes[] = {"_fraction", "_margin", "_error", "_error_max", "_bound",
                                             "_error_first", "_error_keys", "_percent"};

@@ -302,6 +302,8 @@ static abl_status result_init(const abl_rope_config *c, const abl_rope_code *k, 
     r->n = c->n;
     r->base = mpq_get_d(c->base);
     r->base_used = k->base32;
+    r->torch_sleef = k->torch_trig;
+    r->attention_factor = (double)k->att32;
     r->scaling = c->scaling;
     r->factor = mpq_get_d(c->factor);
     r->delta1 = c->delta1;
