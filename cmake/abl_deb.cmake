@@ -77,8 +77,8 @@ set(CPACK_COMPONENT_LIB_DESCRIPTION "exact ALiBi attention blindness distances (
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libalibi-blind-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_MULTIARCH same)
-# The headers include mpfr.h and gmp.h; the static library also needs jansson (and PLplot when drawn).
-set(_abl_dev_depends "libalibi-blind${PROJECT_VERSION_MAJOR} (= ${ABL_DEB_VERSION}), libmpfr-dev, libgmp-dev, libjansson-dev")
+# The headers include mpfr.h and gmp.h; the static library also needs jansson, SLEEF (and PLplot when drawn).
+set(_abl_dev_depends "libalibi-blind${PROJECT_VERSION_MAJOR} (= ${ABL_DEB_VERSION}), libmpfr-dev, libgmp-dev, libjansson-dev, libsleef-dev")
 if(ABL_HAVE_PLPLOT)
   string(APPEND _abl_dev_depends ", libplplot-dev")
 endif()

@@ -34,10 +34,10 @@ install(FILES ${CMAKE_BINARY_DIR}/AlibiBlindConfig.cmake ${CMAKE_BINARY_DIR}/Ali
 # pkg-config: prefix relative to the .pc file, so --prefix at install time and DESTDIR both work.
 file(RELATIVE_PATH ABL_PC_TO_PREFIX /prefix/${ABL_PKGCONFIG_DIR} /prefix)
 string(REGEX REPLACE "/$" "" ABL_PC_TO_PREFIX "${ABL_PC_TO_PREFIX}")
-# jansson and PLplot are private (no header includes them): plain -l flags for static linking, so that
+# jansson, SLEEF and PLplot are private (no header includes them): plain -l flags for static linking, so that
 # `pkg-config --libs alibi-blind` needs only mpfr.pc and gmp.pc.
 set(ABL_PC_LIBS_PRIVATE "")
-foreach(_abl_l ${JANSSON_LIBRARIES} ${PLPLOT_LIBRARIES} m)
+foreach(_abl_l ${JANSSON_LIBRARIES} ${SLEEF_LIBRARIES} ${PLPLOT_LIBRARIES} m)
   string(APPEND ABL_PC_LIBS_PRIVATE " -l${_abl_l}")
 endforeach()
 string(APPEND ABL_PC_LIBS_PRIVATE " -pthread")

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The project, tests included, configures on a machine with only what it requires (issue 16: without
 # python3, `cmake -S . -B build` stopped at set_tests_properties(plot.files)). A configure of SOURCE in a
-# scratch directory sees only the required pkg-config modules (mpfr, gmp, jansson, cmocka) and no program
+# scratch directory sees only the required pkg-config modules (mpfr, gmp, jansson, sleef, cmocka) and no program
 # from PATH or the system directories (so no python3, chromium or zsh): it must pass, and its summary
 # must name what it left out. Then -DABL_PLOT=ON must fail there, naming the packages to install.
 # usage: config_no_tools.sh SOURCE C_COMPILER
@@ -10,7 +10,7 @@ src=$1; cc=$2
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/pc"
-for m in mpfr gmp jansson cmocka; do
+for m in mpfr gmp jansson sleef cmocka; do
   d=$(pkg-config --variable=pcfiledir "$m") || { echo "pkg-config cannot find $m"; exit 1; }
   ln -s "$d/$m.pc" "$tmp/pc/$m.pc"
 done

@@ -77,7 +77,7 @@ INTEGER_KEYS = {"context", "window", "delta", "delta_ieee", "delta_exponent", "d
                 "delta_h_ieee", "first_blind", "first_blind_1", "first_blind_h", "first_influence_zero",
                 "row_zeros", "matrix_zeros", "middle_row_zeros", "row_influence_zeros",
                 "matrix_influence_zeros", "forward_first_blind", "gradient_only_row", "gradient_only_matrix",
-                "seed"} | {f"d{i}" for i in range(1, 10)}
+                "seed", "shift"} | {f"d{i}" for i in range(1, 10)}
 
 
 def schema_key(args):

@@ -117,8 +117,10 @@ const abl_cli_opt abl_cli_options[ABL_OPT_COUNT] = {
     [ABL_OPT_RN] = {"rn", ABL_ARG_FLAG, NULL,
             "table 4: add the exact round-to-nearest points (where exp gives 0 or overflows)"},
     [ABL_OPT_SCALING] = {"scaling", ABL_ARG_VALUE, "KIND",
-            "rope: none, linear:F (positions / F), dynamic:F:MAXPOS (hf dynamic NTK), llama3:F:LOW:HIGH:ORIGINAL or "
-            "yarn:F:MAXPOS[:BETA_FAST:BETA_SLOW] (hf-llama); default: the model's"},
+            "rope: none, linear:F (positions / F), dynamic:F:MAXPOS (hf dynamic NTK), llama3:F:LOW:HIGH:ORIGINAL, "
+            "yarn:F:MAXPOS[:BETA_FAST:BETA_SLOW] or longrope:F:ORIGINAL:L1,L2,...:S1,S2,... (F = max_position_embeddings "
+            "/ ORIGINAL; head_dim/2 long and short factors; the long ones when --ctx passes ORIGINAL) (hf-llama); "
+            "default: the model's"},
     [ABL_OPT_SEED] = {"seed", ABL_ARG_VALUE, "K",
             "seed of the Gaussian logits (default 0)"},
     [ABL_OPT_SHIFT] = {"shift", ABL_ARG_VALUE, "D1,D2",

@@ -120,6 +120,11 @@ static int rope_model(const abl_cli_cmd *cmd, const char **v, abl_rope_config *c
         c->beta_slow = f.beta_slow != 0 ? f.beta_slow : 1;
         c->has_attention_factor = f.has_attention_factor;
         c->attention_factor = f.attention_factor;
+        c->mscale = f.mscale;
+        c->mscale_all_dim = f.mscale_all_dim;
+        c->yarn_no_truncate = f.yarn_no_truncate;
+        if (f.yarn_original > 0)   /* the ramp's ends from the original length; the factor stays the config's */
+            c->max_position = f.yarn_original;
     }
     abl_rope_file_free(&f);
     return rc;
@@ -166,6 +171,66 @@ static int rope_scaling_yarn(char *f[5], int n, abl_rope_config *c)
     return rc;
 }
 
+/* One of --scaling longrope's lists: D0,D1,... positive decimals, each rounded to nearest binary64 as Python
+ * reads the JSON's floats; malloc'd into *out, the count into *count. */
+static int rope_factor_list(const char *text, double **out, int *count)
+{
+    int n = 1;
+    for (const char *p = text; *p != '\0'; p++)
+        n += *p == ',';
+    double *v = calloc((size_t)n, sizeof *v);
+    char *copy = strdup(text);
+    if (v == NULL || copy == NULL) {
+        free(v);
+        free(copy);
+        return abl_cli_internal_error("out of memory");
+    }
+    mpq_t q;
+    mpfr_t x;
+    mpq_init(q);
+    mpfr_init2(x, 53);
+    int rc = 0, i = 0;
+    for (char *save = NULL, *tok = strtok_r(copy, ",", &save); rc == 0 && tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        rc = abl_cli_decimal("scaling", tok, 1, q);
+        mpfr_set_q(x, q, MPFR_RNDN);
+        v[i++] = mpfr_get_d(x, MPFR_RNDN);
+    }
+    if (rc == 0 && i != n)
+        rc = abl_cli_usage_error("--scaling: longrope: '%s': a list of positive numbers separated by commas", text);
+    mpfr_clear(x);
+    mpq_clear(q);
+    free(copy);
+    if (rc != 0) {
+        free(v);
+        return rc;
+    }
+    *out = v;
+    *count = n;
+    return 0;
+}
+
+/* --scaling longrope:F:ORIGINAL:LONG:SHORT (F = max_position_embeddings / original_max_position_embeddings, as
+ * Phi-3's config gives it; LONG, SHORT: head_dim / 2 factors each, comma-separated). */
+static int rope_scaling_longrope(char *f[5], abl_rope_config *c)
+{
+    c->scaling = ABL_ROPE_SCALING_LONGROPE;
+    int nl = 0, ns = 0;
+    free(c->long_factor);
+    free(c->short_factor);
+    c->long_factor = c->short_factor = NULL;
+    int rc = abl_cli_decimal("scaling", f[1], 1, c->factor);
+    if (rc == 0)
+        rc = abl_cli_count("scaling", f[2], 2, UINT64_C(1) << 40, &c->max_position);
+    if (rc == 0)
+        rc = rope_factor_list(f[3], &c->long_factor, &nl);
+    if (rc == 0)
+        rc = rope_factor_list(f[4], &c->short_factor, &ns);
+    if (rc == 0 && nl != ns)
+        rc = abl_cli_usage_error("--scaling: longrope: the long and short lists differ in length (%d, %d)", nl, ns);
+    c->ext_count = nl;
+    return rc;
+}
+
 /* --scaling none | linear:F | dynamic:F:MAXPOS | llama3:F:LOW:HIGH:ORIGINAL | yarn:F:MAXPOS[:BF:BS] */
 static int rope_scaling(const char *s, abl_rope_config *c)
 {
@@ -185,6 +250,8 @@ static int rope_scaling(const char *s, abl_rope_config *c)
             rc = abl_cli_count("scaling", f[2], 1, UINT64_C(1) << 40, &c->max_position);
     } else if ((n == 3 || n == 5) && strcmp(f[0], "yarn") == 0) {
         rc = rope_scaling_yarn(f, n, c);
+    } else if (n == 5 && strcmp(f[0], "longrope") == 0) {
+        rc = rope_scaling_longrope(f, c);
     } else if (n == 5 && strcmp(f[0], "llama3") == 0) {
         c->scaling = ABL_ROPE_SCALING_LLAMA3;
         rc = abl_cli_decimal("scaling", f[1], 1, c->factor);
@@ -195,8 +262,8 @@ static int rope_scaling(const char *s, abl_rope_config *c)
         if (rc == 0)
             rc = abl_cli_count("scaling", f[4], 1, UINT64_C(1) << 40, &c->max_position);
     } else {
-        rc = abl_cli_usage_error("--scaling: '%s': none, linear:F, dynamic:F:MAXPOS, llama3:F:LOW:HIGH:ORIGINAL or "
-                                 "yarn:F:MAXPOS[:BETA_FAST:BETA_SLOW]", s);
+        rc = abl_cli_usage_error("--scaling: '%s': none, linear:F, dynamic:F:MAXPOS, llama3:F:LOW:HIGH:ORIGINAL, "
+                                 "yarn:F:MAXPOS[:BETA_FAST:BETA_SLOW] or longrope:F:ORIGINAL:LONG:SHORT", s);
     }
     free(copy);
     return rc;

@@ -34,12 +34,19 @@ static int setup(char **argv, abl_rope_config *c)
         for (int i = 0; i < c->ext_count; i++)
             c->short_factor[i] = strtod(end + 1, &end);
     }
-    if (c->scaling == ABL_ROPE_SCALING_YARN) {   /* yarn:BETA_FAST:BETA_SLOW[:ATTENTION_FACTOR], MAXPOS its length */
+    if (c->scaling == ABL_ROPE_SCALING_YARN) {
+        /* yarn:BETA_FAST:BETA_SLOW[:ATTENTION_FACTOR[:MSCALE:MSCALE_ALL_DIM:TRUNCATE]] (ATTENTION_FACTOR 0: none),
+         * MAXPOS the length the ramp's ends come from */
         char *end = argv[5] + 5;
         c->beta_fast = strtod(end, &end);
         c->beta_slow = strtod(end + 1, &end);
-        c->has_attention_factor = *end == ':';
-        c->attention_factor = c->has_attention_factor ? strtod(end + 1, NULL) : 0;
+        c->attention_factor = *end == ':' ? strtod(end + 1, &end) : 0;
+        c->has_attention_factor = c->attention_factor != 0;
+        if (*end == ':') {
+            c->mscale = strtod(end + 1, &end);
+            c->mscale_all_dim = strtod(end + 1, &end);
+            c->yarn_no_truncate = strtol(end + 1, &end, 10) == 0;
+        }
     }
     if (c->scaling == ABL_ROPE_SCALING_LLAMA3) {   /* llama3:LOW:HIGH, MAXPOS = original_max_position_embeddings */
         char *lo = argv[5] + 7, *hi = strchr(lo, ':');

@@ -111,9 +111,36 @@ static void test_yarn_inv_freq(void **state)
     assert_int_equal(abl_rope_values(&c, 1, angle, cs, sn), ABL_OK);
     for (int i = 0; i < 8; i++)
         assert_true((double)angle[i] == want[i]);
-    close_rel(cs[3], 0x1.237ae4p+0, 0x1p-22);   /* the attention factor in the fp32 cos (1 ulp: SLEEF vs CR) */
+    close_rel(cs[3], 0x1.237ae4p+0, 0x1p-22);   /* the attention factor in the fp32 cos (to 1 ulp: CR or SLEEF) */
     c.path = ABL_ROPE_GGML_CPU;                 /* yarn is modelled for hf-llama only */
     assert_int_equal(abl_rope_values(&c, 1, angle, cs, sn), ABL_ERR_UNSUPPORTED);
+    abl_rope_config_clear(&c);
+}
+
+/* PyTorch CPU's fp32 cos/sin through SLEEF's AVX2 groups of 8 (docs/rope.md): literals printed by PyTorch
+ * 1.13.1 (Debian, AVX2 capability) for transformers' emb.cos()/emb.sin(), d = 128, base 5e5, fp32; the correctly
+ * rounded cos differs by one ulp in each (mpmath: 0x1.ff8502p-1 and 0x1.e8ebb6p-1). Where the CPU has no AVX2
+ * and FMA, PyTorch runs libm and the tool correctly rounded values: skipped. */
+static void test_torch_sleef_cos(void **state)
+{
+    (void)state;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+        skip();
+#else
+    skip();
+#endif
+    abl_rope_config c;
+    setup(&c, "hf-llama", "fp32", 128, 500000, 200000);
+    float angle[64], cs[64], sn[64];
+    assert_int_equal(abl_rope_values(&c, 1000, angle, cs, sn), ABL_OK);
+    assert_true((double)angle[49] == 0x1.62e88p-5);
+    assert_true((double)cs[49] == 0x1.ff8504p-1);
+    assert_true((double)sn[49] == 0x1.62cc14p-5);
+    assert_int_equal(abl_rope_values(&c, 100003, angle, cs, sn), ABL_OK);
+    assert_true((double)angle[62] == 0x1.34a0dap-2);
+    assert_true((double)cs[62] == 0x1.e8ebb8p-1);
+    assert_true((double)sn[62] == 0x1.2ffa18p-2);
     abl_rope_config_clear(&c);
 }
 
@@ -159,7 +186,7 @@ int main(void)
         cmocka_unit_test(test_theta_exact),      cmocka_unit_test(test_angle_error_fp32),
         cmocka_unit_test(test_ggml_theta_loop),  cmocka_unit_test(test_bf16_cos_sin_error),
         cmocka_unit_test(test_refusals),         cmocka_unit_test(test_catalogue),
-        cmocka_unit_test(test_yarn_inv_freq),
+        cmocka_unit_test(test_yarn_inv_freq),    cmocka_unit_test(test_torch_sleef_cos),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,6 +67,11 @@ typedef struct abl_rope_config {
      * per-pair factors, head_dim / 2 each, binary64 as the JSON has them; malloc'd, freed by config_clear */
     double *long_factor, *short_factor;
     int ext_count;
+    /* yarn, keys of later transformers revisions (docs/rope.md): mscale and mscale_all_dim (0 when absent: the
+     * attention factor is get_mscale(f, mscale) / get_mscale(f, mscale_all_dim) when both are non-zero), and
+     * truncate = false (yarn_no_truncate 1: the ramp's ends are not floored/ceiled). */
+    double mscale, mscale_all_dim;
+    int yarn_no_truncate;
 } abl_rope_config;
 
 /* Initialise (d = 128, base 10000, bf16, hf-llama, n = 4096, shifts 0 and 16) / release the mpq fields. */
@@ -120,6 +125,10 @@ typedef struct abl_rope_result {
     int ncurve, nshift_curve;
     double curve_x[64], curve_eff[4][64], curve_shift_x[64], curve_shift[64];
     int curve_pair[4];
+    /* how the code's fp32 pow/cos/sin were computed: 1 PyTorch CPU's SLEEF (AVX2 + FMA, bit for bit), 0 correctly
+     * rounded (ggml-cpu's libm model, or a CPU without AVX2/FMA) (docs/rope.md) */
+    int torch_sleef;
+    double attention_factor;   /* yarn, longrope: the fp32 factor multiplied into cos and sin (1 otherwise) */
 } abl_rope_result;
 
 /* The work: (n + delta2) * head_dim / 2 evaluations; seconds estimated at ~0.5 us each. */
@@ -176,6 +185,9 @@ typedef struct abl_rope_file {
     double *long_factor, *short_factor; /* longrope: malloc'd, ext_count each */
     int ext_count;
     int has_original;            /* longrope: a top-level original_max_position_embeddings (original_max_position) */
+    double mscale, mscale_all_dim; /* yarn: 0 when absent or null */
+    int yarn_no_truncate;        /* yarn: "truncate": false */
+    uint64_t yarn_original;      /* yarn: rope_scaling's original_max_position_embeddings, 0 when absent */
 } abl_rope_file;
 ABL_API abl_status abl_rope_file_read(const char *path, abl_rope_file *out, char **msg);
 ABL_API void abl_rope_file_free(abl_rope_file *f);

@@ -211,7 +211,7 @@ static const char *const integer_keys[] = {
     "delta_logit_lo", "delta_logit_hi", "delta_1", "delta_h", "delta_1_ieee", "delta_h_ieee", "d1", "d2", "d3",
     "d4", "d5", "d6", "d7", "d8", "d9", "first_blind", "first_blind_1", "first_blind_h", "first_influence_zero",
     "row_zeros", "matrix_zeros", "middle_row_zeros", "row_influence_zeros", "matrix_influence_zeros",
-    "forward_first_blind", "gradient_only_row", "gradient_only_matrix", "seed",
+    "forward_first_blind", "gradient_only_row", "gradient_only_matrix", "seed", "shift",
 };
 
 static bool integer_key(const char *key)
@@ -234,7 +234,7 @@ static const char *const real_keys[] = {
     "inv_freq", "linear", "value", "rn_value", "paper_value", "paper_difference", "clamp", "clamp_next", "logit",
     "logit_budget", "base", "base_fp32", "factor", "min_logit_half", "min_logit_last", "shift_first",
     "shift_interior", "qk_shift_first", "qk_shift_pair", "qk_exact_logit_0", "effective_error",
-    "cos_sin_error",
+    "cos_sin_error", "attention_factor",
 };
 static const char *const real_suffixes[] = {"_fraction", "_margin", "_error", "_error_max", "_bound",
                                             "_error_first", "_error_keys", "_percent"};

@@ -75,7 +75,7 @@ static void eval_z(abl_rope_code *k, int i, uint64_t p, float a, mpfr_t t, rope_
 {
     float c32, s32;
     double cd, sd;
-    abl_rope_cos_sin(k, a, &c32, &s32, &cd, &sd);
+    abl_rope_cos_sin(k, i, a, &c32, &s32, &cd, &sd);
     z->c = abl_fp_round(&k->table, (double)c32);
     z->s = abl_fp_round(&k->table, (double)s32);
     /* e = a - p theta exactly (t has ABL_ROPE_PREC bits): p theta = a - e, so cos(p theta) = cos a cos e + sin a sin e */
@@ -157,6 +157,7 @@ static abl_status run_keys(rope_run *u)
         uint64_t at[3] = {u->key[b], u->key[b] + u->c->delta1, u->key[b] + u->c->delta2};
         for (int w = 0; w < 3; w++) {
             abl_rope_code_angles(&u->k, at[w], u->angle);
+            abl_rope_code_table(&u->k, at[w], u->angle);
             for (int i = 0; i < u->k.pairs; i++)
                 eval_z(&u->k, i, at[w], u->angle[i], u->t, &key_z(u, b, w)[i]);
         }
@@ -260,6 +261,7 @@ static abl_status run_loop(rope_run *u, abl_progress_fn progress, void *ctx)
     for (uint64_t P = 0; P < total; P++) {
         u->cur = u->ring + (size_t)(P % ring) * np;
         abl_rope_code_angles(&u->k, P, u->angle);
+        abl_rope_code_table(&u->k, P, u->angle);
         for (int i = 0; i < u->k.pairs; i++)
             eval_z(&u->k, i, P, u->angle[i], u->t, &u->cur[i]);
         if (P < c->n)
@@ -300,6 +302,8 @@ static abl_status result_init(const abl_rope_config *c, const abl_rope_code *k, 
     r->n = c->n;
     r->base = mpq_get_d(c->base);
     r->base_used = k->base32;
+    r->torch_sleef = k->torch_trig;
+    r->attention_factor = (double)k->att32;
     r->scaling = c->scaling;
     r->factor = mpq_get_d(c->factor);
     r->delta1 = c->delta1;
@@ -372,10 +376,11 @@ abl_status abl_rope_values(const abl_rope_config *c, uint64_t p, float *angle, f
     if (st != ABL_OK)
         return st;
     abl_rope_code_angles(&k, p, angle);
+    abl_rope_code_table(&k, p, angle);
     for (int i = 0; i < k.pairs; i++) {
         float cs, sn;
         double cd, sd;
-        abl_rope_cos_sin(&k, angle[i], &cs, &sn, &cd, &sd);
+        abl_rope_cos_sin(&k, i, angle[i], &cs, &sn, &cd, &sd);
         cos_used[i] = (float)abl_fp_round(&k.table, (double)cs);
         sin_used[i] = (float)abl_fp_round(&k.table, (double)sn);
     }
@@ -405,13 +410,18 @@ void abl_rope_code_apply(abl_rope_code *k, uint64_t p, const float *x, float *ou
 {
     int h = k->pairs;
     abl_rope_code_angles(k, p, k->scratch);
+    abl_rope_code_table(k, p, k->scratch);
     for (int i = 0; i < h; i++) {
-        float a = k->scratch[i], cs, sn;
+        float a = k->scratch[i], cs[2], sn[2], o[2];
         double cd, sd;
-        abl_rope_cos_sin(k, a, &cs, &sn, &cd, &sd);
-        cs = (float)abl_fp_round(&k->table, (double)cs);
-        sn = (float)abl_fp_round(&k->table, (double)sn);
-        apply_pair(k, x[i], x[i + h], cs, sn, &out[i], &out[i + h]);
+        /* hf: out[i] takes emb's cos/sin at i, out[i + h] those at i + h (equal unless a SLEEF group straddles) */
+        for (int w = 0; w < 2; w++) {
+            abl_rope_cos_sin(k, w == 1 && k->row_len > h ? i + h : i, a, &cs[w], &sn[w], &cd, &sd);
+            cs[w] = (float)abl_fp_round(&k->table, (double)cs[w]);
+            sn[w] = (float)abl_fp_round(&k->table, (double)sn[w]);
+        }
+        apply_pair(k, x[i], x[i + h], cs[0], sn[0], &out[i], &o[1]);
+        apply_pair(k, x[i], x[i + h], cs[1], sn[1], &o[0], &out[i + h]);
     }
 }
 

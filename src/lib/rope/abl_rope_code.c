@@ -51,11 +51,13 @@ static float dynamic_base32(const abl_rope_config *c)
 static void llama3_exact(const abl_rope_config *c, mpfr_t theta);
 static void yarn_extrapolation(const abl_rope_config *c, int i, mpfr_t w);
 
-/* hf longrope (_compute_longrope_parameters): long_factor when the expanded length passes the original one
- * (factor > 1), short_factor otherwise. */
+/* longrope's per-length switch (Phi-3's Phi3LongRoPEScaledRotaryEmbedding.forward; transformers'
+ * _compute_longrope_parameters with the seq_len of its dynamic update): long_factor when the sequence,
+ * positions 0..N-1, passes original_max_position_embeddings (seq_len = max(position_ids) + 1 = N > original),
+ * short_factor otherwise; one choice for the whole run (the shifted rows included, docs/rope.md). */
 static const double *longrope_factors(const abl_rope_config *c)
 {
-    return mpq_cmp_ui(c->factor, 1, 1) > 0 ? c->long_factor : c->short_factor;
+    return c->n > c->max_position ? c->long_factor : c->short_factor;
 }
 
 /* The exact theta_i: base^(-2i/d) (dynamic: the enlarged base, exactly), / factor when linear. */
@@ -168,8 +170,12 @@ static void yarn_range(const abl_rope_config *c, double *low, double *high)
 {
     double d = (double)c->head_dim, mp = (double)c->max_position, base = mpq_get_d(c->base);
     const double pi = 3.14159265358979311599796346854;
-    double lo = floor((d * log(mp / (c->beta_fast * 2 * pi))) / (2 * log(base)));
-    double hi = ceil((d * log(mp / (c->beta_slow * 2 * pi))) / (2 * log(base)));
+    double lo = (d * log(mp / (c->beta_fast * 2 * pi))) / (2 * log(base));
+    double hi = (d * log(mp / (c->beta_slow * 2 * pi))) / (2 * log(base));
+    if (!c->yarn_no_truncate) {   /* later revisions: truncate (default True) */
+        lo = floor(lo);
+        hi = ceil(hi);
+    }
     *low = lo > 0 ? lo : 0;
     *high = hi < d - 1 ? hi : d - 1;
     if (*low == *high)
@@ -222,7 +228,10 @@ static void torch_inv_freq(const abl_rope_config *c, abl_rope_code *k)
 {
     for (int i = 0; i < k->pairs; i++) {
         float e = rn32((double)(float)(2 * i) / (double)(float)c->head_dim);
-        float pos = abl_rope_pow32(k->base32, e), v = rn32(1.0 / (double)pos);
+        /* base ** exponents: SLEEF on the vector lanes, powf on the last pairs % 16 (abl_rope_sleef.c) */
+        float pos = k->torch_trig ? abl_rope_torch_pow(k->base32, e, i < k->pairs - k->pairs % 16)
+                                : abl_rope_pow32(k->base32, e);
+        float v = rn32(1.0 / (double)pos);
         if (c->scaling == ABL_ROPE_SCALING_YARN)
             v = yarn_one(c, pos, i);
         if (c->scaling == ABL_ROPE_SCALING_LONGROPE)   /* 1.0 / (ext_factors * base ** shape), ext in fp32 */
@@ -233,6 +242,21 @@ static void torch_inv_freq(const abl_rope_config *c, abl_rope_code *k)
             v = llama3_one(c, v);
         k->inv[i] = v;
     }
+}
+
+/* get_mscale(scale, m) = 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0 (binary64); the default
+ * attention factor is get_mscale(factor), or get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)
+ * when both keys are non-zero (later transformers revisions: DeepSeek-V3). */
+static double get_mscale(double scale, double m)
+{
+    return scale <= 1 ? 1.0 : 0.1 * m * log(scale) + 1.0;
+}
+
+static double yarn_mscale(const abl_rope_config *c, double factor)
+{
+    if (c->mscale != 0 && c->mscale_all_dim != 0)
+        return get_mscale(factor, c->mscale) / get_mscale(factor, c->mscale_all_dim);
+    return get_mscale(factor, 1);
 }
 
 /* hf: attention_scaling multiplies the fp32 cos and sin (LlamaRotaryEmbedding.forward, before the cast);
@@ -246,7 +270,7 @@ static void yarn_attention(const abl_rope_config *c, abl_rope_code *k)
     double factor = mpfr_get_d(f, MPFR_RNDN);
     mpfr_clear(f);
     if (c->scaling == ABL_ROPE_SCALING_YARN)
-        k->att = c->has_attention_factor ? c->attention_factor : 0.1 * log(factor) + 1.0;
+        k->att = c->has_attention_factor ? c->attention_factor : yarn_mscale(c, factor);
     if (c->scaling == ABL_ROPE_SCALING_LONGROPE)   /* sqrt(1 + log(factor) / log(original)), 1 when factor <= 1 */
         k->att = c->has_attention_factor ? c->attention_factor
                  : factor <= 1 ? 1.0 : sqrt(1 + log(factor) / log((double)c->max_position));
@@ -329,7 +353,14 @@ abl_status abl_rope_code_init(const abl_rope_config *c, abl_rope_code *k, char *
     k->inv = calloc((size_t)k->pairs, sizeof *k->inv);
     k->theta = calloc((size_t)k->pairs, sizeof *k->theta);
     k->scratch = calloc((size_t)k->pairs, sizeof *k->scratch);
-    if (k->inv == NULL || k->theta == NULL || k->scratch == NULL) {
+    k->row_len = c->path == ABL_ROPE_HF_LLAMA ? 2 * k->pairs : k->pairs;
+    k->torch_trig = c->path != ABL_ROPE_GGML_CPU && abl_rope_sleef();
+    k->row = calloc((size_t)k->row_len, sizeof *k->row);
+    k->rc = calloc((size_t)k->row_len, sizeof *k->rc);
+    k->rs = calloc((size_t)k->row_len, sizeof *k->rs);
+    k->nbr = calloc((size_t)k->pairs, sizeof *k->nbr);
+    if (k->inv == NULL || k->theta == NULL || k->scratch == NULL || k->row == NULL || k->rc == NULL || k->rs == NULL ||
+        k->nbr == NULL) {
         abl_rope_code_clear(k);
         return ABL_ERR_NO_MEMORY;
     }
@@ -360,6 +391,10 @@ void abl_rope_code_clear(abl_rope_code *k)
     free(k->theta);
     free(k->inv);
     free(k->scratch);
+    free(k->row);
+    free(k->rc);
+    free(k->rs);
+    free(k->nbr);
     memset(k, 0, sizeof *k);
 }
 
@@ -397,13 +432,56 @@ static int near_midpoint(double v)
     return fabs(v - lo) <= margin || fabs(v - hi) <= margin;
 }
 
-void abl_rope_cos_sin(abl_rope_code *k, float a, float *c, float *s, double *cd, double *sd)
+/* A row shorter than, or not a multiple of, SLEEF's 8 lanes (head_dim % 8 != 0): PyTorch's groups of 8 run over
+ * the flattened [positions, row] table, so a lane's neighbours are the rows of the next positions (the sequence
+ * 0, 1, 2, ...; the zero padding of the tensor's very last group is not modelled, docs/rope.md). */
+static void table_straddling(abl_rope_code *k, uint64_t p)
+{
+    uint64_t len = (uint64_t)k->row_len, first = p * len / 8, last = (p * len + len - 1) / 8;
+    for (uint64_t g = first; g <= last; g++) {
+        float lane[8], oc[8], os[8];
+        uint64_t at = UINT64_MAX;
+        for (int l = 0; l < 8; l++) {
+            uint64_t f = g * 8 + (uint64_t)l, q = f / len;
+            if (q != at)
+                abl_rope_code_angles(k, q, k->nbr);
+            at = q;
+            lane[l] = k->nbr[(f % len) % (uint64_t)k->pairs];
+        }
+        abl_rope_torch_cos_sin(lane, 8, oc, os);
+        for (int l = 0; l < 8; l++)
+            if ((g * 8 + (uint64_t)l) / len == p) {
+                k->rc[(g * 8 + (uint64_t)l) % len] = oc[l];
+                k->rs[(g * 8 + (uint64_t)l) % len] = os[l];
+            }
+    }
+}
+
+void abl_rope_code_table(abl_rope_code *k, uint64_t p, const float *angles)
+{
+    if (!k->torch_trig)
+        return;
+    if (k->row_len % 8 != 0) {
+        table_straddling(k, p);
+        return;
+    }
+    /* hf: emb = torch.cat((freqs, freqs), dim=-1), then emb.cos(); flash: torch.cos(freqs) */
+    memcpy(k->row, angles, (size_t)k->pairs * sizeof *angles);
+    if (k->row_len > k->pairs)
+        memcpy(k->row + k->pairs, angles, (size_t)k->pairs * sizeof *angles);
+    abl_rope_torch_cos_sin(k->row, k->row_len, k->rc, k->rs);
+}
+
+void abl_rope_cos_sin(abl_rope_code *k, int j, float a, float *c, float *s, double *cd, double *sd)
 {
     *cd = cos((double)a);
     *sd = sin((double)a);
     *c = (float)*cd;
     *s = (float)*sd;
-    if (near_midpoint(*cd) || near_midpoint(*sd)) {
+    if (k->torch_trig) {
+        *c = k->rc[j];
+        *s = k->rs[j];
+    } else if (near_midpoint(*cd) || near_midpoint(*sd)) {
         mpfr_t x, y;
         mpfr_inits2(24, x, y, (mpfr_ptr)0);
         mpfr_set_flt(x, a, MPFR_RNDN);

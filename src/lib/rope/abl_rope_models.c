@@ -105,18 +105,35 @@ static abl_status file_llama3(const json_t *s, const json_t *factor, abl_rope_fi
     return f->factor && f->low_freq && f->high_freq ? ABL_OK : ABL_ERR_NO_MEMORY;
 }
 
-/* rope_scaling yarn at the revision modelled (docs/rope.md): factor, optional beta_fast, beta_slow,
- * attention_factor; the keys later revisions added (mscale, mscale_all_dim, truncate, and
- * original_max_position_embeddings, which then replaces max_position_embeddings) change the numbers, so a
- * config.json with them is refused rather than silently computed the old way. */
+/* yarn's keys of later transformers revisions (docs/rope.md): mscale, mscale_all_dim (numbers or null),
+ * truncate (a boolean), original_max_position_embeddings (the length the ramp's ends are computed from). */
+static abl_status file_yarn_later(const json_t *s, abl_rope_file *f, char **msg)
+{
+    const json_t *ms = json_object_get(s, "mscale"), *ma = json_object_get(s, "mscale_all_dim");
+    const json_t *tr = json_object_get(s, "truncate");
+    long long omp = 0;
+    int orig = positive_int(s, "original_max_position_embeddings", &omp);
+    if ((ms != NULL && !json_is_null(ms) && (!json_is_number(ms) || fabs(json_number_value(ms)) > 1e6)) ||
+        (ma != NULL && !json_is_null(ma) && (!json_is_number(ma) || fabs(json_number_value(ma)) > 1e6)) ||
+        (tr != NULL && !json_is_boolean(tr)) || orig < 0) {
+        abl_set_error(msg, "rope_scaling yarn: mscale and mscale_all_dim numbers (|x| <= 1e6), truncate a boolean, "
+                           "original_max_position_embeddings a positive integer");
+        return ABL_ERR_PARSE;
+    }
+    f->mscale = json_is_number(ms) ? json_number_value(ms) : 0;
+    f->mscale_all_dim = json_is_number(ma) ? json_number_value(ma) : 0;
+    f->yarn_no_truncate = json_is_false(tr);
+    f->yarn_original = orig == 1 ? (uint64_t)omp : 0;
+    return ABL_OK;
+}
+
+/* rope_scaling yarn (_compute_yarn_parameters, docs/rope.md): factor, optional beta_fast, beta_slow,
+ * attention_factor, and the later keys above. */
 static abl_status file_yarn(const json_t *s, const json_t *factor, abl_rope_file *f, char **msg)
 {
-    static const char *const later[] = {"mscale", "mscale_all_dim", "truncate", "original_max_position_embeddings"};
-    for (size_t j = 0; j < sizeof later / sizeof *later; j++)
-        if (json_object_get(s, later[j]) != NULL) {
-            abl_set_error(msg, "rope_scaling yarn: '%s' is not in the transformers revision modelled", later[j]);
-            return ABL_ERR_UNSUPPORTED;
-        }
+    abl_status later = file_yarn_later(s, f, msg);
+    if (later != ABL_OK)
+        return later;
     const json_t *bf = json_object_get(s, "beta_fast"), *bs = json_object_get(s, "beta_slow");
     const json_t *af = json_object_get(s, "attention_factor");
     if ((bf != NULL && !json_is_null(bf) && !json_is_number(bf)) ||

@@ -87,6 +87,17 @@ static const char *scaling_name(abl_rope_scaling s)
          : s == ABL_ROPE_SCALING_LLAMA3 ? "llama3" : s == ABL_ROPE_SCALING_YARN ? "yarn" : s == ABL_ROPE_SCALING_LONGROPE ? "longrope" : "none";
 }
 
+/* The fp32 attention factor: 9 digits in text, its exact binary64 value (17 digits) in JSON. */
+static abl_status attention_meta(abl_report *r, double v)
+{
+    char *t = abl_strf("%.9g", v), *j = abl_strf("%.17g", v);
+    abl_status st = t && j ? abl_report_meta(r, "attention_factor", "attention factor into cos/sin (fp32)", t, j)
+                           : ABL_ERR_NO_MEMORY;
+    free(t);
+    free(j);
+    return st;
+}
+
 static abl_status metas(abl_report *r, const abl_rope_result *x)
 {
     abl_status st = meta_text(r, "path", "code path", abl_strf("%s", abl_rope_path_name(x->path)), 1);
@@ -97,6 +108,12 @@ static abl_status metas(abl_report *r, const abl_rope_result *x)
     if (st == ABL_OK) st = meta_text(r, "base_fp32", "base the code raises (fp32)", abl_strf("%.9g", x->base_used), 0);
     if (st == ABL_OK) st = meta_text(r, "scaling", "scaling", abl_strf("%s", scaling_name(x->scaling)), 1);
     if (st == ABL_OK) st = meta_text(r, "factor", "factor", abl_strf("%.17g", x->scaling ? x->factor : 1.0), 0);
+    if (st == ABL_OK && (x->scaling == ABL_ROPE_SCALING_YARN || x->scaling == ABL_ROPE_SCALING_LONGROPE))
+        st = attention_meta(r, x->attention_factor);
+    if (st == ABL_OK)
+        st = meta_text(r, "cos_sin_source", "fp32 pow, cos, sin",
+                       abl_strf("%s", x->torch_sleef ? "PyTorch CPU's SLEEF (AVX2), bit for bit"
+                                                     : "correctly rounded (MPFR)"), 1);
     if (st == ABL_OK) st = meta_text(r, "positions", "positions", abl_strf("%llu", (unsigned long long)x->n), 0);
     if (st == ABL_OK) st = meta_text(r, "shift_delta1", "shift D1", abl_strf("%llu", (unsigned long long)x->delta1), 0);
     if (st == ABL_OK) st = meta_text(r, "shift_delta2", "shift D2", abl_strf("%llu", (unsigned long long)x->delta2), 0);

@@ -1,0 +1,9 @@
+rope
+--dtype
+fp16
+--head-dim
+8
+--ctx
+256
+--scaling
+longrope:8:256:1,2,3,4:1,1.25,1.5,1.125
