@@ -262,8 +262,8 @@ def report_case(binary):
     want = {
         "attention": None,
         "heads blind inside the context (δ < N)": "%d of %d" % (sum(dl < n for dl in deltas), heads),
-        "row fraction (end row, i = N − 1)": "%.2f %%" % (100.0 * end / (heads * n)),
-        "row fraction (middle row, i = ⌊(N − 1)/2⌋)": "%.2f %%" % (100.0 * mid / (heads * n)),
+        "row fraction (end row, i = N - 1)": "%.2f %%" % (100.0 * end / (heads * n)),
+        "row fraction (middle row, i = ⌊(N - 1)/2⌋)": "%.2f %%" % (100.0 * mid / (heads * n)),
         "matrix fraction (all N × N entries)": "%.2f %%" % (100.0 * mat / (heads * n * n)),
         "heads with a zero weight through the kernel (any row of the N × N matrix)": "%d of %d" % (kernel_heads, heads),
         "end row fraction through the kernel (exact zeros)": "%.2f %%" % (100.0 * kernel_end / (heads * n)),

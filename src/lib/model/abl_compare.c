@@ -379,8 +379,8 @@ static abl_status common_meta(abl_report *r, const abl_compare *c, const abl_com
     if (st == ABL_OK)
         st = abl_report_meta(r, "convention", "convention of δ paper", abl_convention_name(c->config.convention), NULL);
     if (st == ABL_OK && c->config.attention == ABL_ATTENTION_BIDIRECTIONAL)
-        st = abl_report_meta(r, "attention", "attention", "bidirectional: d = |i − j| over the whole N × N matrix "
-                             "(encoder); row = the end row i = N − 1, mid = the middle row i = ⌊(N − 1)/2⌋",
+        st = abl_report_meta(r, "attention", "attention", "bidirectional: d = |i - j| over the whole N × N matrix "
+                             "(encoder); row = the end row i = N - 1, mid = the middle row i = ⌊(N - 1)/2⌋",
                              "\"bidirectional\"");
     for (size_t i = 0; i < nmeta && st == ABL_OK; i++)
         if (!is_model_line(&meta[i]))
@@ -478,7 +478,7 @@ static abl_status compare_summaries(abl_report *r, const abl_compare *c, int bid
                                                  "kernel: row fraction (zero weights, last query row)",
                                                  "kernel: matrix fraction (zero weights, causal entries)"};
     static const char *const paper_bidir[3] = {"paper: heads blind inside the context (δ < N)",
-                                               "paper: row fraction (end row, i = N − 1)",
+                                               "paper: row fraction (end row, i = N - 1)",
                                                "paper: matrix fraction (all N × N entries)"};
     static const char *const kernel_bidir[3] = {"kernel: heads with a zero weight in any row",
                                                 "kernel: row fraction (zero weights, end row)",
