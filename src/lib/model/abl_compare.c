@@ -319,15 +319,29 @@ static abl_status cell_slope(abl_report *r, const abl_slope *s)
     return st;
 }
 
+/* A run of columns of a per-head table, added in order; data_only: for programs (JSON and CSV) only. */
+typedef struct column_spec {
+    const char *key, *header;
+    abl_align align;
+    int data_only;
+} column_spec;
+
+static abl_status add_columns(abl_report *r, const column_spec *c, size_t n)
+{
+    abl_status st = ABL_OK;
+    for (size_t i = 0; i < n && st == ABL_OK; i++) {
+        st = abl_report_column(r, c[i].key, c[i].header, c[i].align);
+        if (st == ABL_OK && c[i].data_only)
+            st = abl_report_column_data_only(r);
+    }
+    return st;
+}
+
 /* The slope_exact and slope columns of a per-head table (slope: for programs, JSON and CSV only). */
 static abl_status slope_columns(abl_report *r)
 {
-    abl_status st = abl_report_column(r, "slope_exact", "slope", ABL_ALIGN_LEFT);
-    if (st == ABL_OK)
-        st = abl_report_column(r, "slope", "m", ABL_ALIGN_RIGHT);
-    if (st == ABL_OK)
-        st = abl_report_column_data_only(r);
-    return st;
+    static const column_spec cols[] = {{"slope_exact", "slope", ABL_ALIGN_LEFT, 0}, {"slope", "m", ABL_ALIGN_RIGHT, 1}};
+    return add_columns(r, cols, sizeof cols / sizeof cols[0]);
 }
 
 /* a/b for one head's share */
@@ -438,12 +452,10 @@ static abl_status summary_side(abl_report *r, const char *prefix, const char *co
 /* The influence columns (shown where the pipeline's P.V loses keys whose weight is not 0). */
 static abl_status influence_columns(abl_report *r)
 {
-    abl_status st = abl_report_column(r, "first_influence_zero", "first no-influence", ABL_ALIGN_RIGHT);
-    if (st == ABL_OK)
-        st = abl_report_column(r, "row_influence_zeros", "row no-influence", ABL_ALIGN_RIGHT);
-    if (st == ABL_OK)
-        st = abl_report_column(r, "matrix_influence_zeros", "matrix no-influence", ABL_ALIGN_RIGHT);
-    return st;
+    static const column_spec cols[] = {{"first_influence_zero", "first no-influence", ABL_ALIGN_RIGHT, 0},
+                                       {"row_influence_zeros", "row no-influence", ABL_ALIGN_RIGHT, 0},
+                                       {"matrix_influence_zeros", "matrix no-influence", ABL_ALIGN_RIGHT, 0}};
+    return add_columns(r, cols, sizeof cols / sizeof cols[0]);
 }
 
 static abl_status influence_cells(abl_report *r, const abl_compare_head *h)
