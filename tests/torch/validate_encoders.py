@@ -54,20 +54,10 @@ try:
 except ImportError:
     print("validate_encoders: torch is not importable; skipped")
     sys.exit(77)
+from alibi_reference import press_slopes   # _get_alibi_head_slopes of JinaBERT / MosaicBERT
 
 torch.set_num_threads(2)
 DT = {"bf16": torch.bfloat16, "fp16": torch.float16}
-
-
-def press_slopes(n_heads):
-    """_get_alibi_head_slopes of JinaBERT / MosaicBERT (Python floats)."""
-    def pow2(n):
-        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
-        return [start * start ** i for i in range(n)]
-    if math.log2(n_heads).is_integer():
-        return pow2(n_heads)
-    c = 2 ** math.floor(math.log2(n_heads))
-    return pow2(c) + press_slopes(2 * c)[0::2][: n_heads - c]
 
 
 def counts(z, n):
