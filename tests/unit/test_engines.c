@@ -76,14 +76,7 @@ static void test_refused_fields(void **state)
     static const char *const bad[] = {"vllm-paged,bias-form=absolute", "trtllm-decode,bias-scale=0.5",
                                       "vllm-paged,logit-dtype=bf16", "llamacpp-cuda-fa,output-dtype=fp16",
                                       "trtllm-decode,sum=vec8", "llamacpp-cuda-fa,mask-dtype=bf16"};
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        abl_pipeline p;
-        char *err = NULL;
-        assert_int_equal(abl_pipeline_parse_msg(bad[k], NULL, &p, &err), ABL_OK);
-        assert_int_equal(abl_pipeline_check_msg(&p, &err), ABL_ERR_UNSUPPORTED);
-        assert_non_null(err);
-        free(err);
-    }
+    abl_test_engine_refuses(bad, sizeof bad / sizeof bad[0]);
 }
 
 int main(void)

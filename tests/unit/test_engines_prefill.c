@@ -131,14 +131,7 @@ static void test_refused_fields(void **state)
                                       "llamacpp-cuda,pv-accumulate=bf16", "llamacpp-cuda,slope-dtype=bf16",
                                       "vllm-triton,bias-form=relative", "vllm-triton,bias-scale=0.5",
                                       "vllm-triton,logit-dtype=bf16"};
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        abl_pipeline p;
-        char *err = NULL;
-        assert_int_equal(abl_pipeline_parse_msg(bad[k], NULL, &p, &err), ABL_OK);
-        assert_int_equal(abl_pipeline_check_msg(&p, &err), ABL_ERR_UNSUPPORTED);
-        assert_non_null(err);
-        free(err);
-    }
+    abl_test_engine_refuses(bad, sizeof bad / sizeof bad[0]);
 }
 
 int main(void)

@@ -550,6 +550,17 @@ abl_status abl_plot_fraction_run_plan(abl_plot_fraction_plan *plan, abl_plot *ou
 #define MIT_STAR_Y 1e10
 #define MIT_STARSTAR_Y 1.6e11 /* the lower part of the band; its label sits above */
 
+/* The mitigation figures' * and ** regions (Table 8's marks: no scale, beyond binary64), with the y numbers
+ * stopping below them. */
+static abl_status mitigation_bands(abl_plot_panel *pn)
+{
+    abl_status st = abl_plot_add_band(pn, MIT_STAR_LO, MIT_STAR_HI, "*   10^9 < δ < 2^1024 (no scale)");
+    if (st == ABL_OK)
+        st = abl_plot_add_band(pn, MIT_STAR_HI, MIT_TOP, "**  δ ≥ 2^1024: beyond binary64, or never");
+    pn->ynum_max = MIT_STAR_LO;
+    return st;
+}
+
 /* Where a δ is drawn: in the ** band (never blind, or printed **), the * band, or at its value (at
  * least 1, the axis's foot). */
 static double mitigation_y(const abl_delta *d)
@@ -591,10 +602,7 @@ abl_status abl_plot_mitigations(const abl_format *format, abl_convention convent
     st = abl_plot_axes(pn, NULL, "head (steepest first)", "δ (tokens)", 0.5, ABL_TABLE8_HEADS + 0.5, 1, MIT_TOP, 0,
                        1);
     if (st == ABL_OK)
-        st = abl_plot_add_band(pn, MIT_STAR_LO, MIT_STAR_HI, "*   10^9 < δ < 2^1024 (no scale)");
-    if (st == ABL_OK)
-        st = abl_plot_add_band(pn, MIT_STAR_HI, MIT_TOP, "**  δ ≥ 2^1024: beyond binary64, or never");
-    pn->ynum_max = MIT_STAR_LO;
+        st = mitigation_bands(pn);
     size_t nc = abl_table8_config_count();
     abl_delta d[ABL_TABLE8_HEADS];
     for (int h = 0; h < ABL_TABLE8_HEADS; h++)
@@ -688,10 +696,7 @@ abl_status abl_plot_mitigations_layer(const abl_format *format, abl_convention c
     if (st == ABL_OK)
         st = abl_plot_axes(pn, NULL, "head (the layer's order)", "δ (tokens)", 0.5, n + 0.5, 1, MIT_TOP, 0, 1);
     if (st == ABL_OK)
-        st = abl_plot_add_band(pn, MIT_STAR_LO, MIT_STAR_HI, "*   10^9 < δ < 2^1024 (no scale)");
-    if (st == ABL_OK)
-        st = abl_plot_add_band(pn, MIT_STAR_HI, MIT_TOP, "**  δ ≥ 2^1024: beyond binary64, or never");
-    pn->ynum_max = MIT_STAR_LO;
+        st = mitigation_bands(pn);
     if (st != ABL_OK)
         abl_plot_free(out);
     return st;
