@@ -14,7 +14,7 @@ refuse() { ! grep -q -- "$2" "$1" || { echo "unexpected in $1: $2"; fail=1; }; }
 "$bin" report --model jina-embeddings-v2-base-en --ctx 512 --output "$page" 2>/dev/null || { echo "report failed"; exit 1; }
 expect "$page" "<tr><th>attention</th><td>bidirectional (encoder)"
 expect "$page" "<h2>Fractions (bidirectional)</h2>"
-expect "$page" "<tr><th>row fraction (middle row, i = ⌊(N − 1)/2⌋)</th>"
+expect "$page" "<tr><th>row fraction (middle row, i = ⌊(N - 1)/2⌋)</th>"
 expect "$page" "<tr><th>matrix fraction (all N × N entries)</th>"
 expect "$page" "<tr><th>matrix fraction through the kernel (exact zeros, N × N)</th><td>10.85 %</td></tr>"
 expect "$page" "512 × 512 bidirectional matrix"

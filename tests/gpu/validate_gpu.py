@@ -22,7 +22,7 @@ zero of the model must be a measured zero (checked), and the measured zeros beyo
 P / l underflows the output dtype: an influence zero) are counted and printed, not failed. Without
 flex_attention (torch < 2.5) those cases are skipped with a line saying so."""
 
-import json, math, os, subprocess, sys, tempfile
+import json, os, subprocess, sys, tempfile
 
 try:
     import numpy as np
@@ -30,6 +30,8 @@ try:
 except Exception:
     print("skipped: numpy/torch not importable")
     sys.exit(77)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "torch"))
+from alibi_reference import press_slopes   # noqa: E402 (shared with the CPU validators)
 if not torch.cuda.is_available():
     print("skipped: no CUDA device")
     sys.exit(77)
@@ -40,14 +42,7 @@ DEV = "cuda"
 D = 64
 
 
-def press(H):
-    def p2(n):
-        start = 2 ** (-2 ** -(math.log2(n) - 3))
-        return [start * start ** i for i in range(n)]
-    if math.log2(H).is_integer():
-        return p2(H)
-    c = 2 ** math.floor(math.log2(H))
-    return p2(c) + p2(2 * c)[0::2][: H - c]
+press = press_slopes   # Press et al.'s get_slopes (tests/torch/alibi_reference.py)
 
 
 def counts(p):

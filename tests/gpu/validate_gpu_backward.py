@@ -38,7 +38,7 @@ against the tool's, which must agree (and find zeros). This checks the measureme
 """
 
 import json
-import math
+import os
 import subprocess
 import sys
 
@@ -48,6 +48,8 @@ try:
 except Exception:
     print("skipped: numpy/torch not importable")
     sys.exit(77)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "torch"))
+from alibi_reference import press_slopes   # noqa: E402 (shared with the CPU validators)
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else None
 DRY = "--dry-run" in sys.argv
@@ -66,14 +68,7 @@ DAZ = [0]     # subnormal dS that the dK GEMM turned into 0 (seen on the composi
 TINY = [0.0]  # the dtype's smallest normal
 
 
-def press(H):
-    def p2(n):
-        start = 2 ** (-2 ** -(math.log2(n) - 3))
-        return [start * start ** i for i in range(n)]
-    if math.log2(H).is_integer():
-        return p2(H)
-    c = 2 ** math.floor(math.log2(H))
-    return p2(c) + p2(2 * c)[0::2][: H - c]
+press = press_slopes   # Press et al.'s get_slopes (tests/torch/alibi_reference.py)
 
 
 def slopes32(H):

@@ -16,7 +16,6 @@ predictor) to give the same numbers for every head.
 Exit status: 0 when every case agrees, 1 otherwise, 77 when /usr/bin/python3 cannot import torch.
 """
 import json
-import math
 import re
 import subprocess
 import sys
@@ -27,6 +26,7 @@ try:
 except ImportError:
     print("validate_bidir: torch is not importable; skipped")
     sys.exit(77)
+from alibi_reference import press_slopes
 
 torch.set_num_threads(1)
 _cap = re.search(r"CPU capability usage: (\w+)", torch.__config__.show())
@@ -34,15 +34,7 @@ LANES = "vec16" if _cap and _cap.group(1).startswith("AVX512") else "vec8"
 DT = {"bf16": torch.bfloat16, "fp16": torch.float16}
 
 
-def alibi_head_slopes(n_heads):
-    """_get_alibi_head_slopes of JinaBERT / MosaicBERT (Press et al.'s reference code)."""
-    def pow2(n):
-        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
-        return [start * start ** i for i in range(n)]
-    if math.log2(n_heads).is_integer():
-        return pow2(n_heads)
-    c = 2 ** math.floor(math.log2(n_heads))
-    return pow2(c) + alibi_head_slopes(2 * c)[0::2][: n_heads - c]
+alibi_head_slopes = press_slopes   # _get_alibi_head_slopes of JinaBERT / MosaicBERT
 
 
 def torch_zeros(heads, n, dtype, softmax_dtype):

@@ -35,6 +35,7 @@ try:
 except ImportError:
     print("validate_design_gradient: torch or mpmath is not importable; skipped")
     sys.exit(77)
+from alibi_reference import read_rows
 
 torch.set_num_threads(1)
 mp.dps = 50
@@ -50,16 +51,7 @@ def design(binary, preset, dtype, n, heads, j):
 
 
 def read_logits(path, heads, n):
-    L = np.zeros((heads, n, n), dtype=np.uint32)
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#"):
-                continue
-            h, i, kind, vals = line.rstrip("\n").split(",", 3)
-            if kind == "L":
-                row = np.array([int(t, 16) for t in vals.split()], dtype=np.uint32)
-                L[int(h) - 1, int(i), : row.shape[0]] = row
-    return L.view(np.float32)
+    return read_rows(path, heads, n, "L")
 
 
 def column0_zeros(binary, preset, dtype, n, slopes, j):

@@ -54,20 +54,10 @@ try:
 except ImportError:
     print("validate_encoders: torch is not importable; skipped")
     sys.exit(77)
+from alibi_reference import press_slopes   # _get_alibi_head_slopes of JinaBERT / MosaicBERT
 
 torch.set_num_threads(2)
 DT = {"bf16": torch.bfloat16, "fp16": torch.float16}
-
-
-def press_slopes(n_heads):
-    """_get_alibi_head_slopes of JinaBERT / MosaicBERT (Python floats)."""
-    def pow2(n):
-        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
-        return [start * start ** i for i in range(n)]
-    if math.log2(n_heads).is_integer():
-        return pow2(n_heads)
-    c = 2 ** math.floor(math.log2(n_heads))
-    return pow2(c) + press_slopes(2 * c)[0::2][: n_heads - c]
 
 
 def counts(z, n):
@@ -264,8 +254,8 @@ def report_case(binary):
     want = {
         "attention": None,
         "heads blind inside the context (δ < N)": "%d of %d" % (sum(dl < n for dl in deltas), heads),
-        "row fraction (end row, i = N − 1)": "%.2f %%" % (100.0 * end / (heads * n)),
-        "row fraction (middle row, i = ⌊(N − 1)/2⌋)": "%.2f %%" % (100.0 * mid / (heads * n)),
+        "row fraction (end row, i = N - 1)": "%.2f %%" % (100.0 * end / (heads * n)),
+        "row fraction (middle row, i = ⌊(N - 1)/2⌋)": "%.2f %%" % (100.0 * mid / (heads * n)),
         "matrix fraction (all N × N entries)": "%.2f %%" % (100.0 * mat / (heads * n * n)),
         "heads with a zero weight through the kernel (any row of the N × N matrix)": "%d of %d" % (kernel_heads, heads),
         "end row fraction through the kernel (exact zeros)": "%.2f %%" % (100.0 * kernel_end / (heads * n)),

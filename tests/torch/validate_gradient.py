@@ -28,6 +28,7 @@ try:
 except ImportError:
     print("validate_gradient: torch is not importable; skipped")
     sys.exit(77)
+from alibi_reference import read_rows
 
 torch.set_num_threads(1)
 _cap = re.search(r"CPU capability usage: (\w+)", torch.__config__.show())
@@ -36,17 +37,7 @@ DT = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
 
 
 def read_logits(path, heads, n):
-    L = np.zeros((heads, n, n), dtype=np.uint32)
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#"):
-                continue
-            h, i, kind, vals = line.rstrip("\n").split(",", 3)
-            if kind != "L":
-                continue
-            row = np.array([int(t, 16) for t in vals.split()], dtype=np.uint32)
-            L[int(h) - 1, int(i), : row.shape[0]] = row
-    return L.view(np.float32)
+    return read_rows(path, heads, n, "L")
 
 
 def torch_counts(preset, dtype, L, dp, scale):
@@ -110,16 +101,7 @@ ZERO_MAX = {"bf16": 2.0 ** -134, "fp16": 2.0 ** -25, "fp32": 2.0 ** -150}   # ha
 
 
 def read_weights(path, heads, n):
-    W = np.zeros((heads, n, n), dtype=np.uint32)
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#"):
-                continue
-            h, i, kind, vals = line.rstrip("\n").split(",", 3)
-            if kind == "W":
-                row = np.array([int(t, 16) for t in vals.split()], dtype=np.uint32)
-                W[int(h) - 1, int(i), : row.shape[0]] = row
-    return W.view(np.float32).astype(np.float64)
+    return read_rows(path, heads, n, "W").astype(np.float64)
 
 
 def run_unit(binary, preset, dtype, n, slopes, std, j):

@@ -13,24 +13,15 @@
 #include <string.h>
 #include <cmocka.h>
 #include "alibi_blind.h"
+#include "abl_test_engines.h"
 
 static const char *const k_presets[] = {"llamacpp-cuda-fa", "vllm-paged", "trtllm-decode"};
 
 static void agree(const char *spec, const char *dtype, int heads, uint64_t n)
 {
-    abl_format model;
-    assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
-    abl_simulate_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    char *err = NULL;
-    assert_int_equal(abl_pipeline_parse_msg(spec, &model, &cfg.pipeline, &err), ABL_OK);
-    assert_int_equal(cfg.pipeline.modelled, 1);
-    cfg.heads = heads;
-    cfg.context = n;
     abl_simulation sim;
     abl_prediction pred;
-    assert_int_equal(abl_simulate_run(&cfg, &sim), ABL_OK);
-    assert_int_equal(abl_predict_run(&cfg, &pred), ABL_OK);
+    abl_test_engine_runs(spec, dtype, heads, n, &sim, &pred);
     if (!abl_prediction_agrees(&sim, &pred)) {
         for (int h = 0; h < sim.heads; h++)
             print_error("%s %s H=%d N=%llu head %d: sim (%lld, %llu, %llu) pred (%lld, %llu, %llu)\n", spec, dtype,
@@ -85,14 +76,7 @@ static void test_refused_fields(void **state)
     static const char *const bad[] = {"vllm-paged,bias-form=absolute", "trtllm-decode,bias-scale=0.5",
                                       "vllm-paged,logit-dtype=bf16", "llamacpp-cuda-fa,output-dtype=fp16",
                                       "trtllm-decode,sum=vec8", "llamacpp-cuda-fa,mask-dtype=bf16"};
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        abl_pipeline p;
-        char *err = NULL;
-        assert_int_equal(abl_pipeline_parse_msg(bad[k], NULL, &p, &err), ABL_OK);
-        assert_int_equal(abl_pipeline_check_msg(&p, &err), ABL_ERR_UNSUPPORTED);
-        assert_non_null(err);
-        free(err);
-    }
+    abl_test_engine_refuses(bad, sizeof bad / sizeof bad[0]);
 }
 
 int main(void)

@@ -17,23 +17,14 @@
 #include <string.h>
 #include <cmocka.h>
 #include "alibi_blind.h"
+#include "abl_test_engines.h"
 
 /* simulate and predict for one case; returns the predictor's rows run exactly (all heads). */
 static uint64_t agree(const char *spec, const char *dtype, int heads, uint64_t n)
 {
-    abl_format model;
-    assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
-    abl_simulate_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    char *err = NULL;
-    assert_int_equal(abl_pipeline_parse_msg(spec, &model, &cfg.pipeline, &err), ABL_OK);
-    assert_int_equal(cfg.pipeline.modelled, 1);
-    cfg.heads = heads;
-    cfg.context = n;
     abl_simulation sim;
     abl_prediction pred;
-    assert_int_equal(abl_simulate_run(&cfg, &sim), ABL_OK);
-    assert_int_equal(abl_predict_run(&cfg, &pred), ABL_OK);
+    abl_test_engine_runs(spec, dtype, heads, n, &sim, &pred);
     uint64_t exact = 0;
     for (int h = 0; h < pred.heads; h++) {
         exact += pred.results[h].exact_rows;
@@ -140,14 +131,7 @@ static void test_refused_fields(void **state)
                                       "llamacpp-cuda,pv-accumulate=bf16", "llamacpp-cuda,slope-dtype=bf16",
                                       "vllm-triton,bias-form=relative", "vllm-triton,bias-scale=0.5",
                                       "vllm-triton,logit-dtype=bf16"};
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        abl_pipeline p;
-        char *err = NULL;
-        assert_int_equal(abl_pipeline_parse_msg(bad[k], NULL, &p, &err), ABL_OK);
-        assert_int_equal(abl_pipeline_check_msg(&p, &err), ABL_ERR_UNSUPPORTED);
-        assert_non_null(err);
-        free(err);
-    }
+    abl_test_engine_refuses(bad, sizeof bad / sizeof bad[0]);
 }
 
 int main(void)

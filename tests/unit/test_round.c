@@ -127,6 +127,41 @@ static void test_round_formats(void **state)
     assert_true(g_checked > 500000);
 }
 
+/* binary64 inputs (a bias product is one): the midpoints between consecutive values of the format and one
+ * binary64 step either side of them, and random 53-bit significands over the whole exponent range, against
+ * MPFR (abl_fp_round's bit-pattern path for normal values and its scaling path below). */
+static void test_round_binary64_inputs(void **state)
+{
+    (void)state;
+    const char *names[] = {"bf16", "fp16", "tf32", "fp8-e5m2", "fp8-e4m3fn", "fp8-e4m3fnuz", "fp6-e2m3fn",
+                           "fp4-e2m1fn", "e6m9"};
+    uint64_t seed = 0x9E3779B97F4A7C15u;
+    long checked = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        abl_format f;
+        assert_int_equal(abl_format_lookup(names[i], &f), ABL_OK);
+        abl_fp fp;
+        assert_int_equal(abl_fp_init(&f, &fp), ABL_OK);
+        for (int k = 0; k < 200000; k++) {
+            seed = seed * 6364136223846793005u + 1442695040888963407u;   /* Knuth's MMIX LCG */
+            int e = (int)(f.emin - f.precision - 2) + (int)((seed >> 11) % (uint64_t)(f.emax - f.emin + f.precision + 6));
+            double m = 1.0 + (double)(seed >> 12) * 0x1p-52;
+            if (k % 3 == 0)   /* a midpoint of the format's grid at this exponent, then a step off it */
+                m = 1.0 + (double)((seed >> 40) % (1u << (f.precision - 1)) * 2 + 1) * ldexp(1.0, -f.precision);
+            if (k % 3 == 1)
+                m = nextafter(m, 2.0);
+            double x = ldexp((k & 1) ? -m : m, e);
+            double want = ref_round(&f, x), got = abl_fp_round(&fp, x);
+            if (!same(want, got)) {
+                print_error("%s: x = %a: want %a, abl_fp_round %a\n", f.name, x, want, got);
+                fail();
+            }
+            checked++;
+        }
+    }
+    assert_true(checked > 1000000);
+}
+
 static void test_round_fp32_identity(void **state)
 {
     (void)state;
@@ -335,6 +370,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_formats),
+        cmocka_unit_test(test_round_binary64_inputs),
         cmocka_unit_test(test_round_fp32_identity),
         cmocka_unit_test(test_round_saturation),
         cmocka_unit_test(test_exp_correctly_rounded),

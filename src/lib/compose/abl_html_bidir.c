@@ -42,8 +42,8 @@ abl_status abl_html_bidir_layer(const abl_html_config *c, abl_analysis *a)
 
 void abl_html_bidir_model_rows(FILE *f)
 {
-    brow(f, "attention", abl_strf("bidirectional (encoder): every row i attends all N keys at d = |i − j|; "
-                                  "end row i = N − 1 (one horizon of N − 1 keys), middle row i = ⌊(N − 1)/2⌋ "
+    brow(f, "attention", abl_strf("bidirectional (encoder): every row i attends all N keys at d = |i - j|; "
+                                  "end row i = N - 1 (one horizon of N - 1 keys), middle row i = ⌊(N - 1)/2⌋ "
                                   "(two horizons)"));
 }
 
@@ -77,8 +77,8 @@ void abl_html_bidir_fractions(FILE *f, const abl_html_config *c, const abl_analy
 {
     fputs("<h2>Fractions (bidirectional)</h2>\n<table>\n", f);
     brow(f, "heads blind inside the context (δ < N)", abl_strf("%d of %d", a->blind_heads, a->heads));
-    brow(f, "row fraction (end row, i = N − 1)", percent(a->row_fraction));
-    brow(f, "row fraction (middle row, i = ⌊(N − 1)/2⌋)", percent(a->mid_fraction));
+    brow(f, "row fraction (end row, i = N - 1)", percent(a->row_fraction));
+    brow(f, "row fraction (middle row, i = ⌊(N - 1)/2⌋)", percent(a->mid_fraction));
     brow(f, "matrix fraction (all N × N entries)", percent(a->matrix_fraction));
     if (pr != NULL) {
         int kb = 0;   /* blind: a zero weight in any row, not only the end row (docs/method.md) */

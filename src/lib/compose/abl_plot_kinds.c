@@ -425,26 +425,35 @@ abl_status abl_plot_fraction(const abl_plot_fraction_config *c, abl_plot *out, c
     return st;
 }
 
+/* A one-panel figure with a legend: its title (taken and freed here; NULL means the caller's abl_strf ran out
+ * of memory) and its caption. Shared by the fraction and the mitigations figures. */
+static abl_status legend_frame(abl_plot *out, char *title, const char *caption)
+{
+    abl_status st = title != NULL ? abl_plot_init(out, 1, 1, title) : ABL_ERR_NO_MEMORY;
+    free(title);
+    if (st != ABL_OK)
+        return st;
+    out->legend = 1;
+    return abl_plot_set_caption(out, caption);
+}
+
 /* Figure 1b's frame: its title, the caption saying which curve is which, the axes (a context of one
  * token still gets an axis from 0 or 0.5 to 2). */
 static abl_status fraction_frame(const abl_plot_fraction_config *c, abl_plot *out)
 {
     char *title = c->model != NULL ? abl_strf("Underflow fractions of %s against the context", c->model)
                                    : abl_strf("Underflow fractions of a %d-head layer against the context", c->heads);
-    abl_status st = title != NULL ? abl_plot_init(out, 1, 1, title) : ABL_ERR_NO_MEMORY;
-    free(title);
+    abl_status st = legend_frame(out, title,
+                                 c->attention == ABL_ATTENTION_BIDIRECTIONAL
+                                     ? "bidirectional (encoder): row: the end row i = N - 1; matrix (lighter, open "
+                                       "marks): all N x N entries; dashes per convention or kernel, marks per dtype"
+                                     : "row: the last query row; matrix (lighter, open marks): all causal entries; "
+                                       "dashes per convention or kernel, marks per dtype");
     if (st != ABL_OK)
         return st;
-    out->legend = 1;
     abl_plot_panel *pn = &out->panels[0];
-    st = abl_plot_set_caption(out, c->attention == ABL_ATTENTION_BIDIRECTIONAL
-                                       ? "bidirectional (encoder): row: the end row i = N - 1; matrix (lighter, open "
-                                         "marks): all N x N entries; dashes per convention or kernel, marks per dtype"
-                                       : "row: the last query row; matrix (lighter, open marks): all causal entries; "
-                                         "dashes per convention or kernel, marks per dtype");
-    if (st == ABL_OK)
-        st = abl_plot_axes(pn, NULL, "context length N (tokens)", "underflow fraction", c->linear ? 0 : 1,
-                           (double)c->max_context, 0, 1, !c->linear, 0);
+    st = abl_plot_axes(pn, NULL, "context length N (tokens)", "underflow fraction", c->linear ? 0 : 1,
+                       (double)c->max_context, 0, 1, !c->linear, 0);
     if (st == ABL_OK && c->max_context == 1)
         st = abl_plot_axes(pn, NULL, "context length N (tokens)", "underflow fraction", c->linear ? 0 : 0.5, 2, 0,
                            1, !c->linear, 0);
@@ -574,6 +583,17 @@ abl_status abl_plot_fraction_run_plan(abl_plot_fraction_plan *plan, abl_plot *ou
 #define MIT_STAR_Y 1e10
 #define MIT_STARSTAR_Y 1.6e11 /* the lower part of the band; its label sits above */
 
+/* The mitigation figures' * and ** regions (Table 8's marks: no scale, beyond binary64), with the y numbers
+ * stopping below them. */
+static abl_status mitigation_bands(abl_plot_panel *pn)
+{
+    abl_status st = abl_plot_add_band(pn, MIT_STAR_LO, MIT_STAR_HI, "*   10^9 < δ < 2^1024 (no scale)");
+    if (st == ABL_OK)
+        st = abl_plot_add_band(pn, MIT_STAR_HI, MIT_TOP, "**  δ ≥ 2^1024: beyond binary64, or never");
+    pn->ynum_max = MIT_STAR_LO;
+    return st;
+}
+
 /* Where a δ is drawn: in the ** band (never blind, or printed **), the * band, or at its value (at
  * least 1, the axis's foot). */
 static double mitigation_y(const abl_delta *d)
@@ -604,22 +624,18 @@ abl_status abl_plot_mitigations(const abl_format *format, abl_convention convent
     o.convention = convention;
     char *title = abl_strf("δ per head under the paper's mitigations (Table 8, %s, %s)", format->name,
                            abl_convention_name(convention));
-    abl_status st = title != NULL ? abl_plot_init(out, 1, 1, title) : ABL_ERR_NO_MEMORY;
-    free(title);
-    if (st != ABL_OK)
+    abl_status st = legend_frame(out, title,
+                                 "C clamp, E explicit robust slopes, L log distance, S soft-cap; "
+                                 "* and ** as Table 8 prints them (regions, not values)");
+    if (st != ABL_OK) {
+        abl_plot_free(out);
         return st;
-    out->legend = 1;
+    }
     abl_plot_panel *pn = &out->panels[0];
-    st = abl_plot_set_caption(out, "C clamp, E explicit robust slopes, L log distance, S soft-cap; "
-                                   "* and ** as Table 8 prints them (regions, not values)");
+    st = abl_plot_axes(pn, NULL, "head (steepest first)", "δ (tokens)", 0.5, ABL_TABLE8_HEADS + 0.5, 1, MIT_TOP, 0,
+                       1);
     if (st == ABL_OK)
-        st = abl_plot_axes(pn, NULL, "head (steepest first)", "δ (tokens)", 0.5, ABL_TABLE8_HEADS + 0.5, 1, MIT_TOP,
-                           0, 1);
-    if (st == ABL_OK)
-        st = abl_plot_add_band(pn, MIT_STAR_LO, MIT_STAR_HI, "*   10^9 < δ < 2^1024 (no scale)");
-    if (st == ABL_OK)
-        st = abl_plot_add_band(pn, MIT_STAR_HI, MIT_TOP, "**  δ ≥ 2^1024: beyond binary64, or never");
-    pn->ynum_max = MIT_STAR_LO;
+        st = mitigation_bands(pn);
     size_t nc = abl_table8_config_count();
     abl_delta d[ABL_TABLE8_HEADS];
     for (int h = 0; h < ABL_TABLE8_HEADS; h++)
@@ -699,24 +715,21 @@ abl_status abl_plot_mitigations_layer(const abl_format *format, abl_convention c
                                            format->name, abl_convention_name(convention))
                                 : abl_strf("δ per head of the layer under the paper's mitigations (%s, %s)",
                                            format->name, abl_convention_name(convention));
-    abl_status st = title != NULL ? abl_plot_init(out, 1, 1, title) : ABL_ERR_NO_MEMORY;
-    free(title);
-    if (st != ABL_OK)
+    abl_status st = legend_frame(out, title,
+                                 "this layer's heads; E robust slopes, L log distance (C clamp and S soft-cap "
+                                 "bound the logits: δ as without them, as Table 8); * and ** regions, not values");
+    if (st != ABL_OK) {
+        abl_plot_free(out);
         return st;
-    out->legend = 1;
+    }
     abl_plot_panel *pn = &out->panels[0];
-    st = abl_plot_set_caption(out, "this layer's heads; E robust slopes, L log distance (C clamp and S soft-cap "
-                                   "bound the logits: δ as without them, as Table 8); * and ** regions, not values");
     for (unsigned group = 0; st == ABL_OK && group < 4; group++)
         st = mitigation_layer_series(pn, format, convention, heads, slopes, group);
     int n = pn->nseries > 0 ? (int)pn->series[0].n : 1;
     if (st == ABL_OK)
         st = abl_plot_axes(pn, NULL, "head (the layer's order)", "δ (tokens)", 0.5, n + 0.5, 1, MIT_TOP, 0, 1);
     if (st == ABL_OK)
-        st = abl_plot_add_band(pn, MIT_STAR_LO, MIT_STAR_HI, "*   10^9 < δ < 2^1024 (no scale)");
-    if (st == ABL_OK)
-        st = abl_plot_add_band(pn, MIT_STAR_HI, MIT_TOP, "**  δ ≥ 2^1024: beyond binary64, or never");
-    pn->ynum_max = MIT_STAR_LO;
+        st = mitigation_bands(pn);
     if (st != ABL_OK)
         abl_plot_free(out);
     return st;

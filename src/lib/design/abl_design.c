@@ -453,6 +453,7 @@ typedef struct {
     float key[64];
     int verdict[64];
     int n;
+    int first; /* kernel_failing's head to try first: the last one that failed */
 } verdict_memo;
 
 /* 1 and *verdict when memo (NULL: none) holds key x. */
@@ -677,15 +678,24 @@ static char *weight_bound(const abl_design_config *c, const float *slopes, int n
 }
 
 
-/* How many heads keep a zero weight on the kernel with binary32 clamp v (v NULL: no clamp). */
+/* How many heads keep a zero weight on the kernel with binary32 clamp v (v NULL: no clamp). With a memo
+ * (the bisection, which asks only whether any head fails) it stops at the first failing head, and tries
+ * first the head that failed last: 1 then stands for "some". */
 static int kernel_failing(abl_dk *k, const float *v, verdict_memo *memo)
 {
     float cv = v != NULL ? abl_dk_clamp_value(k, *v) : -INFINITY;
     int failing = 0;
     if (memo_find(memo, cv, &failing))
         return failing;
-    for (int h = 0; h < k->s.heads; h++)
-        failing += abl_dk_last_row(k, h, v != NULL ? &cv : NULL, -1, 0.0f) != 0;
+    int heads = k->s.heads, first = memo != NULL && memo->first < heads ? memo->first : 0;
+    for (int i = 0; i < heads && (memo == NULL || failing == 0); i++) {
+        int h = (first + i) % heads;
+        if (abl_dk_last_row(k, h, v != NULL ? &cv : NULL, -1, 0.0f) != 0) {
+            failing++;
+            if (memo != NULL)
+                memo->first = h;
+        }
+    }
     return memo_put(memo, cv, failing);
 }
 

@@ -8,6 +8,9 @@
 #include <string.h>
 #include "design/abl_design_kernel.h"
 
+/* The most floats each of the per-head caches may hold (64 MiB): 16 M, 256 heads at 65536 keys. */
+#define ABL_DK_CACHE_FLOATS ((size_t)1 << 24)
+
 abl_status abl_dk_init(abl_dk *k, const abl_design_config *c, const float *slopes, int n, int relative)
 {
     memset(k, 0, sizeof *k);
@@ -35,6 +38,16 @@ abl_status abl_dk_init(abl_dk *k, const abl_design_config *c, const float *slope
         abl_dk_free(k);
         return ABL_ERR_NO_MEMORY;
     }
+    size_t heads = (size_t)k->s.heads;
+    if (heads > 0 && k->n <= ABL_DK_CACHE_FLOATS / heads) { /* a layer too large to cache computes each row afresh */
+        k->mag = malloc(heads * k->n * sizeof *k->mag);
+        k->x0 = malloc(heads * k->n * sizeof *k->x0);
+        k->ready = calloc(heads, 1);
+        if (k->mag == NULL || k->x0 == NULL || k->ready == NULL) {
+            abl_dk_free(k);
+            return ABL_ERR_NO_MEMORY;
+        }
+    }
     return ABL_OK;
 }
 
@@ -45,6 +58,9 @@ void abl_dk_free(abl_dk *k)
     free(k->x);
     free(k->e);
     free(k->w);
+    free(k->mag);
+    free(k->x0);
+    free(k->ready);
     memset(k, 0, sizeof *k);
 }
 
@@ -93,9 +109,42 @@ float abl_dk_key_logit(const abl_dk *k, int h, int64_t key, float score)
     return key_logit(k, h, (uint64_t)key, NULL, score);
 }
 
+/* Head h's zero-score row from its cached magnitudes and logits: key_logit's result for every key, the
+ * bias magnitude and logit computed once per head (the first call fills them) instead of once per row. */
+static void cached_row(abl_dk *k, int h, const float *clamp)
+{
+    const abl_emul *em = &k->s.em;
+    const abl_emul_head *hd = &k->s.hd[h];
+    float *mag = k->mag + (size_t)h * k->n, *x0 = k->x0 + (size_t)h * k->n;
+    if (!k->ready[h]) {
+        for (uint64_t j = 0; j < k->n; j++) {
+            uint64_t pos = abl_emul_pos(em, k->n - 1, j);
+            mag[j] = abl_emul_bias_mag(em, hd, pos);
+            x0[j] = abl_emul_logit(em, hd, 0.0f, pos, mag[j]);
+        }
+        k->ready[h] = 1;
+    }
+    if (clamp == NULL) {
+        memcpy(k->x, x0, k->n * sizeof *k->x);
+    } else if (em->softmax == ABL_SOFTMAX_FLASH) { /* the clamp bounds the fused logit */
+        for (uint64_t j = 0; j < k->n; j++)
+            k->x[j] = x0[j] < *clamp ? *clamp : x0[j];
+    } else { /* the clamp bounds the magnitude, then the pipeline's additions as for any key (the eager
+              * additions do not look at the position: one clamped logit serves every clamped key) */
+        int by_pos = abl_emul_ggml(em) || abl_emul_engine(em);
+        float xc = abl_emul_logit(em, hd, 0.0f, k->n - 1, -*clamp);
+        for (uint64_t j = 0; j < k->n; j++)
+            k->x[j] = !(mag[j] > -*clamp) ? x0[j]
+                      : by_pos         ? abl_emul_logit(em, hd, 0.0f, abl_emul_pos(em, k->n - 1, j), -*clamp)
+                                       : xc;
+    }
+}
+
 uint64_t abl_dk_last_row(abl_dk *k, int h, const float *clamp, int64_t key, float score)
 {
-    for (uint64_t j = 0; j < k->n; j++)
+    if (k->ready != NULL)
+        cached_row(k, h, clamp);
+    for (uint64_t j = 0; k->ready == NULL && j < k->n; j++)
         k->x[j] = key_logit(k, h, j, clamp, 0.0f);
     if (key >= 0)
         k->x[key] = key_logit(k, h, (uint64_t)key, clamp, score);

@@ -13,6 +13,11 @@ typedef struct abl_dk {
     abl_sim_setup s;
     uint64_t n;       /* context: the row built is the last one, keys 0..n-1 */
     float *x, *e, *w; /* n floats each: logits, scratch, weights in the output dtype */
+    /* heads x n floats each, or NULL when that is over ABL_DK_CACHE_FLOATS: every head's bias magnitudes
+     * and unclamped zero-score logits of the last row, filled on the head's first row (a clamp bisection
+     * builds each head's row some 35 times; only the clamp changes) */
+    float *mag, *x0;
+    unsigned char *ready; /* per head: its mag and x0 are filled */
 } abl_dk;
 
 /* The kernel of c at context c->context for `n` slopes; relative = 1 forces the relative bias form (a

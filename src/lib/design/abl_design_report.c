@@ -95,8 +95,8 @@ static abl_status clamp_summary(abl_report *r, const design_view *d)
 static void design_bidir_meta(abl_report *r)
 {
     abl_report_meta(r, "attention", "attention",
-                    "bidirectional: d = |i − j| over the whole N × N matrix (encoder); criterion: no zero weight "
-                    "in any row (the end rows hold the farthest key, d = N − 1; the middle row the largest sum)",
+                    "bidirectional: d = |i - j| over the whole N × N matrix (encoder); criterion: no zero weight "
+                    "in any row (the end rows hold the farthest key, d = N - 1; the middle row the largest sum)",
                     "\"bidirectional\"");
 }
 

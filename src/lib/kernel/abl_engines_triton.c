@@ -71,14 +71,8 @@ uint64_t abl_vllm_triton_row(const abl_emul *e, uint64_t i, const float *x, floa
         M = mt;
     }
     uint64_t zeros = 0;
-    for (uint64_t j = 0; j <= i; j++) {
-        float w = col[j] / L;
-        zeros += w == 0.0f;
-        if (wout != NULL)
-            wout[j] = w;
-        if (tvw != NULL)
-            tvw[j] = w;
-    }
+    for (uint64_t j = 0; j <= i; j++)
+        zeros += abl_emul_put_weight(col[j] / L, j, wout, tvw);
     return zeros;
 }
 

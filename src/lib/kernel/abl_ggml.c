@@ -161,14 +161,8 @@ static uint64_t put_weights(const abl_emul *em, const float *col, uint64_t count
 {
     (void)em;
     uint64_t zeros = 0;
-    for (uint64_t j = 0; j < count; j++) {
-        float w = (float)((double)col[j] * (double)s_inv);
-        zeros += w == 0.0f;
-        if (wout != NULL)
-            wout[j] = w;
-        if (tvw != NULL)
-            tvw[j] = w;
-    }
+    for (uint64_t j = 0; j < count; j++)
+        zeros += abl_emul_put_weight((float)((double)col[j] * (double)s_inv), j, wout, tvw);
     return zeros;
 }
 

@@ -50,6 +50,20 @@ double abl_fp_round(const abl_fp *f, double x)
     double ax = fabs(x);
     if (isinf(ax))
         return finish(f, f->has_inf ? ax : f->max, x);
+    if (ax >= f->min_normal && f->p >= 2) {
+        /* A normal value of the format (and of binary64): keep the top p - 1 stored bits of the binary64
+         * pattern, rounded to nearest even at that position (a carry into the exponent is right). The same
+         * value as the scaling below, without frexp and ldexp: this rounding runs once per key and bias.
+         * (p = 1 keeps no stored bit: its even is the significand's, not the exponent's low bit.) */
+        uint64_t u;
+        memcpy(&u, &ax, sizeof u);
+        unsigned k = (unsigned)(53 - f->p);
+        u += ((UINT64_C(1) << (k - 1)) - 1) + ((u >> k) & 1u);
+        u &= ~((UINT64_C(1) << k) - 1);
+        double r;
+        memcpy(&r, &u, sizeof r);
+        return finish(f, r, x);
+    }
     int e;
     (void)frexp(ax, &e);
     int E = e - 1;            /* ax in [2^E, 2^(E+1)) */

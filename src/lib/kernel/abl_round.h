@@ -139,6 +139,18 @@ abl_status abl_emul_head_init_value(const abl_emul *e, double value, abl_emul_he
  * mpt-pow: mpt:B or press, any head count). */
 abl_status abl_slope_code_value(abl_slope_calc calc, const abl_schedule *sched, int h, float *out);
 
+/* The last step of an emulated row: key j's weight w as it comes out, stored in wout and (binary64) tvw when
+ * the caller asked for them; 1 when it is an exact zero (the count the row returns). One definition for the
+ * kernels that end a row this way (Triton, ggml, sdpa), inline because it runs once per key. */
+static inline uint64_t abl_emul_put_weight(float w, uint64_t j, float *wout, double *tvw)
+{
+    if (wout != NULL)
+        wout[j] = w;
+    if (tvw != NULL)
+        tvw[j] = w;
+    return w == 0.0f;
+}
+
 /* sdpa-efficient / sdpa-cudnn: the zero weights of one row whose logits are x[0..count-1] (fp32
  * values as the kernel reads them). acc is scratch (count floats); wout (optional) gets the weights
  * as they come out (the coefficient of v_j, in the output dtype); tvw (optional) the same in binary64. */

@@ -56,12 +56,7 @@ uint64_t abl_sdpa_row(const abl_emul *e, const float *x, uint64_t count, float *
         float w = (float)((double)acc[j] * (double)alpha);
         if (cudnn && w < 0x1p-126f)
             w = 0.0f;
-        float q = abl_fp_round32(&e->out, w);
-        zeros += q == 0.0f;
-        if (wout != NULL)
-            wout[j] = q;
-        if (tvw != NULL)
-            tvw[j] = q;
+        zeros += abl_emul_put_weight(abl_fp_round32(&e->out, w), j, wout, tvw);
     }
     return zeros;
 }

@@ -509,8 +509,8 @@ abl_status abl_predict_bidir_run(const abl_sim_setup *s, abl_prediction *out)
 abl_status abl_bidir_report_meta(abl_report *r)
 {
     return abl_report_meta(r, "attention", "attention",
-                           "bidirectional: every row attends all N keys at d = |i − j| (N × N matrix); "
-                           "'last row' = the end row i = N − 1, middle row i = ⌊(N − 1)/2⌋",
+                           "bidirectional: every row attends all N keys at d = |i - j| (N × N matrix); "
+                           "'last row' = the end row i = N - 1, middle row i = ⌊(N - 1)/2⌋",
                            "\"bidirectional\"");
 }
 

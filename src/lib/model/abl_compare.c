@@ -319,15 +319,29 @@ static abl_status cell_slope(abl_report *r, const abl_slope *s)
     return st;
 }
 
+/* A run of columns of a per-head table, added in order; data_only: for programs (JSON and CSV) only. */
+typedef struct column_spec {
+    const char *key, *header;
+    abl_align align;
+    int data_only;
+} column_spec;
+
+static abl_status add_columns(abl_report *r, const column_spec *c, size_t n)
+{
+    abl_status st = ABL_OK;
+    for (size_t i = 0; i < n && st == ABL_OK; i++) {
+        st = abl_report_column(r, c[i].key, c[i].header, c[i].align);
+        if (st == ABL_OK && c[i].data_only)
+            st = abl_report_column_data_only(r);
+    }
+    return st;
+}
+
 /* The slope_exact and slope columns of a per-head table (slope: for programs, JSON and CSV only). */
 static abl_status slope_columns(abl_report *r)
 {
-    abl_status st = abl_report_column(r, "slope_exact", "slope", ABL_ALIGN_LEFT);
-    if (st == ABL_OK)
-        st = abl_report_column(r, "slope", "m", ABL_ALIGN_RIGHT);
-    if (st == ABL_OK)
-        st = abl_report_column_data_only(r);
-    return st;
+    static const column_spec cols[] = {{"slope_exact", "slope", ABL_ALIGN_LEFT, 0}, {"slope", "m", ABL_ALIGN_RIGHT, 1}};
+    return add_columns(r, cols, sizeof cols / sizeof cols[0]);
 }
 
 /* a/b for one head's share */
@@ -379,8 +393,8 @@ static abl_status common_meta(abl_report *r, const abl_compare *c, const abl_com
     if (st == ABL_OK)
         st = abl_report_meta(r, "convention", "convention of δ paper", abl_convention_name(c->config.convention), NULL);
     if (st == ABL_OK && c->config.attention == ABL_ATTENTION_BIDIRECTIONAL)
-        st = abl_report_meta(r, "attention", "attention", "bidirectional: d = |i − j| over the whole N × N matrix "
-                             "(encoder); row = the end row i = N − 1, mid = the middle row i = ⌊(N − 1)/2⌋",
+        st = abl_report_meta(r, "attention", "attention", "bidirectional: d = |i - j| over the whole N × N matrix "
+                             "(encoder); row = the end row i = N - 1, mid = the middle row i = ⌊(N - 1)/2⌋",
                              "\"bidirectional\"");
     for (size_t i = 0; i < nmeta && st == ABL_OK; i++)
         if (!is_model_line(&meta[i]))
@@ -438,12 +452,10 @@ static abl_status summary_side(abl_report *r, const char *prefix, const char *co
 /* The influence columns (shown where the pipeline's P.V loses keys whose weight is not 0). */
 static abl_status influence_columns(abl_report *r)
 {
-    abl_status st = abl_report_column(r, "first_influence_zero", "first no-influence", ABL_ALIGN_RIGHT);
-    if (st == ABL_OK)
-        st = abl_report_column(r, "row_influence_zeros", "row no-influence", ABL_ALIGN_RIGHT);
-    if (st == ABL_OK)
-        st = abl_report_column(r, "matrix_influence_zeros", "matrix no-influence", ABL_ALIGN_RIGHT);
-    return st;
+    static const column_spec cols[] = {{"first_influence_zero", "first no-influence", ABL_ALIGN_RIGHT, 0},
+                                       {"row_influence_zeros", "row no-influence", ABL_ALIGN_RIGHT, 0},
+                                       {"matrix_influence_zeros", "matrix no-influence", ABL_ALIGN_RIGHT, 0}};
+    return add_columns(r, cols, sizeof cols / sizeof cols[0]);
 }
 
 static abl_status influence_cells(abl_report *r, const abl_compare_head *h)
@@ -478,7 +490,7 @@ static abl_status compare_summaries(abl_report *r, const abl_compare *c, int bid
                                                  "kernel: row fraction (zero weights, last query row)",
                                                  "kernel: matrix fraction (zero weights, causal entries)"};
     static const char *const paper_bidir[3] = {"paper: heads blind inside the context (δ < N)",
-                                               "paper: row fraction (end row, i = N − 1)",
+                                               "paper: row fraction (end row, i = N - 1)",
                                                "paper: matrix fraction (all N × N entries)"};
     static const char *const kernel_bidir[3] = {"kernel: heads with a zero weight in any row",
                                                 "kernel: row fraction (zero weights, end row)",

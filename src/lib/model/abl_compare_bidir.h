@@ -21,7 +21,7 @@ abl_status abl_compare_bidir_reason(abl_report *r, const abl_compare *c, int los
 #define ABL_COMPARE_BIDIR_CHECK_NOTE                                                                        \
     "One row per head; blind: the head has a zero attention weight in any row of the N × N bidirectional " \
     "matrix on this kernel (zero logits, the bidirectional predictor over every row); first blind and row " \
-    "zeros are the end row's (i = N − 1), which can keep every weight while rows next to it lose one (far " \
+    "zeros are the end row's (i = N - 1), which can keep every weight while rows next to it lose one (far " \
     "biases rounded to one value, a larger sum); exit status 0 = pass, 1 = fail, 2 = bad input."
 
 #endif

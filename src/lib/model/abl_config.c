@@ -10,6 +10,7 @@
 #include "abl/core/slope.h"
 #include "abl/model/config.h"
 #include "abl_internal.h"
+#include "model/abl_json_text.h"
 #include "abl_config_internal.h"
 
 const char *abl_origin_name(abl_origin o)
@@ -534,12 +535,9 @@ abl_status abl_model_spec_from_json(const char *text, size_t len, abl_model_spec
     if (text == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
-    json_error_t je;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    if (root == NULL) {
-        abl_set_error(msg, "not JSON: line %d, column %d: %s", je.line, je.column, je.text);
+    json_t *root = abl_json_text_load(text, len, "not JSON", msg);
+    if (root == NULL)
         return ABL_ERR_PARSE;
-    }
     abl_status st = map_config(root, out, msg);
     json_decref(root);
     if (st != ABL_OK)

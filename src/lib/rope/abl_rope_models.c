@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <jansson.h>
 #include "abl_internal.h"
+#include "model/abl_json_text.h"
 #include "abl/rope/rope.h"
 
 #define HF "https://huggingface.co/"
@@ -275,12 +276,9 @@ abl_status abl_rope_file_parse(const char *buf, size_t len, abl_rope_file *out, 
     if (buf == NULL || out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
-    json_error_t err;
-    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
-    if (root == NULL) {
-        abl_set_error(msg, "config.json: line %d: %s", err.line, err.text);
+    json_t *root = abl_json_text_load(buf, len, "config.json", msg);
+    if (root == NULL)
         return ABL_ERR_PARSE;
-    }
     return file_root(root, "config.json", out, msg);
 }
 
