@@ -60,6 +60,8 @@ CASES = [
     ["simulate", "--heads", "4", "--ctx", "300"],
     ["simulate", "--heads", "2", "--ctx", "256", "--slopes", "slopes:8,1e-9", "--dtype", "fp16"],
     ["simulate", "--heads", "2", "--ctx", "128", "--logit-std", "1", "--seed", "9223372036854775807"],
+    ["simulate", "--model", "bloom-560m", "--ctx", "256", "--predict"],
+    ["simulate", "--model", "jina-embeddings-v2-base-en", "--ctx", "128", "--predict"],
     ["design", "--heads", "2", "--ctx", "512"],
     ["design", "--clamp", "--heads", "16", "--ctx", "2048"],
     ["analyze", "--heads", "9", "--ctx", "2048", "--mitigate", "C,E,L,S"],
