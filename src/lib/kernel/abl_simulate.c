@@ -19,6 +19,7 @@
 #include "kernel/abl_round.h"
 #include "kernel/abl_engines.h"
 #include "kernel/abl_engines_ggml_cuda.h"
+#include "kernel/abl_flash_split.h"
 #include "kernel/abl_influence.h"
 #include "kernel/abl_ggml.h"
 #include "kernel/abl_simulate_fast.h"
@@ -101,6 +102,11 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s)
             abl_sim_setup_free(s);
             return st;
         }
+    }
+    /* flash with several KV splits (vllm-flash): the split count needs the heads (abl_flash_split.c) */
+    if ((st = abl_flash_split_setup(&cfg->pipeline, s->heads, &s->em)) != ABL_OK) {
+        abl_sim_setup_free(s);
+        return st;
     }
     return ABL_OK;
 }
@@ -1141,6 +1147,14 @@ static void softmax_note(const abl_pipeline *p, const abl_emul *em, abl_text *t)
                  "to zero below 2^-126, running max over blocks of %d keys from the diagonal; P = e rounded into %s "
                  "is zero when e <= %.9g.",
                  (double)em->c_log2, (double)em->c_log2, p->block, p->output_dtype.name, em->out.zero_max);
+        if (em->softmax == ABL_SOFTMAX_FLASH_SPLITKV)   /* abl_flash_split.c */
+            abl_text_add(t, " Split-KV (modelled from source, not measured): num_splits = %d%s, blocks of %d keys "
+                            "from key 0 shared out in order; each split's O = acc * rcp(sum) and lse = max * scale "
+                            "+ __logf(sum) in fp32, merged by __expf(lse_s - lse_total) in fp32 (flushed below "
+                            "2^-126) and cast to %s: weight = the coefficient of a unit value (its influence); "
+                            "the last %llu row(s).",
+                         em->splits, p->splits == 0 ? " (num_splits_heuristic, 132 SMs, batch 1)" : "", em->block,
+                         p->output_dtype.name, (unsigned long long)(em->n - em->first_row));
     } else if (p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC) {
         abl_text_add(t, "llama.cpp CUDA flash attention, vector kernel (one query row): x = fma(slope, %s mask, "
                         "score); 4 warps of 32 keys per 128-key step, each with its running max of x + 3*0.6931, "
