@@ -43,6 +43,12 @@ flash_fwd_splitkv_combine_kernel, head dim 128: kBlockN 128; docs/pipelines.md Â
             w_j = dtype(ftz(RN32(__expf(lse_s - lse_logsum) O_j)))
 S from num_splits_heuristic (flash_api.cpp, rewritten here) for 2 * 132 SMs at rows=1, or as given.
 
+vllm-triton decode (rows=1) through the 3-D kernel (kernel_unified_attention_3d + reduce_segments, vLLM's
+unified_attention for max_seqlen_q = 1 and at most 128 query blocks x KV heads): S segments (16, or given)
+of tps = cdiv(N, 16 S) tiles of 16 keys, each segment the 2-D recurrence above with its own M_s, L_s and an
+unnormalised acc; the reduce over the cdiv(N, 16 tps) segments that ran: e_s = __expf(RN32(M_s - max M)),
+sum = sequential fp32 sum of RN32(L_s e_s), w_j = RN32(RN32(acc_j e_s) / sum).
+
 Usage: engines_check.py ALIBI_BLIND   (exit 77 without numpy or mpmath: Skipped)
 """
 import json
@@ -390,10 +396,65 @@ def check_vllm_flash_split(binary):
     return fails
 
 
+def triton3d_row(x, n, dtype, S=16, tile=16):
+    """The decode row's coefficients (key order) through the 3-D kernel and the segment reduce."""
+    i = n - 1
+    tps = (n + S * tile - 1) // (S * tile)
+    act = (n + tps * tile - 1) // (tps * tile)
+    acc = np.zeros(n, dtype=np.float32)
+    Ms, Ls = [], []
+    for s in range(act):
+        k0, k1 = s * tps * tile, min((s + 1) * tps * tile - 1, i)
+        M, L = -np.inf, np.float32(1.0)
+        for t0 in range(k0, k1 + 1, tile):
+            hi = min(t0 + tile - 1, k1)
+            mt = max(M, float(np.max(x[t0:hi + 1])))
+            alpha = np.float32(0.0) if M == -np.inf else expf_cached(np.float32(M) - np.float32(mt))
+            acc[k0:t0] = acc[k0:t0] * alpha
+            l = np.float32(0.0)
+            for j in range(t0, hi + 1):
+                p = expf_cached(np.float32(x[j]) - np.float32(mt))
+                l = np.float32(l + p)
+                acc[j] = np.float32(to_dtype(p, dtype))
+            L = np.float32(float(rn(Fraction(float(L)) * Fraction(float(alpha)) + Fraction(float(l)), 24, -126)))
+            M = mt
+        Ms.append(M)
+        Ls.append(L)
+    Mx = max(Ms)
+    es = [expf_cached(np.float32(m) - np.float32(Mx)) for m in Ms]
+    tot = np.float32(0.0)
+    for L, e in zip(Ls, es):
+        tot = np.float32(tot + np.float32(L * e))
+    seg = np.arange(n) // (tps * tile)
+    return np.array([np.float32(np.float32(acc[j] * es[seg[j]]) / tot) for j in range(n)], dtype=np.float32)
+
+
+def check_vllm_triton3d(binary):
+    fails = 0
+    for H, n, dtype, S in ((8, 1500, "fp16", 0), (8, 1500, "bf16", 0), (4, 3000, "fp16", 0), (2, 700, "bf16", 5),
+                           (16, 257, "fp16", 0)):
+        spec = "vllm-triton,rows=1" + (f",splits={S}" if S else "")
+        out = subprocess.run([binary, "simulate", "--heads", str(H), "--ctx", str(n), "--pipeline", spec,
+                              "--dtype", dtype, "--format", "json"], capture_output=True, text=True, check=True)
+        heads = json.loads(out.stdout)["heads"]
+        for k, h in enumerate(heads, start=1):
+            m = np.float32(2.0 ** (-8 * k / H))      # torch.pow(2^-8/H, k) in fp32: exact for H = 2, 4, 8, 16
+            x = np.array([np.float32(float(m) * (j - (n - 1))) for j in range(n)], dtype=np.float32)
+            z = triton3d_row(x, n, dtype, S if S else 16) == 0
+            zd = z[::-1]
+            want = (int(np.argmax(zd)) if zd.any() else None, int(z.sum()), int(z.sum()))
+            got = (h["first_blind"], h["row_zeros"], h["matrix_zeros"])
+            if got != want:
+                print(f"vllm-triton 3-D {spec} H={H} N={n} {dtype} head {k}: simulate {got}, independent {want}")
+                fails += 1
+    return fails
+
+
 def main():
     binary = sys.argv[1]
     fails = check_vllm_triton(binary)
     fails += check_vllm_flash_split(binary)
+    fails += check_vllm_triton3d(binary)
     fails += check_llamacpp_cuda(binary)
     for preset, dtype, n in (("vllm-paged", "fp16", 3000), ("vllm-paged", "bf16", 1200),
                              ("trtllm-decode", "fp16", 2500), ("trtllm-decode", "bf16", 700),

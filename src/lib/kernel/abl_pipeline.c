@@ -345,7 +345,7 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
     p.rows = d->rows;
     /* flash's num_splits: vllm-flash decides as vLLM's calls do (0: auto, abl_flash_split.c); every other
      * preset runs the one-split kernel (kept out of the table so its rows stay as they are) */
-    p.splits = strcmp(d->name, "vllm-flash") == 0 ? 0 : 1;
+    p.splits = strcmp(d->name, "vllm-flash") == 0 || strcmp(d->name, "vllm-triton") == 0 ? 0 : 1;
     p.modelled = d->modelled;
     p.version = abl_version_default(d->name);
     *out = p;
@@ -855,8 +855,13 @@ abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg)
         return check_ggml(p, msg);
     if (is_engine(p) && check_engine(p, msg) != ABL_OK)
         return ABL_ERR_UNSUPPORTED;
-    if (p->splits >= 2 && p->softmax != ABL_SOFTMAX_FLASH) {
-        abl_error_dup(msg, "splits=%d: only softmax=flash splits the keys (FlashAttention-2's split-KV kernel)",
+    if (p->splits >= 2 && p->softmax != ABL_SOFTMAX_FLASH && p->softmax != ABL_SOFTMAX_VLLM_TRITON) {
+        abl_error_dup(msg, "splits=%d: only softmax=flash (FlashAttention-2's split-KV kernel) and vllm-triton (the "
+                      "3-D kernel's segments) split the keys", p->splits);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (p->splits >= 2 && p->softmax == ABL_SOFTMAX_VLLM_TRITON && p->rows != 1) {
+        abl_error_dup(msg, "splits=%d: vLLM runs the 3-D kernel for a decode step only (max_seqlen_q = 1: rows=1)",
                       p->splits);
         return ABL_ERR_UNSUPPORTED;
     }
@@ -945,11 +950,14 @@ void abl_pipeline_describe_text(const abl_pipeline *p, abl_text *t)
         abl_text_add(t, ",block=%d", p->block);   /* the score arrives scaled: no head-dim */
     else if (p->softmax != ABL_SOFTMAX_EAGER && p->softmax != ABL_SOFTMAX_GGML)
         abl_text_add(t, ",head-dim=%d,block=%d", p->head_dim, p->block);
-    if (p->softmax == ABL_SOFTMAX_FLASH && p->splits != 1) {   /* split-KV (vllm-flash): the rows asked decide */
+    if ((p->softmax == ABL_SOFTMAX_FLASH || p->softmax == ABL_SOFTMAX_VLLM_TRITON) && p->splits != 1) {
+        /* split-KV (vllm-flash) or the 3-D kernel's segments (vllm-triton): the rows asked decide */
         if (p->splits == 0)
-            abl_text_add(t, ",splits=auto,rows=%d", p->rows);
+            abl_text_add(t, ",splits=auto");
         else
-            abl_text_add(t, ",splits=%d,rows=%d", p->splits, p->rows);
+            abl_text_add(t, ",splits=%d", p->splits);
+        if (p->softmax == ABL_SOFTMAX_FLASH)   /* the engines state rows already */
+            abl_text_add(t, ",rows=%d", p->rows);
     }
     /* P.V only where it can lose more than the weight: P rounded other than the weights come out, or an
      * fp16 accumulator (the kinds that emulate P.V keep their own) */

@@ -20,6 +20,7 @@
 #include "kernel/abl_engines.h"
 #include "kernel/abl_engines_ggml_cuda.h"
 #include "kernel/abl_flash_split.h"
+#include "kernel/abl_engines_triton.h"
 #include "kernel/abl_influence.h"
 #include "kernel/abl_ggml.h"
 #include "kernel/abl_simulate_fast.h"
@@ -104,7 +105,8 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s)
         }
     }
     /* flash with several KV splits (vllm-flash): the split count needs the heads (abl_flash_split.c) */
-    if ((st = abl_flash_split_setup(&cfg->pipeline, s->heads, &s->em)) != ABL_OK) {
+    if ((st = abl_flash_split_setup(&cfg->pipeline, s->heads, &s->em)) != ABL_OK ||
+        (st = abl_vllm_triton_setup(&cfg->pipeline, s->heads, &s->em)) != ABL_OK) {
         abl_sim_setup_free(s);
         return st;
     }
@@ -1178,6 +1180,10 @@ static void softmax_note(const abl_pipeline *p, const abl_emul *em, abl_text *t)
                         "exp2 of (x - max) log2 e flushed below 2^-126, in %s; each later tile rescales it in fp32, "
                         "then / L: the coefficient of a unit value, weight = influence.",
                      (unsigned long long)em->first_row, p->block, p->output_dtype.name);
+        if (em->splits >= 2)   /* abl_engines_triton.c: the decode batch's kernel */
+            abl_text_add(t, " Decode: the 3-D kernel (kernel_unified_attention_3d + reduce_segments): %d segments "
+                            "of tiles of %d keys, each with its own max M_s and sum L_s; reduced by e_s = exp(M_s - "
+                            "max M_s), weight = (acc_s e_s) / sum(L_s e_s).", em->splits, em->block);
     } else if (p->softmax == ABL_SOFTMAX_TRITON_LSE) {
         abl_text_add(t, "MosaicBERT Triton flash attention: keys in blocks of %d from key 0; P = exp(x - m), m the "
                         "larger of the block's max and the running log-sum-exp, rounded into %s before P.V; a "
