@@ -7,6 +7,10 @@
  *   given split counts, the last R rows and all, around the kBlockN and split boundaries;
  * - splits=1 and auto for a prompt keep the one-split flash model (today's numbers);
  * - splits on another softmax, and splits outside 1..128, are refused.
+ * And vllm-triton's 3-D decode kernel (kernel_unified_attention_3d + reduce_segments, abl_engines_triton.c):
+ * vLLM's rule (3-D for one decode query while total_num_q_blocks * num_kv_heads <= 128: 16 segments), the
+ * predictor against simulate around the segment and tile boundaries, splits=1 = the 2-D kernel, and the
+ * 3-D kernel refused for more than one row (vLLM runs it for max_seqlen_q = 1 only).
  * The numbers themselves are recomputed independently by tests/engines_check.py (numpy/mpmath). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +22,7 @@
 #include <cmocka.h>
 #include "alibi_blind.h"
 #include "kernel/abl_flash_split.h"
+#include "kernel/abl_engines_triton.h"
 
 static void run_both(const char *spec, const char *dtype, int heads, uint64_t n, abl_simulation *sim,
                      abl_prediction *pred)
@@ -142,12 +147,65 @@ static void test_refused(void **state)
     }
 }
 
+static void test_triton3d_rule(void **state)
+{
+    (void)state;
+    abl_pipeline p;
+    char *err = NULL;
+    assert_int_equal(abl_pipeline_parse_msg("vllm-triton", NULL, &p, &err), ABL_OK);
+    assert_int_equal(p.splits, 0);
+    assert_int_equal(abl_vllm_triton_segments(&p, 8), 1);     /* a prompt: max_seqlen_q > 1, the 2-D kernel */
+    p.rows = 1;
+    assert_int_equal(abl_vllm_triton_segments(&p, 8), 16);    /* NUM_SEGMENTS = 16 */
+    assert_int_equal(abl_vllm_triton_segments(&p, 128), 16);  /* 1 * 128 <= 128 */
+    assert_int_equal(abl_vllm_triton_segments(&p, 129), 1);   /* > 128: the 2-D kernel */
+    p.splits = 1;
+    assert_int_equal(abl_vllm_triton_segments(&p, 8), 1);
+    assert_int_equal(abl_pipeline_parse_msg("vllm-triton,rows=4,splits=16", NULL, &p, &err), ABL_OK);
+    assert_int_equal(abl_pipeline_check_msg(&p, &err), ABL_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err, "rows=1"));
+    free(err);
+}
+
+static void test_triton3d_agrees(void **state)
+{
+    (void)state;
+    /* 16 segments of tps tiles of 16: tps = cdiv(N, 256); around 16, 256, 257 and a partial last segment */
+    static const uint64_t ns[] = {1, 2, 15, 16, 17, 255, 256, 257, 513, 1500, 4097};
+    static const char *const specs[] = {"vllm-triton,rows=1", "vllm-triton,rows=1,splits=5", "vllm-triton,rows=1,splits=1"};
+    static const char *const dts[] = {"bf16", "fp16", "fp32"};
+    for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
+        for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
+            agree(specs[s], dts[(s + k) % 3], (int)(1 + (s + 3 * k) % 16), ns[k]);
+    agree("vllm-triton,rows=1", "fp16", 64, 32768);
+}
+
+/* The 3-D kernel is not the 2-D kernel: head 3 of 8 (slope 1/8) at N = 1500 in fp16 loses a whole segment whose
+ * max is 732 keys back (__expf(-91.5) flushes), where the 2-D chain keeps keys to d = 814 (golden
+ * simulate_engine_vllm_triton3d_fp16; 732 by hand: segments of 96 keys, tops at d = 636 + 96k, and 732 / 8 >
+ * 87.34; 815 from engines_check.py's numpy triton_row, run for this case). */
+static void test_triton3d_differs(void **state)
+{
+    (void)state;
+    abl_simulation a, b;
+    abl_prediction pa, pb;
+    run_both("vllm-triton,rows=1", "fp16", 8, 1500, &a, &pa);
+    run_both("vllm-triton,rows=1,splits=1", "fp16", 8, 1500, &b, &pb);
+    assert_int_equal(a.results[2].first_blind, 732);
+    assert_int_equal(b.results[2].first_blind, 815);
+    abl_simulation_free(&a);
+    abl_simulation_free(&b);
+    abl_prediction_free(&pa);
+    abl_prediction_free(&pb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_heuristic),        cmocka_unit_test(test_count),
         cmocka_unit_test(test_predictor_agrees), cmocka_unit_test(test_one_split_unchanged),
-        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_refused),          cmocka_unit_test(test_triton3d_rule),
+        cmocka_unit_test(test_triton3d_agrees),  cmocka_unit_test(test_triton3d_differs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
