@@ -28,7 +28,8 @@ done
 # query row (rows=1), which the predictor runs through the kernel model.
 # vllm-flash,rows=1: flash_attn_with_kvcache's split-KV decode (num_splits_heuristic: 4 splits at 64 heads;
 # splits=128 the most the fork allows).
-for p in llamacpp-cuda-fa vllm-paged trtllm-decode vllm-flash,rows=1 vllm-flash,rows=1,splits=128; do
+# vllm-triton,rows=1: the 3-D kernel (16 segments) vLLM runs for a decode step.
+for p in llamacpp-cuda-fa vllm-paged trtllm-decode vllm-flash,rows=1 vllm-flash,rows=1,splits=128 vllm-triton,rows=1; do
   for d in bf16 fp16; do
     run "$p" "$d"
   done

@@ -48,6 +48,12 @@ abl_status abl_emul_engine_init(const abl_pipeline *p, abl_emul *e)
     return ABL_OK;
 }
 
+abl_status abl_engine_setup_heads(const abl_pipeline *p, int heads, abl_emul *em)
+{
+    abl_status st = abl_flash_split_setup(p, heads, em);   /* abl_flash_split.c */
+    return st != ABL_OK ? st : abl_vllm_triton_setup(p, heads, em);   /* abl_engines_triton.c */
+}
+
 double abl_engine_sim_units(const abl_pipeline *p, uint64_t n, double heads)
 {
     uint64_t R = p->rows > 0 && (uint64_t)p->rows < n ? (uint64_t)p->rows : n;

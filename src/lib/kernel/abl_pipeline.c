@@ -69,9 +69,11 @@ const char *abl_pipeline_preset_help(void)
            "runs flash_attn_with_kvcache's split-KV kernel with num_splits_heuristic's count for 132 SMs, each "
            "split's O and lse in fp32 merged by __expf(lse_s - lse) (weight = influence); a prompt one split; "
            "flash-attention@617264c1; modelled from source, not measured)\n"
-           "vllm-triton: vLLM's Triton unified attention, 2-D kernel (bias slope * (j - context_len), tiles of 32 "
+           "vllm-triton: vLLM's Triton unified attention (bias slope * (j - context_len), 2-D kernel: tiles of 32 "
            "from key 0, exp2 flushed below 2^-126, P in the model dtype rescaled in fp32; weight = influence; "
-           "rows=R: a chunk of R queries; vLLM@001ceb3e; modelled from source, not measured)\n"
+           "rows=R: a chunk of R queries; a decode step, rows=1, runs the 3-D kernel as vLLM does for <= 128 "
+           "heads: splits=auto (16 segments of 16-key tiles, each with its own max and sum, merged by "
+           "reduce_segments) | 1 (2-D) | S; vLLM@001ceb3e; modelled from source, not measured)\n"
            "mosaicbert-triton: MosaicBERT's Triton flash attention (fp32 alibi bias, 128-key blocks from key 0, "
            "P against the running log-sum-exp, P in the model dtype; modelled from source, not measured)\n";
 }
@@ -287,7 +289,8 @@ static const preset_def k_preset_defs[] = {
     {"vllm-flash", ABL_BIAS_ABSOLUTE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32,
      ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_FLASH, ABL_EXP_CORRECT, 1, 128, 64, .modelled = 1},
     /* vllm-triton: kernel_unified_attention_2d, TILE_SIZE_PREFILL 32; the whole prompt one chunk (rows=0:
-     *   context_len 0, the bias slope * j); P.to(V.dtype) into an fp32 acc. */
+     *   context_len 0, the bias slope * j); P.to(V.dtype) into an fp32 acc. splits auto: a decode step (rows=1)
+     *   runs kernel_unified_attention_3d + reduce_segments (abl_engines_triton.c), as unified_attention does. */
     {"vllm-triton", ABL_BIAS_ABSOLUTE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32,
      ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_VLLM_TRITON, ABL_EXP_CORRECT, 1, 128, 32, .modelled = 1},
     /* mosaicbert-triton: bert_layers.py's fp32 alibi (never cast) + the fp32 mask, loaded .to(tl.float32) and

@@ -65,8 +65,8 @@ static const version_def k_versions[] = {
      "measured)",
      -1},
     {"vllm-triton", "001ceb3e",
-     "vLLM vllm/attention/ops/triton_unified_attention.py kernel_unified_attention_2d @001ceb3e (modelled from "
-     "source, not measured)",
+     "vLLM vllm/attention/ops/triton_unified_attention.py kernel_unified_attention_2d, and for a decode step "
+     "kernel_unified_attention_3d + reduce_segments, @001ceb3e (modelled from source, not measured)",
      -1},
     {"mosaicbert-triton", "daddaeff",
      "mosaicml/examples examples/benchmarks/bert/src/flash_attn_triton.py and bert_layers.py @daddaeff "

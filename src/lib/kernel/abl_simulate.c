@@ -19,8 +19,6 @@
 #include "kernel/abl_round.h"
 #include "kernel/abl_engines.h"
 #include "kernel/abl_engines_ggml_cuda.h"
-#include "kernel/abl_flash_split.h"
-#include "kernel/abl_engines_triton.h"
 #include "kernel/abl_influence.h"
 #include "kernel/abl_ggml.h"
 #include "kernel/abl_simulate_fast.h"
@@ -104,13 +102,10 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s)
             return st;
         }
     }
-    /* flash with several KV splits (vllm-flash): the split count needs the heads (abl_flash_split.c) */
-    if ((st = abl_flash_split_setup(&cfg->pipeline, s->heads, &s->em)) != ABL_OK ||
-        (st = abl_vllm_triton_setup(&cfg->pipeline, s->heads, &s->em)) != ABL_OK) {
+    /* flash's KV splits and vllm-triton's 3-D kernel follow the head count (abl_engines.c) */
+    if ((st = abl_engine_setup_heads(&cfg->pipeline, s->heads, &s->em)) != ABL_OK)
         abl_sim_setup_free(s);
-        return st;
-    }
-    return ABL_OK;
+    return st;
 }
 
 void abl_sim_setup_free(abl_sim_setup *s)
