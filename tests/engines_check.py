@@ -246,7 +246,8 @@ def triton_row(x, i, dtype, tile=32):
 def check_vllm_triton(binary):
     fails = 0
     for H, n, dtype, R in ((8, 300, "fp16", 0), (4, 400, "bf16", 0), (2, 1500, "fp16", 1), (8, 300, "bf16", 5)):
-        spec = "vllm-triton" + (f",rows={R}" if R else "")
+        # rows=1 pinned to the 2-D kernel (splits=1): the 3-D decode kernel is check_vllm_triton3d's
+        spec = "vllm-triton" + (f",rows={R}" if R else "") + (",splits=1" if R == 1 else "")
         out = subprocess.run([binary, "simulate", "--heads", str(H), "--ctx", str(n), "--pipeline", spec,
                               "--dtype", dtype, "--format", "json"], capture_output=True, text=True, check=True)
         heads = json.loads(out.stdout)["heads"]
