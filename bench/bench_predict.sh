@@ -26,7 +26,10 @@ for p in llamacpp-cpu llamacpp-cpu,mask-dtype=fp16 llamacpp-cpu,exp=ggml-scalar;
 done
 # GPU engines modelled from source, not measured (docs/pipelines.md §3c): the decode presets compute one
 # query row (rows=1), which the predictor runs through the kernel model.
-for p in llamacpp-cuda-fa vllm-paged trtllm-decode; do
+# vllm-flash,rows=1: flash_attn_with_kvcache's split-KV decode (num_splits_heuristic: 4 splits at 64 heads;
+# splits=128 the most the fork allows).
+# vllm-triton,rows=1: the 3-D kernel (16 segments) vLLM runs for a decode step.
+for p in llamacpp-cuda-fa vllm-paged trtllm-decode vllm-flash,rows=1 vllm-flash,rows=1,splits=128 vllm-triton,rows=1; do
   for d in bf16 fp16; do
     run "$p" "$d"
   done

@@ -31,6 +31,24 @@ vllm-triton (vLLM's Triton unified attention, 2-D kernel), row i of a chunk of t
     L     = RN32(L alpha + l) (fma), l the fp32 sum of the tile's P; w_j = RN32(acc_j / L)
 compared with the matrix and last-row zero counts (weight = influence).
 
+vllm-flash with several KV splits (vLLM's FlashAttention-2 fork, flash_fwd_splitkv_kernel and
+flash_fwd_splitkv_combine_kernel, head dim 128: kBlockN 128; docs/pipelines.md §3c), row i of the last R:
+    x_j   = RN32(f j), f = fp32(m / fp32(128^-0.5))        (alibi_slope / scale_softmax times the column)
+    split s: blocks [s nbps, (s+1) nbps), nbps = ceil(ceil(N/128) / S), from its last block down; per
+            block: M = max, e_j = 2^RN32(x_j c - RN32(M c)) (0 below -126), c = fp32(scale log2 e);
+            lanes q = (col mod 8) / 2 sum e in fp32; sum = (l0 + l2) + (l1 + l3); P_j = dtype(e_j)
+    O_j   = ftz(RN32(P_j rcp(sum))), lse_s = RN32(M scale + __logf(sum)), __logf = RN32(lg2 * fp32(ln 2))
+    combine: lse_max, lse_sum = butterfly of __expf(lse_s - lse_max) over the kMaxSplits lanes (several
+            splits per lane above 32), lse_logsum = RN32(__logf(lse_sum) + lse_max),
+            w_j = dtype(ftz(RN32(__expf(lse_s - lse_logsum) O_j)))
+S from num_splits_heuristic (flash_api.cpp, rewritten here) for 2 * 132 SMs at rows=1, or as given.
+
+vllm-triton decode (rows=1) through the 3-D kernel (kernel_unified_attention_3d + reduce_segments, vLLM's
+unified_attention for max_seqlen_q = 1 and at most 128 query blocks x KV heads): S segments (16, or given)
+of tps = cdiv(N, 16 S) tiles of 16 keys, each segment the 2-D recurrence above with its own M_s, L_s and an
+unnormalised acc; the reduce over the cdiv(N, 16 tps) segments that ran: e_s = __expf(RN32(M_s - max M)),
+sum = sequential fp32 sum of RN32(L_s e_s), w_j = RN32(RN32(acc_j e_s) / sum).
+
 Usage: engines_check.py ALIBI_BLIND   (exit 77 without numpy or mpmath: Skipped)
 """
 import json
@@ -228,7 +246,8 @@ def triton_row(x, i, dtype, tile=32):
 def check_vllm_triton(binary):
     fails = 0
     for H, n, dtype, R in ((8, 300, "fp16", 0), (4, 400, "bf16", 0), (2, 1500, "fp16", 1), (8, 300, "bf16", 5)):
-        spec = "vllm-triton" + (f",rows={R}" if R else "")
+        # rows=1 pinned to the 2-D kernel (splits=1): the 3-D decode kernel is check_vllm_triton3d's
+        spec = "vllm-triton" + (f",rows={R}" if R else "") + (",splits=1" if R == 1 else "")
         out = subprocess.run([binary, "simulate", "--heads", str(H), "--ctx", str(n), "--pipeline", spec,
                               "--dtype", dtype, "--format", "json"], capture_output=True, text=True, check=True)
         heads = json.loads(out.stdout)["heads"]
@@ -252,9 +271,191 @@ def check_vllm_triton(binary):
     return fails
 
 
+def heuristic(bhm, sms, nblocks, max_splits):
+    """num_splits_heuristic of flash_api.cpp, in Python (float32 waves as the C++ computes them)."""
+    if np.float32(bhm) >= np.float32(0.8) * np.float32(sms):
+        return 1
+    max_splits = min(max_splits, sms, nblocks)
+    cdiv = lambda a, b: (a + b - 1) // b
+    ok = lambda s: s == 1 or cdiv(nblocks, s) != cdiv(nblocks, s - 1)
+    eff = {}
+    for s in range(1, max_splits + 1):
+        if ok(s):
+            w = np.float32(np.float32(bhm * s) / np.float32(sms))
+            eff[s] = np.float32(w / np.float32(np.ceil(w)))
+    best = max(eff.values())
+    for s in range(1, max_splits + 1):
+        if ok(s) and float(eff[s]) >= 0.85 * float(best):
+            return s
+    return 1
+
+
+_EX2 = {}
+
+
+def ex2_rn(y):
+    """2^y for a float32 y >= -126, correctly rounded to binary32 (mpmath)."""
+    key = float(y)
+    if key not in _EX2:
+        m = mpmath.power(2, mpmath.mpf(key))
+        man, ex = mpmath.mpf(m).man_exp
+        _EX2[key] = np.float32(float(rn(Fraction(int(man)) * Fraction(2) ** int(ex), 24, -126)))
+    return _EX2[key]
+
+
+def fast_logf(v):
+    """__logf: lg2.approx.ftz (correctly rounded here) times fp32(ln 2), rounded and flushed."""
+    if v < 2.0 ** -126:
+        return -np.inf
+    man, ex = mpmath.log(mpmath.mpf(float(v)), 2).man_exp
+    l2 = rn(Fraction(int(man)) * Fraction(2) ** int(ex), 24, -126)
+    return np.float32(float(ftz(rn(l2 * Fraction(float(np.float32(0.6931471805599453))), 24, -126))))
+
+
+def split_row(x, i, n, S, dtype, sm, c, B=128):
+    """Row i's weights after the split-KV kernel and the combine (float values, key order)."""
+    nb = (n + B - 1) // B
+    per = (nb + S - 1) // S
+    col = {}
+    lse = []
+    for s in range(S):
+        lo_b, hi_b = s * per, min((s + 1) * per, nb) - 1
+        if lo_b >= nb or lo_b * B > i:
+            lse.append(-np.inf)
+            continue
+        hi_b = min(hi_b, i // B)
+        run, lanes = -np.inf, [np.float32(0)] * 4
+        for b in range(hi_b, lo_b - 1, -1):
+            lo, hi = b * B, min(b * B + B - 1, i)
+            mb = max(run, float(np.max(x[lo:hi + 1])))
+            assert run == -np.inf or mb == run     # zero logits rise with j: no rescale in a split
+            run = mb
+            ms = Fraction(float(np.float32(mb * float(c))))
+            for j in range(lo, hi + 1):
+                y = rn(Fraction(float(x[j])) * Fraction(float(c)) - ms, 24, -126)
+                e = np.float32(0) if y < -126 else ex2_rn(np.float32(float(y)))
+                q = ((j - lo) % 8) // 2
+                lanes[q] = np.float32(float(ftz(Fraction(float(np.float32(lanes[q] + e))))))
+                col[j] = to_dtype(e, dtype)
+        tot = np.float32(np.float32(lanes[0] + lanes[2]) + np.float32(lanes[1] + lanes[3]))
+        inv = Fraction(float(ftz(rn(1 / Fraction(float(tot)), 24, -126))))
+        top = min(hi_b * B + B - 1, i)
+        for j in range(lo_b * B, top + 1):
+            col[j] = float(ftz(rn(Fraction(col[j]) * inv, 24, -126)))
+        lse.append(float(rn(Fraction(run) * Fraction(float(sm)) + Fraction(float(fast_logf(tot))), 24, -126)))
+    K = 2
+    while K < S:
+        K *= 2
+    R, per_l = min(32, K), (K * 4 + 127) // 128
+    mx = max(lse)
+    mx = 0.0 if mx == -np.inf else mx
+    v = []
+    for r in range(R):
+        acc = None
+        for l in range(per_l):
+            row = l * R + r
+            t = float(expf(np.float32(lse[row] - mx))) if row < S and lse[row] != -np.inf else 0.0
+            acc = np.float32(t) if acc is None else np.float32(acc + np.float32(t))
+        v.append(acc)
+    lsum = float(butterfly(v)) if R > 1 else float(v[0])
+    logsum = np.float32(fast_logf(lsum) + np.float32(mx))
+    sc = [float(expf(np.float32(ls - float(logsum)))) if ls != -np.inf else 0.0 for ls in lse]
+    return [to_dtype(float(ftz(rn(Fraction(sc[(j // B) // per]) * Fraction(col[j]), 24, -126))), dtype)
+            for j in range(i + 1)]
+
+
+def check_vllm_flash_split(binary):
+    fails = 0
+    sm = np.float32(128 ** -0.5)
+    c = np.float32(float(sm) * 1.4426950408889634)
+    for H, n, dtype, S, R in ((8, 4096, "fp16", 0, 1), (4, 1000, "bf16", 0, 1), (2, 700, "fp16", 3, 4),
+                              (8, 3000, "bf16", 5, 1), (16, 2500, "fp16", 0, 1)):
+        spec = f"vllm-flash,rows={R}" + (f",splits={S}" if S else "")
+        out = subprocess.run([binary, "simulate", "--heads", str(H), "--ctx", str(n), "--pipeline", spec,
+                              "--dtype", dtype, "--format", "json"], capture_output=True, text=True, check=True)
+        heads = json.loads(out.stdout)["heads"]
+        splits = S if S else heuristic(H, 2 * 132, (n + 127) // 128, 128)
+        for k, h in enumerate(heads, start=1):
+            m = 2.0 ** (-8 * k / H)                   # torch.pow(2^-8/H, k): exact for H = 2, 4, 8, 16
+            f = np.float32(m / float(sm))
+            x = np.array([np.float32(float(f) * j) for j in range(n)], dtype=np.float32)
+            mz, last = 0, None
+            for i in range(n - R, n):
+                z = np.array(split_row(x, i, n, splits, dtype, sm, c)) == 0
+                mz += int(z.sum())
+                if i == n - 1:
+                    zd = z[::-1]
+                    last = (int(np.argmax(zd)) if zd.any() else None, int(z.sum()))
+            # weight = influence here: a separate influence count, if the JSON gives one, must be the same
+            got = (h["first_blind"], h["row_zeros"], h["matrix_zeros"],
+                   h.get("first_influence_zero", h["first_blind"]))
+            want = (last[0], last[1], mz, last[0])
+            if got != want:
+                print(f"vllm-flash {spec} H={H} N={n} {dtype} S={splits} head {k}: simulate {got}, "
+                      f"independent {want}")
+                fails += 1
+    return fails
+
+
+def triton3d_row(x, n, dtype, S=16, tile=16):
+    """The decode row's coefficients (key order) through the 3-D kernel and the segment reduce."""
+    i = n - 1
+    tps = (n + S * tile - 1) // (S * tile)
+    act = (n + tps * tile - 1) // (tps * tile)
+    acc = np.zeros(n, dtype=np.float32)
+    Ms, Ls = [], []
+    for s in range(act):
+        k0, k1 = s * tps * tile, min((s + 1) * tps * tile - 1, i)
+        M, L = -np.inf, np.float32(1.0)
+        for t0 in range(k0, k1 + 1, tile):
+            hi = min(t0 + tile - 1, k1)
+            mt = max(M, float(np.max(x[t0:hi + 1])))
+            alpha = np.float32(0.0) if M == -np.inf else expf_cached(np.float32(M) - np.float32(mt))
+            acc[k0:t0] = acc[k0:t0] * alpha
+            l = np.float32(0.0)
+            for j in range(t0, hi + 1):
+                p = expf_cached(np.float32(x[j]) - np.float32(mt))
+                l = np.float32(l + p)
+                acc[j] = np.float32(to_dtype(p, dtype))
+            L = np.float32(float(rn(Fraction(float(L)) * Fraction(float(alpha)) + Fraction(float(l)), 24, -126)))
+            M = mt
+        Ms.append(M)
+        Ls.append(L)
+    Mx = max(Ms)
+    es = [expf_cached(np.float32(m) - np.float32(Mx)) for m in Ms]
+    tot = np.float32(0.0)
+    for L, e in zip(Ls, es):
+        tot = np.float32(tot + np.float32(L * e))
+    seg = np.arange(n) // (tps * tile)
+    return np.array([np.float32(np.float32(acc[j] * es[seg[j]]) / tot) for j in range(n)], dtype=np.float32)
+
+
+def check_vllm_triton3d(binary):
+    fails = 0
+    for H, n, dtype, S in ((8, 1500, "fp16", 0), (8, 1500, "bf16", 0), (4, 3000, "fp16", 0), (2, 700, "bf16", 5),
+                           (16, 257, "fp16", 0)):
+        spec = "vllm-triton,rows=1" + (f",splits={S}" if S else "")
+        out = subprocess.run([binary, "simulate", "--heads", str(H), "--ctx", str(n), "--pipeline", spec,
+                              "--dtype", dtype, "--format", "json"], capture_output=True, text=True, check=True)
+        heads = json.loads(out.stdout)["heads"]
+        for k, h in enumerate(heads, start=1):
+            m = np.float32(2.0 ** (-8 * k / H))      # torch.pow(2^-8/H, k) in fp32: exact for H = 2, 4, 8, 16
+            x = np.array([np.float32(float(m) * (j - (n - 1))) for j in range(n)], dtype=np.float32)
+            z = triton3d_row(x, n, dtype, S if S else 16) == 0
+            zd = z[::-1]
+            want = (int(np.argmax(zd)) if zd.any() else None, int(z.sum()), int(z.sum()))
+            got = (h["first_blind"], h["row_zeros"], h["matrix_zeros"])
+            if got != want:
+                print(f"vllm-triton 3-D {spec} H={H} N={n} {dtype} head {k}: simulate {got}, independent {want}")
+                fails += 1
+    return fails
+
+
 def main():
     binary = sys.argv[1]
     fails = check_vllm_triton(binary)
+    fails += check_vllm_flash_split(binary)
+    fails += check_vllm_triton3d(binary)
     fails += check_llamacpp_cuda(binary)
     for preset, dtype, n in (("vllm-paged", "fp16", 3000), ("vllm-paged", "bf16", 1200),
                              ("trtllm-decode", "fp16", 2500), ("trtllm-decode", "bf16", 700),

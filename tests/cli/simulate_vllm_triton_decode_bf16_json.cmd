@@ -4,7 +4,7 @@ simulate
 --ctx
 8192
 --pipeline
-vllm-triton,rows=1
+vllm-triton,rows=1,splits=1
 --dtype
 bf16
 --compare

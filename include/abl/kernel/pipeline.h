@@ -85,7 +85,13 @@ typedef enum abl_softmax_kind {
      * or fp32) rescaled by every later tile and by 1/sum at the end: the weight is that coefficient of a unit
      * value vector (weight = influence) */
     ABL_SOFTMAX_TRTLLM_FMHA = 13,
-    ABL_SOFTMAX_KIND_COUNT = 14
+    ABL_SOFTMAX_KIND_COUNT = 14,
+    /* Internal (no name; numbered 64, beyond every named kind present or to come, so that it is never
+     * taken for one below ABL_SOFTMAX_KIND_COUNT): softmax=flash with splits resolved to S >= 2, as the
+     * emulation runs it: FlashAttention-2's split-KV kernel and its combine (vLLM's fork; modelled from
+     * source, not measured, docs/pipelines.md §3c): each split's O_s = acc * rcp(sum_s) and lse_s in fp32,
+     * merged by expf(lse_s - lse_total); the weight is the coefficient of a unit value vector. */
+    ABL_SOFTMAX_FLASH_SPLITKV = 64
 } abl_softmax_kind;
 
 /* Where the bias meets the scores, with c = bias-scale:
@@ -184,6 +190,9 @@ typedef struct abl_pipeline {
                                  * 2048, rounded above, -inf from 65520) */
     abl_fa_kernel fa_kernel;    /* ggml-flash: the kernel */
     int threads;                /* ggml-flash, split-kv: ggml's thread count (one key chunk each) */
+    int splits;                 /* flash: FlashAttention-2's num_splits (split-KV: splits merged by their lse);
+                                 * 0: auto (vLLM's flash_attn_with_kvcache: the heuristic for 132 SMs at rows=1,
+                                 * else 1); 1: the one-split kernel (flash2's model) */
     int rows;                   /* ggml kinds and the GPU engines: the query rows of one call, the last R of the
                                  * context (a decode step: 1); only those are emulated; 0: all N */
     int modelled;               /* 1: a preset modelled from the engine's source, not measured (every output
@@ -275,7 +284,8 @@ typedef enum abl_pipeline_field {
     ABL_PF_ROWS,
     ABL_PF_VERSION,
     ABL_PF_PV_DTYPE,
-    ABL_PF_PV_ACCUMULATE
+    ABL_PF_PV_ACCUMULATE,
+    ABL_PF_SPLITS
 } abl_pipeline_field;
 
 typedef struct abl_pipeline_override {

@@ -24,6 +24,7 @@
 #include "kernel/abl_engines_ggml_cuda.h"
 #include "kernel/abl_engines_triton.h"
 #include "kernel/abl_engines_trtllm.h"
+#include "kernel/abl_flash_split.h"
 
 #define CUDA_WARP 32
 #define VEC_THREADS 128                  /* ggml_cuda_fattn_vec_get_nthreads_device() */
@@ -50,6 +51,12 @@ abl_status abl_emul_engine_init(const abl_pipeline *p, abl_emul *e)
     return ABL_OK;
 }
 
+abl_status abl_engine_setup_heads(const abl_pipeline *p, int heads, abl_emul *em)
+{
+    abl_status st = abl_flash_split_setup(p, heads, em);   /* abl_flash_split.c */
+    return st != ABL_OK ? st : abl_vllm_triton_setup(p, heads, em);   /* abl_engines_triton.c */
+}
+
 double abl_engine_sim_units(const abl_pipeline *p, uint64_t n, double heads)
 {
     uint64_t R = p->rows > 0 && (uint64_t)p->rows < n ? (uint64_t)p->rows : n;
@@ -67,6 +74,8 @@ float abl_engine_bias_mag(const abl_emul *e, const abl_emul_head *h, uint64_t po
         return fabsf(abl_vllm_triton_logit(e, h, 0.0f, pos));
     if (e->softmax == ABL_SOFTMAX_TRTLLM_FMHA)
         return fabsf(abl_trtllm_ctx_logit(e, h, 0.0f, pos));
+    if (e->softmax == ABL_SOFTMAX_FLASH_SPLITKV)   /* flash's slope/scale * col */
+        return (float)((double)h->factor * (double)pos);
     if (ggml_mask_kind(e))   /* slope * |mask|: +inf where the F16 mask is -inf */
         return (float)((double)h->factor * abl_fp_round(&e->mask, (double)pos));
     return abl_cuda_fmul(h->factor, (float)pos);
@@ -79,6 +88,8 @@ float abl_engine_logit(const abl_emul *e, const abl_emul_head *h, float score, u
         return abl_vllm_triton_logit(e, h, score, pos);
     if (e->softmax == ABL_SOFTMAX_TRTLLM_FMHA)
         return abl_trtllm_ctx_logit(e, h, score, pos);
+    if (e->softmax == ABL_SOFTMAX_FLASH_SPLITKV)   /* alibi.h: + alibi_slope * col, contracted (flash's logit) */
+        return fmaf(h->factor, (float)pos, score);
     if (ggml_mask_kind(e)) {
         /* sum += slope*__half2float(maskh[...]) (fattn-vec); x[col]*scale + slope*mask[col] (soft_max_f32,
          * the score arriving scaled): contracted to one fma */
@@ -235,6 +246,8 @@ uint64_t abl_engine_row(const abl_emul *e, uint64_t i, const float *x, float *co
         return abl_vllm_triton_row(e, i, x, col, wout, tvw);   /* abl_engines_triton.c */
     if (e->softmax == ABL_SOFTMAX_TRTLLM_FMHA)
         return abl_trtllm_ctx_row(e, i, x, col, wout, tvw);    /* abl_engines_trtllm.c */
+    if (e->softmax == ABL_SOFTMAX_FLASH_SPLITKV)
+        return abl_flash_split_row(e, i, x, col, wout, tvw);   /* abl_flash_split.c */
     return mmha_row(e, i, x, col, wout, tvw);
 }
 
@@ -246,6 +259,8 @@ abl_status abl_engine_predict_head(const abl_sim_setup *s, int h, abl_pred_head 
         return abl_vllm_triton_predict_head(s, h, out);
     if (em->softmax == ABL_SOFTMAX_TRTLLM_FMHA)   /* the same: the absolute column bias */
         return abl_trtllm_ctx_predict_head(s, h, out);
+    if (em->softmax == ABL_SOFTMAX_FLASH_SPLITKV)   /* the absolute bias: one logit per key, every row */
+        return abl_flash_split_predict_head(s, h, out);
     if (em->form != ABL_BIAS_RELATIVE && em->form != ABL_BIAS_SYMMETRIC)
         return ABL_ERR_UNSUPPORTED;
     if (em->softmax == ABL_SOFTMAX_GGML_CUDA)   /* every row of a prompt: the bounded-sum predictor */

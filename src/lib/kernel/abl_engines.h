@@ -12,6 +12,10 @@
 /* The engine part of abl_emul_init: the mask format, the rows computed (the last R: pipeline field rows). */
 abl_status abl_emul_engine_init(const abl_pipeline *p, abl_emul *e);
 
+/* The part of abl_sim_setup_init that needs the head count: vllm-flash's num_splits (num_splits_heuristic) and
+ * vllm-triton's 2-D or 3-D kernel, both as vLLM decides them for the rows asked. */
+abl_status abl_engine_setup_heads(const abl_pipeline *p, int heads, abl_emul *em);
+
 /* simulate's nominal work for an engine pipeline (weights at ABL_SIMULATE_RATE). */
 double abl_engine_sim_units(const abl_pipeline *p, uint64_t n, double heads);
 

@@ -22,6 +22,10 @@
 #include "kernel/abl_engines_triton.h"
 
 #define TRITON_TILE_PREFILL 32   /* TILE_SIZE_PREFILL */
+#define TRITON_TILE_DECODE 16    /* TILE_SIZE_DECODE for a 2- or 4-byte query (q.element_size() >= 2) */
+#define TRITON_SEGMENTS 16       /* NUM_SEGMENTS, unified_attention's 3-D branch */
+#define TRITON_3D_MAX_BLOCKS 128 /* 3-D when total_num_q_blocks * num_kv_heads <= 128 (and max_seqlen_q = 1) */
+
 
 float abl_vllm_triton_logit(const abl_emul *e, const abl_emul_head *h, float score, uint64_t pos)
 {
@@ -43,8 +47,89 @@ static uint64_t tile_of(const abl_emul *e)
     return e->block > 0 ? (uint64_t)e->block : TRITON_TILE_PREFILL;
 }
 
+int abl_vllm_triton_segments(const abl_pipeline *p, int heads)
+{
+    if (p->softmax != ABL_SOFTMAX_VLLM_TRITON)
+        return 1;
+    if (p->splits > 0)
+        return p->splits;
+    /* unified_attention: 2-D "if max_seqlen_q > 1 or total_num_q_blocks * num_kv_heads > 128"; one decode
+     * query of one sequence is total_num_q_blocks = 1 // BLOCK_Q + 1 = 1 (MHA: BLOCK_Q = 16), so 3-D while
+     * the heads are at most 128 */
+    return p->rows == 1 && heads <= TRITON_3D_MAX_BLOCKS ? TRITON_SEGMENTS : 1;
+}
+
+abl_status abl_vllm_triton_setup(const abl_pipeline *p, int heads, abl_emul *em)
+{
+    if (em->softmax != ABL_SOFTMAX_VLLM_TRITON)
+        return ABL_OK;
+    int S = abl_vllm_triton_segments(p, heads);
+    if (S >= 2) {
+        em->splits = S;
+        em->block = TRITON_TILE_DECODE;
+    }
+    return ABL_OK;
+}
+
+/* kernel_unified_attention_3d + reduce_segments for the decode row i = N - 1 (context_len = N - 1): segment
+ * s takes tiles [s tps, (s + 1) tps), tps = cdiv(N, S TILE), each with the 2-D kernel's running max M_s and sum
+ * L_s (L starts at 1.0, the first alpha is 0), its acc stored unnormalised; the reduce: M = max M_s over the
+ * cdiv(N, tps TILE) segments that ran, e_s = tl.exp(M_s - M), expsum = sum of L_s e_s (sequential), out =
+ * (acc_s e_s) / expsum. Key j's coefficient: RN(RN(A_j e_s) / expsum), A_j its 2-D-style chain in the
+ * segment. fp32 products and the divide IEEE, as in the 2-D model. */
+static uint64_t tri3d_row(const abl_emul *e, uint64_t i, const float *x, float *col, float *wout, double *tvw)
+{
+    uint64_t B = (uint64_t)e->block, S = (uint64_t)e->splits, n = i + 1;
+    uint64_t tps = (n + S * B - 1) / (S * B), act = (n + tps * B - 1) / (tps * B);
+    float Ms[128], Ls[128], es[128];
+    for (uint64_t s = 0; s < act; s++) {
+        float M = -INFINITY, L = 1.0f;
+        uint64_t k0 = s * tps * B, k1 = (s + 1) * tps * B - 1 < i ? (s + 1) * tps * B - 1 : i;
+        for (uint64_t t0 = k0; t0 <= k1; t0 += B) {
+            uint64_t hi = t0 + B - 1 < k1 ? t0 + B - 1 : k1;
+            float mt = M;
+            for (uint64_t j = t0; j <= hi; j++)
+                mt = fmaxf(mt, x[j]);
+            if (mt == -INFINITY)
+                mt = 0.0f;
+            float alpha = tri_exp(M, mt);
+            for (uint64_t j = k0; j < t0 && alpha != 1.0f; j++)
+                col[j] = col[j] * alpha;
+            float l = 0.0f;
+            for (uint64_t j = t0; j <= hi; j++) {
+                float p = tri_exp(x[j], mt);
+                l += p;
+                col[j] = abl_fp_round32(&e->out, p);
+            }
+            L = fmaf(L, alpha, l);
+            M = mt;
+        }
+        Ms[s] = M;
+        Ls[s] = L;
+    }
+    float Mx = -INFINITY, sum = 0.0f;
+    for (uint64_t s = 0; s < act; s++)
+        Mx = fmaxf(Mx, Ms[s]);
+    for (uint64_t s = 0; s < act; s++) {
+        es[s] = tri_exp(Ms[s], Mx);
+        sum += Ls[s] * es[s];   /* segm_expsum * tl.exp(segm_max - overall_max), then tl.sum */
+    }
+    uint64_t zeros = 0;
+    for (uint64_t j = 0; j <= i; j++) {
+        float w = sum == 0.0f ? 0.0f : (col[j] * es[j / (tps * B)]) / sum;
+        zeros += w == 0.0f;
+        if (wout != NULL)
+            wout[j] = w;
+        if (tvw != NULL)
+            tvw[j] = w;
+    }
+    return zeros;
+}
+
 uint64_t abl_vllm_triton_row(const abl_emul *e, uint64_t i, const float *x, float *col, float *wout, double *tvw)
 {
+    if (e->splits >= 2)
+        return tri3d_row(e, i, x, col, wout, tvw);
     uint64_t B = tile_of(e), live = 0;
     float M = -INFINITY, L = 1.0f;
     for (uint64_t t0 = 0; t0 <= i; t0 += B) {
@@ -260,7 +345,7 @@ abl_status abl_vllm_triton_predict_head(const abl_sim_setup *s, int h, abl_pred_
         T[j] = abl_vllm_triton_logit(em, &s->hd[h], 0.0f, j);
     memset(out, 0, sizeof *out);
     out->first_blind = -1;
-    int rising = n > 0 && isfinite(T[0]);
+    int rising = n > 0 && isfinite(T[0]) && em->splits < 2;   /* the 3-D kernel: its rows one by one */
     for (uint64_t j = 1; j < n && rising; j++)
         rising = T[j] > T[j - 1] && isfinite(T[j]);
     if (rising) {

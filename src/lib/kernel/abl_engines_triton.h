@@ -19,4 +19,9 @@ uint64_t abl_vllm_triton_row(const abl_emul *e, uint64_t i, const float *x, floa
  * stop where a key's coefficient reaches 0). */
 abl_status abl_vllm_triton_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out);
 
+/* The segments of the 3-D decode kernel vLLM runs (field splits; 0: auto = 16 for rows=1 and at most 128
+ * heads, else 1 = the 2-D kernel), and its part of the setup (em->splits, the decode tile). */
+int abl_vllm_triton_segments(const abl_pipeline *p, int heads);
+abl_status abl_vllm_triton_setup(const abl_pipeline *p, int heads, abl_emul *em);
+
 #endif

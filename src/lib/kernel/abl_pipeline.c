@@ -65,11 +65,15 @@ const char *abl_pipeline_preset_help(void)
            "sums, 1/sum approximate; P in fp16 for cuBLAS's fp16 GEMM, fp16 compute; llama.cpp@07003f1f; modelled "
            "from source, not measured)\n"
            "vllm-flash: vLLM's FlashAttention-2 fork (the flash2 arithmetic: slope/scale * col, exp2 flushed below "
-           "2^-126, P in the model dtype) with vLLM's torch.pow slopes, one split (num_splits = 1); "
+           "2^-126, P in the model dtype) with vLLM's torch.pow slopes; splits=auto|S: a decode row (rows=1) "
+           "runs flash_attn_with_kvcache's split-KV kernel with num_splits_heuristic's count for 132 SMs, each "
+           "split's O and lse in fp32 merged by __expf(lse_s - lse) (weight = influence); a prompt one split; "
            "flash-attention@617264c1; modelled from source, not measured)\n"
-           "vllm-triton: vLLM's Triton unified attention, 2-D kernel (bias slope * (j - context_len), tiles of 32 "
+           "vllm-triton: vLLM's Triton unified attention (bias slope * (j - context_len), 2-D kernel: tiles of 32 "
            "from key 0, exp2 flushed below 2^-126, P in the model dtype rescaled in fp32; weight = influence; "
-           "rows=R: a chunk of R queries; vLLM@001ceb3e; modelled from source, not measured)\n"
+           "rows=R: a chunk of R queries; a decode step, rows=1, runs the 3-D kernel as vLLM does for <= 128 "
+           "heads: splits=auto (16 segments of 16-key tiles, each with its own max and sum, merged by "
+           "reduce_segments) | 1 (2-D) | S; vLLM@001ceb3e; modelled from source, not measured)\n"
            "mosaicbert-triton: MosaicBERT's Triton flash attention (fp32 alibi bias, 128-key blocks from key 0, "
            "P against the running log-sum-exp, P in the model dtype; modelled from source, not measured)\n"
            "trtllm-context: TensorRT-LLM context FMHA (fmha_v2 flash attention, Ampere/Ada: exp2f slopes, bias "
@@ -81,7 +85,7 @@ const char *abl_pipeline_field_names(void)
 {
     return "bias-form, slope-dtype, slope-calc, product-dtype, bias-dtype, bias-scale, bias-add, logit-dtype, "
            "softmax, sum, exp, normalise, output-dtype, head-dim, block, mask-dtype, fa-kernel, threads, rows, pv-dtype, "
-           "pv-accumulate, version";
+           "pv-accumulate, version, splits";
 }
 
 const char *abl_bias_form_name(abl_bias_form f)
@@ -280,13 +284,16 @@ static const preset_def k_preset_defs[] = {
     /* llamacpp-cuda: soft_max_f32 (softmax.cu) on llama.cpp's F32 mask, every query row (the prompt: the
      *   batched cuBLAS GEMM that takes P in fp16 with CUBLAS_COMPUTE_16F, GGML_PREC_DEFAULT).
      * vllm-flash: vLLM's flash-attention fork, whose alibi.h and softmax are FlashAttention-2's; vLLM's
-     *   _get_alibi_slopes (torch.pow), paged KV (addresses only), one split. */
+     *   _get_alibi_slopes (torch.pow), paged KV (addresses only); splits auto: one for a prompt (vLLM's
+     *   flash_attn_varlen_func never splits with ALiBi), num_splits_heuristic for a decode row (rows=1:
+     *   flash_attn_with_kvcache), abl_flash_split.c. */
     {"llamacpp-cuda", ABL_BIAS_RELATIVE, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP32, DT_FP16, DT_FP16,
      ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_GGML, ABL_SOFTMAX_GGML_CUDA, ABL_EXP_CORRECT, 1, 128, 0, .modelled = 1},
     {"vllm-flash", ABL_BIAS_ABSOLUTE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32,
      ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_FLASH, ABL_EXP_CORRECT, 1, 128, 64, .modelled = 1},
     /* vllm-triton: kernel_unified_attention_2d, TILE_SIZE_PREFILL 32; the whole prompt one chunk (rows=0:
-     *   context_len 0, the bias slope * j); P.to(V.dtype) into an fp32 acc. */
+     *   context_len 0, the bias slope * j); P.to(V.dtype) into an fp32 acc. splits auto: a decode step (rows=1)
+     *   runs kernel_unified_attention_3d + reduce_segments (abl_engines_triton.c), as unified_attention does. */
     {"vllm-triton", ABL_BIAS_ABSOLUTE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32,
      ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_VLLM_TRITON, ABL_EXP_CORRECT, 1, 128, 32, .modelled = 1},
     /* mosaicbert-triton: bert_layers.py's fp32 alibi (never cast) + the fp32 mask, loaded .to(tl.float32) and
@@ -350,6 +357,9 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
     p.fa_kernel = ABL_FA_AUTO;
     p.threads = 1;
     p.rows = d->rows;
+    /* flash's num_splits: vllm-flash decides as vLLM's calls do (0: auto, abl_flash_split.c); every other
+     * preset runs the one-split kernel (kept out of the table so its rows stay as they are) */
+    p.splits = strcmp(d->name, "vllm-flash") == 0 || strcmp(d->name, "vllm-triton") == 0 ? 0 : 1;
     p.modelled = d->modelled;
     p.version = abl_version_default(d->name);
     if (p.softmax == ABL_SOFTMAX_TRTLLM_FMHA && strcmp(model.name, "fp16") != 0)
@@ -428,6 +438,14 @@ static abl_status override_number(abl_pipeline_override *o, const char *value, c
             abl_error_dup(msg, "threads: '%s' is not an integer from 1 to 1024", value);
             return ABL_ERR_BAD_NUMBER;
         }
+    } else if (o->field == ABL_PF_SPLITS) {
+        /* flash_api.cpp: STD_TORCH_CHECK(params.num_splits <= 128); 0 (auto): the heuristic */
+        if (strcasecmp(value, "auto") == 0)
+            v = 0;
+        else if (!parse_int(value, 1, 128, &v)) {
+            abl_error_dup(msg, "splits: '%s' is not auto or an integer from 1 to 128", value);
+            return ABL_ERR_BAD_NUMBER;
+        }
     } else if (!parse_int(value, 0, 1L << 24, &v)) {
         abl_error_dup(msg, "block: '%s' is not an integer from 0 to 16777216", value);
         return ABL_ERR_BAD_NUMBER;
@@ -458,6 +476,7 @@ static const struct {
     {"block", ABL_PF_BLOCK},               {"mask-dtype", ABL_PF_MASK_DTYPE},   {"fa-kernel", ABL_PF_FA_KERNEL},
     {"threads", ABL_PF_THREADS},           {"rows", ABL_PF_ROWS},               {"version", ABL_PF_VERSION},
     {"pv-dtype", ABL_PF_PV_DTYPE},         {"pv-accumulate", ABL_PF_PV_ACCUMULATE},
+    {"splits", ABL_PF_SPLITS},
 };
 
 /* One FIELD=VALUE into a typed override (the only place a field's text is read). */
@@ -542,6 +561,7 @@ static void override_apply(abl_pipeline *p, const abl_pipeline_override *o, cons
     case ABL_PF_FA_KERNEL: p->fa_kernel = (abl_fa_kernel)o->value; break;
     case ABL_PF_THREADS: p->threads = o->value; break;
     case ABL_PF_ROWS: p->rows = o->value; break;
+    case ABL_PF_SPLITS: p->splits = o->value; break;
     case ABL_PF_VERSION: abl_version_apply(p, abl_version_of(p->preset, o->value)); break;
     default: p->block = o->value; break;
     }
@@ -881,6 +901,16 @@ abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg)
         return check_ggml(p, msg);
     if (is_engine(p) && check_engine(p, msg) != ABL_OK)
         return ABL_ERR_UNSUPPORTED;
+    if (p->splits >= 2 && p->softmax != ABL_SOFTMAX_FLASH && p->softmax != ABL_SOFTMAX_VLLM_TRITON) {
+        abl_error_dup(msg, "splits=%d: only softmax=flash (FlashAttention-2's split-KV kernel) and vllm-triton (the "
+                      "3-D kernel's segments) split the keys", p->splits);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (p->splits >= 2 && p->softmax == ABL_SOFTMAX_VLLM_TRITON && p->rows != 1) {
+        abl_error_dup(msg, "splits=%d: vLLM runs the 3-D kernel for a decode step only (max_seqlen_q = 1: rows=1)",
+                      p->splits);
+        return ABL_ERR_UNSUPPORTED;
+    }
     if (p->exp == ABL_EXP_GGML_AVX2 || p->exp == ABL_EXP_GGML_SCALAR) {
         abl_error_dup(msg, "exp=%s: ggml's exp applies to softmax=ggml and ggml-flash", abl_exp_model_name(p->exp));
         return ABL_ERR_UNSUPPORTED;
@@ -968,6 +998,15 @@ void abl_pipeline_describe_text(const abl_pipeline *p, abl_text *t)
         abl_text_add(t, ",block=%d", p->block);   /* the score arrives scaled: no head-dim */
     else if (p->softmax != ABL_SOFTMAX_EAGER && p->softmax != ABL_SOFTMAX_GGML)
         abl_text_add(t, ",head-dim=%d,block=%d", p->head_dim, p->block);
+    if ((p->softmax == ABL_SOFTMAX_FLASH || p->softmax == ABL_SOFTMAX_VLLM_TRITON) && p->splits != 1) {
+        /* split-KV (vllm-flash) or the 3-D kernel's segments (vllm-triton): the rows asked decide */
+        if (p->splits == 0)
+            abl_text_add(t, ",splits=auto");
+        else
+            abl_text_add(t, ",splits=%d", p->splits);
+        if (p->softmax == ABL_SOFTMAX_FLASH)   /* the engines state rows already */
+            abl_text_add(t, ",rows=%d", p->rows);
+    }
     /* P.V only where it can lose more than the weight: P rounded other than the weights come out, or an
      * fp16 accumulator (the kinds that emulate P.V keep their own) */
     if (!abl_pipeline_owns_pv(p) &&

@@ -59,12 +59,14 @@ static const version_def k_versions[] = {
      "(modelled from source, not measured)",
      -1},
     {"vllm-flash", "617264c1",
-     "vllm-project/flash-attention csrc/flash_attn/src/flash_fwd_kernel.h and alibi.h @617264c1, one split "
-     "(modelled from source, not measured)",
+     "vllm-project/flash-attention csrc/flash_attn/src/flash_fwd_kernel.h and alibi.h @617264c1; splits=S: "
+     "flash_fwd_splitkv_kernel + combine_attn_seqk_parallel, num_splits_heuristic (flash_api.cpp) @617264c1; "
+     "vLLM vllm/attention/backends/flash_attn.py flash_attn_with_kvcache @6c8a9786 (modelled from source, not "
+     "measured)",
      -1},
     {"vllm-triton", "001ceb3e",
-     "vLLM vllm/attention/ops/triton_unified_attention.py kernel_unified_attention_2d @001ceb3e (modelled from "
-     "source, not measured)",
+     "vLLM vllm/attention/ops/triton_unified_attention.py kernel_unified_attention_2d, and for a decode step "
+     "kernel_unified_attention_3d + reduce_segments, @001ceb3e (modelled from source, not measured)",
      -1},
     {"trtllm-context", "22200e4b",
      "TensorRT-LLM fmha_v2 flash attention kernel_noloop.h, fragment.h @22200e4b, softmax.h @161ddf34, "

@@ -377,7 +377,9 @@ abl_status abl_emul_head_init_value(const abl_emul *e, double value, abl_emul_he
     if (!(held > 0.0) || !isfinite(held))
         return ABL_ERR_DEGENERATE;
     out->held = held;
-    if (abl_emul_ggml(e) || abl_emul_engine(e))
+    if (e->softmax == ABL_SOFTMAX_FLASH_SPLITKV)   /* the flash kernel's alibi_slope / params.scale_softmax */
+        out->factor = (float)(held / (double)e->sm_scale);
+    else if (abl_emul_ggml(e) || abl_emul_engine(e))
         out->factor = (float)held;                           /* ggml multiplies the fp32 slope itself */
     else if (e->softmax == ABL_SOFTMAX_FLASH)
         out->factor = (float)(held / (double)e->sm_scale);   /* alibi_slope / params.scale_softmax */

@@ -88,6 +88,8 @@ typedef struct abl_emul {
     int fa_threads;        /* ggml-flash split-kv: key chunks */
     uint64_t first_row;    /* ggml kinds: rows before it are not computed (pipeline field rows); else 0 */
     abl_fp pv, pv_acc;     /* P.V: P rounded into pv, the products added in pv_acc (abl_influence.h) */
+    int splits;            /* flash-splitkv: num_splits (>= 2) */
+    int head_dim;          /* flash-splitkv: the combine kernel's kBlockM follows it */
     float infl_max;        /* the largest fp32 weight whose influence is zero */
     int infl_active;       /* 1 when a non-zero weight can have zero influence */
 } abl_emul;
@@ -107,7 +109,8 @@ static inline int abl_emul_ggml(const abl_emul *e)
 static inline int abl_emul_engine_kind(abl_softmax_kind k)
 {
     return k == ABL_SOFTMAX_GGML_CUDA_VEC || k == ABL_SOFTMAX_VLLM_PAGED || k == ABL_SOFTMAX_TRTLLM_MMHA ||
-           k == ABL_SOFTMAX_GGML_CUDA || k == ABL_SOFTMAX_VLLM_TRITON || k == ABL_SOFTMAX_TRTLLM_FMHA;
+           k == ABL_SOFTMAX_GGML_CUDA || k == ABL_SOFTMAX_VLLM_TRITON || k == ABL_SOFTMAX_TRTLLM_FMHA ||
+           k == ABL_SOFTMAX_FLASH_SPLITKV;
 }
 
 static inline int abl_emul_engine(const abl_emul *e)

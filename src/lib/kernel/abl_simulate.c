@@ -103,7 +103,10 @@ abl_status abl_sim_setup_init(const abl_simulate_config *cfg, abl_sim_setup *s)
             return st;
         }
     }
-    return ABL_OK;
+    /* flash's KV splits and vllm-triton's 3-D kernel follow the head count (abl_engines.c) */
+    if ((st = abl_engine_setup_heads(&cfg->pipeline, s->heads, &s->em)) != ABL_OK)
+        abl_sim_setup_free(s);
+    return st;
 }
 
 void abl_sim_setup_free(abl_sim_setup *s)
@@ -1146,6 +1149,14 @@ static void softmax_note(const abl_pipeline *p, const abl_emul *em, abl_text *t)
                  "to zero below 2^-126, running max over blocks of %d keys from the diagonal; P = e rounded into %s "
                  "is zero when e <= %.9g.",
                  (double)em->c_log2, (double)em->c_log2, p->block, p->output_dtype.name, em->out.zero_max);
+        if (em->softmax == ABL_SOFTMAX_FLASH_SPLITKV)   /* abl_flash_split.c */
+            abl_text_add(t, " Split-KV (modelled from source, not measured): num_splits = %d%s, blocks of %d keys "
+                            "from key 0 shared out in order; each split's O = acc * rcp(sum) and lse = max * scale "
+                            "+ __logf(sum) in fp32, merged by __expf(lse_s - lse_total) in fp32 (flushed below "
+                            "2^-126) and cast to %s: weight = the coefficient of a unit value (its influence); "
+                            "the last %llu row(s).",
+                         em->splits, p->splits == 0 ? " (num_splits_heuristic, 132 SMs, batch 1)" : "", em->block,
+                         p->output_dtype.name, (unsigned long long)(em->n - em->first_row));
     } else if (p->softmax == ABL_SOFTMAX_GGML_CUDA_VEC) {
         abl_text_add(t, "llama.cpp CUDA flash attention, vector kernel (one query row): x = fma(slope, %s mask, "
                         "score); 4 warps of 32 keys per 128-key step, each with its running max of x + 3*0.6931, "
@@ -1169,6 +1180,10 @@ static void softmax_note(const abl_pipeline *p, const abl_emul *em, abl_text *t)
                         "exp2 of (x - max) log2 e flushed below 2^-126, in %s; each later tile rescales it in fp32, "
                         "then / L: the coefficient of a unit value, weight = influence.",
                      (unsigned long long)em->first_row, p->block, p->output_dtype.name);
+        if (em->splits >= 2)   /* abl_engines_triton.c: the decode batch's kernel */
+            abl_text_add(t, " Decode: the 3-D kernel (kernel_unified_attention_3d + reduce_segments): %d segments "
+                            "of tiles of %d keys, each with its own max M_s and sum L_s; reduced by e_s = exp(M_s - "
+                            "max M_s), weight = (acc_s e_s) / sum(L_s e_s).", em->splits, em->block);
     } else if (p->softmax == ABL_SOFTMAX_TRITON_LSE) {
         abl_text_add(t, "MosaicBERT Triton flash attention: keys in blocks of %d from key 0; P = exp(x - m), m the "
                         "larger of the block's max and the running log-sum-exp, rounded into %s before P.V; a "

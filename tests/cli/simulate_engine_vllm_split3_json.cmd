@@ -1,0 +1,11 @@
+simulate
+--heads
+2
+--ctx
+700
+--pipeline
+vllm-flash,rows=4,splits=3
+--dtype
+fp16
+--format
+json

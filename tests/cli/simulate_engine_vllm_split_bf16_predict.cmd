@@ -1,0 +1,10 @@
+simulate
+--heads
+4
+--ctx
+1000
+--pipeline
+vllm-flash,rows=1
+--dtype
+bf16
+--predict

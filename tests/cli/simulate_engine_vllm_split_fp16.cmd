@@ -1,0 +1,10 @@
+simulate
+--heads
+8
+--ctx
+4096
+--pipeline
+vllm-flash,rows=1
+--dtype
+fp16
+--compare

@@ -1,0 +1,10 @@
+simulate
+--heads
+8
+--ctx
+1500
+--pipeline
+vllm-triton,rows=1
+--dtype
+fp16
+--compare

@@ -1,0 +1,12 @@
+simulate
+--heads
+4
+--ctx
+3000
+--pipeline
+vllm-triton,rows=1
+--dtype
+fp16
+--predict
+--format
+json
