@@ -15,6 +15,7 @@
 #include "abl_internal.h"
 #include "design/abl_design_kernel.h"
 #include "design/abl_design_gradient.h"
+#include "kernel/abl_flash_split.h"
 
 #define FLAT_BITS 0x0d800000u   /* 2^-100: the flattest slope tried */
 #define STEEP_BITS 0x42800000u  /* 64: the steepest */
@@ -749,6 +750,10 @@ abl_status abl_design_clamp_find(const abl_design_config *c, const float *slopes
     if (c == NULL || slopes == NULL || out == NULL || n < 1 || decimals < 0 || decimals > 9)
         return ABL_ERR_INVALID_ARGUMENT;
     if (c->pipeline.softmax != ABL_SOFTMAX_EAGER && c->pipeline.softmax != ABL_SOFTMAX_FLASH)
+        return ABL_ERR_UNSUPPORTED;
+    /* a split-KV decode row (vllm-flash, rows=1) adds the absolute column bias and merges its splits by their
+     * lse: the clamp search's relative last row is not that kernel's row, so it cannot decide a clamp there */
+    if (c->pipeline.softmax == ABL_SOFTMAX_FLASH && abl_flash_split_count(&c->pipeline, n, c->context) > 1)
         return ABL_ERR_UNSUPPORTED;
     /* a bidirectional middle row has a larger sum than its end row: the last row alone does not decide */
     if (c->attention == ABL_ATTENTION_BIDIRECTIONAL)

@@ -279,7 +279,7 @@ static void report_notes(abl_report *r, const design_view *d)
                            "level (eager: e^c/S of the heads the clamp reaches, else their key at N-1, against the "
                            "output dtype; flash: exp2's flush threshold).");
     if (res->clamp_skipped)
-        abl_report_note(r, "no clamp line: the clamp is checked on eager and flash softmaxes only.");
+        abl_report_note(r, "no clamp line: the clamp is checked on eager and one-split flash softmaxes only.");
     const char *modelled = abl_pipeline_modelled_note(&d->job->cfg.pipeline);
     if (modelled != NULL)
         abl_report_note(r, modelled);
