@@ -282,8 +282,10 @@ static abl_status zeros_only(abl_simulate_config *c)
  * P 2^j <= zero_max (see count_unit).
  *  - native with j >= 0, and upcast with j = 0 (dS = dtype(fp32(P32)) is the stored weight itself): the
  *    forward zeros are the gradient zeros, one run;
- *  - upcast with j != 0: the threshold sits on the fp32 P between other binades than the dtype's, so a
- *    second run in the shifted dtype (shift_dtype) counts them: two runs, the forward's and the gradient's.
+ *  - upcast with j != 0: the threshold sits on the fp32 P between other binades than the dtype's: the
+ *    same run counts it as a second threshold on the same P (abl_simulate_config.zero2, zero_max 2^-j,
+ *    exact: a power of 2 scaled by one), one run; bidirectional (no second threshold there): a second
+ *    run in the shifted dtype (shift_dtype), whose zeros are the same P <= zero_max 2^-j.
  * ABL_ERR_UNSUPPORTED for native with j < 0 (the stored P, not the fp32 one, meets a threshold that is not
  * any format's zero: the caller then takes the row hook).
  */
@@ -293,13 +295,19 @@ static abl_status unit_by_runs(const abl_simulate_config *cfg, const abl_backwar
     abl_simulate_config gc = *cfg;
     if (out->kind == ABL_BACKWARD_NATIVE && b->log2_upstream < 0)
         return ABL_ERR_UNSUPPORTED;
-    int second = out->kind == ABL_BACKWARD_UPCAST && b->log2_upstream != 0;
+    int shifted = out->kind == ABL_BACKWARD_UPCAST && b->log2_upstream != 0;
+    int second = shifted && cfg->attention == ABL_ATTENTION_BIDIRECTIONAL;
     if (second && shift_dtype(&gc.pipeline.output_dtype, b->log2_upstream) != ABL_OK)
+        return ABL_ERR_UNSUPPORTED;
+    abl_fp fp;
+    if (shifted && !second && abl_fp_init(&cfg->pipeline.output_dtype, &fp) != ABL_OK)
         return ABL_ERR_UNSUPPORTED;
     /* both runs count weight zeros only: with P.V in fp32 (which keeps every dtype's smallest weight, the
      * shifted one's too: 2^-149 at the least) the influence rule, which writes every weight out and counts
      * it again, stays off (the backward reports no influence) */
     abl_simulate_config fc = *cfg;
+    fc.zero2 = shifted && !second;   /* 2^-j: ldexp is exact down to binary64's 2^-1074, and below 2^-149 */
+    fc.zero2_max = fc.zero2 ? ldexp(fp.zero_max, (int)-b->log2_upstream) : 0.0; /* only P = 0 counts */
     if (zeros_only(&fc) != ABL_OK || (second && zeros_only(&gc) != ABL_OK))
         return ABL_ERR_UNSUPPORTED;
     abl_status st = abl_simulate_run(&fc, sim);
@@ -313,8 +321,15 @@ static abl_status unit_by_runs(const abl_simulate_config *cfg, const abl_backwar
         st = ABL_ERR_NO_MEMORY;
     if (st == ABL_OK) {
         out->heads = sim->heads;
-        for (int h = 0; h < sim->heads; h++)
-            from_runs(&out->results[h], &sim->results[h], second ? &g.results[h] : &sim->results[h]);
+        for (int h = 0; h < sim->heads; h++) {
+            abl_sim_head z = sim->results[h];   /* the gradient's zeros: the second threshold's when set */
+            if (fc.zero2) {
+                z.first_blind = z.zero2_first_blind;
+                z.row_zeros = z.zero2_row_zeros;
+                z.matrix_zeros = z.zero2_matrix_zeros;
+            }
+            from_runs(&out->results[h], &sim->results[h], second ? &g.results[h] : &z);
+        }
         totals(out);
     }
     abl_simulation_free(&g);

@@ -90,6 +90,8 @@ typedef struct abl_emul {
     abl_fp pv, pv_acc;     /* P.V: P rounded into pv, the products added in pv_acc (abl_influence.h) */
     float infl_max;        /* the largest fp32 weight whose influence is zero */
     int infl_active;       /* 1 when a non-zero weight can have zero influence */
+    int zero2;             /* abl_simulate_config.zero2: also count p <= zf2 (eager rows) */
+    float zf2;             /* the largest binary32 <= zero2_max: p <= zero2_max iff p <= zf2 */
 } abl_emul;
 
 /* The ggml kinds: the mask can hold -inf (fp16 from 65520), whose keys the kernel skips. */
