@@ -282,6 +282,7 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
     if (em->softmax == ABL_SOFTMAX_TRITON_LSE)
         return abl_triton_row(em, i, x, e, wout, tvw);   /* abl_triton.c */
     if (em->softmax == ABL_SOFTMAX_EAGER) {
+        uint64_t zeros2 = 0;
         float m = row_max(x, count);
         for (uint64_t j = 0; j < count; j++)
             e[j] = abl_emul_eager_exp(em, x[j], m);
@@ -290,11 +291,9 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
         for (uint64_t j = 0; j < count; j++) {
             float p = e[j] == 0.0f ? 0.0f : abl_emul_eager_p32(em, e[j], s, r);
             zeros += abl_emul_zero(em, p);
-            if (rc->zeros2 != NULL && p <= em->zf2) {   /* the second threshold on the same p */
-                *rc->zeros2 += 1;
-                if (rc->first2 != NULL)
-                    *rc->first2 = (int64_t)(i - j);       /* j increases: the last is the smallest d */
-            }
+            zeros2 += p <= em->zf2;   /* the second threshold on the same p (kept only when asked) */
+            if (rc->first2 != NULL && p <= em->zf2)
+                *rc->first2 = (int64_t)(i - j);   /* j increases: the last is the smallest d */
             if (wout != NULL || tvw != NULL) {
                 float q = abl_fp_round32(&em->out, p);
                 if (wout != NULL)
@@ -303,6 +302,8 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
                     tvw[j] = q;
             }
         }
+        if (rc->zeros2 != NULL)
+            *rc->zeros2 += zeros2;
         return zeros;
     }
     /* flash: blocks of B keys from the diagonal block backwards; the running max includes the

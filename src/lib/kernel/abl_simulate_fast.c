@@ -281,6 +281,12 @@ static uint64_t count_zeros(const abl_emul *em, const float *e, uint64_t count, 
 
 /* count_zeros with em->zf2 too, in the same pass (abl_simulate_config.zero2): the weight is formed once
  * and compared twice; p <= zf2 is added to *zeros2. */
+#define TWO_THRESHOLDS(P)          \
+    do {                           \
+        v4f p_ = (P);              \
+        z += (v4i)(p_ <= vz);      \
+        z2 += (v4i)(p_ <= vz2);    \
+    } while (0)
 static uint64_t count_zeros_two(const abl_emul *em, const float *e, uint64_t count, float s, float r, float zf,
                                 uint64_t *zeros2)
 {
@@ -288,15 +294,15 @@ static uint64_t count_zeros_two(const abl_emul *em, const float *e, uint64_t cou
     uint64_t j = 0, zeros = 0;
     v4f vz = {zf, zf, zf, zf}, vz2 = {em->zf2, em->zf2, em->zf2, em->zf2}, vs = {s, s, s, s}, vr = {r, r, r, r};
     int divide = em->normalise == ABL_NORM_DIVIDE;
-    for (; j + 4 <= count; j += 4) {
-        v4f x, p;
+    for (; divide && j + 4 <= count; j += 4) {
+        v4f x;
         LOAD(x, e + j);
-        if (divide)
-            p = x / vs;
-        else
-            p = x * vr;
-        z += (v4i)(p <= vz);
-        z2 += (v4i)(p <= vz2);
+        TWO_THRESHOLDS(x / vs);
+    }
+    for (; !divide && j + 4 <= count; j += 4) {
+        v4f x;
+        LOAD(x, e + j);
+        TWO_THRESHOLDS(x * vr);
     }
     for (; j < count; j++) {
         float p = divide ? e[j] / s : e[j] * r;
@@ -309,6 +315,7 @@ static uint64_t count_zeros_two(const abl_emul *em, const float *e, uint64_t cou
     }
     return zeros;
 }
+#undef TWO_THRESHOLDS
 
 uint64_t abl_fast_row(const abl_emul *em, int head, const float *table, const float *rmax, abl_fast_thread *t,
                       uint64_t i, float *logits, float *wout)
