@@ -239,8 +239,8 @@ def main():
         ok, z = run_case(binary, *c)
         fails += not ok
         zeros += z
-    # unit upstream: the emulation's two paths (forward runs in a shifted dtype, or the row hook for native
-    # kernels with 2^j < 1) against numpy on the dumped weights
+    # unit upstream: one forward emulation counting a second threshold on the same weights (upcast 2^j != 1,
+    # native 2^j < 1) or the forward's zeros themselves, against numpy on the dumped weights
     for dtype in ("bf16", "fp16", "fp32"):
         for preset in ("eager", "mpt"):
             for std, slopes in ((0, steep), (3, "slopes:0.5,0.0625")):
