@@ -221,8 +221,8 @@ def main():
         ok, z = run_case(binary, *c)
         fails += not ok
         zeros += z
-    # unit upstream: the emulation's two paths (forward runs in a shifted dtype, or the row hook for native
-    # kernels with 2^j < 1) against numpy on the dumped weights
+    # unit upstream: one forward emulation counting a second threshold on the same weights (upcast 2^j != 1,
+    # native 2^j < 1) or the forward's zeros themselves, against numpy on the dumped weights
     for dtype in ("bf16", "fp16", "fp32"):
         for preset in ("eager", "mpt"):
             for std, slopes in ((0, steep), (3, "slopes:0.5,0.0625")):
@@ -231,6 +231,14 @@ def main():
                     fails += not ok
                     zeros += z
                     cases.append(None)
+    # upcast 2^j != 1 counts both thresholds in one pass (abl_simulate_config.zero2): at N = 512 the fast
+    # Gaussian rows skip keys whose exponential is +0 (slope 0.5: d > 208), which count at both thresholds
+    for std, slopes in ((0, steep), (3, "slopes:0.5,0.0625")):
+        for j in (16, -10):
+            ok, z = run_unit(binary, "eager", "bf16", 512, slopes, std, j)
+            fails += not ok
+            zeros += z
+            cases.append(None)
     # the unit-upstream rule on a native kernel below 1 (the row hook path), against torch autograd
     for dtype in ("bf16", "fp32"):
         for std, slopes in ((0, steep), (3, "slopes:0.5,0.0625")):

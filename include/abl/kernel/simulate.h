@@ -46,6 +46,12 @@ typedef struct abl_simulate_config {
                                 * NULL: fp32 */
     abl_attention attention;   /* causal (0) or bidirectional: every row attends all N keys at |i - j|
                                 * (abl_simulate_bidir.c); the bias form must be relative or symmetric */
+    /* A second zero threshold on the same fp32 weight p, counted in the same pass (abl_sim_head zero2_*):
+     * the upcast backward's dS = dtype(fp32(2^j p)) is 0 iff p <= zero_max 2^-j (abl_backward.c), so one
+     * emulation gives the forward's zeros and the gradient's. Eager softmax, causal only
+     * (ABL_ERR_UNSUPPORTED otherwise). zero2 = 0: none. */
+    int zero2;
+    double zero2_max;          /* p counts iff p <= zero2_max (compared exactly: binary32 p in binary64) */
 } abl_simulate_config;
 
 /*
@@ -96,6 +102,9 @@ typedef struct abl_sim_head {
     uint64_t matrix_influence_zeros;  /* in the whole causal matrix */
     uint64_t mid_row_zeros;    /* bidirectional: zero weights of the middle row i = floor((N - 1) / 2); the
                                 * "last row" fields above are the end row i = N - 1 over its N keys */
+    /* config.zero2: the weights p <= zero2_max, as first_blind, row_zeros and matrix_zeros */
+    int64_t zero2_first_blind;
+    uint64_t zero2_row_zeros, zero2_matrix_zeros;
 } abl_sim_head;
 
 typedef struct abl_simulation {

@@ -6,6 +6,7 @@
  * grad_input = (gy - sum) * y in fp32, stored as scalar_t. The forward emulation hands each row's
  * weights y as stored (abl_simulate_config.row_hook); this file forms dS from them. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "abl_internal.h"
@@ -271,6 +272,26 @@ static abl_status shift_dtype(abl_format *f, long j)
     return f->emin > f->emax ? ABL_ERR_UNSUPPORTED : abl_fp_init(f, &fp);
 }
 
+/* The largest binary32 p whose rounding into the dtype is <= t: native kernels store P_T = dtype(p) and
+ * their unit-upstream dS is 0 iff P_T <= t, i.e. iff p <= this (rounding is monotone, so a bisection on
+ * the ordered bit patterns of +0 .. +inf, with the emulation's own rounding, finds it exactly). */
+static double stored_threshold(const abl_fp *fp, double t)
+{
+    uint32_t lo = 0, hi = 0x7f800000u;   /* dtype(+0) = 0 <= t; dtype(+inf) = inf > t (t finite) */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        float v;
+        memcpy(&v, &mid, sizeof v);
+        if ((double)abl_fp_round32(fp, v) <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    float r;
+    memcpy(&r, &lo, sizeof r);
+    return r;
+}
+
 static abl_status zeros_only(abl_simulate_config *c)
 {
     abl_status st = abl_format_lookup("fp32", &c->pipeline.pv_dtype);
@@ -282,24 +303,36 @@ static abl_status zeros_only(abl_simulate_config *c)
  * P 2^j <= zero_max (see count_unit).
  *  - native with j >= 0, and upcast with j = 0 (dS = dtype(fp32(P32)) is the stored weight itself): the
  *    forward zeros are the gradient zeros, one run;
- *  - upcast with j != 0: the threshold sits on the fp32 P between other binades than the dtype's, so a
- *    second run in the shifted dtype (shift_dtype) counts them: two runs, the forward's and the gradient's.
- * ABL_ERR_UNSUPPORTED for native with j < 0 (the stored P, not the fp32 one, meets a threshold that is not
- * any format's zero: the caller then takes the row hook).
+ *  - upcast with j != 0: the threshold sits on the fp32 P between other binades than the dtype's: the
+ *    same run counts it as a second threshold on the same P (abl_simulate_config.zero2, zero_max 2^-j,
+ *    exact: a power of 2 scaled by one), one run; bidirectional (no second threshold there): a second
+ *    run in the shifted dtype (shift_dtype), whose zeros are the same P <= zero_max 2^-j.
+ *  - native with j < 0: the stored P_T meets P_T <= zero_max 2^-j, which is no format's zero but is, on
+ *    the fp32 p it is rounded from, p <= stored_threshold(): the same second threshold, one run.
+ * ABL_ERR_UNSUPPORTED for native with j < 0 on a bidirectional layer (the caller takes the row hook).
  */
 static abl_status unit_by_runs(const abl_simulate_config *cfg, const abl_backward_config *b, abl_simulation *sim,
                                abl_backward *out)
 {
     abl_simulate_config gc = *cfg;
-    if (out->kind == ABL_BACKWARD_NATIVE && b->log2_upstream < 0)
-        return ABL_ERR_UNSUPPORTED;
-    int second = out->kind == ABL_BACKWARD_UPCAST && b->log2_upstream != 0;
+    int below = out->kind == ABL_BACKWARD_NATIVE && b->log2_upstream < 0;
+    if (below && cfg->attention == ABL_ATTENTION_BIDIRECTIONAL)
+        return ABL_ERR_UNSUPPORTED;   /* no second threshold there, and no format's zero: the row hook */
+    int shifted = (out->kind == ABL_BACKWARD_UPCAST && b->log2_upstream != 0) || below;
+    int second = shifted && cfg->attention == ABL_ATTENTION_BIDIRECTIONAL;
     if (second && shift_dtype(&gc.pipeline.output_dtype, b->log2_upstream) != ABL_OK)
+        return ABL_ERR_UNSUPPORTED;
+    abl_fp fp;
+    if (shifted && !second && abl_fp_init(&cfg->pipeline.output_dtype, &fp) != ABL_OK)
         return ABL_ERR_UNSUPPORTED;
     /* both runs count weight zeros only: with P.V in fp32 (which keeps every dtype's smallest weight, the
      * shifted one's too: 2^-149 at the least) the influence rule, which writes every weight out and counts
      * it again, stays off (the backward reports no influence) */
     abl_simulate_config fc = *cfg;
+    fc.zero2 = shifted && !second;   /* 2^-j: ldexp is exact down to binary64's 2^-1074, and below 2^-149 */
+    fc.zero2_max = fc.zero2 ? ldexp(fp.zero_max, (int)-b->log2_upstream) : 0.0; /* only P = 0 counts */
+    if (below)   /* native: the threshold is on the stored P_T, so on p: the largest p rounding under it */
+        fc.zero2_max = stored_threshold(&fp, fc.zero2_max);
     if (zeros_only(&fc) != ABL_OK || (second && zeros_only(&gc) != ABL_OK))
         return ABL_ERR_UNSUPPORTED;
     abl_status st = abl_simulate_run(&fc, sim);
@@ -313,8 +346,15 @@ static abl_status unit_by_runs(const abl_simulate_config *cfg, const abl_backwar
         st = ABL_ERR_NO_MEMORY;
     if (st == ABL_OK) {
         out->heads = sim->heads;
-        for (int h = 0; h < sim->heads; h++)
-            from_runs(&out->results[h], &sim->results[h], second ? &g.results[h] : &sim->results[h]);
+        for (int h = 0; h < sim->heads; h++) {
+            abl_sim_head z = sim->results[h];   /* the gradient's zeros: the second threshold's when set */
+            if (fc.zero2) {
+                z.first_blind = z.zero2_first_blind;
+                z.row_zeros = z.zero2_row_zeros;
+                z.matrix_zeros = z.zero2_matrix_zeros;
+            }
+            from_runs(&out->results[h], &sim->results[h], second ? &g.results[h] : &z);
+        }
         totals(out);
     }
     abl_simulation_free(&g);

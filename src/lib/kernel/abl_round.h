@@ -92,6 +92,8 @@ typedef struct abl_emul {
     int head_dim;          /* flash-splitkv: the combine kernel's kBlockM follows it */
     float infl_max;        /* the largest fp32 weight whose influence is zero */
     int infl_active;       /* 1 when a non-zero weight can have zero influence */
+    int zero2;             /* abl_simulate_config.zero2: also count p <= zf2 (eager rows) */
+    float zf2;             /* the largest binary32 <= zero2_max: p <= zero2_max iff p <= zf2 */
 } abl_emul;
 
 /* The ggml kinds: the mask can hold -inf (fp16 from 65520), whose keys the kernel skips. */

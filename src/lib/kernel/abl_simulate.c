@@ -218,6 +218,8 @@ typedef struct row_ctx {
     int head;                 /* 0-based, model order */
     const float *table;       /* zero logits: logit by position; Gaussian: |bias| by position */
     uint64_t n;
+    uint64_t *zeros2;         /* em->zero2: the eager rows add their weights p <= zf2 here (else NULL) */
+    int64_t *first2;          /* the last row (optional): its smallest d with p <= zf2, else left as it is */
 } row_ctx;
 
 /* The logits of row i; 0 when one is not finite. */
@@ -284,6 +286,7 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
     if (em->softmax == ABL_SOFTMAX_TRITON_LSE)
         return abl_triton_row(em, i, x, e, wout, tvw);   /* abl_triton.c */
     if (em->softmax == ABL_SOFTMAX_EAGER) {
+        uint64_t zeros2 = 0;
         float m = row_max(x, count);
         for (uint64_t j = 0; j < count; j++)
             e[j] = abl_emul_eager_exp(em, x[j], m);
@@ -292,6 +295,9 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
         for (uint64_t j = 0; j < count; j++) {
             float p = e[j] == 0.0f ? 0.0f : abl_emul_eager_p32(em, e[j], s, r);
             zeros += abl_emul_zero(em, p);
+            zeros2 += p <= em->zf2;   /* the second threshold on the same p (kept only when asked) */
+            if (rc->first2 != NULL && p <= em->zf2)
+                *rc->first2 = (int64_t)(i - j);   /* j increases: the last is the smallest d */
             if (wout != NULL || tvw != NULL) {
                 float q = abl_fp_round32(&em->out, p);
                 if (wout != NULL)
@@ -300,6 +306,8 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
                     tvw[j] = q;
             }
         }
+        if (rc->zeros2 != NULL)
+            *rc->zeros2 += zeros2;
         return zeros;
     }
     /* flash: blocks of B keys from the diagonal block backwards; the running max includes the
@@ -337,7 +345,7 @@ static uint64_t row_zeros(const row_ctx *rc, uint64_t i, const float *x, float *
 
 uint64_t abl_sim_row_weights(const abl_sim_setup *s, uint64_t i, const float *x, float *e, float *wout)
 {
-    row_ctx rc = {s, 0, NULL, s->em.n};
+    row_ctx rc = {s, 0, NULL, s->em.n, NULL, NULL};
     return row_zeros(&rc, i, x, e, wout, NULL);
 }
 
@@ -473,6 +481,7 @@ typedef struct team {
     atomic_uint_fast64_t next_chunk;
     atomic_uint_fast64_t zeros;
     atomic_uint_fast64_t lost;   /* influence-zero keys of the head (abl_influence.h) */
+    atomic_uint_fast64_t zeros2; /* em.zero2: the head's weights p <= zf2 */
     atomic_int failed;        /* an abl_status, 0 while all is well */
     pthread_mutex_t hook_mu;  /* row_hook calls, one at a time */
     atomic_uint_fast64_t done; /* weights emulated, for progress reports */
@@ -526,6 +535,7 @@ static void prepare_head(team *t, int h)
     atomic_store(&t->next_chunk, 0);
     atomic_store(&t->zeros, 0);
     atomic_store(&t->lost, 0);
+    atomic_store(&t->zeros2, 0);
 }
 
 typedef struct worker_arg {
@@ -548,6 +558,20 @@ static int fast_row(team *t, const row_ctx *rc, abl_fast_thread *ft, uint64_t i,
     if (s->captured != NULL)   /* captured scores: the file's rows, then the fast exponentials and sums */
         return abl_fast_captured_row(s, h, t->table, t->cap_skip, ft, i, x, e, wout, rz);
     return abl_fast_gauss_row(s, h, t->table, &t->gh, ft, i, x, e, wout, rz);
+}
+
+/* The last row (last_row) into the head's results, with the second threshold's first d and count
+ * when em.zero2 (rc->zeros2 accumulates the worker's count: the row's is the difference). */
+static abl_status last_row_counted(team *t, const row_ctx *rc, float *x, float *e, float *wout)
+{
+    abl_sim_head *o = &t->out->results[rc->head];
+    uint64_t before = rc->zeros2 != NULL ? *rc->zeros2 : 0;
+    row_ctx lr = *rc;
+    o->zero2_first_blind = -1;
+    lr.first2 = &o->zero2_first_blind;
+    abl_status st = last_row(&lr, x, e, wout, o);
+    o->zero2_row_zeros = rc->zeros2 != NULL ? *rc->zeros2 - before : 0;
+    return st;
 }
 
 /* The row hook, when set, one call at a time. */
@@ -582,8 +606,8 @@ static void worker(void *arg)
         if (wa->id == 0 && atomic_load(&t->failed) == 0)
             prepare_head(t, h);
         sbar_wait(&t->barrier);
-        row_ctx rc = {s, h, t->table, n};
-        uint64_t zeros = 0, lost = 0;
+        uint64_t zeros = 0, lost = 0, zeros2 = 0;
+        row_ctx rc = {s, h, t->table, n, s->em.zero2 ? &zeros2 : NULL, NULL};
         while (atomic_load(&t->failed) == 0) {
             uint64_t c = atomic_fetch_add(&t->next_chunk, 1);
             if (c >= t->nchunks)
@@ -607,7 +631,7 @@ static void worker(void *arg)
                     break;
                 }
                 if (i == n - 1) {
-                    abl_status st = last_row(&rc, x, e, wout, &t->out->results[h]);
+                    abl_status st = last_row_counted(t, &rc, x, e, wout);
                     if (st != ABL_OK)
                         atomic_store(&t->failed, (int)st);
                     zeros += t->out->results[h].row_zeros;
@@ -623,8 +647,11 @@ static void worker(void *arg)
         }
         atomic_fetch_add(&t->zeros, zeros);
         atomic_fetch_add(&t->lost, lost);
+        atomic_fetch_add(&t->zeros2, zeros2 + ft.zeros2);   /* the slow rows' and the fast rows' */
+        ft.zeros2 = 0;
         sbar_wait(&t->barrier);
         if (wa->id == 0) {
+            t->out->results[h].zero2_matrix_zeros = atomic_load(&t->zeros2);
             t->out->results[h].matrix_zeros = atomic_load(&t->zeros);
             t->out->results[h].matrix_influence_zeros = atomic_load(&t->lost);
         }
@@ -647,15 +674,31 @@ static void team_ready(void *ctx, int n)
     pthread_mutex_unlock(&t->barrier.mu);
 }
 
+/* config.zero2 into the emulation: the largest binary32 zf2 <= zero2_max (the float conversion rounds to
+ * nearest, so one step down where it went up), eager rows only (the other kinds never compare it). */
+static abl_status zero2_setup(const abl_simulate_config *cfg, abl_emul *em)
+{
+    if (!cfg->zero2)
+        return ABL_OK;
+    if (em->softmax != ABL_SOFTMAX_EAGER || !(cfg->zero2_max >= 0.0))
+        return ABL_ERR_UNSUPPORTED;
+    float z = (float)cfg->zero2_max;
+    em->zf2 = (double)z > cfg->zero2_max ? nextafterf(z, 0.0f) : z;
+    em->zero2 = 1;
+    return ABL_OK;
+}
+
 abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
 {
     if (out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
-    if (cfg != NULL && cfg->attention == ABL_ATTENTION_BIDIRECTIONAL)
-        return abl_simulate_bidir_run(cfg, out);   /* every row attends all N keys: abl_simulate_bidir.c */
+    if (cfg != NULL && cfg->attention == ABL_ATTENTION_BIDIRECTIONAL)   /* no second threshold there */
+        return cfg->zero2 ? ABL_ERR_UNSUPPORTED : abl_simulate_bidir_run(cfg, out);   /* abl_simulate_bidir.c */
     memset(out, 0, sizeof *out);
     abl_sim_setup s;
     abl_status st = abl_sim_setup_init(cfg, &s);
+    if (st == ABL_OK && (st = zero2_setup(cfg, &s.em)) != ABL_OK)
+        abl_sim_setup_free(&s);
     if (st != ABL_OK)
         return st;
     out->config = *cfg;
@@ -683,6 +726,7 @@ abl_status abl_simulate_run(const abl_simulate_config *cfg, abl_simulation *out)
         atomic_init(&t.next_chunk, 0);
         atomic_init(&t.zeros, 0);
         atomic_init(&t.lost, 0);
+        atomic_init(&t.zeros2, 0);
         pthread_mutex_init(&t.barrier.mu, NULL);
         pthread_mutex_init(&t.hook_mu, NULL);
         pthread_mutex_init(&t.progress_mu, NULL);

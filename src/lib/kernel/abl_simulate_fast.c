@@ -69,6 +69,7 @@ int abl_fast_thread_init(abl_fast_thread *t, uint64_t n)
     t->stamp = calloc(MEMO, sizeof *t->stamp);
     t->val = calloc(MEMO, sizeof *t->val);
     t->cur = 0;
+    t->zeros2 = 0;
     t->head = -1;
     t->m = 0.0f;
     t->lo = 1;
@@ -278,6 +279,44 @@ static uint64_t count_zeros(const abl_emul *em, const float *e, uint64_t count, 
     return zeros;
 }
 
+/* count_zeros with em->zf2 too, in the same pass (abl_simulate_config.zero2): the weight is formed once
+ * and compared twice; p <= zf2 is added to *zeros2. */
+#define TWO_THRESHOLDS(P)          \
+    do {                           \
+        v4f p_ = (P);              \
+        z += (v4i)(p_ <= vz);      \
+        z2 += (v4i)(p_ <= vz2);    \
+    } while (0)
+static uint64_t count_zeros_two(const abl_emul *em, const float *e, uint64_t count, float s, float r, float zf,
+                                uint64_t *zeros2)
+{
+    v4i z = {0, 0, 0, 0}, z2 = z;   /* per-lane counters: at most 2^24 / 4 each */
+    uint64_t j = 0, zeros = 0;
+    v4f vz = {zf, zf, zf, zf}, vz2 = {em->zf2, em->zf2, em->zf2, em->zf2}, vs = {s, s, s, s}, vr = {r, r, r, r};
+    int divide = em->normalise == ABL_NORM_DIVIDE;
+    for (; divide && j + 4 <= count; j += 4) {
+        v4f x;
+        LOAD(x, e + j);
+        TWO_THRESHOLDS(x / vs);
+    }
+    for (; !divide && j + 4 <= count; j += 4) {
+        v4f x;
+        LOAD(x, e + j);
+        TWO_THRESHOLDS(x * vr);
+    }
+    for (; j < count; j++) {
+        float p = divide ? e[j] / s : e[j] * r;
+        zeros += p <= zf;
+        *zeros2 += p <= em->zf2;
+    }
+    for (int k = 0; k < 4; k++) {   /* each lane holds minus its count */
+        zeros += (uint64_t)-(int64_t)z[k];
+        *zeros2 += (uint64_t)-(int64_t)z2[k];
+    }
+    return zeros;
+}
+#undef TWO_THRESHOLDS
+
 uint64_t abl_fast_row(const abl_emul *em, int head, const float *table, const float *rmax, abl_fast_thread *t,
                       uint64_t i, float *logits, float *wout)
 {
@@ -306,10 +345,13 @@ uint64_t abl_fast_row(const abl_emul *em, int head, const float *table, const fl
         for (uint64_t j = 0; j < count; j++) {
             float p = em->normalise == ABL_NORM_DIVIDE ? t->row[j] / s : t->row[j] * r;
             zeros += p <= zf;
+            t->zeros2 += em->zero2 && p <= em->zf2;
             wout[j] = abl_fp_round32(&em->out, p);
         }
         return zeros;
     }
+    if (em->zero2)
+        return count_zeros_two(em, eslice, count, s, r, zf, &t->zeros2);
     return count_zeros(em, eslice, count, s, r, zf);
 }
 
@@ -358,9 +400,14 @@ uint64_t abl_fast_row_values(const abl_emul *em, abl_fast_thread *t, const float
             float ej = j < from ? 0.0f : e[j];
             float p = em->normalise == ABL_NORM_DIVIDE ? ej / s : ej * r;
             zeros += p <= zf;
+            t->zeros2 += em->zero2 && p <= em->zf2;
             wout[j] = abl_fp_round32(&em->out, p);
         }
         return zeros;
+    }
+    if (em->zero2) {
+        t->zeros2 += from;   /* the skipped keys' p = +0 is below both thresholds */
+        return from + count_zeros_two(em, e + from, count - from, s, r, zf, &t->zeros2);
     }
     return from + count_zeros(em, e + from, count - from, s, r, zf);
 }

@@ -34,6 +34,7 @@ typedef struct abl_fast_thread {
     /* Gaussian rows: exp(fp32(x - M)) by logit x for the current row (M fixed), direct-mapped */
     uint32_t *tag, *stamp, cur;
     float *val;
+    uint64_t zeros2;        /* em->zero2: weights p <= zf2 counted by the rows, added up by the caller */
 } abl_fast_thread;
 
 int abl_fast_thread_init(abl_fast_thread *t, uint64_t n);
