@@ -287,3 +287,44 @@ abl_status abl_engine_predict_head(const abl_sim_setup *s, int h, abl_pred_head 
     free(buf);
     return ABL_OK;
 }
+
+static int logits_rise(const float *T, uint64_t n, int strict)
+{
+    if (n == 0 || !isfinite(T[0]))
+        return 0;
+    for (uint64_t j = 1; j < n; j++)
+        if (!isfinite(T[j]) || (strict ? !(T[j] > T[j - 1]) : !(T[j] >= T[j - 1])))
+            return 0;
+    return 1;
+}
+
+abl_status abl_engine_predict_absolute(const abl_sim_setup *s, int h, abl_engine_fast_fn fast, int strict,
+                                       abl_engine_row_fn row, abl_pred_head *out)
+{
+    const abl_emul *em = &s->em;
+    uint64_t n = em->n;
+    float *buf = malloc(3 * n * sizeof *buf);
+    if (buf == NULL)
+        return ABL_ERR_NO_MEMORY;
+    float *T = buf, *col = buf + n, *w = buf + 2 * n;
+    for (uint64_t j = 0; j < n; j++)   /* the logit of key j is the same in every row */
+        T[j] = abl_engine_logit(em, &s->hd[h], 0.0f, j, 0.0f);
+    memset(out, 0, sizeof *out);
+    out->first_blind = -1;
+    if (fast != NULL && logits_rise(T, n, strict)) {
+        abl_status st = fast(em, T, n, out);
+        free(buf);
+        return st;
+    }
+    for (uint64_t i = em->first_row; i < n; i++) {   /* logits that fall somewhere: every row through the model */
+        uint64_t z = row(em, i, T, col, i == n - 1 ? w : NULL, NULL);
+        out->matrix_zeros += z;
+        out->exact_rows++;
+        if (i == n - 1) {
+            out->row_zeros = z;
+            out->first_blind = abl_engine_first_zero(w, i);
+        }
+    }
+    free(buf);
+    return ABL_OK;
+}

@@ -34,4 +34,17 @@ uint64_t abl_engine_row(const abl_emul *e, uint64_t i, const float *x, float *co
  * each row run through the kernel model once (O(R N) per head; a decode step is R = 1). */
 abl_status abl_engine_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out);
 
+/* A kernel's shortcut for zero logits X[0..n) that rise along the keys (it decides every row at once), and its
+ * row model (as abl_engine_row). */
+typedef abl_status (*abl_engine_fast_fn)(const abl_emul *em, const float *X, uint64_t n, abl_pred_head *out);
+typedef uint64_t (*abl_engine_row_fn)(const abl_emul *e, uint64_t i, const float *x, float *col, float *wout,
+                                      double *tvw);
+
+/* Zero logits under a bias that follows the key index (an absolute column bias: trtllm-context, vllm-triton,
+ * vllm-flash's split-KV): key j's logit is the same in every row, so it is formed once. While it rises along the
+ * keys (strictly when `strict`), `fast` (if any) decides every row; else each computed row runs through `row`
+ * once (O(R N) per head). */
+abl_status abl_engine_predict_absolute(const abl_sim_setup *s, int h, abl_engine_fast_fn fast, int strict,
+                                       abl_engine_row_fn row, abl_pred_head *out);
+
 #endif

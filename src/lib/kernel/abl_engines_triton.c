@@ -335,33 +335,6 @@ static abl_status tri_fast(const abl_emul *em, const float *X, uint64_t n, abl_p
 
 abl_status abl_vllm_triton_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out)
 {
-    const abl_emul *em = &s->em;
-    uint64_t n = em->n;
-    float *buf = malloc(3 * n * sizeof *buf);
-    if (buf == NULL)
-        return ABL_ERR_NO_MEMORY;
-    float *T = buf, *col = buf + n, *w = buf + 2 * n;
-    for (uint64_t j = 0; j < n; j++)   /* the logit of key j is the same in every row */
-        T[j] = abl_vllm_triton_logit(em, &s->hd[h], 0.0f, j);
-    memset(out, 0, sizeof *out);
-    out->first_blind = -1;
-    int rising = n > 0 && isfinite(T[0]) && em->splits < 2;   /* the 3-D kernel: its rows one by one */
-    for (uint64_t j = 1; j < n && rising; j++)
-        rising = T[j] > T[j - 1] && isfinite(T[j]);
-    if (rising) {
-        abl_status st = tri_fast(em, T, n, out);
-        free(buf);
-        return st;
-    }
-    for (uint64_t i = em->first_row; i < n; i++) {
-        uint64_t z = abl_vllm_triton_row(em, i, T, col, i == n - 1 ? w : NULL, NULL);
-        out->matrix_zeros += z;
-        out->exact_rows++;
-        if (i == n - 1) {
-            out->row_zeros = z;
-            out->first_blind = abl_engine_first_zero(w, i);
-        }
-    }
-    free(buf);
-    return ABL_OK;
+    /* the 3-D kernel (splits >= 2): its rows one by one */
+    return abl_engine_predict_absolute(s, h, s->em.splits < 2 ? tri_fast : NULL, 1, abl_vllm_triton_row, out);
 }

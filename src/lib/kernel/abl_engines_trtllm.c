@@ -353,35 +353,7 @@ static abl_status trt_fast(const abl_emul *em, const float *X, uint64_t n, abl_p
 
 abl_status abl_trtllm_ctx_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out)
 {
-    const abl_emul *em = &s->em;
-    uint64_t n = em->n;
-    float *buf = malloc(3 * n * sizeof *buf);
-    if (buf == NULL)
-        return ABL_ERR_NO_MEMORY;
-    float *T = buf, *col = buf + n, *w = buf + 2 * n;
-    for (uint64_t j = 0; j < n; j++)   /* the logit of key j is the same in every row */
-        T[j] = abl_trtllm_ctx_logit(em, &s->hd[h], 0.0f, j);
-    memset(out, 0, sizeof *out);
-    out->first_blind = -1;
-    int rising = n > 0 && isfinite(T[0]);
-    for (uint64_t j = 1; j < n && rising; j++)
-        rising = T[j] >= T[j - 1] && isfinite(T[j]);
-    if (rising) {
-        abl_status st = trt_fast(em, T, n, out);
-        free(buf);
-        return st;
-    }
-    for (uint64_t i = em->first_row; i < n; i++) {   /* logits that fall somewhere: every row through the model */
-        uint64_t z = abl_trtllm_ctx_row(em, i, T, col, i == n - 1 ? w : NULL, NULL);
-        out->matrix_zeros += z;
-        out->exact_rows++;
-        if (i == n - 1) {
-            out->row_zeros = z;
-            out->first_blind = abl_engine_first_zero(w, i);
-        }
-    }
-    free(buf);
-    return ABL_OK;
+    return abl_engine_predict_absolute(s, h, trt_fast, 0, abl_trtllm_ctx_row, out);
 }
 
 void abl_trtllm_ctx_note(const abl_pipeline *p, abl_text *t)

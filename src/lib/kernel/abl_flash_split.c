@@ -189,25 +189,5 @@ uint64_t abl_flash_split_row(const abl_emul *e, uint64_t i, const float *x, floa
 
 abl_status abl_flash_split_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out)
 {
-    const abl_emul *em = &s->em;
-    uint64_t n = em->n;
-    float *buf = malloc(3 * n * sizeof *buf);
-    if (buf == NULL)
-        return ABL_ERR_NO_MEMORY;
-    float *T = buf, *col = buf + n, *w = buf + 2 * n;
-    for (uint64_t j = 0; j < n; j++)   /* the absolute bias: key j's logit is the same in every row */
-        T[j] = abl_engine_logit(em, &s->hd[h], 0.0f, j, 0.0f);
-    memset(out, 0, sizeof *out);
-    out->first_blind = -1;
-    for (uint64_t i = em->first_row; i < n; i++) {
-        uint64_t z = abl_flash_split_row(em, i, T, col, i == n - 1 ? w : NULL, NULL);
-        out->matrix_zeros += z;
-        out->exact_rows++;
-        if (i == n - 1) {
-            out->row_zeros = z;
-            out->first_blind = abl_engine_first_zero(w, i);
-        }
-    }
-    free(buf);
-    return ABL_OK;
+    return abl_engine_predict_absolute(s, h, NULL, 0, abl_flash_split_row, out);
 }
