@@ -395,13 +395,12 @@ float abl_ggml_zero_bound(float r, float zmax)
     return u2f(lo);
 }
 
-/* The first d in [Dz, Dc) of a monotone band with eb[d] <= E (Dc if none). */
-static uint64_t band_start(const ggml_pred *g, const ggml_band *b, float E)
+uint64_t abl_ggml_band_start(const float *eb, uint64_t Dz, uint64_t Dc, float E)
 {
-    uint64_t lo = b->Dz, hi = b->Dc > b->Dz ? b->Dc : b->Dz;
+    uint64_t lo = Dz, hi = Dc > Dz ? Dc : Dz;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (g->eb[mid] <= E)
+        if (eb[mid] <= E)
             hi = mid;
         else
             lo = mid + 1;
@@ -420,7 +419,7 @@ static uint64_t pred_row_zeros(const ggml_pred *g, ggml_band *b, uint64_t i, flo
         if (b->r_last[rho] != r) {
             b->r_last[rho] = r;
             b->E_last[rho] = abl_ggml_zero_bound(r, b->zmax);
-            b->start_last[rho] = band_start(g, b, b->E_last[rho]);
+            b->start_last[rho] = abl_ggml_band_start(g->eb, b->Dz, b->Dc, b->E_last[rho]);
         }
         uint64_t s = b->start_last[rho];
         if (b->Dc > 0 && s <= top) {

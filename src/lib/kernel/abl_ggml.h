@@ -37,6 +37,10 @@ abl_status abl_ggml_predict_head(const abl_sim_setup *s, int h, abl_pred_head *o
  * exponential e in a row of r = fp32(1/S) is zero (p <= zmax) exactly when e <= E(r). */
 float abl_ggml_zero_bound(float r, float zmax);
 
+/* The first d in [Dz, Dc) of a band where eb is non-increasing with eb[d] <= E (Dc if none): where the keys
+ * with p <= zmax begin in a row whose r gives the bound E (the causal and the bidirectional predictors). */
+uint64_t abl_ggml_band_start(const float *eb, uint64_t Dz, uint64_t Dc, float E);
+
 /* The zero-logit predictor of softmax=ggml for a bidirectional layer (abl_ggml_bidir.c): every row of the
  * N x N matrix as simulate runs it (N keys in key order, the diagonal the row max), weight and influence
  * counts, the end and middle rows. ABL_ERR_UNSUPPORTED when some logit exceeds the diagonal's or is not

@@ -132,20 +132,6 @@ static int gb_zero(float e, float r, float zmax)
     return (float)((double)e * (double)r) <= zmax;
 }
 
-/* The first d in [Dz, Dc) of a monotone band with eb[d] <= E (Dc if none). */
-static uint64_t gb_band_start(const gb_pred *g, const gb_band *b, float E)
-{
-    uint64_t lo = b->Dz, hi = b->Dc > b->Dz ? b->Dc : b->Dz;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (g->eb[mid] <= E)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
-}
-
 /* Zero keys among the vector keys at distances [lo, hi] of a row with r; *first the smallest (-1: none). */
 static uint64_t range_zeros(const gb_pred *g, const gb_band *b, uint64_t lo, uint64_t hi, float r, int64_t *first)
 {
@@ -186,7 +172,7 @@ static uint64_t gb_row_zeros(const gb_pred *g, gb_band *b, uint64_t i, float r, 
 {
     if (b->mono && !(b->r_last == r)) {
         b->r_last = r;
-        b->s_last = gb_band_start(g, b, abl_ggml_zero_bound(r, b->zmax));
+        b->s_last = abl_ggml_band_start(g->eb, b->Dz, b->Dc, abl_ggml_zero_bound(r, b->zmax));
     }
     int64_t f = -1, fr;
     uint64_t lb = i < g->V ? i : g->V;   /* left vector keys j in [0, lb) ... */
