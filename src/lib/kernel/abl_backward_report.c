@@ -43,10 +43,14 @@ static abl_status backward_meta(const abl_simulate_config *cfg, const abl_simula
 {
     BTRY(abl_report_meta(r, "pipeline", "pipeline", cfg->pipeline.preset, NULL));
     BTRY(abl_report_meta(r, "dtype", "training dtype (dS)", cfg->pipeline.output_dtype.name, NULL));
+    /* one entry per line: clang's -Wstring-concatenation takes a wrapped literal beside others for a
+     * missing comma */
     static const char *const kind_text[3] = {
-        "upcast: fp32 P saved by autograd, D in fp32", "native: P as stored, D stored in the dtype (CPU kernel)",
-        "memeff: P recomputed from the log-sum-exp and rounded into the dtype, dS x scale rounded (CUDA "
-        "memory-efficient kernel: modelled from source, not measured)"};
+        "upcast: fp32 P saved by autograd, D in fp32",
+        "native: P as stored, D stored in the dtype (CPU kernel)",
+        ("memeff: P recomputed from the log-sum-exp and rounded into the dtype, dS x scale rounded (CUDA "
+         "memory-efficient kernel: modelled from source, not measured)"),
+    };
     static const char *const kind_json[3] = {"\"upcast\"", "\"native\"", "\"memeff\""};
     BTRY(abl_report_meta(r, "backward_kind", "backward", kind_text[b->kind], kind_json[b->kind]));
     BTRY(meta_own(r, "context", "context N", abl_strf("%llu", (unsigned long long)cfg->context),
