@@ -251,6 +251,27 @@ uint64_t abl_engine_row(const abl_emul *e, uint64_t i, const float *x, float *co
     return mmha_row(e, i, x, col, wout, tvw);
 }
 
+/* Each computed row (the last R) through the kernel's row model once: the zeros, and the last row's first
+ * blind distance. x NULL: the logits follow the key index (every row reads T); else x is rebuilt per row from
+ * the distances' logits, x[j] = T[i - j]. col: scratch; w: the last row's weights (may be col). */
+static void predict_rows(const abl_emul *em, const float *T, float *x, float *col, float *w, abl_engine_row_fn row,
+                         abl_pred_head *out)
+{
+    uint64_t n = em->n;
+    for (uint64_t i = em->first_row; i < n; i++) {
+        if (x != NULL)
+            for (uint64_t j = 0; j <= i; j++)
+                x[j] = T[i - j];
+        uint64_t z = row(em, i, x != NULL ? x : T, col, i == n - 1 ? w : NULL, NULL);
+        out->matrix_zeros += z;
+        out->exact_rows++;
+        if (i == n - 1) {
+            out->row_zeros = z;
+            out->first_blind = abl_engine_first_zero(w, i);
+        }
+    }
+}
+
 abl_status abl_engine_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out)
 {
     const abl_emul *em = &s->em;
@@ -273,17 +294,7 @@ abl_status abl_engine_predict_head(const abl_sim_setup *s, int h, abl_pred_head 
         T[d] = abl_engine_logit(em, &s->hd[h], 0.0f, d, abl_engine_bias_mag(em, &s->hd[h], d));
     memset(out, 0, sizeof *out);
     out->first_blind = -1;
-    for (uint64_t i = em->first_row; i < n; i++) {
-        for (uint64_t j = 0; j <= i; j++)
-            x[j] = T[i - j];
-        uint64_t z = abl_engine_row(em, i, x, w + 0, i == n - 1 ? w : NULL, NULL);
-        out->matrix_zeros += z;
-        out->exact_rows++;
-        if (i == n - 1) {
-            out->row_zeros = z;
-            out->first_blind = abl_engine_first_zero(w, i);
-        }
-    }
+    predict_rows(em, T, x, w, w, abl_engine_row, out);   /* w: the row's scratch, then the last row's weights */
     free(buf);
     return ABL_OK;
 }
@@ -316,15 +327,7 @@ abl_status abl_engine_predict_absolute(const abl_sim_setup *s, int h, abl_engine
         free(buf);
         return st;
     }
-    for (uint64_t i = em->first_row; i < n; i++) {   /* logits that fall somewhere: every row through the model */
-        uint64_t z = row(em, i, T, col, i == n - 1 ? w : NULL, NULL);
-        out->matrix_zeros += z;
-        out->exact_rows++;
-        if (i == n - 1) {
-            out->row_zeros = z;
-            out->first_blind = abl_engine_first_zero(w, i);
-        }
-    }
+    predict_rows(em, T, NULL, col, w, row, out);   /* logits that fall somewhere: every row */
     free(buf);
     return ABL_OK;
 }

@@ -117,11 +117,7 @@ static uint64_t tri3d_row(const abl_emul *e, uint64_t i, const float *x, float *
     uint64_t zeros = 0;
     for (uint64_t j = 0; j <= i; j++) {
         float w = sum == 0.0f ? 0.0f : (col[j] * es[j / (tps * B)]) / sum;
-        zeros += w == 0.0f;
-        if (wout != NULL)
-            wout[j] = w;
-        if (tvw != NULL)
-            tvw[j] = w;
+        zeros += abl_emul_put_weight(w, j, wout, tvw);
     }
     return zeros;
 }

@@ -104,11 +104,7 @@ uint64_t abl_trtllm_ctx_row(const abl_emul *e, uint64_t i, const float *x, float
     uint64_t zeros = 0;
     for (uint64_t j = 0; j <= i; j++) {
         float w = acc_mul(e, col[j], beta);
-        zeros += w == 0.0f;
-        if (wout != NULL)
-            wout[j] = w;
-        if (tvw != NULL)
-            tvw[j] = w;
+        zeros += abl_emul_put_weight(w, j, wout, tvw);
     }
     return zeros;
 }

@@ -178,11 +178,7 @@ uint64_t abl_flash_split_row(const abl_emul *e, uint64_t i, const float *x, floa
     for (uint64_t j = 0; j <= i; j++) {
         /* tOrO += lse_scale * tOrOaccum: key j's only non-zero term is its split's; then convert_type */
         float w = abl_fp_round32(&e->out, abl_cuda_fmul(sc[(j / B) / per], col[j]));
-        zeros += w == 0.0f;
-        if (wout != NULL)
-            wout[j] = w;
-        if (tvw != NULL)
-            tvw[j] = w;
+        zeros += abl_emul_put_weight(w, j, wout, tvw);
     }
     return zeros;
 }
