@@ -71,6 +71,17 @@ abl_status abl_vllm_triton_setup(const abl_pipeline *p, int heads, abl_emul *em)
     return ABL_OK;
 }
 
+/* The running max after the tile's keys x[t0..hi] (m_j = max(M, tile max)); 0 when every key so far is masked
+ * (-inf), as kernel_unified_attention_2d and _3d guard it (m_j = where(m_j > -inf, m_j, 0)), so that exp(-inf - 0)
+ * is 0 rather than NaN. */
+static float tile_max(const float *x, uint64_t t0, uint64_t hi, float M)
+{
+    float mt = M;
+    for (uint64_t j = t0; j <= hi; j++)
+        mt = fmaxf(mt, x[j]);
+    return mt == -INFINITY ? 0.0f : mt;
+}
+
 /* kernel_unified_attention_3d + reduce_segments for the decode row i = N - 1 (context_len = N - 1): segment
  * s takes tiles [s tps, (s + 1) tps), tps = cdiv(N, S TILE), each with the 2-D kernel's running max M_s and sum
  * L_s (L starts at 1.0, the first alpha is 0), its acc stored unnormalised; the reduce: M = max M_s over the
@@ -87,11 +98,7 @@ static uint64_t tri3d_row(const abl_emul *e, uint64_t i, const float *x, float *
         uint64_t k0 = s * tps * B, k1 = (s + 1) * tps * B - 1 < i ? (s + 1) * tps * B - 1 : i;
         for (uint64_t t0 = k0; t0 <= k1; t0 += B) {
             uint64_t hi = t0 + B - 1 < k1 ? t0 + B - 1 : k1;
-            float mt = M;
-            for (uint64_t j = t0; j <= hi; j++)
-                mt = fmaxf(mt, x[j]);
-            if (mt == -INFINITY)
-                mt = 0.0f;
+            float mt = tile_max(x, t0, hi, M);
             float alpha = tri_exp(M, mt);
             for (uint64_t j = k0; j < t0 && alpha != 1.0f; j++)
                 col[j] = col[j] * alpha;
@@ -130,11 +137,7 @@ uint64_t abl_vllm_triton_row(const abl_emul *e, uint64_t i, const float *x, floa
     float M = -INFINITY, L = 1.0f;
     for (uint64_t t0 = 0; t0 <= i; t0 += B) {
         uint64_t hi = t0 + B - 1 < i ? t0 + B - 1 : i;
-        float mt = M;
-        for (uint64_t j = t0; j <= hi; j++)
-            mt = fmaxf(mt, x[j]);
-        if (mt == -INFINITY)
-            mt = 0.0f;
+        float mt = tile_max(x, t0, hi, M);
         float alpha = tri_exp(M, mt);
         if (alpha != 1.0f) {
             for (uint64_t j = live; j < t0; j++)   /* acc = acc * alpha, each key's share of it */
