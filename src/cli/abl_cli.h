@@ -402,6 +402,9 @@ typedef struct abl_cli_model_choice {
 /* design, report, plot: a model of an encoder family (bidirectional) is refused with a line naming the
  * commands that answer it (abl_cli_attention.c); 0 for every causal model. */
 int abl_cli_encoder_refused(const char *cmdname, const abl_cli_model_choice *c);
+/* The attention of the model or config chosen (its family's), causal without one; for a command without
+ * --attention (plot). */
+abl_attention abl_cli_model_attention(const abl_cli_model_choice *c);
 /* design and report: the layer's direction, the model family's (the encoders are bidirectional) unless
  * --attention says otherwise (abl_cli_attention.c). 0, or the exit status after the one-line error. */
 int abl_cli_choice_attention(const abl_cli_cmd *cmd, const char **v, const abl_cli_model_choice *c, abl_attention *out);

@@ -40,10 +40,15 @@ int abl_cli_attention_kernel(abl_attention a, const abl_pipeline *p, int predict
     return 0;
 }
 
-int abl_cli_choice_attention(const abl_cli_cmd *cmd, const char **v, const abl_cli_model_choice *c, abl_attention *out)
+abl_attention abl_cli_model_attention(const abl_cli_model_choice *c)
 {
     const abl_model_family *f = c->model != NULL ? c->model->family : c->config != NULL ? c->spec.family : NULL;
-    *out = f != NULL ? f->attention : ABL_ATTENTION_CAUSAL;
+    return f != NULL ? f->attention : ABL_ATTENTION_CAUSAL;
+}
+
+int abl_cli_choice_attention(const abl_cli_cmd *cmd, const char **v, const abl_cli_model_choice *c, abl_attention *out)
+{
+    *out = abl_cli_model_attention(c);
     const char *o = abl_cli_arg(cmd, v, ABL_OPT_ATTENTION);
     return o != NULL ? abl_cli_attention(o, out) : 0;
 }

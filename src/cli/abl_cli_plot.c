@@ -451,8 +451,8 @@ static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char 
         abl_model_spec_free(&choice.spec);
         abl_cli_model_choice_release(&choice);
     }
-    if (rc0 == 0)
-        rc0 = abl_cli_choice_attention(cmd, v, &choice, &l->attention);
+    if (rc0 == 0)   /* plot takes no --attention: the model's own */
+        l->attention = abl_cli_model_attention(&choice);
     if (rc0 != 0)
         return rc0;
     const abl_model *model = choice.model;
