@@ -14,23 +14,14 @@
 #include <string.h>
 #include <cmocka.h>
 #include "alibi_blind.h"
+#include "abl_test_engines.h"
 
-/* simulate and predict for one case */
+/* simulate and predict for one case (abl_test_engines.h runs both) */
 static void agree(const char *spec, const char *dtype, int heads, uint64_t n)
 {
-    abl_format model;
-    assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
-    abl_simulate_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    char *err = NULL;
-    assert_int_equal(abl_pipeline_parse_msg(spec, &model, &cfg.pipeline, &err), ABL_OK);
-    assert_int_equal(cfg.pipeline.modelled, 1);
-    cfg.heads = heads;
-    cfg.context = n;
     abl_simulation sim;
     abl_prediction pred;
-    assert_int_equal(abl_simulate_run(&cfg, &sim), ABL_OK);
-    assert_int_equal(abl_predict_run(&cfg, &pred), ABL_OK);
+    abl_test_engine_runs(spec, dtype, heads, n, &sim, &pred);
     for (int h = 0; h < pred.heads; h++)
         if (sim.results[h].matrix_zeros != pred.results[h].matrix_zeros ||
             sim.results[h].row_zeros != pred.results[h].row_zeros)
@@ -104,14 +95,7 @@ static void test_refused_fields(void **state)
                                       "trtllm-context,logit-dtype=bf16", "trtllm-context,output-dtype=fp32",
                                       "trtllm-context,slope-dtype=bf16", "trtllm-context,exp=sleef",
                                       "trtllm-context,bias-add=mask"};
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        abl_pipeline p;
-        char *err = NULL;
-        assert_int_equal(abl_pipeline_parse_msg(bad[k], NULL, &p, &err), ABL_OK);
-        assert_int_equal(abl_pipeline_check_msg(&p, &err), ABL_ERR_UNSUPPORTED);
-        assert_non_null(err);
-        free(err);
-    }
+    abl_test_engine_refuses(bad, sizeof bad / sizeof bad[0]);
     /* an fp16 accumulator exists only in the fp16 kernels */
     abl_format bf16;
     assert_int_equal(abl_format_lookup("bf16", &bf16), ABL_OK);
