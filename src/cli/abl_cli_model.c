@@ -249,6 +249,15 @@ static int choose_hf_cache(const char *model, abl_cli_model_choice *c)
     return rc;
 }
 
+/* A catalogue entry whose head count no published configuration gives: the one refusal every command
+ * prints (not a later, misleading one about the slopes of zero heads). */
+static int heads_unknown(const abl_model *m)
+{
+    return abl_cli_usage_error("--model: %s: its head count was not found in a published configuration "
+                               "(docs/models.md); use --config with the model's config.json",
+                               m->name);
+}
+
 int abl_cli_model_choose(const char **v, abl_cli_model_choice *c)
 {
     memset(c, 0, sizeof *c);
@@ -263,6 +272,8 @@ int abl_cli_model_choose(const char **v, abl_cli_model_choice *c)
         if ((rc = choose_hf_cache(model, c)) < 0)
             rc = abl_cli_unknown_model("--model", model);
     }
+    if (rc == 0 && c->model != NULL && c->model->heads == 0 && v[ABL_OPT_HEADS] == NULL)
+        rc = heads_unknown(c->model);   /* --heads H stands in for it where a command takes one */
     if (rc != 0)
         abl_cli_model_choice_release(c); /* a refused choice owns nothing: callers return at once */
     return rc;
@@ -287,9 +298,7 @@ static int setup_model(const char **v, abl_cli_setup *s)
     if (choice.model != NULL) {
         const abl_model *m = choice.model;
         if (abl_model_spec_from_catalogue(m, &s->spec) != ABL_OK)
-            return abl_cli_usage_error("--model: %s: its head count was not found in a published configuration "
-                                       "(docs/models.md); use --config with the model's config.json",
-                                       m->name);
+            return heads_unknown(m);
         t = printf_dup(m->hf_id ? "%s (%s)" : "%s%s", m->name, m->hf_id ? m->hf_id : "");
         j = abl_report_json_string(m->name);
     } else if (choice.config != NULL) {

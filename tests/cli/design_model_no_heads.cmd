@@ -1,0 +1,5 @@
+design
+--model
+jais-family-256m
+--ctx
+2048

@@ -1,0 +1,6 @@
+plot
+bias
+--model
+jina-colbert-v1-en
+--output
+b.svg

@@ -1,0 +1,5 @@
+report
+--model
+phogpt-7b5
+--output
+r.html
