@@ -3,7 +3,8 @@
 
 Each code path is rebuilt here from its source (transformers LlamaRotaryEmbedding + apply_rotary_pos_emb,
 flash_attn RotaryEmbedding's cos/sin cache + the rotary kernel's fp32 arithmetic, llama.cpp ggml_rope's
-theta loop in fp32) and compared value for value with what the library says the code applies (rope_dump):
+theta loop in fp32, and llama.cpp's own YaRN: ggml_rope_yarn_corr_dims, rope_yarn_ramp, rope_yarn and
+llama_context's attention factor, line for line in numpy float32) and compared value for value with what the library says the code applies (rope_dump):
 the fp32 angles, the cos/sin in the table's dtype, the rotated q. Then the report's per-pair errors, logit
 error and shift sensitivity are recomputed from PyTorch's cos/sin tables and mpmath's exact angles.
 Expected values come from PyTorch, numpy and mpmath, never from the tool.
@@ -217,10 +218,18 @@ def powf(x, y):
     return v
 
 
-GLIBC = __import__("ctypes").CDLL("libm.so.6")
-for _fn in ("logf", "cosf", "sinf", "powf"):
-    getattr(GLIBC, _fn).restype = __import__("ctypes").c_float
-    getattr(GLIBC, _fn).argtypes = [__import__("ctypes").c_float] * (2 if _fn == "powf" else 1)
+class _NoLibm:   # not glibc: nothing to count (the libm values are informational only)
+    def __getattr__(self, name):
+        return lambda *a: float("nan")
+
+
+try:
+    GLIBC = __import__("ctypes").CDLL("libm.so.6")
+    for _fn in ("logf", "cosf", "sinf", "powf"):
+        getattr(GLIBC, _fn).restype = __import__("ctypes").c_float
+        getattr(GLIBC, _fn).argtypes = [__import__("ctypes").c_float] * (2 if _fn == "powf" else 1)
+except OSError:
+    GLIBC = _NoLibm()
 GLIBC_DIFF = {"logf": 0, "cosf": 0, "sinf": 0, "n": 0, "powf": 0, "npowf": 0}   # glibc's own values against the correctly rounded model
 
 
@@ -637,8 +646,11 @@ print(f"{STATS['values']} frequencies, angles, cos/sin and rotated values compar
 for _f in (4, 3, 8, 40, 16, 32):   # the logf arguments of the ggml yarn cases: glibc against correctly rounded
     GLIBC_DIFF["logf"] += GLIBC.logf(float(np.float32(1) / (np.float32(1) / np.float32(_f)))) != float(logf(
         np.float32(1) / (np.float32(1) / np.float32(_f))))
-print(f"ggml-cpu yarn: this machine's glibc logf differs from the correctly rounded model in {GLIBC_DIFF['logf']} of 6 "
-      f"factors, cosf in {GLIBC_DIFF['cosf']} and sinf in {GLIBC_DIFF['sinf']} of {GLIBC_DIFF['n']} angles, powf in "
-      f"{GLIBC_DIFF['powf']} of {GLIBC_DIFF['npowf']} theta_scale calls (counted)")
+if isinstance(GLIBC, _NoLibm):
+    print("ggml-cpu yarn: no libm.so.6 here: glibc's own logf/cosf/sinf/powf not counted")
+else:
+    print(f"ggml-cpu yarn: this machine's glibc logf differs from the correctly rounded model in {GLIBC_DIFF['logf']} "
+          f"of 6 factors, cosf in {GLIBC_DIFF['cosf']} and sinf in {GLIBC_DIFF['sinf']} of {GLIBC_DIFF['n']} angles, "
+          f"powf in {GLIBC_DIFF['powf']} of {GLIBC_DIFF['npowf']} theta_scale calls (counted)")
 print("FAILED:", len(FAIL)) if FAIL else print("all rope checks agree")
 sys.exit(1 if FAIL else 0)
