@@ -119,7 +119,8 @@ const abl_cli_opt abl_cli_options[ABL_OPT_COUNT] = {
     [ABL_OPT_SCALING] = {"scaling", ABL_ARG_VALUE, "KIND",
             "rope: none, linear:F (positions / F), dynamic:F:MAXPOS (hf dynamic NTK), llama3:F:LOW:HIGH:ORIGINAL, "
             "yarn:F:MAXPOS[:BETA_FAST:BETA_SLOW] or longrope:F:ORIGINAL:L1,L2,...:S1,S2,... (F = max_position_embeddings "
-            "/ ORIGINAL; head_dim/2 long and short factors; the long ones when --ctx passes ORIGINAL) (hf-llama); "
+            "/ ORIGINAL; head_dim/2 long and short factors; the long ones when --ctx passes ORIGINAL) (hf-llama; linear "
+            "and yarn also ggml-cpu: llama.cpp's own); "
             "default: the model's"},
     [ABL_OPT_SEED] = {"seed", ABL_ARG_VALUE, "K",
             "seed of the Gaussian logits (default 0)"},

@@ -3,7 +3,8 @@
 
 Each code path is rebuilt here from its source (transformers LlamaRotaryEmbedding + apply_rotary_pos_emb,
 flash_attn RotaryEmbedding's cos/sin cache + the rotary kernel's fp32 arithmetic, llama.cpp ggml_rope's
-theta loop in fp32) and compared value for value with what the library says the code applies (rope_dump):
+theta loop in fp32, and llama.cpp's own YaRN: ggml_rope_yarn_corr_dims, rope_yarn_ramp, rope_yarn and
+llama_context's attention factor, line for line in numpy float32) and compared value for value with what the library says the code applies (rope_dump):
 the fp32 angles, the cos/sin in the table's dtype, the rotated q. Then the report's per-pair errors, logit
 error and shift sensitivity are recomputed from PyTorch's cos/sin tables and mpmath's exact angles.
 Expected values come from PyTorch, numpy and mpmath, never from the tool.
@@ -194,11 +195,49 @@ def flash_cos_sin(dtype, d, base, positions):
     return freqs, torch.cos(freqs).to(DT[dtype]), torch.sin(freqs).to(DT[dtype])
 
 
+def rn32(v):
+    """An mpmath value rounded to the nearest binary32 (correctly: the binary64 neighbour's float32 and its two
+    neighbours, the nearest to v wins), for llama.cpp's libm logf/cosf/sinf modelled as correctly rounded."""
+    f = np.float32(float(v))
+    cands = (f, np.nextafter(f, np.float32(-np.inf)), np.nextafter(f, np.float32(np.inf)))
+    return min(cands, key=lambda c: abs(mpmath.mpf(float(c)) - v))
+
+
+def logf(x):
+    with mpmath.workdps(40):
+        return rn32(mpmath.log(mpmath.mpf(float(x))))
+
+
+def powf(x, y):
+    """llama.cpp's powf (libm), modelled as correctly rounded: mpmath, then rn32 (numpy's float32 power is not:
+    np.power(float32(10000), float32(-1/32)) is 1 ulp above; glibc's powf agrees with the model there)."""
+    with mpmath.workdps(40):
+        v = rn32(mpmath.mpf(float(x)) ** mpmath.mpf(float(y)))
+    GLIBC_DIFF["powf"] += GLIBC.powf(float(x), float(y)) != float(v)
+    GLIBC_DIFF["npowf"] += 1
+    return v
+
+
+class _NoLibm:   # not glibc: nothing to count (the libm values are informational only)
+    def __getattr__(self, name):
+        return lambda *a: float("nan")
+
+
+try:
+    GLIBC = __import__("ctypes").CDLL("libm.so.6")
+    for _fn in ("logf", "cosf", "sinf", "powf"):
+        getattr(GLIBC, _fn).restype = __import__("ctypes").c_float
+        getattr(GLIBC, _fn).argtypes = [__import__("ctypes").c_float] * (2 if _fn == "powf" else 1)
+except OSError:
+    GLIBC = _NoLibm()
+GLIBC_DIFF = {"logf": 0, "cosf": 0, "sinf": 0, "n": 0, "powf": 0, "npowf": 0}   # glibc's own values against the correctly rounded model
+
+
 def ggml_angles(d, base, factor, positions):
     """ggml-cpu ops.cpp: theta_scale = powf(freq_base, -2.0f/n_dims); theta = p; theta *= theta_scale per pair;
     rope_yarn: theta_interp = freq_scale * theta (ext_factor 0); freq_scale = 1.0f/factor."""
     f32 = np.float32
-    ts = f32(np.power(f32(base), f32(f32(-2.0) / f32(d))))
+    ts = powf(f32(base), f32(f32(-2.0) / f32(d)))
     fs = f32(f32(1.0) / f32(factor))
     out = np.zeros((len(positions), d // 2), dtype=np.float32)
     for r, p in enumerate(positions):
@@ -208,6 +247,61 @@ def ggml_angles(d, base, factor, positions):
             theta = f32(theta * ts)
     freqs = torch.from_numpy(out)
     return freqs, freqs.cos(), freqs.sin()
+
+
+def ggml_yarn(d, base, factor, orig, beta_fast, beta_slow):
+    """llama.cpp, line for line in float32 (numpy scalars: each operation rounded to binary32):
+    ggml.c ggml_rope_yarn_corr_dim/_dims; llama_model::load_hparams rope_freq_scale_train = 1.0f/ropescale;
+    llama_context: factor = 1.0f/freq_scale, yarn_attn_factor = get_mscale(factor, 1.0f) * (1.0f / (1.0f + 0.1f *
+    logf(factor))) * rope_attn_factor (1); ops.cpp rope_yarn_ramp and rope_yarn's mscale *= 1.0f + 0.1f *
+    logf(1.0f / freq_scale). Returns (ramp_mix per pair, freq_scale, mscale, low, den)."""
+    f32 = np.float32
+    pi = f32(math.pi)   # (float)M_PI
+
+    def corr_dim(n_rot):
+        return f32(f32(f32(d) * logf(f32(f32(orig) / f32(f32(f32(n_rot) * f32(2)) * pi)))) / f32(f32(2) * logf(f32(base))))
+    start, end = np.floor(corr_dim(beta_fast)), np.ceil(corr_dim(beta_slow))
+    low = f32(0) if f32(0) > start else start                      # MAX(0, start)
+    high = f32(d - 1) if f32(d - 1) < end else end                 # MIN(n_dims - 1, end)
+    den = f32(0.001) if f32(0.001) > f32(high - low) else f32(high - low)
+    ramp = []
+    for i in range(d // 2):
+        y = f32(f32(f32(i) - low) / den)
+        ramp.append(f32(f32(f32(1) - min(f32(1), max(f32(0), y))) * f32(1.0)))   # * ext_factor (1.0f)
+    fs = f32(f32(1) / f32(factor))
+    fac = f32(f32(1) / fs)
+    g = f32(f32(f32(f32(0.1) * f32(1.0)) * logf(fac)) + f32(1))   # get_mscale(factor, 1.0f)
+    attn = g if fac > f32(1) else f32(1)
+    attn = f32(attn * f32(f32(1) / f32(f32(1) + f32(f32(0.1) * logf(fac)))))
+    attn = f32(attn * f32(1.0))                                   # hparams.rope_attn_factor
+    mscale = f32(attn * f32(f32(1) + f32(f32(0.1) * logf(f32(f32(1) / fs)))))
+    return ramp, fs, mscale, low, den
+
+
+def ggml_yarn_values(d, base, scaling, factor, maxpos, positions):
+    """ggml_rope_cache_init + rope_yarn with YaRN: theta_extrap = p ts^i (i fp32 multiplications), theta_interp =
+    freq_scale * theta_extrap, theta = theta_interp * (1 - ramp_mix) + theta_extrap * ramp_mix (unfused),
+    cos = cosf(theta) * mscale (cosf correctly rounded; glibc's own cosf counted against it)."""
+    f32 = np.float32
+    bf, bs = (float(x) for x in scaling.split(":")[1:3])
+    ramp, fs, mscale, _, _ = ggml_yarn(d, base, factor, maxpos, bf, bs)
+    ts = powf(f32(base), f32(f32(-2.0) / f32(d)))
+    ang = np.zeros((len(positions), d // 2), dtype=np.float32)
+    c = np.zeros_like(ang); s = np.zeros_like(ang)
+    with mpmath.workdps(40):
+        for r, p in enumerate(positions):
+            theta = f32(p)
+            for i in range(d // 2):
+                interp = f32(fs * theta)
+                a = f32(f32(interp * f32(f32(1) - ramp[i])) + f32(theta * ramp[i]))
+                ang[r, i] = a
+                cc, ss = rn32(mpmath.cos(mpmath.mpf(float(a)))), rn32(mpmath.sin(mpmath.mpf(float(a))))
+                GLIBC_DIFF["cosf"] += GLIBC.cosf(float(a)) != float(cc)
+                GLIBC_DIFF["sinf"] += GLIBC.sinf(float(a)) != float(ss)
+                GLIBC_DIFF["n"] += 1
+                c[r, i], s[r, i] = f32(cc * mscale), f32(ss * mscale)
+                theta = f32(theta * ts)
+    return torch.from_numpy(ang), torch.from_numpy(c), torch.from_numpy(s)
 
 
 def tool_values(path, dtype, d, base, scaling, factor, maxpos, n, positions):
@@ -247,8 +341,11 @@ def compare_values(name, dtype, ref, got):
     for label, a, b in (("cos", c, cs), ("sin", s, sn)):
         diff = a != b
         worst = np.max(np.abs(a - b) / ulp(a, tab)) if diff.any() else 0.0
-        print(f"  {name} {label}: {diff.sum()} of {diff.size} differ from torch (<= {worst:.3g} ulp of {tab})")
-        if name.startswith("ggml"):   # llama.cpp calls libm cosf/sinf, not PyTorch's SLEEF: counted, not required
+        ref_name = "the float32 rebuild (cosf correctly rounded)" if name == "ggml-cpu-yarn" else "torch"
+        print(f"  {name} {label}: {diff.sum()} of {diff.size} differ from {ref_name} (<= {worst:.3g} ulp of {tab})")
+        if name == "ggml-cpu-yarn":   # against the line-for-line rebuild with correctly rounded cosf/sinf
+            check(not diff.any(), f"{name} {label}: {diff.sum()} of {diff.size} differ from the rebuild")
+        elif name.startswith("ggml"):   # llama.cpp calls libm cosf/sinf, not PyTorch's SLEEF: counted, not required
             check(worst <= 1.0, f"{name} {label}: {diff.sum()} differ, worst {worst} ulp")
         else:
             check(not diff.any(), f"{name} {label}: {diff.sum()} of {diff.size} differ from torch, worst {worst} ulp")
@@ -291,6 +388,13 @@ CASES = [  # path, dtype, d, base, scaling, factor, maxpos, n
     ("flash-rotary", "fp16", 80, 10000, "none", 1, 0, 8192),
     ("ggml-cpu", "fp32", 128, 10000, "none", 1, 0, 1 << 17),
     ("ggml-cpu", "fp16", 128, 500000, "linear", 2, 0, 32768),
+    # ggml-cpu with YaRN (llama.cpp's rope_yarn; maxpos = n_ctx_orig_yarn): Llama-style 4x from 4096, Qwen2.5-style
+    # 4x from 32768 on base 1e6, factor 40 (1/40 is not a binary32: the factor llama_context recovers is 1/fs),
+    # factor 3 with beta 16/2 on a short head
+    ("ggml-cpu", "fp32", 128, 10000, "yarn:32:1", 4, 4096, 1 << 17),
+    ("ggml-cpu", "fp16", 128, 1000000, "yarn:32:1", 4, 32768, 1 << 17),
+    ("ggml-cpu", "fp32", 64, 10000, "yarn:32:1", 40, 4096, 1 << 17),
+    ("ggml-cpu", "fp16", 16, 10000, "yarn:16:2", 3, 128, 4096),
 ]
 
 
@@ -299,6 +403,8 @@ def reference(path, dtype, d, base, scaling, factor, maxpos, n, positions):
         return hf_cos_sin(dtype, d, base, scaling, factor, maxpos, n, positions)
     if path == "flash-rotary":
         return flash_cos_sin(dtype, d, base, positions)
+    if scaling.startswith("yarn:"):
+        return ggml_yarn_values(d, base, scaling, factor, maxpos, positions)
     return ggml_angles(d, base, factor, positions)
 
 
@@ -347,7 +453,8 @@ for case in CASES:
     print(case)
     ref = reference(*case, pos)
     got = tool_values(*case, pos)
-    compare_values(case[0], case[1], ref, got)
+    compare_values(case[0] + ("-yarn" if case[0] == "ggml-cpu" and case[4].startswith("yarn:") else ""),
+                   case[1], ref, got)
     # ggml-cpu: llama.cpp's cos/sin are libm's, not PyTorch's: its rotation is checked on the tool's cos/sin
     check_apply(case + (pos,), ref if case[0] != "ggml-cpu" else
                 (None, torch.from_numpy(got[1]).float(), torch.from_numpy(got[2]).float()))
@@ -385,7 +492,7 @@ def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1,
     mpmath.mp.dps = 50
     pos = list(range(n + d2))
     freqs, c, s = (t.double().numpy() for t in reference(path, dtype, d, base, scaling, factor, maxpos, n, pos))
-    if cr:   # llama.cpp's cosf/sinf (libm): mpmath's correctly rounded fp32 values, the tool's model for ggml-cpu
+    if cr and not scaling.startswith("yarn:"):   # llama.cpp's cosf/sinf (libm): mpmath's correctly rounded fp32 values
         c = np.vectorize(lambda a: float(mpmath.cos(mpmath.mpf(float(a)))))(freqs).astype(np.float32).astype(float)
         s = np.vectorize(lambda a: float(mpmath.sin(mpmath.mpf(float(a)))))(freqs).astype(np.float32).astype(float)
     args = [TOOL, "rope", "--pipeline", path, "--dtype", dtype, "--head-dim", str(d), "--base", str(base), "--ctx",
@@ -394,7 +501,7 @@ def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1,
     if scaling.startswith("llama3:"):
         args += ["--scaling", f"llama3:{factor}:{scaling.split(':')[1]}:{scaling.split(':')[2]}:{maxpos}"]
     if config is not None:   # the config.json instead of --scaling/--ctx (longrope has no --scaling spelling)
-        args = [TOOL, "rope", "--config", config, "--shift", f"{d1},{d2}", "--format", "json"]
+        args = [TOOL, "rope", "--config", config, "--pipeline", path, "--shift", f"{d1},{d2}", "--format", "json"]
     if scaling.startswith("yarn:") and config is None:
         args += ["--scaling", f"yarn:{factor}:{maxpos}:{scaling.split(':')[1]}:{scaling.split(':')[2]}"]
     if scaling.startswith("longrope:") and config is None:
@@ -409,14 +516,20 @@ def report_check(path, dtype, d, base, n, d1=0, d2=16, scaling="none", factor=1,
     if scaling.startswith("llama3:"):
         theta = [llama3_theta(x, factor, scaling, maxpos) for x in theta]
     att = 1.0
-    if scaling.startswith("yarn:"):
+    if scaling.startswith("yarn:") and path == "ggml-cpu":   # ggml's ends; the exact pair is (0.1 ln F + 1) (cos, sin)
+        _, _, mscale, low, den = ggml_yarn(d, base, factor, maxpos, *(float(x) for x in scaling.split(":")[1:3]))
+        e = [1 - min(max((mpmath.mpf(i) - mpmath.mpf(float(low))) / mpmath.mpf(float(den)), 0), 1) for i in range(h)]
+        theta = [x * ((1 - e[i]) / factor + e[i]) for i, x in enumerate(theta)]
+        att = 1 + mpmath.mpf(0.1) * mpmath.log(factor)
+        check(rep["attention_factor"] == float(mscale), f"report attention_factor {rep['attention_factor']} != {mscale}")
+    elif scaling.startswith("yarn:"):
         theta = [yarn_theta(x, i, d, base, factor, scaling, maxpos) for i, x in enumerate(theta)]
         att = yarn_inv_freq(d, base, scaling, factor, maxpos)[1]   # the exact pair is att (cos, sin)
     if scaling.startswith("longrope:"):
         ext = [mpmath.mpf(x) for x in scaling.split(":")[1 if n > maxpos else 2].split(",")]
         theta = [x / ext[i] for i, x in enumerate(theta)]
         att = longrope_inv_freq(d, base, scaling, factor, maxpos, n)[1]
-    if scaling.startswith(("yarn:", "longrope:")):   # the fp32 factor the multiply applies
+    if scaling.startswith(("yarn:", "longrope:")) and path != "ggml-cpu":   # the fp32 factor the multiply applies
         check(rep["attention_factor"] == float(np.float32(att)), f"report attention_factor {rep['attention_factor']}")
     ex = np.zeros((n + d2, h), dtype=complex)
     for i in range(h):
@@ -468,6 +581,10 @@ report_check("hf-llama", "bf16", 8, 10000, 300, scaling="longrope:1,2,3,4:1,1.25
 report_check("hf-llama", "bf16", 16, 10000, 512, scaling="longrope:1,1.5,2,2.5,3,3.5,4,4.5:1,1,1,1,1,1,1,1",
              factor=4, maxpos=128, config=os.path.join(os.path.dirname(__file__), "..", "data", "configs",
                                                         "rope_longrope.json"))   # tests/cli/rope_config_longrope
+report_check("ggml-cpu", "fp32", 16, 10000, 512, scaling="yarn:32:1", factor=4, maxpos=128, cr=True)  # rope_ggml_yarn
+report_check("ggml-cpu", "fp16", 8, 10000, 256, scaling="yarn:16:2", factor=3, maxpos=64, cr=True)
+report_check("ggml-cpu", "fp32", 16, 500000, 256, scaling="yarn:32:1", factor=8, maxpos=64, cr=True,
+             config=os.path.join(CONFIGS, "rope_ggml_yarn.json"))                 # tests/cli/rope_config_ggml_yarn
 
 
 def logits_check(path, dtype, d, base, n, dist, d2=16, qk=None):
@@ -526,5 +643,14 @@ logits_check("flash-rotary", "fp16", 8, 500000, 128, 5)
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli", "data")
 logits_check("hf-llama", "bf16", 8, 10000, 128, 3, qk=(os.path.join(DATA, "rope_q8.npy"), os.path.join(DATA, "rope_k8.npy")))  # tests/cli/rope_qk
 print(f"{STATS['values']} frequencies, angles, cos/sin and rotated values compared with PyTorch bit for bit")
+for _f in (4, 3, 8, 40, 16, 32):   # the logf arguments of the ggml yarn cases: glibc against correctly rounded
+    GLIBC_DIFF["logf"] += GLIBC.logf(float(np.float32(1) / (np.float32(1) / np.float32(_f)))) != float(logf(
+        np.float32(1) / (np.float32(1) / np.float32(_f))))
+if isinstance(GLIBC, _NoLibm):
+    print("ggml-cpu yarn: no libm.so.6 here: glibc's own logf/cosf/sinf/powf not counted")
+else:
+    print(f"ggml-cpu yarn: this machine's glibc logf differs from the correctly rounded model in {GLIBC_DIFF['logf']} "
+          f"of 6 factors, cosf in {GLIBC_DIFF['cosf']} and sinf in {GLIBC_DIFF['sinf']} of {GLIBC_DIFF['n']} angles, "
+          f"powf in {GLIBC_DIFF['powf']} of {GLIBC_DIFF['npowf']} theta_scale calls (counted)")
 print("FAILED:", len(FAIL)) if FAIL else print("all rope checks agree")
 sys.exit(1 if FAIL else 0)

@@ -112,7 +112,36 @@ static void test_yarn_inv_freq(void **state)
     for (int i = 0; i < 8; i++)
         assert_true((double)angle[i] == want[i]);
     close_rel(cs[3], 0x1.237ae4p+0, 0x1p-22);   /* the attention factor in the fp32 cos (to 1 ulp: CR or SLEEF) */
-    c.path = ABL_ROPE_GGML_CPU;                 /* yarn is modelled for hf-llama only */
+    c.path = ABL_ROPE_FLASH_ROTARY;             /* flash_attn's RotaryEmbedding has no yarn */
+    assert_int_equal(abl_rope_values(&c, 1, angle, cs, sn), ABL_ERR_UNSUPPORTED);
+    abl_rope_config_clear(&c);
+}
+
+/* llama.cpp's own yarn on ggml-cpu (the same configuration): the numpy float32 rebuild of ggml.c
+ * ggml_rope_yarn_corr_dims (ends 0 and 3), ops.cpp rope_yarn_ramp / rope_yarn / ggml_rope_cache_init and
+ * llama_context's attention factor, logf/cosf correctly rounded (mpmath), at p = 1 and p = 1000. Pair 4 at
+ * p = 1 is 0x1.47ae16p-9 (hf: 0x1.47ae14p-9): ggml's ts^4 is not transformers' 1 / base^(8/16). */
+static void test_ggml_yarn(void **state)
+{
+    (void)state;
+    static const double want1[8] = {0x1p+0,         0x1.e5b9d0p-3, 0x1.999998p-5, 0x1.030dc6p-7,
+                                    0x1.47ae16p-9,  0x1.9e7c70p-11, 0x1.0624dep-12, 0x1.4b96c0p-14};
+    static const double want1000[8] = {0x1.f4p+9,     0x1.da5774p+7, 0x1.8ffffcp+5, 0x1.f9f6e2p+2,
+                                       0x1.3ffffep+1, 0x1.94c580p-1, 0x1.fffffcp-3, 0x1.43d134p-4};
+    abl_rope_config c;
+    setup(&c, "ggml-cpu", "fp32", 16, 10000, 1024);
+    c.scaling = ABL_ROPE_SCALING_YARN;
+    mpq_set_ui(c.factor, 4, 1);
+    c.max_position = 128;
+    float angle[8], cs[8], sn[8];
+    assert_int_equal(abl_rope_values(&c, 1, angle, cs, sn), ABL_OK);
+    for (int i = 0; i < 8; i++)
+        assert_true((double)angle[i] == want1[i]);
+    assert_int_equal(abl_rope_values(&c, 1000, angle, cs, sn), ABL_OK);
+    for (int i = 0; i < 8; i++)
+        assert_true((double)angle[i] == want1000[i]);
+    assert_true((double)cs[2] == 0x1.1946cap+0);   /* RN32(RN32(cos a) * mscale), mscale 0x1.237d38p+0 */
+    c.mscale = 1;                                   /* llama.cpp reads mscale per architecture: refused */
     assert_int_equal(abl_rope_values(&c, 1, angle, cs, sn), ABL_ERR_UNSUPPORTED);
     abl_rope_config_clear(&c);
 }
@@ -187,6 +216,7 @@ int main(void)
         cmocka_unit_test(test_ggml_theta_loop),  cmocka_unit_test(test_bf16_cos_sin_error),
         cmocka_unit_test(test_refusals),         cmocka_unit_test(test_catalogue),
         cmocka_unit_test(test_yarn_inv_freq),    cmocka_unit_test(test_torch_sleef_cos),
+        cmocka_unit_test(test_ggml_yarn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,50 @@ static float rn32(double x)
     return (float)x;
 }
 
+/* RN32(ln x), correctly rounded (MPFR): llama.cpp's logf (glibc's is within 1 ulp; docs/rope.md). */
+static float logf32(float x)
+{
+    mpfr_t a;
+    mpfr_init2(a, 24);
+    mpfr_set_flt(a, x, MPFR_RNDN);
+    mpfr_log(a, a, MPFR_RNDN);
+    float out = mpfr_get_flt(a, MPFR_RNDN);
+    mpfr_clear(a);
+    return out;
+}
+
+/* llama.cpp ggml.c ggml_rope_yarn_corr_dim: n_dims * logf(n_ctx_orig / (n_rot * 2 * (float)M_PI)) / (2 *
+ * logf(base)), every operation in fp32 (C's conversions: int with float gives float; n_ctx_orig < 2^24 exact). */
+static float ggml_corr_dim(int d, uint64_t orig, float n_rot, float base)
+{
+    float den = rn32((double)rn32((double)n_rot * 2.0) * (double)(float)3.14159265358979323846);
+    float l = logf32(rn32((double)(float)orig / (double)den));
+    return rn32((double)rn32((double)(float)d * (double)l) / (double)rn32(2.0 * (double)logf32(base)));
+}
+
+/* ggml_rope_yarn_corr_dims: start = floorf(corr_dim(beta_fast)), end = ceilf(corr_dim(beta_slow)), dims[0] =
+ * MAX(0, start), dims[1] = MIN(n_dims - 1, end) (fp32; the betas are llama.cpp's float hparams); rope_yarn_ramp
+ * divides by MAX(0.001f, high - low) (*den; high - low is exact: integers below 2^11). */
+static void ggml_yarn_dims(const abl_rope_config *c, float *low, float *den)
+{
+    float base = rn32(mpq_get_d(c->base));
+    float start = floorf(ggml_corr_dim(c->head_dim, c->max_position, (float)c->beta_fast, base));
+    float end = ceilf(ggml_corr_dim(c->head_dim, c->max_position, (float)c->beta_slow, base));
+    float high = (float)(c->head_dim - 1) < end ? (float)(c->head_dim - 1) : end;
+    *low = 0.0f > start ? 0.0f : start;
+    float diff = high - *low;
+    *den = 0.001f > diff ? 0.001f : diff;
+}
+
+/* ggml-cpu ops.cpp rope_yarn_ramp: y = (i0 / 2 - low) / MAX(0.001f, high - low) (fp32), 1 - MIN(1, MAX(0, y));
+ * rope_yarn multiplies it by ext_factor, 1.0f for yarn (llama_context: yarn_ext_factor 1 when unset): exact. */
+static float ggml_ramp(float low, float den, int i)
+{
+    float y = rn32((double)rn32((double)(float)i - (double)low) / (double)den);
+    y = 1.0f < y ? 1.0f : 0.0f > y ? 0.0f : y;
+    return rn32(1.0 - (double)y);
+}
+
 static float q32(const mpq_t q)
 {
     return rn32(mpq_get_d(q));   /* mpq_get_d truncates; the values used here (bases, factors) are exact */
@@ -203,6 +247,12 @@ static void yarn_extrapolation(const abl_rope_config *c, int i, mpfr_t w)
     mpfr_init2(h, ABL_ROPE_PREC);
     mpfr_set_d(h, high, MPFR_RNDN);
     mpfr_sub_d(h, h, low, MPFR_RNDN);   /* exact: both binary64 below 2^11, 160 bits */
+    if (c->path == ABL_ROPE_GGML_CPU) {   /* ggml's own ends: the fp32 dims and MAX(0.001f, high - low) */
+        float lo, den;
+        ggml_yarn_dims(c, &lo, &den);
+        low = lo;
+        mpfr_set_flt(h, den, MPFR_RNDN);
+    }
     mpfr_set_si(w, i, MPFR_RNDN);
     mpfr_sub_d(w, w, low, MPFR_RNDN);
     mpfr_div(w, w, h, MPFR_RNDN);
@@ -259,6 +309,21 @@ static double yarn_mscale(const abl_rope_config *c, double factor)
     return get_mscale(factor, 1);
 }
 
+/* llama.cpp's yarn magnitude, every step in fp32 (docs/rope.md): freq_scale = 1.0f/ropescale
+ * (llama_model::load_hparams); llama_context: factor = 1.0f / freq_scale, yarn_attn_factor = get_mscale(factor,
+ * 1.0f) = 0.1f * 1.0f * logf(factor) + 1.0f, then *= 1.0f / (1.0f + 0.1f * logf(factor)) (the cancellation of
+ * ggml's own factor) and *= rope_attn_factor (1); ggml rope_yarn with ext_factor != 0: mscale *= 1.0f + 0.1f *
+ * logf(1.0f / freq_scale). Unfused: no multiply-add contracted into an FMA (docs/rope.md, modelling choice). */
+static float ggml_mscale(const abl_rope_config *c)
+{
+    float fs = rn32(1.0 / (double)q32(c->factor));
+    float factor = rn32(1.0 / (double)fs);
+    float g = rn32((double)rn32((double)0.1f * (double)logf32(factor)) + 1.0);
+    float attn = factor <= 1.0f ? 1.0f : g;
+    attn = rn32((double)attn * (double)rn32(1.0 / (double)g));
+    return rn32((double)attn * (double)g);
+}
+
 /* hf: attention_scaling multiplies the fp32 cos and sin (LlamaRotaryEmbedding.forward, before the cast);
  * yarn's is attention_factor or 0.1 * math.log(factor) + 1.0 (binary64), the fp32 multiply casting it to fp32. */
 static void yarn_attention(const abl_rope_config *c, abl_rope_code *k)
@@ -271,10 +336,42 @@ static void yarn_attention(const abl_rope_config *c, abl_rope_code *k)
     mpfr_clear(f);
     if (c->scaling == ABL_ROPE_SCALING_YARN)
         k->att = c->has_attention_factor ? c->attention_factor : yarn_mscale(c, factor);
+    if (c->scaling == ABL_ROPE_SCALING_YARN && c->path == ABL_ROPE_GGML_CPU) {
+        k->att = get_mscale(factor, 1);   /* the exact pair: transformers' 0.1 ln(factor) + 1 */
+        k->att32 = ggml_mscale(c);
+        return;
+    }
     if (c->scaling == ABL_ROPE_SCALING_LONGROPE)   /* sqrt(1 + log(factor) / log(original)), 1 when factor <= 1 */
         k->att = c->has_attention_factor ? c->attention_factor
                  : factor <= 1 ? 1.0 : sqrt(1 + log(factor) / log((double)c->max_position));
     k->att32 = rn32(k->att);
+}
+
+/* yarn: hf-llama (transformers) and ggml-cpu (llama.cpp's own rope_yarn); flash_attn's RotaryEmbedding has none. */
+static abl_status yarn_check(const abl_rope_config *c, char **msg)
+{
+    if (c->path == ABL_ROPE_FLASH_ROTARY) {
+        abl_set_error(msg, "flash-rotary has no yarn: flash_attn's RotaryEmbedding takes dim, base, interleaved and "
+                           "xPos's scale_base, and caches cos/sin of t * 1/base^(2i/d) only; yarn cos/sin a caller "
+                           "passes to apply_rotary_emb are not this preset (hf-llama models transformers' yarn)");
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (c->path == ABL_ROPE_GGML_CPU &&
+        (c->has_attention_factor || c->mscale != 0 || c->mscale_all_dim != 0 || c->yarn_no_truncate ||
+         c->max_position > (UINT64_C(1) << 24))) {
+        abl_set_error(msg, "ggml-cpu yarn: llama.cpp derives the attention factor from the factor and always "
+                           "floors/ceils the ramp's ends; attention_factor, mscale, mscale_all_dim and truncate "
+                           "are not modelled for it (original length at most 2^24)");
+        return ABL_ERR_UNSUPPORTED;
+    }
+    if (c->max_position < 2 || c->max_position > (UINT64_C(1) << 40) || !(c->beta_fast > 0) ||
+        !(c->beta_slow > 0) || c->beta_fast > 1e6 || c->beta_slow > 1e6 ||
+        (c->has_attention_factor && !(c->attention_factor > 0 && c->attention_factor <= 16))) {
+        abl_set_error(msg, "yarn scaling needs max_position_embeddings >= 2, beta_fast and beta_slow > 0 (at most "
+                           "1e6), attention_factor in (0, 16]");
+        return ABL_ERR_UNSUPPORTED;
+    }
+    return ABL_OK;
 }
 
 static abl_status code_check(const abl_rope_config *c, char **msg)
@@ -308,14 +405,8 @@ static abl_status code_check(const abl_rope_config *c, char **msg)
                            "0 < low_freq_factor < high_freq_factor");
         return ABL_ERR_UNSUPPORTED;
     }
-    if (c->scaling == ABL_ROPE_SCALING_YARN &&
-        (c->path != ABL_ROPE_HF_LLAMA || c->max_position < 2 || c->max_position > (UINT64_C(1) << 40) ||
-         !(c->beta_fast > 0) || !(c->beta_slow > 0) || c->beta_fast > 1e6 || c->beta_slow > 1e6 ||
-         (c->has_attention_factor && !(c->attention_factor > 0 && c->attention_factor <= 16)))) {
-        abl_set_error(msg, "yarn scaling is modelled for hf-llama only, with max_position_embeddings, beta_fast and "
-                           "beta_slow > 0 (at most 1e6), attention_factor in (0, 16]");
+    if (c->scaling == ABL_ROPE_SCALING_YARN && yarn_check(c, msg) != ABL_OK)
         return ABL_ERR_UNSUPPORTED;
-    }
     if (c->scaling == ABL_ROPE_SCALING_LONGROPE &&
         (c->path != ABL_ROPE_HF_LLAMA || c->max_position < 2 || c->ext_count != c->head_dim / 2 ||
          c->long_factor == NULL || c->short_factor == NULL ||
@@ -359,6 +450,11 @@ abl_status abl_rope_code_init(const abl_rope_config *c, abl_rope_code *k, char *
     k->rc = calloc((size_t)k->row_len, sizeof *k->rc);
     k->rs = calloc((size_t)k->row_len, sizeof *k->rs);
     k->nbr = calloc((size_t)k->pairs, sizeof *k->nbr);
+    if (c->path == ABL_ROPE_GGML_CPU && c->scaling == ABL_ROPE_SCALING_YARN &&
+        (k->ramp = calloc((size_t)k->pairs, sizeof *k->ramp)) == NULL) {
+        abl_rope_code_clear(k);
+        return ABL_ERR_NO_MEMORY;
+    }
     if (k->inv == NULL || k->theta == NULL || k->scratch == NULL || k->row == NULL || k->rc == NULL || k->rs == NULL ||
         k->nbr == NULL) {
         abl_rope_code_clear(k);
@@ -372,7 +468,14 @@ abl_status abl_rope_code_init(const abl_rope_config *c, abl_rope_code *k, char *
     }
     /* ggml: theta_scale = powf(freq_base, -2.0f/n_dims); freq_scale = 1.0f/factor (llama.cpp rope_freq_scale) */
     k->ts = abl_rope_pow32(k->base32, rn32(-2.0 / (double)(float)c->head_dim));
-    k->freq_scale = c->scaling == ABL_ROPE_SCALING_LINEAR ? rn32(1.0 / (double)q32(c->factor)) : 1.0f;
+    k->freq_scale = c->scaling == ABL_ROPE_SCALING_LINEAR || c->scaling == ABL_ROPE_SCALING_YARN
+                    ? rn32(1.0 / (double)q32(c->factor)) : 1.0f;
+    if (c->path == ABL_ROPE_GGML_CPU && c->scaling == ABL_ROPE_SCALING_YARN && k->ramp != NULL) {
+        float low, den;
+        ggml_yarn_dims(c, &low, &den);
+        for (int i = 0; i < k->pairs; i++)
+            k->ramp[i] = ggml_ramp(low, den, i);
+    }
     torch_inv_freq(c, k);
     yarn_attention(c, k);
     if (c->path == ABL_ROPE_GGML_CPU)
@@ -395,18 +498,30 @@ void abl_rope_code_clear(abl_rope_code *k)
     free(k->rc);
     free(k->rs);
     free(k->nbr);
+    free(k->ramp);
     memset(k, 0, sizeof *k);
+}
+
+/* ggml rope_yarn: theta_interp = freq_scale * theta_extrap; with yarn (ext_factor != 0) theta = theta_interp * (1 -
+ * ramp_mix) + theta_extrap * ramp_mix, each product and the sum rounded (no FMA contraction, docs/rope.md). */
+static float ggml_rope_yarn_theta(const abl_rope_code *k, int i, float theta_extrap)
+{
+    float theta = rn32((double)k->freq_scale * (double)theta_extrap);
+    if (k->ramp == NULL)
+        return theta;
+    float m = k->ramp[i];
+    return rn32((double)rn32((double)theta * (double)rn32(1.0 - (double)m)) + (double)rn32((double)theta_extrap * (double)m));
 }
 
 float abl_rope_code_angle(const abl_rope_code *k, int i, uint64_t p)
 {
     if (k->path != ABL_ROPE_GGML_CPU)   /* freqs = inv_freq @ position_ids.float(): one fp32 product */
         return rn32((double)k->inv[i] * (double)(float)p);
-    /* ggml_rope_cache_init: theta = p; per pair theta *= theta_scale (fp32, i times); rope_yarn: freq_scale * theta */
+    /* ggml_rope_cache_init: theta = p; per pair rope_yarn(theta / ff (ff = 1: exact), ...), theta *= theta_scale */
     float theta = (float)p;
     for (int j = 0; j < i; j++)
         theta = rn32((double)theta * (double)k->ts);
-    return rn32((double)k->freq_scale * (double)theta);
+    return ggml_rope_yarn_theta(k, i, theta);
 }
 
 void abl_rope_code_angles(const abl_rope_code *k, uint64_t p, float *out)
@@ -418,7 +533,7 @@ void abl_rope_code_angles(const abl_rope_code *k, uint64_t p, float *out)
     }
     float theta = (float)p;   /* the same loop as ggml_rope_cache_init: one pass over the pairs */
     for (int i = 0; i < k->pairs; i++) {
-        out[i] = rn32((double)k->freq_scale * (double)theta);
+        out[i] = ggml_rope_yarn_theta(k, i, theta);
         theta = rn32((double)theta * (double)k->ts);
     }
 }

@@ -16,7 +16,8 @@ typedef struct abl_rope_code {
     abl_fp table;         /* the dtype the cos/sin are applied from (hf, flash: the model's; ggml: fp32) */
     float *inv;           /* hf, flash: inv_freq in fp32, per pair */
     float ts;             /* ggml: theta_scale = powf(freq_base, -2.0f/n_dims) */
-    float freq_scale;     /* ggml: 1/factor (linear), 1 otherwise */
+    float freq_scale;     /* ggml: 1/factor (linear, yarn), 1 otherwise */
+    float *ramp;          /* ggml yarn: rope_yarn_ramp(...) * ext_factor per pair (fp32); NULL without yarn */
     float base32;         /* the fp32 base the code raises */
     float att32;          /* hf: attention_scaling as the fp32 multiply takes it (1 but for yarn) */
     double att;           /* its exact value (binary64 of it) */

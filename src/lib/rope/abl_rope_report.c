@@ -211,6 +211,11 @@ static abl_status notes(abl_report *r, const abl_rope_result *x)
     if (st == ABL_OK && x->path == ABL_ROPE_GGML_CPU)
         st = abl_report_note(r, "ggml-cpu: θ code is the angle at p = 1; the angle at p is p·ts^i formed by i fp32 "
                                 "multiplications (theta *= theta_scale), so its error grows with i.");
+    if (st == ABL_OK && x->path == ABL_ROPE_GGML_CPU && x->scaling == ABL_ROPE_SCALING_YARN)
+        st = abl_report_note(r, "ggml-cpu yarn (llama.cpp's rope_yarn): theta_interp·(1 - ramp) + theta_extrap·ramp "
+                                "with each product rounded, as a GCC build computes it (clang contracts it into an "
+                                "FMA: one ulp apart on the ramp's pairs); the exact pair is scaled by 0.1 ln F + 1, "
+                                "the applied one by llama.cpp's fp32 mscale (the attention factor above).");
     return st;
 }
 

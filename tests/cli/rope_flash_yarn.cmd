@@ -1,0 +1,7 @@
+rope
+--pipeline
+flash-rotary
+--head-dim
+16
+--scaling
+yarn:4:128

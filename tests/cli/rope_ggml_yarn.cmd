@@ -1,0 +1,11 @@
+rope
+--pipeline
+ggml-cpu
+--dtype
+fp32
+--head-dim
+16
+--ctx
+512
+--scaling
+yarn:4:128
