@@ -435,12 +435,27 @@ static abl_status predict_pipeline(const abl_backward *out, const abl_backward_c
     return shift_dtype(&pc->pipeline.output_dtype, b->log2_upstream);
 }
 
+/* memeff: its own predictor (abl_backward_memeff_predict.c), unit upstream (no file) only. */
+static abl_status predict_memeff(const abl_simulate_config *cfg, const abl_backward_config *b, abl_backward *out)
+{
+    if (b->grad != NULL)
+        return ABL_ERR_UNSUPPORTED;
+    abl_status st = abl_memeff_predict(cfg, b->log2_upstream, &out->results, &out->heads);
+    if (st != ABL_OK)
+        return st;
+    out->predicted = 1;
+    totals(out);
+    return ABL_OK;
+}
+
 abl_status abl_backward_predict(const abl_simulate_config *cfg, const abl_backward_config *b, abl_backward *out)
 {
     if (out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     abl_fp fp;
     abl_status st = backward_init(cfg, b, out, &fp);
+    if (st == ABL_OK && out->kind == ABL_BACKWARD_MEMEFF)
+        return predict_memeff(cfg, b, out);
     abl_simulate_config pc;
     if (st == ABL_OK) {
         pc = *cfg;
