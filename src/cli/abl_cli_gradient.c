@@ -94,7 +94,7 @@ static int backward_error(abl_status st, const abl_simulate_config *cfg, const c
     if (st == ABL_ERR_UNSUPPORTED && abl_backward_kind_of(&cfg->pipeline) == ABL_BACKWARD_MEMEFF)
         return abl_cli_usage_error("--backward: the memory-efficient backward (softmax=sdpa-efficient) is emulated at "
                                    "unit upstream only (%s)", gpath != NULL ? "--grad-weights: its D = rowsum(dO O) "
-                                   "is not given by dP" : "no zero-logit predictor: drop --predict/--compare");
+                                   "is not given by dP" : "its predictor: zero, finite logits on a causal layer");
     if (st == ABL_ERR_UNSUPPORTED)
         return abl_cli_usage_error("--backward: models the eager softmax backward (PyTorch's _softmax_backward_data) "
                                    "and, with --predict, zero logits with |dP - D| x loss scale >= 1; softmax=%s is "
