@@ -262,7 +262,8 @@ static int design_gradient(const abl_cli_cmd *cmd, const char **v, design_run *d
         return ABL_EXIT_USAGE;
     if (d->job.cfg.pipeline.softmax != ABL_SOFTMAX_EAGER && d->job.cfg.pipeline.softmax != ABL_SOFTMAX_SDPA_EFFICIENT)
         return abl_cli_usage_error("--keep gradient: its zero-logit predictor models the eager softmax backward "
-                                   "(PyTorch's _softmax_backward_data); softmax=%s has none (spec §15)",
+                                   "(PyTorch's _softmax_backward_data) and the memory-efficient SDPA one "
+                                   "(sdpa-efficient); softmax=%s has none (spec §15)",
                                    abl_softmax_kind_name(d->job.cfg.pipeline.softmax));
     if (d->job.cfg.budget != NULL)
         return abl_cli_usage_error("--logit-budget: a weight-level claim, not with --keep gradient");
