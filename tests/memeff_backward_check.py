@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """simulate --backward on softmax=sdpa-efficient (the memory-efficient SDPA backward, modelled from source,
 not measured; docs/pipelines.md §9) against an independent recomputation of the kernel's formulas with
-numpy and mpmath, from the layer's logits the emulator dumps (simulate --weights), never from its counts.
+numpy and mpmath, from the layer's logits the emulator dumps (simulate --weights), never from its counts;
+with zero logits the zero-logit predictor (simulate --backward --predict) too.
 
 The model recomputed here, from kernel_forward.h / kernel_backward.h / epilogue_thread_apply_logsumexp.h:
   forward, per row, keys in blocks of B from key 0: y = fp32(x log2 e), mi the running max of y, s the fp32
@@ -133,6 +134,15 @@ def case(binary, dtype, n, slopes, std, j, block):
             r["gradient_only_matrix"]) for r in rep["backward"]]
     want = expected(X, W, dtype, j, block, 64)
     ok = got == want
+    if not std:   # zero logits: the zero-logit predictor (--predict) must give the same counts
+        prep = json.loads(subprocess.run([binary, "simulate", "--backward", "--predict", "--upstream", "2^%d" % j,
+                                          "--format", "json"] + args, check=True, capture_output=True,
+                                         text=True).stdout)
+        pgot = [(r["first_blind"], r["row_zeros"], r["matrix_zeros"], r["gradient_only_row"],
+                 r["gradient_only_matrix"]) for r in prep["backward"]]
+        if pgot != want:
+            print("  predictor %s" % (pgot,))
+        ok = ok and pgot == want
     print("memeff %-4s N=%d %s std=%s 2^%d block=%d: %s%s" % (dtype, n, slopes, std, j, block,
                                                             "agree" if ok else "DIFFER",
                                                             "" if ok else "\n  mpmath %s\n  tool   %s" % (want, got)))

@@ -253,15 +253,17 @@ static int design_keep_all(design_run *d)
     return 0;
 }
 
-/* --keep gradient (spec §15): the bound on |dP - D| and the loss scale; the eager softmax backward only (the
- * kinds docs/pipelines.md §9 emulates), no budget or clamp (weight claims). */
+/* --keep gradient (spec §15): the bound on |dP - D| and the loss scale; the backward kinds with a zero-logit
+ * predictor (docs/pipelines.md §9: the eager softmax backward, and the memory-efficient SDPA one, modelled
+ * from source), no budget or clamp (weight claims). */
 static int design_gradient(const abl_cli_cmd *cmd, const char **v, design_run *d)
 {
     if (abl_cli_gradient_upstream(cmd, v, &d->job.cfg.log2_upstream))
         return ABL_EXIT_USAGE;
-    if (d->job.cfg.pipeline.softmax != ABL_SOFTMAX_EAGER)
+    if (d->job.cfg.pipeline.softmax != ABL_SOFTMAX_EAGER && d->job.cfg.pipeline.softmax != ABL_SOFTMAX_SDPA_EFFICIENT)
         return abl_cli_usage_error("--keep gradient: its zero-logit predictor models the eager softmax backward "
-                                   "(PyTorch's _softmax_backward_data); softmax=%s has none (spec §15)",
+                                   "(PyTorch's _softmax_backward_data) and the memory-efficient SDPA one "
+                                   "(sdpa-efficient); softmax=%s has none (spec §15)",
                                    abl_softmax_kind_name(d->job.cfg.pipeline.softmax));
     if (d->job.cfg.budget != NULL)
         return abl_cli_usage_error("--logit-budget: a weight-level claim, not with --keep gradient");

@@ -92,9 +92,10 @@ static int open_grad(const char *path, abl_npy *npy)
 static int backward_error(abl_status st, const abl_simulate_config *cfg, const char *gpath)
 {
     if (st == ABL_ERR_UNSUPPORTED && abl_backward_kind_of(&cfg->pipeline) == ABL_BACKWARD_MEMEFF)
-        return abl_cli_usage_error("--backward: the memory-efficient backward (softmax=sdpa-efficient) is emulated at "
-                                   "unit upstream only (%s)", gpath != NULL ? "--grad-weights: its D = rowsum(dO O) "
-                                   "is not given by dP" : "no zero-logit predictor: drop --predict/--compare");
+        return abl_cli_usage_error("--backward: the memory-efficient backward (softmax=sdpa-efficient) is modelled %s",
+                                   gpath != NULL ? "at unit upstream only (--grad-weights: its D = rowsum(dO O) is not "
+                                   "given by dP)" : "for finite logits only (the bias or the logits overflow to "
+                                   "Inf/NaN here)");
     if (st == ABL_ERR_UNSUPPORTED)
         return abl_cli_usage_error("--backward: models the eager softmax backward (PyTorch's _softmax_backward_data) "
                                    "and, with --predict, zero logits with |dP - D| x loss scale >= 1; softmax=%s is "

@@ -4,8 +4,8 @@ simulate
 --pipeline
 sdpa-efficient
 --dtype
-bf16
+fp16
 --ctx
-80
+1024
 --heads
-2
+8

@@ -82,6 +82,43 @@ static void test_chart(void **state)
     abl_schedule_spec_free(&spec);
 }
 
+/* The memory-efficient SDPA backward (sdpa-efficient, modelled from source): dS = fp16(fp32(P 2^-8) / 8),
+ * head_dim 64, with P = fp16(e^(-m d) / S_N) recomputed from the log-sum-exp (one rounding of the normalised
+ * weight), is 0 iff P <= 2^-14, i.e. e^(-m d) / S_N <= 2^-14 (1 + 2^-11) (the tie goes to the even 2^-14):
+ * d >= (14 ln 2 - ln(1 + 2^-11) - ln S_N) / m, with mpmath (60 digits): m = 1/2: 17.5416 -> 18; m = 1/4:
+ * 32.7795 -> 33; m = 2^-12: 9496.3, not inside N. The kernel's lse (fp32 sums and logs) is within 2^-20
+ * nats of ln S_N, far from moving these. The caption says the kernel is modelled, not measured. */
+static void test_memeff(void **state)
+{
+    (void)state;
+    abl_plot_gradient_config c;
+    abl_schedule_spec spec;
+    config(&c, &spec);
+    abl_pipeline_spec pipe;
+    char *msg = NULL;
+    assert_int_equal(abl_pipeline_spec_parse("sdpa-efficient", &pipe, &msg), ABL_OK);
+    free(msg);
+    msg = NULL;
+    c.pipeline = &pipe;
+    int heads = 0;
+    int64_t *fwd = NULL, *grad = NULL;
+    assert_int_equal(abl_plot_gradient_distances(&c, &heads, &fwd, &grad, &msg), ABL_OK);
+    assert_int_equal(heads, 3);
+    assert_int_equal(grad[0], 18);
+    assert_int_equal(grad[1], 33);
+    assert_int_equal(grad[2], -1);
+    free(fwd);
+    free(grad);
+    abl_plot p;
+    assert_int_equal(abl_plot_gradient(&c, &p, &msg), ABL_OK);
+    assert_non_null(p.caption);
+    assert_non_null(strstr(p.caption, "modelled from source, not measured"));
+    abl_plot_free(&p);
+    free(msg);
+    abl_pipeline_spec_free(&pipe);
+    abl_schedule_spec_free(&spec);
+}
+
 /* A kernel whose backward is not modelled: refused with a message, no chart. */
 static void test_refusals(void **state)
 {
@@ -115,6 +152,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_distances),
         cmocka_unit_test(test_chart),
+        cmocka_unit_test(test_memeff),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -71,7 +71,9 @@ ABL_API abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_ba
  * Zero logits without a file: the same counts without the N x N work, through abl_predict_run. Native
  * and 2^j >= 1: the forward zeros (a stored weight is 0 or at least the smallest subnormal, and P 2^j >= P
  * cannot round to 0). Upcast: dS = 0 iff P32 <= 2^(emin - p - j), i.e. P32 rounds to 0 in the dtype with
- * emin lowered by j: the forward zeros of that output dtype (when it fits binary32's range).
+ * emin lowered by j: the forward zeros of that output dtype (when it fits binary32's range); with 2^j < 1
+ * the gradient-only counts from the forward predictor's. Memeff (sdpa-efficient, modelled from source):
+ * its own predictor (abl_backward_memeff_predict.c), every count the emulation gives, causal layers.
  * ABL_ERR_UNSUPPORTED otherwise.
  */
 ABL_API abl_status abl_backward_predict(const abl_simulate_config *cfg, const abl_backward_config *b,

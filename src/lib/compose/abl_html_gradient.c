@@ -27,8 +27,12 @@ static void bound_row(FILE *f, const abl_simulate_config *cfg, const abl_predict
     uint64_t only = 0;
     for (int h = 0; h < g.heads; h++) {
         blind += g.results[h].row_zeros > 0;
-        /* blindness is a threshold on each weight: the gradient's zeros hold the forward ones */
-        if (g.results[h].row_zeros > fwd->results[h].row_zeros)
+        /* eager kinds: blindness is a threshold on each weight, so the gradient's zeros hold the forward
+         * ones; memeff recomputes P from the log-sum-exp (its zeros need not hold them): its predictor
+         * counts these keys itself */
+        if (g.kind == ABL_BACKWARD_MEMEFF)
+            only += g.results[h].only_row;
+        else if (g.results[h].row_zeros > fwd->results[h].row_zeros)
             only += g.results[h].row_zeros - fwd->results[h].row_zeros;
     }
     fprintf(f, "<td class=\"n\">%d of %d</td><td>", blind, g.heads);
@@ -47,13 +51,16 @@ void abl_html_gradient_section(FILE *f, const abl_simulate_config *cfg, const ab
     abl_backward_kind kind = abl_backward_kind_of(&cfg->pipeline);
     fputs("<h2>Training: gradient blindness</h2>\n", f);
     fprintf(f, "<p>Where the gradient of a key's score, dS = P (dP − D) rounded into %s, is exactly 0 in the last "
-               "row (zero logits, the zero-logit gradient predictor; backward kind <code>%s</code>, "
+               "row (zero logits, the zero-logit gradient predictor; backward kind <code>%s</code>%s, "
                "docs/pipelines.md §9), for a bound on |dP − D| times the loss scale:</p>\n",
-            cfg->pipeline.output_dtype.name, abl_backward_kind_name(kind));
+            cfg->pipeline.output_dtype.name, abl_backward_kind_name(kind),
+            kind == ABL_BACKWARD_MEMEFF ? ": the memory-efficient SDPA backward, modelled from source, not measured"
+                                        : "");
     fputs("<table>\n<tr><th>|dP − D| × loss scale</th><th>heads with a zero dS</th><th>first zero dS per head "
           "(model order)</th><th>last-row keys: zero dS, weight not 0</th></tr>\n", f);
     for (size_t i = 0; i < sizeof k_bounds / sizeof k_bounds[0]; i++)
         bound_row(f, cfg, fwd, k_bounds[i]);
     fputs("</table>\n<p class=\"note\">2^16 is torch.cuda.amp.GradScaler's initial scale; the eager softmax "
-          "backwards only (fused kernels: analyze --gradient's closed form). spec §15.</p>\n", f);
+          "backwards and the memory-efficient SDPA one only (other fused kernels: analyze --gradient's closed "
+          "form). spec §15.</p>\n", f);
 }

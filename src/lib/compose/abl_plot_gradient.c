@@ -57,8 +57,9 @@ abl_status abl_plot_gradient_distances(const abl_plot_gradient_config *c, int *h
     abl_status st = run_predictors(&sc, c->log2_upstream, &fwd, &grad);
     if (st == ABL_ERR_UNSUPPORTED)
         abl_error_dup(msg, "plot gradient: the zero-logit gradient predictor models the eager softmax backward "
-                           "(a native one with |dP - D| x loss scale >= 1; spec §15): not %s (softmax=%s, %s "
-                           "backward) at 2^%ld", pipe_name(c), abl_softmax_kind_name(sc.pipeline.softmax),
+                           "(a native one with |dP - D| x loss scale >= 1) and the memory-efficient SDPA one "
+                           "(spec §15): not %s (softmax=%s, %s backward) at 2^%ld", pipe_name(c),
+                      abl_softmax_kind_name(sc.pipeline.softmax),
                       abl_backward_kind_name(abl_backward_kind_of(&sc.pipeline)), c->log2_upstream);
     if (st == ABL_OK && (fwd.heads != grad.heads || fwd.heads < 1))
         st = ABL_ERR_MISMATCH;
@@ -121,8 +122,13 @@ static abl_status gradient_frame(const abl_plot_gradient_config *c, int heads, a
     if (st != ABL_OK)
         return st;
     out->legend = 1;
-    char *cap = abl_strf("zero logits, last row; gradient: dS = P (dP - D) rounded into %s, |dP - D| x loss scale "
-                         "= 2^%ld (spec §15)", c->model_dtype.name, c->log2_upstream);
+    /* the memory-efficient backward is a CUDA kernel read in the source: its picture says so */
+    abl_pipeline pl;
+    int memeff = abl_pipeline_build(c->pipeline, &c->model_dtype, &pl) == ABL_OK &&
+                 abl_backward_kind_of(&pl) == ABL_BACKWARD_MEMEFF;
+    char *cap = abl_strf("zero logits, last row; gradient: dS = P (dP - D)%s rounded into %s, |dP - D| x loss scale "
+                         "= 2^%ld (spec §15)%s", memeff ? " x scale" : "", c->model_dtype.name, c->log2_upstream,
+                         memeff ? "; memory-efficient backward: modelled from source, not measured" : "");
     st = cap != NULL ? abl_plot_set_caption(out, cap) : ABL_ERR_NO_MEMORY;
     free(cap);
     abl_plot_panel *pn = &out->panels[0];

@@ -119,8 +119,12 @@ static void design_gradient_meta(abl_report *r, const design_view *d)
     abl_report_meta(r, "gradient_log2_upstream", "|dP - D| x loss scale", t ? t : "", j ? j : "");
     free(j);
     free(t);
-    abl_report_meta(r, "backward_kind", "backward kind",
-                    abl_backward_kind_name(abl_backward_kind_of(&d->job->cfg.pipeline)), NULL);
+    abl_backward_kind k = abl_backward_kind_of(&d->job->cfg.pipeline);
+    if (k == ABL_BACKWARD_MEMEFF)   /* a CUDA kernel read in the source: say so wherever it answers */
+        abl_report_meta(r, "backward_kind", "backward kind", "memeff (modelled from source, not measured)",
+                        "\"memeff\"");
+    else
+        abl_report_meta(r, "backward_kind", "backward kind", abl_backward_kind_name(k), NULL);
 }
 
 /* The report's header: the kernel, the context, the mode and the logit budget. */
@@ -266,6 +270,11 @@ static void report_notes(abl_report *r, const design_view *d)
                            "the stated power of two (spec §15; the steepest head checked one slope beyond). The "
                            "backward kind is the preset's (docs/pipelines.md §9). min logit: not computed (-, "
                            "null): a weight claim.");
+    if (res->slopes != NULL && d->job->cfg.gradient &&
+        abl_backward_kind_of(&d->job->cfg.pipeline) == ABL_BACKWARD_MEMEFF)
+        abl_report_note(r, "backward kind memeff: the memory-efficient SDPA backward (P recomputed from the "
+                           "forward's log-sum-exp and rounded into the dtype, dS x scale rounded): modelled from "
+                           "source, not measured (docs/pipelines.md §9).");
     if (res->min_logits != NULL)
         abl_report_note(r, "min logit: the smallest logit a key at that distance needs (nats, relative to the "
                            "zero-logit keys) to keep a non-zero weight in the last row on the kernel: its score "

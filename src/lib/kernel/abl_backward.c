@@ -435,12 +435,46 @@ static abl_status predict_pipeline(const abl_backward *out, const abl_backward_c
     return shift_dtype(&pc->pipeline.output_dtype, b->log2_upstream);
 }
 
+/* memeff: its own predictor (abl_backward_memeff_predict.c), unit upstream (no file) only. */
+static abl_status predict_memeff(const abl_simulate_config *cfg, const abl_backward_config *b, abl_backward *out)
+{
+    if (b->grad != NULL)
+        return ABL_ERR_UNSUPPORTED;
+    abl_status st = abl_memeff_predict(cfg, b->log2_upstream, &out->results, &out->heads);
+    if (st != ABL_OK)
+        return st;
+    out->predicted = 1;
+    totals(out);
+    return ABL_OK;
+}
+
+/* The gradient-only counts of an eager kind's prediction: upcast with 2^j < 1 loses keys whose weight is not
+ * 0 (with 2^j >= 1, and native, the gradient's zeros are among the forward's: none). Both are thresholds on
+ * the same fp32 P of every row, so the difference of the forward predictor's counts is the count. */
+static abl_status predict_only(const abl_simulate_config *cfg, const abl_backward_config *b, abl_backward *out)
+{
+    if (out->kind != ABL_BACKWARD_UPCAST || b->log2_upstream >= 0)
+        return ABL_OK;
+    abl_prediction f;
+    abl_status st = abl_predict_run(cfg, &f);
+    for (int h = 0; st == ABL_OK && h < out->heads && h < f.heads; h++) {
+        abl_bwd_head *o = &out->results[h];
+        o->only_row = o->row_zeros > f.results[h].row_zeros ? o->row_zeros - f.results[h].row_zeros : 0;
+        o->only_matrix = o->matrix_zeros > f.results[h].matrix_zeros ? o->matrix_zeros - f.results[h].matrix_zeros : 0;
+    }
+    if (st == ABL_OK)
+        abl_prediction_free(&f);
+    return st;
+}
+
 abl_status abl_backward_predict(const abl_simulate_config *cfg, const abl_backward_config *b, abl_backward *out)
 {
     if (out == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     abl_fp fp;
     abl_status st = backward_init(cfg, b, out, &fp);
+    if (st == ABL_OK && out->kind == ABL_BACKWARD_MEMEFF)
+        return predict_memeff(cfg, b, out);
     abl_simulate_config pc;
     if (st == ABL_OK) {
         pc = *cfg;
@@ -461,6 +495,7 @@ abl_status abl_backward_predict(const abl_simulate_config *cfg, const abl_backwa
             out->results[h].row_zeros = p.results[h].row_zeros;
             out->results[h].matrix_zeros = p.results[h].matrix_zeros;
         }
+        st = predict_only(cfg, b, out);
         totals(out);
     }
     abl_prediction_free(&p);

@@ -47,17 +47,27 @@ static void forward_stats(const float *x, uint64_t count, uint64_t B, float *mi_
     *s_out = s;
 }
 
+float abl_memeff_lse(float mi, float s)
+{
+    return (float)((double)(float)((double)mi / (double)ABL_SDPA_LOG2E) + (double)(float)log((double)s));
+}
+
+float abl_memeff_ds(const abl_fp *out, float e, double up, float scale)
+{
+    float p = abl_fp_round32(out, abl_exp_rn32(e));
+    float g = (float)((double)p * up);              /* fp32(2^j P): exact but for fp32's own range */
+    return abl_fp_round32(out, (float)((double)g * (double)scale)); /* both factors fp32: one rounding */
+}
+
 void abl_memeff_backward_row(const abl_fp *out, int block, float scale, double up, const float *x, uint64_t count,
                              float *ds)
 {
     float mi, s;
     forward_stats(x, count, block > 0 ? (uint64_t)block : count, &mi, &s);
-    float lse = (float)((double)(float)((double)mi / (double)ABL_SDPA_LOG2E) + (double)(float)log((double)s));
-    for (uint64_t j = 0; j < count; j++) {
-        float p = x[j] == -INFINITY ? 0.0f : abl_fp_round32(out, abl_exp_rn32((float)((double)x[j] - (double)lse)));
-        float g = (float)((double)p * up);              /* fp32(2^j P): exact but for fp32's own range */
-        ds[j] = abl_fp_round32(out, (float)((double)g * (double)scale)); /* both factors fp32: one rounding */
-    }
+    float lse = abl_memeff_lse(mi, s);
+    for (uint64_t j = 0; j < count; j++)
+        ds[j] = x[j] == -INFINITY ? 0.0f   /* a masked key: P = 0 */
+                                  : abl_memeff_ds(out, (float)((double)x[j] - (double)lse), up, scale);
 }
 
 float abl_memeff_scale(int head_dim)

@@ -65,6 +65,10 @@ typedef struct sp {
     float *bsT;       /* relative: the block sum by nearest distance, computed up to bs_done */
     uint64_t bs_done;
     abl_xacc win;
+    abl_sdpa_cut *cut;   /* a second count (abl_predict_sdpa_head_cut; NULL: none) */
+    uint64_t D0;         /* the current row's cut: distances >= D0 */
+    int64_t J0;          /* absolute/trailing: the same as the largest key at or beyond the cut (-1: none) */
+    uint64_t zc;         /* the current row's forward zeros at or beyond the cut */
 } sp;
 
 static float mul32(float a, float b)
@@ -341,6 +345,22 @@ static void xacc_sub(abl_xacc *a, float v)
     }
 }
 
+/* How many of the distances a..b (a > b: none) are at least D0. */
+static uint64_t past_cut(uint64_t a, uint64_t b, uint64_t D0)
+{
+    if (a > b || b < D0)
+        return 0;
+    return b - (a > D0 ? a : D0) + 1;
+}
+
+/* How many of the keys a..b (a > b: none) are at most J0 (-1: none). */
+static uint64_t below_cut(uint64_t a, uint64_t b, int64_t J0)
+{
+    if (a > b || J0 < 0 || (uint64_t)J0 < a)
+        return 0;
+    return ((uint64_t)J0 < b ? (uint64_t)J0 : b) - a + 1;
+}
+
 /* ---- relative and symmetric forms ---- */
 
 /* The block sum of the block whose nearest distance is t: RN32(sum of 2^fp32(y(d) - y(t)), d in
@@ -452,19 +472,22 @@ static uint64_t rel_row(sp *c, rgrp *r, uint64_t q, float A, int64_t *first)
     int64_t u1 = first_false(c, &x, rel_env_above, 0, (int64_t)q + 1, r->h_u1);
     r->h_u1 = u1;
     r->h_u2 = u2;
-    uint64_t z = 0;
+    uint64_t z = 0, zc = 0;
     int64_t f = -1;
     for (uint64_t u = (uint64_t)u1; u < (uint64_t)u2; u++) {
-        uint64_t k = rel_cnt(c, r, u, A);
+        uint64_t k = rel_cnt(c, r, u, A), end = c->t[u] + rel_len(c, r, u) - 1;
         if (k > 0 && f < 0)
-            f = (int64_t)(c->t[u] + rel_len(c, r, u) - k);
+            f = (int64_t)(end + 1 - k);
         z += k;
+        zc += k > 0 ? past_cut(end + 1 - k, end, c->D0) : 0;   /* the block's zeros: its far k keys */
     }
     if ((uint64_t)u2 <= q) {
         z += u2 == 0 ? r->rho + 1 + q * c->B : (q - (uint64_t)u2 + 1) * c->B;
+        zc += past_cut(c->t[u2], r->rho + q * c->B, c->D0);   /* t[0] = 0: the whole row */
         if (f < 0)
             f = (int64_t)c->t[u2];
     }
+    c->zc = zc;
     if (first != NULL)
         *first = f;
     return z;
@@ -526,41 +549,73 @@ static void rel_sums(sp *c, rgrp *r, float bs0)
     }
 }
 
+/* The cut of row i (the row's max is y[0], its sum s); 1 when it moved from the previous row's. */
+static int rel_cut(sp *c, uint64_t i, float s, int first_of_group)
+{
+    if (c->cut == NULL)
+        return 0;
+    uint64_t D0 = c->cut->at(c->cut->ctx, i, c->y[0], s);
+    int moved = first_of_group || D0 != c->D0;
+    c->D0 = D0;
+    return moved;
+}
+
+/* Row q > K of residue r: the sum no longer changes, so the row adds block q's zeros to the previous
+ * row's (and, with a cut that did not move, those of block q at or beyond it). */
+static uint64_t rel_far_row(sp *c, rgrp *r, uint64_t q, float AK, int moved, uint64_t *zc)
+{
+    uint64_t k = rel_cnt(c, r, q, AK), end = c->t[q] + c->B - 1;
+    if (c->cut != NULL && moved) {
+        (void)rel_row(c, r, q, AK, NULL);
+        *zc = c->zc;
+    } else if (c->cut != NULL && k > 0) {
+        *zc += past_cut(end + 1 - k, end, c->D0);
+    }
+    return k;
+}
+
 static abl_status rel_head(sp *c, abl_pred_head *out)
 {
     uint64_t n = c->n, B = c->B;
     abl_xacc pre;
     abl_xacc_clear(&pre);
     c->bs_done = 1;
-    uint64_t matrix = 0;
+    uint64_t matrix = 0, cmatrix = 0;
     for (uint64_t rho = 0; rho < B && rho < n; rho++) {
         rgrp r = {rho, (n - 1 - rho) / B, 0, -1, -1};
         abl_xacc_add(&pre, ex2(c->y[rho], c->y[0]));
         c->gen++;
         rel_setup(c, &r);
         rel_sums(c, &r, xround(&pre));
-        uint64_t z = 0;
+        uint64_t z = 0, zc = 0;
         float AK = 0.0f;
         for (uint64_t q = 0; q <= r.Q; q++) {
             int last = q * B + rho == n - 1;
             int64_t first = -1;
+            int moved = rel_cut(c, q * B + rho, c->sq[q <= r.K ? q : r.K], q == 0);
             if (q <= r.K) {
                 float A = astar(c, (float)(1.0 / (double)c->sq[q]));
                 AK = A;
                 z = rel_row(c, &r, q, A, last ? &first : NULL);
+                zc = c->zc;
             } else {
-                z += rel_cnt(c, &r, q, AK);
+                z += rel_far_row(c, &r, q, AK, moved, &zc);
                 if (last)
                     (void)rel_row(c, &r, q, AK, &first);
             }
             matrix += z;
+            cmatrix += zc;
             if (last) {
                 out->row_zeros = z;
                 out->first_blind = first;
+                if (c->cut != NULL)
+                    c->cut->row_zeros = zc;
             }
         }
     }
     out->matrix_zeros = matrix;
+    if (c->cut != NULL)
+        c->cut->matrix_zeros = cmatrix;
     return ABL_OK;
 }
 
@@ -642,11 +697,14 @@ static uint64_t abs_full(sp *c, agrp *a, int64_t *jmax)
     a->h_k1 = k1;
     a->h_k2 = k2;
     uint64_t z = (uint64_t)k2 * B;
+    c->zc = k2 > 0 ? below_cut(0, (uint64_t)k2 * B - 1, c->J0) : 0;
     *jmax = k2 > 0 ? k2 * (int64_t)B - 1 : -1;
     for (uint64_t k = (uint64_t)k2; k < (uint64_t)k1; k++) {
         uint64_t m = abs_cnt(c, a, k);
-        if (m > 0)
+        if (m > 0) {
             *jmax = (int64_t)(k * B + m) - 1;
+            c->zc += below_cut(k * B, k * B + m - 1, c->J0);   /* the block's zeros: its first m keys */
+        }
         z += m;
     }
     return z;
@@ -718,9 +776,19 @@ static void abs_psum(const sp *c, uint64_t q, uint64_t i, abl_xacc *part)
     }
 }
 
+/* The cut of row i (its max is y[i], the diagonal key's), as the largest key at or beyond it. */
+static void abs_cut(sp *c, uint64_t i, float s)
+{
+    c->J0 = -1;
+    if (c->cut == NULL)
+        return;
+    c->D0 = c->cut->at(c->cut->ctx, i, c->y[i], s);
+    c->J0 = c->D0 <= i ? (int64_t)(i - c->D0) : -1;
+}
+
 static abl_status abs_head(sp *c, abl_pred_head *out)
 {
-    uint64_t n = c->n, B = c->B, Qm = (n - 1) / B, matrix = 0;
+    uint64_t n = c->n, B = c->B, Qm = (n - 1) / B, matrix = 0, cmatrix = 0;
     abs_blocks(c, Qm);
     for (uint64_t q = 0; q <= Qm; q++) {
         abs_group(c, q);
@@ -734,22 +802,30 @@ static abl_status abs_head(sp *c, abl_pred_head *out)
             float gp = q > 0 ? ex2(c->M[q - 1], c->y[i]) : 1.0f;
             float s = q > 0 ? add32(mul32(c->sq[q], gp), ps) : ps;
             float A = astar(c, (float)(1.0 / (double)s));
+            abs_cut(c, i, s);
             uint64_t zp = abs_part(c, &a, i, A), z = zp;
             int64_t jmax = -1;
+            c->zc = 0;
             if (q > 0) {
                 a.A2 = below(c, A, gp);
                 z += abs_full(c, &a, &jmax);
             }
             if (zp > 0)
                 jmax = (int64_t)(q * B + zp) - 1;
+            c->zc += zp > 0 ? below_cut(q * B, q * B + zp - 1, c->J0) : 0;
             matrix += z;
+            cmatrix += c->zc;
             if (i == n - 1) {
                 out->row_zeros = z;
                 out->first_blind = jmax >= 0 ? (int64_t)(n - 1) - jmax : -1;
+                if (c->cut != NULL)
+                    c->cut->row_zeros = c->zc;
             }
         }
     }
     out->matrix_zeros = matrix;
+    if (c->cut != NULL)
+        c->cut->matrix_zeros = cmatrix;
     return ABL_OK;
 }
 
@@ -789,11 +865,18 @@ static int sp_logits(sp *c, const float *T)
 
 abl_status abl_predict_sdpa_head(const abl_emul *em, const float *T, uint64_t n, abl_pred_head *out)
 {
+    return abl_predict_sdpa_head_cut(em, T, n, NULL, out);
+}
+
+abl_status abl_predict_sdpa_head_cut(const abl_emul *em, const float *T, uint64_t n, abl_sdpa_cut *cut,
+                                     abl_pred_head *out)
+{
     memset(out, 0, sizeof *out);
     out->first_blind = -1;
     sp c;
     memset(&c, 0, sizeof c);
     c.em = em;
+    c.cut = cut;
     c.n = n;
     c.B = em->block > 0 && (uint64_t)em->block < n ? (uint64_t)em->block : n;
     c.cudnn = em->softmax == ABL_SOFTMAX_SDPA_CUDNN;
@@ -816,7 +899,7 @@ abl_status abl_predict_sdpa_head(const abl_emul *em, const float *T, uint64_t n,
     abl_status st = ABL_ERR_NO_MEMORY;
     if (c.y && c.memo && c.stamp && c.bsT && c.t && c.g && c.R && c.SR && c.lob && c.env && c.bs && c.sq && c.pmin && c.M) {
         if (!sp_logits(&c, T))
-            st = abl_predict_sdpa_head_rows(em, T, n, out);
+            st = cut != NULL ? ABL_ERR_UNSUPPORTED : abl_predict_sdpa_head_rows(em, T, n, out);
         else if (em->form == ABL_BIAS_RELATIVE || em->form == ABL_BIAS_SYMMETRIC)
             st = rel_head(&c, out);
         else

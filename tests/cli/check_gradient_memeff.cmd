@@ -1,0 +1,7 @@
+check
+--model
+falcon-rw-1b
+--ctx
+2048
+--criterion
+gradient

@@ -1,0 +1,11 @@
+design
+--keep
+gradient
+--heads
+4
+--ctx
+1024
+--dtype
+fp16
+--pipeline
+sdpa-efficient

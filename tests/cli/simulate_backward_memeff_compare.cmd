@@ -1,0 +1,13 @@
+simulate
+--backward
+--compare
+--pipeline
+falcon-hf-sdpa
+--dtype
+bf16
+--ctx
+1500
+--heads
+8
+--upstream
+2^-10

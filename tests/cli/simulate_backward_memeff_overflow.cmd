@@ -1,0 +1,11 @@
+simulate
+--backward
+--predict
+--pipeline
+sdpa-efficient
+--dtype
+fp16
+--ctx
+1024
+--slopes
+slopes:100
