@@ -21,12 +21,16 @@ typedef enum abl_backward_kind {
                               * autograd keeps the fp32 P; D and dS in fp32, dS rounded into the dtype */
     ABL_BACKWARD_NATIVE = 1, /* torch.softmax(x) in the dtype (mpt, falcon-hf-eager): the CPU kernel reads the
                               * stored P, stores D = sum dP P in the dtype, dS = (dP - D) P in fp32 */
-    ABL_BACKWARD_MEMEFF = 2  /* softmax sdpa-efficient: the memory-efficient CUDA kernel recomputes P from the
+    ABL_BACKWARD_MEMEFF = 2, /* softmax sdpa-efficient: the memory-efficient CUDA kernel recomputes P from the
                               * saved log-sum-exp and rounds it into the dtype; dS * scale rounded into the
                               * dtype (modelled from source, not measured; unit upstream only) */
+    ABL_BACKWARD_FLASH = 3   /* softmax flash (flash2): FlashAttention-2 recomputes the fp32 P from the saved
+                              * log-sum-exp (exp2, flushed below 2^-126); dS = dtype(ftz(fp32 P (dP - D))),
+                              * unscaled (modelled from source, not measured; unit upstream only) */
 } abl_backward_kind;
 
-/* The kind of a pipeline (its preset: the table in abl_backward.c), and its name ("upcast", "native"). */
+/* The kind of a pipeline (its preset: the table in abl_backward.c), and its name ("upcast", "native",
+ * "memeff", "flash"). */
 ABL_API abl_backward_kind abl_backward_kind_of(const abl_pipeline *p);
 ABL_API const char *abl_backward_kind_name(abl_backward_kind k);
 

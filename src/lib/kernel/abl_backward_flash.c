@@ -1,0 +1,71 @@
+/* alibi-blind: FlashAttention-2's backward dS at unit upstream, one row (softmax flash, the flash2 preset;
+ * modelled from source, not measured: docs/pipelines.md §9).
+ *
+ * github:Dao-AILab/flash-attention at 0251105a (csrc/flash_attn/src/, built with --use_fast_math: setup.py):
+ *  - forward, softmax.h Softmax::softmax_rescale_o and normalize_softmax_lse: per row the running max of the
+ *    scores (blocks of kBlockN keys from the diagonal block down; each thread of the row's quad sums its
+ *    columns 8k + 2q, 8k + 2q + 1 in fp32, rescaled by exp2f((max_prev - max_cur) * scale_softmax_log2) as
+ *    the max grows), quad_allreduce_ (xor 2, then xor 1), lse = row_max * softmax_scale + __logf(sum)
+ *    (contracted to an fma), INFINITY when the sum is 0 or NaN: the forward emulation's own loop
+ *    (abl_simulate.c row_zeros, flash) with the lane sums of abl_flash_split.c split_run;
+ *  - backward, flash_bwd_kernel.h compute_dq_dk_dv_1colblock: the same alibi (alibi.h Alibi::apply_alibi)
+ *    on the recomputed scores, then scale_apply_exp2<Scale_max = false>(scores, lse,
+ *    params.scale_softmax_log2): P = exp2f(x * scale_softmax_log2 - lse * float(M_LOG2E)) (fma,
+ *    ex2.approx.ftz); pointwise_mult: dS = p * (dp - d) in fp32 (mul.ftz under fast math), d = dP_sum =
+ *    rowsum(dO * O) (flash_bwd_preprocess_kernel.h dot_do_o); "Convert dS from fp32 to fp16":
+ *    convert_type<Element>(dS_reshaped) before the dQ/dK GEMMs; the softmax scale multiplies acc_dq and
+ *    acc_dk after them (params.scale_softmax_rp_dropout), so dS itself is rounded unscaled.
+ * With |dp - d| x loss scale = 2^j: dS = dtype(ftz(fp32(2^j P))). Not modelled: the approximate
+ * instructions' errors (ex2.approx, lg2.approx: taken correctly rounded before the flush, abl_cuda_math.h)
+ * and D itself (no --grad-weights: a captured dP does not give rowsum(dO * O)). */
+#include <math.h>
+#include "abl_backward_flash.h"
+#include "abl_cuda_math.h"
+
+#define QUAD 4   /* the threads of an MMA row fragment (SM80_16x8x16: a quad holds one row) */
+
+/* __logf: lg2.approx.ftz.f32 (taken correctly rounded; a subnormal input flushed: -inf) times fp32(ln 2). */
+static float fast_logf(float x)
+{
+    if (!(x >= 0x1p-126f))
+        return -INFINITY;
+    return abl_cuda_fmul((float)log2((double)x), 0x1.62e430p-1f);
+}
+
+float abl_flash_forward_lse(const abl_emul *e, const float *x, uint64_t count)
+{
+    uint64_t i = count - 1, B = e->block > 0 ? (uint64_t)e->block : count;
+    float run = -INFINITY, lane[QUAD] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (uint64_t top = i / B + 1; top-- > 0;) {   /* n_block from the diagonal block down to 0 */
+        uint64_t lo = top * B, hi = lo + B - 1 < i ? lo + B - 1 : i;
+        float mb = run;
+        for (uint64_t j = lo; j <= hi; j++)
+            mb = fmaxf(mb, x[j]);
+        if (run != -INFINITY && mb != run) {   /* row_sum *= scores_scale (1 when the max did not grow) */
+            float sc = abl_cuda_ex2_ftz(abl_cuda_fmul(abl_cuda_fadd(run, -mb), e->c_log2));
+            for (int q = 0; q < QUAD; q++)
+                lane[q] = abl_cuda_fmul(lane[q], sc);
+        }
+        run = mb;
+        float ms = mb == -INFINITY ? 0.0f : abl_emul_max_scaled(e, mb);
+        for (uint64_t j = lo; j <= hi; j++) {
+            float p = x[j] == -INFINITY ? 0.0f : abl_emul_flash_exp(e, x[j], ms);
+            int q = (int)(((j - lo) % 8) / 2);   /* lane q holds columns 8k + 2q, 8k + 2q + 1 */
+            lane[q] = abl_cuda_fadd(lane[q], p);
+        }
+    }
+    float a = abl_cuda_fadd(lane[0], lane[2]), b = abl_cuda_fadd(lane[1], lane[3]);   /* xor 2, then xor 1 */
+    float sum = abl_cuda_fadd(a, b);
+    return sum == 0.0f || sum != sum ? INFINITY : abl_cuda_fmaf(run, e->sm_scale, fast_logf(sum));
+}
+
+void abl_flash_backward_row(const abl_emul *e, double up, const float *x, uint64_t count, float *ds)
+{
+    float lse = abl_flash_forward_lse(e, x, count);
+    float lse2 = abl_cuda_fmul(lse, 0x1.715476p+0f);   /* lse * float(M_LOG2E): Scale_max = false */
+    for (uint64_t j = 0; j < count; j++) {
+        float p = x[j] == -INFINITY ? 0.0f : abl_cuda_ex2_ftz(abl_cuda_fmaf(x[j], e->c_log2, -lse2));
+        /* fp32(2^j P): exact but for fp32's range; mul.ftz flushes a subnormal product (bf16 with 2^j < 1) */
+        ds[j] = abl_fp_round32(&e->out, abl_cuda_ftz((float)((double)p * up)));
+    }
+}
