@@ -14,7 +14,8 @@ fma flushes a subnormal result to 0, and exp2f is ex2.approx.ftz):
   backward: P = ex2(fma(x, c, -fp32(lse fp32(log2 e)))), dS = dtype(ftz(fp32(2^j P))).
 Exact roundings: numpy float32 add/multiply (IEEE, correctly rounded) with the flush done here; exp2, log2
 and fma at 200 bits with mpmath, rounded to nearest-even here. Per head: the last row's first zero distance
-and zero count, the matrix's zero count, and the zeros whose forward weight (the dumped W) is not 0.
+and zero count, the matrix's zero count, and the zeros whose forward weight (the dumped W) is not 0; for zero logits the zero-logit predictor
+(simulate --backward --predict) too.
 Two mutants must each disagree with the tool somewhere: dS without the flush of the fp32 product
 ("noftz"), and dS multiplied by the softmax scale before the rounding as the memory-efficient kernel does
 ("scaled"; FlashAttention-2 scales acc_dq and acc_dk after the GEMMs instead).
@@ -178,6 +179,14 @@ def case(binary, dtype, n, slopes, std, j, block, head_dim):
     print("flash %-4s N=%d %s std=%s 2^%d block=%d d=%d: %s%s" % (
         dtype, n, slopes, std, j, block, head_dim, "agree" if ok else "DIFFER",
         "" if ok else "\n  mpmath %s\n  tool   %s" % (want, got)))
+    if not std:   # zero logits: the predictor (--predict) must give the same first zero and counts
+        prep = json.loads(subprocess.run([binary, "simulate", "--backward", "--predict", "--upstream", "2^%d" % j,
+                                          "--format", "json"] + args, check=True, capture_output=True,
+                                         text=True).stdout)
+        pgot = [(r["first_blind"], r["row_zeros"], r["matrix_zeros"]) for r in prep["backward"]]
+        pok = pgot == [w[:3] for w in want]
+        print("  --predict: %s%s" % ("agree" if pok else "DIFFER", "" if pok else " %s" % pgot))
+        ok = ok and pok
     mutants = [m for m in ("noftz", "scaled") if expected(X, W, dtype, j, block, head_dim, m) != got]
     return ok, sum(w[2] for w in want), mutants
 

@@ -445,7 +445,7 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
 static abl_status predict_pipeline(const abl_backward *out, const abl_backward_config *b, abl_simulate_config *pc)
 {
     if (b->grad != NULL || out->kind == ABL_BACKWARD_MEMEFF || out->kind == ABL_BACKWARD_FLASH)
-        return ABL_ERR_UNSUPPORTED;
+        return ABL_ERR_UNSUPPORTED;   /* flash: abl_flash_backward_predict, not a forward prediction */
     if (out->kind == ABL_BACKWARD_NATIVE)
         return b->log2_upstream >= 0 ? ABL_OK : ABL_ERR_UNSUPPORTED;
     return shift_dtype(&pc->pipeline.output_dtype, b->log2_upstream);
@@ -457,6 +457,13 @@ abl_status abl_backward_predict(const abl_simulate_config *cfg, const abl_backwa
         return ABL_ERR_INVALID_ARGUMENT;
     abl_fp fp;
     abl_status st = backward_init(cfg, b, out, &fp);
+    if (st == ABL_OK && out->kind == ABL_BACKWARD_FLASH) {   /* its own row bisections (abl_backward_flash.c) */
+        st = abl_flash_backward_predict(cfg, ldexp(1.0, (int)b->log2_upstream), &out->results, &out->heads);
+        out->predicted = st == ABL_OK;
+        if (st == ABL_OK)
+            totals(out);
+        return st;
+    }
     abl_simulate_config pc;
     if (st == ABL_OK) {
         pc = *cfg;
