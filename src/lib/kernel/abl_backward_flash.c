@@ -71,7 +71,10 @@ float abl_flash_forward_lse(const abl_emul *e, const float *x, uint64_t count)
 /* P as the backward recomputes it, from lse2 = fp32(lse log2 e), and its dS at 2^j = up. */
 static float recomputed_p(const abl_emul *e, float x, float lse2)
 {
-    return x == -INFINITY ? 0.0f : abl_cuda_ex2_ftz(abl_cuda_fmaf(x, e->c_log2, -lse2));
+    float y = x == -INFINITY ? -INFINITY : abl_cuda_fmaf(x, e->c_log2, -lse2);
+    /* below -126 the flush decides without the exp2: the binary32 next to -126 is -126 - 2^-17, whose 2^y
+     * rounds to a subnormal (the time is the exp2 of the far keys) */
+    return y < -126.0f ? 0.0f : abl_cuda_ex2_ftz(y);
 }
 
 static float ds_of(const abl_emul *e, float p, double up)
@@ -80,11 +83,23 @@ static float ds_of(const abl_emul *e, float p, double up)
     return abl_fp_round32(&e->out, abl_cuda_ftz((float)((double)p * up)));
 }
 
+/* A bound on the exp2 argument below which dS is 0 without the exp2: with T = max(zero_max, 2^-127) (a power
+ * of 2) and y < log2(T / up) - 1, P = rn32(2^y) < T / (2 up) (1 + 2^-23), so fp32(P up) < T: it rounds to 0
+ * in the dtype (T = zero_max) or is flushed (T = 2^-127). */
+static double zero_below(const abl_emul *e, double up)
+{
+    double t = e->out.zero_max > 0x1p-127 ? e->out.zero_max : 0x1p-127;
+    return log2(t / up) - 1.0;
+}
+
 void abl_flash_backward_row(const abl_emul *e, double up, const float *x, uint64_t count, float *ds)
 {
     float lse2 = abl_cuda_fmul(abl_flash_forward_lse(e, x, count), 0x1.715476p+0f); /* lse * float(M_LOG2E) */
-    for (uint64_t j = 0; j < count; j++)
-        ds[j] = ds_of(e, recomputed_p(e, x[j], lse2), up);
+    double yz = zero_below(e, up);
+    for (uint64_t j = 0; j < count; j++) {
+        float y = x[j] == -INFINITY ? -INFINITY : abl_cuda_fmaf(x[j], e->c_log2, -lse2);
+        ds[j] = (double)y < yz ? 0.0f : ds_of(e, recomputed_p(e, x[j], lse2), up);
+    }
 }
 
 /* The smallest j in [lo, hi] with f(j) true for a predicate false then true along j; hi + 1 if none. */
