@@ -199,7 +199,8 @@ def main():
     # (dtype, N, slopes, logit std, log2 upstream, block, head dim)
     cases = [("fp16", 72, "slopes:1,0.25", 0, 0, 16, 128), ("fp16", 72, "slopes:1,0.25", 0, 16, 32, 128),
              ("fp16", 64, "slopes:0.5", 3, -10, 16, 64), ("bf16", 72, "slopes:8,2", 0, 0, 16, 128),
-             ("bf16", 72, "slopes:8,2", 0, -10, 64, 128), ("bf16", 64, "slopes:4", 3, 16, 16, 80)]
+             ("bf16", 72, "slopes:8,2", 0, -10, 64, 128), ("bf16", 64, "slopes:4", 3, 16, 16, 80),
+             ("fp16", 96, "slopes:2,0.5,0.125,0.03125", 2, 0, 64, 128)]
     fails = zeros = 0
     killed = set()
     for c in cases:
