@@ -65,7 +65,10 @@ typedef struct abl_backward {
  * dtype(fp32(sum_k dP_k P_k)), dS_j = dtype(fp32(fp32(dP_j - D) P_j)) from the stored P; upcast: the same
  * from the fp32 P with D kept in fp32. Without a file dS_j = dtype(P_j 2^j).
  * Runs abl_simulate_run into *sim (the caller frees it) and counts the zeros into *out.
- * ABL_ERR_UNSUPPORTED for a pipeline whose softmax is not eager, or with a row hook already set;
+ * The memeff and flash kinds (softmax sdpa-efficient, flash) run row by row at unit upstream from each row's
+ * logits (abl_backward_memeff.c, abl_backward_flash.c: modelled from source, not measured).
+ * ABL_ERR_UNSUPPORTED for a pipeline whose softmax is none of these (or flash with splits >= 2, memeff or
+ * flash with a file), or with a row hook already set;
  * ABL_ERR_MISMATCH when the file's N or H does not match the layer.
  */
 ABL_API abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_config *b, abl_simulation *sim,
@@ -76,6 +79,8 @@ ABL_API abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_ba
  * and 2^j >= 1: the forward zeros (a stored weight is 0 or at least the smallest subnormal, and P 2^j >= P
  * cannot round to 0). Upcast: dS = 0 iff P32 <= 2^(emin - p - j), i.e. P32 rounds to 0 in the dtype with
  * emin lowered by j: the forward zeros of that output dtype (when it fits binary32's range).
+ * Flash (causal): the emulation's first zero and zero counts (the same lse; each row's zeros a prefix found
+ * by bisection, abl_backward_flash.c).
  * ABL_ERR_UNSUPPORTED otherwise.
  */
 ABL_API abl_status abl_backward_predict(const abl_simulate_config *cfg, const abl_backward_config *b,
