@@ -4,7 +4,7 @@
 As tests/plot_files.py checks the other kinds: for PNG, SVG and PDF the file exists and starts with the
 format's magic bytes, the SVG parses as XML and draws exactly two series (forward and gradient), each in
 its own colour as one <polyline> plus its legend sample, and two runs give the same bytes. A kernel whose
-backward is not modelled (flash2) and an option of another kind (--head) are refused with exit 2, one line
+backward is not modelled (sdpa-cudnn) and an option of another kind (--head) are refused with exit 2, one line
 on stderr, nothing on stdout and no file. Standard library only."""
 import os
 import subprocess
@@ -57,7 +57,7 @@ for ext in ("png", "svg", "pdf"):
     if not os.path.exists(again) or open(again, "rb").read() != data:
         fail("gradient %s: a second run gives other bytes" % ext)
 
-for bad in (["--pipeline", "flash2"], ["--head", "2"], ["--upstream", "3"]):
+for bad in (["--pipeline", "sdpa-cudnn"], ["--head", "2"], ["--upstream", "3"]):
     out = os.path.join(WORK, "gradient.bad.svg")
     if os.path.exists(out):
         os.remove(out)

@@ -96,6 +96,11 @@ static int backward_error(abl_status st, const abl_simulate_config *cfg, const c
                                    gpath != NULL ? "at unit upstream only (--grad-weights: its D = rowsum(dO O) is not "
                                    "given by dP)" : "for finite logits only (the bias or the logits overflow to "
                                    "Inf/NaN here)");
+    if (st == ABL_ERR_UNSUPPORTED && abl_backward_kind_of(&cfg->pipeline) == ABL_BACKWARD_FLASH)
+        return abl_cli_usage_error("--backward: FlashAttention-2's backward (softmax=flash) is emulated at unit "
+                                   "upstream only, without split-KV (%s)", gpath != NULL ? "--grad-weights: its D = "
+                                   "rowsum(dO O) is not given by dP" : cfg->pipeline.splits >= 2 ? "splits >= 2 is "
+                                   "a decode path" : "its zero-logit predictor: causal layers only");
     if (st == ABL_ERR_UNSUPPORTED)
         return abl_cli_usage_error("--backward: models the eager softmax backward (PyTorch's _softmax_backward_data) "
                                    "and, with --predict, zero logits with |dP - D| x loss scale >= 1; softmax=%s is "

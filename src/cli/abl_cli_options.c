@@ -12,7 +12,9 @@ const abl_cli_opt abl_cli_options[ABL_OPT_COUNT] = {
             "causal (decoders) or bidirectional (encoders: every row attends all N keys at |i-j|); default: "
             "the model's, else causal"},
     [ABL_OPT_BACKWARD] = {"backward", ABL_ARG_FLAG, NULL,
-            "also the backward pass: zero gradients dS = P (dP - D) of the scores (spec §15)"},
+            "also the backward pass: zero gradients dS = P (dP - D) of the scores (spec §15); the backward kind "
+            "follows the softmax: eager (PyTorch, upcast or native), sdpa-efficient (memeff) and flash "
+            "(FlashAttention-2), the last two modelled from source, not measured"},
     [ABL_OPT_BASE] = {"base", ABL_ARG_VALUE, "B",
             "rope: the RoPE base (rope_theta), exact decimal > 1 (default 10000, or the model's)"},
     [ABL_OPT_CLAMP] = {"clamp", ABL_ARG_VALUE, "C",

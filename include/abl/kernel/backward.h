@@ -21,12 +21,16 @@ typedef enum abl_backward_kind {
                               * autograd keeps the fp32 P; D and dS in fp32, dS rounded into the dtype */
     ABL_BACKWARD_NATIVE = 1, /* torch.softmax(x) in the dtype (mpt, falcon-hf-eager): the CPU kernel reads the
                               * stored P, stores D = sum dP P in the dtype, dS = (dP - D) P in fp32 */
-    ABL_BACKWARD_MEMEFF = 2  /* softmax sdpa-efficient: the memory-efficient CUDA kernel recomputes P from the
+    ABL_BACKWARD_MEMEFF = 2, /* softmax sdpa-efficient: the memory-efficient CUDA kernel recomputes P from the
                               * saved log-sum-exp and rounds it into the dtype; dS * scale rounded into the
                               * dtype (modelled from source, not measured; unit upstream only) */
+    ABL_BACKWARD_FLASH = 3   /* softmax flash (flash2): FlashAttention-2 recomputes the fp32 P from the saved
+                              * log-sum-exp (exp2, flushed below 2^-126); dS = dtype(ftz(fp32 P (dP - D))),
+                              * unscaled (modelled from source, not measured; unit upstream only) */
 } abl_backward_kind;
 
-/* The kind of a pipeline (its preset: the table in abl_backward.c), and its name ("upcast", "native"). */
+/* The kind of a pipeline (its preset: the table in abl_backward.c), and its name ("upcast", "native",
+ * "memeff", "flash"). */
 ABL_API abl_backward_kind abl_backward_kind_of(const abl_pipeline *p);
 ABL_API const char *abl_backward_kind_name(abl_backward_kind k);
 
@@ -61,7 +65,10 @@ typedef struct abl_backward {
  * dtype(fp32(sum_k dP_k P_k)), dS_j = dtype(fp32(fp32(dP_j - D) P_j)) from the stored P; upcast: the same
  * from the fp32 P with D kept in fp32. Without a file dS_j = dtype(P_j 2^j).
  * Runs abl_simulate_run into *sim (the caller frees it) and counts the zeros into *out.
- * ABL_ERR_UNSUPPORTED for a pipeline whose softmax is not eager, or with a row hook already set;
+ * The memeff and flash kinds (softmax sdpa-efficient, flash) run row by row at unit upstream from each row's
+ * logits (abl_backward_memeff.c, abl_backward_flash.c: modelled from source, not measured).
+ * ABL_ERR_UNSUPPORTED for a pipeline whose softmax is none of these (or flash with splits >= 2, memeff or
+ * flash with a file), or with a row hook already set;
  * ABL_ERR_MISMATCH when the file's N or H does not match the layer.
  */
 ABL_API abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_config *b, abl_simulation *sim,
@@ -74,6 +81,8 @@ ABL_API abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_ba
  * emin lowered by j: the forward zeros of that output dtype (when it fits binary32's range); with 2^j < 1
  * the gradient-only counts from the forward predictor's. Memeff (sdpa-efficient, modelled from source):
  * its own predictor (abl_backward_memeff_predict.c), every count the emulation gives, causal layers.
+ * Flash (causal): the emulation's first zero and zero counts (the same lse; each row's zeros a prefix found
+ * by bisection, abl_backward_flash.c).
  * ABL_ERR_UNSUPPORTED otherwise.
  */
 ABL_API abl_status abl_backward_predict(const abl_simulate_config *cfg, const abl_backward_config *b,

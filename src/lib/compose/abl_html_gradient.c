@@ -55,12 +55,13 @@ void abl_html_gradient_section(FILE *f, const abl_simulate_config *cfg, const ab
                "docs/pipelines.md §9), for a bound on |dP − D| times the loss scale:</p>\n",
             cfg->pipeline.output_dtype.name, abl_backward_kind_name(kind),
             kind == ABL_BACKWARD_MEMEFF ? ": the memory-efficient SDPA backward, modelled from source, not measured"
-                                        : "");
+            : kind == ABL_BACKWARD_FLASH ? ": FlashAttention-2's backward, modelled from source, not measured"
+                                         : "");
     fputs("<table>\n<tr><th>|dP − D| × loss scale</th><th>heads with a zero dS</th><th>first zero dS per head "
           "(model order)</th><th>last-row keys: zero dS, weight not 0</th></tr>\n", f);
     for (size_t i = 0; i < sizeof k_bounds / sizeof k_bounds[0]; i++)
         bound_row(f, cfg, fwd, k_bounds[i]);
     fputs("</table>\n<p class=\"note\">2^16 is torch.cuda.amp.GradScaler's initial scale; the eager softmax "
-          "backwards and the memory-efficient SDPA one only (other fused kernels: analyze --gradient's closed "
-          "form). spec §15.</p>\n", f);
+          "backwards, the memory-efficient SDPA one and FlashAttention-2's (other fused kernels: analyze "
+          "--gradient's closed form). spec §15.</p>\n", f);
 }

@@ -13,6 +13,7 @@
 #include "abl_round.h"
 #include "abl/kernel/backward.h"
 #include "abl_backward_memeff.h"
+#include "abl_backward_flash.h"
 
 /* The backward kind of each preset whose softmax is eager (docs/pipelines.md §9); others: native. */
 static const struct {
@@ -30,6 +31,8 @@ abl_backward_kind abl_backward_kind_of(const abl_pipeline *p)
 {
     if (p != NULL && p->softmax == ABL_SOFTMAX_SDPA_EFFICIENT)
         return ABL_BACKWARD_MEMEFF;   /* the kernel decides, whichever preset chose it (falcon-hf-sdpa too) */
+    if (p != NULL && p->softmax == ABL_SOFTMAX_FLASH)
+        return ABL_BACKWARD_FLASH;    /* FlashAttention-2's backward kernel, as its forward (flash2) */
     for (size_t i = 0; p != NULL && p->preset != NULL && i < sizeof kind_table / sizeof kind_table[0]; i++)
         if (strcmp(kind_table[i].preset, p->preset) == 0)
             return kind_table[i].kind;
@@ -38,7 +41,8 @@ abl_backward_kind abl_backward_kind_of(const abl_pipeline *p)
 
 const char *abl_backward_kind_name(abl_backward_kind k)
 {
-    return k == ABL_BACKWARD_UPCAST ? "upcast" : k == ABL_BACKWARD_MEMEFF ? "memeff" : "native";
+    return k == ABL_BACKWARD_UPCAST ? "upcast" : k == ABL_BACKWARD_MEMEFF ? "memeff"
+           : k == ABL_BACKWARD_FLASH ? "flash" : "native";
 }
 
 typedef struct bwd_ctx {
@@ -55,6 +59,7 @@ typedef struct bwd_ctx {
     float *pt;               /* one row of P as stored in the dtype */
     int block;               /* memeff: the forward's keys per block */
     float sm_scale;          /* memeff: the softmax scale that multiplies dS */
+    abl_emul fl;             /* flash: the forward's emulation parameters (block, scale_softmax_log2, dtype) */
     abl_status failed;
 } bwd_ctx;
 
@@ -179,6 +184,11 @@ static void bwd_hook(void *ctxp, int head_index, uint64_t row, const float *logi
         count_row(c, &c->heads[head_index - 1], row, weights);
         return;
     }
+    if (c->kind == ABL_BACKWARD_FLASH) {    /* the fp32 P recomputed from the forward's log-sum-exp */
+        abl_flash_backward_row(&c->fl, c->up, logits, row + 1, c->ds);
+        count_row(c, &c->heads[head_index - 1], row, weights);
+        return;
+    }
     if (c->b->grad == NULL) {
         count_unit(c, &c->heads[head_index - 1], row, weights);
         return;
@@ -204,10 +214,14 @@ static void bwd_hook(void *ctxp, int head_index, uint64_t row, const float *logi
 static abl_status check_pipeline(const abl_simulate_config *cfg, const abl_backward_config *b, abl_fp *out)
 {
     int memeff = cfg->pipeline.softmax == ABL_SOFTMAX_SDPA_EFFICIENT;
-    if (cfg->row_hook != NULL || (cfg->pipeline.softmax != ABL_SOFTMAX_EAGER && !memeff) || cfg->pipeline.rows != 0)
+    int flash = cfg->pipeline.softmax == ABL_SOFTMAX_FLASH;
+    if (cfg->row_hook != NULL || (cfg->pipeline.softmax != ABL_SOFTMAX_EAGER && !memeff && !flash) ||
+        cfg->pipeline.rows != 0)
         return ABL_ERR_UNSUPPORTED;
-    if (memeff && b->grad != NULL)
-        return ABL_ERR_UNSUPPORTED;   /* its D is rowsum(dO * O), which a captured dP does not give */
+    if ((memeff || flash) && b->grad != NULL)
+        return ABL_ERR_UNSUPPORTED;   /* their D is rowsum(dO * O), which a captured dP does not give */
+    if (flash && cfg->pipeline.splits >= 2)
+        return ABL_ERR_UNSUPPORTED;   /* split-KV is a decode path: its lse is the combine kernel's */
     return abl_fp_init(&cfg->pipeline.output_dtype, out);
 }
 
@@ -372,7 +386,7 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
     abl_status st = backward_init(cfg, b, out, &c.out);
     if (st != ABL_OK)
         return st;
-    if (b->grad == NULL && out->kind != ABL_BACKWARD_MEMEFF) {
+    if (b->grad == NULL && out->kind != ABL_BACKWARD_MEMEFF && out->kind != ABL_BACKWARD_FLASH) {
         st = unit_by_runs(cfg, b, sim, out);
         if (st != ABL_ERR_UNSUPPORTED)
             return st;
@@ -392,6 +406,8 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
     c.kind = out->kind;
     c.block = cfg->pipeline.block;
     c.sm_scale = abl_memeff_scale(cfg->pipeline.head_dim);
+    if (st == ABL_OK && c.kind == ABL_BACKWARD_FLASH)
+        st = abl_emul_init(&cfg->pipeline, c.n, &c.fl);
     abl_simulate_config sc = *cfg;
     /* upcast: the emulation stops at the fp32 P (the rounding into the dtype is done in the hook) */
     if (st == ABL_OK && c.kind == ABL_BACKWARD_UPCAST)
@@ -428,8 +444,8 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
 /* The pipeline whose forward zeros are the zero-logit gradient zeros (abl_backward_predict). */
 static abl_status predict_pipeline(const abl_backward *out, const abl_backward_config *b, abl_simulate_config *pc)
 {
-    if (b->grad != NULL || out->kind == ABL_BACKWARD_MEMEFF)
-        return ABL_ERR_UNSUPPORTED;
+    if (b->grad != NULL || out->kind == ABL_BACKWARD_MEMEFF || out->kind == ABL_BACKWARD_FLASH)
+        return ABL_ERR_UNSUPPORTED;   /* flash: abl_flash_backward_predict, not a forward prediction */
     if (out->kind == ABL_BACKWARD_NATIVE)
         return b->log2_upstream >= 0 ? ABL_OK : ABL_ERR_UNSUPPORTED;
     return shift_dtype(&pc->pipeline.output_dtype, b->log2_upstream);
@@ -475,6 +491,13 @@ abl_status abl_backward_predict(const abl_simulate_config *cfg, const abl_backwa
     abl_status st = backward_init(cfg, b, out, &fp);
     if (st == ABL_OK && out->kind == ABL_BACKWARD_MEMEFF)
         return predict_memeff(cfg, b, out);
+    if (st == ABL_OK && out->kind == ABL_BACKWARD_FLASH) {   /* its own row bisections (abl_backward_flash.c) */
+        st = abl_flash_backward_predict(cfg, ldexp(1.0, (int)b->log2_upstream), &out->results, &out->heads);
+        out->predicted = st == ABL_OK;
+        if (st == ABL_OK)
+            totals(out);
+        return st;
+    }
     abl_simulate_config pc;
     if (st == ABL_OK) {
         pc = *cfg;

@@ -45,13 +45,15 @@ static abl_status backward_meta(const abl_simulate_config *cfg, const abl_simula
     BTRY(abl_report_meta(r, "dtype", "training dtype (dS)", cfg->pipeline.output_dtype.name, NULL));
     /* one entry per line: clang's -Wstring-concatenation takes a wrapped literal beside others for a
      * missing comma */
-    static const char *const kind_text[3] = {
+    static const char *const kind_text[4] = {
         "upcast: fp32 P saved by autograd, D in fp32",
         "native: P as stored, D stored in the dtype (CPU kernel)",
         ("memeff: P recomputed from the log-sum-exp and rounded into the dtype, dS x scale rounded (CUDA "
          "memory-efficient kernel: modelled from source, not measured)"),
+        ("flash: fp32 P recomputed from the log-sum-exp (exp2, flushed below 2^-126), dS rounded unscaled "
+         "(FlashAttention-2 kernel: modelled from source, not measured)"),
     };
-    static const char *const kind_json[3] = {"\"upcast\"", "\"native\"", "\"memeff\""};
+    static const char *const kind_json[4] = {"\"upcast\"", "\"native\"", "\"memeff\"", "\"flash\""};
     BTRY(abl_report_meta(r, "backward_kind", "backward", kind_text[b->kind], kind_json[b->kind]));
     BTRY(meta_own(r, "context", "context N", abl_strf("%llu", (unsigned long long)cfg->context),
                   abl_strf("%llu", (unsigned long long)cfg->context)));
@@ -147,6 +149,11 @@ static abl_status backward_fill(const abl_simulate_config *cfg, const abl_simula
                                   "forward's log-sum-exp, as the memory-efficient SDPA backward does: modelled from "
                                   "source, not measured (docs/pipelines.md §9); only dS: keys whose gradient is 0 "
                                   "while their forward weight is not");
+    if (b->kind == ABL_BACKWARD_FLASH)
+        return abl_report_note(r, "dS = P (dP - D) in fp32 (flushed below 2^-126) rounded into the training dtype, P "
+                                  "recomputed in fp32 from the forward's log-sum-exp, as FlashAttention-2's backward "
+                                  "does: modelled from source, not measured (docs/pipelines.md §9); only dS: keys "
+                                  "whose gradient is 0 while their forward weight is not");
     return abl_report_note(r, "dS = P (dP - D) rounded into the training dtype as PyTorch's eager softmax backward "
                               "does (spec §15); only dS: keys whose gradient is 0 while their weight is not");
 }

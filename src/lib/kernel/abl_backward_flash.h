@@ -1,0 +1,24 @@
+/* alibi-blind: FlashAttention-2's backward dS at unit upstream, one row (abl_backward_flash.c). */
+#ifndef ABL_BACKWARD_FLASH_H
+#define ABL_BACKWARD_FLASH_H
+#include <stdint.h>
+#include "abl_round.h"
+#include "abl/kernel/backward.h"
+
+/* The log-sum-exp the forward kernel saves for row `count - 1` of fp32 logits x (flash logits: score units,
+ * the alibi already in), as normalize_softmax_lse computes it: fma(row_max, scale_softmax, __logf(row_sum));
+ * INFINITY when the sum is 0. e: a flash emulation (block, sm_scale, c_log2). */
+float abl_flash_forward_lse(const abl_emul *e, const float *x, uint64_t count);
+
+/* dS of keys [0, count) of the row, |dP - D| x loss scale = up (a power of 2): P = ex2.approx.ftz(fma(x,
+ * scale_softmax_log2, -fp32(lse log2 e))), dS = dtype(ftz(fp32(P up))), the dtype being e->out. */
+void abl_flash_backward_row(const abl_emul *e, double up, const float *x, uint64_t count, float *ds);
+
+/* Zero logits, causal, unit upstream 2^j = up: per head (model order, *heads of them, calloc'd into *out) the
+ * same counts as the row emulation above without forming every dS: each row's logits grow along the keys
+ * (checked: ABL_ERR_UNSUPPORTED otherwise), so its exp2 and its dS are 0 on a prefix, each found by
+ * bisection; the lse sums only the keys whose exp2 is not 0 (in the kernel's order). O(N log N + the keys
+ * with a non-zero exp2) per head. fwd_first_blind and the only_* counts are not predicted (-1, 0).
+ * ABL_ERR_UNSUPPORTED for bidirectional layers, split-KV, Gaussian or captured scores. */
+abl_status abl_flash_backward_predict(const abl_simulate_config *cfg, double up, abl_bwd_head **out, int *heads);
+#endif

@@ -1,0 +1,12 @@
+simulate
+--backward
+--pipeline
+flash2,block=16,head-dim=128
+--dtype
+bf16
+--ctx
+72
+--slopes
+slopes:8,2
+--upstream
+2^-10

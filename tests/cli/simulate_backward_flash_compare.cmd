@@ -1,0 +1,13 @@
+simulate
+--backward
+--compare
+--pipeline
+flash2,block=16,head-dim=128
+--dtype
+bf16
+--ctx
+72
+--slopes
+slopes:8,2
+--upstream
+2^-10

@@ -1,0 +1,10 @@
+simulate
+--backward
+--pipeline
+flash2,splits=2
+--dtype
+fp16
+--ctx
+64
+--heads
+2
