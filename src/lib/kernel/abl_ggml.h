@@ -47,4 +47,11 @@ uint64_t abl_ggml_band_start(const float *eb, uint64_t Dz, uint64_t Dc, float E)
  * finite. */
 abl_status abl_ggml_bidir_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out);
 
+/* The zero-logit predictor of softmax=ggml-flash (llamacpp-cpu-fa) for a bidirectional layer
+ * (abl_ggml_fa_bidir.c): simulate's weight counts per head (end, middle and matrix; the influence counts
+ * are the same: the column is the coefficient of V). The tiled kernel from per-residue tables; the one-row
+ * kernels row by row up to 4096 keys. ABL_ERR_UNSUPPORTED when a logit is not finite or exceeds the
+ * diagonal's, or for a one-row kernel beyond 4096 keys. */
+abl_status abl_ggml_fa_bidir_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out);
+
 #endif
