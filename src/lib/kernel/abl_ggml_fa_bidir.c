@@ -38,6 +38,12 @@
 #define FB_LANES 8
 #define FB_ROW_MAX 4096   /* the one-row kernels: emulated rows up to this N (O(N^2) keys, rescales) */
 
+/* A left key whose zero test depends on the row (its column between the rows' smallest and largest E). */
+typedef struct fb_amb {
+    uint64_t k, d;    /* its tile, its distance */
+    float col;        /* its final column */
+} fb_amb;
+
 typedef struct fb_pred {
     const abl_emul *em;
     uint64_t n, L;            /* keys; lanes per vector (8: AVX2 build, 1: scalar build) */
@@ -45,12 +51,17 @@ typedef struct fb_pred {
     uint64_t DzA, D0A;        /* eA: first d with eA <= Eb (n: none); 1 + the last d with eA != 0 */
     int monoA;                /* eA non-increasing on [DzA, D0A) */
     float Eb;                 /* E(r) for the smallest r a row can have (S < 2 N) */
-    /* one residue rho at a time */
-    float *ER, *CL;           /* by distance: a left key's e against its tile max; its final column */
-    double *ts, *TR;          /* by tile k: the left tile's sum; the whole right tile's sum */
-    float *b;                 /* by tile k: the rescale leaving left tile k (k = 1: into the diagonal's) */
-    uint64_t DzL, DcL;        /* CL's band (as DzA, D0A) */
-    int monoL;
+    /* one residue rho at a time: rows i = 64 q + rho, q <= qmax; left tiles k = 1..q */
+    uint64_t rho, qmax, have; /* tiles 1..have tabulated */
+    float *ER;                /* by distance: a left key's e against its tile max */
+    double *ts, *TR;          /* by tile: the left tile's sum (its own max); whole tile k right of the
+                               * diagonal's (k = 0: the diagonal's own) */
+    float *b;                 /* by tile: the rescale leaving tile k (k = 1: into the diagonal's) */
+    float *SL, *Er;           /* by row: S after the left tiles (before b_1); E(r) (NaN: no zero possible) */
+    uint64_t *PZ;             /* by tile: left keys zero in every row (tiles 1..k) */
+    fb_amb *amb;              /* the row-dependent left keys, by tile */
+    size_t namb, camb;
+    uint64_t k0;              /* the first tile where a left key can be zero */
 } fb_pred;
 
 static float fb_exp(const abl_emul *em, float y)
@@ -61,6 +72,11 @@ static float fb_exp(const abl_emul *em, float y)
 static float fb_sub(float a, float b)
 {
     return (float)((double)a - (double)b);
+}
+
+static float fb_mul(float a, float b)
+{
+    return (float)((double)a * (double)b);
 }
 
 /* A tile's binary64 sum as ggml_vec_soft_max_f32 forms it from 64 slots in key order (absent keys 0). */
@@ -80,7 +96,7 @@ static double fb_tile_sum(const float *v, uint64_t L)
     return s;
 }
 
-/* The sum of a tile at or right of the diagonal: slot s is key j0 + s at d = j0 + s - i (|.|); keys past
+/* The sum of a tile at or right of the diagonal: slot s is key j0 + s at d = |j0 + s - i|; keys past
  * N - 1 are absent. */
 static double fb_right_sum(const fb_pred *f, uint64_t i, uint64_t j0)
 {
@@ -92,13 +108,14 @@ static double fb_right_sum(const fb_pred *f, uint64_t i, uint64_t j0)
     return fb_tile_sum(v, f->L);
 }
 
-/* Band of a table by distance on [lo, n): first d with t <= Eb, 1 + the last d with t != 0, monotone. */
-static void fb_band(const float *t, uint64_t lo, uint64_t n, float Eb, uint64_t *Dz, uint64_t *Dc, int *mono)
+/* Band of a table by distance on [lo, end): first d with t <= Eb (end: none), 1 + the last d with t != 0,
+ * whether t is non-increasing in between. */
+static void fb_band(const float *t, uint64_t lo, uint64_t end, float Eb, uint64_t *Dz, uint64_t *Dc, int *mono)
 {
-    *Dz = n;
+    *Dz = end;
     *Dc = lo;
-    for (uint64_t d = lo; d < n; d++) {
-        if (*Dz == n && t[d] <= Eb)
+    for (uint64_t d = lo; d < end; d++) {
+        if (*Dz == end && t[d] <= Eb)
             *Dz = d;
         if (t[d] != 0.0f)
             *Dc = d + 1;
@@ -134,115 +151,241 @@ static uint64_t fb_count(const float *t, uint64_t Dz, uint64_t Dc, int mono, uin
     return z;
 }
 
-/* Residue rho's left tiles (k = 1..qmax): e against each tile's max, the tile sums, the rescales; 0 when
- * some e exceeds its tile max's (the stop rule's premise). */
-static int fb_left_tables(fb_pred *f, uint64_t rho, uint64_t qmax)
+static uint64_t fb_g(const fb_pred *f, uint64_t k)
+{
+    return f->rho + 1 + FB_TILE * (k - 1);   /* left tile k's max: its last key */
+}
+
+/* Tabulates the left tiles up to k: e against each tile's max (ggml's exp), the tile sums, the rescales
+ * (libm expf of the max's step, 1 where the max does not rise: no rescale). */
+static void fb_need(fb_pred *f, uint64_t k)
 {
     const float *T = f->T;
-    int ok = 1;
-    for (uint64_t k = 1; k <= qmax; k++) {
-        uint64_t g = rho + 1 + FB_TILE * (k - 1);
+    for (; f->have < k && f->have < f->qmax; f->have++) {
+        uint64_t t = f->have + 1, g = fb_g(f, t);
         float v[FB_TILE];
         for (uint64_t l = 0; l < FB_TILE; l++) {
             float e = fb_exp(f->em, fb_sub(T[g + l], T[g]));
             f->ER[g + l] = e;
             v[FB_TILE - 1 - l] = e;   /* slot s holds key d = g + 63 - s */
-            ok &= e <= f->ER[g];
         }
-        ok &= f->ER[g] == 1.0f;
-        f->ts[k] = fb_tile_sum(v, f->L);
-        float next = k >= 2 ? T[g - FB_TILE] : T[0];
-        f->b[k] = next > T[g] ? abl_exp_rn32(fb_sub(T[g], next)) : 1.0f;
-    }
-    return ok;
-}
-
-/* The final columns of residue rho's left keys: e through the rescales b_k, ..., b_1, each product
- * rounded to fp32 (tiled_row's col[k] * ms). Stops (the rest 0) after a tile left all zero when stop. */
-static void fb_left_columns(fb_pred *f, uint64_t rho, uint64_t qmax, int stop)
-{
-    int zero_tile = 0;
-    for (uint64_t k = 1; k <= qmax; k++) {
-        uint64_t g = rho + 1 + FB_TILE * (k - 1);
-        int all_zero = 1;
-        for (uint64_t l = 0; l < FB_TILE; l++) {
-            float v = zero_tile ? 0.0f : f->ER[g + l];
-            for (uint64_t s = k; s >= 1 && v != 0.0f; s--)
-                if (f->b[s] != 1.0f)
-                    v = (float)((double)v * (double)f->b[s]);
-            f->CL[g + l] = v;
-            all_zero &= v == 0.0f;
-        }
-        zero_tile |= stop && all_zero;
+        f->ts[t] = fb_tile_sum(v, f->L);
+        float next = t >= 2 ? T[g - FB_TILE] : T[0];
+        f->b[t] = next > T[g] ? abl_exp_rn32(fb_sub(T[g], next)) : 1.0f;
     }
 }
 
-/* S of row i = 64 q + rho as tiled_row forms it (left tiles, the diagonal's, the right ones). */
-static float fb_row_sum(const fb_pred *f, uint64_t q, uint64_t rho)
+/* The left state after tiles K..1 from S (tiled_row: S = fp32(S b) + the tile's binary64 sum). */
+static float fb_left_from(const fb_pred *f, uint64_t K, float S)
 {
-    uint64_t i = FB_TILE * q + rho, last_tile = (f->n - 1) / FB_TILE;
-    float S = 0.0f;
-    for (uint64_t k = q; k >= 1; k--) {
-        if (k < q && f->b[k + 1] != 1.0f)
-            S = (float)((double)S * (double)f->b[k + 1]);
+    for (uint64_t k = K; k >= 1; k--) {
+        if (k < K && f->b[k + 1] != 1.0f)
+            S = fb_mul(S, f->b[k + 1]);
         S = (float)((double)S + f->ts[k]);
-    }
-    if (q >= 1 && f->b[1] != 1.0f)
-        S = (float)((double)S * (double)f->b[1]);
-    S = (float)((double)S + fb_right_sum(f, i, FB_TILE * q));
-    for (uint64_t k = 1; q + k <= last_tile; k++) {
-        if (FB_TILE * k >= f->D0A + rho)
-            break;   /* every later key has e = 0: S + 0 */
-        int whole = FB_TILE * (q + k + 1) <= f->n;
-        S = (float)((double)S + (whole ? f->TR[k] : fb_right_sum(f, i, FB_TILE * (q + k))));
     }
     return S;
 }
 
-/* Row i = 64 q + rho's zero weights; *first_left the smallest zero distance on its left (-1: none). */
-static uint64_t fb_row_zeros(const fb_pred *f, uint64_t q, uint64_t rho, int64_t *first_left)
+/* SL[q] for every row of the residue. Each tile's step is monotone in the state, so when the state after
+ * tiles K..1 is the same from S = 0 (row q = K) and from the largest state tile K + 1 can leave (2 N: at
+ * most N terms < 1.5, rounded), every row q > K has it. */
+static void fb_left_sums(fb_pred *f)
 {
-    uint64_t i = FB_TILE * q + rho, right = f->n - 1 - i;
-    *first_left = -1;
-    if (rho < f->DzA && i < f->DzL && right < f->DzA)
-        return 0;   /* every key's column is above E for every r */
-    float S = fb_row_sum(f, q, rho);
-    float r = (float)(1.0 / (double)S);
-    float E = abl_ggml_zero_bound(r, 0.0f);
-    int64_t fd, fl, fr;
-    /* the diagonal's tile left of the diagonal: d in [1, rho], columns eA */
-    uint64_t z = fb_count(f->eA, f->DzA, f->D0A, f->monoA, 1, rho, E, &fd);
-    z += fb_count(f->CL, f->DzL, f->DcL, f->monoL, rho + 1, i, E, &fl);
-    z += fb_count(f->eA, f->DzA, f->D0A, f->monoA, 1, right, E, &fr);
-    *first_left = fd >= 0 ? fd : fl;
-    return z;
+    float big = 2.0f * (float)f->n;
+    uint64_t K = 1;
+    f->SL[0] = 0.0f;
+    for (; K <= f->qmax; K++) {
+        fb_need(f, K + 1);
+        f->SL[K] = fb_left_from(f, K, 0.0f);
+        if (K < f->qmax && fb_left_from(f, K, fb_mul(big, f->b[K + 1])) == f->SL[K])
+            break;
+    }
+    for (uint64_t q = K + 1; q <= f->qmax; q++)
+        f->SL[q] = f->SL[K];
 }
 
-/* Residue rho: its tables, then its rows' counts into out. */
-static void fb_residue(fb_pred *f, uint64_t rho, abl_pred_head *out)
+/* S of row i = 64 q + rho as tiled_row forms it: the left state, the diagonal's tile, the right tiles
+ * (those from the first whose keys all have e = 0 on add 0). */
+static float fb_row_sum(const fb_pred *f, uint64_t q)
 {
-    uint64_t n = f->n, qmax = (n - 1 - rho) / FB_TILE, mid = abl_bidir_mid(n);
-    int stop = fb_left_tables(f, rho, qmax);
-    fb_left_columns(f, rho, qmax, stop);
-    uint64_t lo = rho + 1 < n ? rho + 1 : n;
-    fb_band(f->CL, lo, qmax >= 1 ? FB_TILE * qmax + rho + 1 : lo, f->Eb, &f->DzL, &f->DcL, &f->monoL);
-    if (f->DzL == (qmax >= 1 ? FB_TILE * qmax + rho + 1 : lo))
-        f->DzL = n;   /* no left key can vanish */
-    uint64_t last_tile = (n - 1) / FB_TILE;
-    for (uint64_t k = 1; k <= last_tile && FB_TILE * k < f->D0A + rho; k++)
-        f->TR[k] = fb_right_sum(f, rho, FB_TILE * k);   /* row rho (q = 0): right tile k whole when used so */
-    for (uint64_t q = 0; q <= qmax; q++) {
-        uint64_t i = FB_TILE * q + rho;
-        int64_t first;
-        uint64_t z = fb_row_zeros(f, q, rho, &first);
+    uint64_t i = FB_TILE * q + f->rho, last_tile = (f->n - 1) / FB_TILE;
+    float S = f->SL[q];
+    if (q >= 1 && f->b[1] != 1.0f)
+        S = fb_mul(S, f->b[1]);
+    /* whole tiles from the residue's table (the same keys at the same distances), the cut one here */
+    for (uint64_t k = 0; q + k <= last_tile && (k == 0 || FB_TILE * k < f->D0A + f->rho); k++)
+        S = (float)((double)S + (FB_TILE * (q + k + 1) <= f->n ? f->TR[k] : fb_right_sum(f, i, FB_TILE * (q + k))));
+    return S;
+}
+
+/* The largest v with fp32(v b) <= th (fp32(v b) is monotone in v): the inverse of one rescale. */
+static float fb_inv(float th, float b)
+{
+    if (b == 1.0f)
+        return th;
+    if (b == 0.0f)
+        return INFINITY;
+    /* fp32(x) <= th exactly for x up to the midpoint of th and its successor: start from that bound */
+    double mid = 0.5 * ((double)th + (double)nextafterf(th, INFINITY));
+    float c = (float)(mid / (double)b);
+    if (isinf(c) || isinf(th))
+        return INFINITY;
+    while (c > 0.0f && fb_mul(c, b) > th)
+        c = nextafterf(c, 0.0f);
+    while (isfinite(c) && fb_mul(nextafterf(c, INFINITY), b) <= th)
+        c = nextafterf(c, INFINITY);
+    return c;
+}
+
+/* The left keys' zero sets for E in [lo, hi] (the rows' E): a key of tile k is zero for E exactly when
+ * its e <= th_k(E), th_0 = E, th_k = fb_inv(th_(k-1), b_k) (the column is e through b_k, ..., b_1). Keys
+ * zero for lo count in PZ; keys zero for hi only are kept with their column (forward chain). From a
+ * tile where th_k(lo) >= 2 every farther key is zero (ggml's exp of a non-positive argument is < 2). */
+static int fb_left_zeros(fb_pred *f, float lo, float hi)
+{
+    float tl = lo, th = hi;
+    int full = 0;
+    f->namb = 0;
+    f->PZ[0] = 0;
+    for (uint64_t k = 1; k <= f->qmax; k++) {
+        uint64_t z = FB_TILE;
+        if (!full) {
+            fb_need(f, k);
+            tl = fb_inv(tl, f->b[k]);
+            th = fb_inv(th, f->b[k]);
+            full = tl >= 2.0f;
+        }
+        if (!full) {
+            z = 0;
+            uint64_t g = fb_g(f, k);
+            for (uint64_t l = 0; l < FB_TILE; l++) {
+                float e = f->ER[g + l];
+                if (e <= tl) {
+                    z++;
+                } else if (e <= th) {
+                    if (f->namb == f->camb) {
+                        size_t c = f->camb ? 2 * f->camb : 64;
+                        fb_amb *a = realloc(f->amb, c * sizeof *a);
+                        if (a == NULL)
+                            return 0;
+                        f->amb = a;
+                        f->camb = c;
+                    }
+                    float v = e;
+                    for (uint64_t s = k; s >= 1 && v != 0.0f; s--)
+                        if (f->b[s] != 1.0f)
+                            v = fb_mul(v, f->b[s]);
+                    f->amb[f->namb++] = (fb_amb){k, g + l, v};
+                }
+            }
+        }
+        f->PZ[k] = f->PZ[k - 1] + z;
+    }
+    return 1;
+}
+/* The first tile where a left key can be zero in some row (E <= Eb); qmax + 1 when none. */
+static uint64_t fb_first_tile(fb_pred *f)
+{
+    float th = f->Eb;
+    for (uint64_t k = 1; k <= f->qmax; k++) {
+        fb_need(f, k);
+        th = fb_inv(th, f->b[k]);
+        if (th >= 2.0f)
+            return k;
+        for (uint64_t l = 0, g = fb_g(f, k); l < FB_TILE; l++)
+            if (f->ER[g + l] <= th)
+                return k;
+    }
+    return f->qmax + 1;
+}
+
+/* The smallest left distance zero in row q for E (-1: none): the end row's first blind distance. */
+static int64_t fb_first_left(fb_pred *f, uint64_t q, float E)
+{
+    float th = E;
+    for (uint64_t k = 1; k <= q; k++) {
+        fb_need(f, k);
+        th = fb_inv(th, f->b[k]);
+        uint64_t g = fb_g(f, k);
+        if (th >= 2.0f)
+            return (int64_t)g;
+        for (uint64_t l = 0; l < FB_TILE; l++)
+            if (f->ER[g + l] <= th)
+                return (int64_t)(g + l);
+    }
+    return -1;
+}
+
+/* Pass 1: E(r) of every row that can have a zero (NaN: none can); *lo, *hi: the extremes over the rows
+ * that reach tile k0. Rows whose right tiles are all whole up to the zeros and whose SL is the last
+ * one's have its S (the same sums in the same order). */
+static void fb_row_bounds(fb_pred *f, float *lo, float *hi)
+{
+    uint64_t Kr = (f->D0A + f->rho + FB_TILE - 1) / FB_TILE;
+    float cS = NAN, cSL = NAN, cr = NAN, cE = 0.0f;
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (uint64_t q = 0; q <= f->qmax; q++) {
+        uint64_t i = FB_TILE * q + f->rho, right = f->n - 1 - i;
+        f->Er[q] = NAN;
+        if (f->rho < f->DzA && right < f->DzA && q < f->k0)
+            continue;   /* every key's column is above E for every r */
+        int steady = FB_TILE * (q + Kr) <= f->n;
+        float S = steady && f->SL[q] == cSL ? cS : fb_row_sum(f, q);
+        if (steady) {
+            cSL = f->SL[q];
+            cS = S;
+        }
+        float r = (float)(1.0 / (double)S);
+        if (!(r == cr)) {
+            cr = r;
+            cE = abl_ggml_zero_bound(r, 0.0f);
+        }
+        f->Er[q] = cE;
+        if (q >= f->k0) {
+            *lo = fminf(*lo, cE);
+            *hi = fmaxf(*hi, cE);
+        }
+    }
+}
+
+/* Residue rho: its tables, then its rows' counts into out. 0: out of memory. */
+static int fb_residue(fb_pred *f, uint64_t rho, abl_pred_head *out)
+{
+    uint64_t n = f->n, mid = abl_bidir_mid(n);
+    f->rho = rho;
+    f->qmax = (n - 1 - rho) / FB_TILE;
+    f->have = 0;
+    fb_left_sums(f);
+    f->k0 = fb_first_tile(f);
+    for (uint64_t k = 0; k <= (n - 1) / FB_TILE && (k == 0 || FB_TILE * k < f->D0A + rho); k++)
+        f->TR[k] = fb_right_sum(f, rho, FB_TILE * k);   /* row q = 0: tile k whole when a row uses it */
+    float lo, hi;
+    fb_row_bounds(f, &lo, &hi);
+    if (lo <= hi && !fb_left_zeros(f, lo, hi))
+        return 0;
+    for (uint64_t q = 0; q <= f->qmax; q++) {
+        uint64_t i = FB_TILE * q + rho, z = 0;
+        float E = f->Er[q];
+        int64_t fd = -1, fr;
+        if (!isnan(E)) {
+            z = fb_count(f->eA, f->DzA, f->D0A, f->monoA, 1, rho, E, &fd);   /* the diagonal's tile, left */
+            z += fb_count(f->eA, f->DzA, f->D0A, f->monoA, 1, n - 1 - i, E, &fr);   /* the right */
+            if (q >= f->k0) {
+                z += f->PZ[q];
+                for (size_t a = 0; a < f->namb && f->amb[a].k <= q; a++)
+                    z += f->amb[a].col <= E;
+            }
+        }
         out->matrix_zeros += z;
         if (i == mid)
             out->mid_row_zeros = z;
         if (i == n - 1) {
             out->row_zeros = z;
-            out->first_blind = first;
+            out->first_blind = fd >= 0 || isnan(E) ? fd : fb_first_left(f, q, E);
         }
     }
+    return 1;
 }
 
 /* The one-row kernels (one-chunk, split-kv): each row run as simulate runs it (abl_ggml_row on the N keys
@@ -273,12 +416,11 @@ static abl_status fb_tables(const abl_sim_setup *s, int h, fb_pred *f, float *T,
     const abl_emul *em = &s->em;
     for (uint64_t d = 0; d < f->n; d++) {
         T[d] = abl_emul_logit(em, &s->hd[h], 0.0f, d, abl_emul_bias_mag(em, &s->hd[h], d));
-        if (!isfinite(T[d]) || T[d] > T[0] || (d > 0 && T[d] > T[d - 1]))
+        /* the diagonal's tile max is taken as T[0] = 0 and T as non-increasing */
+        if (!isfinite(T[d]) || (d == 0 && T[d] != 0.0f) || (d > 0 && T[d] > T[d - 1]))
             return ABL_ERR_UNSUPPORTED;
         eA[d] = fb_exp(em, fb_sub(T[d], T[0]));
     }
-    if (T[0] != 0.0f)
-        return ABL_ERR_UNSUPPORTED;   /* the diagonal's tile max is taken as 0 */
     double smax = 2.0 * (double)f->n;   /* S < 2 N: N terms <= 1, rounded */
     f->Eb = abl_ggml_zero_bound((float)(1.0 / smax), 0.0f);
     fb_band(eA, 1, f->n, f->Eb, &f->DzA, &f->D0A, &f->monoA);
@@ -294,22 +436,22 @@ abl_status abl_ggml_fa_bidir_predict_head(const abl_sim_setup *s, int h, abl_pre
     int tiled = em->fa_kernel == ABL_FA_TILED;
     if (!tiled && n > FB_ROW_MAX)
         return ABL_ERR_UNSUPPORTED;   /* the one-row kernels at this length: simulate only */
-    float *buf = malloc(5 * n * sizeof *buf);
-    double *dbuf = malloc(2 * nt * sizeof *dbuf);
-    float *bk = malloc(nt * sizeof *bk);
-    fb_pred f = {em, n, em->exp == ABL_EXP_GGML_AVX2 ? FB_LANES : 1, buf, buf + n, 0, 0, 0, 0.0f,
-                 buf + 2 * n, buf + 3 * n, dbuf, dbuf + nt, bk, 0, 0, 0};
-    abl_status st = buf != NULL && dbuf != NULL && bk != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
+    float *buf = malloc((5 * n + 3 * nt) * sizeof *buf);
+    double *ts = malloc(2 * nt * sizeof *ts);
+    uint64_t *pz = malloc(nt * sizeof *pz);
+    fb_pred f = {em, n, em->exp == ABL_EXP_GGML_AVX2 ? FB_LANES : 1, buf, buf + n, 0, 0, 0, 0.0f, 0, 0, 0,
+                 buf + 2 * n, ts, ts + nt, buf + 5 * n, buf + 5 * n + nt, buf + 5 * n + 2 * nt, pz, NULL, 0, 0, 0};
+    abl_status st = buf != NULL && ts != NULL && pz != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;
     if (st == ABL_OK)
         st = fb_tables(s, h, &f, buf, buf + n);
-    if (st == ABL_OK && tiled)
-        for (uint64_t rho = 0; rho < FB_TILE && rho < n; rho++)
-            fb_residue(&f, rho, out);
-    else if (st == ABL_OK)
+    for (uint64_t rho = 0; st == ABL_OK && tiled && rho < FB_TILE && rho < n; rho++)
+        st = fb_residue(&f, rho, out) ? ABL_OK : ABL_ERR_NO_MEMORY;
+    if (st == ABL_OK && !tiled)
         fb_one_row(&f, buf + 2 * n, buf + 3 * n, buf + 4 * n, out);
     free(buf);
-    free(dbuf);
-    free(bk);
+    free(ts);
+    free(pz);
+    free(f.amb);
     out->first_influence_zero = out->first_blind;   /* the column is the coefficient of V */
     out->row_influence_zeros = out->row_zeros;
     out->matrix_influence_zeros = out->matrix_zeros;
