@@ -28,7 +28,7 @@
  *     zero (ggml's exp of a non-positive argument is 2^n (1 + p), n <= 0, p < 0.5);
  *   - the diagonal's tile and the right keys: eA's band (abl_ggml.c's, with its monotone check) per row.
  * The one-row kernels (one-chunk: N < 64; split-kv or one-chunk when the pipeline asks for them) are run
- * row by row as simulate runs them (abl_ggml_row) up to FB_ROW_MAX keys, refused above.
+ * row by row as simulate runs them (abl_ggml_row): exact, at simulate's cost (abl_predict_estimate).
  * ggml-flash's column is already the coefficient of V (P.V inside the kernel), so the influence counts are
  * the weight counts (abl_influence.h).
  * Cost: 64 heads at N = 32768 in 0.7 s on one core (bench: docs/pipelines.md). */
@@ -40,7 +40,6 @@
 
 #define FB_TILE 64
 #define FB_LANES 8
-#define FB_ROW_MAX 4096   /* the one-row kernels: emulated rows up to this N (O(N^2) keys, rescales) */
 
 /* A left key whose zero test depends on the row (its column between the rows' smallest and largest E). */
 typedef struct fb_amb {
@@ -438,8 +437,6 @@ abl_status abl_ggml_fa_bidir_predict_head(const abl_sim_setup *s, int h, abl_pre
     memset(out, 0, sizeof *out);
     out->first_blind = out->first_influence_zero = -1;
     int tiled = em->fa_kernel == ABL_FA_TILED;
-    if (!tiled && n > FB_ROW_MAX)
-        return ABL_ERR_UNSUPPORTED;   /* the one-row kernels at this length: simulate only */
     float *buf = malloc((5 * n + 3 * nt) * sizeof *buf);
     double *ts = malloc(2 * nt * sizeof *ts);
     uint64_t *pz = malloc(nt * sizeof *pz);
