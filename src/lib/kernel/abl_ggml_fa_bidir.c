@@ -31,7 +31,7 @@
  * row by row as simulate runs them (abl_ggml_row): exact, at simulate's cost (abl_predict_estimate).
  * ggml-flash's column is already the coefficient of V (P.V inside the kernel), so the influence counts are
  * the weight counts (abl_influence.h).
- * Cost: 64 heads at N = 32768 in 0.7 s on one core (bench: docs/pipelines.md). */
+ * Cost: 64 heads at N = 32768 in 0.9 CPU-s on one core (bench/bench_predict.sh; docs/pipelines.md). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
