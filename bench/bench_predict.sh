@@ -66,3 +66,7 @@ for p in llamacpp-cpu llamacpp-cpu,mask-dtype=fp16 llamacpp-cpu,exp=ggml-scalar;
 done
 runa mosaicbert-triton causal bf16
 runa mosaicbert-triton bidirectional bf16
+# llama.cpp's flash attention on jina-bert-v2 (abl_ggml_fa_bidir.c: the tiled kernel), both exp builds.
+for p in llamacpp-cpu-fa llamacpp-cpu-fa,exp=ggml-scalar; do
+  runa "$p" bidirectional fp32
+done

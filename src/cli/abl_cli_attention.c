@@ -29,14 +29,12 @@ int abl_cli_attention_kernel(abl_attention a, const abl_pipeline *p, int predict
         return abl_cli_usage_error("--attention: bidirectional needs a bias of |i - j| (bias-form=symmetric); "
                                    "pipeline %s has bias-form=%s, which relies on a causal mask", p->preset,
                                    abl_bias_form_name(p->bias_form));
-    /* ggml (llama.cpp's jina-bert-v2): soft_max predicted both ways (abl_ggml_bidir.c); flash emulated only */
-    if (predict && p->softmax == ABL_SOFTMAX_GGML_FLASH)
-        return abl_cli_usage_error("--attention: the bidirectional predictor does not model ggml's flash attention "
-                                   "(pipeline %s); run simulate without --predict", p->preset);
+    /* ggml (llama.cpp's jina-bert-v2): soft_max (abl_ggml_bidir.c) and flash attention (abl_ggml_fa_bidir.c) */
     if (predict && p->softmax != ABL_SOFTMAX_EAGER && p->softmax != ABL_SOFTMAX_FLASH && p->softmax != ABL_SOFTMAX_GGML &&
-        p->softmax != ABL_SOFTMAX_TRITON_LSE)
-        return abl_cli_usage_error("--attention: the bidirectional predictor models eager, flash, ggml soft_max and "
-                                   "triton-lse kernels; pipeline %s runs with simulate (without --predict)", p->preset);
+        p->softmax != ABL_SOFTMAX_GGML_FLASH && p->softmax != ABL_SOFTMAX_TRITON_LSE)
+        return abl_cli_usage_error("--attention: the bidirectional predictor models eager, flash, ggml soft_max, "
+                                   "ggml flash attention and triton-lse kernels; pipeline %s runs with simulate "
+                                   "(without --predict)", p->preset);
     return 0;
 }
 

@@ -2,8 +2,8 @@
  * measured by tests/data/ggml-cpu/measure.c against ggml-org/ggml@d99724f2, described in
  * tests/data/ggml-cpu/README.md) must come out exactly from simulate through the llama.cpp presets: every
  * head's slope (bit for bit), first blind distance, last-row zeros, zeros of the rows measured, and the
- * smallest and largest first blind distance over those rows; for the soft_max cases also from the
- * zero-logit predictor (first blind, row and matrix zeros). The expected values are read from the
+ * smallest and largest first blind distance over those rows; for the soft_max cases and the bidirectional
+ * flash_attn_ext cases also from the zero-logit predictor (first blind, row and matrix zeros). The expected values are read from the
  * measurement files (zero counts read back from ggml's own output), never from this code.
  *
  * The pipeline is derived from the case's own parameters, not from its counts: soft_max_ext ->
@@ -163,6 +163,10 @@ static int check_case(const char *file)
         for (int h = 0; h < heads; h++)
             ok &= check_head(file, h, json_array_get(hs, (size_t)h), &sim.results[h], rs, last_rows, bidir);
         if (ok && strcmp(jstr(c, "path"), "soft_max_ext") == 0 && last_rows == 0)
+            ok = check_predictor(file, &cfg, hs, heads);
+        /* flash attention on an encoder (every row: the tiled kernel): the bidirectional ggml-flash
+         * predictor (abl_ggml_fa_bidir.c) */
+        if (ok && strcmp(jstr(c, "path"), "flash_attn_ext") == 0 && bidir && last_rows == 0)
             ok = check_predictor(file, &cfg, hs, heads);
         printf("%s (%s): %s\n", file, spec, ok ? "exact" : "DIFFERS");
         abl_simulation_free(&sim);

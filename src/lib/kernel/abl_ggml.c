@@ -43,6 +43,12 @@ static abl_fa_kernel ggml_kernel(const abl_pipeline *p, uint64_t n, uint64_t *ro
     return k;
 }
 
+abl_fa_kernel abl_ggml_fa_kernel(const abl_pipeline *p, uint64_t n)
+{
+    uint64_t R;
+    return ggml_kernel(p, n, &R);
+}
+
 abl_status abl_emul_ggml_init(const abl_pipeline *p, abl_emul *e)
 {
     abl_format half;

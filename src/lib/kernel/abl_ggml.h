@@ -11,6 +11,9 @@
 /* The ggml part of abl_emul_init: the mask and fp16 formats, the flash kernel resolved for N. */
 abl_status abl_emul_ggml_init(const abl_pipeline *p, abl_emul *e);
 
+/* The flash kernel ggml runs for a pipeline at N keys (fa-kernel=auto resolved from the rows asked). */
+abl_fa_kernel abl_ggml_fa_kernel(const abl_pipeline *p, uint64_t n);
+
 /* simulate's nominal work (weights at ABL_SIMULATE_RATE) for a ggml pipeline: the rows emulated, times
  * the F16 accumulator's rescaling in the one-row kernels (abl_simulate_estimate). */
 double abl_ggml_sim_units(const abl_pipeline *p, uint64_t n, double heads);
@@ -46,5 +49,12 @@ uint64_t abl_ggml_band_start(const float *eb, uint64_t Dz, uint64_t Dc, float E)
  * counts, the end and middle rows. ABL_ERR_UNSUPPORTED when some logit exceeds the diagonal's or is not
  * finite. */
 abl_status abl_ggml_bidir_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out);
+
+/* The zero-logit predictor of softmax=ggml-flash (llamacpp-cpu-fa) for a bidirectional layer
+ * (abl_ggml_fa_bidir.c): simulate's weight counts per head (end, middle and matrix; the influence counts
+ * are the same: the column is the coefficient of V). The tiled kernel from per-residue tables; the one-row
+ * kernels row by row as simulate runs them. ABL_ERR_UNSUPPORTED when a logit is not finite or exceeds
+ * the diagonal's. */
+abl_status abl_ggml_fa_bidir_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out);
 
 #endif

@@ -451,8 +451,8 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
     abl_status st = abl_sim_setup_init(cfg, &s);
     if (st != ABL_OK)
         return st;
-    /* ggml's flash kernels (llamacpp-cpu-fa): no zero-logit predictor yet (simulate emulates them) */
-    if (s.gaussian || s.em.softmax == ABL_SOFTMAX_GGML_FLASH ||
+    /* ggml's flash kernels (llamacpp-cpu-fa): bidirectional in abl_ggml_fa_bidir.c; causal: no predictor yet */
+    if (s.gaussian || (s.em.softmax == ABL_SOFTMAX_GGML_FLASH && cfg->attention != ABL_ATTENTION_BIDIRECTIONAL) ||
         (s.em.softmax == ABL_SOFTMAX_EAGER && (s.em.sum != ABL_SUM_EXACT || s.em.exp != ABL_EXP_CORRECT))) {
         abl_sim_setup_free(&s);
         return ABL_ERR_UNSUPPORTED;

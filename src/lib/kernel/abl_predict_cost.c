@@ -17,6 +17,7 @@
 #include <string.h>
 #include "abl/kernel/simulate.h"
 #include "kernel/abl_round.h"
+#include "kernel/abl_ggml.h"
 
 typedef struct path_cost {
     double units;            /* per head */
@@ -194,6 +195,15 @@ abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out)
         if (cfg->pipeline.softmax == ABL_SOFTMAX_FLASH) {
             double B = cfg->pipeline.block > 0 ? (double)cfg->pipeline.block : (double)cfg->context;
             c.units += c.units * (double)cfg->context / B;
+        }
+        /* ggml-flash (abl_ggml_fa_bidir.c): the tiled kernel about 0.3 us a row (the rows rate); the
+         * one-row kernels run every row as simulate does: N^2 keys, each new max rescaling up to N / 16 */
+        if (cfg->pipeline.softmax == ABL_SOFTMAX_GGML_FLASH &&
+            abl_ggml_fa_kernel(&cfg->pipeline, cfg->context) != ABL_FA_TILED) {
+            double n = (double)cfg->context;
+            c.units = n * n * (n / 16 + 1);
+            c.rate = ABL_SIMULATE_RATE;
+            c.unit_name = "weights";
         }
     }
     out->units = (double)heads * c.units;

@@ -456,6 +456,8 @@ abl_status abl_predict_bidir_head(const abl_sim_setup *s, int h, abl_pred_head *
     uint64_t n = em->n;
     if (em->softmax == ABL_SOFTMAX_GGML)   /* llama.cpp's soft_max: weights and influence, abl_ggml_bidir.c */
         return abl_ggml_bidir_predict_head(s, h, out);
+    if (em->softmax == ABL_SOFTMAX_GGML_FLASH)   /* llama.cpp's flash attention: abl_ggml_fa_bidir.c */
+        return abl_ggml_fa_bidir_predict_head(s, h, out);
     if (em->softmax == ABL_SOFTMAX_TRITON_LSE)   /* MosaicBERT's Triton kernel: abl_triton_predict.c */
         return abl_triton_predict_head(s, h, 1, out);
     bpred c = {s, em, n, malloc(n * sizeof(float)), NULL, NULL};

@@ -13,7 +13,8 @@ uint64_t abl_bidir_mid(uint64_t n);
 abl_status abl_bidir_check(const abl_sim_setup *s);
 /* abl_simulate_run for a bidirectional configuration (out zeroed here). */
 abl_status abl_simulate_bidir_run(const abl_simulate_config *cfg, abl_simulation *out);
-/* One head's zero-logit prediction (eager or flash; ABL_ERR_UNSUPPORTED otherwise). */
+/* One head's zero-logit prediction (eager, flash, triton-lse, ggml soft_max, ggml flash attention;
+ * ABL_ERR_UNSUPPORTED otherwise). */
 abl_status abl_predict_bidir_head(const abl_sim_setup *s, int h, abl_pred_head *out);
 /* Every head (out zeroed by the caller; freed on failure). */
 abl_status abl_predict_bidir_run(const abl_sim_setup *s, abl_prediction *out);

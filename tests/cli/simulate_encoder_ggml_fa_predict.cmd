@@ -1,10 +1,12 @@
 simulate
---model
-jina-embeddings-v2-base-en
+--heads
+8
 --attention
 bidirectional
 --pipeline
 llamacpp-cpu-fa
 --ctx
-256
+1024
 --predict
+--format
+json

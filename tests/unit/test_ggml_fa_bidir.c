@@ -1,0 +1,85 @@
+/* The bidirectional zero-logit predictor of ggml's flash attention (llamacpp-cpu-fa on an encoder,
+ * abl_ggml_fa_bidir.c) against the emulation it must equal (abl_simulate_run: every row of the N x N matrix
+ * run key by key through abl_ggml.c's tiled, one-chunk or split-kv kernel): first blind distance of the end
+ * row, end/middle/matrix weight zeros and the influence counts, per head. N below one tile (the one-chunk
+ * kernel ggml picks under 64 rows), at and around the 64-key tile, past the fp16 mask's exact range (2048),
+ * not a multiple of the tile; both exp builds; the one-row kernels asked for explicitly (split-kv on several
+ * threads: its chunks depend on them). ggml computes in fp32 whatever the model dtype, so no dtype varies.
+ * The emulation's own exactness is checked against a real ggml build (tests/kernels/test_ggml_calibration.c,
+ * the fa_tiled_bidir case). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "alibi_blind.h"
+
+static void run_case(const char *spec, int heads, uint64_t n, uint64_t *zeros)
+{
+    abl_simulate_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    assert_int_equal(abl_pipeline_parse_msg(spec, NULL, &cfg.pipeline, NULL), ABL_OK);
+    cfg.heads = heads;
+    cfg.context = n;
+    cfg.attention = ABL_ATTENTION_BIDIRECTIONAL;
+    abl_simulation sim;
+    abl_prediction pred;
+    assert_int_equal(abl_simulate_run(&cfg, &sim), ABL_OK);
+    assert_int_equal(abl_predict_run(&cfg, &pred), ABL_OK);
+    int ok = abl_prediction_agrees(&sim, &pred) && sim.mid_row_zeros == pred.mid_row_zeros;
+    for (int h = 0; h < sim.heads && !ok; h++)
+        print_message("%s H %d N %llu head %d: sim fb %lld row %llu mid %llu mat %llu; "
+                      "pred fb %lld row %llu mid %llu mat %llu\n", spec, heads, (unsigned long long)n, h + 1,
+                      (long long)sim.results[h].first_blind, (unsigned long long)sim.results[h].row_zeros,
+                      (unsigned long long)sim.results[h].mid_row_zeros,
+                      (unsigned long long)sim.results[h].matrix_zeros, (long long)pred.results[h].first_blind,
+                      (unsigned long long)pred.results[h].row_zeros, (unsigned long long)pred.results[h].mid_row_zeros,
+                      (unsigned long long)pred.results[h].matrix_zeros);
+    assert_true(ok);
+    *zeros += sim.matrix_zeros;
+    abl_simulation_free(&sim);
+    abl_prediction_free(&pred);
+}
+
+/* The tiled kernel (ggml's choice from 64 rows on) and one-chunk below 64, both exp builds. */
+static void test_tiled_agrees(void **state)
+{
+    (void)state;
+    const char *specs[] = {"llamacpp-cpu-fa", "llamacpp-cpu-fa,exp=ggml-scalar"};
+    const int heads[] = {1, 5, 8, 12, 16};
+    const uint64_t lens[] = {1, 63, 64, 65, 130, 1000, 2049, 3000};
+    for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+        uint64_t zeros = 0;
+        for (size_t a = 0; a < sizeof heads / sizeof heads[0]; a++)
+            for (size_t b = 0; b < sizeof lens / sizeof lens[0]; b++)
+                if (lens[b] < 2048 || heads[a] == 5 || heads[a] == 12)   /* the long ones: two head counts */
+                    run_case(specs[k], heads[a], lens[b], &zeros);
+        /* the shapes reach zero weights, so equality is not equality of nothing */
+        assert_true(zeros > 0);
+    }
+}
+
+/* The one-row kernels asked for: one-chunk at every length, split-kv on 1, 3 and 4 threads. */
+static void test_one_row_agrees(void **state)
+{
+    (void)state;
+    const char *specs[] = {"llamacpp-cpu-fa,fa-kernel=one-chunk", "llamacpp-cpu-fa,fa-kernel=split-kv,threads=1",
+                           "llamacpp-cpu-fa,fa-kernel=split-kv,threads=3", "llamacpp-cpu-fa,fa-kernel=split-kv,threads=4"};
+    const int shapes[][2] = {{16, 130}, {12, 129}, {8, 300}, {5, 600}, {1, 1}};
+    for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+        uint64_t zeros = 0;
+        for (size_t q = 0; q < sizeof shapes / sizeof shapes[0]; q++)
+            run_case(specs[k], shapes[q][0], (uint64_t)shapes[q][1], &zeros);
+        assert_true(zeros > 0);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tiled_agrees),
+        cmocka_unit_test(test_one_row_agrees),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
