@@ -64,6 +64,40 @@ abl_status abl_emul_ggml_init(const abl_pipeline *p, abl_emul *e)
     return ABL_OK;
 }
 
+/* The exp of both kernels: the build's (ggml_v_expf in AVX2 vectors, libm on the tail) or libm's alone. */
+static const char *exp_text(const abl_pipeline *p)
+{
+    return p->exp == ABL_EXP_GGML_AVX2 ? "ggml_v_expf in 8-lane vectors (an AVX2 build), libm expf on the row's "
+                                          "last N mod 8 keys"
+                                        : "libm expf key by key (a build without AVX2)";
+}
+
+void abl_ggml_note(const abl_pipeline *p, const abl_emul *em, abl_text *t)
+{
+    if (p->softmax == ABL_SOFTMAX_GGML) {
+        abl_text_add(t, "llama.cpp CPU soft_max (flash attention off): x = fma(slope, %s mask, score * scale); "
+                        "e = exp(fp32(x - max)) by %s; S summed in binary64, weight = fp32(e * fp32(1/S)); P.V "
+                        "takes P in %s (accumulated in %s): a key whose P rounds to 0 there keeps its weight and "
+                        "loses its influence.",
+                     p->mask_dtype.name, exp_text(p), p->pv_dtype.name, p->pv_accumulate.name);
+        return;
+    }
+    uint64_t rows;
+    abl_fa_kernel k = ggml_kernel(p, em->n, &rows);
+    abl_text_add(t, "llama.cpp CPU flash attention (flash_attn_ext_f16), the %s kernel for the last %llu row(s): "
+                    "x = score * scale + fp32(slope * F16 mask), keys at d >= 65520 -inf and skipped; ",
+                 k == ABL_FA_TILED ? "tiled" : k == ABL_FA_SPLIT_KV ? "split-KV" : "one-chunk",
+                 (unsigned long long)rows);
+    if (k == ABL_FA_TILED)
+        abl_text_add(t, "64-key tiles from key 0 with a running max, e = exp(fp32(x - max)) by %s into an fp32 "
+                        "accumulator rescaled by libm expf when the max grows;", exp_text(p));
+    else
+        abl_text_add(t, "Q in F16, keys one by one with a running max, e by libm expf into an F16 accumulator (every "
+                        "live column rounded to F16 at each rescale)%s;",
+                     k == ABL_FA_SPLIT_KV ? ", in chunks of ceil(N / threads) keys merged in chunk order" : "");
+    abl_text_add(t, " weight = accumulator * fp32(1/S): the coefficient of a unit value, its influence.");
+}
+
 double abl_ggml_sim_units(const abl_pipeline *p, uint64_t n, double heads)
 {
     uint64_t R;

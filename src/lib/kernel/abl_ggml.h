@@ -7,12 +7,16 @@
 
 #include <stdint.h>
 #include "kernel/abl_round.h"
+#include "abl_internal.h"
 
 /* The ggml part of abl_emul_init: the mask and fp16 formats, the flash kernel resolved for N. */
 abl_status abl_emul_ggml_init(const abl_pipeline *p, abl_emul *e);
 
 /* The flash kernel ggml runs for a pipeline at N keys (fa-kernel=auto resolved from the rows asked). */
 abl_fa_kernel abl_ggml_fa_kernel(const abl_pipeline *p, uint64_t n);
+
+/* The report's note on what the ggml kernel (soft_max or flash_attn_ext, the kernel resolved for em) computes. */
+void abl_ggml_note(const abl_pipeline *p, const abl_emul *em, abl_text *t);
 
 /* simulate's nominal work (weights at ABL_SIMULATE_RATE) for a ggml pipeline: the rows emulated, times
  * the F16 accumulator's rescaling in the one-row kernels (abl_simulate_estimate). */

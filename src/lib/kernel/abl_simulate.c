@@ -1178,6 +1178,10 @@ static void softmax_note(const abl_pipeline *p, const abl_emul *em, abl_text *t)
         abl_trtllm_ctx_note(p, t);
         return;
     }
+    if (p->softmax == ABL_SOFTMAX_GGML || p->softmax == ABL_SOFTMAX_GGML_FLASH) {   /* abl_ggml.c */
+        abl_ggml_note(p, em, t);
+        return;
+    }
     if (p->softmax == ABL_SOFTMAX_EAGER) {
         abl_text_add(t,
                  "Eager softmax: e = fp32(exp(fp32(x - max))) %s, S = %s fp32 sum, p = %s, then one "
