@@ -89,8 +89,10 @@ void abl_ggml_note(const abl_pipeline *p, const abl_emul *em, abl_text *t)
                  k == ABL_FA_TILED ? "tiled" : k == ABL_FA_SPLIT_KV ? "split-KV" : "one-chunk",
                  (unsigned long long)rows);
     if (k == ABL_FA_TILED)
-        abl_text_add(t, "64-key tiles from key 0 with a running max, e = exp(fp32(x - max)) by %s into an fp32 "
-                        "accumulator rescaled by libm expf when the max grows;", exp_text(p));
+        abl_text_add(t, "64-key tiles from key 0 with a running max, e = exp(fp32(x - max)) by %s, into an fp32 "
+                        "accumulator rescaled by libm expf when the max grows;",
+                     p->exp == ABL_EXP_GGML_AVX2 ? "ggml_v_expf in 8-lane vectors (an AVX2 build)"
+                                                 : "libm expf (a build without AVX2)");
     else
         abl_text_add(t, "Q in F16, keys one by one with a running max, e by libm expf into an F16 accumulator (every "
                         "live column rounded to F16 at each rescale)%s;",
