@@ -89,6 +89,15 @@ static int open_grad(const char *path, abl_npy *npy)
     return rc;
 }
 
+/* The backward predictor's own work (FlashAttention-2's row sums) against the budget, before it starts. */
+static int backward_budget(const char *what, const char **v, const abl_simulate_config *cfg)
+{
+    abl_cost c;
+    if (abl_backward_estimate(cfg, &c) != ABL_OK || c.units <= 0)
+        return 0;   /* an estimate that fails is the predictor's own refusal, reported when it runs */
+    return abl_cli_budget_of(what, v, &c);
+}
+
 static int backward_error(abl_status st, const abl_simulate_config *cfg, const char *gpath)
 {
     if (st == ABL_ERR_UNSUPPORTED && abl_backward_kind_of(&cfg->pipeline) == ABL_BACKWARD_MEMEFF)
@@ -162,6 +171,8 @@ int abl_cli_simulate_backward(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, co
     memset(&b, 0, sizeof b);
     memset(&p, 0, sizeof p);
     abl_status st = ABL_OK;
+    if ((predict || compare) && backward_budget("simulate", v, cfg) != 0)
+        return ABL_EXIT_USAGE;
     if (!predict)
         st = abl_backward_run(cfg, &bc, &sim, &b);
     if (st == ABL_OK && (predict || compare))
@@ -254,6 +265,8 @@ int abl_cli_check_gradient(const abl_cli_ctx *ctx, const abl_cli_cmd *cmd, const
     abl_backward_config bc;
     memset(&bc, 0, sizeof bc);
     if (abl_cli_gradient_upstream(cmd, v, &bc.log2_upstream))
+        return ABL_EXIT_USAGE;
+    if (backward_budget("check", v, &cfg) != 0)
         return ABL_EXIT_USAGE;
     abl_backward b;
     abl_status st = abl_backward_predict(&cfg, &bc, &b);

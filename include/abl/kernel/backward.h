@@ -87,6 +87,9 @@ ABL_API abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_ba
  */
 ABL_API abl_status abl_backward_predict(const abl_simulate_config *cfg, const abl_backward_config *b,
                                         abl_backward *out);
+/* The nominal cost of abl_backward_predict beyond the forward prediction it runs (abl_predict_estimate
+ * counts that): FlashAttention-2's own row sums (abl_backward_flash.c), zero for the other kinds. */
+ABL_API abl_status abl_backward_estimate(const abl_simulate_config *cfg, abl_cost *out);
 ABL_API void abl_backward_free(abl_backward *b);
 
 /* One row per head: the forward first zero (sim; NULL: not shown), the gradient's first zero, zero

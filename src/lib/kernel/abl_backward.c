@@ -483,6 +483,17 @@ static abl_status predict_only(const abl_simulate_config *cfg, const abl_backwar
     return st;
 }
 
+abl_status abl_backward_estimate(const abl_simulate_config *cfg, abl_cost *out)
+{
+    if (cfg == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (abl_backward_kind_of(&cfg->pipeline) != ABL_BACKWARD_FLASH || cfg->attention != ABL_ATTENTION_CAUSAL)
+        return ABL_OK;
+    abl_status st = abl_flash_backward_estimate(cfg, out);
+    return st == ABL_ERR_UNSUPPORTED ? ABL_OK : st;   /* the predictor refuses it itself, at no cost */
+}
+
 abl_status abl_backward_predict(const abl_simulate_config *cfg, const abl_backward_config *b, abl_backward *out)
 {
     if (out == NULL)

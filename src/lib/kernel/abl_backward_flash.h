@@ -20,5 +20,8 @@ void abl_flash_backward_row(const abl_emul *e, double up, const float *x, uint64
  * bisection; the lse sums only the keys whose exp2 is not 0 (in the kernel's order). O(N log N + the keys
  * with a non-zero exp2) per head. fwd_first_blind and the only_* counts are not predicted (-1, 0).
  * ABL_ERR_UNSUPPORTED for bidirectional layers, split-KV, Gaussian or captured scores. */
+/* The nominal cost of abl_flash_backward_predict (one thread), known before it runs. */
+abl_status abl_flash_backward_estimate(const abl_simulate_config *cfg, abl_cost *out);
+
 abl_status abl_flash_backward_predict(const abl_simulate_config *cfg, double up, abl_bwd_head **out, int *heads);
 #endif
