@@ -302,6 +302,9 @@ int abl_cli_plot_gradient(const abl_cli_cmd *cmd, const char **v, const abl_laye
         c.context = layer->context;
     if (c.context < 2)
         return abl_cli_usage_error("--ctx: plot gradient needs N >= 2 (got %llu)", (unsigned long long)c.context);
+    abl_cost cost;   /* known before the predictors run: over the budget only with --force */
+    if (abl_plot_gradient_estimate(&c, &cost) == ABL_OK && abl_cli_budget_of(cmd->name, v, &cost) != 0)
+        return ABL_EXIT_USAGE;
     char *err = NULL;
     abl_status st = abl_plot_gradient(&c, p, &err);
     int rc = 0;

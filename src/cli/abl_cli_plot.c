@@ -145,7 +145,7 @@ static int plot_uses(const char **v, const char *kind)
         {ABL_OPT_HEADS, "bias fraction blindmap gradient"}, {ABL_OPT_LINEAR, "fraction"},
         {ABL_OPT_MODEL, "bias fraction blindmap gradient"},
         {ABL_OPT_CONFIG, "bias fraction blindmap gradient"}, {ABL_OPT_PIPELINE, "fraction blindmap gradient"},
-        {ABL_OPT_FORCE, "fraction blindmap"}, {ABL_OPT_SLOPES, "bias fraction blindmap gradient"},
+        {ABL_OPT_FORCE, "fraction blindmap gradient"}, {ABL_OPT_SLOPES, "bias fraction blindmap gradient"},
         {ABL_OPT_LOSS_SCALE, "gradient"}, {ABL_OPT_UPSTREAM, "gradient"}, /* plot gradient (issue 20) */
     };
     for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++)

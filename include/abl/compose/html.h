@@ -47,6 +47,8 @@ typedef struct abl_html_config {
 /* Largest N at which the report predicts each head's first blind distance through the kernel, and
  * the N of its zero map (min(N, this)). */
 #define ABL_HTML_PREDICT_MAX_CONTEXT 65536
+/* The gradient section's bounds on |dP - D| x loss scale: 2^-8, 2^0, 2^16 (abl_html_gradient.c). */
+#define ABL_HTML_GRADIENT_BOUNDS 3
 #define ABL_HTML_BLINDMAP_CONTEXT 2048
 /* The zero map emulates every weight (H N (N + 1) / 2 of them): the page halves its N until the map's
  * weights fit this many, so that a page takes seconds for every catalogue model (plot blindmap draws it at

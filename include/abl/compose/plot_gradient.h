@@ -32,6 +32,9 @@ typedef struct abl_plot_gradient_config {
 ABL_API void abl_plot_gradient_config_default(abl_plot_gradient_config *c);
 
 /* The per-head distances the picture draws (model order; -1: no zero inside N), without the picture. */
+/* The nominal cost of both predictors on the layer (the forward and the backward kind's own work), known
+ * before they run. */
+ABL_API abl_status abl_plot_gradient_estimate(const abl_plot_gradient_config *c, abl_cost *out);
 ABL_API abl_status abl_plot_gradient_distances(const abl_plot_gradient_config *c, int *heads, int64_t **forward,
                                                int64_t **gradient, char **msg);
 

@@ -17,6 +17,7 @@
 #include "kernel/abl_kernel_internal.h"
 #include "compose/abl_compose_internal.h"
 #include "compose/abl_html_gradient.h"
+#include "abl/kernel/backward.h"
 #include "compose/abl_html_bidir.h"
 
 void abl_html_escape(FILE *f, const char *text)
@@ -206,6 +207,13 @@ static abl_status html_plan_steps(abl_html_plan *p)
     int pictures = abl_plot_available();
     if (predicted) {
         st = plan_step(&p->plan, "predict", ABL_OK, &part, c->context, c->heads, &p->step_predict);
+        abl_cost grad;   /* the gradient section's backward predictors, one per bound (abl_html_gradient.c):
+                          * FlashAttention-2's row sums are the only ones that cost more than the forward's */
+        if (st == ABL_OK && abl_backward_estimate(sc, &grad) == ABL_OK && grad.units > 0) {
+            grad.units *= ABL_HTML_GRADIENT_BOUNDS;
+            grad.seconds *= ABL_HTML_GRADIENT_BOUNDS;
+            abl_cost_add(&p->plan.cost, &grad);
+        }
         if (st == ABL_OK && checked) {
             /* the search predicts one head ABL_DESIGN_SEARCH_PREDICTIONS times */
             abl_simulate_config one = *sc;

@@ -7,7 +7,8 @@
 #include "abl/kernel/backward.h"
 #include "compose/abl_html_gradient.h"
 
-static const long k_bounds[] = {-8, 0, 16}; /* a small upstream, unit upstream, GradScaler's 2^16 */
+/* a small upstream, unit upstream, GradScaler's 2^16 (the plan counts ABL_HTML_GRADIENT_BOUNDS of them) */
+static const long k_bounds[ABL_HTML_GRADIENT_BOUNDS] = {-8, 0, 16};
 
 /* One bound's row: its heads, first distances and gradient-only keys, or why it is not modelled. */
 static void bound_row(FILE *f, const abl_simulate_config *cfg, const abl_prediction *fwd, long j)

@@ -32,6 +32,30 @@ static abl_status run_predictors(const abl_simulate_config *sc, long j, abl_pred
     return st;
 }
 
+abl_status abl_plot_gradient_estimate(const abl_plot_gradient_config *c, abl_cost *out)
+{
+    if (c == NULL || out == NULL)
+        return ABL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    abl_simulate_config sc;
+    memset(&sc, 0, sizeof sc);
+    if (abl_pipeline_build(c->pipeline, &c->model_dtype, &sc.pipeline) != ABL_OK)
+        return ABL_ERR_UNSUPPORTED;
+    sc.slopes = c->slopes;
+    sc.heads = c->heads;
+    sc.context = c->context;
+    sc.threads = 1;
+    abl_cost fwd, bwd;
+    abl_status st = abl_predict_estimate(&sc, &fwd);
+    if (st == ABL_OK)
+        st = abl_backward_estimate(&sc, &bwd);
+    if (st == ABL_OK) {
+        abl_cost_add(out, &fwd);
+        abl_cost_add(out, &bwd);
+    }
+    return st;
+}
+
 abl_status abl_plot_gradient_distances(const abl_plot_gradient_config *c, int *heads, int64_t **forward,
                                        int64_t **gradient, char **msg)
 {
@@ -57,8 +81,8 @@ abl_status abl_plot_gradient_distances(const abl_plot_gradient_config *c, int *h
     abl_status st = run_predictors(&sc, c->log2_upstream, &fwd, &grad);
     if (st == ABL_ERR_UNSUPPORTED)
         abl_error_dup(msg, "plot gradient: the zero-logit gradient predictor models the eager softmax backward "
-                           "(a native one with |dP - D| x loss scale >= 1) and the memory-efficient SDPA one "
-                           "(spec §15): not %s (softmax=%s, %s backward) at 2^%ld", pipe_name(c),
+                           "(a native one with |dP - D| x loss scale >= 1), the memory-efficient SDPA one and "
+                           "FlashAttention-2's (spec §15): not %s (softmax=%s, %s backward) at 2^%ld", pipe_name(c),
                       abl_softmax_kind_name(sc.pipeline.softmax),
                       abl_backward_kind_name(abl_backward_kind_of(&sc.pipeline)), c->log2_upstream);
     if (st == ABL_OK && (fwd.heads != grad.heads || fwd.heads < 1))
