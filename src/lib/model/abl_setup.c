@@ -17,6 +17,7 @@ void abl_setup_note_source(abl_setup_source *sources, size_t *n, size_t cap, con
 abl_status abl_setup_sources_build(const abl_setup_source *sources, size_t n, char **text, char **json)
 {
     abl_text t = {0}, j = {0};
+    abl_text_add(&t, "%s", "");   /* no sources: an empty line, not a missing one */
     char *done = calloc(n + 1, 1);   /* the sources already named in a group */
     if (done == NULL)
         return ABL_ERR_NO_MEMORY;
