@@ -36,6 +36,7 @@
 #include "abl/model/config.h"
 #include "abl/model/compare.h"
 #include "abl/model/layer.h"
+#include "abl/model/setup.h"
 #include "abl/design/design.h"
 /* rope: rotary position embeddings as code computes them, against the exact rotation */
 #include "abl/rope/rope.h"

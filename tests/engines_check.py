@@ -224,15 +224,15 @@ def expf_cached(d):
     return _EXP_CACHE[key]
 
 
-def triton_row(x, i, dtype, tile=32):
-    """The coefficients of row i (keys 0..i) as float32, from the logits x (float32)."""
-    acc = np.zeros(i + 1, dtype=np.float32)
+def triton_tiles(x, acc, k0, k1, dtype, tile):
+    """kernel_unified_attention_2d's loop over the key tiles k0..k1 (the 3-D kernel's over one segment): the
+    running max M and sum L, acc[k0..k1] each key's unnormalised coefficient (float32). Returns (M, L)."""
     M, L = -np.inf, np.float32(1.0)
-    for t0 in range(0, i + 1, tile):
-        hi = min(t0 + tile - 1, i)
+    for t0 in range(k0, k1 + 1, tile):
+        hi = min(t0 + tile - 1, k1)
         mt = max(M, float(np.max(x[t0:hi + 1])))
         alpha = np.float32(0.0) if M == -np.inf else expf_cached(np.float32(M) - np.float32(mt))
-        acc[:t0] = acc[:t0] * alpha
+        acc[k0:t0] = acc[k0:t0] * alpha
         l = np.float32(0.0)
         for j in range(t0, hi + 1):
             p = expf_cached(np.float32(x[j]) - np.float32(mt))
@@ -240,6 +240,13 @@ def triton_row(x, i, dtype, tile=32):
             acc[j] = np.float32(to_dtype(p, dtype))
         L = np.float32(float(rn(Fraction(float(L)) * Fraction(float(alpha)) + Fraction(float(l)), 24, -126)))
         M = mt
+    return M, L
+
+
+def triton_row(x, i, dtype, tile=32):
+    """The coefficients of row i (keys 0..i) as float32, from the logits x (float32)."""
+    acc = np.zeros(i + 1, dtype=np.float32)
+    _, L = triton_tiles(x, acc, 0, i, dtype, tile)
     return acc / L
 
 
@@ -406,19 +413,7 @@ def triton3d_row(x, n, dtype, S=16, tile=16):
     Ms, Ls = [], []
     for s in range(act):
         k0, k1 = s * tps * tile, min((s + 1) * tps * tile - 1, i)
-        M, L = -np.inf, np.float32(1.0)
-        for t0 in range(k0, k1 + 1, tile):
-            hi = min(t0 + tile - 1, k1)
-            mt = max(M, float(np.max(x[t0:hi + 1])))
-            alpha = np.float32(0.0) if M == -np.inf else expf_cached(np.float32(M) - np.float32(mt))
-            acc[k0:t0] = acc[k0:t0] * alpha
-            l = np.float32(0.0)
-            for j in range(t0, hi + 1):
-                p = expf_cached(np.float32(x[j]) - np.float32(mt))
-                l = np.float32(l + p)
-                acc[j] = np.float32(to_dtype(p, dtype))
-            L = np.float32(float(rn(Fraction(float(L)) * Fraction(float(alpha)) + Fraction(float(l)), 24, -126)))
-            M = mt
+        M, L = triton_tiles(x, acc, k0, k1, dtype, tile)
         Ms.append(M)
         Ls.append(L)
     Mx = max(Ms)

@@ -27,6 +27,8 @@ try:
 except ImportError:
     print("memeff_backward_check: numpy or mpmath missing; skipped")
     sys.exit(77)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch"))
+from alibi_reference import read_rows   # noqa: E402 (the simulate --weights dump reader the validators share)
 
 mpmath.mp.prec = 200
 FMT = {"bf16": (8, -126), "fp16": (11, -14), "fp32": (24, -126)}   # precision p, emin
@@ -59,19 +61,6 @@ def f32(x):
 
 
 L2E = f32(mpmath.mpf("1.4426950408889634074"))   # the kernel's float kLog2e
-
-
-def read_rows(path, heads, n, kind):
-    out = np.zeros((heads, n, n), dtype=np.uint32)
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#"):
-                continue
-            h, i, k, vals = line.rstrip("\n").split(",", 3)
-            if k == kind:
-                row = np.array([int(t, 16) for t in vals.split()], dtype=np.uint32)
-                out[int(h) - 1, int(i), : row.shape[0]] = row
-    return out.view(np.float32)
 
 
 def lse_of(x, B):

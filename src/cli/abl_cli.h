@@ -372,10 +372,7 @@ typedef struct abl_cli_setup {
     abl_status schedule_status;  /* the parse of --slopes: reported at the end of the resolution */
     char *schedule_msg;          /* its reason, the library's (malloc'd; NULL when none) */
     abl_pipeline pipeline;       /* the layer's pipeline built for its format, checked */
-    struct {
-        const char *what;
-        char *from;              /* abl_source_text, freed by abl_cli_setup_free */
-    } sources[16];
+    abl_setup_source sources[16];   /* where each value came from (abl_setup_note_source) */
     size_t nsources;
     abl_compare_meta meta[4];    /* "model"/"config" and "sources" lines for the report */
     size_t nmeta;

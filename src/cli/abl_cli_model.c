@@ -44,13 +44,7 @@ static char *own(abl_cli_setup *s, char *p)
 /* Record "what" as coming from src (for the grouped "values from" line and the JSON sources object). */
 static void note_source(abl_cli_setup *s, const char *what, const abl_source *src)
 {
-    if (s->nsources < sizeof s->sources / sizeof s->sources[0]) {
-        /* out of memory: the line is left out, and the report's own allocations fail next */
-        if ((s->sources[s->nsources].from = abl_source_text(src)) == NULL)
-            return;
-        s->sources[s->nsources].what = what;
-        s->nsources++;
-    }
+    abl_setup_note_source(s->sources, &s->nsources, sizeof s->sources / sizeof s->sources[0], what, src);
 }
 
 /* A source's field is static text: opt is a literal, "--opt" made at compile time. */
@@ -59,43 +53,9 @@ static void note_source(abl_cli_setup *s, const char *what, const abl_source *sr
 /* "catalogue: bloom-7b1: heads, dtype; option --ctx: context" and {"heads": "...", ...}. */
 static int build_sources(abl_cli_setup *s)
 {
-    size_t cap = 64, len = 0, jcap = 64, jlen = 0;
-    for (size_t i = 0; i < s->nsources; i++) {
-        cap += strlen(s->sources[i].from) + strlen(s->sources[i].what) + 8;
-        jcap += strlen(s->sources[i].from) * 6 + strlen(s->sources[i].what) + 12;
-    }
-    char *t = malloc(cap), *j = malloc(jcap);
-    if (t == NULL || j == NULL) {
-        free(t);
-        free(j);
+    char *t = NULL, *j = NULL;
+    if (abl_setup_sources_build(s->sources, s->nsources, &t, &j) != ABL_OK)
         return -1;
-    }
-    t[0] = '\0';
-    int done[16] = {0};
-    for (size_t i = 0; i < s->nsources; i++) {
-        if (done[i])
-            continue;
-        for (size_t k = i, first = 1; k < s->nsources; k++)
-            if (!done[k] && strcmp(s->sources[k].from, s->sources[i].from) == 0) {
-                len += (size_t)snprintf(t + len, cap - len, "%s%s", first ? (len ? "; " : "") : ", ",
-                                        s->sources[k].what);
-                done[k] = 1;
-                first = 0;
-            }
-        len += (size_t)snprintf(t + len, cap - len, " (%s)", s->sources[i].from);
-    }
-    jlen += (size_t)snprintf(j + jlen, jcap - jlen, "{");
-    for (size_t i = 0; i < s->nsources; i++) {
-        char *q = abl_report_json_string(s->sources[i].from);
-        if (q == NULL) {
-            free(t);
-            free(j);
-            return -1;
-        }
-        jlen += (size_t)snprintf(j + jlen, jcap - jlen, "%s\"%s\": %s", i ? ", " : "", s->sources[i].what, q);
-        free(q);
-    }
-    snprintf(j + jlen, jcap - jlen, "}");
     s->meta[s->nmeta++] = (abl_compare_meta){"sources", "values from", own(s, t), own(s, j)};
     return 0;
 }
@@ -426,26 +386,6 @@ static int setup_context(const abl_cli_cmd *cmd, const char **v, uint64_t max_ct
     return 0;
 }
 
-/* --pipeline NAME[,...] where NAME is a code path of the model's family: that path's pipeline with the
- * given fields after it (a malloc'd text in *full, NULL when NAME is no code path); *path its name. */
-static int code_path_spec(const abl_cli_setup *s, const char *spec, char **full, const char **path)
-{
-    *full = NULL;
-    if (!s->have_model || s->spec.family == NULL)
-        return 0;
-    size_t n = strcspn(spec, ",");
-    for (size_t i = 0; i < s->spec.family->npaths; i++) {
-        const abl_code_path *p = &s->spec.family->paths[i];
-        if (strlen(p->name) == n && strncmp(p->name, spec, n) == 0) {
-            free(*full);
-            if ((*full = printf_dup("%s%s", p->pipeline, spec + n)) == NULL)
-                return out_of_memory();
-            *path = p->name;
-        }
-    }
-    return 0;
-}
-
 /* --pipeline PRESET[,FIELD=VALUE...] or a code path of the model's family, over the model's default code
  * path (eager without a model): parsed once into the layer, then built for its format and checked. */
 static int setup_pipeline(const abl_cli_cmd *cmd, const char **v, abl_cli_setup *s)
@@ -457,8 +397,9 @@ static int setup_pipeline(const abl_cli_cmd *cmd, const char **v, abl_cli_setup 
         return abl_cli_usage_error("--pipeline: empty (presets: %s)", abl_pipeline_preset_names());
     if (spec != NULL) {
         option_source(&src, "pipeline");
-        if (code_path_spec(s, spec, &full, &path_name) != 0)
-            return ABL_EXIT_INTERNAL;
+        /* NAME a code path of the model's family: that path's pipeline with the given fields after it */
+        if (s->have_model && abl_setup_code_path_spec(&s->spec, spec, &full, &path_name) != ABL_OK)
+            return out_of_memory();
     } else if (s->have_model) {
         src = s->spec.pipeline_src;
         path_name = s->spec.path ? s->spec.path->name : NULL;
@@ -486,33 +427,16 @@ static int setup_pipeline(const abl_cli_cmd *cmd, const char **v, abl_cli_setup 
     return abl_cli_pipeline_value(&s->layer, &s->pipeline);
 }
 
-/* BTLM/jais alibi_scaling.train_seq_len T: a run of more than T keys uses the slopes divided by keys / T, as
- * the model's code does (abl_model_spec_schedule_keys); the slopes' source says so. --slopes wins. */
+/* BTLM/jais alibi_scaling.train_seq_len T: the slopes a run of more than T keys uses, as the model's code does
+ * (abl_setup_keys_scaling); the slopes' source says so. --slopes wins. */
 static int setup_keys_scaling(abl_cli_setup *s)
 {
-    if (!s->have_model || s->spec.alibi_train_seq_len == 0 || s->layer.context <= s->spec.alibi_train_seq_len ||
-        s->slopes == NULL || s->layer.schedule.text == NULL || strcmp(s->slopes, s->layer.schedule.text) != 0)
-        return 0; /* (s->slopes is the model's schedule text unless --slopes was given) */
-    abl_schedule_spec keyed;
-    abl_status st = abl_model_spec_schedule_keys(&s->spec, s->layer.context, &keyed);
-    if (st != ABL_OK)
-        return st == ABL_ERR_NO_MEMORY ? out_of_memory() : abl_cli_internal_error("%s", abl_cli_why(st, NULL));
-    abl_schedule_spec_free(&s->layer.schedule);
-    s->layer.schedule = keyed;
-    s->slopes = s->layer.schedule.text;
-    for (size_t i = 0; i < s->nsources; i++) {
-        if (strcmp(s->sources[i].what, "slopes") != 0)
-            continue;
-        char *from = abl_cli_printf("config.json: alibi_scaling.train_seq_len %llu (context %llu > %llu: slopes / "
-                                "(context / train_seq_len), fp32)", (unsigned long long)s->spec.alibi_train_seq_len,
-                                (unsigned long long)s->layer.context,
-                                (unsigned long long)s->spec.alibi_train_seq_len);
-        if (from == NULL)
-            return out_of_memory();
-        free(s->sources[i].from);
-        s->sources[i].from = from;
-    }
-    return 0;
+    if (!s->have_model)
+        return 0;
+    abl_status st = abl_setup_keys_scaling(&s->spec, &s->layer, &s->slopes, s->sources, s->nsources);
+    if (st == ABL_OK)
+        return 0;
+    return st == ABL_ERR_NO_MEMORY ? out_of_memory() : abl_cli_internal_error("%s", abl_cli_why(st, NULL));
 }
 
 int abl_cli_setup_resolve(const abl_cli_cmd *cmd, const char **v, uint64_t max_ctx, abl_cli_setup *s)

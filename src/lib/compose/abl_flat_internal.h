@@ -7,6 +7,7 @@
 #include "abl/model/compare.h"
 #include "abl/model/config.h"
 #include "abl/model/layer.h"
+#include "abl/model/setup.h"
 
 struct abl_flat_result {
     abl_status st;
@@ -42,10 +43,7 @@ typedef struct abl_flat_setup {
     int have_layer;
     const char *slopes;          /* the schedule's text for messages (NULL: press) */
     abl_pipeline pipeline;       /* the layer's, built for its format and checked */
-    struct {
-        const char *what;
-        char *from;
-    } sources[ABL_FLAT_MAX_SOURCES];
+    abl_setup_source sources[ABL_FLAT_MAX_SOURCES];   /* where each value came from (abl_setup_note_source) */
     size_t nsources;
     abl_compare_meta meta[4];
     size_t nmeta;

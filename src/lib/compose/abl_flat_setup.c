@@ -1,12 +1,14 @@
 /* alibi-blind: a model's layer with the flat arguments over it (abl_flat_setup_resolve), the flat twin of the
  * CLI's abl_cli_setup_resolve: the same order of resolution, the same value sources ("option --ctx",
- * "catalogue: ...") and the same report lines, so that the documents equal the CLI's. A copy rather than a
- * move for now: the CLI's file is being changed by other work; tests/python/test_equal_cli.py runs both. */
+ * "catalogue: ...") and the same report lines, so that the documents equal the CLI's. What both do once the
+ * values are typed is one copy below them (abl/model/setup.h: the sources line, code paths, keyed slopes);
+ * the steps here name the flat arguments in their errors. tests/python/test_equal_cli.py runs both. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "abl/core/format.h"
 #include "abl/model/catalogue.h"
+#include "abl/model/setup.h"
 #include "abl/report/report.h"
 #include "abl_internal.h"
 #include "compose/abl_flat_internal.h"
@@ -34,8 +36,7 @@ static char *own(abl_flat_setup *s, char *p)
 
 static void note_source(abl_flat_setup *s, const char *what, const abl_source *src)
 {
-    if (s->nsources < ABL_FLAT_MAX_SOURCES && (s->sources[s->nsources].from = abl_source_text(src)) != NULL)
-        s->sources[s->nsources++].what = what;
+    abl_setup_note_source(s->sources, &s->nsources, ABL_FLAT_MAX_SOURCES, what, src);
 }
 
 /* An argument given: the CLI's option of the same name, as the documents name it. */
@@ -44,37 +45,13 @@ static abl_source option_source(const char *opt)
     return (abl_source){ABL_ORIGIN_OPTION, opt};
 }
 
-/* "catalogue: bloom-7b1: heads, dtype; option --ctx: context" and {"heads": "...", ...} (build_sources). */
+/* "catalogue: bloom-7b1: heads, dtype; option --ctx: context" and {"heads": "...", ...} (abl_setup_sources_build). */
 static abl_status build_sources(abl_flat_setup *s)
 {
-    abl_text t = {0}, j = {0};
-    int done[ABL_FLAT_MAX_SOURCES] = {0};
-    for (size_t i = 0; i < s->nsources; i++) {
-        if (done[i])
-            continue;
-        for (size_t k = i, first = 1; k < s->nsources; k++)
-            if (!done[k] && strcmp(s->sources[k].from, s->sources[i].from) == 0) {
-                abl_text_add(&t, "%s%s", first ? (t.n ? "; " : "") : ", ", s->sources[k].what);
-                done[k] = 1;
-                first = 0;
-            }
-        abl_text_add(&t, " (%s)", s->sources[i].from);
-    }
-    abl_text_add(&j, "{");
-    for (size_t i = 0; i < s->nsources; i++) {
-        char *q = abl_report_json_string(s->sources[i].from);
-        if (q == NULL)
-            j.oom = 1;
-        abl_text_add(&j, "%s\"%s\": %s", i ? ", " : "", s->sources[i].what, q ? q : "");
-        free(q);
-    }
-    abl_text_add(&j, "}");
-    char *ts = abl_text_take(&t), *js = abl_text_take(&j);
-    if (ts == NULL || js == NULL) {
-        free(ts);
-        free(js);
-        return ABL_ERR_NO_MEMORY;
-    }
+    char *ts = NULL, *js = NULL;
+    abl_status st = abl_setup_sources_build(s->sources, s->nsources, &ts, &js);
+    if (st != ABL_OK)
+        return st;
     s->meta[s->nmeta++] = (abl_compare_meta){"sources", "values from", own(s, ts), own(s, js)};
     return ABL_OK;
 }
@@ -231,24 +208,6 @@ static abl_flat_result *setup_context(const abl_flat_model_args *a, const char *
     return NULL;
 }
 
-/* pipeline= as a code path of the model's family: that path's pipeline with the given fields after it. */
-static char *code_path_spec(const abl_flat_setup *s, const char *spec, const char **path)
-{
-    char *full = NULL;
-    if (!s->have_model || s->spec.family == NULL)
-        return NULL;
-    size_t n = strcspn(spec, ",");
-    for (size_t i = 0; i < s->spec.family->npaths; i++) {
-        const abl_code_path *p = &s->spec.family->paths[i];
-        if (strlen(p->name) == n && strncmp(p->name, spec, n) == 0) {
-            free(full);
-            full = abl_strf("%s%s", p->pipeline, spec + n);
-            *path = p->name;
-        }
-    }
-    return full;
-}
-
 static abl_flat_result *setup_pipeline(const abl_flat_model_args *a, abl_flat_setup *s)
 {
     abl_source src;
@@ -258,7 +217,9 @@ static abl_flat_result *setup_pipeline(const abl_flat_model_args *a, abl_flat_se
         return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "pipeline: empty (presets: %s)", abl_pipeline_preset_names());
     if (a->pipeline != NULL) {
         src = option_source("--pipeline");
-        full = code_path_spec(s, a->pipeline, &path_name);
+        /* pipeline= as a code path of the model's family: that path's pipeline with the given fields after it */
+        if (s->have_model && abl_setup_code_path_spec(&s->spec, a->pipeline, &full, &path_name) != ABL_OK)
+            return abl_flat_fail(ABL_ERR_NO_MEMORY, "out of memory");
     } else if (s->have_model) {
         src = s->spec.pipeline_src;
         path_name = s->spec.path ? s->spec.path->name : NULL;
@@ -284,32 +245,16 @@ static abl_flat_result *setup_pipeline(const abl_flat_model_args *a, abl_flat_se
     return e;
 }
 
-/* BTLM/jais alibi_scaling.train_seq_len T: a run of more than T keys uses the slopes divided by keys / T, as
- * the model's code does (abl_model_spec_schedule_keys; the CLI's setup does the same). slopes= wins. */
+/* BTLM/jais alibi_scaling.train_seq_len T: the slopes a run of more than T keys uses (abl_setup_keys_scaling;
+ * the CLI's setup does the same). slopes= wins. */
 static abl_flat_result *setup_keys_scaling(abl_flat_setup *s)
 {
-    if (!s->have_model || s->spec.alibi_train_seq_len == 0 || s->layer.context <= s->spec.alibi_train_seq_len ||
-        s->slopes == NULL || s->layer.schedule.text == NULL || strcmp(s->slopes, s->layer.schedule.text) != 0)
-        return NULL; /* (s->slopes is the model's schedule text unless slopes= was given) */
-    abl_schedule_spec keyed;
-    abl_status st = abl_model_spec_schedule_keys(&s->spec, s->layer.context, &keyed);
-    if (st != ABL_OK)
-        return abl_flat_fail(st, "the model's slope schedule: %s", abl_status_message(st));
-    abl_schedule_spec_free(&s->layer.schedule);
-    s->layer.schedule = keyed;
-    s->slopes = s->layer.schedule.text;
-    for (size_t i = 0; i < s->nsources; i++) {
-        if (strcmp(s->sources[i].what, "slopes") != 0)
-            continue;
-        char *from = abl_strf("config.json: alibi_scaling.train_seq_len %llu (context %llu > %llu: slopes / "
-                              "(context / train_seq_len), fp32)", (unsigned long long)s->spec.alibi_train_seq_len,
-                              (unsigned long long)s->layer.context, (unsigned long long)s->spec.alibi_train_seq_len);
-        if (from == NULL)
-            return abl_flat_fail(ABL_ERR_NO_MEMORY, "out of memory");
-        free(s->sources[i].from);
-        s->sources[i].from = from;
-    }
-    return NULL;
+    if (!s->have_model)
+        return NULL;
+    abl_status st = abl_setup_keys_scaling(&s->spec, &s->layer, &s->slopes, s->sources, s->nsources);
+    if (st == ABL_ERR_NO_MEMORY)
+        return abl_flat_fail(st, "out of memory");
+    return st == ABL_OK ? NULL : abl_flat_fail(st, "the model's slope schedule: %s", abl_status_message(st));
 }
 
 abl_flat_result *abl_flat_setup_resolve(const abl_flat_model_args *a, const char *command, uint64_t max_ctx,

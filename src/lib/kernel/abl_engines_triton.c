@@ -20,6 +20,7 @@
 #include "kernel/abl_cuda_math.h"
 #include "kernel/abl_engines.h"
 #include "kernel/abl_engines_triton.h"
+#include "kernel/abl_engines_walk.h"
 
 #define TRITON_TILE_PREFILL 32   /* TILE_SIZE_PREFILL */
 #define TRITON_TILE_DECODE 16    /* TILE_SIZE_DECODE for a 2- or 4-byte query (q.element_size() >= 2) */
@@ -160,32 +161,35 @@ uint64_t abl_vllm_triton_row(const abl_emul *e, uint64_t i, const float *x, floa
     return zeros;
 }
 
-/* ---- the zero-logit predictor of a prompt (or chunk) ----
- * With zero logits x_j = RN32(slope (j - c)) rises with j, so for row i (tile T = i / B) every earlier tile t
- * is full: its max is its last key, its P_j, its alpha_t and the running L after it do not depend on the
- * row. Key j of tile t < T reaches the output as RN(RN(A_j(T-1) alpha_d(i)) / L_i), A_j(T-1) its P in the
- * model dtype times alpha_{t+1} .. alpha_{T-1} (each product rounded): the same for every row of tile T.
- * A_j is non-decreasing in j within a tile (so are P and every rounding), so each row's zeros in a tile are
- * a prefix; a tile's keys are walked tile by tile until all of them reach 0, each row group decided at once
- * when the group's extreme alpha_d and L settle it, row by row otherwise. */
-typedef struct tri_ctx {
-    const abl_emul *em;
-    const float *X;          /* x_j */
-    uint64_t n, B, c, nt;    /* keys, tile, first computed row, tiles */
-    float *alpha, *Lrun;     /* per full tile: its alpha, the running L after it */
-    float *ad, *Lrow;        /* per computed row: alpha of its diagonal tile, its L */
-    float *gmin, *gmax;      /* per tile as a row group: alpha_d min, max, L min, max (4 floats) */
-    uint64_t zeros;          /* matrix zeros */
-    uint64_t last_zeros;     /* the last row's */
-    int64_t last_key;        /* the last row's largest zero key (-1: none) */
-} tri_ctx;
-
-static float tri_w(float a, float ad, float L)
+/* ---- the zero-logit predictor of a prompt (or chunk): abl_engines_walk.c's tile walk ----
+ * Here a key of an earlier tile reaches the output as RN(RN(A_j alpha_d(i)) / L_i), alpha_d(i) the alpha of
+ * the row's diagonal tile and L_i its final sum (the walk's b, divided by); a key of the diagonal tile as
+ * RN(P_j / L_i). */
+static float tri_w(const abl_tile_walk *t, float a, float ad, float L)
 {
+    (void)t;
     return (a * ad) / L;
 }
 
-static void tri_rows(tri_ctx *t)
+static float tri_diag(const abl_tile_walk *t, float p, float L)
+{
+    return tri_w(t, p, 1.0f, L);
+}
+
+/* acc = acc * alpha */
+static void tri_rescale(const abl_tile_walk *t, float *A, uint64_t lo, float f)
+{
+    for (uint64_t k = lo; k < t->B; k++)
+        A[k] = A[k] * f;
+}
+
+/* P.to(V.dtype) */
+static float tri_p(abl_tile_walk *t, float xj, float xm)
+{
+    return abl_fp_round32(&t->em->out, tri_exp(xj, xm));
+}
+
+static void tri_tiles(abl_tile_walk *t)
 {
     float M = -INFINITY, L = 1.0f;
     for (uint64_t tt = 0; tt < t->nt; tt++) {   /* the full tiles' alpha and L */
@@ -198,138 +202,25 @@ static void tri_rows(tri_ctx *t)
         t->Lrun[tt] = L;
         M = t->X[hi];
     }
-    for (uint64_t tt = 0; tt <= t->nt; tt++) {   /* row groups 0 .. nt */
-        t->gmin[2 * tt] = t->gmin[2 * tt + 1] = INFINITY;
-        t->gmax[2 * tt] = t->gmax[2 * tt + 1] = -INFINITY;
-    }
-    for (uint64_t i = t->c; i < t->n; i++) {   /* each computed row's diagonal tile */
-        uint64_t T = i / t->B, lo = T * t->B;
-        float ad = T == 0 ? 0.0f : tri_exp(t->X[lo - 1], t->X[i]), l = 0.0f;
-        for (uint64_t j = lo; j <= i; j++)
-            l += tri_exp(t->X[j], t->X[i]);
-        float Li = fmaf(T == 0 ? 1.0f : t->Lrun[T - 1], ad, l);
-        t->ad[i - t->c] = ad;
-        t->Lrow[i - t->c] = Li;
-        t->gmin[2 * T] = fminf(t->gmin[2 * T], ad);
-        t->gmax[2 * T] = fmaxf(t->gmax[2 * T], ad);
-        t->gmin[2 * T + 1] = fminf(t->gmin[2 * T + 1], Li);
-        t->gmax[2 * T + 1] = fmaxf(t->gmax[2 * T + 1], Li);
-        uint64_t z = 0;   /* the diagonal tile's keys: a zero prefix */
-        while (lo + z <= i && tri_w(abl_fp_round32(&t->em->out, tri_exp(t->X[lo + z], t->X[i])), 1.0f, Li) == 0.0f)
-            z++;
-        t->zeros += z;
-        if (i == t->n - 1) {
-            t->last_zeros += z;
-            if (z > 0 && (int64_t)(lo + z - 1) > t->last_key)
-                t->last_key = (int64_t)(lo + z - 1);
-        }
-    }
 }
 
-/* Zeros of one row among the tile's keys A[0..B-1] (non-decreasing): the length of the zero prefix. */
-static uint64_t tri_prefix(const float *A, uint64_t lo, uint64_t B, float ad, float L)
+/* Row i's diagonal tile: its alpha, and its L */
+static void tri_row_factors(abl_tile_walk *t, uint64_t i, float *ad, float *L)
 {
-    uint64_t a = lo, b = B;   /* keys < a zero; keys >= b not */
-    while (a < b) {
-        uint64_t mid = a + (b - a) / 2;
-        if (tri_w(A[mid], ad, L) == 0.0f)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    return a;
+    uint64_t T = i / t->B, lo = T * t->B;
+    float a = T == 0 ? 0.0f : tri_exp(t->X[lo - 1], t->X[i]), l = 0.0f;
+    for (uint64_t j = lo; j <= i; j++)
+        l += tri_exp(t->X[j], t->X[i]);
+    *ad = a;
+    *L = fmaf(T == 0 ? 1.0f : t->Lrun[T - 1], a, l);
 }
 
-/* Adds the zeros of row group T among one tile's keys (A: their A_j(T-1), lo of them 0); returns the last
- * row's zero prefix when the group holds it, else 0. */
-static uint64_t tri_group(tri_ctx *t, const float *A, uint64_t lo, uint64_t T)
-{
-    uint64_t B = t->B, r0 = T * B > t->c ? T * B : t->c, r1 = T * B + B - 1 < t->n - 1 ? T * B + B - 1 : t->n - 1;
-    if (r0 > r1)
-        return 0;
-    uint64_t all = UINT64_MAX;
-    if (tri_w(A[B - 1], t->gmax[2 * T], t->gmin[2 * T + 1]) == 0.0f)
-        all = B;    /* even the largest key with the largest factor and the smallest L is 0 */
-    else if (lo == B || tri_w(A[lo], t->gmin[2 * T], t->gmax[2 * T + 1]) != 0.0f)
-        all = lo;   /* even the smallest live key with the smallest factor and the largest L is not */
-    if (all != UINT64_MAX) {
-        t->zeros += all * (r1 - r0 + 1);
-        return r1 == t->n - 1 ? all : 0;
-    }
-    uint64_t z = 0;
-    for (uint64_t i = r0; i <= r1; i++) {
-        z = tri_prefix(A, lo, B, t->ad[i - t->c], t->Lrow[i - t->c]);
-        t->zeros += z;
-    }
-    return r1 == t->n - 1 ? z : 0;
-}
-
-static void tri_last(tri_ctx *t, uint64_t base, uint64_t z)
-{
-    t->last_zeros += z;
-    if (z > 0 && (int64_t)(base + z - 1) > t->last_key)
-        t->last_key = (int64_t)(base + z - 1);
-}
-
-/* Tile tt's keys through every later row group, until all of them are 0. A: B floats of scratch. */
-static void tri_walk(tri_ctx *t, uint64_t tt, float *A)
-{
-    uint64_t B = t->B, base = tt * B, Tlast = (t->n - 1) / B, lo = 0;
-    for (uint64_t k = 0; k < B; k++)
-        A[k] = abl_fp_round32(&t->em->out, tri_exp(t->X[base + k], t->X[base + B - 1]));
-    while (lo < B && A[lo] == 0.0f)
-        lo++;
-    for (uint64_t T = tt + 1; T <= Tlast; T++) {
-        if (lo == B) {   /* every key 0: zero in every row from here on */
-            uint64_t r0 = T * B > t->c ? T * B : t->c;
-            t->zeros += B * (t->n - r0);
-            tri_last(t, base, B);
-            return;
-        }
-        uint64_t z = tri_group(t, A, lo, T);
-        if (T == Tlast)
-            tri_last(t, base, z);
-        else {
-            for (uint64_t k = lo; k < B; k++)   /* acc = acc * alpha of tile T */
-                A[k] = A[k] * t->alpha[T];
-            while (lo < B && A[lo] == 0.0f)
-                lo++;
-        }
-    }
-}
+static const abl_tile_steps tri_steps = {tri_tiles, tri_row_factors, tri_p, tri_rescale, tri_w, tri_diag, 1};
 
 /* The fast path: x rising strictly with j (zero logits); the counts into out. */
 static abl_status tri_fast(const abl_emul *em, const float *X, uint64_t n, abl_pred_head *out)
 {
-    uint64_t B = tile_of(em), Tlast = (n - 1) / B, R = n - em->first_row;
-    size_t G = 2 * (size_t)(Tlast + 1);
-    float *buf = malloc((2 * (size_t)(Tlast + 1) + 2 * (size_t)R + 2 * G + (size_t)B) * sizeof *buf);
-    if (buf == NULL)
-        return ABL_ERR_NO_MEMORY;
-    tri_ctx t;
-    memset(&t, 0, sizeof t);
-    t.em = em;
-    t.X = X;
-    t.n = n;
-    t.B = B;
-    t.c = em->first_row;
-    t.nt = Tlast;
-    t.alpha = buf;
-    t.Lrun = buf + (Tlast + 1);
-    t.ad = buf + 2 * (Tlast + 1);
-    t.Lrow = t.ad + R;
-    t.gmin = t.Lrow + R;
-    t.gmax = t.gmin + G;
-    t.last_key = -1;
-    float *A = t.gmax + G;
-    tri_rows(&t);
-    for (uint64_t tt = 0; tt < Tlast; tt++)
-        tri_walk(&t, tt, A);
-    out->matrix_zeros = t.zeros;
-    out->row_zeros = t.last_zeros;
-    out->first_blind = t.last_key >= 0 ? (int64_t)(n - 1) - t.last_key : -1;
-    free(buf);
-    return ABL_OK;
+    return abl_tile_walk_predict(em, X, n, tile_of(em), &tri_steps, NULL, out);
 }
 
 abl_status abl_vllm_triton_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out)

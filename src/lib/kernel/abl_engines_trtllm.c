@@ -23,6 +23,7 @@
 #include "kernel/abl_cuda_math.h"
 #include "kernel/abl_engines.h"
 #include "kernel/abl_engines_trtllm.h"
+#include "kernel/abl_engines_walk.h"
 
 #define TRT_KV_STEP 128   /* step_kv of the sm80 tiled kernels (64_128, 128_128) */
 #define FP16_MAX 65504.0f
@@ -109,28 +110,15 @@ uint64_t abl_trtllm_ctx_row(const abl_emul *e, uint64_t i, const float *x, float
     return zeros;
 }
 
-/* ---- the zero-logit predictor of a prompt (or its last R rows) ----
- * With zero logits x_j = RN32(m j) never falls with j, so for row i (tile T = i / B) every earlier tile t is
- * full: its max is its last key, its P_j, its alpha_t and the running sum after it do not depend on the row.
- * Key j of tile t < T reaches the output as mul(mul(A_j(T-1), a_d(i)), b_i), with A_j(T-1) its P in the model
- * dtype times the factors of tiles t+1 .. T-1 (each product rounded), a_d(i) the factor of the row's diagonal
- * tile and b_i its final factor: the same A for every row of tile T. A_j is non-decreasing in j within a tile
- * and every product is monotone, so each row's zeros in a tile are a prefix; a tile's keys are walked through
- * the later row groups until all are 0, a group settled at once when its extreme factors decide it, by a
- * prefix search per row otherwise. */
-typedef struct trt_ctx {
-    const abl_emul *em;
-    const float *X;          /* x_j */
-    uint64_t n, B, c, nt;    /* keys, tile, first computed row, full tiles before the last */
-    float *alpha, *Lrun;     /* per full tile: its factor (as the accumulator applies it), the running sum */
-    float *ad, *brow;        /* per computed row: the factor of its diagonal tile, its final factor */
-    float *gmin, *gmax;      /* per row group: a_d min, max, b min, max */
-    uint64_t zeros, last_zeros;
-    int64_t last_key;        /* the last row's largest zero key (-1: none) */
+/* ---- the zero-logit predictor of a prompt (or its last R rows): abl_engines_walk.c's tile walk ----
+ * Here a key of an earlier tile reaches the output as mul(mul(A_j, a_d(i)), b_i) (each product rounded as the
+ * accumulator rounds it), a_d(i) the factor of the row's diagonal tile and b_i = 1/sum its final factor; a key
+ * of the diagonal tile as mul(P_j, b_i). */
+typedef struct trt_cache {
     uint32_t *ckey;          /* a direct-mapped cache of __expf by the bits of its fp32 argument: the */
     float *cval;             /* differences x_j - x_i take few values per distance, so most calls hit */
     int half, out16;         /* an fp16 accumulator; P in fp16 */
-} trt_ctx;
+} trt_cache;
 
 #define TRT_CACHE_BITS 14
 
@@ -160,46 +148,59 @@ static inline float fast_h(double x)
     return fabs(r) > 65504.0 ? (r > 0 ? INFINITY : -INFINITY) : (float)r;
 }
 
-static inline float fast_mul(const trt_ctx *t, float a, float f)
+static inline float fast_mul(const abl_tile_walk *t, float a, float f)
 {
-    if (!t->half)
+    const trt_cache *c = t->engine;
+    if (!c->half)
         return fabsf(a * f) < 0x1p-126f ? 0.0f : a * f;   /* non-negative operands */
     return fast_h((double)a * (double)f);
 }
 
-static inline float fast_out(const trt_ctx *t, float p)
+static inline float fast_out(const abl_tile_walk *t, float p)
 {
-    return t->out16 ? fast_h((double)p) : abl_fp_round32(&t->em->out, p);
+    const trt_cache *c = t->engine;
+    return c->out16 ? fast_h((double)p) : abl_fp_round32(&t->em->out, p);
 }
 
-static float trt_w(const trt_ctx *t, float a, float ad, float b)
+static float trt_w(const abl_tile_walk *t, float a, float ad, float b)
 {
     return fast_mul(t, fast_mul(t, a, ad), b);
 }
 
 /* trt_exp(a, b) through the cache (the same value: __expf is a function of the fp32 difference) */
-static float trt_cexp(trt_ctx *t, float a, float b)
+static float trt_cexp(abl_tile_walk *t, float a, float b)
 {
+    trt_cache *c = t->engine;
     float d = fast_fadd(a, -b);
     uint32_t u;
     memcpy(&u, &d, sizeof u);
     uint32_t k = (u ^ (u >> 13) ^ (u >> 23)) & ((1u << TRT_CACHE_BITS) - 1);
-    if (t->ckey[k] != u) {
-        t->ckey[k] = u;
-        t->cval[k] = abl_cuda_expf(d);
+    if (c->ckey[k] != u) {
+        c->ckey[k] = u;
+        c->cval[k] = abl_cuda_expf(d);
     }
-    return t->cval[k];
+    return c->cval[k];
 }
 
-
-static void trt_last(trt_ctx *t, uint64_t base, uint64_t z)
+/* P_j in the model dtype: softmax.pack */
+static float trt_p(abl_tile_walk *t, float xj, float xm)
 {
-    t->last_zeros += z;
-    if (z > 0 && (int64_t)(base + z - 1) > t->last_key)
-        t->last_key = (int64_t)(base + z - 1);
+    return fast_out(t, trt_cexp(t, xj, xm));
 }
 
-static void trt_tiles(trt_ctx *t)
+/* acc_o rescaled by a tile's factor */
+static void trt_rescale(const abl_tile_walk *t, float *A, uint64_t lo, float f)
+{
+    for (uint64_t k = lo; k < t->B; k++)
+        A[k] = fast_mul(t, A[k], f);
+}
+
+static float trt_diag(const abl_tile_walk *t, float p, float b)
+{
+    return fast_mul(t, p, b);
+}
+
+static void trt_tiles(abl_tile_walk *t)
 {
     float L = 0.0f;
     for (uint64_t tt = 0; tt < t->nt; tt++) {   /* the full tiles' factors and running sums */
@@ -211,140 +212,36 @@ static void trt_tiles(trt_ctx *t)
         t->alpha[tt] = acc_factor(t->em, al);
         t->Lrun[tt] = L;
     }
-    for (uint64_t tt = 0; tt <= t->nt; tt++) {
-        t->gmin[2 * tt] = t->gmin[2 * tt + 1] = INFINITY;
-        t->gmax[2 * tt] = t->gmax[2 * tt + 1] = -INFINITY;
-    }
 }
 
-static void trt_rows(trt_ctx *t)
+/* Row i's diagonal tile: its factor, and the final factor 1/sum (final_update) */
+static void trt_row_factors(abl_tile_walk *t, uint64_t i, float *ad, float *b)
 {
-    trt_tiles(t);
-    for (uint64_t i = t->c; i < t->n; i++) {   /* each computed row's diagonal tile */
-        uint64_t T = i / t->B, lo = T * t->B;
-        float a = T == 0 ? 1.0f : trt_cexp(t, t->X[lo - 1], t->X[i]), l = 0.0f;
-        for (uint64_t j = lo; j <= i; j++)
-            l = fast_fadd(l, trt_cexp(t, t->X[j], t->X[i]));
-        float Li = T == 0 ? l : abl_cuda_fmaf(t->Lrun[T - 1], a, l);
-        float ad = acc_factor(t->em, a), b = acc_factor(t->em, abl_cuda_rcp_ftz(Li));
-        t->ad[i - t->c] = ad;
-        t->brow[i - t->c] = b;
-        t->gmin[2 * T] = fminf(t->gmin[2 * T], ad);
-        t->gmax[2 * T] = fmaxf(t->gmax[2 * T], ad);
-        t->gmin[2 * T + 1] = fminf(t->gmin[2 * T + 1], b);
-        t->gmax[2 * T + 1] = fmaxf(t->gmax[2 * T + 1], b);
-        uint64_t z = 0;   /* the diagonal tile's keys: a zero prefix */
-        while (lo + z <= i &&
-               fast_mul(t, fast_out(t, trt_cexp(t, t->X[lo + z], t->X[i])), b) == 0.0f)
-            z++;
-        t->zeros += z;
-        if (i == t->n - 1)
-            trt_last(t, lo, z);
-    }
+    uint64_t T = i / t->B, lo = T * t->B;
+    float a = T == 0 ? 1.0f : trt_cexp(t, t->X[lo - 1], t->X[i]), l = 0.0f;
+    for (uint64_t j = lo; j <= i; j++)
+        l = fast_fadd(l, trt_cexp(t, t->X[j], t->X[i]));
+    float Li = T == 0 ? l : abl_cuda_fmaf(t->Lrun[T - 1], a, l);
+    *ad = acc_factor(t->em, a);
+    *b = acc_factor(t->em, abl_cuda_rcp_ftz(Li));
 }
 
-/* Zeros of one row among a tile's keys A[lo..B-1] (non-decreasing; A[0..lo) already 0): the zero prefix. */
-static uint64_t trt_prefix(const trt_ctx *t, const float *A, uint64_t lo, float ad, float b)
-{
-    uint64_t a = lo, hi = t->B;
-    while (a < hi) {
-        uint64_t mid = a + (hi - a) / 2;
-        if (trt_w(t, A[mid], ad, b) == 0.0f)
-            a = mid + 1;
-        else
-            hi = mid;
-    }
-    return a;
-}
-
-/* Adds the zeros of row group T among one tile's keys; returns the last row's zero prefix when the group
- * holds the last row, else 0. */
-static uint64_t trt_group(trt_ctx *t, const float *A, uint64_t lo, uint64_t T)
-{
-    uint64_t B = t->B, r0 = T * B > t->c ? T * B : t->c, r1 = T * B + B - 1 < t->n - 1 ? T * B + B - 1 : t->n - 1;
-    if (r0 > r1)
-        return 0;
-    uint64_t all = UINT64_MAX;
-    if (trt_w(t, A[B - 1], t->gmax[2 * T], t->gmax[2 * T + 1]) == 0.0f)
-        all = B;    /* even the largest key with the largest factors is 0 */
-    else if (lo == B || trt_w(t, A[lo], t->gmin[2 * T], t->gmin[2 * T + 1]) != 0.0f)
-        all = lo;   /* even the smallest live key with the smallest factors is not */
-    if (all != UINT64_MAX) {
-        t->zeros += all * (r1 - r0 + 1);
-        return r1 == t->n - 1 ? all : 0;
-    }
-    uint64_t z = 0;
-    for (uint64_t i = r0; i <= r1; i++) {
-        z = trt_prefix(t, A, lo, t->ad[i - t->c], t->brow[i - t->c]);
-        t->zeros += z;
-    }
-    return r1 == t->n - 1 ? z : 0;
-}
-
-/* Tile tt's keys through every later row group, until all of them are 0. A: B floats of scratch. */
-static void trt_walk(trt_ctx *t, uint64_t tt, float *A)
-{
-    uint64_t B = t->B, base = tt * B, Tlast = (t->n - 1) / B, lo = 0;
-    for (uint64_t k = 0; k < B; k++)
-        A[k] = fast_out(t, trt_cexp(t, t->X[base + k], t->X[base + B - 1]));
-    while (lo < B && A[lo] == 0.0f)
-        lo++;
-    for (uint64_t T = tt + 1; T <= Tlast; T++) {
-        if (lo == B) {   /* every key 0: zero in every row from here on */
-            uint64_t r0 = T * B > t->c ? T * B : t->c;
-            t->zeros += B * (t->n - r0);
-            trt_last(t, base, B);
-            return;
-        }
-        uint64_t z = trt_group(t, A, lo, T);
-        if (T == Tlast) {
-            trt_last(t, base, z);
-        } else {
-            for (uint64_t k = lo; k < B; k++)   /* acc_o rescaled by tile T's factor */
-                A[k] = fast_mul(t, A[k], t->alpha[T]);
-            while (lo < B && A[lo] == 0.0f)
-                lo++;
-        }
-    }
-}
+static const abl_tile_steps trt_steps = {trt_tiles, trt_row_factors, trt_p, trt_rescale, trt_w, trt_diag, 0};
 
 static abl_status trt_fast(const abl_emul *em, const float *X, uint64_t n, abl_pred_head *out)
 {
-    uint64_t B = tile_of(em), Tlast = (n - 1) / B, R = n - em->first_row;
-    size_t G = 2 * (size_t)(Tlast + 1);
     size_t C = (size_t)1 << TRT_CACHE_BITS;
-    float *buf = malloc((2 * (size_t)(Tlast + 1) + 2 * (size_t)R + 2 * G + (size_t)B + 2 * C) * sizeof *buf);
-    if (buf == NULL)
+    trt_cache c;
+    c.cval = malloc(2 * C * sizeof *c.cval);
+    if (c.cval == NULL)
         return ABL_ERR_NO_MEMORY;
-    trt_ctx t;
-    memset(&t, 0, sizeof t);
-    t.cval = buf + 2 * (size_t)(Tlast + 1) + 2 * (size_t)R + 2 * G + (size_t)B;
-    t.ckey = (uint32_t *)(t.cval + C);   /* float and uint32_t: the same size and alignment */
-    memset(t.ckey, 0xff, C * sizeof *t.ckey);   /* a NaN pattern no difference of finite logits has */
-    t.em = em;
-    t.X = X;
-    t.n = n;
-    t.B = B;
-    t.c = em->first_row;
-    t.nt = Tlast;
-    t.alpha = buf;
-    t.Lrun = buf + (Tlast + 1);
-    t.ad = buf + 2 * (Tlast + 1);
-    t.brow = t.ad + R;
-    t.gmin = t.brow + R;
-    t.gmax = t.gmin + G;
-    t.last_key = -1;
-    t.half = half_acc(em);
-    t.out16 = em->out.p == 11 && em->out.emin == -14 && em->out.has_inf;
-    float *A = t.gmax + G;
-    trt_rows(&t);
-    for (uint64_t tt = 0; tt < Tlast; tt++)
-        trt_walk(&t, tt, A);
-    out->matrix_zeros = t.zeros;
-    out->row_zeros = t.last_zeros;
-    out->first_blind = t.last_key >= 0 ? (int64_t)(n - 1) - t.last_key : -1;
-    free(buf);
-    return ABL_OK;
+    c.ckey = (uint32_t *)(c.cval + C);   /* float and uint32_t: the same size and alignment */
+    memset(c.ckey, 0xff, C * sizeof *c.ckey);   /* a NaN pattern no difference of finite logits has */
+    c.half = half_acc(em);
+    c.out16 = em->out.p == 11 && em->out.emin == -14 && em->out.has_inf;
+    abl_status st = abl_tile_walk_predict(em, X, n, tile_of(em), &trt_steps, &c, out);
+    free(c.cval);
+    return st;
 }
 
 abl_status abl_trtllm_ctx_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out)
