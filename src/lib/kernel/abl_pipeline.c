@@ -907,11 +907,23 @@ static abl_status check_pv(const abl_pipeline *p, char **msg)
     return ABL_OK;
 }
 
+/* bias-offset: only the eager bias table (abl_emul_bias_mag) reads it; the kernels form their own bias. */
+static abl_status check_offset(const abl_pipeline *p, char **msg)
+{
+    if (p->bias_offset != 0 && (p->bias_form != ABL_BIAS_ABSOLUTE || p->softmax != ABL_SOFTMAX_EAGER)) {
+        abl_error_dup(msg, "bias-offset=%d: applies to bias-form=absolute with softmax=eager only", p->bias_offset);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    return ABL_OK;
+}
+
 abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg)
 {
     if (p == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     abl_status pv = check_pv(p, msg);
+    if (pv == ABL_OK)
+        pv = check_offset(p, msg);
     if (pv != ABL_OK)
         return pv;
     if (is_ggml(p))
@@ -926,11 +938,6 @@ abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg)
     if (p->splits >= 2 && p->softmax == ABL_SOFTMAX_VLLM_TRITON && p->rows != 1) {
         abl_error_dup(msg, "splits=%d: vLLM runs the 3-D kernel for a decode step only (max_seqlen_q = 1: rows=1)",
                       p->splits);
-        return ABL_ERR_UNSUPPORTED;
-    }
-    if (p->bias_offset != 0 && (p->bias_form != ABL_BIAS_ABSOLUTE || p->softmax != ABL_SOFTMAX_EAGER)) {
-        /* only the eager bias table (abl_emul_bias_mag) reads the offset; the kernels form their own bias */
-        abl_error_dup(msg, "bias-offset=%d: applies to bias-form=absolute with softmax=eager only", p->bias_offset);
         return ABL_ERR_UNSUPPORTED;
     }
     if (p->exp == ABL_EXP_GGML_AVX2 || p->exp == ABL_EXP_GGML_SCALAR) {
