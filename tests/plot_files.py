@@ -5,6 +5,7 @@ For every plot kind and format: the file exists, starts with the format's magic 
 plausible size, PNGs have the size asked for, SVGs parse as XML and hold one <polyline> per series
 in the series' colour (plus one legend sample each), and two runs give the same bytes. Failures
 leave no file behind. Standard library only."""
+import csv
 import os
 import struct
 import subprocess
@@ -245,6 +246,61 @@ for args in (["blindmap", "--ctx", "256"], ["blindmap", "--ctx", "512", "--head"
     t = texts(root)
     if not all(x in t for x in ("every weight zero", "no weight exactly zero", "masked (key after query)")):
         fail("%s: the map's legend is missing" % " ".join(args))
+
+# An encoder's map (issue 19/21): jina-embeddings-v2-base-en is bidirectional, so the N x N map has no masked
+# half: no grey triangle, a legend of the three shades that appear and "bidirectional: none masked", the title
+# says bidirectional, and the map is square (its dark cells reach all four sides: the top-right and the
+# bottom-left corners are blind). The cells' zero shares (--data) against the closed form, independent of the
+# emulation: head 1 of 12 has the press slope m = 2^-1; its eager path casts -m|i-j| to bf16 and softmaxes in
+# fp32, so with zero scores key j of row i weighs p = e^(-m d)/S, d = |i - j|, 1 <= S <= coth(m/2) (the
+# two-sided geometric sum). bf16 rounds p to 0 iff p <= 2^-134 (half its least subnormal 2^-133). So a key is
+# surely zero when m d > 134 ln 2 (d >= 187, a token's margin for the fp32 exp) and surely kept when
+# m d < 134 ln 2 - ln coth(m/2) (d <= 181): cells whose distances all lie below 182 must show no zero, cells
+# whose distances are all 187 or more must be all zero (a cell spans 2 x 2 tokens at N = 512).
+enc_svg, enc_csv = os.path.join(WORK, "look-map-encoder.svg"), os.path.join(WORK, "look-map-encoder.csv")
+rc, so, se = run(["plot", "blindmap", "--model", "jina-embeddings-v2-base-en", "--ctx", "512", "--head", "1",
+                  "--output", enc_svg, "--data", enc_csv])
+if rc != 0 or so or se:
+    fail("plot blindmap (encoder): exit %d, stdout %r, stderr %r" % (rc, so[:200], se[:200]))
+else:
+    import math
+    root = ET.parse(enc_svg).getroot()
+    t = texts(root)
+    tri = [el for el in root.iter(SVGNS + "polyline") if el.get("fill", "").upper() == "#E0E0E0"]
+    if tri:
+        fail("encoder blindmap: a masked (grey) region is drawn, want none")
+    if not all(x in t for x in ("no weight exactly zero", "some weights zero", "every weight zero",
+                                "bidirectional: none masked")) or "masked (key after query)" in t:
+        fail("encoder blindmap: legend %s, want the three shades and 'bidirectional: none masked'" % t)
+    if not any("bidirectional" in x and "N = 512" in x for x in t):
+        fail("encoder blindmap: the title does not say bidirectional")
+    dark = []
+    for el in root.iter(SVGNS + "polyline"):
+        if el.get("fill", "").upper() == "#08306B":
+            pts = [tuple(map(float, q.split(","))) for q in el.get("points").split()]
+            dark.append((min(q[0] for q in pts), max(q[0] for q in pts), min(q[1] for q in pts), max(q[1] for q in pts)))
+    dark.sort()
+    legend = dark.pop() if dark else None   # the legend's swatch: right of the whole map
+    if legend is None or not dark or legend[0] <= max(d[1] for d in dark):
+        fail("encoder blindmap: no dark cells, or the legend swatch is not right of the map")
+    else:
+        w = max(d[1] for d in dark) - min(d[0] for d in dark)
+        h = max(d[3] for d in dark) - min(d[2] for d in dark)
+        if abs(w - h) > 0.01 * max(w, h):
+            fail("encoder blindmap: the map is %.1f x %.1f, want square" % (w, h))
+    m, lo_keep, hi_zero, bad, upper, lower = 0.5, 181, 187, [], 0, 0
+    assert m * 187 > 134 * math.log(2) + 1e-6 and m * 182 < 134 * math.log(2) - math.log(1 / math.tanh(m / 2))
+    for r in csv.DictReader(open(enc_csv, encoding="utf-8")):
+        x, y, v = int(float(r["x"])), int(float(r["y"])), float(r["value"])
+        ds = [abs(i - j) for i in (y, y + 1) for j in (x, x + 1)]
+        if max(ds) <= lo_keep and v != 0 or min(ds) >= hi_zero and v != 1:
+            bad.append((x, y, v))
+        if min(ds) >= hi_zero:
+            upper += x > y
+            lower += x < y
+    if bad or upper == 0 or upper != lower:
+        fail("encoder blindmap --data: %d cells against the closed form %s; blind cells above/below the diagonal "
+             "%d/%d (want equal, > 0)" % (len(bad), bad[:5], upper, lower))
 
 # --data: exactly the plotted data. Press slopes 2^-(h/2) for 16 heads (the paper's Figure 1a): each head's
 # line ends at (4096, -4096·2^-(h/2)); τ = -87.3365 for bf16 in the paper's convention (paper, Table 1).

@@ -243,6 +243,7 @@ static int plot_blindmap(const abl_cli_cmd *cmd, const char **v, const plot_laye
     c.slopes = abl_layer_schedule(L->layer);
     c.model = L->label;
     c.progress = L->progress;
+    c.attention = L->layer->attention;   /* an encoder: the whole N x N map */
     /* --pipeline, else the model's default code path or the config's, parsed here once */
     if (L->npipes <= 0 && L->default_pipeline != NULL && (rc = abl_cli_pipeline_spec(L->default_pipeline, &L->specs[0])) != 0)
         return rc;
@@ -407,19 +408,19 @@ static const char *default_pipeline(const abl_model *model, const abl_model_spec
 static int plot_draw(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char **v, const char *kind,
                      const plot_layer *Lp, const abl_plot_render_options *ro);
 
-/* An encoder (bidirectional attention) for a kind that draws a causal layer: one line, exit 2. bias draws
- * per-distance biases and per-head δ, the same for |i - j| (docs/method.md: δ per head is unchanged);
- * fraction draws the bidirectional fractions; mitigations takes no model. */
+/* An encoder (bidirectional attention) for a kind that draws a causal layer (gradient): one line, exit 2.
+ * bias draws per-distance biases and per-head δ, the same for |i - j| (docs/method.md: δ per head is
+ * unchanged); fraction draws the bidirectional fractions; blindmap the whole N x N map; mitigations takes
+ * no model. */
 static int plot_encoder_refused(const char *kind, const abl_cli_model_choice *c)
 {
     const abl_model_family *f = c->model != NULL ? c->model->family : c->spec.family;
     if (f == NULL || f->attention != ABL_ATTENTION_BIDIRECTIONAL)
         return 0;
-    const char *why = strcmp(kind, "blindmap") == 0 ? "the causal lower triangle of one head's matrix"
-                                                    : "the causal last row's eager softmax backward";
-    return abl_cli_usage_error("plot %s: %s is an encoder (bidirectional attention, family %s); plot %s draws %s: "
-                               "use plot fraction or bias, or analyze, check, simulate", kind,
-                               c->model != NULL ? c->model->name : "the config's model", f->name, kind, why);
+    return abl_cli_usage_error("plot %s: %s is an encoder (bidirectional attention, family %s); plot %s draws the "
+                               "causal last row's eager softmax backward: use plot fraction, bias or blindmap, or "
+                               "analyze, check, simulate", kind,
+                               c->model != NULL ? c->model->name : "the config's model", f->name, kind);
 }
 
 /* The picture of the layer the options describe (*l: initialised, the caller frees it; the lists of
@@ -444,9 +445,9 @@ static int plot_with(const abl_cli_ctx *cli, const abl_cli_cmd *cmd, const char 
     const char *s;
     abl_cli_model_choice choice;
     int rc0 = abl_cli_model_choose(v, &choice);
-    /* an encoder: plot fraction draws its bidirectional fractions (end row, N x N), bias its biases; blindmap
-     * and gradient draw a causal layer (a lower-triangular map, a last row's backward) and refuse it */
-    if (rc0 == 0 && (strcmp(kind, "blindmap") == 0 || strcmp(kind, "gradient") == 0) &&
+    /* an encoder: plot fraction draws its bidirectional fractions (end row, N x N), bias its biases, blindmap
+     * its N x N map; gradient draws a causal last row's backward and refuses it */
+    if (rc0 == 0 && strcmp(kind, "gradient") == 0 &&
         (rc0 = plot_encoder_refused(kind, &choice)) != 0) {
         abl_model_spec_free(&choice.spec);
         abl_cli_model_choice_release(&choice);
@@ -562,10 +563,11 @@ const abl_cli_cmd abl_cli_plot_cmd = {
     "--ctx, or --linear), one pair of curves per --dtype and --convention (lists), and per real\n"
     "kernel with --pipeline (the exact zero-logit predictor at every N, N <= 65536). An encoder's\n"
     "model (bidirectional attention) draws its end row i = N - 1 and its whole N x N matrix; bias\n"
-    "draws an encoder as any layer (|i - j|: the same biases and δ); blindmap and gradient draw a\n"
-    "causal layer and refuse an encoder.\n"
-    "blindmap: the causal N x N weights of one head (--head, or 0 for every head) emulated through a\n"
-    "real kernel (simulate, N <= 8192), exactly-zero weights shaded: where attention goes blind.\n"
+    "draws an encoder as any layer (|i - j|: the same biases and δ); blindmap draws its whole N x N\n"
+    "map (nothing masked); gradient draws a causal layer and refuses an encoder.\n"
+    "blindmap: the N x N weights of one head (--head, or 0 for every head) emulated through a real\n"
+    "kernel (simulate, N <= 8192), exactly-zero weights shaded: where attention goes blind; causal:\n"
+    "the masked future grey; an encoder (bidirectional): every row over all N keys.\n"
     "mitigations: δ of the nine heads of each of Table 8's mitigation combinations, log10 δ, with\n"
     "the * (10^9 < δ < 2^1024) and ** (δ >= 2^1024) regions shaded.\n"
     "gradient: per head, the first blind distance of the forward weight and of the rounded gradient\n"

@@ -95,8 +95,9 @@ ABL_API abl_status abl_plot_mitigations(const abl_format *format, abl_convention
 ABL_API abl_status abl_plot_mitigations_layer(const abl_format *format, abl_convention convention, int heads,
                                       const abl_schedule_spec *slopes, const char *model, abl_plot *out);
 
-/* Where attention goes blind: the causal N x N weight matrix of one head (or all, as small
- * multiples) emulated through a real pipeline, exactly-zero weights shaded. */
+/* Where attention goes blind: the N x N weight matrix of one head (or all, as small multiples)
+ * emulated through a real pipeline, exactly-zero weights shaded; causal: the lower triangle with the
+ * masked future drawn as such; bidirectional (an encoder): every row over all N keys, nothing masked. */
 #define ABL_PLOT_BLINDMAP_MAX_CONTEXT 8192
 typedef struct abl_plot_blindmap_config {
     const abl_pipeline_spec *pipeline; /* parsed at the boundary, built for model_dtype; NULL: eager */
@@ -108,6 +109,7 @@ typedef struct abl_plot_blindmap_config {
     int threads;               /* 0: all cores */
     const char *model;
     abl_progress progress;     /* the emulation's, as simulate reports it */
+    abl_attention attention;   /* causal (0, the default) or bidirectional (abl_simulate_bidir.c) */
 } abl_plot_blindmap_config;
 
 ABL_API void abl_plot_blindmap_config_default(abl_plot_blindmap_config *c);

@@ -206,6 +206,10 @@ typedef struct abl_pipeline {
      * themselves (their weight is already the influence): the fields are not read there. */
     abl_format pv_dtype;
     abl_format pv_accumulate;
+    /* bias-form=absolute, softmax=eager: the integer added to the key position before the product, so
+     * that key j gets m * (j + bias_offset). 1 for Refact's remote code (get_alibi_biases: mask.cumsum,
+     * 1 at key 0); 0 for every other preset. */
+    int bias_offset;
 } abl_pipeline;
 
 /* "Pipeline <preset>: modelled from source, not measured ..." for a modelled preset, else NULL (static text). */
@@ -285,7 +289,8 @@ typedef enum abl_pipeline_field {
     ABL_PF_VERSION,
     ABL_PF_PV_DTYPE,
     ABL_PF_PV_ACCUMULATE,
-    ABL_PF_SPLITS
+    ABL_PF_SPLITS,
+    ABL_PF_BIAS_OFFSET
 } abl_pipeline_field;
 
 typedef struct abl_pipeline_override {

@@ -24,7 +24,8 @@ extern "C" {
 
 /*
  * Called for every emulated row when set, one call at a time (rows arrive in any order): the logits
- * the softmax read and the weights as rounded into the output dtype (flash: P), keys 0..row.
+ * the softmax read and the weights as rounded into the output dtype (flash: P), keys 0..row (a
+ * bidirectional layer: keys 0..N-1).
  */
 typedef void (*abl_row_hook)(void *ctx, int head_index, uint64_t row, const float *logits, const float *weights);
 

@@ -750,6 +750,7 @@ typedef struct map_acc {
     uint64_t n, bin;        /* N, tokens per cell */
     size_t cells;           /* cells per side */
     int heads, head;        /* head: 0 = all */
+    int bidir;              /* an encoder: every row has all N keys */
     uint32_t *zeros;        /* per map (head), cells x cells */
     uint32_t *total;
 } map_acc;
@@ -770,7 +771,8 @@ static void map_hook(void *ctx, int head_index, uint64_t row, const float *logit
     }
     size_t r = (size_t)(row / m->bin), side = m->cells;
     uint32_t *z = m->zeros + (size_t)k * side * side + r * side, *t = m->total + (size_t)k * side * side + r * side;
-    for (uint64_t j = 0; j <= row; j++) {
+    uint64_t last = m->bidir ? m->n - 1 : row;   /* the keys the hook was given */
+    for (uint64_t j = 0; j <= last; j++) {
         size_t c = (size_t)(j / m->bin);
         t[c]++;
         z[c] += weights[j] == 0.0f;
@@ -791,6 +793,7 @@ abl_status abl_plot_blindmap_plan_make(const abl_plot_blindmap_config *c, abl_pl
     sc->context = c->context;
     sc->threads = c->threads;
     sc->progress = c->progress;
+    sc->attention = c->attention;
     abl_cost cost;
     abl_status est = abl_simulate_estimate(sc, &cost); /* a failure costs nothing: the run reports it */
     return abl_plan_leaf(&out->plan, "simulate", est, &cost, c->context, c->heads);
@@ -870,6 +873,7 @@ static abl_status map_acc_init(map_acc *m, const abl_plot_blindmap_config *c, in
     m->cells = (size_t)((c->context + m->bin - 1) / m->bin);
     m->heads = heads;
     m->head = c->head;
+    m->bidir = c->attention == ABL_ATTENTION_BIDIRECTIONAL;
     size_t per = m->cells * m->cells;
     m->zeros = calloc(per * (size_t)maps, sizeof *m->zeros);
     m->total = calloc(per * (size_t)maps, sizeof *m->total);
@@ -887,10 +891,11 @@ static abl_status blindmap_frame(const abl_plot_blindmap_config *c, const char *
                                  abl_plot *out)
 {
     const char *who = c->model != NULL ? c->model : "the layer";
-    char *title = c->head == 0 ? abl_strf("Where attention goes blind: every head of %s (%s, N = %llu)", who, pipe,
-                                          (unsigned long long)c->context)
-                               : abl_strf("Where attention goes blind: head %d of %s (%s, N = %llu)", c->head, who,
-                                          pipe, (unsigned long long)c->context);
+    const char *dir = m->bidir ? ", bidirectional" : "";
+    char *title = c->head == 0 ? abl_strf("Where attention goes blind: every head of %s (%s%s, N = %llu)", who, pipe,
+                                          dir, (unsigned long long)c->context)
+                               : abl_strf("Where attention goes blind: head %d of %s (%s%s, N = %llu)", c->head, who,
+                                          pipe, dir, (unsigned long long)c->context);
     int cols = 1, rows = 1;
     if (c->head == 0) {
         while (cols * cols < heads)
@@ -899,9 +904,13 @@ static abl_status blindmap_frame(const abl_plot_blindmap_config *c, const char *
     }
     abl_status st = title != NULL ? abl_plot_init(out, rows, cols, title) : ABL_ERR_NO_MEMORY;
     free(title);
+    /* an encoder's rows all attend every key: the map has no masked half, and the caption says so */
     char *cap = st == ABL_OK ? abl_strf("cells of %llu x %llu tokens shaded by their exactly-zero weights; query i down, key "
-                                        "j across, drawn square",
-                                        (unsigned long long)m->bin, (unsigned long long)m->bin)
+                                        "j across, drawn square%s",
+                                        (unsigned long long)m->bin, (unsigned long long)m->bin,
+                                        m->bidir ? "; bidirectional (encoder): all N rows attend all N keys, no key "
+                                                   "is masked"
+                                                 : "")
                              : NULL;
     if (st == ABL_OK) {
         out->square = 1;
@@ -938,7 +947,7 @@ static abl_status blindmap_panel(abl_plot_panel *pn, const abl_plot_blindmap_con
     free(title);
     size_t per = m->cells * m->cells;
     pn->yflip = 1;
-    pn->map.causal = 1;
+    pn->map.causal = !m->bidir;
     pn->map.rows = pn->map.cols = m->cells;
     pn->map.cells = st == ABL_OK ? malloc(per * sizeof *pn->map.cells) : NULL;
     if (st == ABL_OK && pn->map.cells == NULL)

@@ -30,7 +30,7 @@ const char *abl_pipeline_preset_names(void)
 {
     return "eager, flash2, sdpa-efficient, sdpa-cudnn, bloom-hf, falcon-hf-eager, falcon-hf-sdpa, falcon-rw-hf, "
            "mpt, mpt-hf, llamacpp-cpu, llamacpp-cpu-fa, llamacpp-cuda-fa, vllm-paged, trtllm-decode, flex-alibi, "
-           "llamacpp-cuda, vllm-flash, vllm-triton, mosaicbert-triton, trtllm-context";
+           "llamacpp-cuda, vllm-flash, vllm-triton, mosaicbert-triton, trtllm-context, refact-hf";
 }
 
 const char *abl_pipeline_preset_help(void)
@@ -78,14 +78,16 @@ const char *abl_pipeline_preset_help(void)
            "P against the running log-sum-exp, P in the model dtype; modelled from source, not measured)\n"
            "trtllm-context: TensorRT-LLM context FMHA (fmha_v2 flash attention, Ampere/Ada: exp2f slopes, bias "
            "slope * j, 128-key tiles from key 0, __expf, P in the model dtype; fp16 accumulator for fp16, "
-           "pv-accumulate=fp32 = context_fmha_fp32_acc; weight = influence; modelled from source, not measured)\n";
+           "pv-accumulate=fp32 = context_fmha_fp32_acc; weight = influence; modelled from source, not measured)\n"
+           "refact-hf: Refact-1.6B's transformers remote code (torch.pow slopes, the absolute bias m*(j+1) from "
+           "mask.cumsum in fp32 cast to the model dtype: bias-offset=1; fp32 softmax, weights in the model dtype)\n";
 }
 
 const char *abl_pipeline_field_names(void)
 {
     return "bias-form, slope-dtype, slope-calc, product-dtype, bias-dtype, bias-scale, bias-add, logit-dtype, "
            "softmax, sum, exp, normalise, output-dtype, head-dim, block, mask-dtype, fa-kernel, threads, rows, pv-dtype, "
-           "pv-accumulate, version, splits";
+           "pv-accumulate, version, splits, bias-offset";
 }
 
 const char *abl_bias_form_name(abl_bias_form f)
@@ -308,6 +310,12 @@ static const preset_def k_preset_defs[] = {
      *   abl_pipeline_preset). The kernel emulates P.V (abl_engines_trtllm.c). */
     {"trtllm-context", ABL_BIAS_ABSOLUTE, DT_FP32, DT_FP32, DT_FP32, DT_MODEL, DT_FP32, DT_MODEL, DT_MODEL,
      ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_EXACT, ABL_SOFTMAX_TRTLLM_FMHA, ABL_EXP_CORRECT, 1, 128, 128, .modelled = 1},
+    /* refact-hf: Refact-1.6B's remote code (modeling_gpt_refact.py, docs/models.md): _get_slopes
+     *   torch.pow(2^(-8/n), arange(1, 1 + n)) in fp32 (torch-pow); get_alibi_biases: distance = mask.cumsum(-1),
+     *   1 at key 0 (bias-offset=1), int64 distance * fp32 slope (fp32 product), .to(dtype); alibi + the scaled
+     *   scores in the model dtype; softmax with fp32 arithmetic, the weights in the model dtype; head dim 64. */
+    {"refact-hf", ABL_BIAS_ABSOLUTE, DT_FP32, DT_MODEL, DT_MODEL, DT_MODEL, DT_FP32, DT_MODEL, DT_FP32,
+     ABL_BIAS_ADD_SCORES, ABL_SLOPE_CALC_TORCH_POW, ABL_SOFTMAX_EAGER, ABL_EXP_CORRECT, 1, 64, 0, 0, 0, 0},
 };
 
 /* The preset's definition by name (any case), NULL when unknown. */
@@ -361,6 +369,8 @@ abl_status abl_pipeline_preset(const char *name, const abl_format *model_dtype, 
      * preset runs the one-split kernel (kept out of the table so its rows stay as they are) */
     p.splits = strcmp(d->name, "vllm-flash") == 0 || strcmp(d->name, "vllm-triton") == 0 ? 0 : 1;
     p.modelled = d->modelled;
+    /* refact-hf's cumulative-count positions (bias-offset=1; kept out of the table so its rows stay as they are) */
+    p.bias_offset = strcmp(d->name, "refact-hf") == 0;
     p.version = abl_version_default(d->name);
     if (p.softmax == ABL_SOFTMAX_TRTLLM_FMHA && strcmp(model.name, "fp16") != 0)
         p.pv_accumulate = named("fp32");   /* fmhaRunner: BF16 FMHA only accumulates on FP32 */
@@ -438,6 +448,11 @@ static abl_status override_number(abl_pipeline_override *o, const char *value, c
             abl_error_dup(msg, "threads: '%s' is not an integer from 1 to 1024", value);
             return ABL_ERR_BAD_NUMBER;
         }
+    } else if (o->field == ABL_PF_BIAS_OFFSET) {
+        if (!parse_int(value, 0, 1, &v)) {
+            abl_error_dup(msg, "bias-offset: '%s' is not 0 or 1", value);
+            return ABL_ERR_BAD_NUMBER;
+        }
     } else if (o->field == ABL_PF_SPLITS) {
         /* flash_api.cpp: STD_TORCH_CHECK(params.num_splits <= 128); 0 (auto): the heuristic */
         if (strcasecmp(value, "auto") == 0)
@@ -477,6 +492,7 @@ static const struct {
     {"threads", ABL_PF_THREADS},           {"rows", ABL_PF_ROWS},               {"version", ABL_PF_VERSION},
     {"pv-dtype", ABL_PF_PV_DTYPE},         {"pv-accumulate", ABL_PF_PV_ACCUMULATE},
     {"splits", ABL_PF_SPLITS},
+    {"bias-offset", ABL_PF_BIAS_OFFSET},
 };
 
 /* One FIELD=VALUE into a typed override (the only place a field's text is read). */
@@ -562,6 +578,7 @@ static void override_apply(abl_pipeline *p, const abl_pipeline_override *o, cons
     case ABL_PF_THREADS: p->threads = o->value; break;
     case ABL_PF_ROWS: p->rows = o->value; break;
     case ABL_PF_SPLITS: p->splits = o->value; break;
+    case ABL_PF_BIAS_OFFSET: p->bias_offset = o->value; break;
     case ABL_PF_VERSION: abl_version_apply(p, abl_version_of(p->preset, o->value)); break;
     default: p->block = o->value; break;
     }
@@ -890,11 +907,23 @@ static abl_status check_pv(const abl_pipeline *p, char **msg)
     return ABL_OK;
 }
 
+/* bias-offset: only the eager bias table (abl_emul_bias_mag) reads it; the kernels form their own bias. */
+static abl_status check_offset(const abl_pipeline *p, char **msg)
+{
+    if (p->bias_offset != 0 && (p->bias_form != ABL_BIAS_ABSOLUTE || p->softmax != ABL_SOFTMAX_EAGER)) {
+        abl_error_dup(msg, "bias-offset=%d: applies to bias-form=absolute with softmax=eager only", p->bias_offset);
+        return ABL_ERR_UNSUPPORTED;
+    }
+    return ABL_OK;
+}
+
 abl_status abl_pipeline_check_msg(const abl_pipeline *p, char **msg)
 {
     if (p == NULL)
         return ABL_ERR_INVALID_ARGUMENT;
     abl_status pv = check_pv(p, msg);
+    if (pv == ABL_OK)
+        pv = check_offset(p, msg);
     if (pv != ABL_OK)
         return pv;
     if (is_ggml(p))
@@ -985,6 +1014,8 @@ void abl_pipeline_describe_text(const abl_pipeline *p, abl_text *t)
     if (p->softmax == ABL_SOFTMAX_EAGER)
         abl_text_add(t, ",sum=%s,exp=%s,normalise=%s", abl_sum_order_name(p->sum), abl_exp_model_name(p->exp),
                      abl_normalise_name(p->normalise));
+    if (p->bias_offset != 0)
+        abl_text_add(t, ",bias-offset=%d", p->bias_offset);
     if (is_ggml(p))
         abl_text_add(t, ",exp=%s,mask-dtype=%s,rows=%d", abl_exp_model_name(p->exp), p->mask_dtype.name, p->rows);
     abl_text_add(t, ",output-dtype=%s", p->output_dtype.name);

@@ -76,6 +76,10 @@ static const version_def k_versions[] = {
      "mosaicml/examples examples/benchmarks/bert/src/flash_attn_triton.py and bert_layers.py @daddaeff "
      "(modelled from source, not measured)",
      -1},
+    {"refact-hf", "35834bab",
+     "Refact-1_6B-fim modeling_gpt_refact.py as the public copy sycomix/refact hf/modeling_gpt_refact.py "
+     "@35834bab has it (the Hub's own revision not read); PyTorch 1.13 CPU, validated",
+     -1},
 };
 
 #define NVERSIONS (sizeof k_versions / sizeof k_versions[0])

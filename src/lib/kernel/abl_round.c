@@ -318,6 +318,7 @@ abl_status abl_emul_init(const abl_pipeline *p, uint64_t n, abl_emul *out)
         return ABL_ERR_UNSUPPORTED;
     memset(out, 0, sizeof *out);
     out->form = p->bias_form;
+    out->offset = (uint64_t)p->bias_offset;
     out->softmax = p->softmax;
     out->sum = p->sum;
     out->normalise = p->normalise;
@@ -398,7 +399,8 @@ float abl_emul_bias_mag(const abl_emul *e, const abl_emul_head *h, uint64_t pos)
         return (float)((double)h->factor * abl_fp_round(&e->mask, (double)pos));
     if (e->softmax == ABL_SOFTMAX_FLASH)
         return (float)((double)h->factor * (double)pos);
-    double pp = abl_fp_round(&e->prod, (double)pos);             /* the integer position, cast */
+    /* the integer position, cast (Refact: the cumulative count j + 1, bias-offset) */
+    double pp = abl_fp_round(&e->prod, (double)(pos + e->offset));
     double prod = abl_fp_round(&e->prod, (double)h->factor * pp); /* exact binary64 product, one rounding */
     return (float)abl_fp_round(&e->bias, prod);
 }

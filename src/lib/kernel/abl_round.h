@@ -69,6 +69,7 @@ float abl_xacc_round32(const abl_xacc *a);   /* the exact sum, rounded once to b
 /* A pipeline resolved for emulation at context N. */
 typedef struct abl_emul {
     abl_bias_form form;
+    uint64_t offset;       /* bias-offset: the eager bias multiplies pos + offset */
     abl_softmax_kind softmax;
     abl_sum_order sum;
     abl_normalise normalise;

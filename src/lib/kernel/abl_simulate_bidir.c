@@ -9,6 +9,7 @@
  * for a symmetric bias the same logits as a causal last row, over N keys); the MIDDLE row is
  * i = floor((N - 1) / 2). */
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,7 @@ typedef struct bteam {
     atomic_uint_fast64_t next_row, zeros;
     atomic_uint_fast64_t lost;   /* influence-zero keys of the head, when P.V can lose more (abl_influence.h) */
     atomic_int failed;
+    pthread_mutex_t hook_mu;   /* the row hook (plot blindmap of an encoder), one call at a time */
 } bteam;
 
 /* Row i's logits (all N keys); 0 when one is not finite. */
@@ -221,6 +223,12 @@ static void bworker(void *arg)
         /* a row of N keys in key order: the causal row code with its last key at N - 1 */
         uint64_t z = abl_sim_row_weights(s, n - 1, x, e, w);
         zeros += z;
+        const abl_simulate_config *cfg = &t->out->config;
+        if (cfg->row_hook != NULL) {   /* every key 0..N-1 of row i */
+            pthread_mutex_lock(&t->hook_mu);
+            cfg->row_hook(cfg->row_hook_ctx, s->schedule.slopes[t->head].index, i, x, w);
+            pthread_mutex_unlock(&t->hook_mu);
+        }
         if (i == mid)
             res->mid_row_zeros = z;
         if (i == n - 1) {
@@ -273,6 +281,7 @@ abl_status abl_simulate_bidir_run(const abl_simulate_config *cfg, abl_simulation
     t.s = &s;
     t.out = out;
     t.table = malloc(cfg->context * sizeof *t.table);
+    pthread_mutex_init(&t.hook_mu, NULL);
     if (st == ABL_OK && (out->results == NULL || t.table == NULL))
         st = ABL_ERR_NO_MEMORY;
     int nt = abl_sim_threads(cfg->threads);
@@ -295,6 +304,7 @@ abl_status abl_simulate_bidir_run(const abl_simulate_config *cfg, abl_simulation
                              (double)s.heads * cfg->context * cfg->context);
     }
     out->threads_used = nt;
+    pthread_mutex_destroy(&t.hook_mu);
     free(t.table);
     out->schedule = s.schedule; /* the results' slopes point into it */
     memset(&s.schedule, 0, sizeof s.schedule);

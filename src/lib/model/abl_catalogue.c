@@ -70,14 +70,19 @@ static const abl_code_path mosaic_paths[] = {
 };
 /* Refact-1.6B (gpt_refact). llama.cpp's LLM_ARCH_REFACT (src/llama-model.cpp load_hparams: f_max_alibi_bias =
  * 8.0f; llama_model_rope_type: no RoPE) builds the usual -m|p0 - p1| kq mask with ggml's slopes: the ggml
- * presets. The Hub's remote code (modeling_gpt_refact.py get_alibi_biases: m*(j + 1) from mask.cumsum in fp32,
- * .to(dtype), alibi + q.k*scale in the model dtype) has no preset: its bias form m*(j + 1) is not modelled
- * (docs/models.md says why and what differs). */
+ * presets, the default (exact for that engine). The Hub's remote code (modeling_gpt_refact.py, read in the copy
+ * sycomix/refact @35834bab: get_alibi_biases m*(j + 1) from mask.cumsum in fp32, .to(dtype), alibi + q.k*scale in
+ * the model dtype, fp32 softmax) is refact-hf; its layers past the first under scale_attention_softmax_in_fp32
+ * are not modelled (docs/models.md). */
 static const abl_code_path refact_paths[] = {
     PATH("llama.cpp", "llamacpp-cpu",
          "llama.cpp src/llama-model.cpp LLM_ARCH_REFACT: f_max_alibi_bias 8, ggml_soft_max_ext with the -|p0-p1| "
-         "mask (the transformers remote code's m*(j+1) bias is not modelled: docs/models.md)"),
+         "mask"),
     PATH("llama.cpp-fa", "llamacpp-cpu-fa", "llama.cpp LLM_ARCH_REFACT with flash attention on (ggml CPU)"),
+    PATH("transformers", "refact-hf",
+         "modeling_gpt_refact.py (trust_remote_code; public copy sycomix/refact hf/ @35834bab): _get_slopes "
+         "torch.pow, get_alibi_biases m*(j+1) from mask.cumsum in fp32 cast to the model dtype, fp32 softmax; "
+         "layer 0 of the upcast path (docs/models.md)"),
 };
 static const abl_code_path encoder_paths[] = {
     PATH_OV("eager", "eager,bias-form=symmetric", "eager", symmetric_form,

@@ -873,8 +873,9 @@ static int legend_fill(const abl_plot_panel *pn, legend_entries *e)
 }
 
 /* A map's legend, drawn by hand (pllegend's colour boxes have no edge, and white is one of the shades):
- * a framed swatch and its meaning per shade. */
-static int draw_map_legend(double chr, double top)
+ * a framed swatch and its meaning per shade that appears. A bidirectional map (not causal) has no masked
+ * keys: its legend lists the three shades it uses and says that nothing is masked. */
+static int draw_map_legend(double chr, double top, int causal)
 {
     static const char *const what[] = {"no weight exactly zero", "some weights zero", "every weight zero",
                                        "masked (key after query)"};
@@ -882,7 +883,15 @@ static int draw_map_legend(double chr, double top)
     plvpor(LEGEND_RIGHT + 0.02, 0.995, GRID_BOTTOM, top);
     plwind(0, 1, 0, 1);
     plschr(0, chr * 0.8);
-    for (int k = 0; k < 4; k++) {
+    if (!causal) {
+        char *t = pl_text("bidirectional: none masked");
+        if (t == NULL)
+            return -1;
+        plcol0(COL_FG);
+        plptex(0.0, 0.98 - 0.075 * 3 - 0.0225, 1, 0, 0.0, t);
+        free(t);
+    }
+    for (int k = 0; k < (causal ? 4 : 3); k++) {
         double y1 = 0.98 - 0.075 * k, y0 = y1 - 0.045;
         PLFLT xs[5] = {0.0, 0.12, 0.12, 0.0, 0.0}, ys[5] = {y0, y0, y1, y1, y0};
         set_colour(COL_MAP, shade[k]);
@@ -908,7 +917,7 @@ static int draw_legend(const abl_plot *p, double chr, int svg)
     if (!p->legend)
         return 0;
     if (pn->map.cells != NULL)
-        return draw_map_legend(chr, top);
+        return draw_map_legend(chr, top, pn->map.causal);
     legend_entries e;
     int rc = legend_alloc(&e, pn->nseries + pn->nhlines + 1);
     if (rc == 0)

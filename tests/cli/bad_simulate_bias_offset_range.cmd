@@ -1,0 +1,7 @@
+simulate
+--heads
+4
+--ctx
+64
+--pipeline
+refact-hf,bias-offset=2
