@@ -280,7 +280,8 @@ static int simulate_excludes(const abl_npy *npy, int gaussian, int predict, int 
         if (gaussian)
             return abl_cli_usage_error("--%s: the predictor answers for zero logits (drop --logit-std)",
                                        predict ? "predict" : "compare");
-        if (cfg->pipeline.softmax == ABL_SOFTMAX_GGML_FLASH)
+        /* ggml-flash: causal rows predicted (abl_ggml_fa_predict.c), a bidirectional layer emulated only */
+        if (cfg->pipeline.softmax == ABL_SOFTMAX_GGML_FLASH && cfg->attention == ABL_ATTENTION_BIDIRECTIONAL)
             return abl_cli_usage_error("--%s: no zero-logit predictor for softmax=%s yet (simulate emulates it)",
                                        predict ? "predict" : "compare", abl_softmax_kind_name(cfg->pipeline.softmax));
         if (cfg->pipeline.softmax == ABL_SOFTMAX_EAGER &&
