@@ -59,24 +59,30 @@ static void test_auto(void **state)
             }
 }
 
-/* Each kernel forced whatever the rows, split-kv with 1 to 4 threads, the scalar exp. */
+/* Each kernel forced whatever the rows, split-kv with 1 to 4 threads, the scalar exp. The one-row kernels on
+ * every row cost simulate N^2 rescales a row: smaller contexts there. */
 static void test_forced(void **state)
 {
     (void)state;
     const char *specs[] = {
-        "llamacpp-cpu-fa,fa-kernel=tiled,rows=7",       "llamacpp-cpu-fa,fa-kernel=tiled,rows=1",
-        "llamacpp-cpu-fa,fa-kernel=one-chunk",          "llamacpp-cpu-fa,fa-kernel=one-chunk,rows=64",
-        "llamacpp-cpu-fa,fa-kernel=split-kv,rows=7",    "llamacpp-cpu-fa,fa-kernel=split-kv,threads=3",
-        "llamacpp-cpu-fa,rows=1,threads=2",             "llamacpp-cpu-fa,rows=1,threads=3",
-        "llamacpp-cpu-fa,rows=1,threads=4",             "llamacpp-cpu-fa,exp=ggml-scalar",
+        "llamacpp-cpu-fa,fa-kernel=tiled,rows=7",   "llamacpp-cpu-fa,fa-kernel=tiled,rows=1",
+        "llamacpp-cpu-fa,fa-kernel=one-chunk,rows=64", "llamacpp-cpu-fa,fa-kernel=split-kv,rows=7",
+        "llamacpp-cpu-fa,rows=1,threads=2",         "llamacpp-cpu-fa,rows=1,threads=3",
+        "llamacpp-cpu-fa,rows=1,threads=4",         "llamacpp-cpu-fa,exp=ggml-scalar",
         "llamacpp-cpu-fa,exp=ggml-scalar,rows=1,threads=4", "llamacpp-cpu-fa,exp=ggml-scalar,rows=7",
     };
+    const char *every_row[] = {"llamacpp-cpu-fa,fa-kernel=one-chunk", "llamacpp-cpu-fa,fa-kernel=split-kv,threads=3",
+                               "llamacpp-cpu-fa,fa-kernel=split-kv,threads=2"};
     const int H[] = {1, 5, 12, 32};
-    const uint64_t N[] = {65, 600, 2100};
+    const uint64_t N[] = {65, 600, 2100}, Nsmall[] = {1, 63, 65, 300};
     for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
         for (size_t h = 0; h < sizeof H / sizeof H[0]; h++)
             for (size_t k = 0; k < sizeof N / sizeof N[0]; k++)
                 agree(specs[s], H[h], N[k]);
+    for (size_t s = 0; s < sizeof every_row / sizeof every_row[0]; s++)
+        for (size_t h = 0; h < 3; h++)
+            for (size_t k = 0; k < sizeof Nsmall / sizeof Nsmall[0]; k++)
+                agree(every_row[s], H[h], Nsmall[k]);
 }
 
 /* Longer contexts: the fp16 mask's spacing 2, 4 past 2048 and 4096, one row and a few. */
@@ -96,7 +102,7 @@ static void test_masked_tail(void **state)
 {
     (void)state;
     const char *specs[] = {"llamacpp-cpu-fa,rows=1", "llamacpp-cpu-fa,rows=1,threads=3", "llamacpp-cpu-fa,rows=3",
-                           "llamacpp-cpu-fa,rows=64"};
+                           "llamacpp-cpu-fa,rows=2,fa-kernel=tiled"};
     for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
         abl_simulate_config cfg;
         memset(&cfg, 0, sizeof cfg);

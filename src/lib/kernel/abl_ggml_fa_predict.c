@@ -135,8 +135,8 @@ static void tiled_pass(const fa_ctx *c, uint64_t i, const float *x, float *col, 
         float Mnew = fmaxf(M, tmax);
         if (Mnew > M) {
             float ms = abl_exp_rn32(sub32(M, Mnew));
-            for (uint64_t j = live; j < lo; j++)
-                col[j] = mul32(col[j], ms);
+            for (uint64_t j = live; j < lo; j++)   /* binary32 *: the IEEE product, as mul32 (and vectorised) */
+                col[j] = col[j] * ms;
             while (live < lo && col[live] == 0.0f)
                 live++;
             if (M != -INFINITY)
