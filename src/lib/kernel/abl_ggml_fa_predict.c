@@ -35,8 +35,18 @@
 #define FA_TILE 64   /* GGML_FA_TILE_KV */
 #define FA_LANES 8   /* the AVX2 build's vectors */
 
+/* The tiles' exponentials by argument: a tile's 64 arguments fp32(X(d) - X(a)) repeat from tile to tile (one
+ * value per offset, give or take an ulp of the products), so most of the 64 N exponentials of a head are
+ * looked up, not evaluated. Direct-mapped on the argument's bits; a miss evaluates and replaces. */
+#define FA_EXP_CACHE 4096
+typedef struct fa_exp_cache {
+    uint32_t key[FA_EXP_CACHE];
+    float val[FA_EXP_CACHE];
+} fa_exp_cache;
+
 typedef struct fa_ctx {
     const abl_emul *em;
+    fa_exp_cache *ec;      /* tiled: the exponential cache (key 0 = +0.0f, whose value is set up front) */
     uint64_t n, first_row; /* the rows asked: first_row .. n - 1 */
     uint64_t dinf;         /* the first d whose logit is -inf (n when none) */
     float *X;              /* X[d]: the logit at distance d */
@@ -56,6 +66,18 @@ static float mul32(float a, float b)
 static float fa_exp(const abl_emul *em, float y)
 {
     return em->exp == ABL_EXP_GGML_AVX2 ? abl_ggml_expf_avx2(y) : abl_exp_rn32(y);
+}
+
+static float fa_exp_cached(const abl_emul *em, fa_exp_cache *ec, float y)
+{
+    uint32_t u;
+    memcpy(&u, &y, sizeof u);
+    uint32_t slot = (u ^ (u >> 13)) % FA_EXP_CACHE;
+    if (ec->key[slot] != u) {
+        ec->key[slot] = u;
+        ec->val[slot] = fa_exp(em, y);
+    }
+    return ec->val[slot];
 }
 
 /* r = fp32(1 / S) as every path ends (0 for an empty row) */
@@ -114,14 +136,15 @@ typedef struct fa_tiles {
 /* ggml_vec_soft_max_f32 over a tile [lo, lo + 64) of row x whose last key is `last`: e into col, the
  * binary64 sum of 8-key vectors (lane tree hi4 + lo4, [0]+[2], [1]+[3], [0]+[1]; the scalar build adds
  * key by key). Mirrors abl_ggml.c's ggml_softmax_span for a whole tile. */
-static double fa_tile_span(const abl_emul *em, const float *x, uint64_t lo, uint64_t last, float max, float *col)
+static double fa_tile_span(const abl_emul *em, fa_exp_cache *ec, const float *x, uint64_t lo, uint64_t last, float max,
+                           float *col)
 {
     uint64_t lanes = em->exp == ABL_EXP_GGML_AVX2 ? FA_LANES : 1;
     double sum = 0.0;
     for (uint64_t j = lo; j < lo + FA_TILE && j <= last; j += lanes) {
         float v[FA_LANES] = {0};
         for (uint64_t k = 0; k < lanes && j + k <= last; k++)
-            v[k] = col[j + k] = fa_exp(em, sub32(x[j + k], max));
+            v[k] = col[j + k] = fa_exp_cached(em, ec, sub32(x[j + k], max));
         if (lanes == 1) {
             sum += (double)v[0];
             continue;
@@ -163,7 +186,7 @@ static void tiled_pass(const fa_ctx *c, uint64_t i, const float *x, float *col, 
         }
         M = Mnew;
         memset(col + lo, 0, (hi - lo + 1) * sizeof *col);
-        tb->T[k] = fa_tile_span(c->em, x, lo, hi, Mnew, col);
+        tb->T[k] = fa_tile_span(c->em, c->ec, x, lo, hi, Mnew, col);
     }
     for (uint64_t d = 0; d <= i; d++)
         tb->w[d] = col[i - d];
@@ -242,14 +265,18 @@ static void tiled_residue(const fa_ctx *c, uint64_t rho, float *x, float *col, f
 }
 
 /* tiled: every residue of the rows asked. */
-static abl_status tiled_head(const fa_ctx *c, abl_pred_head *out)
+static abl_status tiled_head(fa_ctx *c, abl_pred_head *out)
 {
     uint64_t n = c->n, nt = n / FA_TILE + 2;
     float *x = malloc(n * sizeof *x), *col = malloc(n * sizeof *col), *w = malloc(n * sizeof *w);
     float *m = malloc(nt * sizeof *m), *S = malloc(nt * sizeof *S), *rs = malloc(nt * sizeof *rs);
     double *T = malloc(nt * sizeof *T);
+    fa_exp_cache *ec = calloc(1, sizeof *ec);
     abl_status st = ABL_ERR_NO_MEMORY;
-    if (x != NULL && col != NULL && w != NULL && m != NULL && S != NULL && rs != NULL && T != NULL) {
+    if (x != NULL && col != NULL && w != NULL && m != NULL && S != NULL && rs != NULL && T != NULL && ec != NULL) {
+        for (size_t k = 0; k < FA_EXP_CACHE; k++)   /* every key 0: the argument +0.0f, evaluated once */
+            ec->val[k] = fa_exp(c->em, 0.0f);
+        c->ec = ec;
         fa_tiles tb = {w, T, m, S, 0, 0};
         for (uint64_t rho = 0; rho < FA_TILE; rho++)
             tiled_residue(c, rho, x, col, &tb, rs, out);
@@ -262,6 +289,7 @@ static abl_status tiled_head(const fa_ctx *c, abl_pred_head *out)
     free(S);
     free(rs);
     free(T);
+    free(ec);
     return st;
 }
 
@@ -428,7 +456,7 @@ static abl_status fa_tables(const abl_sim_setup *s, int h, fa_ctx *c)
 abl_status abl_ggml_fa_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out)
 {
     const abl_emul *em = &s->em;
-    fa_ctx c = {em, em->n, em->first_row, em->n, malloc(em->n * sizeof(float)),
+    fa_ctx c = {em, NULL, em->n, em->first_row, em->n, malloc(em->n * sizeof(float)),
                 em->fa_kernel == ABL_FA_TILED ? NULL : malloc(em->n * sizeof(float))};
     abl_status st = c.X == NULL || (em->fa_kernel != ABL_FA_TILED && c.mm == NULL) ? ABL_ERR_NO_MEMORY : ABL_OK;
     memset(out, 0, sizeof *out);
