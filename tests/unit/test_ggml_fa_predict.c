@@ -43,17 +43,20 @@ static void agree(const char *spec, int heads, uint64_t n)
 }
 
 /* The kernel ggml picks for the rows asked (tiled from 64 rows, split-kv for one row of >= 512 keys,
- * one-chunk otherwise). */
+ * one-chunk otherwise). simulate's one-chunk rows rescale every live F16 column at every key (minutes for
+ * 32 heads of 63 rows at N = 2100): the longest contexts there with fewer heads. */
 static void test_auto(void **state)
 {
     (void)state;
     const int H[] = {1, 5, 8, 12, 16, 32};
     const uint64_t N[] = {1, 63, 64, 65, 127, 600, 2048, 2100};
-    const char *rows[] = {"", ",rows=1", ",rows=7", ",rows=63", ",rows=64"};
+    const char *rows[] = {"", ",rows=1", ",rows=64", ",rows=7", ",rows=63"};
     char spec[128];
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
         for (size_t h = 0; h < sizeof H / sizeof H[0]; h++)
             for (size_t k = 0; k < sizeof N / sizeof N[0]; k++) {
+                if (r >= 3 && N[k] > 600 && H[h] > 5)
+                    continue;
                 snprintf(spec, sizeof spec, "llamacpp-cpu-fa%s", rows[r]);
                 agree(spec, H[h], N[k]);
             }
@@ -78,7 +81,8 @@ static void test_forced(void **state)
     for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
         for (size_t h = 0; h < sizeof H / sizeof H[0]; h++)
             for (size_t k = 0; k < sizeof N / sizeof N[0]; k++)
-                agree(specs[s], H[h], N[k]);
+                if (!(s == 2 && N[k] > 600 && H[h] > 5))   /* one-chunk on 64 rows: as test_auto */
+                    agree(specs[s], H[h], N[k]);
     for (size_t s = 0; s < sizeof every_row / sizeof every_row[0]; s++)
         for (size_t h = 0; h < 3; h++)
             for (size_t k = 0; k < sizeof Nsmall / sizeof Nsmall[0]; k++)
@@ -91,7 +95,7 @@ static void test_long(void **state)
     (void)state;
     agree("llamacpp-cpu-fa,rows=1", 8, 5000);
     agree("llamacpp-cpu-fa,rows=1,threads=4", 12, 5000);
-    agree("llamacpp-cpu-fa,rows=7", 5, 5000);
+    agree("llamacpp-cpu-fa,rows=3", 5, 5000);
     agree("llamacpp-cpu-fa,rows=200", 16, 5000);
     agree("llamacpp-cpu-fa,rows=64,fa-kernel=tiled", 32, 5000);
 }
