@@ -129,6 +129,7 @@ typedef struct fa_tiles {
     double *T;       /* T[k]: tile k's binary64 sum */
     float *m;        /* m[k]: the rescale of S when tile k follows tile k + 1 (1: none) */
     float *S;        /* S[k]: the latest row's running sum after tile k */
+    double *thr;     /* thr[k]: above it a column's value after tile k is non-zero in the end */
     uint64_t kfin;   /* the farthest tile with a finite max */
     uint64_t dhi;    /* every d >= dhi has w = 0 */
 } fa_tiles;
@@ -155,38 +156,68 @@ static double fa_tile_span(const abl_emul *em, fa_exp_cache *ec, const float *x,
     return sum;
 }
 
-/* tiled_row on row i (keys x[0..i]), recording each tile's sum and rescale by its k = q - t. col ends with
- * the final accumulator (w[d] = col[i - d]). */
-static void tiled_pass(const fa_ctx *c, uint64_t i, const float *x, float *col, fa_tiles *tb)
+/* The tiles' rescales m[k] of row i (x non-decreasing: a tile's max is its last key) and the threshold
+ * thr[k] above which a column's value after tile k is non-zero in the end whatever the roundings of the k
+ * rescales left: fp32(v m) >= v m (1 - 2^-24) - 2^-150, so the end value is >= v P (1 - 2^-24)^k - k 2^-150
+ * (P the exact product of m[0..k-1]), and a key is zero only when w <= E(r) <= 2^-150 S (1 + 2^-23) with
+ * S <= 2 (N + 1). P from binary64 logarithms, with a margin far above their error. */
+static void tiled_bounds(const fa_ctx *c, uint64_t i, const float *x, fa_tiles *tb)
 {
-    uint64_t q = i / FA_TILE, live = 0;
+    uint64_t q = i / FA_TILE;
     float M = -INFINITY;
-    tb->kfin = 0;
     for (uint64_t lo = 0; lo <= i; lo += FA_TILE) {
         uint64_t k = q - lo / FA_TILE, hi = lo + FA_TILE - 1 < i ? lo + FA_TILE - 1 : i;
-        float tmax = -INFINITY;
-        for (uint64_t j = lo; j <= hi; j++)
-            tmax = x[j] > tmax ? x[j] : tmax;
+        float tmax = x[hi];
+        tb->m[k] = M != -INFINITY && tmax > M ? abl_exp_rn32(sub32(M, tmax)) : 1.0f;
+        M = tmax > M ? tmax : M;
+    }
+    double L = 0.0, need = 0x1p-149 * 1.01 * (double)(c->n + 1);
+    for (uint64_t k = 0; k <= q; k++) {
+        double P = exp(L) * pow(1.0 - 0x1p-24, (double)k) * (1.0 - 0x1p-30);
+        tb->thr[k] = P > 0.0 ? (need + (double)k * 0x1p-150) / P : INFINITY;
+        L += log((double)tb->m[k]);
+    }
+}
+
+/* A column certified non-zero (NaN: its value is no longer kept) or above the threshold. */
+static int certified(float v, double thr)
+{
+    return isnan(v) || (double)v > thr;
+}
+
+/* tiled_row on row i (keys x[0..i]), recording each tile's sum and rescale by its k = q - t; col ends with
+ * the final accumulator (w[d] = col[i - d]) of every column that can be zero, NaN for those certified
+ * non-zero (tiled_bounds: their rescales are skipped, the pass's cost for a flat slope). Outside the kept
+ * range [live, top) every column is 0 (dead, it stays 0) or NaN. */
+static void tiled_pass(const fa_ctx *c, uint64_t i, const float *x, float *col, fa_tiles *tb)
+{
+    uint64_t q = i / FA_TILE, live = 0, top = 0;
+    float M = -INFINITY;
+    tb->kfin = 0;
+    tiled_bounds(c, i, x, tb);
+    for (uint64_t lo = 0; lo <= i; lo += FA_TILE) {
+        uint64_t k = q - lo / FA_TILE, hi = lo + FA_TILE - 1 < i ? lo + FA_TILE - 1 : i;
+        float tmax = x[hi];
         tb->T[k] = 0.0;
-        tb->m[k] = 1.0f;
-        if (tmax == -INFINITY) {
-            memset(col + lo, 0, (hi - lo + 1) * sizeof *col);
-            continue;
-        }
-        if (tb->kfin == 0 && M == -INFINITY)
-            tb->kfin = k;
-        float Mnew = fmaxf(M, tmax);
-        if (Mnew > M) {
-            float ms = abl_exp_rn32(sub32(M, Mnew));
-            fa_scale(col + live, lo - live, ms);
-            while (live < lo && col[live] == 0.0f)
-                live++;
-            if (M != -INFINITY)
-                tb->m[k] = ms;
-        }
-        M = Mnew;
         memset(col + lo, 0, (hi - lo + 1) * sizeof *col);
-        tb->T[k] = fa_tile_span(c->em, c->ec, x, lo, hi, Mnew, col);
+        if (tmax == -INFINITY)
+            continue;
+        if (M == -INFINITY)
+            tb->kfin = k;
+        else if (tmax > M)
+            fa_scale(col + live, top - live, tb->m[k]);
+        M = tmax > M ? tmax : M;
+        while (top > live && certified(col[top - 1], tb->thr[k]))
+            col[--top] = NAN;
+        tb->T[k] = fa_tile_span(c->em, c->ec, x, lo, hi, M, col);
+        for (uint64_t j = lo; j <= hi; j++) {
+            if (certified(col[j], tb->thr[k]))
+                col[j] = NAN;
+            else
+                top = j + 1;
+        }
+        while (live < top && (col[live] == 0.0f || isnan(col[live])))
+            live++;
     }
     for (uint64_t d = 0; d <= i; d++)
         tb->w[d] = col[i - d];
@@ -237,7 +268,7 @@ static void tiled_residue(const fa_ctx *c, uint64_t rho, float *x, float *col, f
     /* zero iff w <= E(r), E non-increasing in r: no key before dlo (w > E(rmin)) is zero in any row */
     float E = abl_ggml_zero_bound(rmin, 0.0f);
     uint64_t dlo = 0;
-    while (dlo < tb->dhi && tb->w[dlo] > E)
+    while (dlo < tb->dhi && !(tb->w[dlo] <= E))   /* NaN: certified non-zero */
         dlo++;
     /* rows in order of length: with the same r a row's band count is the previous row's plus its new keys */
     float rlast = NAN;
@@ -270,14 +301,14 @@ static abl_status tiled_head(fa_ctx *c, abl_pred_head *out)
     uint64_t n = c->n, nt = n / FA_TILE + 2;
     float *x = malloc(n * sizeof *x), *col = malloc(n * sizeof *col), *w = malloc(n * sizeof *w);
     float *m = malloc(nt * sizeof *m), *S = malloc(nt * sizeof *S), *rs = malloc(nt * sizeof *rs);
-    double *T = malloc(nt * sizeof *T);
+    double *T = malloc(nt * sizeof *T), *thr = malloc(nt * sizeof *thr);
     fa_exp_cache *ec = calloc(1, sizeof *ec);
     abl_status st = ABL_ERR_NO_MEMORY;
-    if (x != NULL && col != NULL && w != NULL && m != NULL && S != NULL && rs != NULL && T != NULL && ec != NULL) {
+    if (x != NULL && col != NULL && w != NULL && m != NULL && S != NULL && rs != NULL && T != NULL && thr != NULL && ec != NULL) {
         for (size_t k = 0; k < FA_EXP_CACHE; k++)   /* every key 0: the argument +0.0f, evaluated once */
             ec->val[k] = fa_exp(c->em, 0.0f);
         c->ec = ec;
-        fa_tiles tb = {w, T, m, S, 0, 0};
+        fa_tiles tb = {w, T, m, S, thr, 0, 0};
         for (uint64_t rho = 0; rho < FA_TILE; rho++)
             tiled_residue(c, rho, x, col, &tb, rs, out);
         st = ABL_OK;
@@ -289,6 +320,7 @@ static abl_status tiled_head(fa_ctx *c, abl_pred_head *out)
     free(S);
     free(rs);
     free(T);
+    free(thr);
     free(ec);
     return st;
 }
