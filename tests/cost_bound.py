@@ -54,6 +54,7 @@ CASES = [
     "simulate --heads 64 --ctx 32768 --predict",
     "simulate --heads 16 --ctx 1024 --pipeline flash2",
     "simulate --heads 8 --ctx 8192 --pipeline sdpa-efficient --predict",
+    "simulate --heads 16 --ctx 16384 --pipeline llamacpp-cpu-fa --predict",
     "analyze --heads 16 --ctx 4096 --pipeline eager",
     # figure, table
     "figure 1b --heads 64 --step 4 --format csv",

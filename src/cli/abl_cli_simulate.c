@@ -280,9 +280,6 @@ static int simulate_excludes(const abl_npy *npy, int gaussian, int predict, int 
         if (gaussian)
             return abl_cli_usage_error("--%s: the predictor answers for zero logits (drop --logit-std)",
                                        predict ? "predict" : "compare");
-        if (cfg->pipeline.softmax == ABL_SOFTMAX_GGML_FLASH && cfg->attention != ABL_ATTENTION_BIDIRECTIONAL)
-            return abl_cli_usage_error("--%s: no zero-logit predictor for softmax=%s yet (simulate emulates it)",
-                                       predict ? "predict" : "compare", abl_softmax_kind_name(cfg->pipeline.softmax));
         if (cfg->pipeline.softmax == ABL_SOFTMAX_EAGER &&
             (cfg->pipeline.sum != ABL_SUM_EXACT || cfg->pipeline.exp != ABL_EXP_CORRECT))
             return abl_cli_usage_error("--%s: the predictor models an eager pipeline with sum=exact and exp=correct "

@@ -2,8 +2,10 @@
  * measured by tests/data/ggml-cpu/measure.c against ggml-org/ggml@d99724f2, described in
  * tests/data/ggml-cpu/README.md) must come out exactly from simulate through the llama.cpp presets: every
  * head's slope (bit for bit), first blind distance, last-row zeros, zeros of the rows measured, and the
- * smallest and largest first blind distance over those rows; for the soft_max cases and the bidirectional
- * flash_attn_ext cases also from the zero-logit predictor (first blind, row and matrix zeros). The expected values are read from the
+ * smallest and largest first blind distance over those rows; for the soft_max cases and the
+ * flash_attn_ext cases (causal: tiled, one-chunk, split-kv, abl_ggml_fa_predict.c; bidirectional:
+ * abl_ggml_fa_bidir.c) also from the zero-logit predictor (first blind, row and matrix zeros of the rows
+ * measured). The expected values are read from the
  * measurement files (zero counts read back from ggml's own output), never from this code.
  *
  * The pipeline is derived from the case's own parameters, not from its counts: soft_max_ext ->
@@ -103,8 +105,9 @@ static int check_head(const char *file, int h, json_t *w, const abl_sim_head *a,
     return 0;
 }
 
-/* The zero-logit predictor (--predict) for the soft_max cases: the same counts from the measurement. */
-static int check_predictor(const char *file, const abl_simulate_config *cfg, json_t *hs, int heads)
+/* The zero-logit predictor (--predict) for the soft_max and causal flash cases: the same counts from the
+ * measurement. */
+static int check_predictor(const char *file, const abl_simulate_config *cfg, json_t *hs, int heads, int last_rows)
 {
     abl_prediction pred;
     if (abl_predict_run(cfg, &pred) != ABL_OK) {
@@ -116,7 +119,7 @@ static int check_predictor(const char *file, const abl_simulate_config *cfg, jso
         json_t *w = json_array_get(hs, (size_t)h);
         const abl_pred_head *b = &pred.results[h];
         if (b->first_blind != jint(w, "first_blind") || b->row_zeros != (uint64_t)jint(w, "row_zeros") ||
-            b->matrix_zeros != (uint64_t)jint(w, "matrix_zeros") ||
+            b->matrix_zeros != (uint64_t)jint(w, last_rows > 0 ? "zeros_in_rows" : "matrix_zeros") ||
             (cfg->attention == ABL_ATTENTION_BIDIRECTIONAL && b->mid_row_zeros != (uint64_t)jint(w, "mid_row_zeros"))) {
             printf("%s head %d: predict %lld/%llu/%llu\n", file, h + 1, (long long)b->first_blind,
                    (unsigned long long)b->row_zeros, (unsigned long long)b->matrix_zeros);
@@ -162,12 +165,11 @@ static int check_case(const char *file)
     } else if (ok) {
         for (int h = 0; h < heads; h++)
             ok &= check_head(file, h, json_array_get(hs, (size_t)h), &sim.results[h], rs, last_rows, bidir);
-        if (ok && strcmp(jstr(c, "path"), "soft_max_ext") == 0 && last_rows == 0)
-            ok = check_predictor(file, &cfg, hs, heads);
-        /* flash attention on an encoder (every row: the tiled kernel): the bidirectional ggml-flash
-         * predictor (abl_ggml_fa_bidir.c) */
-        if (ok && strcmp(jstr(c, "path"), "flash_attn_ext") == 0 && bidir && last_rows == 0)
-            ok = check_predictor(file, &cfg, hs, heads);
+        /* soft_max: every row measured; flash_attn_ext causal: the rows measured are the rows asked (rows=R);
+         * flash_attn_ext on an encoder: every row (the tiled kernel, abl_ggml_fa_bidir.c) */
+        if (ok && ((strcmp(jstr(c, "path"), "soft_max_ext") == 0 && last_rows == 0) ||
+                   (strcmp(jstr(c, "path"), "flash_attn_ext") == 0 && (!bidir || last_rows == 0))))
+            ok = check_predictor(file, &cfg, hs, heads, last_rows);
         printf("%s (%s): %s\n", file, spec, ok ? "exact" : "DIFFERS");
         abl_simulation_free(&sim);
     }

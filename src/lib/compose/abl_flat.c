@@ -474,9 +474,6 @@ static abl_flat_result *simulate_excludes(const abl_flat_simulate_args *a, int g
         return NULL;
     if (gaussian)
         return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "%s: the predictor answers for zero logits (drop logit_std)", p);
-    if (cfg->pipeline.softmax == ABL_SOFTMAX_GGML_FLASH && cfg->attention != ABL_ATTENTION_BIDIRECTIONAL)
-        return abl_flat_fail(ABL_ERR_UNSUPPORTED, "%s: no zero-logit predictor for softmax=%s yet (simulate emulates it)", p,
-                         abl_softmax_kind_name(cfg->pipeline.softmax));
     if (cfg->pipeline.softmax == ABL_SOFTMAX_EAGER &&
         (cfg->pipeline.sum != ABL_SUM_EXACT || cfg->pipeline.exp != ABL_EXP_CORRECT))
         return abl_flat_fail(ABL_ERR_UNSUPPORTED, "%s: the predictor models an eager pipeline with sum=exact and exp=correct "

@@ -60,5 +60,9 @@ abl_status abl_ggml_bidir_predict_head(const abl_sim_setup *s, int h, abl_pred_h
  * kernels row by row as simulate runs them. ABL_ERR_UNSUPPORTED when a logit is not finite or exceeds
  * the diagonal's. */
 abl_status abl_ggml_fa_bidir_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out);
+/* The zero-logit predictor of softmax=ggml-flash for causal rows (abl_ggml_fa_predict.c): the counts simulate
+ * gives through the kernel ggml runs for the rows asked (tiled, one-chunk or split-kv), weight = influence.
+ * ABL_ERR_UNSUPPORTED when a logit exceeds the diagonal's. */
+abl_status abl_ggml_fa_predict_head(const abl_sim_setup *s, int h, abl_pred_head *out);
 
 #endif

@@ -451,8 +451,9 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
     abl_status st = abl_sim_setup_init(cfg, &s);
     if (st != ABL_OK)
         return st;
-    /* ggml's flash kernels (llamacpp-cpu-fa): bidirectional in abl_ggml_fa_bidir.c; causal: no predictor yet */
-    if (s.gaussian || (s.em.softmax == ABL_SOFTMAX_GGML_FLASH && cfg->attention != ABL_ATTENTION_BIDIRECTIONAL) ||
+    /* ggml's flash kernels (llamacpp-cpu-fa): causal rows in abl_ggml_fa_predict.c, bidirectional layers in
+     * abl_ggml_fa_bidir.c */
+    if (s.gaussian ||
         (s.em.softmax == ABL_SOFTMAX_EAGER && (s.em.sum != ABL_SUM_EXACT || s.em.exp != ABL_EXP_CORRECT))) {
         abl_sim_setup_free(&s);
         return ABL_ERR_UNSUPPORTED;
@@ -477,6 +478,8 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
     }
     for (int h = 0; st == ABL_OK && s.em.softmax == ABL_SOFTMAX_GGML && h < s.heads; h++)
         st = abl_ggml_predict_head(&s, h, &out->results[h]);   /* abl_ggml.c */
+    for (int h = 0; st == ABL_OK && s.em.softmax == ABL_SOFTMAX_GGML_FLASH && h < s.heads; h++)
+        st = abl_ggml_fa_predict_head(&s, h, &out->results[h]);   /* abl_ggml_fa_predict.c */
     for (int h = 0; st == ABL_OK && s.em.softmax == ABL_SOFTMAX_TRITON_LSE && h < s.heads; h++)
         st = abl_triton_predict_head(&s, h, 0, &out->results[h]);   /* abl_triton_predict.c */
     for (int h = 0; st == ABL_OK && abl_emul_engine(&s.em) && h < s.heads; h++) {
@@ -488,7 +491,7 @@ abl_status abl_predict_run(const abl_simulate_config *cfg, abl_prediction *out)
         r->row_influence_zeros = r->row_zeros;
         r->matrix_influence_zeros = r->matrix_zeros;
     }
-    if (st == ABL_OK && s.em.softmax != ABL_SOFTMAX_GGML && s.em.softmax != ABL_SOFTMAX_TRITON_LSE &&
+    if (st == ABL_OK && !abl_emul_ggml(&s.em) && s.em.softmax != ABL_SOFTMAX_TRITON_LSE &&
         !abl_emul_engine(&s.em)) {
         pteam t;
         t.s = &s;

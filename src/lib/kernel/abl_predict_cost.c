@@ -82,6 +82,37 @@ static double triton_mean_units(const abl_simulate_config *cfg, double fallback)
     return count > 0 ? sum / count : fallback;
 }
 
+/* abl_ggml_fa_predict.c (softmax=ggml-flash, causal) for one head of slope m: tiled, a pass per residue over
+ * its longest row whose columns live about W = min(N, 104 / m) keys (the fp32 accumulator's subnormals), N W
+ * / 64 rescales a residue, 64 residues, plus the tiles' (cached) exponentials and the rows' sums; the one-row
+ * kernels far less. Units of 256 rescales and 8 per row, at ABL_GGML_FA_RATE (measured on one core of the
+ * CI machine: 0.11 s for a head of slope 2^-8 at N = 32768, 0.02 s at 2^-1; 64 press heads 2.3 s; the rate
+ * rounded down). The heads run one after another (abl_predict_run). */
+#define ABL_GGML_FA_RATE 2e7
+static double ggml_fa_units(double n, double m)
+{
+    double w = m > 0 && 104.0 / m < n ? 104.0 / m : n;
+    return n * (8.0 + w / 256.0);
+}
+
+/* The mean of ggml_fa_units over the schedule's heads. */
+static double ggml_fa_mean_units(const abl_simulate_config *cfg, double fallback)
+{
+    abl_schedule sched;
+    if (abl_sim_estimate_schedule(cfg, &sched) != ABL_OK)
+        return fallback;
+    double sum = 0.0;
+    mpfr_t m;
+    mpfr_init2(m, 53);
+    for (int h = 0; h < sched.count; h++)
+        sum += ggml_fa_units((double)cfg->context,
+                             abl_slope_mpfr(m, &sched.slopes[h], MPFR_RNDD) == ABL_OK ? mpfr_get_d(m, MPFR_RNDD) : 0.0);
+    mpfr_clear(m);
+    int count = sched.count;
+    abl_schedule_free(&sched);
+    return count > 0 ? sum / count : fallback;
+}
+
 static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min)
 {
     path_cost c = {n, ABL_PREDICT_RATE_BOUND, "rows"};
@@ -104,6 +135,11 @@ static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min
             double w = m_min > 0 && ABL_PREDICT_SDPA_SEEN_NATS / m_min < n ? ABL_PREDICT_SDPA_SEEN_NATS / m_min : n;
             c.units += w * w / B / ABL_PREDICT_SDPA_CHAIN_PER_ROW;
         }
+        break;
+    case ABL_SOFTMAX_GGML_FLASH:
+        c.units = ggml_fa_units(n, m_min);
+        c.rate = ABL_GGML_FA_RATE;
+        c.unit_name = "rescales / 256";
         break;
     case ABL_SOFTMAX_FLASH:
     case ABL_SOFTMAX_FLEX:
@@ -188,6 +224,10 @@ abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out)
     path_cost c = predict_path_cost(&cfg->pipeline, (double)cfg->context, m_min);
     if (cfg->pipeline.softmax == ABL_SOFTMAX_TRITON_LSE)
         c.units = triton_mean_units(cfg, c.units);
+    if (cfg->pipeline.softmax == ABL_SOFTMAX_GGML_FLASH) {
+        c.units = ggml_fa_mean_units(cfg, c.units);
+        threads = 1;
+    }
     if (cfg->attention == ABL_ATTENTION_BIDIRECTIONAL) {
         /* abl_simulate_bidir.c runs the heads on one thread; flash adds each row's key blocks, N / B of
          * them a row (counted as that many rows), eager one bisection a row as the causal prefix path */
