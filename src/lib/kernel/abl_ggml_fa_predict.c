@@ -15,7 +15,10 @@
  * agree from there on, so each row runs only until it meets the previous row's (amortised O(1) per row).
  * The zero keys of a row are those with fp32(w r) = 0 (r = fp32(1 / S)): every key before the first d with
  * w <= E(r_max) is non-zero, every key past the last non-zero w is zero, the band between is tested key
- * by key (w need not be monotone there: ggml_v_expf is a polynomial).
+ * by key (w need not be monotone there: ggml_v_expf is a polynomial). The pass rescales only the columns
+ * that can still end at zero: one whose value times a lower bound of the rescales left stays above every
+ * row's zero bound is marked non-zero (NaN) and leaves the loop (tiled_bounds), which for flat slopes is
+ * most of the work.
  *
  * one-chunk (key by key, F16 accumulator): every key is a new max or ties it (vs = 1), so the key at
  * distance d holds the chain F16(fp32(v * mm[d'])) over the rescales of the keys after it, mm[d'] =

@@ -1,0 +1,7 @@
+check
+--model
+bloom-560m
+--pipeline
+llamacpp-cpu-fa
+--ctx
+2048
