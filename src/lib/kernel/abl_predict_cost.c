@@ -64,8 +64,9 @@ static double triton_units(const abl_pipeline *p, double n, double m)
     return (B * n + 2 * n * join * B) / 160;
 }
 
-/* The mean of triton_units over the schedule's heads (the slopes differ by orders of magnitude). */
-static double triton_mean_units(const abl_simulate_config *cfg, double fallback)
+/* The mean of a per-head cost over the schedule's heads (the slopes differ by orders of magnitude). */
+static double mean_units(const abl_simulate_config *cfg, double fallback,
+                         double (*units)(const abl_pipeline *p, double n, double m))
 {
     abl_schedule sched;
     if (abl_sim_estimate_schedule(cfg, &sched) != ABL_OK)
@@ -74,8 +75,8 @@ static double triton_mean_units(const abl_simulate_config *cfg, double fallback)
     mpfr_t m;
     mpfr_init2(m, 53);
     for (int h = 0; h < sched.count; h++)
-        sum += triton_units(&cfg->pipeline, (double)cfg->context,
-                            abl_slope_mpfr(m, &sched.slopes[h], MPFR_RNDD) == ABL_OK ? mpfr_get_d(m, MPFR_RNDD) : 0.0);
+        sum += units(&cfg->pipeline, (double)cfg->context,
+                     abl_slope_mpfr(m, &sched.slopes[h], MPFR_RNDD) == ABL_OK ? mpfr_get_d(m, MPFR_RNDD) : 0.0);
     mpfr_clear(m);
     int count = sched.count;
     abl_schedule_free(&sched);
@@ -89,28 +90,11 @@ static double triton_mean_units(const abl_simulate_config *cfg, double fallback)
  * CI machine: 0.11 s for a head of slope 2^-8 at N = 32768, 0.02 s at 2^-1; 64 press heads 2.3 s; the rate
  * rounded down). The heads run one after another (abl_predict_run). */
 #define ABL_GGML_FA_RATE 2e7
-static double ggml_fa_units(double n, double m)
+static double ggml_fa_units(const abl_pipeline *p, double n, double m)
 {
+    (void)p;
     double w = m > 0 && 104.0 / m < n ? 104.0 / m : n;
     return n * (8.0 + w / 256.0);
-}
-
-/* The mean of ggml_fa_units over the schedule's heads. */
-static double ggml_fa_mean_units(const abl_simulate_config *cfg, double fallback)
-{
-    abl_schedule sched;
-    if (abl_sim_estimate_schedule(cfg, &sched) != ABL_OK)
-        return fallback;
-    double sum = 0.0;
-    mpfr_t m;
-    mpfr_init2(m, 53);
-    for (int h = 0; h < sched.count; h++)
-        sum += ggml_fa_units((double)cfg->context,
-                             abl_slope_mpfr(m, &sched.slopes[h], MPFR_RNDD) == ABL_OK ? mpfr_get_d(m, MPFR_RNDD) : 0.0);
-    mpfr_clear(m);
-    int count = sched.count;
-    abl_schedule_free(&sched);
-    return count > 0 ? sum / count : fallback;
 }
 
 static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min)
@@ -137,7 +121,7 @@ static path_cost predict_path_cost(const abl_pipeline *p, double n, double m_min
         }
         break;
     case ABL_SOFTMAX_GGML_FLASH:
-        c.units = ggml_fa_units(n, m_min);
+        c.units = ggml_fa_units(p, n, m_min);
         c.rate = ABL_GGML_FA_RATE;
         c.unit_name = "rescales / 256";
         break;
@@ -223,9 +207,9 @@ abl_status abl_predict_estimate(const abl_simulate_config *cfg, abl_cost *out)
         threads = heads;
     path_cost c = predict_path_cost(&cfg->pipeline, (double)cfg->context, m_min);
     if (cfg->pipeline.softmax == ABL_SOFTMAX_TRITON_LSE)
-        c.units = triton_mean_units(cfg, c.units);
+        c.units = mean_units(cfg, c.units, triton_units);
     if (cfg->pipeline.softmax == ABL_SOFTMAX_GGML_FLASH) {
-        c.units = ggml_fa_mean_units(cfg, c.units);
+        c.units = mean_units(cfg, c.units, ggml_fa_units);
         threads = 1;
     }
     if (cfg->attention == ABL_ATTENTION_BIDIRECTIONAL) {
