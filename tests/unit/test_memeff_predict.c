@@ -85,7 +85,8 @@ static void agree(const char *spec, const char *dtype, const char *slopes, int h
     abl_status s1 = abl_backward_run(&cfg, &b, &sim, &e);
     abl_status s2 = abl_backward_predict(&cfg, &b, &p);
     if (s1 != ABL_OK || s2 != ABL_OK)
-        print_error("%s %s %s H=%d N=%llu 2^%ld: emulation %d, predictor %d\n", spec, dtype, slopes, heads,
+        print_error("%s %s %s H=%d N=%llu 2^%ld: emulation %d, predictor %d\n", spec, dtype,
+                    slopes != NULL ? slopes : "press", heads,
                     (unsigned long long)n, j, s1, s2);
     assert_int_equal(s1, ABL_OK);
     assert_int_equal(s2, ABL_OK);
