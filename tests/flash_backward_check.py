@@ -26,7 +26,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 try:
     import mpmath
@@ -34,6 +33,9 @@ try:
 except ImportError:
     print("flash_backward_check: numpy or mpmath missing; skipped")
     sys.exit(77)
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch"))
+from alibi_reference import dump_rows   # noqa: E402 (the simulate --weights dump the validators share)
 
 mpmath.mp.prec = 200
 FMT = {"bf16": (8, -126), "fp16": (11, -14), "fp32": (24, -126)}   # precision p, emin
@@ -142,31 +144,13 @@ def expected(X, W, dtype, j, B, head_dim, mutant=None):
     return out
 
 
-def read_rows(path, heads, n, kind):
-    out = np.zeros((heads, n, n), dtype=np.uint32)
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#"):
-                continue
-            h, i, k, vals = line.rstrip("\n").split(",", 3)
-            if k == kind:
-                row = np.array([int(t, 16) for t in vals.split()], dtype=np.uint32)
-                out[int(h) - 1, int(i), : row.shape[0]] = row
-    return out.view(np.float32)
-
-
 def case(binary, dtype, n, slopes, std, j, block, head_dim):
     spec = "flash2,block=%d,head-dim=%d" % (block, head_dim)
     args = ["--pipeline", spec, "--dtype", dtype, "--ctx", str(n), "--slopes", slopes]
     if std:
         args += ["--logit-std", str(std), "--seed", "5"]
     heads = len(slopes.split(":")[1].split(","))
-    with tempfile.TemporaryDirectory() as tmp:
-        dump = os.path.join(tmp, "w.txt")
-        subprocess.run([binary, "simulate", "--weights", dump, "--format", "json"] + args, check=True,
-                       capture_output=True)
-        X = read_rows(dump, heads, n, "L")
-        W = read_rows(dump, heads, n, "W")
+    X, W = dump_rows(binary, args, heads, n)
     rep = json.loads(subprocess.run([binary, "simulate", "--backward", "--upstream", "2^%d" % j, "--format",
                                      "json"] + args, check=True, capture_output=True, text=True).stdout)
     if rep["backward_kind"] != "flash":

@@ -19,7 +19,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 try:
     import mpmath
@@ -28,7 +27,7 @@ except ImportError:
     print("memeff_backward_check: numpy or mpmath missing; skipped")
     sys.exit(77)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch"))
-from alibi_reference import read_rows   # noqa: E402 (the simulate --weights dump reader the validators share)
+from alibi_reference import dump_rows   # noqa: E402 (the simulate --weights dump the validators share)
 
 mpmath.mp.prec = 200
 FMT = {"bf16": (8, -126), "fp16": (11, -14), "fp32": (24, -126)}   # precision p, emin
@@ -108,12 +107,7 @@ def case(binary, dtype, n, slopes, std, j, block):
     if std:
         args += ["--logit-std", str(std), "--seed", "3"]
     heads = len(slopes.split(":")[1].split(","))
-    with tempfile.TemporaryDirectory() as tmp:
-        dump = os.path.join(tmp, "w.txt")
-        subprocess.run([binary, "simulate", "--weights", dump, "--format", "json"] + args, check=True,
-                       capture_output=True)
-        X = read_rows(dump, heads, n, "L")
-        W = read_rows(dump, heads, n, "W")
+    X, W = dump_rows(binary, args, heads, n)
     rep = json.loads(subprocess.run([binary, "simulate", "--backward", "--upstream", "2^%d" % j, "--format",
                                      "json"] + args, check=True, capture_output=True, text=True).stdout)
     if rep["backward_kind"] != "memeff":

@@ -2,6 +2,9 @@
 code's ALiBi slopes and the emulator's `simulate --weights` dump read back. Pure Python and numpy: importing it
 needs no torch."""
 import math
+import os
+import subprocess
+import tempfile
 
 import numpy as np
 
@@ -31,3 +34,13 @@ def read_rows(path, heads, n, want):
                 row = np.array([int(t, 16) for t in vals.split()], dtype=np.uint32)
                 A[int(h) - 1, int(i), : row.shape[0]] = row
     return A.view(np.float32)
+
+
+def dump_rows(binary, args, heads, n):
+    """The logits ("L") and weights ("W") `binary simulate --weights` writes for the layer `args` describes, as
+    read_rows returns them: the inputs the independent backward checks recompute from."""
+    with tempfile.TemporaryDirectory() as tmp:
+        dump = os.path.join(tmp, "w.txt")
+        subprocess.run([binary, "simulate", "--weights", dump, "--format", "json"] + args, check=True,
+                       capture_output=True)
+        return read_rows(dump, heads, n, "L"), read_rows(dump, heads, n, "W")
