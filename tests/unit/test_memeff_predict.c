@@ -22,7 +22,7 @@
 #include "alibi_blind.h"
 #include "abl/kernel/backward.h"
 #include "kernel/abl_backward_memeff.h"
-#include "abl_test_schedule.h"
+#include "abl_test_engines.h"
 
 static uint64_t g_rng = 0x2545F4914F6CDD1DULL;
 
@@ -37,81 +37,20 @@ static unsigned rnd(unsigned n)
 static void setup(abl_simulate_config *cfg, const char *spec, const char *dtype, const char *slopes, int heads,
                   uint64_t n)
 {
-    abl_format model;
-    assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
-    memset(cfg, 0, sizeof *cfg);
-    char *err = NULL;
-    abl_status st = abl_pipeline_parse_msg(spec, &model, &cfg->pipeline, &err);
-    if (st == ABL_OK) {
-        free(err);
-        err = NULL;
-        st = abl_pipeline_check_msg(&cfg->pipeline, &err);
-    }
-    if (st != ABL_OK)
-        print_error("%s: %s\n", spec, err ? err : "?");
-    assert_int_equal(st, ABL_OK);
-    free(err);
-    cfg->slopes = abl_test_schedule(slopes);
-    cfg->heads = heads;
-    cfg->context = n;
-    cfg->threads = 0;
+    const abl_test_layer layer = {.spec = spec, .dtype = dtype, .slopes = slopes, .heads = heads, .n = n};
+    abl_test_layer_config(cfg, &layer);
 }
 
-static int same_head(const abl_bwd_head *a, const abl_bwd_head *b)
-{
-    return a->fwd_first_blind == b->fwd_first_blind && a->first_blind == b->first_blind &&
-           a->row_zeros == b->row_zeros && a->matrix_zeros == b->matrix_zeros && a->only_row == b->only_row &&
-           a->only_matrix == b->only_matrix;
-}
-
-static void print_head(const char *who, int h, const abl_bwd_head *x)
-{
-    print_error("  head %d %s: P first 0 %lld, dS first 0 %lld, row %llu, matrix %llu, only row %llu, only matrix "
-                "%llu\n", h + 1, who, (long long)x->fwd_first_blind, (long long)x->first_blind,
-                (unsigned long long)x->row_zeros, (unsigned long long)x->matrix_zeros,
-                (unsigned long long)x->only_row, (unsigned long long)x->only_matrix);
-}
-
-/* The predictor and the emulation of one layer: every field of every head, and the totals. */
+/* The predictor and the emulation of one layer at loss scale 2^J (abl_test_agree): both of kind memeff, every
+ * field of every head, and the totals. */
 static void agree(const char *spec, const char *dtype, const char *slopes, int heads, uint64_t n, long j)
 {
-    abl_simulate_config cfg;
-    setup(&cfg, spec, dtype, slopes, heads, n);
     abl_backward_config b;
     memset(&b, 0, sizeof b);
     b.log2_upstream = j;
-    abl_simulation sim;
-    abl_backward e, p;
-    abl_status s1 = abl_backward_run(&cfg, &b, &sim, &e);
-    abl_status s2 = abl_backward_predict(&cfg, &b, &p);
-    if (s1 != ABL_OK || s2 != ABL_OK)
-        print_error("%s %s %s H=%d N=%llu 2^%ld: emulation %d, predictor %d\n", spec, dtype,
-                    slopes != NULL ? slopes : "press", heads,
-                    (unsigned long long)n, j, s1, s2);
-    assert_int_equal(s1, ABL_OK);
-    assert_int_equal(s2, ABL_OK);
-    assert_int_equal(e.heads, p.heads);
-    assert_int_equal(e.kind, ABL_BACKWARD_MEMEFF);
-    assert_int_equal(p.kind, ABL_BACKWARD_MEMEFF);
-    assert_true(p.predicted);
-    int ok = 1;
-    for (int h = 0; h < e.heads; h++)
-        if (!same_head(&e.results[h], &p.results[h])) {
-            if (ok)
-                print_error("%s %s %s N=%llu 2^%ld:\n", spec, dtype, slopes ? slopes : "press",
-                            (unsigned long long)n, j);
-            ok = 0;
-            print_head("emulation", h, &e.results[h]);
-            print_head("predictor", h, &p.results[h]);
-        }
-    assert_true(ok);
-    assert_int_equal(e.row_zeros, p.row_zeros);
-    assert_int_equal(e.matrix_zeros, p.matrix_zeros);
-    assert_int_equal(e.only_row, p.only_row);
-    assert_int_equal(e.only_matrix, p.only_matrix);
-    abl_simulation_free(&sim);
-    abl_backward_free(&e);
-    abl_backward_free(&p);
+    const abl_test_layer layer = {.spec = spec, .dtype = dtype, .slopes = slopes, .heads = heads, .n = n,
+                                  .backward = &b, .kind = ABL_BACKWARD_MEMEFF};
+    abl_test_agree(&layer, NULL);
 }
 
 static const char *const k_dtypes[] = {"fp16", "bf16", "fp32"};
@@ -273,13 +212,13 @@ static void table_case(const char *spec, uint64_t n, float *T, int wild, long j,
     abl_bwd_head fast, ref;
     assert_int_equal(abl_memeff_predict_head(&em, T, n, up, scale, &fast), ABL_OK);
     rows_reference(&em, T, n, up, scale, &ref);
-    if (!same_head(&fast, &ref)) {
+    if (!abl_test_bwd_same(&fast, &ref)) {
         print_error("%s N=%llu 2^%ld scale %a%s:\n", spec, (unsigned long long)n, j, (double)scale,
                     wild ? " (not monotone)" : "");
-        print_head("rows", 0, &ref);
-        print_head("predictor", 0, &fast);
+        abl_test_bwd_head_say("rows", 0, &ref);
+        abl_test_bwd_head_say("predictor", 0, &fast);
     }
-    assert_true(same_head(&fast, &ref));
+    assert_true(abl_test_bwd_same(&fast, &ref));
 }
 
 /* The head predictor against the rows on random tables, every bias form, block sizes and dtypes. */

@@ -11,16 +11,7 @@
 #include <cmocka.h>
 #include <mpfr.h>
 #include "alibi_blind.h"
-#include "abl_test_schedule.h"
-
-/* The message pointer for one more call: the previous call's message freed (the library sets *msg
- * afresh on every call and the caller owns what it gets). */
-static char **fresh(char **msg)
-{
-    free(*msg);
-    *msg = NULL;
-    return msg;
-}
+#include "abl_test_engines.h"
 
 static uint64_t g_rng = 0x2545F4914F6CDD1DULL;
 
@@ -32,52 +23,20 @@ static unsigned rnd(unsigned n)
     return (unsigned)(g_rng % n);
 }
 
+/* SPEC in DTYPE with SLOPES, HEADS heads at context N: the pipeline check's status. */
 static abl_status setup(abl_simulate_config *cfg, const char *spec, const char *dtype, const char *slopes, int heads,
                         uint64_t n)
 {
-    abl_format model;
-    assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
-    memset(cfg, 0, sizeof *cfg);
-    char *err = NULL;
-    abl_status st = abl_pipeline_parse_msg(spec, &model, &cfg->pipeline, fresh(&err));
-    if (st != ABL_OK)
-        print_error("%s: %s\n", spec, err);
-    assert_int_equal(st, ABL_OK);
-    cfg->slopes = abl_test_schedule(slopes);
-    cfg->heads = heads;
-    cfg->context = n;
-    free(err);
-    return abl_pipeline_check_msg(&cfg->pipeline, fresh(&err));
+    const abl_test_layer layer = {.spec = spec, .dtype = dtype, .slopes = slopes, .heads = heads, .n = n, .lenient = 1};
+    return abl_test_layer_config(cfg, &layer);
 }
 
+/* The predictor against simulate on one layer (abl_test_agree): 1 when they agree; random pipelines may be
+ * refused, by the check (-1) or by both sides alike (0). */
 static int agree(const char *spec, const char *dtype, const char *slopes, int heads, uint64_t n)
 {
-    abl_simulate_config cfg;
-    if (setup(&cfg, spec, dtype, slopes, heads, n) != ABL_OK)
-        return -1;
-    abl_simulation sim;
-    abl_prediction pred;
-    abl_status s1 = abl_simulate_run(&cfg, &sim);
-    abl_status s2 = abl_predict_run(&cfg, &pred);
-    if (s1 != s2) {
-        print_error("%s %s %s N=%llu: simulate %d, predict %d\n", spec, dtype, slopes, (unsigned long long)n, s1, s2);
-        fail();
-    }
-    if (s1 != ABL_OK)
-        return 0;
-    int ok = abl_prediction_agrees(&sim, &pred);
-    if (!ok) {
-        for (int h = 0; h < sim.heads; h++)
-            print_error("%s %s %s N=%llu head %d: sim (%lld, %llu, %llu) pred (%lld, %llu, %llu)\n", spec, dtype,
-                        slopes, (unsigned long long)n, h + 1, (long long)sim.results[h].first_blind,
-                        (unsigned long long)sim.results[h].row_zeros, (unsigned long long)sim.results[h].matrix_zeros,
-                        (long long)pred.results[h].first_blind, (unsigned long long)pred.results[h].row_zeros,
-                        (unsigned long long)pred.results[h].matrix_zeros);
-        fail();
-    }
-    abl_simulation_free(&sim);
-    abl_prediction_free(&pred);
-    return 1;
+    const abl_test_layer layer = {.spec = spec, .dtype = dtype, .slopes = slopes, .heads = heads, .n = n, .lenient = 1};
+    return abl_test_agree(&layer, NULL);
 }
 
 static void test_presets_agree(void **state)

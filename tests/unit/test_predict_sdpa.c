@@ -17,16 +17,7 @@
 #include <mpfr.h>
 #include "alibi_blind.h"
 #include "kernel/abl_predict_sdpa.h"
-#include "abl_test_schedule.h"
-
-/* The message pointer for one more call: the previous call's message freed (the library sets *msg
- * afresh on every call and the caller owns what it gets). */
-static char **fresh(char **msg)
-{
-    free(*msg);
-    *msg = NULL;
-    return msg;
-}
+#include "abl_test_engines.h"
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ULL;
 
@@ -38,50 +29,12 @@ static unsigned rnd(unsigned n)
     return (unsigned)(g_rng % n);
 }
 
-static void setup(abl_simulate_config *cfg, const char *spec, const char *dtype, const char *slopes, int heads,
-                  uint64_t n)
-{
-    abl_format model;
-    assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
-    memset(cfg, 0, sizeof *cfg);
-    char *err = NULL;
-    abl_status st = abl_pipeline_parse_msg(spec, &model, &cfg->pipeline, fresh(&err));
-    if (st == ABL_OK)
-        st = abl_pipeline_check_msg(&cfg->pipeline, fresh(&err));
-    if (st != ABL_OK)
-        print_error("%s: %s\n", spec, err);
-    assert_int_equal(st, ABL_OK);
-    cfg->slopes = abl_test_schedule(slopes);
-    cfg->heads = heads;
-    cfg->context = n;
-    free(err);
-}
-
-/* Every head's first blind distance, row zeros and matrix zeros from --predict equal simulate's. */
+/* Every head's first blind distance, zero counts and influence counts from --predict equal simulate's
+ * (abl_test_agree). */
 static void agree(const char *spec, const char *dtype, const char *slopes, int heads, uint64_t n)
 {
-    abl_simulate_config cfg;
-    setup(&cfg, spec, dtype, slopes, heads, n);
-    abl_simulation sim;
-    abl_prediction pred;
-    abl_status s1 = abl_simulate_run(&cfg, &sim);
-    abl_status s2 = abl_predict_run(&cfg, &pred);
-    if (s1 != ABL_OK || s2 != ABL_OK)
-        print_error("%s %s %s H=%d N=%llu: simulate %d, predict %d\n", spec, dtype, slopes, heads,
-                    (unsigned long long)n, s1, s2);
-    assert_int_equal(s1, ABL_OK);
-    assert_int_equal(s2, ABL_OK);
-    int ok = abl_prediction_agrees(&sim, &pred);
-    if (!ok)
-        for (int h = 0; h < sim.heads; h++)
-            print_error("%s %s %s N=%llu head %d: sim (%lld, %llu, %llu) pred (%lld, %llu, %llu)\n", spec, dtype,
-                        slopes, (unsigned long long)n, h + 1, (long long)sim.results[h].first_blind,
-                        (unsigned long long)sim.results[h].row_zeros, (unsigned long long)sim.results[h].matrix_zeros,
-                        (long long)pred.results[h].first_blind, (unsigned long long)pred.results[h].row_zeros,
-                        (unsigned long long)pred.results[h].matrix_zeros);
-    assert_true(ok);
-    abl_simulation_free(&sim);
-    abl_prediction_free(&pred);
+    const abl_test_layer layer = {.spec = spec, .dtype = dtype, .slopes = slopes, .heads = heads, .n = n};
+    abl_test_agree(&layer, NULL);
 }
 
 static const char *const k_presets[] = {"sdpa-efficient", "sdpa-cudnn", "falcon-hf-sdpa"};
@@ -180,7 +133,7 @@ static void table_case(const char *spec, uint64_t n, float *T)
     assert_int_equal(abl_format_lookup("bf16", &bf16), ABL_OK);
     abl_pipeline p;
     char *err = NULL;
-    assert_int_equal(abl_pipeline_parse_msg(spec, &bf16, &p, fresh(&err)), ABL_OK);
+    assert_int_equal(abl_pipeline_parse_msg(spec, &bf16, &p, &err), ABL_OK);
     abl_emul em;
     assert_int_equal(abl_emul_init(&p, n, &em), ABL_OK);
     random_table(T, n);
