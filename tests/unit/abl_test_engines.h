@@ -224,4 +224,36 @@ static inline int abl_test_agree(const abl_test_layer *L, abl_test_totals *sum)
     return 1;
 }
 
+/* The predictor tests' reproducible random numbers: xorshift64 (13, 7, 17) on the caller's STATE (each test
+ * keeps its own seed, so its grids stay what they were), reduced to 0..n-1. */
+static inline unsigned abl_test_rnd(uint64_t *state, unsigned n)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return (unsigned)(*state % n);
+}
+
+/* A random table of zero-score logits by position for the head predictors (from STATE): non-increasing steps
+ * of random size (ties, small steps, cliffs) in the logit range the kernels see, or (WILD) with some steps up:
+ * a predictor's fallback for non-monotone tables. */
+static inline void abl_test_logit_table(uint64_t *state, float *T, uint64_t n, int wild)
+{
+    double v = 0.0;
+    int mode = (int)abl_test_rnd(state, 4);
+    for (uint64_t p = 0; p < n; p++) {
+        T[p] = (float)v;
+        unsigned r = abl_test_rnd(state, 100);
+        double step = mode == 0 ? 0.7 : mode == 1 ? 0.01 : mode == 2 ? 3.0 : 0.2;
+        if (r < 30)
+            step = 0.0;             /* ties (a rounded bias) */
+        else if (r < 33)
+            step *= 40.0;           /* a cliff */
+        else if (wild && r < 40)
+            step = -step;           /* up again */
+        v -= step * (0.5 + abl_test_rnd(state, 1000) / 1000.0);
+        v = (double)(float)v;
+    }
+}
+
 #endif

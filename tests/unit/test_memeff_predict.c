@@ -28,10 +28,7 @@ static uint64_t g_rng = 0x2545F4914F6CDD1DULL;
 
 static unsigned rnd(unsigned n)
 {
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return (unsigned)(g_rng % n);
+    return abl_test_rnd(&g_rng, n);
 }
 
 static void setup(abl_simulate_config *cfg, const char *spec, const char *dtype, const char *slopes, int heads,
@@ -133,27 +130,6 @@ static void test_random_pipelines(void **state)
     }
 }
 
-/* A random table of zero-score logits by position: non-increasing steps of random size (ties, small
- * steps, cliffs), or (wild) with some steps up: the predictor's fallback. */
-static void random_table(float *T, uint64_t n, int wild)
-{
-    double v = 0.0;
-    int mode = (int)rnd(4);
-    for (uint64_t p = 0; p < n; p++) {
-        T[p] = (float)v;
-        unsigned r = rnd(100);
-        double step = mode == 0 ? 0.7 : mode == 1 ? 0.01 : mode == 2 ? 3.0 : 0.2;
-        if (r < 30)
-            step = 0.0;             /* ties (a rounded bias) */
-        else if (r < 33)
-            step *= 40.0;           /* a cliff */
-        else if (wild && r < 40)
-            step = -step;           /* up again */
-        v -= step * (0.5 + rnd(1000) / 1000.0);
-        v = (double)(float)v;
-    }
-}
-
 /* The reference head: every row through the emulation's row functions, counted as the emulation counts. */
 static void rows_reference(const abl_emul *em, const float *T, uint64_t n, double up, float scale,
                            abl_bwd_head *o)
@@ -201,7 +177,7 @@ static void table_case(const char *spec, uint64_t n, float *T, int wild, long j,
     free(err);
     abl_emul em;
     assert_int_equal(abl_emul_init(&p, n, &em), ABL_OK);
-    random_table(T, n, wild);
+    abl_test_logit_table(&g_rng, T, n, wild);
     if (em.form == ABL_BIAS_ABSOLUTE)   /* pos = j: the logit grows with the position */
         for (uint64_t k = 0; k < n / 2; k++) {
             float t = T[k];

@@ -17,10 +17,7 @@ static uint64_t g_rng = 0x2545F4914F6CDD1DULL;
 
 static unsigned rnd(unsigned n)
 {
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return (unsigned)(g_rng % n);
+    return abl_test_rnd(&g_rng, n);
 }
 
 /* SPEC in DTYPE with SLOPES, HEADS heads at context N: the pipeline check's status. */

@@ -23,10 +23,7 @@ static uint64_t g_rng = 0x9E3779B97F4A7C15ULL;
 
 static unsigned rnd(unsigned n)
 {
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return (unsigned)(g_rng % n);
+    return abl_test_rnd(&g_rng, n);
 }
 
 /* Every head's first blind distance, zero counts and influence counts from --predict equal simulate's
@@ -108,25 +105,6 @@ static void test_random_pipelines(void **state)
     }
 }
 
-/* A random non-increasing table of zero-score logits by position: steps of random size (ties,
- * small steps, cliffs), in the logit range the kernels see. */
-static void random_table(float *T, uint64_t n)
-{
-    double v = 0.0;
-    int mode = (int)rnd(4);
-    for (uint64_t p = 0; p < n; p++) {
-        T[p] = (float)v;
-        unsigned r = rnd(100);
-        double step = mode == 0 ? 0.7 : mode == 1 ? 0.01 : mode == 2 ? 3.0 : 0.2;
-        if (r < 30)
-            step = 0.0;             /* ties (a rounded bias) */
-        else if (r < 33)
-            step *= 40.0;           /* a cliff */
-        v -= step * (0.5 + rnd(1000) / 1000.0);
-        v = (double)(float)v;
-    }
-}
-
 static void table_case(const char *spec, uint64_t n, float *T)
 {
     abl_format bf16;
@@ -136,7 +114,7 @@ static void table_case(const char *spec, uint64_t n, float *T)
     assert_int_equal(abl_pipeline_parse_msg(spec, &bf16, &p, &err), ABL_OK);
     abl_emul em;
     assert_int_equal(abl_emul_init(&p, n, &em), ABL_OK);
-    random_table(T, n);
+    abl_test_logit_table(&g_rng, T, n, 0);
     if (em.form == ABL_BIAS_ABSOLUTE)   /* pos = j: the logit grows with the position */
         for (uint64_t k = 0; k < n / 2; k++) {
             float t = T[k];
