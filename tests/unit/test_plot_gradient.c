@@ -31,26 +31,42 @@ static void config(abl_plot_gradient_config *c, abl_schedule_spec *spec)
     c->log2_upstream = -8;
 }
 
+/* The first zero distances of c's three heads (-1: none inside N): the gradient's first zero dS (GRAD) and the
+ * forward's first zero weight (FWD; NULL: not checked). */
+static void expect_distances(const abl_plot_gradient_config *c, const int64_t *want_fwd, const int64_t *want_grad)
+{
+    int heads = 0;
+    int64_t *fwd = NULL, *grad = NULL;
+    char *msg = NULL;
+    assert_int_equal(abl_plot_gradient_distances(c, &heads, &fwd, &grad, &msg), ABL_OK);
+    assert_int_equal(heads, 3);
+    for (int h = 0; h < 3; h++) {
+        if (want_fwd != NULL)
+            assert_int_equal(fwd[h], want_fwd[h]);
+        assert_int_equal(grad[h], want_grad[h]);
+    }
+    free(fwd);
+    free(grad);
+    free(msg);
+}
+
+/* c's pipeline: TEXT, parsed into *PIPE (the caller frees it). */
+static void use_pipeline(abl_plot_gradient_config *c, abl_pipeline_spec *pipe, const char *text)
+{
+    char *msg = NULL;
+    assert_int_equal(abl_pipeline_spec_parse(text, pipe, &msg), ABL_OK);
+    free(msg);
+    c->pipeline = pipe;
+}
+
 static void test_distances(void **state)
 {
     (void)state;
     abl_plot_gradient_config c;
     abl_schedule_spec spec;
     config(&c, &spec);
-    int heads = 0;
-    int64_t *fwd = NULL, *grad = NULL;
-    char *msg = NULL;
-    assert_int_equal(abl_plot_gradient_distances(&c, &heads, &fwd, &grad, &msg), ABL_OK);
-    assert_int_equal(heads, 3);
-    assert_int_equal(fwd[0], 33);
-    assert_int_equal(grad[0], 22);
-    assert_int_equal(fwd[1], 64);
-    assert_int_equal(grad[1], 42);
-    assert_int_equal(fwd[2], -1);
-    assert_int_equal(grad[2], -1);
-    free(fwd);
-    free(grad);
-    free(msg);
+    static const int64_t fwd[] = {33, 64, -1}, grad[] = {22, 42, -1};
+    expect_distances(&c, fwd, grad);
     abl_schedule_spec_free(&spec);
 }
 
@@ -95,20 +111,10 @@ static void test_memeff(void **state)
     abl_schedule_spec spec;
     config(&c, &spec);
     abl_pipeline_spec pipe;
+    use_pipeline(&c, &pipe, "sdpa-efficient");
+    static const int64_t grad[] = {18, 33, -1};
+    expect_distances(&c, NULL, grad);
     char *msg = NULL;
-    assert_int_equal(abl_pipeline_spec_parse("sdpa-efficient", &pipe, &msg), ABL_OK);
-    free(msg);
-    msg = NULL;
-    c.pipeline = &pipe;
-    int heads = 0;
-    int64_t *fwd = NULL, *grad = NULL;
-    assert_int_equal(abl_plot_gradient_distances(&c, &heads, &fwd, &grad, &msg), ABL_OK);
-    assert_int_equal(heads, 3);
-    assert_int_equal(grad[0], 18);
-    assert_int_equal(grad[1], 33);
-    assert_int_equal(grad[2], -1);
-    free(fwd);
-    free(grad);
     abl_plot p;
     assert_int_equal(abl_plot_gradient(&c, &p, &msg), ABL_OK);
     assert_non_null(p.caption);
@@ -127,11 +133,8 @@ static void test_refusals(void **state)
     abl_schedule_spec spec;
     config(&c, &spec);
     abl_pipeline_spec pipe;
+    use_pipeline(&c, &pipe, "sdpa-cudnn");   /* closed source */
     char *msg = NULL;
-    assert_int_equal(abl_pipeline_spec_parse("sdpa-cudnn", &pipe, &msg), ABL_OK);   /* closed source */
-    free(msg);
-    msg = NULL;
-    c.pipeline = &pipe;
     abl_plot p;
     assert_int_equal(abl_plot_gradient(&c, &p, &msg), ABL_ERR_UNSUPPORTED);
     assert_non_null(msg);

@@ -32,6 +32,33 @@ static void setup(abl_rope_config *c, const char *path, const char *dtype, int d
     c->n = n;
 }
 
+/* The result of the configuration setup() makes (the caller frees it). */
+static void run(abl_rope_result *r, const char *path, const char *dtype, int d, unsigned base, uint64_t n)
+{
+    abl_rope_config c;
+    setup(&c, path, dtype, d, base, n);
+    assert_int_equal(abl_rope_run(&c, NULL, NULL, r, NULL), ABL_OK);
+    abl_rope_config_clear(&c);
+}
+
+/* The yarn configuration the literals were computed for (d = 16, base 10000, factor 4, 128 original
+ * positions) on PATH at context N. */
+static void setup_yarn(abl_rope_config *c, const char *path, uint64_t n)
+{
+    setup(c, path, "fp32", 16, 10000, n);
+    c->scaling = ABL_ROPE_SCALING_YARN;
+    mpq_set_ui(c->factor, 4, 1);
+    c->max_position = 128;
+}
+
+/* The code's fp32 angles of pairs 0..COUNT-1, bit for bit. */
+static void expect_angles(const float *angle, const double *want, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (!((double)angle[i] == want[i]))
+            fail_msg("pair %d: angle %a, want %a", i, (double)angle[i], want[i]);
+}
+
 static void close_rel(double got, double want, double rel)
 {
     if (fabs(got - want) > rel * fabs(want))
@@ -41,31 +68,25 @@ static void close_rel(double got, double want, double rel)
 static void test_theta_exact(void **state)
 {
     (void)state;
-    abl_rope_config c;
-    setup(&c, "hf-llama", "bf16", 128, 10000, 64);
     abl_rope_result r;
-    assert_int_equal(abl_rope_run(&c, NULL, NULL, &r, NULL), ABL_OK);
+    run(&r, "hf-llama", "bf16", 128, 10000, 64);
     close_rel(r.pair[1].theta, 0.8659643233600653523531692, 1e-16);
     close_rel(r.pair[63].theta, 0.0001154781984689458179666483, 1e-16);
     assert_true(r.pair[0].theta == 1.0);
     abl_rope_result_free(&r);
-    abl_rope_config_clear(&c);
 }
 
 static void test_angle_error_fp32(void **state)
 {
     (void)state;
-    abl_rope_config c;
-    setup(&c, "hf-llama", "fp32", 8, 10000, 4096);
     abl_rope_result r;
-    assert_int_equal(abl_rope_run(&c, NULL, NULL, &r, NULL), ABL_OK);
+    run(&r, "hf-llama", "fp32", 8, 10000, 4096);
     assert_true(r.pair[1].inv_freq == 0.1f);
     close_rel(r.pair[1].angle_err, 0.000018310546875, 1e-15);
     assert_int_equal(r.pair[1].angle_err_at, 2563);
     /* pair 0: theta = 1, the fp32 angle p is exact below 2^24 */
     assert_true(r.pair[0].angle_err == 0.0);
     abl_rope_result_free(&r);
-    abl_rope_config_clear(&c);
 }
 
 static void test_ggml_theta_loop(void **state)
@@ -84,16 +105,13 @@ static void test_ggml_theta_loop(void **state)
 static void test_bf16_cos_sin_error(void **state)
 {
     (void)state;
-    abl_rope_config c;
-    setup(&c, "hf-llama", "bf16", 2, 10000, 8);
     abl_rope_result r;
-    assert_int_equal(abl_rope_run(&c, NULL, NULL, &r, NULL), ABL_OK);
+    run(&r, "hf-llama", "bf16", 2, 10000, 8);
     close_rel(r.pair[0].cs_err, 0.0020457301167807202325, 1e-12);
     assert_int_equal(r.pair[0].cs_err_at, 1);
     /* the first token's row: z(0) = 1 exactly, so the rotation part is the largest cos/sin error */
     close_rel(r.rot_err_first, 0.0020457301167807202325, 1e-12);
     abl_rope_result_free(&r);
-    abl_rope_config_clear(&c);
 }
 
 static void test_yarn_inv_freq(void **state)
@@ -103,14 +121,10 @@ static void test_yarn_inv_freq(void **state)
                                    0x1.030dc60000000p-7, 0x1.47ae140000000p-9, 0x1.9e7c700000000p-11,
                                    0x1.0624de0000000p-12, 0x1.4b96c00000000p-14};
     abl_rope_config c;
-    setup(&c, "hf-llama", "fp32", 16, 10000, 256);
-    c.scaling = ABL_ROPE_SCALING_YARN;
-    mpq_set_ui(c.factor, 4, 1);
-    c.max_position = 128;
+    setup_yarn(&c, "hf-llama", 256);
     float angle[8], cs[8], sn[8];
     assert_int_equal(abl_rope_values(&c, 1, angle, cs, sn), ABL_OK);
-    for (int i = 0; i < 8; i++)
-        assert_true((double)angle[i] == want[i]);
+    expect_angles(angle, want, 8);
     close_rel(cs[3], 0x1.237ae4p+0, 0x1p-22);   /* the attention factor in the fp32 cos (to 1 ulp: CR or SLEEF) */
     c.path = ABL_ROPE_FLASH_ROTARY;             /* flash_attn's RotaryEmbedding has no yarn */
     assert_int_equal(abl_rope_values(&c, 1, angle, cs, sn), ABL_ERR_UNSUPPORTED);
@@ -129,17 +143,12 @@ static void test_ggml_yarn(void **state)
     static const double want1000[8] = {0x1.f4p+9,     0x1.da5774p+7, 0x1.8ffffcp+5, 0x1.f9f6e2p+2,
                                        0x1.3ffffep+1, 0x1.94c580p-1, 0x1.fffffcp-3, 0x1.43d134p-4};
     abl_rope_config c;
-    setup(&c, "ggml-cpu", "fp32", 16, 10000, 1024);
-    c.scaling = ABL_ROPE_SCALING_YARN;
-    mpq_set_ui(c.factor, 4, 1);
-    c.max_position = 128;
+    setup_yarn(&c, "ggml-cpu", 1024);
     float angle[8], cs[8], sn[8];
     assert_int_equal(abl_rope_values(&c, 1, angle, cs, sn), ABL_OK);
-    for (int i = 0; i < 8; i++)
-        assert_true((double)angle[i] == want1[i]);
+    expect_angles(angle, want1, 8);
     assert_int_equal(abl_rope_values(&c, 1000, angle, cs, sn), ABL_OK);
-    for (int i = 0; i < 8; i++)
-        assert_true((double)angle[i] == want1000[i]);
+    expect_angles(angle, want1000, 8);
     assert_true((double)cs[2] == 0x1.1946cap+0);   /* RN32(RN32(cos a) * mscale), mscale 0x1.237d38p+0 */
     c.mscale = 1;                                   /* llama.cpp reads mscale per architecture: refused */
     assert_int_equal(abl_rope_values(&c, 1, angle, cs, sn), ABL_ERR_UNSUPPORTED);
