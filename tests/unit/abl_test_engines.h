@@ -1,9 +1,10 @@
 /* What the engine and predictor tests share: one case, a modelled preset's simulation (every row run through
  * the kernel model) and its zero-logit prediction of the same layer, for the caller to compare (test_engines.c,
- * test_engines_prefill.c); the refusal of fields a kernel does not model; and the predictor-vs-emulation
- * comparison of one layer, forward or backward, that test_predict.c, test_predict_sdpa.c, test_memeff_predict.c,
- * test_ggml_bidir.c and test_ggml_fa_bidir.c run on their grids (abl_test_agree). Include after <cmocka.h> and
- * "alibi_blind.h". */
+ * test_engines_prefill.c, test_engines_trtllm.c); the refusal of fields a kernel does not model; the
+ * predictor-vs-emulation comparison of one layer, forward or backward, that test_predict.c,
+ * test_predict_sdpa.c, test_memeff_predict.c, test_ggml_bidir.c and test_ggml_fa_bidir.c run on their grids
+ * (abl_test_agree; its forward comparison alone, abl_test_forward_agree, in test_engines*.c); the predictor
+ * tests' random numbers and logit tables. Include after <cmocka.h> and "alibi_blind.h". */
 #ifndef ABL_TEST_ENGINES_H
 #define ABL_TEST_ENGINES_H
 

@@ -22,15 +22,8 @@ static void agree(const char *spec, const char *dtype, int heads, uint64_t n)
     abl_simulation sim;
     abl_prediction pred;
     abl_test_engine_runs(spec, dtype, heads, n, &sim, &pred);
-    if (!abl_prediction_agrees(&sim, &pred)) {
-        for (int h = 0; h < sim.heads; h++)
-            print_error("%s %s H=%d N=%llu head %d: sim (%lld, %llu, %llu) pred (%lld, %llu, %llu)\n", spec, dtype,
-                        heads, (unsigned long long)n, h + 1, (long long)sim.results[h].first_blind,
-                        (unsigned long long)sim.results[h].row_zeros, (unsigned long long)sim.results[h].matrix_zeros,
-                        (long long)pred.results[h].first_blind, (unsigned long long)pred.results[h].row_zeros,
-                        (unsigned long long)pred.results[h].matrix_zeros);
-        fail();
-    }
+    const abl_test_layer layer = {.spec = spec, .dtype = dtype, .heads = heads, .n = n};
+    abl_test_forward_agree(&layer, &sim, &pred);
     abl_simulation_free(&sim);
     abl_prediction_free(&pred);
 }

@@ -23,6 +23,7 @@
 #include "alibi_blind.h"
 #include "kernel/abl_flash_split.h"
 #include "kernel/abl_engines_triton.h"
+#include "abl_test_engines.h"
 
 static void run_both(const char *spec, const char *dtype, int heads, uint64_t n, abl_simulation *sim,
                      abl_prediction *pred)
@@ -44,12 +45,8 @@ static void agree(const char *spec, const char *dtype, int heads, uint64_t n)
     abl_simulation sim;
     abl_prediction pred;
     run_both(spec, dtype, heads, n, &sim, &pred);
-    for (int h = 0; h < pred.heads; h++)
-        if (sim.results[h].matrix_zeros != pred.results[h].matrix_zeros)
-            print_error("%s %s H=%d N=%llu head %d: sim %llu pred %llu\n", spec, dtype, heads, (unsigned long long)n,
-                        h + 1, (unsigned long long)sim.results[h].matrix_zeros,
-                        (unsigned long long)pred.results[h].matrix_zeros);
-    assert_true(abl_prediction_agrees(&sim, &pred));
+    const abl_test_layer layer = {.spec = spec, .dtype = dtype, .heads = heads, .n = n};
+    abl_test_forward_agree(&layer, &sim, &pred);
     abl_simulation_free(&sim);
     abl_prediction_free(&pred);
 }
