@@ -35,8 +35,10 @@ void abl_flash_backward_row(const abl_emul *e, double up, const float *x, uint64
 abl_status abl_flash_backward_predict(const abl_simulate_config *cfg, double up, abl_bwd_head **out, int *heads);
 
 /* One head from its last row's logits X[0 .. e->n - 1] (ascending; row i reads X[0 .. i], or X[n-1-i ..
- * n-1] for the relative/symmetric forms): first_blind, row_zeros, matrix_zeros as above. */
-abl_status abl_flash_backward_predict_table(const abl_emul *e, const float *X, double up, abl_bwd_head *o);
+ * n-1] for the relative/symmetric forms): first_blind, row_zeros, matrix_zeros as above; *open_rows (may be
+ * NULL): how many rows the bounds left open (their keys summed). */
+abl_status abl_flash_backward_predict_table(const abl_emul *e, const float *X, double up, abl_bwd_head *o,
+                                            uint64_t *open_rows);
 
 /* The nominal cost of abl_flash_backward_predict (one thread), known before it runs. */
 abl_status abl_flash_backward_estimate(const abl_simulate_config *cfg, abl_cost *out);

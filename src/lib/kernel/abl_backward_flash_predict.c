@@ -284,7 +284,8 @@ static abl_status head_rows(fhead *h, abl_bwd_head *o)
     return ABL_OK;
 }
 
-abl_status abl_flash_backward_predict_table(const abl_emul *e, const float *X, double up, abl_bwd_head *o)
+abl_status abl_flash_backward_predict_table(const abl_emul *e, const float *X, double up, abl_bwd_head *o,
+                                            uint64_t *open_rows)
 {
     fhead h;
     abl_status st = fhead_init(&h, e, up);
@@ -292,6 +293,8 @@ abl_status abl_flash_backward_predict_table(const abl_emul *e, const float *X, d
         memcpy(h.X, X, e->n * sizeof *X);
         st = head_rows(&h, o);
     }
+    if (open_rows != NULL)
+        *open_rows = h.exact_rows;
     fhead_free(&h);
     return st;
 }
