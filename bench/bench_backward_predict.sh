@@ -1,7 +1,8 @@
 #!/bin/sh
 # The zero-logit gradient predictor (simulate --backward --predict) for a 64-head layer at N = 32768 on one
 # core (issue 20: under 2 s), each backward kind with a predictor: the eager ones (upcast, native) and the
-# memory-efficient SDPA backward (memeff, modelled from source, not measured), at 2^0, 2^16 and 2^-10
+# memory-efficient SDPA and FlashAttention-2 backwards (memeff, flash: modelled from source, not measured),
+# at 2^0, 2^16 and 2^-10
 # (|dP - D| x loss scale). CPU time and peak memory of the whole process.
 # Usage: bench/bench_backward_predict.sh BINARY [HEADS] [CTX]
 set -u
@@ -9,6 +10,7 @@ bin=${1:?usage: bench_backward_predict.sh BINARY [HEADS] [CTX]}
 heads=${2:-64}
 ctx=${3:-32768}
 for spec in eager:bf16 eager:fp16 mpt:bf16 sdpa-efficient:bf16 sdpa-efficient:fp16 sdpa-efficient:fp32 \
+            flash2:bf16 flash2:fp16 flash2:fp32 \
             falcon-hf-sdpa:bf16; do
   p=${spec%%:*}
   d=${spec##*:}

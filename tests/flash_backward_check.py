@@ -16,6 +16,8 @@ Exact roundings: numpy float32 add/multiply (IEEE, correctly rounded) with the f
 and fma at 200 bits with mpmath, rounded to nearest-even here. Per head: the last row's first zero distance
 and zero count, the matrix's zero count, and the zeros whose forward weight (the dumped W) is not 0; for zero logits the zero-logit predictor
 (simulate --backward --predict) too.
+design --keep gradient on flash2: every designed head's slope must keep every dS of the N x N matrix non-zero
+by the same recomputation, and the next binary32 slope above the steepest one must lose one.
 Two mutants must each disagree with the tool somewhere: dS without the flush of the fp32 product
 ("noftz"), and dS multiplied by the softmax scale before the rounding as the memory-efficient kernel does
 ("scaled"; FlashAttention-2 scales acc_dq and acc_dk after the GEMMs instead).
@@ -175,6 +177,26 @@ def case(binary, dtype, n, slopes, std, j, block, head_dim):
     return ok, sum(w[2] for w in want), mutants
 
 
+def design_case(binary, dtype, n, heads, j, block, head_dim):
+    """design --keep gradient: the designed slopes keep every dS, the next binary32 above the steepest does not."""
+    spec = "flash2,block=%d,head-dim=%d" % (block, head_dim)
+    out = subprocess.run([binary, "design", "--keep", "gradient", "--pipeline", spec, "--dtype", dtype, "--ctx",
+                          str(n), "--heads", str(heads), "--upstream", "2^%d" % j, "--format", "slopes"],
+                         check=True, capture_output=True, text=True).stdout.strip()
+    slopes = [F32(float(t)) for t in out.split(":", 1)[1].split(",")]
+    beyond = np.nextafter(max(slopes), F32(np.inf), dtype=F32)
+    tried = slopes + [beyond]
+    text = "slopes:" + ",".join(repr(float(m)) for m in tried)
+    X, W = dump_rows(binary, ["--pipeline", spec, "--dtype", dtype, "--ctx", str(n), "--slopes", text],
+                     len(tried), n)
+    want = expected(X, W, dtype, j, block, head_dim)
+    kept = all(w[2] == 0 for w in want[:-1])
+    lost = want[-1][2] > 0
+    print("design flash %-4s N=%d H=%d 2^%d: designed %s keep every dS: %s; next slope %r loses %d" % (
+        dtype, n, heads, j, [float(m) for m in slopes], "yes" if kept else "NO", float(beyond), want[-1][2]))
+    return kept and lost
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -192,6 +214,8 @@ def main():
         fails += not ok
         zeros += z
         killed.update(mutants)
+    for c in [("fp16", 80, 2, 0, 16, 128), ("bf16", 72, 3, -10, 64, 128)]:
+        fails += not design_case(binary, *c)
     print("%d cases, %d differ; %d zero dS expected (mpmath); mutants caught: %s" % (
         len(cases), fails, zeros, ", ".join(sorted(killed)) or "none"))
     if zeros == 0:

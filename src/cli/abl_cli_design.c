@@ -254,17 +254,21 @@ static int design_keep_all(design_run *d)
 }
 
 /* --keep gradient (spec §15): the bound on |dP - D| and the loss scale; the backward kinds with a zero-logit
- * predictor (docs/pipelines.md §9: the eager softmax backward, and the memory-efficient SDPA one, modelled
- * from source), no budget or clamp (weight claims). */
+ * predictor (docs/pipelines.md §9: the eager softmax backward, and the memory-efficient SDPA and
+ * FlashAttention-2 ones, modelled from source), no budget or clamp (weight claims). */
 static int design_gradient(const abl_cli_cmd *cmd, const char **v, design_run *d)
 {
     if (abl_cli_gradient_upstream(cmd, v, &d->job.cfg.log2_upstream))
         return ABL_EXIT_USAGE;
-    if (d->job.cfg.pipeline.softmax != ABL_SOFTMAX_EAGER && d->job.cfg.pipeline.softmax != ABL_SOFTMAX_SDPA_EFFICIENT)
+    abl_softmax_kind k = d->job.cfg.pipeline.softmax;
+    if (k != ABL_SOFTMAX_EAGER && k != ABL_SOFTMAX_SDPA_EFFICIENT && k != ABL_SOFTMAX_FLASH)
         return abl_cli_usage_error("--keep gradient: its zero-logit predictor models the eager softmax backward "
-                                   "(PyTorch's _softmax_backward_data) and the memory-efficient SDPA one "
-                                   "(sdpa-efficient); softmax=%s has none (spec §15)",
-                                   abl_softmax_kind_name(d->job.cfg.pipeline.softmax));
+                                   "(PyTorch's _softmax_backward_data), the memory-efficient SDPA one "
+                                   "(sdpa-efficient) and FlashAttention-2's (flash2); softmax=%s has none (spec §15)",
+                                   abl_softmax_kind_name(k));
+    if (k == ABL_SOFTMAX_FLASH && d->job.cfg.pipeline.splits >= 2)
+        return abl_cli_usage_error("--keep gradient: FlashAttention-2's backward is modelled without split-KV "
+                                   "(splits=%d is a decode path, spec §15)", d->job.cfg.pipeline.splits);
     if (d->job.cfg.budget != NULL)
         return abl_cli_usage_error("--logit-budget: a weight-level claim, not with --keep gradient");
     if (abl_cli_arg(cmd, v, ABL_OPT_CLAMP) != NULL)

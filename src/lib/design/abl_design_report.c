@@ -123,6 +123,9 @@ static void design_gradient_meta(abl_report *r, const design_view *d)
     if (k == ABL_BACKWARD_MEMEFF)   /* a CUDA kernel read in the source: say so wherever it answers */
         abl_report_meta(r, "backward_kind", "backward kind", "memeff (modelled from source, not measured)",
                         "\"memeff\"");
+    else if (k == ABL_BACKWARD_FLASH)
+        abl_report_meta(r, "backward_kind", "backward kind", "flash (modelled from source, not measured)",
+                        "\"flash\"");
     else
         abl_report_meta(r, "backward_kind", "backward kind", abl_backward_kind_name(k), NULL);
 }
@@ -275,6 +278,11 @@ static void report_notes(abl_report *r, const design_view *d)
         abl_report_note(r, "backward kind memeff: the memory-efficient SDPA backward (P recomputed from the "
                            "forward's log-sum-exp and rounded into the dtype, dS x scale rounded): modelled from "
                            "source, not measured (docs/pipelines.md §9).");
+    if (res->slopes != NULL && d->job->cfg.gradient &&
+        abl_backward_kind_of(&d->job->cfg.pipeline) == ABL_BACKWARD_FLASH)
+        abl_report_note(r, "backward kind flash: FlashAttention-2's backward (P recomputed with exp2 from the saved "
+                           "log-sum-exp, flushed below 2^-126, dS rounded unscaled): modelled from source, not "
+                           "measured (docs/pipelines.md §9).");
     if (res->min_logits != NULL)
         abl_report_note(r, "min logit: the smallest logit a key at that distance needs (nats, relative to the "
                            "zero-logit keys) to keep a non-zero weight in the last row on the kernel: its score "

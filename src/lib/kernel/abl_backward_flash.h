@@ -10,18 +10,36 @@
  * INFINITY when the sum is 0. e: a flash emulation (block, sm_scale, c_log2). */
 float abl_flash_forward_lse(const abl_emul *e, const float *x, uint64_t count);
 
+/* The same with the keys below `from` known to give exp2 = 0 and the row's max on the diagonal block
+ * (rows whose logits grow along the keys: abl_backward_flash_predict.c). */
+float abl_flash_lse_from(const abl_emul *e, const float *x, uint64_t count, uint64_t from);
+
+/* The lse from the row's final running max and its fp32 row sum (normalize_softmax_lse). */
+float abl_flash_lse_of(const abl_emul *e, float run, float sum);
+
+/* dS of a key whose exp2 argument fma(x, scale_softmax_log2, -fp32(lse log2 e)) is the binary32 y:
+ * dtype(ftz(fp32(up ex2.approx.ftz(y)))); non-decreasing in y. */
+float abl_flash_ds_at(const abl_emul *e, float y, double up);
+
 /* dS of keys [0, count) of the row, |dP - D| x loss scale = up (a power of 2): P = ex2.approx.ftz(fma(x,
  * scale_softmax_log2, -fp32(lse log2 e))), dS = dtype(ftz(fp32(P up))), the dtype being e->out. */
 void abl_flash_backward_row(const abl_emul *e, double up, const float *x, uint64_t count, float *ds);
 
-/* Zero logits, causal, unit upstream 2^j = up: per head (model order, *heads of them, calloc'd into *out) the
- * same counts as the row emulation above without forming every dS: each row's logits grow along the keys
- * (checked: ABL_ERR_UNSUPPORTED otherwise), so its exp2 and its dS are 0 on a prefix, each found by
- * bisection; the lse sums only the keys whose exp2 is not 0 (in the kernel's order). O(N log N + the keys
- * with a non-zero exp2) per head. fwd_first_blind and the only_* counts are not predicted (-1, 0).
- * ABL_ERR_UNSUPPORTED for bidirectional layers, split-KV, Gaussian or captured scores. */
+/* Zero logits, causal, unit upstream 2^j = up (abl_backward_flash_predict.c): per head (model order, *heads
+ * of them, calloc'd into *out) the same counts as the row emulation above without forming every dS: each
+ * row's logits grow along the keys (checked: ABL_ERR_UNSUPPORTED otherwise), so its dS is 0 on a prefix.
+ * The prefix depends on the row's lse only through one binary32; a certified interval on the fp32 row sum
+ * settles it for most rows in O(log N), the others sum their keys as the kernel does. fwd_first_blind and
+ * the only_* counts are not predicted (-1, 0). ABL_ERR_UNSUPPORTED for bidirectional layers, split-KV,
+ * Gaussian or captured scores. */
+abl_status abl_flash_backward_predict(const abl_simulate_config *cfg, double up, abl_bwd_head **out, int *heads);
+
+/* One head from its last row's logits X[0 .. e->n - 1] (ascending; row i reads X[0 .. i], or X[n-1-i ..
+ * n-1] for the relative/symmetric forms): first_blind, row_zeros, matrix_zeros as above; *open_rows (may be
+ * NULL): how many rows the bounds left open (their keys summed). */
+abl_status abl_flash_backward_predict_table(const abl_emul *e, const float *X, double up, abl_bwd_head *o,
+                                            uint64_t *open_rows);
+
 /* The nominal cost of abl_flash_backward_predict (one thread), known before it runs. */
 abl_status abl_flash_backward_estimate(const abl_simulate_config *cfg, abl_cost *out);
-
-abl_status abl_flash_backward_predict(const abl_simulate_config *cfg, double up, abl_bwd_head **out, int *heads);
 #endif
