@@ -23,88 +23,25 @@
 #include "abl/kernel/backward.h"
 #include "kernel/abl_backward_flash.h"
 #include "abl_test_schedule.h"
+#include "abl_test_engines.h"
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ULL;
 
 static unsigned rnd(unsigned n)
 {
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return (unsigned)(g_rng % n);
+    return abl_test_rnd(&g_rng, n);
 }
 
-static void setup(abl_simulate_config *cfg, const char *spec, const char *dtype, const char *slopes, int heads,
-                  uint64_t n)
-{
-    abl_format model;
-    assert_int_equal(abl_format_lookup(dtype, &model), ABL_OK);
-    memset(cfg, 0, sizeof *cfg);
-    char *err = NULL;
-    abl_status st = abl_pipeline_parse_msg(spec, &model, &cfg->pipeline, &err);
-    if (st == ABL_OK) {
-        free(err);
-        err = NULL;
-        st = abl_pipeline_check_msg(&cfg->pipeline, &err);
-    }
-    if (st != ABL_OK)
-        print_error("%s: %s\n", spec, err ? err : "?");
-    assert_int_equal(st, ABL_OK);
-    free(err);
-    cfg->slopes = abl_test_schedule(slopes);
-    cfg->heads = heads;
-    cfg->context = n;
-    cfg->threads = 0;
-}
-
-/* The fields the predictor answers (the forward's first zero and the gradient-only counts it leaves). */
-static int same_head(const abl_bwd_head *a, const abl_bwd_head *b)
-{
-    return a->first_blind == b->first_blind && a->row_zeros == b->row_zeros && a->matrix_zeros == b->matrix_zeros;
-}
-
-static void print_head(const char *who, int h, const abl_bwd_head *x)
-{
-    print_error("  head %d %s: dS first 0 %lld, row %llu, matrix %llu\n", h + 1, who, (long long)x->first_blind,
-                (unsigned long long)x->row_zeros, (unsigned long long)x->matrix_zeros);
-}
-
-/* The predictor and the emulation of one layer: every head, and the totals. */
+/* The predictor and the emulation of one layer at loss scale 2^j (abl_test_agree): both of kind flash, the
+ * gradient's first zero and counts of every head, and the totals. */
 static void agree(const char *spec, const char *dtype, const char *slopes, int heads, uint64_t n, long j)
 {
-    abl_simulate_config cfg;
-    setup(&cfg, spec, dtype, slopes, heads, n);
     abl_backward_config b;
     memset(&b, 0, sizeof b);
     b.log2_upstream = j;
-    abl_simulation sim;
-    abl_backward e, p;
-    abl_status s1 = abl_backward_run(&cfg, &b, &sim, &e);
-    abl_status s2 = abl_backward_predict(&cfg, &b, &p);
-    if (s1 != ABL_OK || s2 != ABL_OK)
-        print_error("%s %s %s H=%d N=%llu 2^%ld: emulation %d, predictor %d\n", spec, dtype,
-                    slopes != NULL ? slopes : "press", heads, (unsigned long long)n, j, s1, s2);
-    assert_int_equal(s1, ABL_OK);
-    assert_int_equal(s2, ABL_OK);
-    assert_int_equal(e.heads, p.heads);
-    assert_int_equal(p.kind, ABL_BACKWARD_FLASH);
-    assert_true(p.predicted);
-    int ok = 1;
-    for (int h = 0; h < e.heads; h++)
-        if (!same_head(&e.results[h], &p.results[h])) {
-            if (ok)
-                print_error("%s %s %s N=%llu 2^%ld:\n", spec, dtype, slopes ? slopes : "press",
-                            (unsigned long long)n, j);
-            ok = 0;
-            print_head("emulation", h, &e.results[h]);
-            print_head("predictor", h, &p.results[h]);
-        }
-    assert_true(ok);
-    assert_int_equal(e.row_zeros, p.row_zeros);
-    assert_int_equal(e.matrix_zeros, p.matrix_zeros);
-    abl_simulation_free(&sim);
-    abl_backward_free(&e);
-    abl_backward_free(&p);
+    const abl_test_layer layer = {.spec = spec, .dtype = dtype, .slopes = slopes, .heads = heads, .n = n,
+                                  .backward = &b, .kind = ABL_BACKWARD_FLASH, .grad_only = 1};
+    abl_test_agree(&layer, NULL);
 }
 
 static const char *const k_dtypes[] = {"fp16", "bf16", "fp32"};
@@ -241,12 +178,12 @@ static uint64_t table_case(const char *spec, const char *dtype, uint64_t n, floa
     uint64_t open = 0;
     assert_int_equal(abl_flash_backward_predict_table(&em, X, up, &fast, &open), ABL_OK);
     rows_reference(&em, X, n, up, &ref);
-    if (!same_head(&fast, &ref)) {
+    if (!abl_test_bwd_same(&fast, &ref, 1)) {
         print_error("%s %s N=%llu 2^%ld:\n", spec, dtype, (unsigned long long)n, j);
-        print_head("rows", 0, &ref);
-        print_head("predictor", 0, &fast);
+        abl_test_bwd_head_say("rows", 0, &ref);
+        abl_test_bwd_head_say("predictor", 0, &fast);
     }
-    assert_true(same_head(&fast, &ref));
+    assert_true(abl_test_bwd_same(&fast, &ref, 1));
     return open;
 }
 
@@ -279,7 +216,9 @@ static void test_refusals(void **state)
     abl_backward_config b;
     memset(&b, 0, sizeof b);
     abl_backward p;
-    setup(&cfg, "flash2", "fp16", NULL, 4, 64);
+    const abl_test_layer flash = {.spec = "flash2", .dtype = "fp16", .heads = 4, .n = 64};
+    const abl_test_layer split = {.spec = "flash2,splits=4", .dtype = "fp16", .heads = 4, .n = 64};
+    assert_int_equal(abl_test_layer_config(&cfg, &flash), ABL_OK);
     mpq_t one;
     mpq_init(one);
     mpq_set_ui(one, 1, 1);
@@ -287,11 +226,11 @@ static void test_refusals(void **state)
     assert_int_equal(abl_backward_predict(&cfg, &b, &p), ABL_ERR_UNSUPPORTED);
     abl_backward_free(&p);
     mpq_clear(one);
-    setup(&cfg, "flash2", "fp16", NULL, 4, 64);
+    assert_int_equal(abl_test_layer_config(&cfg, &flash), ABL_OK);
     cfg.attention = ABL_ATTENTION_BIDIRECTIONAL;
     assert_int_not_equal(abl_backward_predict(&cfg, &b, &p), ABL_OK);
     abl_backward_free(&p);
-    setup(&cfg, "flash2,splits=4", "fp16", NULL, 4, 64);
+    assert_int_equal(abl_test_layer_config(&cfg, &split), ABL_OK);
     assert_int_not_equal(abl_backward_predict(&cfg, &b, &p), ABL_OK);
     abl_backward_free(&p);
 }
