@@ -12,7 +12,13 @@ leading zeros); elsewhere it is a long invalid value. Each run must end one of t
 Also the issue's two reproducers: analyze --pipeline eager with 421- and 861-character slopes lists,
 json and text, must echo the list whole.
 
-usage: long_values.py ALIBI_BLIND [COMMAND...]   (commands: all by default)
+usage: long_values.py [--rotate-formats] ALIBI_BLIND [COMMAND...]   (commands: all by default)
+
+--rotate-formats (the sanitizer build only, tests/CMakeLists.txt; docs/ci.md): each option once, in one of
+its command's formats, taken in turn, instead of once per format. Every option's long value still goes
+through the CLI's parser, and every format of every command still writes some long value, under
+ASan+UBSan (what they look for: a read or write past a buffer, not a format's rule); the whole
+option x format matrix runs in every other build.
 """
 import json
 import os
@@ -22,8 +28,10 @@ import sys
 import tempfile
 
 N = 10000
-BIN = os.path.abspath(sys.argv[1])
-ONLY = set(sys.argv[2:])
+ROTATE = len(sys.argv) > 1 and sys.argv[1] == "--rotate-formats"
+ARGS = sys.argv[2:] if ROTATE else sys.argv[1:]
+BIN = os.path.abspath(ARGS[0])
+ONLY = set(ARGS[1:])
 
 # A fast, valid invocation of each command, which the option under test is added to (or replaces in).
 BASE = {
@@ -212,6 +220,18 @@ def reproducers(tmp):
     return fails
 
 
+def formats_for(opt, fmts, i, count):
+    """The formats the i-th of a command's count options runs in: all of them, or with --rotate-formats
+    every m-th from i (m: the smaller of count and the number of formats), so that the options take the
+    formats in turn and every format is still taken."""
+    if opt == "--format":
+        return [None]
+    if not ROTATE:
+        return fmts
+    m = min(count, len(fmts))
+    return [f for k, f in enumerate(fmts) if k % m == i % m]
+
+
 def main():
     fails, runs = [], 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -220,16 +240,17 @@ def main():
             if ONLY and cmd not in ONLY:
                 continue
             fmts = formats_of(cmd)
+            valued = [o for o in opts if o[0] != "--format"]
             for opt, metavar in opts:
                 value, echoable = value_for(cmd, opt, metavar)
-                for fmt in fmts if opt != "--format" else [None]:
+                for fmt in formats_for(opt, fmts, valued.index((opt, metavar)) if opt != "--format" else 0, len(valued)):
                     runs += 1
                     f = run_case(cmd, opt, value, fmt, echoable, tmp, metavar in ("FILE", "PATH", "DIR"))
                     if f:
                         fails.append(f)
                         print("FAIL " + f, flush=True)
-    print("long values: %d runs (%s), %d failures"
-          % (runs, ", ".join("%s %d" % kv for kv in COUNT.items()), len(fails)))
+    print("long values: %d runs%s (%s), %d failures"
+          % (runs, " (formats in turn)" if ROTATE else "", ", ".join("%s %d" % kv for kv in COUNT.items()), len(fails)))
     return 1 if fails else 0
 
 

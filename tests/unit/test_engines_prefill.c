@@ -54,10 +54,21 @@ static void test_llamacpp_cuda_agrees(void **state)
         for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
             if (ns[k] > 1100 && s >= 3)   /* the field variants at the short contexts */
                 continue;
+#ifdef ABL_TEST_SANITIZED
+            /* ASan+UBSan build (docs/ci.md): 3000 left to the other builds (2049 has several keys per thread,
+             * past the F16 mask's exact range, too) */
+            if (ns[k] == 3000)
+                continue;
+#endif
             (void)agree(specs[s], "fp16", hs[(k + s) % 5], ns[k]);
         }
     /* 64 heads (slopes down to 2^-8, and 2^-1/8 steps): rows of several keys per thread */
+#ifdef ABL_TEST_SANITIZED
+    /* ASan+UBSan build: at 1100 keys (already 2 per thread of the 1024-thread block); 2500 in the others */
+    (void)agree("llamacpp-cuda", "bf16", 64, 1100);
+#else
     (void)agree("llamacpp-cuda", "bf16", 64, 2500);
+#endif
 }
 
 static void test_vllm_flash_agrees(void **state)

@@ -37,7 +37,14 @@ static void test_tiled_agrees(void **state)
         uint64_t zeros = 0;
         for (size_t a = 0; a < sizeof heads / sizeof heads[0]; a++)
             for (size_t b = 0; b < sizeof lens / sizeof lens[0]; b++)
+#ifdef ABL_TEST_SANITIZED
+                /* ASan+UBSan build (docs/ci.md): both exp builds at every length to 2049 (past the fp16 mask's
+                 * exact range, not a multiple of the tile: 3000 adds no path), one head count in turn (5 at
+                 * 2049); the other builds run every head count (two at 2049 and 3000). */
+                if (lens[b] < 2048 ? (k + b) % 5 == a : heads[a] == 5 && lens[b] == 2049)
+#else
                 if (lens[b] < 2048 || heads[a] == 5 || heads[a] == 12)   /* the long ones: two head counts */
+#endif
                     run_case(specs[k], heads[a], lens[b], &zeros);
         /* the shapes reach zero weights, so equality is not equality of nothing */
         assert_true(zeros > 0);
@@ -54,6 +61,11 @@ static void test_one_row_agrees(void **state)
     for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
         uint64_t zeros = 0;
         for (size_t q = 0; q < sizeof shapes / sizeof shapes[0]; q++)
+#ifdef ABL_TEST_SANITIZED
+            /* ASan+UBSan build (docs/ci.md): every kernel and thread count on 130 or 129 in turn, 300 and
+             * 1 x 1, and 600 on split-kv's 4 threads only; the other builds run every shape on each. */
+            if (q == 4 || q == 2 || q == k % 2 || (k == 3 && q == 3))
+#endif
             run_case(specs[k], shapes[q][0], (uint64_t)shapes[q][1], &zeros);
         assert_true(zeros > 0);
     }
