@@ -41,23 +41,47 @@ for f in "$src"/tests/cli/data/rope_*.npy; do
   { printf '\001'; cat "$f"; } > "$work/fuzz_rope/$(basename "$f")"
 done
 
-status=0
-for h in "$build"/tests/fuzz/fuzz_*; do
-  [ -x "$h" ] || continue
+# One harness, its log in $work/NAME.log and its exit status in $work/NAME.rc.
+run_one() {
+  h=$1; shift
   name=$(basename "$h")
   mkdir -p "$work/$name" "$findings/$name"
-  echo "=== $name: $secs s"
   # -timeout: one input may take at most 60 s. Every accepted input's cost is estimated and refused over
   # the harness's budget of 0.05 s (fuzz_cli sets abl_cli_budget_seconds), the zero-logit predictor
   # included (check --model falcon-rw-7b, the Falcon SDPA path that ran for minutes under ASan+UBSan, is
   # now refused at once); what remains are bounded fixed-size runs (table 5, the seeds). -rss_limit_mb:
   # 2 GiB; the corpus grows in $work.
-  if ! ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      "$h" -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
-      -artifact_prefix="$findings/$name/" "$@" "$work/$name" > "$work/$name.log" 2>&1; then
+  rc=0
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    "$h" -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+    -artifact_prefix="$findings/$name/" "$@" "$work/$name" > "$work/$name.log" 2>&1 || rc=$?
+  echo "$rc" > "$work/$name.rc"
+}
+
+# The harnesses run side by side, as many at once as there are cores (each is single-threaded: the same
+# seconds of fuzzing per harness in less wall time); ABL_FUZZ_JOBS overrides.
+jobs=${ABL_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+running=0
+for h in "$build"/tests/fuzz/fuzz_*; do
+  [ -x "$h" ] || continue
+  echo "=== $(basename "$h"): $secs s"
+  run_one "$h" "$@" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait
+    running=0
+  fi
+done
+wait
+
+status=0
+for h in "$build"/tests/fuzz/fuzz_*; do
+  [ -x "$h" ] || continue
+  name=$(basename "$h")
+  if [ "$(cat "$work/$name.rc" 2>/dev/null || echo missing)" != 0 ]; then
     echo "FINDING in $name:"; tail -40 "$work/$name.log"; status=1
   else
-    grep -E '^stat::number_of_executed_units|^Done' "$work/$name.log" | tail -2
+    echo "=== $name"; grep -E '^stat::number_of_executed_units|^Done' "$work/$name.log" | tail -2
   fi
 done
 exit $status
