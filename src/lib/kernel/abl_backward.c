@@ -60,6 +60,9 @@ typedef struct bwd_ctx {
     int block;               /* memeff: the forward's keys per block */
     float sm_scale;          /* memeff: the softmax scale that multiplies dS */
     abl_emul fl;             /* flash: the forward's emulation parameters (block, scale_softmax_log2, dtype) */
+    int fl_thr;              /* flash: zeros by thresholds (count_flash), the forward run in fp32 */
+    float ythr;              /* flash: the largest exp2 argument whose dS is 0 (abl_flash_ds_zero_y) */
+    float wthr;              /* flash: the largest fp32 P whose stored weight dtype(P) is 0 */
     abl_status failed;
 } bwd_ctx;
 
@@ -137,6 +140,37 @@ static void count_row(bwd_ctx *c, abl_bwd_head *hd, uint64_t row, const float *w
     }
 }
 
+/*
+ * count_row for flash by comparisons: the row's dS is 0 exactly on x <= xthr (abl_flash_ds_zero_x), and the
+ * stored weight dtype(P) on P <= c->wthr, P being the fp32 P the forward (run in fp32) hands. Forming dS
+ * took an exp2 per key, the forward's own cost again (issue 20: the backward at most 2x the forward).
+ */
+static void count_flash(bwd_ctx *c, abl_bwd_head *hd, uint64_t row, const float *x, float xthr, const float *p)
+{
+    uint64_t zeros = 0, only = 0;
+    for (uint64_t k = 0; k <= row; k++) {
+        int z = x[k] <= xthr;
+        zeros += (uint64_t)z;
+        only += (uint64_t)(z && p[k] > c->wthr);
+    }
+    hd->matrix_zeros += zeros;
+    hd->only_matrix += only;
+    if (row != c->n - 1)
+        return;
+    hd->row_zeros += zeros;
+    hd->only_row += only;
+    for (uint64_t k = row + 1; k-- > 0;)
+        if (p[k] <= c->wthr) {   /* the largest k is the smallest d */
+            hd->fwd_first_blind = (int64_t)(row - k);
+            break;
+        }
+    for (uint64_t k = row + 1; k-- > 0;)
+        if (x[k] <= xthr) {
+            hd->first_blind = (int64_t)(row - k);
+            break;
+        }
+}
+
 /* Unit upstream, by comparisons alone: dS = dtype(fp32(P 2^j)) is 0 iff P 2^j <= zero_max (half the
  * smallest subnormal, a binary32 number or, for fp32 itself, 2^-150: rounding is monotone, so the fp32
  * rounding of the exact product does not cross it), and a stored weight dtype(P) is 0 iff P <= zero_max. */
@@ -182,6 +216,11 @@ static void bwd_hook(void *ctxp, int head_index, uint64_t row, const float *logi
     if (c->kind == ABL_BACKWARD_MEMEFF) {   /* P recomputed from the logits' log-sum-exp (unit upstream) */
         abl_memeff_backward_row(&c->out, c->block, c->sm_scale, c->up, logits, row + 1, c->ds);
         count_row(c, &c->heads[head_index - 1], row, weights);
+        return;
+    }
+    if (c->kind == ABL_BACKWARD_FLASH && c->fl_thr) {   /* the lse from the forward's own P, no exp2 */
+        float xthr = abl_flash_row_zero_x(&c->fl, logits, weights, row + 1, c->ythr);
+        count_flash(c, &c->heads[head_index - 1], row, logits, xthr, weights);
         return;
     }
     if (c->kind == ABL_BACKWARD_FLASH) {    /* the fp32 P recomputed from the forward's log-sum-exp */
@@ -375,6 +414,19 @@ static abl_status unit_by_runs(const abl_simulate_config *cfg, const abl_backwar
     return st;
 }
 
+/* flash: the emulation parameters and the thresholds of count_flash, fixed for the whole run (wthr: the
+ * rounding into the dtype is monotone, so stored_threshold finds the largest P it takes to 0). */
+static abl_status flash_setup(const abl_pipeline *p, bwd_ctx *c)
+{
+    abl_status st = abl_emul_init(p, c->n, &c->fl);
+    c->fl_thr = st == ABL_OK && c->fl.c_log2 > 0.0f;   /* else y does not grow with x: the rows form dS */
+    if (c->fl_thr) {
+        c->ythr = abl_flash_ds_zero_y(&c->fl, c->up);
+        c->wthr = (float)stored_threshold(&c->out, 0.0);
+    }
+    return st;
+}
+
 abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_config *b, abl_simulation *sim,
                             abl_backward *out)
 {
@@ -407,10 +459,11 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
     c.block = cfg->pipeline.block;
     c.sm_scale = abl_memeff_scale(cfg->pipeline.head_dim);
     if (st == ABL_OK && c.kind == ABL_BACKWARD_FLASH)
-        st = abl_emul_init(&cfg->pipeline, c.n, &c.fl);
+        st = flash_setup(&cfg->pipeline, &c);
     abl_simulate_config sc = *cfg;
-    /* upcast: the emulation stops at the fp32 P (the rounding into the dtype is done in the hook) */
-    if (st == ABL_OK && c.kind == ABL_BACKWARD_UPCAST)
+    /* upcast: the emulation stops at the fp32 P (the rounding into the dtype is done in the hook); flash with
+     * thresholds: the same, its P feeds the lse and count_flash compares it with wthr */
+    if (st == ABL_OK && (c.kind == ABL_BACKWARD_UPCAST || c.fl_thr))
         st = abl_format_lookup("fp32", &sc.pipeline.output_dtype);
     if (st == ABL_OK)
         st = zeros_only(&sc);   /* no influence counted: the backward does not report it */
