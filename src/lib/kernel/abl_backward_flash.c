@@ -45,8 +45,8 @@ static float lse_blocks(const abl_emul *e, const float *x, const float *pf, uint
     for (uint64_t top = i / B + 1; top-- > from / B;) {   /* n_block from the diagonal block down */
         uint64_t lo = top * B, hi = lo + B - 1 < i ? lo + B - 1 : i, j0 = lo > from ? lo : from;
         float mb = run;
-        for (uint64_t j = j0; j <= hi; j++)
-            mb = fmaxf(mb, x[j]);
+        for (uint64_t j = j0; j <= hi; j++)   /* fmaxf without the call: no logit is NaN */
+            mb = x[j] > mb ? x[j] : mb;
         if (run != -INFINITY && mb != run) {   /* row_sum *= scores_scale (1 when the max did not grow) */
             float sc = abl_cuda_ex2_ftz(abl_cuda_fmul(abl_cuda_fadd(run, -mb), e->c_log2));
             for (int q = 0; q < QUAD; q++)
@@ -57,8 +57,10 @@ static float lse_blocks(const abl_emul *e, const float *x, const float *pf, uint
         for (uint64_t j = j0; j <= hi; j++) {
             float p = x[j] == -INFINITY ? 0.0f : pf != NULL ? pf[j] : abl_emul_flash_exp(e, x[j], ms);
             int q = (int)(((j - lo) % 8) / 2);   /* lane q holds columns 8k + 2q, 8k + 2q + 1 */
+            /* abl_cuda_fadd without its flushes: p is 0 (skipped), >= 2^-126 or inf, the lane 0 or >= 2^-126,
+             * so nothing is subnormal; double rounding through binary64 is exact for a sum of two floats */
             if (p != 0.0f)
-                lane[q] = abl_cuda_fadd(lane[q], p);
+                lane[q] = (float)((double)lane[q] + (double)p);
         }
     }
     float a = abl_cuda_fadd(lane[0], lane[2]), b = abl_cuda_fadd(lane[1], lane[3]);   /* xor 2, then xor 1 */
