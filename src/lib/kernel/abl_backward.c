@@ -59,8 +59,9 @@ typedef struct bwd_ctx {
     float *pt;               /* one row of P as stored in the dtype */
     int block;               /* memeff: the forward's keys per block */
     float sm_scale;          /* memeff: the softmax scale that multiplies dS */
+    float ethr;              /* memeff: the largest fp32(x - lse) whose dS is 0 (abl_memeff_ds_zero_e) */
     abl_emul fl;             /* flash: the forward's emulation parameters (block, scale_softmax_log2, dtype) */
-    int fl_thr;              /* flash: zeros by thresholds (count_flash), the forward run in fp32 */
+    int fl_thr;              /* flash: zeros by thresholds (count_thr), the forward run in fp32 */
     float ythr;              /* flash: the largest exp2 argument whose dS is 0 (abl_flash_ds_zero_y) */
     float wthr;              /* flash: the largest fp32 P whose stored weight dtype(P) is 0 */
     abl_status failed;
@@ -141,17 +142,19 @@ static void count_row(bwd_ctx *c, abl_bwd_head *hd, uint64_t row, const float *w
 }
 
 /*
- * count_row for flash by comparisons: the row's dS is 0 exactly on x <= xthr (abl_flash_ds_zero_x), and the
- * stored weight dtype(P) on P <= c->wthr, P being the fp32 P the forward (run in fp32) hands. Forming dS
- * took an exp2 per key, the forward's own cost again (issue 20: the backward at most 2x the forward).
+ * count_row by comparisons (flash, memeff): the row's dS is 0 exactly on x <= xthr (abl_flash_ds_zero_x,
+ * abl_memeff_row_zero_x), and the stored weight on w <= wthr (flash: w the fp32 P of the forward, run in
+ * fp32, wthr the largest P the dtype takes to 0; memeff: w stored, wthr 0). Forming dS took an exp per key,
+ * the forward's own cost again (issue 20: the backward at most 2x the forward).
  */
-static void count_flash(bwd_ctx *c, abl_bwd_head *hd, uint64_t row, const float *x, float xthr, const float *p)
+static void count_thr(bwd_ctx *c, abl_bwd_head *hd, uint64_t row, const float *x, float xthr, const float *w,
+                      float wthr)
 {
     uint64_t zeros = 0, only = 0;
     for (uint64_t k = 0; k <= row; k++) {
         int z = x[k] <= xthr;
         zeros += (uint64_t)z;
-        only += (uint64_t)(z && p[k] > c->wthr);
+        only += (uint64_t)(z && w[k] > wthr);
     }
     hd->matrix_zeros += zeros;
     hd->only_matrix += only;
@@ -160,7 +163,7 @@ static void count_flash(bwd_ctx *c, abl_bwd_head *hd, uint64_t row, const float 
     hd->row_zeros += zeros;
     hd->only_row += only;
     for (uint64_t k = row + 1; k-- > 0;)
-        if (p[k] <= c->wthr) {   /* the largest k is the smallest d */
+        if (w[k] <= wthr) {   /* the largest k is the smallest d */
             hd->fwd_first_blind = (int64_t)(row - k);
             break;
         }
@@ -214,13 +217,13 @@ static void bwd_hook(void *ctxp, int head_index, uint64_t row, const float *logi
         return;
     }
     if (c->kind == ABL_BACKWARD_MEMEFF) {   /* P recomputed from the logits' log-sum-exp (unit upstream) */
-        abl_memeff_backward_row(&c->out, c->block, c->sm_scale, c->up, logits, row + 1, c->ds);
-        count_row(c, &c->heads[head_index - 1], row, weights);
+        float xthr = abl_memeff_row_zero_x(c->block, logits, row + 1, c->ethr);
+        count_thr(c, &c->heads[head_index - 1], row, logits, xthr, weights, 0.0f);
         return;
     }
     if (c->kind == ABL_BACKWARD_FLASH && c->fl_thr) {   /* the lse from the forward's own P, no exp2 */
         float xthr = abl_flash_row_zero_x(&c->fl, logits, weights, row + 1, c->ythr);
-        count_flash(c, &c->heads[head_index - 1], row, logits, xthr, weights);
+        count_thr(c, &c->heads[head_index - 1], row, logits, xthr, weights, c->wthr);
         return;
     }
     if (c->kind == ABL_BACKWARD_FLASH) {    /* the fp32 P recomputed from the forward's log-sum-exp */
@@ -414,7 +417,7 @@ static abl_status unit_by_runs(const abl_simulate_config *cfg, const abl_backwar
     return st;
 }
 
-/* flash: the emulation parameters and the thresholds of count_flash, fixed for the whole run (wthr: the
+/* flash: the emulation parameters and the thresholds of count_thr, fixed for the whole run (wthr: the
  * rounding into the dtype is monotone, so stored_threshold finds the largest P it takes to 0). */
 static abl_status flash_setup(const abl_pipeline *p, bwd_ctx *c)
 {
@@ -458,11 +461,13 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
     c.kind = out->kind;
     c.block = cfg->pipeline.block;
     c.sm_scale = abl_memeff_scale(cfg->pipeline.head_dim);
+    if (c.kind == ABL_BACKWARD_MEMEFF)
+        c.ethr = abl_memeff_ds_zero_e(&c.out, c.up, c.sm_scale);
     if (st == ABL_OK && c.kind == ABL_BACKWARD_FLASH)
         st = flash_setup(&cfg->pipeline, &c);
     abl_simulate_config sc = *cfg;
     /* upcast: the emulation stops at the fp32 P (the rounding into the dtype is done in the hook); flash with
-     * thresholds: the same, its P feeds the lse and count_flash compares it with wthr */
+     * thresholds: the same, its P feeds the lse and count_thr compares it with wthr */
     if (st == ABL_OK && (c.kind == ABL_BACKWARD_UPCAST || c.fl_thr))
         st = abl_format_lookup("fp32", &sc.pipeline.output_dtype);
     if (st == ABL_OK)
