@@ -77,12 +77,68 @@ static void test_ftz(void **state)
     assert_true(ds[0] == 0.0f && ds[1] == 1.0f);
 }
 
+/* The forward's fp32 P of a row as abl_simulate.c's flash row forms it (blocks from the diagonal down, each
+ * key's exp2 against the running max that includes its block): what abl_flash_row_zero_x sums. */
+static void forward_p(const abl_emul *e, const float *x, uint64_t n, float *p)
+{
+    uint64_t i = n - 1, B = (uint64_t)e->block;
+    float run = -INFINITY;
+    for (uint64_t top = i / B + 1; top-- > 0;) {
+        uint64_t lo = top * B, hi = lo + B - 1 < i ? lo + B - 1 : i;
+        for (uint64_t j = lo; j <= hi; j++)
+            run = x[j] > run ? x[j] : run;
+        float ms = abl_emul_max_scaled(e, run);
+        for (uint64_t j = lo; j <= hi; j++)
+            p[j] = abl_emul_flash_exp(e, x[j], ms);
+    }
+}
+
+/* simulate --backward counts flash's zero dS by two thresholds (abl_flash_ds_zero_y once, abl_flash_row_zero_x
+ * per row) instead of forming dS: on rows with a slope, noise, ties and masked keys, in three dtypes, two
+ * block sizes and loss scales from 2^-30 to 2^20, its zero set is the row emulation's, key for key. */
+static void test_thresholds_agree(void **state)
+{
+    (void)state;
+    static const char *const dtypes[3] = {"bf16", "fp16", "fp32"};
+    static const int ups[6] = {-30, -8, -1, 0, 16, 20};
+    enum { N = 300 };
+    float x[N], p[N], ds[N];
+    uint64_t zeros = 0, nonzeros = 0, seed = 12345;
+    for (int t = 0; t < 3; t++)
+        for (int block = 16; block <= 64; block *= 4)
+            for (int u = 0; u < 6; u++)
+                for (int r = 0; r < 40; r++) {
+                    abl_emul e;
+                    flash_emul(dtypes[t], block, 1 + r % 4, &e);   /* exp2 arguments down to about -3000 */
+                    double slope = ldexp(1.0, r % 7 - 3), std = (double)(r % 4) * 1.5;
+                    uint64_t n = 1 + (uint64_t)(r * 7 % N);
+                    for (uint64_t j = 0; j < n; j++) {
+                        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                        double g = (double)(seed >> 11) * 0x1p-53 - 0.5;
+                        x[j] = (float)(-slope * (double)(n - 1 - j) + std * g);
+                        if (r % 5 == 1 && j % 3 == 0 && j + 1 < n)
+                            x[j] = j % 2 ? x[j - 1] : -INFINITY;   /* ties and masked keys */
+                    }
+                    double up = ldexp(1.0, ups[u]);
+                    forward_p(&e, x, n, p);
+                    float xthr = abl_flash_row_zero_x(&e, x, p, n, abl_flash_ds_zero_y(&e, up));
+                    abl_flash_backward_row(&e, up, x, n, ds);
+                    for (uint64_t j = 0; j < n; j++) {
+                        assert_int_equal(x[j] <= xthr, ds[j] == 0.0f);
+                        zeros += ds[j] == 0.0f;
+                        nonzeros += ds[j] != 0.0f;
+                    }
+                }
+    assert_true(zeros > 1000 && nonzeros > 1000);   /* both sides of the thresholds were met */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lse_uniform),
         cmocka_unit_test(test_lse_masked),
         cmocka_unit_test(test_ftz),
+        cmocka_unit_test(test_thresholds_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

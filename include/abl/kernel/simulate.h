@@ -53,6 +53,9 @@ typedef struct abl_simulate_config {
      * (ABL_ERR_UNSUPPORTED otherwise). zero2 = 0: none. */
     int zero2;
     double zero2_max;          /* p counts iff p <= zero2_max (compared exactly: binary32 p in binary64) */
+    /* row_hook may run on several threads at once (it locks what it shares itself); 0: one call at a time,
+     * under the simulation's own lock */
+    int row_hook_concurrent;
 } abl_simulate_config;
 
 /*

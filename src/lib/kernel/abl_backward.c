@@ -6,6 +6,7 @@
  * grad_input = (gy - sum) * y in fp32, stored as scalar_t. The forward emulation hands each row's
  * weights y as stored (abl_simulate_config.row_hook); this file forms dS from them. */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,13 @@ typedef struct bwd_ctx {
     float *pt;               /* one row of P as stored in the dtype */
     int block;               /* memeff: the forward's keys per block */
     float sm_scale;          /* memeff: the softmax scale that multiplies dS */
+    float ethr;              /* memeff: the largest fp32(x - lse) whose dS is 0 (abl_memeff_ds_zero_e) */
     abl_emul fl;             /* flash: the forward's emulation parameters (block, scale_softmax_log2, dtype) */
+    int fl_thr;              /* flash: zeros by thresholds (hook_thr), the forward run in fp32 */
+    int thr;                 /* flash with fl_thr, memeff: hook_thr, on several threads at once */
+    pthread_mutex_t mu;      /* hook_thr: heads and failed */
+    float ythr;              /* flash: the largest exp2 argument whose dS is 0 (abl_flash_ds_zero_y) */
+    float wthr;              /* flash: the largest fp32 P whose stored weight dtype(P) is 0 */
     abl_status failed;
 } bwd_ctx;
 
@@ -137,6 +144,70 @@ static void count_row(bwd_ctx *c, abl_bwd_head *hd, uint64_t row, const float *w
     }
 }
 
+/* One row's zeros by comparisons, counted apart from the head so that rows can run on several threads. */
+typedef struct row_tally {
+    uint64_t zeros, only;     /* dS = 0; dS = 0 while the stored weight is not */
+    int64_t first, fwd_first; /* the last row: the smallest d with dS = 0, with a zero weight (-1: none) */
+} row_tally;
+
+/*
+ * count_row by comparisons (flash, memeff): the row's dS is 0 exactly on x <= xthr (abl_flash_ds_zero_x,
+ * abl_memeff_row_zero_x), and the stored weight on w <= wthr (flash: w the fp32 P of the forward, run in
+ * fp32, wthr the largest P the dtype takes to 0; memeff: w stored, wthr 0). Forming dS took an exp per key,
+ * the forward's own cost again (issue 20: the backward at most 2x the forward).
+ */
+static void tally_thr(uint64_t row, int last, const float *x, float xthr, const float *w, float wthr, row_tally *t)
+{
+    uint64_t zeros = 0, only = 0;
+    for (uint64_t k = 0; k <= row; k++) {
+        int z = x[k] <= xthr;
+        zeros += (uint64_t)z;
+        only += (uint64_t)(z && w[k] > wthr);
+    }
+    *t = (row_tally){zeros, only, -1, -1};
+    for (uint64_t k = row + 1; last && k-- > 0;)
+        if (w[k] <= wthr) {   /* the largest k is the smallest d */
+            t->fwd_first = (int64_t)(row - k);
+            break;
+        }
+    for (uint64_t k = row + 1; last && k-- > 0;)
+        if (x[k] <= xthr) {
+            t->first = (int64_t)(row - k);
+            break;
+        }
+}
+
+static void add_tally(abl_bwd_head *hd, const row_tally *t, int last)
+{
+    hd->matrix_zeros += t->zeros;
+    hd->only_matrix += t->only;
+    if (!last)
+        return;
+    hd->row_zeros += t->zeros;
+    hd->only_row += t->only;
+    if (t->fwd_first >= 0)
+        hd->fwd_first_blind = t->fwd_first;
+    if (t->first >= 0)
+        hd->first_blind = t->first;
+}
+
+/* flash and memeff rows, on the forward's threads at once (row_hook_concurrent): the row's work reads only
+ * what abl_backward_run fixed before the forward started; the head table (grown here) under c->mu. */
+static void hook_thr(bwd_ctx *c, int head_index, uint64_t row, const float *x, const float *w)
+{
+    int memeff = c->kind == ABL_BACKWARD_MEMEFF, last = row == c->n - 1;
+    float xthr = memeff ? abl_memeff_row_zero_x(c->block, x, row + 1, c->ethr)
+                        : abl_flash_row_zero_x(&c->fl, x, w, row + 1, c->ythr);
+    row_tally t;
+    tally_thr(row, last, x, xthr, w, memeff ? 0.0f : c->wthr, &t);
+    pthread_mutex_lock(&c->mu);
+    if (c->failed == ABL_OK && (head_index < 1 || !grow_heads(c, head_index)))
+        c->failed = head_index < 1 ? ABL_ERR_INVALID_ARGUMENT : ABL_ERR_NO_MEMORY;
+    if (c->failed == ABL_OK)
+        add_tally(&c->heads[head_index - 1], &t, last);
+    pthread_mutex_unlock(&c->mu);
+}
+
 /* Unit upstream, by comparisons alone: dS = dtype(fp32(P 2^j)) is 0 iff P 2^j <= zero_max (half the
  * smallest subnormal, a binary32 number or, for fp32 itself, 2^-150: rounding is monotone, so the fp32
  * rounding of the exact product does not cross it), and a stored weight dtype(P) is 0 iff P <= zero_max. */
@@ -173,15 +244,14 @@ static void count_unit(bwd_ctx *c, abl_bwd_head *hd, uint64_t row, const float *
 static void bwd_hook(void *ctxp, int head_index, uint64_t row, const float *logits, const float *weights)
 {
     bwd_ctx *c = ctxp;
+    if (c->thr) {   /* flash (fp32 P from the forward) and memeff (P recomputed from the logits' lse) */
+        hook_thr(c, head_index, row, logits, weights);
+        return;
+    }
     if (c->failed != ABL_OK)
         return;
     if (head_index < 1 || !grow_heads(c, head_index)) {
         c->failed = head_index < 1 ? ABL_ERR_INVALID_ARGUMENT : ABL_ERR_NO_MEMORY;
-        return;
-    }
-    if (c->kind == ABL_BACKWARD_MEMEFF) {   /* P recomputed from the logits' log-sum-exp (unit upstream) */
-        abl_memeff_backward_row(&c->out, c->block, c->sm_scale, c->up, logits, row + 1, c->ds);
-        count_row(c, &c->heads[head_index - 1], row, weights);
         return;
     }
     if (c->kind == ABL_BACKWARD_FLASH) {    /* the fp32 P recomputed from the forward's log-sum-exp */
@@ -375,6 +445,19 @@ static abl_status unit_by_runs(const abl_simulate_config *cfg, const abl_backwar
     return st;
 }
 
+/* flash: the emulation parameters and the thresholds of hook_thr, fixed for the whole run (wthr: the
+ * rounding into the dtype is monotone, so stored_threshold finds the largest P it takes to 0). */
+static abl_status flash_setup(const abl_pipeline *p, bwd_ctx *c)
+{
+    abl_status st = abl_emul_init(p, c->n, &c->fl);
+    c->fl_thr = st == ABL_OK && c->fl.c_log2 > 0.0f;   /* else y does not grow with x: the rows form dS */
+    if (c->fl_thr) {
+        c->ythr = abl_flash_ds_zero_y(&c->fl, c->up);
+        c->wthr = (float)stored_threshold(&c->out, 0.0);
+    }
+    return st;
+}
+
 abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_config *b, abl_simulation *sim,
                             abl_backward *out)
 {
@@ -406,18 +489,25 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
     c.kind = out->kind;
     c.block = cfg->pipeline.block;
     c.sm_scale = abl_memeff_scale(cfg->pipeline.head_dim);
+    if (c.kind == ABL_BACKWARD_MEMEFF)
+        c.ethr = abl_memeff_ds_zero_e(&c.out, c.up, c.sm_scale);
     if (st == ABL_OK && c.kind == ABL_BACKWARD_FLASH)
-        st = abl_emul_init(&cfg->pipeline, c.n, &c.fl);
+        st = flash_setup(&cfg->pipeline, &c);
     abl_simulate_config sc = *cfg;
-    /* upcast: the emulation stops at the fp32 P (the rounding into the dtype is done in the hook) */
-    if (st == ABL_OK && c.kind == ABL_BACKWARD_UPCAST)
+    /* upcast: the emulation stops at the fp32 P (the rounding into the dtype is done in the hook); flash with
+     * thresholds: the same, its P feeds the lse and hook_thr compares it with wthr */
+    if (st == ABL_OK && (c.kind == ABL_BACKWARD_UPCAST || c.fl_thr))
         st = abl_format_lookup("fp32", &sc.pipeline.output_dtype);
     if (st == ABL_OK)
         st = zeros_only(&sc);   /* no influence counted: the backward does not report it */
     sc.row_hook = bwd_hook;
     sc.row_hook_ctx = &c;
+    c.thr = c.kind == ABL_BACKWARD_MEMEFF || c.fl_thr;
+    sc.row_hook_concurrent = c.thr;
+    pthread_mutex_init(&c.mu, NULL);
     if (st == ABL_OK)
         st = abl_simulate_run(&sc, sim);
+    pthread_mutex_destroy(&c.mu);
     if (st == ABL_OK)
         st = c.failed;
     if (st == ABL_OK && b->grad != NULL && b->grad->ndim == 3 && b->grad->heads != (uint64_t)sim->heads)
@@ -427,6 +517,7 @@ abl_status abl_backward_run(const abl_simulate_config *cfg, const abl_backward_c
     if (st == ABL_OK) {
         sim->config.row_hook = cfg->row_hook; /* the caller's (none), not ours: c dies here */
         sim->config.row_hook_ctx = cfg->row_hook_ctx;
+        sim->config.row_hook_concurrent = cfg->row_hook_concurrent;
         out->heads = sim->heads;
         out->results = c.heads;
         c.heads = NULL;

@@ -40,16 +40,18 @@ float abl_flash_lse_of(const abl_emul *e, float run, float sum)
 }
 
 /* The lse of row count - 1 with the keys below `from` known to give exp2 = 0 (skipped: adding 0 changes no
- * lane, and their block maxima are below the diagonal block's in the predictor's monotone rows). */
-float abl_flash_lse_from(const abl_emul *e, const float *x, uint64_t count, uint64_t from)
+ * lane, and their block maxima are below the diagonal block's in the predictor's monotone rows). pf (or
+ * NULL): the forward's own fp32 P of the keys, the exp2 below with the same running max (row_zeros, flash),
+ * so the sum costs no exp2; a zero P is not added (lane + 0 is the lane: every lane is already flushed). */
+static float lse_blocks(const abl_emul *e, const float *x, const float *pf, uint64_t count, uint64_t from)
 {
     uint64_t i = count - 1, B = e->block > 0 ? (uint64_t)e->block : count;
     float run = -INFINITY, lane[QUAD] = {0.0f, 0.0f, 0.0f, 0.0f};
     for (uint64_t top = i / B + 1; top-- > from / B;) {   /* n_block from the diagonal block down */
         uint64_t lo = top * B, hi = lo + B - 1 < i ? lo + B - 1 : i, j0 = lo > from ? lo : from;
         float mb = run;
-        for (uint64_t j = j0; j <= hi; j++)
-            mb = fmaxf(mb, x[j]);
+        for (uint64_t j = j0; j <= hi; j++)   /* fmaxf without the call: no logit is NaN */
+            mb = x[j] > mb ? x[j] : mb;
         if (run != -INFINITY && mb != run) {   /* row_sum *= scores_scale (1 when the max did not grow) */
             float sc = abl_cuda_ex2_ftz(abl_cuda_fmul(abl_cuda_fadd(run, -mb), e->c_log2));
             for (int q = 0; q < QUAD; q++)
@@ -58,13 +60,21 @@ float abl_flash_lse_from(const abl_emul *e, const float *x, uint64_t count, uint
         run = mb;
         float ms = mb == -INFINITY ? 0.0f : abl_emul_max_scaled(e, mb);
         for (uint64_t j = j0; j <= hi; j++) {
-            float p = x[j] == -INFINITY ? 0.0f : abl_emul_flash_exp(e, x[j], ms);
+            float p = x[j] == -INFINITY ? 0.0f : pf != NULL ? pf[j] : abl_emul_flash_exp(e, x[j], ms);
             int q = (int)(((j - lo) % 8) / 2);   /* lane q holds columns 8k + 2q, 8k + 2q + 1 */
-            lane[q] = abl_cuda_fadd(lane[q], p);
+            /* abl_cuda_fadd without its flushes: p is 0 (skipped), >= 2^-126 or inf, the lane 0 or >= 2^-126,
+             * so nothing is subnormal; double rounding through binary64 is exact for a sum of two floats */
+            if (p != 0.0f)
+                lane[q] = (float)((double)lane[q] + (double)p);
         }
     }
     float a = abl_cuda_fadd(lane[0], lane[2]), b = abl_cuda_fadd(lane[1], lane[3]);   /* xor 2, then xor 1 */
     return abl_flash_lse_of(e, run, abl_cuda_fadd(a, b));
+}
+
+float abl_flash_lse_from(const abl_emul *e, const float *x, uint64_t count, uint64_t from)
+{
+    return lse_blocks(e, x, NULL, count, from);
 }
 
 float abl_flash_forward_lse(const abl_emul *e, const float *x, uint64_t count)
@@ -72,13 +82,15 @@ float abl_flash_forward_lse(const abl_emul *e, const float *x, uint64_t count)
     return abl_flash_lse_from(e, x, count, 0);
 }
 
+
 static float ds_of(const abl_emul *e, float p, double up)
 {
     /* fp32(2^j P): exact but for fp32's range; mul.ftz flushes a subnormal product (bf16 with 2^j < 1) */
     return abl_fp_round32(&e->out, abl_cuda_ftz((float)((double)p * up)));
 }
 
-float abl_flash_ds_at(const abl_emul *e, float y, double up)
+/* dS of a key whose exp2 argument fma(x, scale_softmax_log2, -lse2) is the binary32 y. */
+static float ds_at(const abl_emul *e, float y, double up)
 {
     /* below -126 the flush decides without the exp2: the binary32 next to -126 is -126 - 2^-17, whose 2^y
      * rounds to a subnormal (the time is the exp2 of the far keys) */
@@ -100,6 +112,63 @@ void abl_flash_backward_row(const abl_emul *e, double up, const float *x, uint64
     double yz = zero_below(e, up);
     for (uint64_t j = 0; j < count; j++) {
         float y = x[j] == -INFINITY ? -INFINITY : abl_cuda_fmaf(x[j], e->c_log2, -lse2);
-        ds[j] = (double)y < yz ? 0.0f : abl_flash_ds_at(e, y, up);
+        ds[j] = (double)y < yz ? 0.0f : ds_at(e, y, up);
     }
+}
+
+/* Binary32 numbers in their order as integers: k >= 0 is the bit pattern k, k < 0 the negative of pattern -k
+ * (-inf .. +inf is -0x7f800000 .. 0x7f800000), so a bisection on a monotone predicate of a float runs on k. */
+static float float_at(int64_t k)
+{
+    uint32_t u = (uint32_t)(k < 0 ? -k : k);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return k < 0 ? -f : f;
+}
+
+/* abl_flash_backward_row's dS = 0 as a function of the exp2 argument y alone: the same two tests. */
+static int ds_zero_at(const abl_emul *e, double up, double yz, float y)
+{
+    return (double)y < yz || ds_at(e, y, up) == 0.0f;
+}
+
+/* Each step of dS from y is monotone (fma, ex2 correctly rounded then flushed, the product by a power of 2,
+ * the rounding into the dtype), so dS = 0 exactly on y <= the largest such y: one bisection per run. */
+float abl_flash_ds_zero_y(const abl_emul *e, double up)
+{
+    double yz = zero_below(e, up);
+    int64_t lo = -0x7f800000, hi = 0x7f800000;   /* y = -inf: dS = 0; +inf: P = inf */
+    if (ds_zero_at(e, up, yz, INFINITY))
+        return INFINITY;
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (ds_zero_at(e, up, yz, float_at(mid)))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return float_at(lo);
+}
+
+/* y = fma(x, scale_softmax_log2, -lse2) grows with x (scale_softmax_log2 > 0), so the keys of a row whose dS
+ * is 0 are x <= the largest x with y <= ythr: one bisection per row instead of an exp2 per key. */
+float abl_flash_ds_zero_x(const abl_emul *e, float lse2, float ythr)
+{
+    int64_t lo = -0x7f800000, hi = 0x7f800000;   /* x = -inf: y = -inf (a masked key), dS = 0 */
+    if (abl_cuda_fmaf(INFINITY, e->c_log2, -lse2) <= ythr)
+        return INFINITY;
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (abl_cuda_fmaf(float_at(mid), e->c_log2, -lse2) <= ythr)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return float_at(lo);
+}
+
+float abl_flash_row_zero_x(const abl_emul *e, const float *x, const float *p, uint64_t count, float ythr)
+{
+    float lse2 = abl_cuda_fmul(lse_blocks(e, x, p, count, 0), 0x1.715476p+0f);   /* as abl_flash_backward_row */
+    return abl_flash_ds_zero_x(e, lse2, ythr);
 }

@@ -1,4 +1,5 @@
-/* alibi-blind: FlashAttention-2's backward dS at unit upstream, one row (abl_backward_flash.c). */
+/* alibi-blind: FlashAttention-2's backward dS at unit upstream, one row (abl_backward_flash.c), and its
+ * zero-logit predictor (abl_backward_flash_predict.c). */
 #ifndef ABL_BACKWARD_FLASH_H
 #define ABL_BACKWARD_FLASH_H
 #include <stdint.h>
@@ -17,13 +18,21 @@ float abl_flash_lse_from(const abl_emul *e, const float *x, uint64_t count, uint
 /* The lse from the row's final running max and its fp32 row sum (normalize_softmax_lse). */
 float abl_flash_lse_of(const abl_emul *e, float run, float sum);
 
-/* dS of a key whose exp2 argument fma(x, scale_softmax_log2, -fp32(lse log2 e)) is the binary32 y:
- * dtype(ftz(fp32(up ex2.approx.ftz(y)))); non-decreasing in y. */
-float abl_flash_ds_at(const abl_emul *e, float y, double up);
-
 /* dS of keys [0, count) of the row, |dP - D| x loss scale = up (a power of 2): P = ex2.approx.ftz(fma(x,
  * scale_softmax_log2, -fp32(lse log2 e))), dS = dtype(ftz(fp32(P up))), the dtype being e->out. */
 void abl_flash_backward_row(const abl_emul *e, double up, const float *x, uint64_t count, float *ds);
+
+/* The largest exp2 argument y whose dS is 0 in abl_flash_backward_row at 2^j = up (every smaller y gives 0,
+ * every larger one not), and the largest logit x of a row with lse2 = fp32(lse log2 e) whose y is <= ythr:
+ * the keys of that row with dS = 0 are exactly x <= abl_flash_ds_zero_x (masked keys -inf included).
+ * Requires e->c_log2 > 0. */
+float abl_flash_ds_zero_y(const abl_emul *e, double up);
+float abl_flash_ds_zero_x(const abl_emul *e, float lse2, float ythr);
+
+/* abl_flash_ds_zero_x of row count - 1, its lse summed from the forward's own fp32 P of the keys, p (the flash
+ * row of abl_simulate.c: each key's exp2 against the running max of its block, what the lse sums), instead of
+ * an exp2 per key: the keys with dS = 0 are x <= the result, at 2^j whose abl_flash_ds_zero_y is ythr. */
+float abl_flash_row_zero_x(const abl_emul *e, const float *x, const float *p, uint64_t count, float ythr);
 
 /* Zero logits, causal, unit upstream 2^j = up (abl_backward_flash_predict.c): per head (model order, *heads
  * of them, calloc'd into *out) the same counts as the row emulation above without forming every dS: each

@@ -3,8 +3,8 @@
  * (abl_backward_flash.c, abl_flash_backward_row) answers for zero logits at unit upstream 2^j.
  *
  * With zero logits each row's logits grow along the keys (checked), and dS of key j depends on the row only
- * through lse2 = fp32(lse log2 e): dS != 0 iff y = fma(x_j, scale_softmax_log2, -lse2) >= y*, the least
- * binary32 whose dS is not 0 (found once per head over the ordered binary32 values). So a row's zero-dS
+ * through lse2 = fp32(lse log2 e): dS = 0 iff y = fma(x_j, scale_softmax_log2, -lse2) <= y0, the largest
+ * binary32 whose dS is 0 (abl_flash_ds_zero_y: one bisection over the ordered binary32 values). So a row's zero-dS
  * keys are a prefix, its length J a non-decreasing function of lse2, and lse2 a non-decreasing function of
  * the row's fp32 sum F (__logf, the fma and the product are monotone).
  *
@@ -17,7 +17,6 @@
  * the three adds of the quad reduction by u L each; flushed keys (y < -126) by 2^-125 each. When both ends
  * of [F_lo, F_hi] give the same J, that is the row's J; otherwise (a few rows in a hundred on the smallest
  * slopes) the row's keys are summed as the kernel sums them (abl_flash_lse_from). */
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,43 +33,11 @@ typedef struct fhead {
     int rel;           /* relative/symmetric: row i reads X[n-1-i .. n-1]; else X[0 .. i] */
     float *X;          /* the last row's logits, ascending */
     double *S;         /* rel: S[k] = sum_{q >= k} 2^(c (X_q - X_{n-1})); else S[k] = sum_{q <= k} 2^(c (X_q - X_k)) */
-    float ystar;       /* dS != 0 iff fma(x, c, -lse2) >= ystar; +inf: never */
+    float yzero;       /* dS = 0 iff fma(x, c, -lse2) <= yzero (abl_flash_ds_zero_y); +inf: always */
     double up, eps;    /* 2^j; the binary64 sums' relative slack */
     uint64_t exact_rows;
     uint64_t hint;     /* the previous row's J */
 } fhead;
-
-/* Ordered integer of a binary32 (-0 and +0 alike) and back. */
-static int64_t ord32(float v)
-{
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    return (u & 0x80000000u) ? -(int64_t)(u & 0x7fffffffu) : (int64_t)u;
-}
-
-static float from_ord(int64_t k)
-{
-    uint32_t u = k < 0 ? 0x80000000u | (uint32_t)(-k) : (uint32_t)k;
-    float v;
-    memcpy(&v, &u, sizeof v);
-    return v;
-}
-
-/* y*: the least binary32 y with dS(y) != 0 (dS non-decreasing in y); +inf when even FLT_MAX gives 0. */
-static float ystar_of(const abl_emul *e, double up)
-{
-    int64_t lo = ord32(-FLT_MAX), hi = ord32(FLT_MAX);
-    if (abl_flash_ds_at(e, FLT_MAX, up) == 0.0f)
-        return INFINITY;
-    while (hi - lo > 1) {   /* dS(lo) = 0, dS(hi) != 0 (dS(-FLT_MAX) = 0: flushed) */
-        int64_t mid = lo + (hi - lo) / 2;
-        if (abl_flash_ds_at(e, from_ord(mid), up) == 0.0f)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return from_ord(hi);
-}
 
 static double cx(const fhead *h, uint64_t k)
 {
@@ -143,7 +110,7 @@ static float lse2_of(const abl_emul *e, float xmax, float F)
 /* Key j of the row starting at X[a] keeps a non-zero dS at lse2. */
 static int keeps(const fhead *h, uint64_t a, uint64_t j, float lse2)
 {
-    return abl_cuda_fmaf(h->X[a + j], h->e->c_log2, -lse2) >= h->ystar;
+    return abl_cuda_fmaf(h->X[a + j], h->e->c_log2, -lse2) > h->yzero;
 }
 
 /* J: the zero-dS prefix of the row reading X[a .. a + count - 1] at lse2 (keeps() is false then true
@@ -218,7 +185,7 @@ static uint64_t row_J(fhead *h, uint64_t i)
 {
     uint64_t a = h->rel ? h->n - 1 - i : 0, b = h->rel ? h->n - 1 : i, count = i + 1;
     float xmax = h->X[b], ms = abl_emul_max_scaled(h->e, xmax);
-    if (h->ystar == INFINITY)
+    if (h->yzero == INFINITY)
         return count;
     if (h->n <= MAX_BOUND_N) {
         double flo, fhi;
@@ -242,7 +209,7 @@ static abl_status fhead_init(fhead *h, const abl_emul *e, double up)
 {
     uint64_t n = e->n;
     *h = (fhead){e, n, e->form == ABL_BIAS_RELATIVE || e->form == ABL_BIAS_SYMMETRIC, NULL, NULL,
-                 ystar_of(e, up), up, (8.0 * (double)n + 4096.0) * 0x1p-53, 0, 0};
+                 abl_flash_ds_zero_y(e, up), up, (8.0 * (double)n + 4096.0) * 0x1p-53, 0, 0};
     h->X = malloc((n > 0 ? n : 1) * sizeof *h->X);
     h->S = malloc((n > 0 ? n : 1) * sizeof *h->S);
     return h->X != NULL && h->S != NULL ? ABL_OK : ABL_ERR_NO_MEMORY;

@@ -16,6 +16,11 @@ float abl_memeff_lse(float mi, float s);
 /* dS of a key whose fp32(x - lse) is e: dtype(fp32(fp32(up P) scale)), P = dtype(RN32(exp(e))). Monotone
  * (non-decreasing) in e: every step is. */
 float abl_memeff_ds(const abl_fp *out, float e, double up, float scale);
+/* The largest e whose abl_memeff_ds is 0 (every smaller e's is 0, every larger one's not), and the largest
+ * logit x of a row (as abl_memeff_backward_row takes it) whose fp32(x - lse) is <= ethr: the keys of that row
+ * with dS = 0 are exactly x <= abl_memeff_row_zero_x, masked keys included. */
+float abl_memeff_ds_zero_e(const abl_fp *out, double up, float scale);
+float abl_memeff_row_zero_x(int block, const float *x, uint64_t count, float ethr);
 /* The kernel's softmax scale, fp32(1 / sqrt(head_dim)). */
 float abl_memeff_scale(int head_dim);
 

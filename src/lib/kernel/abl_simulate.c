@@ -574,12 +574,16 @@ static abl_status last_row_counted(team *t, const row_ctx *rc, float *x, float *
     return st;
 }
 
-/* The row hook, when set, one call at a time. */
+/* The row hook, when set, one call at a time unless it runs concurrently. */
 static void hook_row(team *t, int h, uint64_t i, const float *x, const float *wout)
 {
     const abl_simulate_config *cfg = &t->out->config;
     if (cfg->row_hook == NULL)
         return;
+    if (cfg->row_hook_concurrent) {   /* it locks what it shares (the backward's counts) */
+        cfg->row_hook(cfg->row_hook_ctx, t->s->schedule.slopes[h].index, i, x, wout);
+        return;
+    }
     pthread_mutex_lock(&t->hook_mu);
     cfg->row_hook(cfg->row_hook_ctx, t->s->schedule.slopes[h].index, i, x, wout);
     pthread_mutex_unlock(&t->hook_mu);
