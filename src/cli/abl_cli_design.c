@@ -260,15 +260,10 @@ static int design_gradient(const abl_cli_cmd *cmd, const char **v, design_run *d
 {
     if (abl_cli_gradient_upstream(cmd, v, &d->job.cfg.log2_upstream))
         return ABL_EXIT_USAGE;
-    abl_softmax_kind k = d->job.cfg.pipeline.softmax;
-    if (k != ABL_SOFTMAX_EAGER && k != ABL_SOFTMAX_SDPA_EFFICIENT && k != ABL_SOFTMAX_FLASH)
-        return abl_cli_usage_error("--keep gradient: its zero-logit predictor models the eager softmax backward "
-                                   "(PyTorch's _softmax_backward_data), the memory-efficient SDPA one "
-                                   "(sdpa-efficient) and FlashAttention-2's (flash2); softmax=%s has none (spec §15)",
-                                   abl_softmax_kind_name(k));
-    if (k == ABL_SOFTMAX_FLASH && d->job.cfg.pipeline.splits >= 2)
-        return abl_cli_usage_error("--keep gradient: FlashAttention-2's backward is modelled without split-KV "
-                                   "(splits=%d is a decode path, spec §15)", d->job.cfg.pipeline.splits);
+    const char *why = abl_design_gradient_refusal(&d->job.cfg.pipeline);
+    if (why != NULL)
+        return abl_cli_usage_error("--keep gradient: softmax=%s: %s",
+                                   abl_softmax_kind_name(d->job.cfg.pipeline.softmax), why);
     if (d->job.cfg.budget != NULL)
         return abl_cli_usage_error("--logit-budget: a weight-level claim, not with --keep gradient");
     if (abl_cli_arg(cmd, v, ABL_OPT_CLAMP) != NULL)

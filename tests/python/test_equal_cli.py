@@ -248,6 +248,8 @@ DESIGN = [
     ({"heads": 4, "ctx": 1024, "keep": "gradient", "dtype": "fp16", "upstream": "0.5", "loss_scale": "dynamic"},
      ["--heads", "4", "--ctx", "1024", "--keep", "gradient", "--dtype", "fp16", "--upstream", "0.5",
       "--loss-scale", "dynamic"]),
+    ({"heads": 4, "ctx": 1024, "keep": "gradient", "pipeline": "flash2"},
+     ["--heads", "4", "--ctx", "1024", "--keep", "gradient", "--pipeline", "flash2"]),
 ]
 
 
@@ -262,8 +264,8 @@ def test_design(cli, kw, args):
     ({"ctx": 2048}, ["--ctx", "2048"]),
     ({"heads": 8, "ctx": 2048, "keep": "some"}, ["--heads", "8", "--ctx", "2048", "--keep", "some"]),
     ({"heads": 2, "ctx": 2048, "targets": [5, 9000]}, ["--heads", "2", "--ctx", "2048", "--targets", "5,9000"]),
-    ({"heads": 8, "ctx": 2048, "keep": "gradient", "pipeline": "flash2"},
-     ["--heads", "8", "--ctx", "2048", "--keep", "gradient", "--pipeline", "flash2"]),
+    ({"heads": 8, "ctx": 2048, "keep": "gradient", "pipeline": "flash2,splits=2"},
+     ["--heads", "8", "--ctx", "2048", "--keep", "gradient", "--pipeline", "flash2,splits=2"]),
     ({"heads": 8, "ctx": 2048, "loss_scale": 4}, ["--heads", "8", "--ctx", "2048", "--loss-scale", "4"]),
     ({"model": "jina-embeddings-v2-base-en", "ctx": 512, "clamp": True},
      ["--model", "jina-embeddings-v2-base-en", "--ctx", "512", "--clamp"]),

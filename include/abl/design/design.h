@@ -184,6 +184,12 @@ ABL_API abl_status abl_design_run_plan(abl_design_plan *p, const abl_progress *p
 ABL_API void abl_design_plan_free(abl_design_plan *p);
 ABL_API void abl_design_result_free(abl_design_result *r);
 
+/* --keep gradient on pipeline p: NULL when a zero-logit gradient predictor answers for it (the eager softmax
+ * backward, the memory-efficient SDPA one, FlashAttention-2's without split-KV; spec §15), else a static
+ * sentence saying why not, for the caller to prefix with the option and the softmax's name. One rule for
+ * the CLI and the Python layer. */
+ABL_API const char *abl_design_gradient_refusal(const abl_pipeline *p);
+
 /*
  * Verification: every slope through the predictor (matrix zeros must be 0) and, when N <= max_simulate,
  * through the full emulation of the kernel. *simulated = 1 when the emulation ran. ABL_ERR_MISMATCH when a

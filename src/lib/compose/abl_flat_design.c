@@ -197,7 +197,8 @@ static abl_flat_result *design_pow2(const char *key, const char *text, long *log
     return NULL;
 }
 
-/* keep="gradient" (the CLI's design_gradient): the eager softmax backward, no weight-level claim. */
+/* keep="gradient" (the CLI's design_gradient): a backward with a zero-logit predictor
+ * (abl_design_gradient_refusal), no weight-level claim. */
 static abl_flat_result *design_gradient(const abl_flat_design_args *g, flat_design *d)
 {
     abl_flat_result *e = design_pow2("upstream", g->upstream, &d->job.cfg.log2_upstream);
@@ -208,10 +209,10 @@ static abl_flat_result *design_gradient(const abl_flat_design_args *g, flat_desi
     if (d->job.cfg.log2_upstream < -ABL_GRADIENT_LOG2_MAX || d->job.cfg.log2_upstream > ABL_GRADIENT_LOG2_MAX)
         return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "upstream: |dP - D| x loss scale = 2^%ld is outside 2^-%d .. "
                              "2^%d", d->job.cfg.log2_upstream, ABL_GRADIENT_LOG2_MAX, ABL_GRADIENT_LOG2_MAX);
-    if (d->job.cfg.pipeline.softmax != ABL_SOFTMAX_EAGER)
-        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "keep: 'gradient': its zero-logit predictor models the eager "
-                             "softmax backward (PyTorch's _softmax_backward_data); softmax=%s has none (spec §15)",
-                             abl_softmax_kind_name(d->job.cfg.pipeline.softmax));
+    const char *why = abl_design_gradient_refusal(&d->job.cfg.pipeline);
+    if (why != NULL)
+        return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "keep: 'gradient': softmax=%s: %s",
+                             abl_softmax_kind_name(d->job.cfg.pipeline.softmax), why);
     if (g->logit_budget != NULL || g->clamp_only)
         return abl_flat_fail(ABL_ERR_INVALID_ARGUMENT, "%s: a weight-level claim, not with keep='gradient'",
                              g->clamp_only ? "clamp" : "logit_budget");

@@ -3,6 +3,19 @@
 #include "abl/kernel/backward.h"
 #include "design/abl_design_gradient.h"
 
+const char *abl_design_gradient_refusal(const abl_pipeline *p)
+{
+    if (p == NULL)
+        return "no pipeline";
+    if (p->softmax != ABL_SOFTMAX_EAGER && p->softmax != ABL_SOFTMAX_SDPA_EFFICIENT && p->softmax != ABL_SOFTMAX_FLASH)
+        return "its zero-logit predictor models the eager softmax backward (PyTorch's _softmax_backward_data), "
+               "the memory-efficient SDPA one (sdpa-efficient) and FlashAttention-2's (flash2); this softmax has "
+               "none (spec §15)";
+    if (p->softmax == ABL_SOFTMAX_FLASH && p->splits >= 2)
+        return "FlashAttention-2's backward is modelled without split-KV (splits >= 2 is a decode path, spec §15)";
+    return NULL;
+}
+
 static void backward_config(const abl_design_config *c, abl_backward_config *b)
 {
     memset(b, 0, sizeof *b);

@@ -1,0 +1,9 @@
+design
+--keep
+gradient
+--heads
+4
+--ctx
+1024
+--pipeline
+llamacpp-cpu
