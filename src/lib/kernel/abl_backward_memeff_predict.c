@@ -7,8 +7,9 @@
  * P = dtype(RN32(exp(e))) and e = fp32(x_j - lse_i), lse_i = fp32(fp32(mi / log2 e) + fp32(log s)) from
  * the forward's running max mi and row sum s. Every step is monotone in e, so dS = 0 exactly when
  * e <= E*, the largest binary32 with dS(E*) = 0, found once per head by bisection over the ordered bit
- * patterns with the emulation's own function (abl_memeff_ds). fp32(x - lse) is monotone in x, and zero
- * logits make x monotone in the distance (the bias; checked), so a row's zero-dS keys are the distances
+ * patterns with the emulation's own function (abl_memeff_ds_zero_e, which simulate --backward uses too).
+ * fp32(x - lse) is monotone in x, and zero logits make x monotone in the distance (the bias; checked), so a
+ * row's zero-dS keys are the distances
  * d >= D_i, found by bisection. Only mi and s depend on the forward's blocks: the forward predictor
  * (abl_predict_sdpa.c) hands them over row by row (abl_sdpa_cut) and counts, beside its own zero weights,
  * those at distances >= D_i: the keys blind in both, so the gradient-only counts are the differences.
@@ -32,39 +33,6 @@ typedef struct mctx {
     uint64_t matrix, row;   /* zero dS: the matrix, the last row */
     int64_t first;          /* the last row's first zero-dS distance; -1: none */
 } mctx;
-
-/* Ordered integer of a binary32 (-0 and +0 alike) and back. */
-static int64_t ord32(float v)
-{
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    return (u & 0x80000000u) ? -(int64_t)(u & 0x7fffffffu) : (int64_t)u;
-}
-
-static float from_ord(int64_t k)
-{
-    uint32_t u = k < 0 ? 0x80000000u | (uint32_t)(-k) : (uint32_t)k;
-    float v;
-    memcpy(&v, &u, sizeof v);
-    return v;
-}
-
-/* E*: the largest finite binary32 e with dS(e) = 0 (-FLT_MAX gives exp = 0, P = 0, dS = 0), +inf when
- * even the largest finite e gives 0 (an upstream so small that fp32(2^j P) underflows). */
-static float estar_of(const abl_fp *out, double up, float scale)
-{
-    int64_t lo = ord32(-0x1.fffffep127f), hi = ord32(0x1.fffffep127f);
-    if (abl_memeff_ds(out, from_ord(hi), up, scale) == 0.0f)
-        return INFINITY;
-    while (hi - lo > 1) {   /* dS(lo) = 0, dS(hi) != 0 */
-        int64_t mid = lo + (hi - lo) / 2;
-        if (abl_memeff_ds(out, from_ord(mid), up, scale) == 0.0f)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return from_ord(lo);
-}
 
 static int ds_zero(const mctx *m, float x, float lse)
 {
@@ -171,7 +139,7 @@ abl_status abl_memeff_predict_head(const abl_emul *em, const float *T, uint64_t 
     m.T = T;
     m.n = n;
     m.rel = em->form == ABL_BIAS_RELATIVE || em->form == ABL_BIAS_SYMMETRIC;
-    m.estar = estar_of(&em->out, up, scale);
+    m.estar = abl_memeff_ds_zero_e(&em->out, up, scale);
     m.first = -1;
     if (!monotone(&m))
         return rows_head(em, T, n, up, scale, o);
