@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "abl_test_schedule.h"
@@ -228,6 +229,31 @@ static inline int abl_test_agree(const abl_test_layer *L, abl_test_totals *sum)
     }
     abl_simulation_free(&sim);
     return 1;
+}
+
+/* The backward predictor tests' short grid (test_memeff_predict.c, test_flash_backward_predict.c): PRESET with
+ * each of the HDIMS head dims, each context of CTX, the three dtypes and loss scales 1, 2^16, 2^-10, the head
+ * counts 1, 5, 8, 12, 16 in turn; each layer through abl_test_agree as backward kind KIND (GRAD_ONLY as in
+ * abl_test_layer). */
+static inline void abl_test_backward_grid(const char *preset, const int *hdims, size_t nhdims, const uint64_t *ctx,
+                                          size_t nctx, abl_backward_kind kind, int grad_only)
+{
+    static const char *const dtypes[] = {"fp16", "bf16", "fp32"};
+    static const long scales[] = {0, 16, -10};
+    static const int heads[] = {1, 5, 8, 12, 16};
+    for (size_t d = 0; d < 3; d++)
+        for (size_t l = 0; l < 3; l++)
+            for (size_t k = 0; k < nhdims; k++)
+                for (size_t c = 0; c < nctx; c++) {
+                    char spec[96];
+                    snprintf(spec, sizeof spec, "%s,head-dim=%d", preset, hdims[k]);
+                    abl_backward_config b;
+                    memset(&b, 0, sizeof b);
+                    b.log2_upstream = scales[l];
+                    const abl_test_layer layer = {.spec = spec, .dtype = dtypes[d], .heads = heads[(d + l + k + c) % 5],
+                                                  .n = ctx[c], .backward = &b, .kind = kind, .grad_only = grad_only};
+                    abl_test_agree(&layer, NULL);
+                }
 }
 
 /* The predictor tests' reproducible random numbers: xorshift64 (13, 7, 17) on the caller's STATE (each test

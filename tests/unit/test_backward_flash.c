@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "kernel/abl_backward_flash.h"
+#include "abl_test_rows.h"
 
 static void flash_emul(const char *dtype, int block, int head_dim, abl_emul *e)
 {
@@ -112,22 +113,12 @@ static void test_thresholds_agree(void **state)
                     flash_emul(dtypes[t], block, 1 + r % 4, &e);   /* exp2 arguments down to about -3000 */
                     double slope = ldexp(1.0, r % 7 - 3), std = (double)(r % 4) * 1.5;
                     uint64_t n = 1 + (uint64_t)(r * 7 % N);
-                    for (uint64_t j = 0; j < n; j++) {
-                        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-                        double g = (double)(seed >> 11) * 0x1p-53 - 0.5;
-                        x[j] = (float)(-slope * (double)(n - 1 - j) + std * g);
-                        if (r % 5 == 1 && j % 3 == 0 && j + 1 < n)
-                            x[j] = j % 2 ? x[j - 1] : -INFINITY;   /* ties and masked keys */
-                    }
+                    abl_test_threshold_row(&seed, x, n, slope, std, r % 5 == 1);
                     double up = ldexp(1.0, ups[u]);
                     forward_p(&e, x, n, p);
                     float xthr = abl_flash_row_zero_x(&e, x, p, n, abl_flash_ds_zero_y(&e, up));
                     abl_flash_backward_row(&e, up, x, n, ds);
-                    for (uint64_t j = 0; j < n; j++) {
-                        assert_int_equal(x[j] <= xthr, ds[j] == 0.0f);
-                        zeros += ds[j] == 0.0f;
-                        nonzeros += ds[j] != 0.0f;
-                    }
+                    abl_test_threshold_agrees(x, ds, n, xthr, &zeros, &nonzeros);
                 }
     assert_true(zeros > 1000 && nonzeros > 1000);   /* both sides of the thresholds were met */
 }

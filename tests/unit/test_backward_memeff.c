@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "kernel/abl_backward_memeff.h"
+#include "abl_test_rows.h"
 
 /* Rows with a slope (1/8 to 8 per key: exp arguments down to about -2400), noise, ties and masked keys, in
  * three dtypes, two block sizes, head sizes 1 to 256 and loss scales 2^-30 to 2^20. */
@@ -32,21 +33,11 @@ static void test_thresholds_agree(void **state)
                     float scale = abl_memeff_scale(1 << (r % 9));
                     double slope = ldexp(1.0, r % 7 - 3), std = (double)(r % 4) * 1.5;
                     uint64_t n = 1 + (uint64_t)(r * 7 % N);
-                    for (uint64_t j = 0; j < n; j++) {
-                        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-                        double g = (double)(seed >> 11) * 0x1p-53 - 0.5;
-                        x[j] = (float)(-slope * (double)(n - 1 - j) + std * g);
-                        if (r % 5 == 1 && j % 3 == 0 && j + 1 < n)
-                            x[j] = j % 2 ? x[j - 1] : -INFINITY;   /* ties and masked keys */
-                    }
+                    abl_test_threshold_row(&seed, x, n, slope, std, r % 5 == 1);
                     double up = ldexp(1.0, ups[u]);
                     float xthr = abl_memeff_row_zero_x(block, x, n, abl_memeff_ds_zero_e(&out, up, scale));
                     abl_memeff_backward_row(&out, block, scale, up, x, n, ds);
-                    for (uint64_t j = 0; j < n; j++) {
-                        assert_int_equal(x[j] <= xthr, ds[j] == 0.0f);
-                        zeros += ds[j] == 0.0f;
-                        nonzeros += ds[j] != 0.0f;
-                    }
+                    abl_test_threshold_agrees(x, ds, n, xthr, &zeros, &nonzeros);
                 }
     assert_true(zeros > 1000 && nonzeros > 1000);   /* both sides of the thresholds were met */
 }

@@ -53,15 +53,7 @@ static void test_grid_short(void **state)
 {
     (void)state;
     static const uint64_t ctx[] = {1, 2, 63, 64, 65, 129, 600};
-    static const int heads[] = {1, 5, 8, 12, 16};
-    for (size_t d = 0; d < 3; d++)
-        for (size_t l = 0; l < 3; l++)
-            for (size_t k = 0; k < 3; k++)
-                for (size_t c = 0; c < sizeof ctx / sizeof ctx[0]; c++) {
-                    char spec[64];
-                    snprintf(spec, sizeof spec, "flash2,head-dim=%d", k_hdims[k]);
-                    agree(spec, k_dtypes[d], NULL, heads[(d + l + k + c) % 5], ctx[c], k_scales[l]);
-                }
+    abl_test_backward_grid("flash2", k_hdims, 3, ctx, sizeof ctx / sizeof ctx[0], ABL_BACKWARD_FLASH, 1);
 }
 
 /* N = 2048 and 3000 (every dtype and loss scale), and 32 and 64 heads, whose smallest slopes sum thousands
