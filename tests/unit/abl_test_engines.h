@@ -256,6 +256,33 @@ static inline void abl_test_backward_grid(const char *preset, const int *hdims, 
                 }
 }
 
+/* Their long grid: N = 2048 and 3000, every dtype and loss scale, the head dims and the head counts 1 to 16 in
+ * turn (the emulation is the cost: H N^2 / 2 weights each); in the sanitizer build (docs/ci.md) on one head. */
+static inline void abl_test_backward_grid_long(const char *preset, const int *hdims, size_t nhdims,
+                                               abl_backward_kind kind, int grad_only)
+{
+    static const char *const dtypes[] = {"fp16", "bf16", "fp32"};
+    static const long scales[] = {0, 16, -10};
+    static const int heads[] = {1, 5, 8, 12, 16};
+    for (size_t d = 0; d < 3; d++)
+        for (size_t l = 0; l < 3; l++) {
+            char spec[96];
+            snprintf(spec, sizeof spec, "%s,head-dim=%d", preset, hdims[(d + l) % nhdims]);
+            abl_backward_config b;
+            memset(&b, 0, sizeof b);
+            b.log2_upstream = scales[l];
+#ifdef ABL_TEST_SANITIZED
+            int h = 1;
+            (void)heads;
+#else
+            int h = heads[(d + 2 * l) % 5];
+#endif
+            const abl_test_layer layer = {.spec = spec, .dtype = dtypes[d], .heads = h, .n = (d + l) % 2 ? 2048 : 3000,
+                                          .backward = &b, .kind = kind, .grad_only = grad_only};
+            abl_test_agree(&layer, NULL);
+        }
+}
+
 /* The predictor tests' reproducible random numbers: xorshift64 (13, 7, 17) on the caller's STATE (each test
  * keeps its own seed, so its grids stay what they were), reduced to 0..n-1. */
 static inline unsigned abl_test_rnd(uint64_t *state, unsigned n)

@@ -51,7 +51,6 @@ static void agree(const char *spec, const char *dtype, const char *slopes, int h
 }
 
 static const char *const k_dtypes[] = {"fp16", "bf16", "fp32"};
-static const long k_scales[] = {0, 16, -10};
 static const int k_hdims[] = {64, 128};
 
 /* The grid: H {1, 5, 8, 12, 16}, N {1, 64, 65, 600}, every dtype, loss scale and head dim. */
@@ -67,20 +66,7 @@ static void test_grid_short(void **state)
 static void test_grid_long(void **state)
 {
     (void)state;
-    static const int heads[] = {1, 5, 8, 12, 16};
-    for (size_t d = 0; d < 3; d++)
-        for (size_t l = 0; l < 3; l++) {
-            char spec[64];
-            snprintf(spec, sizeof spec, "sdpa-efficient,head-dim=%d", k_hdims[(d + l) % 2]);
-#ifdef ABL_TEST_SANITIZED
-            /* ASan+UBSan build (docs/ci.md): the same dtypes, scales, head dims and contexts on one head (the
-             * emulation's cost is per head; the other tests run several); the other builds run 1 to 16. */
-            agree(spec, k_dtypes[d], NULL, 1, (d + l) % 2 ? 2048 : 3000, k_scales[l]);
-            (void)heads;
-#else
-            agree(spec, k_dtypes[d], NULL, heads[(d + 2 * l) % 5], (d + l) % 2 ? 2048 : 3000, k_scales[l]);
-#endif
-        }
+    abl_test_backward_grid_long("sdpa-efficient", k_hdims, 2, ABL_BACKWARD_MEMEFF, 0);
 #ifdef ABL_TEST_SANITIZED
     /* ASan+UBSan build: falcon's absolute form on one head each */
     agree("falcon-hf-sdpa", "bf16", NULL, 1, 2048, 0);
