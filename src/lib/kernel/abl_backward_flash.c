@@ -116,55 +116,45 @@ void abl_flash_backward_row(const abl_emul *e, double up, const float *x, uint64
     }
 }
 
-/* Binary32 numbers in their order as integers: k >= 0 is the bit pattern k, k < 0 the negative of pattern -k
- * (-inf .. +inf is -0x7f800000 .. 0x7f800000), so a bisection on a monotone predicate of a float runs on k. */
-static float float_at(int64_t k)
-{
-    uint32_t u = (uint32_t)(k < 0 ? -k : k);
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return k < 0 ? -f : f;
-}
-
 /* abl_flash_backward_row's dS = 0 as a function of the exp2 argument y alone: the same two tests. */
-static int ds_zero_at(const abl_emul *e, double up, double yz, float y)
+typedef struct ds_y {
+    const abl_emul *e;
+    double up, yz;
+} ds_y;
+
+static int ds_zero_at(const void *ctx, float y)
 {
-    return (double)y < yz || ds_at(e, y, up) == 0.0f;
+    const ds_y *d = ctx;
+    return (double)y < d->yz || ds_at(d->e, y, d->up) == 0.0f;
 }
 
 /* Each step of dS from y is monotone (fma, ex2 correctly rounded then flushed, the product by a power of 2,
- * the rounding into the dtype), so dS = 0 exactly on y <= the largest such y: one bisection per run. */
+ * the rounding into the dtype), so dS = 0 exactly on y <= the largest such y (y = -inf: dS = 0): one
+ * bisection per run. */
 float abl_flash_ds_zero_y(const abl_emul *e, double up)
 {
-    double yz = zero_below(e, up);
-    int64_t lo = -0x7f800000, hi = 0x7f800000;   /* y = -inf: dS = 0; +inf: P = inf */
-    if (ds_zero_at(e, up, yz, INFINITY))
-        return INFINITY;
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (ds_zero_at(e, up, yz, float_at(mid)))
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return float_at(lo);
+    const ds_y d = {e, up, zero_below(e, up)};
+    return abl_float_last_true(ds_zero_at, &d);
+}
+
+typedef struct y_x {
+    const abl_emul *e;
+    float lse2, ythr;
+} y_x;
+
+static int y_at_most(const void *ctx, float x)
+{
+    const y_x *d = ctx;
+    return abl_cuda_fmaf(x, d->e->c_log2, -d->lse2) <= d->ythr;
 }
 
 /* y = fma(x, scale_softmax_log2, -lse2) grows with x (scale_softmax_log2 > 0), so the keys of a row whose dS
- * is 0 are x <= the largest x with y <= ythr: one bisection per row instead of an exp2 per key. */
+ * is 0 are x <= the largest x with y <= ythr (x = -inf, a masked key, among them): one bisection per row
+ * instead of an exp2 per key. */
 float abl_flash_ds_zero_x(const abl_emul *e, float lse2, float ythr)
 {
-    int64_t lo = -0x7f800000, hi = 0x7f800000;   /* x = -inf: y = -inf (a masked key), dS = 0 */
-    if (abl_cuda_fmaf(INFINITY, e->c_log2, -lse2) <= ythr)
-        return INFINITY;
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (abl_cuda_fmaf(float_at(mid), e->c_log2, -lse2) <= ythr)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return float_at(lo);
+    const y_x d = {e, lse2, ythr};
+    return abl_float_last_true(y_at_most, &d);
 }
 
 float abl_flash_row_zero_x(const abl_emul *e, const float *x, const float *p, uint64_t count, float ythr)

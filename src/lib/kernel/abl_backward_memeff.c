@@ -15,7 +15,6 @@
  * Not modelled: the fast intrinsics' errors (fast_log, and expf under fast math: both taken correctly
  * rounded here), and D = rowsum(dO * O) itself (no --grad-weights: the captured dP alone does not give it). */
 #include <math.h>
-#include <string.h>
 #include "abl_backward_memeff.h"
 
 /* The forward's mi (log2 domain) and s over keys [0, count), blocks of B from key 0 upwards. */
@@ -71,30 +70,35 @@ void abl_memeff_backward_row(const abl_fp *out, int block, float scale, double u
                                   : abl_memeff_ds(out, (float)((double)x[j] - (double)lse), up, scale);
 }
 
-/* Binary32 numbers in their order as integers: k >= 0 is the bit pattern k, k < 0 the negative of pattern -k
- * (-inf .. +inf is -0x7f800000 .. 0x7f800000), so a bisection on a monotone predicate of a float runs on k. */
-static float float_at(int64_t k)
+typedef struct ds_e {
+    const abl_fp *out;
+    double up;
+    float scale;
+} ds_e;
+
+static int ds_zero_at(const void *ctx, float e)
 {
-    uint32_t u = (uint32_t)(k < 0 ? -k : k);
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return k < 0 ? -f : f;
+    const ds_e *d = ctx;
+    return abl_memeff_ds(d->out, e, d->up, d->scale) == 0.0f;
 }
 
-/* abl_memeff_ds is monotone in e, so its zeros are e <= the largest e it takes to 0: one bisection per run. */
+/* abl_memeff_ds is monotone in e (e = -inf: P = 0), so its zeros are e <= the largest e it takes to 0: one
+ * bisection per run. */
 float abl_memeff_ds_zero_e(const abl_fp *out, double up, float scale)
 {
-    int64_t lo = -0x7f800000, hi = 0x7f800000;   /* e = -inf: P = 0; +inf: P = inf */
-    if (abl_memeff_ds(out, INFINITY, up, scale) == 0.0f)
-        return INFINITY;
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (abl_memeff_ds(out, float_at(mid), up, scale) == 0.0f)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return float_at(lo);
+    const ds_e d = {out, up, scale};
+    return abl_float_last_true(ds_zero_at, &d);
+}
+
+typedef struct e_x {
+    double lse;
+    float ethr;
+} e_x;
+
+static int e_at_most(const void *ctx, float x)
+{
+    const e_x *d = ctx;
+    return (float)((double)x - d->lse) <= d->ethr;
 }
 
 /* e = fp32(x - lse) grows with x, so the row's zeros are x <= the largest x with e <= ethr (a masked key,
@@ -103,18 +107,8 @@ float abl_memeff_row_zero_x(int block, const float *x, uint64_t count, float eth
 {
     float mi, s;
     forward_stats(x, count, block > 0 ? (uint64_t)block : count, &mi, &s);
-    double lse = (double)abl_memeff_lse(mi, s);
-    int64_t lo = -0x7f800000, hi = 0x7f800000;
-    if ((float)(INFINITY - lse) <= ethr)
-        return INFINITY;
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if ((float)((double)float_at(mid) - lse) <= ethr)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return float_at(lo);
+    const e_x d = {(double)abl_memeff_lse(mi, s), ethr};
+    return abl_float_last_true(e_at_most, &d);
 }
 
 float abl_memeff_scale(int head_dim)

@@ -75,6 +75,31 @@ double abl_fp_round(const abl_fp *f, double x)
     return finish(f, ldexp(k, E - f->p + 1), x);
 }
 
+/* Binary32 numbers in their order as integers: k >= 0 is the bit pattern k, k < 0 the negative of pattern -k
+ * (-inf .. +inf is -0x7f800000 .. 0x7f800000). */
+static float float_at(int64_t k)
+{
+    uint32_t u = (uint32_t)(k < 0 ? -k : k);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return k < 0 ? -f : f;
+}
+
+float abl_float_last_true(int (*zero)(const void *ctx, float v), const void *ctx)
+{
+    int64_t lo = -0x7f800000, hi = 0x7f800000;
+    if (zero(ctx, INFINITY))
+        return INFINITY;
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (zero(ctx, float_at(mid)))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return float_at(lo);
+}
+
 float abl_fp_round32(const abl_fp *f, float x)
 {
     if (f->identity)

@@ -43,6 +43,11 @@ double abl_fp_round(const abl_fp *f, double x);
 /* The same for a binary32 input (fast path for formats on binary32's grid). */
 float abl_fp_round32(const abl_fp *f, float x);
 
+/* The largest binary32 v (-inf .. +inf) with zero(ctx, v) true, for a predicate true then false as v grows
+ * (true at -inf); +inf when it holds there too. A bisection on the values' order (the thresholds of the
+ * backward kernels' monotone dS: abl_backward_flash.c, abl_backward_memeff.c). */
+float abl_float_last_true(int (*zero)(const void *ctx, float v), const void *ctx);
+
 /* The exact slope rounded once into the format; ABL_ERR_DEGENERATE when it rounds to 0. */
 abl_status abl_fp_round_slope(const abl_fp *f, const abl_slope *s, double *out);
 
